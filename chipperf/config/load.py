@@ -1,0 +1,220 @@
+"""Read cluster/test configs from FlagPerf-form ``.py`` (as data, never executed) or ``.yaml``.
+
+Every problem is collected and raised at once as a ``ConfigError`` whose lines read
+``where: what is wrong: how to fix``. Keys chipperf does not need are returned as
+warnings, not errors, so FlagPerf's own config files load unchanged.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import yaml
+
+from chipperf.config.model import (CASE_KEY_FORM, CaseEntry, CaseKey, ClusterConfig,
+                                   ImageBuildConfig, TestConfig)
+from chipperf.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+# FlagPerf's names -> chipperf's (after lower-casing).
+ALIASES = {
+    "pip_source": "pip_index_url",
+    "flagperf_log_path": "result_root",
+    "flagperf_log_level": "log_level",
+    "acce_container_opt": "container_opt",
+    "acce_visible_device_env_name": "visible_devices_env",
+    "round_timeout": "round_timeout_s",
+    "monitor_interval": "monitor_interval_s",
+    "connect_timeout": "connect_timeout_s",
+    "pip_extra_index_url": "pip_extra_index_urls",
+    "pip_cert": "ca_bundle",
+}
+IGNORED = {"flagperf_path", "flagperf_ssh_port", "flagperf_log_file"}
+
+
+def read_mapping(path: Path) -> dict[str, Any]:
+    """A config file's top-level names -> values (keys lower-cased, aliases applied)."""
+    if not path.is_file():
+        raise ConfigError([f"{path}: no such file: give the path of an existing .py or .yaml config"])
+    text = path.read_text(encoding="utf-8")
+    raw = _read_yaml(path, text) if path.suffix in (".yaml", ".yml") else _read_py(path, text)
+    return {ALIASES.get(k.lower(), k.lower()): v for k, v in raw.items()}
+
+
+def _read_yaml(path: Path, text: str) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError([f"{path}: not valid YAML: {exc}: fix the syntax"]) from exc
+    if not isinstance(data, dict):
+        raise ConfigError([f"{path}: the top level must be a mapping of settings"])
+    return data
+
+
+def _read_py(path: Path, text: str) -> dict[str, Any]:
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as exc:
+        raise ConfigError([f"{path}:{exc.lineno}: Python syntax error: {exc.msg}"]) from exc
+    values, problems = {}, []
+    for node in tree.body:
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if not isinstance(target, ast.Name) or node.value is None:
+                continue
+            try:
+                values[target.id] = ast.literal_eval(node.value)
+            except ValueError:
+                problems.append(f"{path}:{node.lineno}: {target.id} is not a literal value: "
+                                "write it as a plain string, number, list or dict")
+    if problems:
+        raise ConfigError(problems)
+    return values
+
+
+class _Fields:
+    """Typed reads from a config mapping that record problems instead of raising."""
+
+    def __init__(self, path: Path, data: Mapping[str, Any]):
+        self.path, self.data, self.problems = path, data, []
+        self.used: set[str] = set()
+
+    def get(self, key: str, kind: Callable[[Any], Any], default: Any, fix: str = "") -> Any:
+        self.used.add(key)
+        if key not in self.data or self.data[key] is None:
+            return default
+        try:
+            return kind(self.data[key])
+        except (TypeError, ValueError) as exc:
+            self.fail(key, f"{self.data[key]!r} is not valid ({exc})", fix)
+            return default
+
+    def fail(self, key: str, what: str, fix: str = "") -> None:
+        self.problems.append(f"{self.path}: {key.upper()}: {what}" + (f": {fix}" if fix else ""))
+
+    def unused(self) -> list[str]:
+        return sorted(k for k in self.data if k not in self.used and not k.startswith("_"))
+
+
+def _port(value: Any) -> int:
+    port = int(str(value).strip())
+    if not 0 < port < 65536:
+        raise ValueError("outside 1..65535")
+    return port
+
+
+def _positive(value: Any) -> float:
+    number = float(value)
+    if number <= 0:
+        raise ValueError("must be > 0")
+    return number
+
+
+def _str_tuple(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(v for v in value.split() if v)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError("expected a string or a list of strings")
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if str(value).lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        return str(value).lower() in ("1", "true", "yes", "on")
+    raise ValueError("expected true or false")
+
+
+def _finish(fields: _Fields, known: set[str]) -> None:
+    for key in fields.unused():
+        if key not in known:
+            log.warning("%s: %s is not used by chipperf; ignored", fields.path, key.upper())
+    if fields.problems:
+        raise ConfigError(fields.problems)
+
+
+def load_cluster(path: str | Path) -> ClusterConfig:
+    path = Path(path)
+    f = _Fields(path, read_mapping(path))
+    hosts = f.get("hosts", _str_tuple, (), "list the hosts, e.g. HOSTS = ['10.1.2.3', '10.1.2.4']")
+    if not hosts:
+        f.fail("hosts", "no hosts listed", "set HOSTS to a list of addresses; the first is the master")
+    if len(set(hosts)) != len(hosts):
+        f.fail("hosts", "a host is listed twice", "list each host once")
+    policy = f.get("host_key_policy", str, "verify")
+    if policy not in ("verify", "accept-any"):
+        f.fail("host_key_policy", f"{policy!r} is not a policy", "use 'verify' or 'accept-any'")
+    config = ClusterConfig(
+        hosts=hosts,
+        ssh_port=f.get("ssh_port", _port, 22, "use a TCP port number"),
+        master_port=f.get("master_port", _port, 29501, "use a free TCP port number"),
+        ssh_user=f.get("ssh_user", str, None),
+        ssh_key=f.get("ssh_key", str, None),
+        known_hosts=f.get("known_hosts", str, "~/.ssh/known_hosts"),
+        host_key_policy=policy,
+        connect_timeout_s=f.get("connect_timeout_s", _positive, 10.0, "use seconds > 0"),
+        work_root=f.get("work_root", str, "/tmp/chipperf"),
+    )
+    _finish(f, IGNORED)
+    return config
+
+
+def _cases(f: _Fields) -> tuple[CaseEntry, ...]:
+    raw = f.get("cases", lambda v: v, {})
+    if not isinstance(raw, dict) or not raw:
+        f.fail("cases", "no cases listed",
+               f"set CASES = {{'{CASE_KEY_FORM}': '/path/to/data'}}")
+        return ()
+    entries = []
+    for key, data_dir in raw.items():
+        try:
+            entries.append(CaseEntry(CaseKey.parse(str(key)), str(data_dir)))
+        except ValueError as exc:
+            f.fail("cases", f"case key {key!r} {exc}", f"write it as {CASE_KEY_FORM}")
+    return tuple(entries)
+
+
+def _image(f: _Fields) -> ImageBuildConfig:
+    return ImageBuildConfig(
+        pip_index_url=f.get("pip_index_url", str, None),
+        pip_extra_index_urls=f.get("pip_extra_index_urls", _str_tuple, ()),
+        pip_find_links=f.get("pip_find_links", _str_tuple, ()),
+        wheelhouse=f.get("wheelhouse", str, None),
+        ca_bundle=f.get("ca_bundle", str, None),
+        http_proxy=f.get("http_proxy", str, None),
+        https_proxy=f.get("https_proxy", str, None),
+        no_proxy=f.get("no_proxy", str, None),
+        debian_mirror=f.get("debian_mirror", str, "http://deb.debian.org/debian"),
+        build_timeout_s=f.get("build_timeout_s", _positive, 3600.0, "use seconds > 0"),
+    )
+
+
+def load_test(path: str | Path) -> TestConfig:
+    path = Path(path)
+    f = _Fields(path, read_mapping(path))
+    vendor = f.get("vendor", str, "")
+    if not vendor:
+        f.fail("vendor", "not set", "set VENDOR to a vendor folder name, e.g. 'cpu' or 'nvidia'")
+    config = TestConfig(
+        vendor=vendor,
+        cases=_cases(f),
+        image=_image(f),
+        shm_size=f.get("shm_size", lambda v: str(v).lower(), "16g"),
+        container_opt=f.get("container_opt", str, ""),
+        visible_devices_env=f.get("visible_devices_env", str, None),
+        clear_caches=f.get("clear_caches", _flag, False),
+        round_timeout_s=f.get("round_timeout_s", _positive, 3600.0, "use seconds > 0"),
+        monitor_interval_s=f.get("monitor_interval_s", _positive, 1.0, "use seconds > 0"),
+        result_root=f.get("result_root", str, "result"),
+        training_dir=f.get("training_dir", str, None),
+        log_level=f.get("log_level", str, "info"),
+    )
+    _finish(f, IGNORED)
+    return config

@@ -1,0 +1,109 @@
+"""The frozen typed config objects every other part reads."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+CASE_KEY_FORM = "model:framework:chip:nnodes:nproc:repeat"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+
+
+@dataclass(frozen=True)
+class CaseKey:
+    """``model:framework:chip:nnodes:nproc:repeat``, e.g. ``resnet50:pytorch_2.13:xeon:1:2:3``."""
+
+    model: str
+    framework: str
+    chip: str
+    nnodes: int
+    nproc: int
+    repeat: int
+
+    @classmethod
+    def parse(cls, text: str) -> "CaseKey":
+        parts = text.split(":")
+        if len(parts) != 6:
+            raise ValueError(f"has {len(parts)} ':'-separated parts, expected 6 ({CASE_KEY_FORM})")
+        model, framework, chip, *numbers = (p.strip() for p in parts)
+        for label, value in (("model", model), ("framework", framework), ("chip", chip)):
+            if not _NAME.match(value):
+                raise ValueError(f"{label} {value!r} must be letters, digits, '_', '.', '-'")
+        counts = []
+        for label, value in zip(("nnodes", "nproc", "repeat"), numbers):
+            if not value.isdigit() or int(value) < 1:
+                raise ValueError(f"{label} {value!r} must be a whole number >= 1")
+            counts.append(int(value))
+        return cls(model, framework, chip, *counts)
+
+    @property
+    def family(self) -> str:
+        """The launcher / standard case folder: the framework's part before '_'."""
+        return self.framework.split("_", 1)[0]
+
+    @property
+    def vendor_config_name(self) -> str:
+        return f"config_{self.chip}x{self.nnodes}x{self.nproc}.py"
+
+    @property
+    def slug(self) -> str:
+        """Directory and container-name friendly form."""
+        return f"{self.model}-{self.framework}-{self.chip}-{self.nnodes}x{self.nproc}"
+
+    def __str__(self) -> str:
+        return ":".join(str(x) for x in (self.model, self.framework, self.chip,
+                                         self.nnodes, self.nproc, self.repeat))
+
+
+@dataclass(frozen=True)
+class CaseEntry:
+    key: CaseKey
+    data_dir: str
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    hosts: tuple[str, ...]
+    ssh_port: int = 22
+    master_port: int = 29501
+    ssh_user: Optional[str] = None       # None: the current user
+    ssh_key: Optional[str] = None        # None: the SSH agent / default keys
+    known_hosts: str = "~/.ssh/known_hosts"
+    host_key_policy: str = "verify"      # "verify" | "accept-any" (explicit opt-out)
+    connect_timeout_s: float = 10.0
+    work_root: str = "/tmp/chipperf"     # per-run work dirs on every host go under here
+
+
+@dataclass(frozen=True)
+class ImageBuildConfig:
+    """Passed through to image builds so they work behind mirrors and offline."""
+
+    pip_index_url: Optional[str] = None
+    pip_extra_index_urls: tuple[str, ...] = ()
+    pip_find_links: tuple[str, ...] = ()   # URLs, or directories on the master (copied in)
+    wheelhouse: Optional[str] = None       # a directory of wheels on the master (copied in)
+    ca_bundle: Optional[str] = None        # CA bundle on the master (copied in, PIP_CERT)
+    http_proxy: Optional[str] = None
+    https_proxy: Optional[str] = None
+    no_proxy: Optional[str] = None
+    debian_mirror: str = "http://deb.debian.org/debian"
+    build_timeout_s: float = 3600.0
+
+
+@dataclass(frozen=True)
+class TestConfig:
+    __test__ = False  # not a pytest class
+
+    vendor: str
+    cases: tuple[CaseEntry, ...]
+    image: ImageBuildConfig = field(default_factory=ImageBuildConfig)
+    shm_size: str = "16g"
+    container_opt: str = ""                 # extra docker options, CLI form ("--gpus all ...")
+    visible_devices_env: Optional[str] = None  # override the vendor's variable
+    clear_caches: bool = False
+    round_timeout_s: float = 3600.0
+    monitor_interval_s: float = 1.0
+    result_root: str = "result"
+    training_dir: Optional[str] = None      # case catalogue root; default: the repo's training/
+    log_level: str = "info"

@@ -1,0 +1,25 @@
+"""PyTorch: torchrun, one launcher per node; master = node rank 0's host."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from chipperf.launchers.base import LaunchContext, rank_exec
+
+
+def command(ctx: LaunchContext) -> list[str]:
+    return [
+        ctx.python, "-m", "torch.distributed.run",
+        f"--nnodes={ctx.nnodes}",
+        f"--nproc_per_node={ctx.nproc_per_node}",
+        f"--node_rank={ctx.node_rank}",
+        f"--master_addr={ctx.master_addr}",
+        f"--master_port={ctx.master_port}",
+        "--no-python",
+        *rank_exec(ctx),
+        ctx.python, "-u", ctx.entry, *ctx.case_args,
+    ]
+
+
+def env(ctx: LaunchContext) -> Mapping[str, str]:
+    return {}

@@ -1,0 +1,248 @@
+"""PerfLog: the case -> engine protocol.
+
+A case prints one event per line::
+
+    [PerfLog] {"event": NAME, "value": {...}, "metadata": {"file", "lineno", "time_ms", "rank"}}
+
+``PerfLogger`` is what case code calls; ``parse_lines`` is the pure parser the
+results code uses: lines in, ``(events, problems)`` out, never raising on a bad
+line. This module imports only the standard library: it runs inside every
+case container.
+
+FINISHED schema (times in seconds; see docs/perflog.md)::
+
+    e2e_time_s, train_time_s, train_no_eval_time_s, pure_compute_time_s   float
+    work_unit            "samples" | "tokens"
+    work_done            int, samples or tokens trained, all ranks together
+    throughput           {"raw", "no_eval", "pure_compute": float, "unit": "<work_unit>/s"}
+    converged            bool
+    metric               {"name", "value", "target", "higher_is_better"}
+    flops_per_unit       float, training FLOPs (forward + backward) per sample or token
+    dtype                "fp32" | "bf16" | "fp16" | ...
+    world_size           int
+    peak_memory_bytes    int or null (null when the framework cannot tell)
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, TextIO
+
+MARKER = "[PerfLog] "
+
+EVENTS = (
+    "SUBMIT_INFO",
+    "INIT_START",
+    "INIT_END",
+    "TRAIN_START",
+    "EPOCH_BEGIN",
+    "EPOCH_END",
+    "STEP_END",
+    "EVALUATE",
+    "TRAIN_END",
+    "FINISHED",
+)
+
+FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
+    "e2e_time_s": (int, float),
+    "train_time_s": (int, float),
+    "train_no_eval_time_s": (int, float),
+    "pure_compute_time_s": (int, float),
+    "work_unit": (str,),
+    "work_done": (int,),
+    "throughput": (dict,),
+    "converged": (bool,),
+    "metric": (dict,),
+    "flops_per_unit": (int, float),
+    "dtype": (str,),
+    "world_size": (int,),
+    "peak_memory_bytes": (int, type(None)),
+}
+
+# FlagPerf's historical FINISHED keys -> chipperf's. FlagPerf cases differ in
+# spelling (one is misspelt), so several old names map to one new one.
+FLAGPERF_KEYS: Mapping[str, str] = {
+    "e2e_time": "e2e_time_s",
+    "raw_train_time": "train_time_s",
+    "train_time": "train_time_s",
+    "train_no_eval_time": "train_no_eval_time_s",
+    "no_eval_time": "train_no_eval_time_s",
+    "pure_training_computing_time": "pure_compute_time_s",
+    "pure_compute_time": "pure_compute_time_s",
+    "num_trained_samples": "work_done",
+    "trained_samples": "work_done",
+}
+FLAGPERF_THROUGHPUT: Mapping[str, str] = {
+    "throughput(ips)_raw": "raw",
+    "throughput(ips)_no_eval": "no_eval",
+    "throughput(ips)_pure_compute": "pure_compute",
+    "training_sequences_per_second": "raw",
+    "training_samples_per_second": "raw",
+    "tokens_per_second": "raw",
+    "p_whole": "raw",
+    "p_train": "no_eval",
+    "p_core": "pure_compute",
+}
+FLAGPERF_METRICS = ("final_accuracy", "final_acc", "final_mlm_accuracy", "final_mlm_accuarcy",
+                    "final_top1", "final_map", "final_loss")
+
+
+@dataclass(frozen=True)
+class Event:
+    name: str
+    value: Mapping[str, Any]
+    time_ms: int | None
+    rank: int | None
+    file: str | None = None
+    lineno: int | None = None
+    line: int = 0  # line number in the log the event was read from (1-based)
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+# ---------------------------------------------------------------- writing
+
+
+@dataclass
+class PerfLogger:
+    """Writes PerfLog events; ``rank`` defaults to $RANK."""
+
+    rank: int | None = None
+    stream: TextIO | None = None
+    _clock: Any = field(default=time.time, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.rank is None and os.environ.get("RANK", "").isdigit():
+            self.rank = int(os.environ["RANK"])
+
+    def event(self, name: str, value: Mapping[str, Any] | None = None) -> dict:
+        if name not in EVENTS:
+            raise ValueError(f"unknown PerfLog event {name!r}; known: {', '.join(EVENTS)}")
+        caller = inspect.stack()[1]
+        record = {
+            "event": name,
+            "value": dict(value or {}),
+            "metadata": {
+                "file": caller.filename,
+                "lineno": caller.lineno,
+                "time_ms": int(self._clock() * 1000),
+                "rank": self.rank,
+            },
+        }
+        out = self.stream or sys.stdout
+        out.write(MARKER + json.dumps(record, default=_jsonable) + "\n")
+        out.flush()
+        return record
+
+
+def _jsonable(obj: Any) -> Any:
+    for cast in (float, int, str):
+        try:
+            return cast(obj)
+        except (TypeError, ValueError):
+            continue
+    return repr(obj)
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def parse_lines(lines: Iterable[str]) -> tuple[list[Event], list[Problem]]:
+    """Parse PerfLog events out of arbitrary output; other lines are ignored."""
+    events: list[Event] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(lines, start=1):
+        at = line.find(MARKER)
+        if at < 0:
+            continue
+        event, problem = parse_record(line[at + len(MARKER):].strip(), number)
+        if event is not None:
+            events.append(event)
+        if problem is not None:
+            problems.append(problem)
+    return events, problems
+
+
+def parse_record(text: str, line: int = 0) -> tuple[Event | None, Problem | None]:
+    try:
+        record = json.loads(text)
+    except ValueError as exc:
+        return None, Problem(line, f"not valid JSON after {MARKER.strip()}: {exc}")
+    if not isinstance(record, dict) or not isinstance(record.get("event"), str):
+        return None, Problem(line, "a PerfLog record must be an object with an 'event' string")
+    value = record.get("value")
+    meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    event = Event(
+        name=record["event"],
+        value=value if isinstance(value, dict) else {"value": value},
+        time_ms=_int_or_none(meta.get("time_ms")),
+        rank=_int_or_none(meta.get("rank")),
+        file=meta.get("file"),
+        lineno=_int_or_none(meta.get("lineno")),
+        line=line,
+    )
+    if event.name not in EVENTS:
+        return event, Problem(line, f"unknown event {event.name!r}")
+    return event, None
+
+
+def _int_or_none(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return int(value)
+    return None
+
+
+def normalize_finished(value: Mapping[str, Any]) -> dict[str, Any]:
+    """Map FlagPerf's historical FINISHED keys onto chipperf's schema (new keys win)."""
+    out: dict[str, Any] = {}
+    throughput: dict[str, Any] = {}
+    for old, new in FLAGPERF_KEYS.items():
+        if old in value:
+            out[new] = value[old]
+    for old, kind in FLAGPERF_THROUGHPUT.items():
+        if isinstance(value.get(old), (int, float)):
+            throughput.setdefault(kind, value[old])
+    if throughput:
+        throughput.setdefault("unit", "samples/s")
+        out["throughput"] = throughput
+    for name in FLAGPERF_METRICS:
+        if isinstance(value.get(name), (int, float)):
+            out["metric"] = {"name": name.replace("final_", ""), "value": value[name],
+                             "target": None, "higher_is_better": name != "final_loss"}
+            break
+    if "converged" in value:
+        out["converged"] = bool(value["converged"])
+    out.update({k: v for k, v in value.items() if k in FINISHED_KEYS})
+    return out
+
+
+def finished_problems(value: Mapping[str, Any]) -> list[str]:
+    """Every way a (normalized) FINISHED value departs from the schema."""
+    problems = []
+    for key, types in FINISHED_KEYS.items():
+        if key not in value:
+            problems.append(f"FINISHED lacks {key!r}")
+        elif not isinstance(value[key], types) or (isinstance(value[key], bool) and bool not in types):
+            problems.append(f"FINISHED {key!r} has type {type(value[key]).__name__}")
+    throughput = value.get("throughput")
+    if isinstance(throughput, dict):
+        problems += [f"FINISHED throughput lacks {k!r}" for k in ("raw", "unit") if k not in throughput]
+    metric = value.get("metric")
+    if isinstance(metric, dict):
+        problems += [f"FINISHED metric lacks {k!r}" for k in ("name", "value", "target")
+                     if k not in metric]
+    return problems

@@ -1,0 +1,220 @@
+"""Pure planning: configs + case catalogue -> what runs where.
+
+Which process gets which node rank, port, container name, env, command and
+result path is decided here, from data alone: no host, clock or docker is touched
+(the run id is passed in). ``check`` lists every problem at once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from chipperf.catalogue import ENTRY, Catalogue
+from chipperf.config.model import CaseEntry, ClusterConfig, TestConfig
+from chipperf.launchers import LaunchContext, get_launcher, launcher_names
+from chipperf.vendors import get_vendor, vendor_names
+
+
+@dataclass(frozen=True)
+class Upload:
+    source: Path   # on the master
+    target: str    # relative to the host's work dir
+
+
+@dataclass(frozen=True)
+class NodePlan:
+    host: str
+    node_rank: int
+    work_dir: str          # on the host (and the same path inside the containers)
+    container: str
+    monitor: str
+    result_rel: str        # <case dir>/round<N>/<host>_noderank<K>, relative to the run dir
+    output_dir: str        # where the node's files are written on the host
+    env: Mapping[str, str]
+    command: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    number: int
+    master_addr: str
+    master_port: int
+    timeout_s: float
+    nodes: tuple[NodePlan, ...]
+
+
+@dataclass(frozen=True)
+class CasePlan:
+    key: str
+    dir_name: str
+    vendor: str
+    framework: str
+    family: str
+    chip: str
+    data_dir: str
+    image_name: str        # repository part; the tag is the build-input hash (containers.images)
+    image_context: Path
+    rounds: tuple[RoundPlan, ...]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    run_id: str
+    result_dir: Path
+    hosts: tuple[str, ...]
+    uploads: tuple[Upload, ...]
+    cases: tuple[CasePlan, ...]
+
+    def work_dir(self, host: str, work_root: str) -> str:
+        return host_work_dir(work_root, self.run_id, host)
+
+
+def host_label(host: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", host)
+
+
+def host_work_dir(work_root: str, run_id: str, host: str) -> str:
+    """Per run and per host, so two nodes sharing a filesystem never collide."""
+    return f"{work_root.rstrip('/')}/{run_id}/{host_label(host)}"
+
+
+def case_dir_name(entry: CaseEntry) -> str:
+    return entry.key.slug
+
+
+# ---------------------------------------------------------------- checking
+
+
+def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue) -> list[str]:
+    """Every reason the configs cannot run, as 'where: what: how to fix'."""
+    problems: list[str] = []
+    if test.vendor not in vendor_names():
+        problems.append(f"test config: VENDOR {test.vendor!r} is unknown: use one of "
+                        f"{', '.join(vendor_names())} (vendor modules live in chipperf/vendors/)")
+    seen: set[str] = set()
+    for entry in test.cases:
+        problems += _check_case(entry, cluster, test, catalogue)
+        if entry.key.slug in seen:
+            problems.append(f"test config: CASES[{str(entry.key)!r}]: listed twice: keep one entry")
+        seen.add(entry.key.slug)
+    return problems
+
+
+def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
+                catalogue: Catalogue) -> list[str]:
+    key, where = entry.key, f"test config: CASES[{str(entry.key)!r}]"
+    problems = []
+    if key.family not in launcher_names():
+        problems.append(f"{where}: framework {key.framework!r} has no launcher {key.family!r}: "
+                        f"use one of {', '.join(launcher_names())}")
+    if (key.model, key.family) not in catalogue.cases:
+        known = sorted(f"{m}:{f}" for m, f in catalogue.cases)
+        problems.append(f"{where}: no case code {catalogue.root}/benchmarks/{key.model}/{key.family}/"
+                        f"{ENTRY}: use one of {', '.join(known) or '(none)'}")
+    vendor_key = (test.vendor, key.model, key.family)
+    if vendor_key not in catalogue.vendor_cases:
+        problems.append(f"{where}: vendor {test.vendor!r} has no case folder "
+                        f"{catalogue.root}/{test.vendor}/{key.model}-{key.family}: add it "
+                        "(see docs/adding-a-case.md)")
+    elif key.vendor_config_name not in catalogue.vendor_configs[vendor_key]:
+        have = sorted(catalogue.vendor_configs[vendor_key])
+        problems.append(f"{where}: missing vendor config {catalogue.vendor_cases[vendor_key]}/config/"
+                        f"{key.vendor_config_name}: add it, or use a topology that has one "
+                        f"({', '.join(have) or 'none'})")
+    if (test.vendor, key.framework) not in catalogue.images:
+        problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
+                        f"{key.framework}/Dockerfile: add one for framework {key.framework!r}")
+    if key.nnodes > len(cluster.hosts):
+        problems.append(f"{where}: nnodes={key.nnodes} but the cluster config lists "
+                        f"{len(cluster.hosts)} host(s): add hosts to HOSTS or lower nnodes")
+    if not entry.data_dir.startswith("/"):
+        problems.append(f"{where}: data dir {entry.data_dir!r} is not an absolute path: give the "
+                        "dataset's absolute path on the hosts")
+    return problems
+
+
+# ---------------------------------------------------------------- planning
+
+
+def make_plan(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
+              run_id: str, result_root: Path) -> RunPlan:
+    """The whole run. Call ``check`` first: this assumes the configs are valid."""
+    cases = tuple(_plan_case(entry, cluster, test, catalogue, run_id) for entry in test.cases)
+    used_hosts = tuple(cluster.hosts[: max((e.key.nnodes for e in test.cases), default=1)])
+    return RunPlan(run_id, result_root / run_id, used_hosts, _uploads(test, catalogue), cases)
+
+
+def _uploads(test: TestConfig, catalogue: Catalogue) -> tuple[Upload, ...]:
+    package = Path(__file__).resolve().parent
+    uploads = [Upload(package, "code/chipperf")]
+    uploads += [Upload(p, f"code/benchmarks/{p.name}") for p in catalogue.shared]
+    for entry in test.cases:
+        model, family = entry.key.model, entry.key.family
+        uploads.append(Upload(catalogue.cases[(model, family)], f"code/benchmarks/{model}/{family}"))
+        uploads.append(Upload(catalogue.vendor_cases[(test.vendor, model, family)],
+                              f"code/vendor/{model}-{family}"))
+    return tuple(dict.fromkeys(uploads))
+
+
+def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
+               catalogue: Catalogue, run_id: str) -> CasePlan:
+    key = entry.key
+    rounds = tuple(_plan_round(entry, n, cluster, test, run_id) for n in range(1, key.repeat + 1))
+    return CasePlan(
+        key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
+        family=key.family, chip=key.chip, data_dir=entry.data_dir,
+        image_name=f"chipperf/{test.vendor}-{key.framework}".lower(),
+        image_context=catalogue.images[(test.vendor, key.framework)], rounds=rounds)
+
+
+def _plan_round(entry: CaseEntry, number: int, cluster: ClusterConfig, test: TestConfig,
+                run_id: str) -> RoundPlan:
+    hosts = cluster.hosts[: entry.key.nnodes]
+    nodes = tuple(_plan_node(entry, number, rank, hosts, cluster, test, run_id)
+                  for rank in range(len(hosts)))
+    return RoundPlan(number, hosts[0], cluster.master_port, test.round_timeout_s, nodes)
+
+
+def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
+               cluster: ClusterConfig, test: TestConfig, run_id: str) -> NodePlan:
+    key, host = entry.key, hosts[rank]
+    work = host_work_dir(cluster.work_root, run_id, host)
+    result_rel = f"{case_dir_name(entry)}/round{number}/{host}_noderank{rank}"
+    output_dir = f"{work}/results/{result_rel}"
+    code = f"{work}/code"
+    vendor_dir = f"{code}/vendor/{key.model}-{key.family}/config"
+    ctx = LaunchContext(
+        nnodes=key.nnodes, node_rank=rank, nproc_per_node=key.nproc, master_addr=hosts[0],
+        master_port=cluster.master_port, node_addr=host, hosts=hosts,
+        entry=f"{code}/benchmarks/{key.model}/{key.family}/{ENTRY}",
+        case_args=("--data_dir", entry.data_dir, "--extern_config_dir", vendor_dir,
+                   "--extern_config_file", key.vendor_config_name, "--output_dir", output_dir),
+        output_dir=output_dir)
+    launcher = get_launcher(key.family)
+    env = {**_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx)}
+    name = f"chipperf-{run_id}-{key.slug}-r{number}-n{rank}".replace(".", "_").lower()
+    return NodePlan(host, rank, work, name, f"{name}-monitor", result_rel, output_dir,
+                    env, tuple(launcher.command(ctx)))
+
+
+def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, number: int,
+                  code: str) -> dict[str, str]:
+    env = {
+        "MASTER_ADDR": ctx.master_addr, "MASTER_PORT": str(ctx.master_port),
+        "NNODES": str(ctx.nnodes), "NODE_RANK": str(ctx.node_rank),
+        "NPROC_PER_NODE": str(ctx.nproc_per_node), "WORLD_SIZE": str(ctx.world_size),
+        "CHIPPERF_RUN_ID": run_id, "CHIPPERF_CASE": case, "CHIPPERF_ROUND": str(number),
+        "CHIPPERF_VENDOR": test.vendor,
+        "PYTHONPATH": f"{code}:{code}/benchmarks", "PYTHONUNBUFFERED": "1",
+    }
+    variable = test.visible_devices_env or _vendor_visible_env(test.vendor)
+    if variable:
+        env[variable] = get_vendor(test.vendor).visible_devices(ctx.nproc_per_node)
+    return env
+
+
+def _vendor_visible_env(vendor: str) -> str | None:
+    return get_vendor(vendor).visible_devices_env if vendor in vendor_names() else None

@@ -1,0 +1,1 @@
+"""Result directories: layout, status, atomic writes, summary schema, report, compare, check."""

@@ -1,0 +1,70 @@
+"""The result-directory contract (see docs/results.md)::
+
+    <root>/run<YYYYmmddHHMMSS>/
+      run.log  run.json  summary.json  summary.csv  report.html
+      <case dir>/result.json
+      <case dir>/round<N>/<host>_noderank<K>/
+          rank<R>.out.log  launcher.log  status  sys_info.json  *_monitor.log
+
+Files are written atomically (temp file + rename); a run never reuses another
+run's directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+STATUSES = ("starting", "running", "succeeded", "failed", "timeout", "canceled")
+FINAL_STATUSES = ("succeeded", "failed", "timeout", "canceled")
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, value: Any) -> None:
+    atomic_write(path, json.dumps(value, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def write_status(node_dir: Path, status: str, reason: str = "") -> None:
+    if status not in STATUSES:
+        raise ValueError(f"unknown status {status!r}")
+    atomic_write(node_dir / "status", status + (f"\n{reason}\n" if reason else "\n"))
+
+
+def read_status(node_dir: Path) -> tuple[str | None, str]:
+    try:
+        lines = (node_dir / "status").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None, "no status file"
+    return (lines[0].strip() if lines else None), "\n".join(lines[1:]).strip()
+
+
+def new_run_id(now: datetime) -> str:
+    return f"run{now:%Y%m%d%H%M%S}"
+
+
+def create_run_dir(root: Path, run_id: str) -> tuple[str, Path]:
+    """Make the run's directory; if that name is taken, suffix it (never reuse one)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for attempt in range(1000):
+        name = run_id if attempt == 0 else f"{run_id}_{attempt}"
+        try:
+            (root / name).mkdir()
+            return name, root / name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{root}: could not create a fresh run directory for {run_id}")
