@@ -30,8 +30,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, TextIO
+from typing import Any, TextIO
 
 MARKER = "[PerfLog] "
 
@@ -83,13 +84,20 @@ FLAGPERF_THROUGHPUT: Mapping[str, str] = {
     "throughput(ips)_pure_compute": "pure_compute",
     "training_sequences_per_second": "raw",
     "training_samples_per_second": "raw",
+    "training_images_per_second": "raw",
+    "training_tokens_per_second": "raw",
     "tokens_per_second": "raw",
     "p_whole": "raw",
     "p_train": "no_eval",
     "p_core": "pure_compute",
 }
+# Throughput keys that count tokens, not samples.
+FLAGPERF_TOKEN_KEYS = ("training_tokens_per_second", "tokens_per_second")
+# Preferred FlagPerf metric keys, in order; otherwise the first other numeric "final_*" key
+# (losses last).
 FLAGPERF_METRICS = ("final_accuracy", "final_acc", "final_mlm_accuracy", "final_mlm_accuarcy",
-                    "final_top1", "final_map", "final_loss")
+                    "final_top1", "final_map", "final_eval_acc", "final_map_bbox",
+                    "final_loss", "final_eval_loss")
 
 
 @dataclass(frozen=True)
@@ -207,27 +215,54 @@ def _int_or_none(value: Any) -> int | None:
 
 
 def normalize_finished(value: Mapping[str, Any]) -> dict[str, Any]:
-    """Map FlagPerf's historical FINISHED keys onto chipperf's schema (new keys win)."""
+    """Map FlagPerf's historical FINISHED keys onto chipperf's schema (new keys win).
+
+    FlagPerf values carry no unit: samples are assumed (tokens for its token-rate keys);
+    its metric's target is not in FINISHED (chipperf.results takes it from SUBMIT_INFO's
+    ``config``, its ``target_*`` entry)."""
     out: dict[str, Any] = {}
-    throughput: dict[str, Any] = {}
     for old, new in FLAGPERF_KEYS.items():
         if old in value:
-            out[new] = value[old]
-    for old, kind in FLAGPERF_THROUGHPUT.items():
-        if isinstance(value.get(old), (int, float)):
-            throughput.setdefault(kind, value[old])
+            out.setdefault(new, value[old])
+    throughput = _flagperf_throughput(value)
     if throughput:
-        throughput.setdefault("unit", "samples/s")
         out["throughput"] = throughput
-    for name in FLAGPERF_METRICS:
-        if isinstance(value.get(name), (int, float)):
-            out["metric"] = {"name": name.replace("final_", ""), "value": value[name],
-                             "target": None, "higher_is_better": name != "final_loss"}
-            break
+        out["work_unit"] = throughput["unit"].split("/")[0]
+    metric = _flagperf_metric(value)
+    if metric:
+        out["metric"] = metric
     if "converged" in value:
         out["converged"] = bool(value["converged"])
     out.update({k: v for k, v in value.items() if k in FINISHED_KEYS})
     return out
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _flagperf_throughput(value: Mapping[str, Any]) -> dict[str, Any]:
+    throughput: dict[str, Any] = {}
+    unit = "samples/s"
+    for old, kind in FLAGPERF_THROUGHPUT.items():
+        if _is_number(value.get(old)) and kind not in throughput:
+            throughput[kind] = value[old]
+            if old in FLAGPERF_TOKEN_KEYS:
+                unit = "tokens/s"
+    if throughput:
+        throughput["unit"] = unit
+    return throughput
+
+
+def _flagperf_metric(value: Mapping[str, Any]) -> dict[str, Any] | None:
+    finals = [k for k in value if k.startswith("final_") and _is_number(value[k])]
+    ordered = [k for k in FLAGPERF_METRICS if k in finals]
+    ordered += sorted((k for k in finals if k not in ordered), key=lambda k: "loss" in k)
+    if not ordered:
+        return None
+    name = ordered[0]
+    return {"name": name[len("final_"):], "value": value[name], "target": None,
+            "higher_is_better": "loss" not in name}
 
 
 def finished_problems(value: Mapping[str, Any]) -> list[str]:

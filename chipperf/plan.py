@@ -14,6 +14,7 @@ from typing import Mapping
 
 from chipperf.catalogue import ENTRY, Catalogue
 from chipperf.config.model import CaseEntry, ClusterConfig, TestConfig
+from chipperf.containers.options import parse_cli_options
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
 from chipperf.vendors import get_vendor, vendor_names
 
@@ -54,6 +55,8 @@ class CasePlan:
     framework: str
     family: str
     chip: str
+    nnodes: int
+    nproc: int
     data_dir: str
     image_name: str        # repository part; the tag is the build-input hash (containers.images)
     image_context: Path
@@ -88,24 +91,27 @@ def case_dir_name(entry: CaseEntry) -> str:
 # ---------------------------------------------------------------- checking
 
 
-def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue) -> list[str]:
+def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
+          where: str = "test config") -> list[str]:
     """Every reason the configs cannot run, as 'where: what: how to fix'."""
     problems: list[str] = []
     if test.vendor not in vendor_names():
-        problems.append(f"test config: VENDOR {test.vendor!r} is unknown: use one of "
+        problems.append(f"{where}: VENDOR {test.vendor!r} is unknown: use one of "
                         f"{', '.join(vendor_names())} (vendor modules live in chipperf/vendors/)")
+    _, option_problems = parse_cli_options(test.container_opt)
+    problems += [f"{where}: ACCE_CONTAINER_OPT: {p}" for p in option_problems]
     seen: set[str] = set()
     for entry in test.cases:
-        problems += _check_case(entry, cluster, test, catalogue)
+        problems += _check_case(entry, cluster, test, catalogue, where)
         if entry.key.slug in seen:
-            problems.append(f"test config: CASES[{str(entry.key)!r}]: listed twice: keep one entry")
+            problems.append(f"{where}: CASES[{str(entry.key)!r}]: listed twice: keep one entry")
         seen.add(entry.key.slug)
     return problems
 
 
 def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
-                catalogue: Catalogue) -> list[str]:
-    key, where = entry.key, f"test config: CASES[{str(entry.key)!r}]"
+                catalogue: Catalogue, config: str) -> list[str]:
+    key, where = entry.key, f"{config}: CASES[{str(entry.key)!r}]"
     problems = []
     if key.family not in launcher_names():
         problems.append(f"{where}: framework {key.framework!r} has no launcher {key.family!r}: "
@@ -165,7 +171,8 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     rounds = tuple(_plan_round(entry, n, cluster, test, run_id) for n in range(1, key.repeat + 1))
     return CasePlan(
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
-        family=key.family, chip=key.chip, data_dir=entry.data_dir,
+        family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,
+        data_dir=entry.data_dir,
         image_name=f"chipperf/{test.vendor}-{key.framework}".lower(),
         image_context=catalogue.images[(test.vendor, key.framework)], rounds=rounds)
 

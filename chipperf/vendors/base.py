@@ -8,8 +8,11 @@ they import only the standard library at module level; a vendor library such as
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Optional, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -23,14 +26,85 @@ class ChipSpec:
     source: str = ""  # where the numbers come from (datasheet name / URL)
 
 
-# A sampler reads one sample of every accelerator on the node: a list of
-# per-device dicts (see chipperf.monitors for the keys). It raises
-# ``SamplerUnavailable`` with the reason when the source is missing.
-AcceleratorSampler = Callable[[], "list[dict[str, Any]]"]
-
-
 class SamplerUnavailable(Exception):
-    """The accelerator telemetry source is not available on this node."""
+    """The accelerator telemetry source is not available on this node (raised at setup)."""
+
+
+class SampleError(Exception):
+    """One read failed (a device fell off the bus, the tool printed something unparseable).
+
+    The monitor records it, rate-limited, and keeps sampling."""
+
+
+@runtime_checkable
+class AcceleratorSampler(Protocol):
+    """What a vendor's sampler factory returns; see docs/adding-a-vendor.md.
+
+    The factory (``Vendor.accelerator_sampler``) does the expensive setup once (load
+    the library, enumerate devices) and raises ``SamplerUnavailable`` with the reason
+    when the source is missing. Then the monitor loop calls ``read()`` once per tick.
+    """
+
+    def info(self) -> dict[str, Any]:
+        """Once, for sys_info.json: ``model``, ``count``, ``driver_version``,
+        ``runtime_version``, ``devices`` (list of dicts) and ``unsupported``
+        ({metric key: reason}) for metrics this hardware cannot report."""
+        ...
+
+    def read(self) -> list[dict[str, Any]]:
+        """One sample: a dict per device with ``index`` and the keys it can report,
+        each with its unit in the name (``util_pct``, ``mem_used_bytes``,
+        ``mem_total_bytes``, ``power_w``, ``energy_mj``, ``temp_c``,
+        ``sm_clock_mhz``). A metric it cannot read is left out, never 0.
+        Raises ``SampleError`` when this read failed."""
+        ...
+
+    def close(self) -> None:
+        """Release the library (called once when the monitor stops)."""
+        ...
+
+
+# A pure parser of a vendor tool's output: text -> (per-device dicts, problems).
+SmiParser = Callable[[str], "tuple[list[dict[str, Any]], list[str]]"]
+
+
+class SmiToolSampler:
+    """An ``AcceleratorSampler`` for vendors whose telemetry is a command-line tool.
+
+    ``argv`` is run once per ``read()`` (a process per sample: prefer a library when
+    the vendor has one) and its stdout goes to ``parse``, a pure function
+    ``text -> (devices, problems)``. Any problem fails the read with ``SampleError``.
+    """
+
+    def __init__(self, argv: Sequence[str], parse: SmiParser,
+                 info: Mapping[str, Any] | None = None, timeout_s: float = 10.0):
+        if not argv or shutil.which(argv[0]) is None:
+            raise SamplerUnavailable(f"{argv[0] if argv else '(no tool)'} not found on PATH")
+        self._argv = list(argv)
+        self._parse = parse
+        self._info = dict(info or {})
+        self._timeout_s = timeout_s
+        self.read()  # fail at setup, not on every tick, when the tool cannot answer
+
+    def info(self) -> dict[str, Any]:
+        return dict(self._info)
+
+    def read(self) -> list[dict[str, Any]]:
+        try:
+            done = subprocess.run(self._argv, check=False, capture_output=True, text=True,
+                                  timeout=self._timeout_s, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise SampleError(f"{self._argv[0]}: {e}") from e
+        if done.returncode != 0:
+            raise SampleError(f"{self._argv[0]} exited {done.returncode}: "
+                              f"{(done.stderr or done.stdout).strip()[-300:]}")
+        devices, problems = self._parse(done.stdout)
+        if problems:
+            raise SampleError(f"{self._argv[0]} output: " + "; ".join(problems[:5]))
+        return devices
+
+    def close(self) -> None:
+        pass
 
 
 @dataclass(frozen=True)
@@ -41,6 +115,7 @@ class Vendor:
     # docker SDK keyword arguments for containers.run(): device_requests, devices, ipc_mode ...
     container_options: Callable[[int], Mapping[str, Any]] = lambda nproc: {}
     # Factory of the accelerator sampler (None: the vendor has no accelerator telemetry).
+    # Called once by the monitor; raises SamplerUnavailable when the source is missing.
     accelerator_sampler: Optional[Callable[[], AcceleratorSampler]] = None
     # Value of the visible-devices variable for nproc processes on a node.
     visible_devices: Callable[[int], str] = lambda nproc: ",".join(str(i) for i in range(nproc))

@@ -1,0 +1,59 @@
+"""`chipperf cases`: the catalogue with each full-size model's size and FLOPs.
+
+Each standard case folder may hold ``case.yaml``::
+
+    description: what it trains
+    work_unit: samples            # or tokens
+    full_size:
+      params: 25557032            # checked against the model by the case's tests
+      flops_per_unit: 1.2e10      # training FLOPs per sample/token of the full-size model
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from chipperf.catalogue import Catalogue
+
+
+def catalogue_rows(root: Path) -> list[dict[str, Any]]:
+    catalogue = Catalogue.scan(root)
+    rows = []
+    for (model, family), folder in sorted(catalogue.cases.items()):
+        meta = _meta(folder / "case.yaml")
+        full = meta.get("full_size") or {}
+        rows.append({
+            "model": model, "framework": family,
+            "vendors": sorted(v for v, m, f in catalogue.vendor_cases if (m, f) == (model, family)),
+            "configs": {v: sorted(c) for (v, m, f), c in catalogue.vendor_configs.items()
+                        if (m, f) == (model, family)},
+            "description": meta.get("description", ""),
+            "work_unit": meta.get("work_unit"),
+            "params": full.get("params"), "flops_per_unit": full.get("flops_per_unit"),
+        })
+    return rows
+
+
+def _meta(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {}
+
+
+def print_cases(root: Path, as_json: bool = False) -> int:
+    rows = catalogue_rows(root)
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'model':<12} {'framework':<12} {'params':>15} {'FLOPs/unit':>12}  vendors")
+    for r in rows:
+        params = f"{r['params']:,}" if r["params"] else "?"
+        flops = f"{float(r['flops_per_unit']):.3g}" if r["flops_per_unit"] else "?"
+        print(f"{r['model']:<12} {r['framework']:<12} {params:>15} {flops:>12}  "
+              f"{', '.join(r['vendors'])}")
+    return 0

@@ -1,0 +1,175 @@
+"""`chipperf run|plan|report|compare|check|monitor|cases|clean` (thin: parse, call one function, map errors)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Sequence
+
+from chipperf.catalogue import Catalogue, default_training_dir
+from chipperf.config import ClusterConfig, TestConfig, load_cluster, load_test
+from chipperf.errors import ChipperfError, ConfigError
+from chipperf.plan import check, make_plan
+from chipperf.results.layout import new_run_id
+
+log = logging.getLogger("chipperf")
+
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def load_all(cluster_path: str, test_path: str, training_dir: str | None
+             ) -> tuple[ClusterConfig, TestConfig, Catalogue]:
+    """Both configs plus the catalogue checks; every problem at once, before any host is touched."""
+    problems: list[str] = []
+    loaded = []
+    for loader, path in ((load_cluster, cluster_path), (load_test, test_path)):
+        try:
+            loaded.append(loader(path))
+        except ConfigError as exc:
+            problems += exc.problems
+    if problems:
+        raise ConfigError(problems)
+    cluster, test = loaded
+    root = Path(training_dir or test.training_dir or default_training_dir())
+    catalogue = Catalogue.scan(root)
+    problems = check(cluster, test, catalogue, where=test_path)
+    if problems:
+        raise ConfigError(problems)
+    return cluster, test, catalogue
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from chipperf import controller
+
+    cluster, test, catalogue = load_all(args.cluster, args.test, args.training_dir)
+    outcome = controller.run(cluster, test, catalogue, suite=args.suite, debug=args.debug)
+    print(f"\nResults: {outcome.run_dir}")
+    for key, (status, reason) in outcome.cases.items():
+        print(f"  {status:<10} {key}" + (f"\n             {reason}" if reason else ""))
+    return EXIT_OK if outcome.ok else EXIT_FAILED
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from chipperf.render_plan import render_plan
+
+    cluster, test, catalogue = load_all(args.cluster, args.test, args.training_dir)
+    plan = make_plan(cluster, test, catalogue, new_run_id(datetime.now()), Path(test.result_root))
+    print(render_plan(plan, cluster, test))
+    return EXIT_OK
+
+
+def cmd_cases(args: argparse.Namespace) -> int:
+    from chipperf.cases import print_cases
+
+    return print_cases(Path(args.training_dir or default_training_dir()), as_json=args.json)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from chipperf.results.entry import report_main
+
+    return report_main(Path(args.run_dir), readme_table=args.readme_table)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from chipperf.results.entry import compare_main
+
+    return compare_main([Path(d) for d in args.run_dirs], baseline=args.baseline)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from chipperf.results.entry import check_main
+
+    return check_main(Path(args.run_dir))
+
+
+def cmd_monitor(args: argparse.Namespace) -> int:
+    from chipperf.monitors import run_monitor
+
+    run_monitor(Path(args.out), args.interval, args.duration, args.vendor)
+    return EXIT_OK
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="chipperf", description=__doc__)
+    p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def configs(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--cluster", required=True, help="cluster config (.py or .yaml)")
+        q.add_argument("--test", required=True, help="test config (.py or .yaml)")
+        q.add_argument("--training-dir", help="case catalogue root (default: the repo's training/)")
+
+    q = sub.add_parser("run", help="run the configured cases on the cluster")
+    configs(q)
+    q.add_argument("--suite", choices=("training", "inference"), default="training")
+    q.set_defaults(fn=cmd_run)
+    q = sub.add_parser("plan", help="validate the configs and print what would run where")
+    configs(q)
+    q.set_defaults(fn=cmd_plan)
+    q = sub.add_parser("cases", help="list the case catalogue")
+    q.add_argument("--json", action="store_true")
+    q.add_argument("--training-dir")
+    q.set_defaults(fn=cmd_cases)
+    q = sub.add_parser("report", help="summarise a result directory (again)")
+    q.add_argument("run_dir")
+    q.add_argument("--readme-table", action="store_true", help="print a case README's results table")
+    q.set_defaults(fn=cmd_report)
+    q = sub.add_parser("compare", help="compare the same cases across result directories")
+    q.add_argument("run_dirs", nargs="+")
+    q.add_argument("--baseline", type=int, default=0, help="index of the baseline directory")
+    q.set_defaults(fn=cmd_compare)
+    q = sub.add_parser("check", help="validate a result directory and its PerfLog lines")
+    q.add_argument("run_dir")
+    q.set_defaults(fn=cmd_check)
+    q = sub.add_parser("monitor", help="run the telemetry sampler by hand")
+    q.add_argument("--out", required=True)
+    q.add_argument("--interval", type=float, default=1.0)
+    q.add_argument("--duration", type=float, default=None)
+    q.add_argument("--vendor", default="cpu")
+    q.set_defaults(fn=cmd_monitor)
+    return p
+
+
+def _setup_logging(debug: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    root = logging.getLogger("chipperf")
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if debug else logging.INFO)
+    if not debug:
+        logging.getLogger("paramiko").setLevel(logging.CRITICAL)
+
+
+def _sigterm_as_interrupt() -> None:
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    _setup_logging(args.debug)
+    _sigterm_as_interrupt()
+    fn: Callable[[argparse.Namespace], int] = args.fn
+    try:
+        return fn(args)
+    except ConfigError as exc:
+        print(f"chipperf: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except ChipperfError as exc:
+        if args.debug:
+            raise
+        print(f"chipperf: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("chipperf: interrupted; everything the run started was stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""Vendor images: tag by a hash of the build inputs, build once, ship to every host's engine.
+
+The build context is the image folder plus ``chipperf-build/`` holding ``wheels/``
+(the wheelhouse and find-links directories) and ``ca.crt`` (the CA bundle, or
+empty); pip settings pass through as build args, which RUN steps see as
+environment. A missing local base image (``chipperf/debian:bookworm``) is built
+from Debian with debootstrap so everything works offline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from chipperf.config.model import ImageBuildConfig
+from chipperf.errors import ImageError
+
+log = logging.getLogger("chipperf")
+
+LOCAL_BASE = "chipperf/debian:bookworm"
+SKIP = ("__pycache__", ".pyc")
+
+
+@dataclass(frozen=True)
+class BuildInputs:
+    context: Path
+    wheel_files: tuple[Path, ...]
+    ca_bundle: Path | None
+    build_args: Mapping[str, str]
+
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for path in _context_files(self.context):
+            h.update(str(path.relative_to(self.context)).encode() + b"\0")
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+        for wheel in self.wheel_files:
+            st = wheel.stat()
+            h.update(f"wheel {wheel.name} {st.st_size} {int(st.st_mtime)}".encode())
+        if self.ca_bundle:
+            h.update(hashlib.sha256(self.ca_bundle.read_bytes()).digest())
+        h.update(json.dumps(dict(self.build_args), sort_keys=True).encode())
+        return h.hexdigest()[:16]
+
+
+def _context_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*")
+                  if p.is_file() and not any(s in p.parts or p.name.endswith(s) for s in SKIP))
+
+
+def build_inputs(context: Path, cfg: ImageBuildConfig) -> BuildInputs:
+    dirs = [Path(d) for d in ((cfg.wheelhouse,) if cfg.wheelhouse else ()) + cfg.pip_find_links
+            if not _is_url(d)]
+    wheels = tuple(sorted((f for d in dirs if d.is_dir() for f in d.iterdir()
+                           if f.suffix in (".whl", ".gz", ".zip")), key=lambda p: p.name))
+    urls = [u for u in cfg.pip_find_links if _is_url(u)]
+    args = {
+        "PIP_INDEX_URL": cfg.pip_index_url or "",
+        "PIP_EXTRA_INDEX_URL": " ".join(u for u in cfg.pip_extra_index_urls if _is_url(u)),
+        "PIP_FIND_LINKS": " ".join(["/chipperf-build/wheels", *urls]),
+        "PIP_CERT": "/chipperf-build/ca.crt" if cfg.ca_bundle else "",
+        "HTTP_PROXY": cfg.http_proxy or "", "HTTPS_PROXY": cfg.https_proxy or "",
+        "NO_PROXY": cfg.no_proxy or "",
+    }
+    ca = Path(cfg.ca_bundle) if cfg.ca_bundle else None
+    return BuildInputs(context, wheels, ca, {k: v for k, v in args.items() if v})
+
+
+def _is_url(text: str) -> bool:
+    return bool(re.match(r"^[a-z][a-z0-9+.-]*://", text)) and not text.startswith("file://")
+
+
+def image_tag(name: str, inputs: BuildInputs) -> str:
+    return f"{name}:{inputs.digest()}"
+
+
+# ---------------------------------------------------------------- building
+
+
+def ensure_image(client: Any, name: str, inputs: BuildInputs, cfg: ImageBuildConfig) -> str:
+    """The image's tag on ``client``'s engine, built only when no image has these inputs."""
+    tag = image_tag(name, inputs)
+    if _has_image(client, tag):
+        log.info("image %s is up to date (inputs unchanged)", tag)
+        return tag
+    for base in base_images(inputs.context / "Dockerfile"):
+        ensure_base(client, base, cfg)
+    log.info("building image %s from %s", tag, inputs.context)
+    with tempfile.TemporaryFile() as context:
+        _write_context(context, inputs)
+        context.seek(0)
+        _build(client, context, tag, inputs, cfg)
+    return tag
+
+
+def _has_image(client: Any, tag: str) -> bool:
+    import docker.errors
+
+    try:
+        client.images.get(tag)
+        return True
+    except docker.errors.ImageNotFound:
+        return False
+
+
+def _write_context(out: Any, inputs: BuildInputs) -> None:
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for path in _context_files(inputs.context):
+            tar.add(path, arcname=str(path.relative_to(inputs.context)))
+        tar.addfile(_dir_info("chipperf-build/wheels"))
+        for wheel in inputs.wheel_files:
+            tar.add(wheel, arcname=f"chipperf-build/wheels/{wheel.name}")
+        ca = inputs.ca_bundle.read_bytes() if inputs.ca_bundle else b""
+        info = tarfile.TarInfo("chipperf-build/ca.crt")
+        info.size = len(ca)
+        tar.addfile(info, io.BytesIO(ca))
+
+
+def _dir_info(name: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.mode = tarfile.DIRTYPE, 0o755
+    return info
+
+
+def _build(client: Any, context: Any, tag: str, inputs: BuildInputs, cfg: ImageBuildConfig) -> None:
+    tail: list[str] = []
+    try:
+        stream = client.api.build(fileobj=context, custom_context=True, tag=tag, rm=True,
+                                  forcerm=True, buildargs=dict(inputs.build_args), decode=True,
+                                  timeout=cfg.build_timeout_s, labels={"chipperf.image": "1"})
+        for chunk in stream:
+            if "error" in chunk:
+                raise ImageError(f"building {tag} from {inputs.context} failed: "
+                                 f"{chunk['error'].strip()}\n" + "".join(tail[-30:]))
+            text = chunk.get("stream", "")
+            if text:
+                tail.append(text)
+                if text.startswith("Step ") or text.startswith("#"):
+                    log.info("  %s", text.strip())
+    except ImageError:
+        raise
+    except Exception as exc:
+        raise ImageError(f"building {tag} from {inputs.context} failed: {exc}\n"
+                         + "".join(tail[-30:])) from exc
+
+
+def base_images(dockerfile: Path) -> list[str]:
+    """FROM images of a Dockerfile, with ARG defaults substituted (stage names skipped)."""
+    args: dict[str, str] = {}
+    bases, stages = [], set()
+    for line in dockerfile.read_text(encoding="utf-8").splitlines():
+        words = line.strip().split()
+        if len(words) >= 2 and words[0].upper() == "ARG" and "=" in words[1]:
+            key, _, value = words[1].partition("=")
+            args.setdefault(key, value.strip("\"'"))
+        elif len(words) >= 2 and words[0].upper() == "FROM":
+            image = re.sub(r"\$\{?(\w+)\}?", lambda m: args.get(m.group(1), ""), words[1])
+            if image not in stages and image != "scratch":
+                bases.append(image)
+            if len(words) >= 4 and words[2].upper() == "AS":
+                stages.add(words[3])
+    return bases
+
+
+def ensure_base(client: Any, image: str, cfg: ImageBuildConfig) -> None:
+    if _has_image(client, image):
+        return
+    log.info("base image %s is missing; pulling it", image)
+    try:
+        client.images.pull(image)
+        return
+    except Exception as exc:
+        if image != LOCAL_BASE:
+            raise ImageError(f"base image {image} is not on the build engine and cannot be "
+                             f"pulled ({exc}): load it with `docker load`, or make a registry "
+                             "reachable") from exc
+        log.info("no registry reachable (%s); building %s with debootstrap", exc, image)
+    build_local_base(client, image, cfg.debian_mirror)
+
+
+def build_local_base(client: Any, image: str, mirror: str) -> None:
+    """Debian bookworm minbase root filesystem, imported as ``image``."""
+    if shutil.which("debootstrap") is None:
+        raise ImageError(f"{image} must be built locally but debootstrap is not installed: "
+                         "apt-get install -y debootstrap (needs root)")
+    with tempfile.TemporaryDirectory(prefix="chipperf-rootfs-") as tmp:
+        root = Path(tmp) / "rootfs"
+        proc = subprocess.run(["debootstrap", "--variant=minbase", "bookworm", str(root), mirror],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise ImageError(f"debootstrap of {image} from {mirror} failed: "
+                             f"{(proc.stderr or proc.stdout)[-1500:]}: check the mirror, or set "
+                             "DEBIAN_MIRROR in the test config")
+        archive = Path(tmp) / "rootfs.tar"
+        subprocess.run(["tar", "-C", str(root), "-cf", str(archive), "."], check=True)
+        repo, _, tag = image.partition(":")
+        client.api.import_image_from_file(str(archive), repository=repo, tag=tag or "latest")
+    log.info("built base image %s", image)
+
+
+# ---------------------------------------------------------------- shipping
+
+
+def ship_image(source: Any, target: Any, tag: str, host: str) -> bool:
+    """Load ``tag`` from the source engine into the target engine; False when already there."""
+    if _has_image(target, tag):
+        return False
+    log.info("[%s] loading image %s", host, tag)
+    try:
+        target.api.load_image(_chunks(source.api.get_image(tag)))
+    except Exception as exc:
+        raise ImageError(f"{host}: loading image {tag} failed ({exc}): check free disk space on "
+                         "the host's Docker data root") from exc
+    if not _has_image(target, tag):
+        raise ImageError(f"{host}: image {tag} is missing after loading it")
+    return True
+
+
+def _chunks(stream: Iterator[bytes]) -> Iterator[bytes]:
+    yield from stream

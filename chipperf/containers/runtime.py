@@ -1,0 +1,100 @@
+"""Case and monitor containers on one host's engine (docker SDK)."""
+
+from __future__ import annotations
+
+import logging
+import shlex
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from chipperf.errors import HostError
+
+log = logging.getLogger("chipperf")
+
+LABEL_RUN = "chipperf.run"
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    name: str
+    image: str
+    command: tuple[str, ...]
+    env: Mapping[str, str]
+    mounts: Mapping[str, str]       # host path -> "rw" | "ro" (mounted at the same path)
+    run_id: str
+    shm_size: str = "16g"
+    options: Mapping[str, Any] = None  # type: ignore[assignment]  # vendor + user docker kwargs
+    pid_host: bool = False
+
+
+def start(client: Any, spec: ContainerSpec, host: str) -> Any:
+    import docker.errors
+
+    volumes = {path: {"bind": path, "mode": mode} for path, mode in spec.mounts.items()}
+    kwargs = dict(spec.options or {})
+    volumes.update(kwargs.pop("volumes_extra", {}))
+    if spec.pid_host:
+        kwargs["pid_mode"] = "host"
+    try:
+        return client.containers.run(
+            spec.image, command=list(spec.command), name=spec.name, detach=True,
+            network_mode="host", shm_size=spec.shm_size, environment=dict(spec.env),
+            volumes=volumes, labels={LABEL_RUN: spec.run_id}, **kwargs)
+    except docker.errors.APIError as exc:
+        raise HostError(host, f"starting container {spec.name} failed: {exc.explanation or exc}",
+                        _start_fix(str(exc))) from exc
+
+
+def _start_fix(text: str) -> str:
+    if "could not select device driver" in text or "nvidia" in text.lower():
+        return "install the NVIDIA container toolkit on the host, or use a vendor whose devices it has"
+    if "Conflict" in text:
+        return "a container of that name exists: remove leftovers with `chipperf clean`"
+    return ""
+
+
+def exit_code(container: Any, timeout: float | None) -> int:
+    """Block until the container exits (or raise on timeout / lost engine)."""
+    result = container.wait(timeout=timeout)
+    return int(result.get("StatusCode", -1))
+
+
+def stop(container: Any, grace_s: float = 10) -> None:
+    """Stop (SIGTERM, then SIGKILL after the grace period) and remove; missing is fine."""
+    import docker.errors
+
+    try:
+        container.stop(timeout=int(grace_s))
+    except docker.errors.NotFound:
+        return
+    except Exception as exc:
+        log.debug("stopping %s: %s", getattr(container, "name", container), exc)
+    remove(container)
+
+
+def remove(container: Any) -> None:
+    import docker.errors
+
+    try:
+        container.remove(force=True)
+    except docker.errors.NotFound:
+        pass
+
+
+def logs_tail(container: Any, lines: int = 50) -> str:
+    try:
+        return container.logs(tail=lines).decode(errors="replace")
+    except Exception as exc:  # the engine may be gone with its host
+        return f"(no logs: {exc})"
+
+
+def remove_run_containers(client: Any, run_id: str) -> list[str]:
+    """Every container the run left on this engine, force-removed; returns their names."""
+    found = client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+    for container in found:
+        remove(container)
+    return [c.name for c in found]
+
+
+def describe(command: Sequence[str]) -> str:
+    return shlex.join(command)

@@ -1,0 +1,211 @@
+"""One run, as its table of contents: preflight -> images -> rounds -> collect -> teardown -> report."""
+
+from __future__ import annotations
+
+import io
+import logging
+import tarfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from chipperf.catalogue import Catalogue
+from chipperf.config.model import ClusterConfig, TestConfig
+from chipperf.containers import images, runtime
+from chipperf.containers.options import parse_cli_options
+from chipperf.errors import ChipperfError, GroupError, HostError, ImageError
+from chipperf.plan import CasePlan, RunPlan, make_plan
+from chipperf.record import RunRecord, attach_run_log
+from chipperf.remote import Host, HostGroup, LocalHost
+from chipperf.results.layout import create_run_dir, new_run_id
+from chipperf.rounds import RoundSettings, run_round
+from chipperf.vendors import get_vendor
+
+log = logging.getLogger("chipperf")
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    cases: dict[str, tuple[str, str]] = field(default_factory=dict)  # case key -> (status, reason)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.cases) and all(s == "succeeded" for s, _ in self.cases.values())
+
+
+def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
+        suite: str = "training", debug: bool = False) -> RunOutcome:
+    run_id, run_dir = create_run_dir(Path(test.result_root), new_run_id(datetime.now()))
+    plan = make_plan(cluster, test, catalogue, run_id, Path(test.result_root))
+    handler = attach_run_log(run_dir, debug)
+    record = RunRecord(plan, cluster, test, suite)
+    outcome = RunOutcome(run_dir)
+    hosts = None
+    try:
+        log.info("run %s: %d case(s) on %s; results in %s", run_id, len(plan.cases),
+                 ", ".join(plan.hosts), run_dir)
+        hosts = preflight(plan, cluster, record)
+        tags = prepare_images(plan, test, hosts, record, outcome)
+        for case in plan.cases:
+            if case.key not in outcome.cases:
+                run_case(case, tags[case.key], plan, test, hosts, record, outcome)
+        record.finish("succeeded" if outcome.ok else "failed")
+    except KeyboardInterrupt:
+        log.error("interrupted: stopping everything this run started")
+        _mark_unfinished(plan, record, outcome, "canceled", "interrupted (Ctrl-C)")
+        record.finish("canceled")
+        raise
+    except ChipperfError as exc:
+        log.error("%s", exc)
+        _mark_unfinished(plan, record, outcome, "failed", str(exc))
+        record.finish("failed")
+    finally:
+        if hosts is not None:
+            teardown(plan, cluster, hosts)
+        write_reports(run_dir)
+        logging.getLogger("chipperf").removeHandler(handler)
+        handler.close()
+    return outcome
+
+
+def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord) -> HostGroup:
+    """Connect, check engines and data dirs everywhere at once, upload the code."""
+    started = time.monotonic()
+    hosts = HostGroup.connect(plan.hosts, cluster)
+    try:
+        facts = hosts.run_step("check hosts", lambda h: _check_host(h, plan))
+        for name, info in facts.items():
+            record.host(name, **info)
+        archive = _code_archive(plan)
+        hosts.run_step("upload code", lambda h: h.put_archive(
+            archive, plan.work_dir(h.name, cluster.work_root)))
+    except BaseException:
+        hosts.close()
+        raise
+    log.info("preflight on %d host(s): %.1f s (code archive %.1f KiB)", len(plan.hosts),
+             time.monotonic() - started, len(archive) / 1024)
+    return hosts
+
+
+def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
+    version = host.docker().version()
+    missing = [c.data_dir for c in plan.cases if _uses(c, host.name)
+               and not host.run(["test", "-d", c.data_dir], check=False).ok]
+    if missing:
+        raise HostError(host.name, f"data dir {', '.join(sorted(set(missing)))} does not exist",
+                        "copy the dataset there, or fix the path in CASES")
+    return {"docker_version": version.get("Version"), "os": version.get("Os"),
+            "kernel": version.get("KernelVersion"), "arch": version.get("Arch")}
+
+
+def _uses(case: CasePlan, host: str) -> bool:
+    return any(n.host == host for r in case.rounds for n in r.nodes)
+
+
+def _code_archive(plan: RunPlan) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for upload in plan.uploads:
+            tar.add(upload.source, arcname=upload.target,
+                    filter=lambda t: None if "__pycache__" in t.name else t)
+    return buffer.getvalue()
+
+
+def prepare_images(plan: RunPlan, test: TestConfig, hosts: HostGroup, record: RunRecord,
+                   outcome: RunOutcome) -> dict[str, str]:
+    """Build each case's image once on the master's engine and load it into every host's engine."""
+    builder = _builder_engine(hosts)
+    tags: dict[str, str] = {}
+    for case in plan.cases:
+        started = time.monotonic()
+        try:
+            inputs = images.build_inputs(case.image_context, test.image)
+            tag = images.ensure_image(builder, case.image_name, inputs, test.image)
+            used = sorted({n.host for r in case.rounds for n in r.nodes})
+            hosts.run_step("ship image", lambda h: images.ship_image(builder, h.docker(), tag, h.name),
+                           only=used)
+        except (ImageError, GroupError, HostError) as exc:
+            _case_failed(case, record, outcome, f"image: {exc}")
+            continue
+        tags[case.key] = tag
+        record.case(case.dir_name, image=tag)
+        log.info("image %s ready on %d host(s) in %.1f s", tag, len(used), time.monotonic() - started)
+    return tags
+
+
+def _builder_engine(hosts: HostGroup) -> Any:
+    try:
+        return LocalHost().docker()
+    except HostError:
+        first = next(iter(hosts.hosts.values()))
+        log.info("no Docker engine on the master; building images on %s", first.name)
+        return first.docker()
+
+
+def run_case(case: CasePlan, tag: str, plan: RunPlan, test: TestConfig, hosts: HostGroup,
+             record: RunRecord, outcome: RunOutcome) -> None:
+    vendor = get_vendor(test.vendor)
+    extra, _ = parse_cli_options(test.container_opt)  # validated by plan.check already
+    settings = RoundSettings(plan.run_id, plan.result_dir, tag, test.vendor, test.shm_size,
+                             test.monitor_interval_s,
+                             {**vendor.container_options(case.nproc), **extra})
+    record.case(case.dir_name, status="running")
+    for rnd in case.rounds:
+        log.info("case %s round %d/%d: starting on %s", case.key, rnd.number, len(case.rounds),
+                 ", ".join(n.host for n in rnd.nodes))
+        result = run_round(hosts, case, rnd, settings)
+        record.round(case.dir_name, result.to_dict())
+        log.info("case %s round %d: %s %s", case.key, rnd.number, result.status, result.reason)
+    rounds = record.data["cases"][case.dir_name]["rounds"]
+    bad = [r for r in rounds if r["status"] != "succeeded"]
+    status = "succeeded" if not bad else bad[0]["status"]
+    reason = "" if not bad else f"round {bad[0]['number']}: {bad[0]['reason']}"
+    record.case(case.dir_name, status=status, reason=reason)
+    outcome.cases[case.key] = (status, reason)
+
+
+def _case_failed(case: CasePlan, record: RunRecord, outcome: RunOutcome, reason: str) -> None:
+    log.error("case %s: %s", case.key, reason)
+    record.case(case.dir_name, status="failed", reason=reason)
+    outcome.cases[case.key] = ("failed", reason)
+
+
+def _mark_unfinished(plan: RunPlan, record: RunRecord, outcome: RunOutcome, status: str,
+                     reason: str) -> None:
+    for case in plan.cases:
+        if case.key not in outcome.cases:
+            record.case(case.dir_name, status=status, reason=reason)
+            outcome.cases[case.key] = (status, reason)
+
+
+def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup) -> None:
+    """Remove whatever the run left on any host: containers (by label) and work dirs."""
+    def clean(host: Host) -> None:
+        left = runtime.remove_run_containers(host.docker(), plan.run_id)
+        if left:
+            log.warning("[%s] removed leftover containers: %s", host.name, ", ".join(left))
+        work = plan.work_dir(host.name, cluster.work_root)
+        host.run(["rm", "-rf", work], check=False)
+        host.run(["rmdir", str(Path(work).parent)], check=False)
+
+    try:
+        hosts.run_step("teardown", clean)
+    except GroupError as exc:
+        log.error("teardown incomplete: %s", exc)
+    finally:
+        hosts.close()
+
+
+def write_reports(run_dir: Path) -> None:
+    try:
+        from chipperf.results import report
+    except ImportError:
+        log.warning("results reporting is not available in this build; run dir left as is")
+        return
+    try:
+        report.write_reports(run_dir)
+    except Exception as exc:  # a report bug must never lose what was measured
+        log.error("writing reports for %s failed: %s", run_dir, exc)

@@ -1,0 +1,19 @@
+"""The monitor sidecar: one sampling loop, every source, JSONL files.
+
+Run it as ``python3 -m chipperf.monitors --out DIR --interval 1 --vendor nvidia
+[--duration 10]`` (inside the case container, or on a host) or call
+``run_monitor(out_dir, interval_s, duration_s, vendor)``. It writes, in DIR:
+
+    cpu_monitor.log  mem_monitor.log  pwr_monitor.log  <vendor>_monitor.log  sys_info.json
+
+(line format: ``chipperf.monitors.records``; summaries over a timed window:
+``chipperf.monitors.summary``; docs/monitors.md). Only the standard library is
+imported here: the package is uploaded into containers.
+"""
+
+from __future__ import annotations
+
+from chipperf.monitors.loop import Stopper
+from chipperf.monitors.run import SYS_INFO, run_monitor
+
+__all__ = ["SYS_INFO", "Stopper", "run_monitor"]

@@ -1,0 +1,88 @@
+"""The run's own record: run.json (resolved config, versions, every case's status) and run.log."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import platform
+import sys
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from chipperf import __version__
+from chipperf.config.model import ClusterConfig, TestConfig
+from chipperf.plan import CasePlan, RunPlan
+from chipperf.results.layout import write_json
+
+log = logging.getLogger("chipperf")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _plain(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(x) for x in obj]
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "model") and hasattr(obj, "repeat"):  # CaseKey
+        return str(obj)
+    return obj
+
+
+class RunRecord:
+    """Holds run.json's content and rewrites it atomically after every change."""
+
+    def __init__(self, plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str):
+        self.path = plan.result_dir / "run.json"
+        self._lock = threading.Lock()
+        self.data: dict[str, Any] = {
+            "run_id": plan.run_id, "chipperf_version": __version__, "suite": suite,
+            "started_at": _now(), "finished_at": None, "status": "running",
+            "master": {"python": sys.version.split()[0], "platform": platform.platform(),
+                       "node": platform.node()},
+            "cluster": _plain(cluster), "test": _plain(test), "hosts": {},
+            "cases": {c.dir_name: self._case(c) for c in plan.cases},
+        }
+        self.save()
+
+    @staticmethod
+    def _case(case: CasePlan) -> dict[str, Any]:
+        return {"key": case.key, "vendor": case.vendor, "chip": case.chip,
+                "framework": case.framework, "data_dir": case.data_dir, "image": None,
+                "status": "pending", "reason": "", "rounds": []}
+
+    def save(self) -> None:
+        with self._lock:
+            write_json(self.path, self.data)
+
+    def host(self, name: str, **facts: Any) -> None:
+        self.data["hosts"].setdefault(name, {}).update(facts)
+        self.save()
+
+    def case(self, dir_name: str, **fields: Any) -> None:
+        self.data["cases"][dir_name].update(fields)
+        self.save()
+
+    def round(self, dir_name: str, entry: dict[str, Any]) -> None:
+        self.data["cases"][dir_name]["rounds"].append(entry)
+        self.save()
+
+    def finish(self, status: str) -> None:
+        self.data.update(status=status, finished_at=_now())
+        self.save()
+
+
+def attach_run_log(run_dir: Path, debug: bool) -> logging.Handler:
+    handler = logging.FileHandler(run_dir / "run.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    handler.setLevel(logging.DEBUG if debug else logging.INFO)
+    logging.getLogger("chipperf").addHandler(handler)
+    return handler

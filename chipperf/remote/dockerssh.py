@@ -1,0 +1,60 @@
+"""The Docker SDK over our own paramiko connection.
+
+The SDK's ``ssh://`` transport runs ``docker system dial-stdio`` on the host (so the
+host's DOCKER_HOST is honoured), but it builds its own paramiko client from
+~/.ssh/config. We give it a client made with the cluster config's user, key,
+port, timeouts and host-key policy instead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import docker
+from docker import constants
+from docker.transport.basehttpadapter import BaseHTTPAdapter
+from docker.transport.sshconn import SSHHTTPAdapter
+
+from chipperf.errors import HostError
+
+if TYPE_CHECKING:
+    from chipperf.remote.host import SSHHost
+
+try:  # urllib3 2.x
+    from urllib3._collections import RecentlyUsedContainer
+except ImportError:  # pragma: no cover
+    from requests.packages.urllib3._collections import RecentlyUsedContainer  # type: ignore
+
+
+class _Adapter(SSHHTTPAdapter):
+    def __init__(self, host: "SSHHost", timeout: float):
+        self._host = host
+        self.ssh_client = host.new_ssh_client()
+        self.ssh_params: dict[str, Any] = {}
+        self.ssh_host = host.name
+        self.timeout = timeout
+        self.max_pool_size = constants.DEFAULT_MAX_POOL_SIZE
+        self.pools = RecentlyUsedContainer(constants.DEFAULT_NUM_POOLS,
+                                           dispose_func=lambda p: p.close())
+        BaseHTTPAdapter.__init__(self)
+
+    def _connect(self) -> None:  # called by the SDK when the transport dropped
+        self.ssh_client = self._host.new_ssh_client()
+
+
+def docker_over_ssh(host: "SSHHost", timeout: float = 600) -> Any:
+    api = docker.APIClient(base_url=f"ssh://{host.name}", version="1.41", timeout=timeout,
+                           use_ssh_client=True)  # shell-out mode: builds no client of its own
+    adapter = _Adapter(host, timeout)
+    api._custom_adapter = adapter
+    api.mount("http+docker://ssh", adapter)
+    try:
+        api._version = api.version(api_version=False)["ApiVersion"]
+    except Exception as exc:
+        adapter.close()
+        raise HostError(host.name, f"no Docker engine answers over SSH ({exc})",
+                        "install Docker on the host, start dockerd, and make sure the SSH user "
+                        "may use it (docker group or root)") from exc
+    client = docker.DockerClient.__new__(docker.DockerClient)
+    client.api = api
+    return client

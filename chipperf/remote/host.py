@@ -1,0 +1,291 @@
+"""One interface to a host: run an argv, move files, open its Docker engine.
+
+``SSHHost`` speaks paramiko (key auth, host keys checked against known_hosts
+unless the cluster config opts out); ``LocalHost`` serves 127.0.0.1 / localhost
+without SSH. Commands are argument lists, quoted once here at the edge.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import tarfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import paramiko
+
+from chipperf.config.model import ClusterConfig
+from chipperf.errors import HostError
+
+LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    argv: tuple[str, ...]
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+class Host:
+    """The interface every step uses; see ``SSHHost`` and ``LocalHost``."""
+
+    name: str
+
+    def run(self, argv: Sequence[str], timeout: float = 300, check: bool = True) -> CommandResult:
+        raise NotImplementedError
+
+    def put_archive(self, data: bytes, remote_dir: str) -> None:
+        """Unpack a tar archive (bytes) into ``remote_dir``, creating it."""
+        raise NotImplementedError
+
+    def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> None:
+        """Copy a remote directory's contents into ``local_dir``."""
+        raise NotImplementedError
+
+    def docker(self) -> Any:
+        """A docker.DockerClient talking to this host's engine."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def _checked(self, result: CommandResult, check: bool) -> CommandResult:
+        if check and not result.ok:
+            detail = (result.stderr or result.stdout).strip()[-2000:]
+            raise HostError(self.name, f"`{shlex.join(result.argv)}` exited {result.exit_code}"
+                            + (f": {detail}" if detail else ""))
+        return result
+
+
+def open_host(address: str, cluster: ClusterConfig) -> Host:
+    if address in LOCAL_NAMES:
+        return LocalHost(address)
+    return SSHHost(address, cluster)
+
+
+# ---------------------------------------------------------------- local
+
+
+class LocalHost(Host):
+    def __init__(self, name: str = "127.0.0.1"):
+        self.name = name
+        self._docker: Any = None
+
+    def run(self, argv: Sequence[str], timeout: float = 300, check: bool = True) -> CommandResult:
+        try:
+            proc = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout,
+                                  errors="replace")
+        except FileNotFoundError as exc:
+            raise HostError(self.name, f"command not found: {argv[0]}") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise HostError(self.name, f"`{shlex.join(argv)}` did not finish in {timeout:.0f} s") from exc
+        return self._checked(CommandResult(tuple(argv), proc.returncode, proc.stdout, proc.stderr),
+                             check)
+
+    def put_archive(self, data: bytes, remote_dir: str) -> None:
+        Path(remote_dir).mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+            _extract(tar, remote_dir)
+
+    def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> None:
+        if not Path(remote_dir).is_dir():
+            raise HostError(self.name, f"{remote_dir} does not exist")
+        shutil.copytree(remote_dir, local_dir, dirs_exist_ok=True)
+
+    def docker(self) -> Any:
+        if self._docker is None:
+            import docker
+
+            try:
+                self._docker = docker.from_env(timeout=120)
+                self._docker.ping()
+            except Exception as exc:
+                self._docker = None
+                raise HostError(self.name, f"no Docker engine answers ({exc})",
+                                "install Docker and start dockerd, or set DOCKER_HOST") from exc
+        return self._docker
+
+    def close(self) -> None:
+        if self._docker is not None:
+            self._docker.close()
+
+
+def _extract(tar: tarfile.TarFile, target: str) -> None:
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(target, filter="data")
+    else:  # Python < 3.12 without the backported filter
+        tar.extractall(target)
+
+
+# ---------------------------------------------------------------- ssh
+
+
+class SSHHost(Host):
+    def __init__(self, name: str, cluster: ClusterConfig):
+        self.name = name
+        self.cluster = cluster
+        self._lock = threading.Lock()
+        self._docker: Any = None
+        self.client = self._connect()
+
+    def _connect_kwargs(self) -> dict[str, Any]:
+        c = self.cluster
+        kwargs: dict[str, Any] = {
+            "hostname": self.name, "port": c.ssh_port, "username": c.ssh_user or _current_user(),
+            "timeout": c.connect_timeout_s, "banner_timeout": c.connect_timeout_s,
+            "auth_timeout": c.connect_timeout_s,
+        }
+        if c.ssh_key:
+            kwargs["key_filename"] = os.path.expanduser(c.ssh_key)
+        return kwargs
+
+    def _connect(self) -> paramiko.SSHClient:
+        client = paramiko.SSHClient()
+        known = os.path.expanduser(self.cluster.known_hosts)
+        if os.path.exists(known):
+            client.load_host_keys(known)
+        if self.cluster.host_key_policy == "accept-any":
+            client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+        else:
+            client.set_missing_host_key_policy(paramiko.RejectPolicy())
+        kwargs = self._connect_kwargs()
+        try:
+            client.connect(**kwargs)
+        except Exception as exc:
+            client.close()
+            raise self._explain(exc, kwargs) from exc
+        transport = client.get_transport()
+        if transport is not None:
+            transport.set_keepalive(15)
+        self._kwargs = kwargs
+        return client
+
+    def _explain(self, exc: Exception, kwargs: dict[str, Any]) -> HostError:
+        port, user = kwargs["port"], kwargs["username"]
+        where = f"ssh {user}@{self.name}:{port}"
+        if isinstance(exc, paramiko.BadHostKeyException):
+            return HostError(self.name, f"{where}: host key does not match {self.cluster.known_hosts}",
+                             "the host was reinstalled or this is not the host you meant; remove the "
+                             "stale entry with ssh-keygen -R and add the new key")
+        if isinstance(exc, paramiko.AuthenticationException):
+            key = kwargs.get("key_filename") or "the default keys / agent"
+            return HostError(self.name, f"{where}: authentication failed with {key}",
+                             "set SSH_USER and SSH_KEY in the cluster config to a key the host accepts")
+        if isinstance(exc, paramiko.SSHException) and "known_hosts" in str(exc):
+            return HostError(self.name, f"{where}: host key is not in {self.cluster.known_hosts}",
+                             f"add it with `ssh-keyscan -p {port} {self.name} >> "
+                             f"{self.cluster.known_hosts}` after checking its fingerprint, or set "
+                             "HOST_KEY_POLICY = 'accept-any' to opt out of verification")
+        if isinstance(exc, (socket.timeout, TimeoutError)):
+            return HostError(self.name, f"{where}: no answer within {kwargs['timeout']:.0f} s",
+                             "check the address, that the host is up and that SSH_PORT is right")
+        if isinstance(exc, (paramiko.ssh_exception.NoValidConnectionsError, OSError)):
+            return HostError(self.name, f"{where}: cannot connect ({exc})",
+                             "check the address, that sshd runs and that SSH_PORT is right")
+        return HostError(self.name, f"{where}: {type(exc).__name__}: {exc}")
+
+    def _transport(self) -> paramiko.Transport:
+        with self._lock:
+            transport = self.client.get_transport()
+            if transport is None or not transport.is_active():
+                self.client.close()
+                self.client = self._connect()
+                transport = self.client.get_transport()
+            assert transport is not None
+            return transport
+
+    def run(self, argv: Sequence[str], timeout: float = 300, check: bool = True) -> CommandResult:
+        try:
+            channel = self._transport().open_session(timeout=self.cluster.connect_timeout_s)
+            channel.exec_command(shlex.join(argv))
+            code, out, err = _drain(channel, time.monotonic() + timeout)
+        except TimeoutError as exc:
+            raise HostError(self.name, f"`{shlex.join(argv)}` did not finish in {timeout:.0f} s") from exc
+        except (paramiko.SSHException, OSError, EOFError) as exc:
+            raise HostError(self.name, f"lost the SSH connection running `{argv[0]}` ({exc})",
+                            "check that the host is up") from exc
+        return self._checked(CommandResult(tuple(argv), code, out, err), check)
+
+    def put_archive(self, data: bytes, remote_dir: str) -> None:
+        archive = f"{remote_dir.rstrip('/')}.upload.tar.gz"
+        self.run(["mkdir", "-p", remote_dir])
+        try:
+            with self.client.open_sftp() as sftp:
+                sftp.putfo(io.BytesIO(data), archive)
+        except (paramiko.SSHException, OSError) as exc:
+            raise HostError(self.name, f"SFTP upload to {archive} failed ({exc})",
+                            "check free space and permissions under WORK_ROOT") from exc
+        self.run(["tar", "-xzf", archive, "-C", remote_dir])
+        self.run(["rm", "-f", archive])
+
+    def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> None:
+        local_dir.mkdir(parents=True, exist_ok=True)
+        argv = ["tar", "-czf", "-", "-C", remote_dir, "."]
+        try:
+            channel = self._transport().open_session(timeout=self.cluster.connect_timeout_s)
+            channel.settimeout(timeout)
+            channel.exec_command(shlex.join(argv))
+            with tarfile.open(fileobj=channel.makefile("rb"), mode="r|gz") as tar:
+                _extract(tar, str(local_dir))
+            code = channel.recv_exit_status()
+            err = channel.makefile_stderr("rb").read().decode(errors="replace")
+        except (paramiko.SSHException, OSError, EOFError, tarfile.TarError) as exc:
+            raise HostError(self.name, f"copying {remote_dir} back failed ({exc})") from exc
+        if code != 0:
+            raise HostError(self.name, f"copying {remote_dir} back failed: {err.strip()}")
+
+    def docker(self) -> Any:
+        if self._docker is None:
+            from chipperf.remote.dockerssh import docker_over_ssh
+
+            self._docker = docker_over_ssh(self)
+        return self._docker
+
+    def new_ssh_client(self) -> paramiko.SSHClient:
+        """A second connection with the same settings (the Docker transport owns its own)."""
+        return self._connect()
+
+    def close(self) -> None:
+        if self._docker is not None:
+            self._docker.close()
+        self.client.close()
+
+
+def _drain(channel: paramiko.Channel, deadline: float) -> tuple[int, str, str]:
+    out, err = bytearray(), bytearray()
+    channel.settimeout(0.2)
+    while True:
+        while channel.recv_ready():
+            out += channel.recv(1 << 16)
+        while channel.recv_stderr_ready():
+            err += channel.recv_stderr(1 << 16)
+        if channel.exit_status_ready() and not channel.recv_ready() and not channel.recv_stderr_ready():
+            break
+        if time.monotonic() > deadline:
+            channel.close()
+            raise TimeoutError
+        channel.status_event.wait(0.01)
+    code = channel.recv_exit_status()
+    channel.close()
+    return code, out.decode(errors="replace"), err.decode(errors="replace")
+
+
+def _current_user() -> str:
+    import getpass
+
+    return getpass.getuser()
+
