@@ -1,4 +1,4 @@
-"""`chipperf run|plan|report|compare|check|monitor|cases|clean` (thin: parse, call one function, map errors)."""
+"""`chipperf run|plan|report|compare|check|monitor|cases`: parse, call one function, map errors."""
 
 from __future__ import annotations
 

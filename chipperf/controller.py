@@ -8,6 +8,7 @@ import tarfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from chipperf.catalogue import Catalogue
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
 from chipperf.containers.options import parse_cli_options
+from chipperf.containers.pipconf import master_pip_settings, with_master_pip
 from chipperf.errors import ChipperfError, GroupError, HostError, ImageError
 from chipperf.plan import CasePlan, RunPlan, make_plan
 from chipperf.record import RunRecord, attach_run_log
@@ -118,15 +120,17 @@ def prepare_images(plan: RunPlan, test: TestConfig, hosts: HostGroup, record: Ru
                    outcome: RunOutcome) -> dict[str, str]:
     """Build each case's image once on the master's engine and load it into every host's engine."""
     builder = _builder_engine(hosts)
+    build_cfg = test.image
+    if build_cfg.pip_from_master:
+        build_cfg = with_master_pip(build_cfg, master_pip_settings())
     tags: dict[str, str] = {}
     for case in plan.cases:
         started = time.monotonic()
         try:
-            inputs = images.build_inputs(case.image_context, test.image)
-            tag = images.ensure_image(builder, case.image_name, inputs, test.image)
+            inputs = images.build_inputs(case.image_context, build_cfg)
+            tag = images.ensure_image(builder, case.image_name, inputs, build_cfg)
             used = sorted({n.host for r in case.rounds for n in r.nodes})
-            hosts.run_step("ship image", lambda h: images.ship_image(builder, h.docker(), tag, h.name),
-                           only=used)
+            hosts.run_step("ship image", partial(_ship, builder, tag), only=used)
         except (ImageError, GroupError, HostError) as exc:
             _case_failed(case, record, outcome, f"image: {exc}")
             continue
@@ -134,6 +138,10 @@ def prepare_images(plan: RunPlan, test: TestConfig, hosts: HostGroup, record: Ru
         record.case(case.dir_name, image=tag)
         log.info("image %s ready on %d host(s) in %.1f s", tag, len(used), time.monotonic() - started)
     return tags
+
+
+def _ship(builder: Any, tag: str, host: Host) -> bool:
+    return images.ship_image(builder, host.docker(), tag, host.name)
 
 
 def _builder_engine(hosts: HostGroup) -> Any:

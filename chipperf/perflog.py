@@ -93,8 +93,8 @@ FLAGPERF_THROUGHPUT: Mapping[str, str] = {
 }
 # Throughput keys that count tokens, not samples.
 FLAGPERF_TOKEN_KEYS = ("training_tokens_per_second", "tokens_per_second")
-# Preferred FlagPerf metric keys, in order; otherwise the first other numeric "final_*" key
-# (losses last).
+# Preferred FlagPerf metric keys, in order, before any other numeric "final_*" key; a
+# loss is chosen only when there is no other final metric.
 FLAGPERF_METRICS = ("final_accuracy", "final_acc", "final_mlm_accuracy", "final_mlm_accuarcy",
                     "final_top1", "final_map", "final_eval_acc", "final_map_bbox",
                     "final_loss", "final_eval_loss")
@@ -256,11 +256,14 @@ def _flagperf_throughput(value: Mapping[str, Any]) -> dict[str, Any]:
 
 def _flagperf_metric(value: Mapping[str, Any]) -> dict[str, Any] | None:
     finals = [k for k in value if k.startswith("final_") and _is_number(value[k])]
-    ordered = [k for k in FLAGPERF_METRICS if k in finals]
-    ordered += sorted((k for k in finals if k not in ordered), key=lambda k: "loss" in k)
-    if not ordered:
+    if not finals:
         return None
-    name = ordered[0]
+
+    def rank(key: str) -> tuple[bool, int]:  # quality metrics before losses, known keys first
+        known = FLAGPERF_METRICS.index(key) if key in FLAGPERF_METRICS else len(FLAGPERF_METRICS)
+        return "loss" in key, known
+
+    name = min(finals, key=rank)
     return {"name": name[len("final_"):], "value": value[name], "target": None,
             "higher_is_better": "loss" not in name}
 

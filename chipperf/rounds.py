@@ -112,8 +112,8 @@ def _start_node(hosts: HostGroup, case: CasePlan, st: NodeState, s: RoundSetting
 
 
 def _case_spec(case: CasePlan, node: NodePlan, s: RoundSettings) -> ContainerSpec:
-    command = ("python3", "-m", "chipperf.launchers.rankexec", "--log",
-               f"{node.output_dir}/launcher.log", "--", *node.command)
+    command = ("python3", "-m", "chipperf.launchers.rankexec", f"{node.output_dir}/launcher.log",
+               *node.command)
     return ContainerSpec(node.container, s.image, command, node.env,
                          {node.work_dir: "rw", case.data_dir: "ro"}, s.run_id, s.shm_size,
                          s.options)

@@ -14,8 +14,14 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
-from chipperf.config.model import (CASE_KEY_FORM, CaseEntry, CaseKey, ClusterConfig,
-                                   ImageBuildConfig, TestConfig)
+from chipperf.config.model import (
+    CASE_KEY_FORM,
+    CaseEntry,
+    CaseKey,
+    ClusterConfig,
+    ImageBuildConfig,
+    TestConfig,
+)
 from chipperf.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -193,6 +199,7 @@ def _image(f: _Fields) -> ImageBuildConfig:
         no_proxy=f.get("no_proxy", str, None),
         debian_mirror=f.get("debian_mirror", str, "http://deb.debian.org/debian"),
         build_timeout_s=f.get("build_timeout_s", _positive, 3600.0, "use seconds > 0"),
+        pip_from_master=f.get("pip_from_master", _flag, True),
     )
 
 

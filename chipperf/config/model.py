@@ -89,6 +89,7 @@ class ImageBuildConfig:
     no_proxy: Optional[str] = None
     debian_mirror: str = "http://deb.debian.org/debian"
     build_timeout_s: float = 3600.0
+    pip_from_master: bool = True           # fill unset pip settings from the master's pip
 
 
 @dataclass(frozen=True)

@@ -133,14 +133,17 @@ class IpmiSource:
                 return {"tool": tool, "method": method, "argv": self._argv,
                         **({"sensor": reading["sensor"]} if "sensor" in reading else {})}
             reasons.append(f"{' '.join(args)}: {why}")
+            if why.startswith("timed out"):
+                break  # the BMC does not answer: do not wait for every other form too
         raise SamplerUnavailable("no BMC power reading: " + "; ".join(reasons))
 
     def sample(self) -> dict[str, Any] | None:
         outcome = self._collect()
+        if isinstance(outcome, Exception):
+            # Asked again next tick, so a reading never carries a time before this error line.
+            raise outcome
         if self._proc is None:
             self._start()
-        if isinstance(outcome, Exception):
-            raise outcome
         return outcome
 
     def close(self) -> None:
@@ -156,7 +159,9 @@ class IpmiSource:
         try:
             done = subprocess.run(argv, check=False, capture_output=True, text=True,
                                   timeout=self._timeout_s, stdin=subprocess.DEVNULL)
-        except (OSError, subprocess.TimeoutExpired) as e:
+        except subprocess.TimeoutExpired:
+            return None, f"timed out after {self._timeout_s:g} s"
+        except OSError as e:
             return None, str(e)
         if done.returncode != 0:
             return None, f"exit {done.returncode}: {(done.stderr or done.stdout).strip()[:200]}"

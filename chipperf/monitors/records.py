@@ -117,7 +117,7 @@ def parse_lines(lines: Iterable[str], name: str = "<log>") -> ParsedLog:
 def _parse_line(line: str) -> tuple[dict[str, Any], str]:
     try:
         record = json.loads(line)
-    except ValueError as e:
+    except json.JSONDecodeError as e:
         return {}, f"not JSON ({e.msg}): {line.strip()[:80]!r}"
     if not isinstance(record, dict):
         return {}, f"not a JSON object: {line.strip()[:80]!r}"

@@ -53,7 +53,7 @@ def each(items: Sequence, fn: Callable, step: str, key: Callable = lambda x: x,
         results[name] = exc if exc is not None else future.result()
     failed = {n: r for n, r in results.items() if isinstance(r, BaseException)}
     if failed and raise_errors:
-        for name, exc in failed.items():
+        for exc in failed.values():
             if not isinstance(exc, (ChipperfError, Exception)):
                 raise exc  # KeyboardInterrupt and the like pass straight through
         raise GroupError(step, results)

@@ -1,1 +1,31 @@
-"""Result directories: layout, status, atomic writes, summary schema, report, compare, check."""
+"""Result directories: layout, status, atomic writes, summary schema, report, compare, check.
+
+The public entry points are imported lazily, so ``chipperf.results.layout`` (used by
+the controller and inside containers) stays cheap to import::
+
+    summarize(run_dir) -> RunSummary          write_reports(run_dir) -> list[Path]
+    report_main(run_dir, readme_table) -> int compare_main(dirs, baseline) -> int
+    check_main(run_dir) -> int
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "summarize": "chipperf.results.report",
+    "write_reports": "chipperf.results.report",
+    "report_main": "chipperf.results.commands",
+    "compare_main": "chipperf.results.commands",
+    "check_main": "chipperf.results.commands",
+    "RunSummary": "chipperf.results.schema",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'chipperf.results' has no attribute {name!r}")

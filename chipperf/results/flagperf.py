@@ -70,7 +70,7 @@ def text_records(path: Path, lines: Iterable[tuple[int, str, bool]],
 
 def _scalar_records(kind: str, lines: Iterable[tuple[int, str, bool]],
                     out: MonitorFile) -> list[Record]:
-    quantity = {"cpu": "util", "mem": "mem_pct", "pwr": "power"}[kind]
+    key = {"cpu": "util_pct", "mem": "used_pct", "pwr": "power_w"}[kind]
     rows: list[tuple[int, int, float]] = []
     for number, text, clean in lines:
         if not clean:
@@ -85,7 +85,7 @@ def _scalar_records(kind: str, lines: Iterable[tuple[int, str, bool]],
         rows.append((number, ts, value))
     scale = 100.0 if kind in ("cpu", "mem") and rows and max(v for _, _, v in rows) <= 1.0 else 1.0
     source = {"cpu": "cpu", "mem": "mem", "pwr": "ipmi"}[kind]   # FlagPerf reads ipmitool
-    return [(number, ts, source, {quantity: value * scale}) for number, ts, value in rows]
+    return [(number, ts, source, {key: value * scale}) for number, ts, value in rows]
 
 
 def _number(tokens: list[str]) -> float | None:
@@ -126,15 +126,15 @@ def _device_values(tokens: list[str]) -> dict[str, float]:
             continue
         number, unit = float(match[1]), match[2]
         if unit == "W":
-            values["power"] = number
+            values["power_w"] = number
         elif unit == "%":
-            values["util"] = number
+            values["util_pct"] = number
         elif unit == "C":
-            values["temp"] = number
-        elif "mem" not in values:
-            values["mem"] = number * _UNIT_BYTES[unit]
+            values["temp_c"] = number
+        elif "mem_used_bytes" not in values:
+            values["mem_used_bytes"] = number * _UNIT_BYTES[unit]
         else:
-            values["mem_total"] = number * _UNIT_BYTES[unit]
+            values["mem_total_bytes"] = number * _UNIT_BYTES[unit]
     return values
 
 

@@ -90,6 +90,8 @@ class NodeResult(_Schema):
     avg_power_w: float | None = None              # whole node (pwr_monitor)
     peak_power_w: float | None = None
     energy_j: float | None = None
+    cpu_power_w: float | None = None                 # CPU packages + DRAM (RAPL), window avg
+    cpu_energy_j: float | None = None
     accel_avg_power_w_per_chip: float | None = None
     accel_peak_power_w_per_chip: float | None = None
     accel_energy_j: float | None = None           # all chips of the node together
@@ -136,6 +138,7 @@ class RoundResult(_Schema):
     peak_power_w_per_node: float | None = None
     energy_j: float | None = None                 # all nodes' wall power over the window
     accel_energy_j: float | None = None           # all chips over the window
+    cpu_energy_j: float | None = None             # all nodes' CPU packages + DRAM (RAPL)
     work_per_joule: float | None = None           # work_done / energy_j
     work_per_joule_accel: float | None = None     # work_done / accel_energy_j
     mfu: float | None = None
@@ -224,7 +227,7 @@ class RunSummary(_Schema):
     problems: tuple[str, ...] = ()
 
 
-# Figures aggregated over rounds: name -> (getter path, higher is better, label, unit).
+# Figures aggregated over rounds: name -> (attribute path, higher is better, label).
 AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
     "throughput_raw": ("throughput.raw", True, "throughput"),
     "throughput_no_eval": ("throughput.no_eval", True, "throughput (no eval)"),
@@ -239,6 +242,7 @@ AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
     "peak_power_w_per_node": ("peak_power_w_per_node", False, "peak power/node (W)"),
     "energy_j": ("energy_j", False, "energy (J)"),
     "accel_energy_j": ("accel_energy_j", False, "accelerator energy (J)"),
+    "cpu_energy_j": ("cpu_energy_j", False, "CPU energy, RAPL (J)"),
     "work_per_joule": ("work_per_joule", True, "work/J"),
     "work_per_joule_accel": ("work_per_joule_accel", True, "work/J (accelerators)"),
     "peak_accel_memory_bytes": ("peak_accel_memory_bytes", False, "peak accel memory"),

@@ -1,0 +1,75 @@
+"""Entry functions the CLI wires to ``chipperf report | compare | check``.
+
+Each prints to stdout and returns the exit code: 0 done / compliant, 1 problems
+found (check) or nothing to compare, 2 a directory that is not there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chipperf.results import render
+from chipperf.results.check import check
+from chipperf.results.collect import collect
+from chipperf.results.compare import compare, comparison_console
+from chipperf.results.report import write_collected
+
+
+def report_main(run_dir: Path, readme_table: bool = False) -> int:
+    """Write summary.json/csv/md, report.html and result.json files, then print the cases
+    table; with ``readme_table`` print the README table and write nothing."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        print(f"chipperf report: {run_dir}: not a directory")
+        return 2
+    collected = collect(run_dir)
+    if readme_table:
+        print(render.readme_table(collected.summary), end="")
+        return 0
+    try:
+        written = write_collected(run_dir, collected)
+    except OSError as exc:
+        print(f"chipperf report: cannot write the reports into {run_dir}: {exc}")
+        return 1
+    print(render.console(collected.summary), end="")
+    print("wrote " + ", ".join(str(p.relative_to(run_dir)) for p in written[:4])
+          + f" and {len(written) - 4} case result.json file(s) in {run_dir}")
+    return 0
+
+
+def compare_main(dirs: list[Path], baseline: int = 0) -> int:
+    """Compare the runs in ``dirs``; ``baseline`` is the index (0 = first) of the one the
+    ratios are taken against."""
+    missing = [d for d in dirs if not Path(d).is_dir()]
+    if missing:
+        print("chipperf compare: not a directory: " + ", ".join(map(str, missing)))
+        return 2
+    if not 0 <= baseline < len(dirs):
+        print(f"chipperf compare: baseline {baseline} must be 0..{len(dirs) - 1} "
+              "(an index into the directories given)")
+        return 2
+    summaries = [collect(Path(d)).summary for d in dirs]
+    comparison = compare(summaries, baseline)
+    if not comparison.rows:
+        print("chipperf compare: no case has a counted round to compare")
+        return 1
+    print(comparison_console(comparison), end="")
+    return 0
+
+
+def check_main(run_dir: Path) -> int:
+    """List every way ``run_dir`` departs from the result-directory contract."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        print(f"chipperf check: {run_dir}: not a directory")
+        return 2
+    report = check(run_dir)
+    for problem in report.problems:
+        print(problem)
+    counts = (f"{report.cases} case(s), {report.rounds} round(s), {report.nodes} node dir(s), "
+              f"{report.perflog_lines} PerfLog line(s), {report.monitor_lines} monitor line(s)")
+    if report.problems:
+        print(f"{len(report.problems)} problem(s) in {run_dir} ({counts} checked)")
+        return 1
+    print(f"ok: {run_dir} follows the result-directory contract ({counts} checked)")
+    return 0

@@ -1,0 +1,100 @@
+"""summary.md: the run, every case's rounds and statistics, and why figures are absent."""
+
+from __future__ import annotations
+
+from chipperf.results.render import DASH, case_rows, fmt, kind_of, table
+from chipperf.results.schema import AGGREGATED, CaseResult, RunSummary, round_value
+
+ROUND_FIGURES = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu",
+                 "avg_power_w_per_chip", "peak_power_w_per_chip", "avg_power_w_per_node",
+                 "energy_j", "work_per_joule", "peak_accel_memory_bytes")
+
+
+def summary_markdown(summary: RunSummary) -> str:
+    parts = [f"# chipperf run `{summary.run_id}`", "", _run_facts(summary), ""]
+    header, rows = case_rows(summary)
+    parts += ["## Cases", "", table(header, rows) if rows else "(no cases)", "",
+              "Means over the counted rounds ± coefficient of variation; — means not measured "
+              "(reasons under each case).", ""]
+    for case in summary.cases:
+        parts += case_section(case)
+    problems = list(summary.problems)
+    for case in summary.cases:
+        problems += list(case.problems)
+        for r in case.rounds:
+            problems += list(r.problems)
+    if problems:
+        parts += [f"## Problems ({len(problems)})", "", *(f"- `{p}`" for p in problems), ""]
+    return "\n".join(parts)
+
+
+def _run_facts(summary: RunSummary) -> str:
+    facts = [("source", summary.source), ("chipperf version", summary.chipperf_version),
+             ("suite", summary.suite), ("vendor", summary.vendor), ("status", summary.status),
+             ("started", summary.started_at), ("finished", summary.finished_at),
+             ("hosts", ", ".join(summary.hosts) or None)]
+    return table(["", ""], [[k, v or DASH] for k, v in facts])
+
+
+def case_section(case: CaseResult) -> list[str]:
+    title = case.key or case.dir_name
+    lines = [f"## {title}", "",
+             f"Dir `{case.dir_name}`, vendor {case.vendor or DASH}, chip {case.chip or DASH}, "
+             f"image {case.image or DASH}, status **{case.status or 'unknown'}**"
+             + (f": {case.reason}" if case.reason else "") + ".", ""]
+    lines += ["### Rounds", "", round_table(case), ""]
+    if case.excluded:
+        lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)
+                  + ".", ""]
+    lines += ["### Over the counted rounds " + f"({', '.join(map(str, case.counted)) or 'none'})",
+              "", stats_table(case), ""]
+    if case.mfu_dtype:
+        lines += [f"MFU divides achieved FLOP/s by the spec-sheet peak in {case.mfu_dtype} "
+                  "times the number of chips.", ""]
+    absent = absent_reasons(case)
+    if absent:
+        lines += ["### Not measured", "", *(f"- {name}: {why}" for name, why in absent), ""]
+    return lines
+
+
+def round_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
+    unit = case.throughput_unit or "work/s"
+    header = ["round", "status", "converged"] + [
+        f"{AGGREGATED[n][2]} ({unit})" if n == "throughput_raw" else AGGREGATED[n][2]
+        for n in ROUND_FIGURES]
+    rows = [[str(r.number), r.status or DASH, fmt(r.converged)]
+            + [fmt(round_value(r, n), kind_of(n)) for n in ROUND_FIGURES] for r in case.rounds]
+    return header, rows
+
+
+def round_table(case: CaseResult) -> str:
+    return table(*round_rows(case))
+
+
+def stats_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
+    header = ["figure", "n", "mean", "median", "min", "max", "CV", "olympic mean"]
+    rows = []
+    for name, (_, _, label) in AGGREGATED.items():
+        s = case.aggregate.get(name)
+        if s is None or s.n == 0:
+            continue
+        kind = kind_of(name)
+        rows.append([label, str(s.n), fmt(s.mean, kind), fmt(s.median, kind), fmt(s.min, kind),
+                     fmt(s.max, kind), fmt(s.cv, "ratio") if s.cv is not None else DASH,
+                     fmt(s.olympic_mean, kind)])
+    return header, rows
+
+
+def stats_table(case: CaseResult) -> str:
+    header, rows = stats_rows(case)
+    return table(header, rows) if rows else "(no figure measured in a counted round)"
+
+
+def absent_reasons(case: CaseResult) -> list[tuple[str, str]]:
+    """(figure label, reason) for each figure no counted round has."""
+    out = []
+    for name, (_, _, label) in AGGREGATED.items():
+        s = case.aggregate.get(name)
+        if s is not None and s.n == 0 and s.reasons.get("mean"):
+            out.append((label, s.reasons["mean"]))
+    return out

@@ -1,0 +1,236 @@
+"""What global rank 0's PerfLog says about a round: times, throughput, metric, MFU.
+
+``read_rank_log`` streams a ``rank<R>.out.log`` through ``chipperf.perflog.parse_lines``
+(non-UTF-8 bytes are replaced and reported). ``performance`` turns the events into
+the round's performance fields, each absent with a reason when the log cannot
+tell. ``mfu`` divides achieved FLOP/s by the vendor spec sheet's peak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chipperf.perflog import Event, normalize_finished, parse_lines
+from chipperf.results.flagperf import target_from_config
+from chipperf.results.samples import read_lines
+from chipperf.results.schema import Metric, Throughput
+
+TIMES = ("e2e_time_s", "train_time_s", "train_no_eval_time_s", "pure_compute_time_s")
+
+
+@dataclass
+class RankLog:
+    """The events of one rank log that matter to a summary."""
+
+    path: Path
+    present: bool = False
+    submit_info: Event | None = None
+    init_start: Event | None = None
+    train_start: Event | None = None
+    train_end: Event | None = None
+    finished: Event | None = None
+    events: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def read_rank_log(path: Path) -> RankLog:
+    out = RankLog(path=path)
+    if not path.is_file():
+        return out
+    out.present = True
+    bad_lines: list[int] = []
+    try:
+        events, problems = parse_lines(_decoded(path, bad_lines))
+    except OSError as exc:
+        out.problems.append(f"{path.name}: unreadable: {exc}")
+        return out
+    out.problems += [f"{path.name}:{n}: not valid UTF-8 (bytes replaced)" for n in bad_lines]
+    out.problems += [f"{path.name}:{p.line}: {p.message}" for p in problems]
+    for event in events:
+        _keep(out, event)
+    return out
+
+
+def _decoded(path: Path, bad_lines: list[int]) -> Iterator[str]:
+    for number, text, clean in read_lines(path):
+        if not clean:
+            bad_lines.append(number)
+        yield text
+
+
+def _keep(out: RankLog, event: Event) -> None:
+    out.events += 1
+    name = event.name
+    if name == "SUBMIT_INFO" and out.submit_info is None:
+        out.submit_info = event
+    elif name == "INIT_START" and out.init_start is None:
+        out.init_start = event
+    elif name == "TRAIN_START" and out.train_start is None:
+        out.train_start = event
+    elif name == "TRAIN_END":
+        out.train_end = event
+    elif name == "FINISHED":
+        out.finished = event
+
+
+# ---------------------------------------------------------------- performance fields
+
+
+def performance(log: RankLog, rel: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """RoundResult fields from rank 0's events, and the reason for each absent one."""
+    fields: dict[str, Any] = {}
+    reasons: dict[str, str] = {}
+    if log.train_start and log.train_end and log.train_start.time_ms is not None \
+            and log.train_end.time_ms is not None:
+        fields["train_start_ms"] = log.train_start.time_ms
+        fields["train_end_ms"] = log.train_end.time_ms
+    else:
+        missing = [n for n, e in (("TRAIN_START", log.train_start), ("TRAIN_END", log.train_end))
+                   if e is None or e.time_ms is None]
+        reasons["window"] = f"{rel} has no {' / '.join(missing)} with time_ms"
+    if log.finished is None:
+        why = f"{rel} missing" if not log.present else f"{rel} has no FINISHED event"
+        return fields, {**reasons, "finished": why}
+    value = normalize_finished(log.finished.value)
+    fields.update(_finished_fields(value, reasons))
+    _fill_target(fields, log.submit_info)
+    return fields, reasons
+
+
+def _finished_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in TIMES:
+        out[key] = _number(value, key, reasons)
+    out["work_done"] = _integer(value, "work_done", reasons)
+    out["work_unit"] = _text(value, "work_unit", reasons)
+    out["flops_per_unit"] = _number(value, "flops_per_unit", reasons)
+    out["dtype"] = _text(value, "dtype", reasons)
+    out["world_size"] = _integer(value, "world_size", reasons)
+    out["peak_memory_bytes"] = _integer(value, "peak_memory_bytes", reasons)
+    if "peak_memory_bytes" in value and value["peak_memory_bytes"] is None:
+        reasons["peak_memory_bytes"] = "the framework could not tell (FINISHED reports null)"
+    converged = value.get("converged")
+    out["converged"] = converged if isinstance(converged, bool) else None
+    if out["converged"] is None:
+        reasons["converged"] = "FINISHED lacks 'converged'"
+    out["throughput"] = _throughput(value.get("throughput"), reasons)
+    out["metric"] = _metric(value.get("metric"), reasons)
+    return out
+
+
+def _number(value: Mapping[str, Any], key: str, reasons: dict[str, str]) -> float | None:
+    item = value.get(key)
+    if isinstance(item, (int, float)) and not isinstance(item, bool):
+        return float(item)
+    reasons[key] = f"FINISHED lacks {key!r}" if item is None else f"FINISHED {key!r} is not a number"
+    return None
+
+
+def _integer(value: Mapping[str, Any], key: str, reasons: dict[str, str]) -> int | None:
+    number = _number(value, key, reasons)
+    return None if number is None else int(number)
+
+
+def _text(value: Mapping[str, Any], key: str, reasons: dict[str, str]) -> str | None:
+    item = value.get(key)
+    if isinstance(item, str) and item:
+        return item
+    reasons[key] = f"FINISHED lacks {key!r}"
+    return None
+
+
+def _throughput(item: Any, reasons: dict[str, str]) -> Throughput | None:
+    if not isinstance(item, Mapping):
+        reasons["throughput"] = "FINISHED lacks 'throughput'"
+        return None
+    out = {}
+    for kind in ("raw", "no_eval", "pure_compute"):
+        number = item.get(kind)
+        ok = isinstance(number, (int, float)) and not isinstance(number, bool)
+        out[kind] = float(number) if ok else None
+        if not ok:
+            reasons[f"throughput.{kind}"] = f"FINISHED throughput lacks {kind!r}"
+    unit = item.get("unit") if isinstance(item.get("unit"), str) else None
+    return Throughput(unit=unit, **out)
+
+
+def _metric(item: Any, reasons: dict[str, str]) -> Metric | None:
+    if not isinstance(item, Mapping):
+        reasons["metric"] = "FINISHED lacks 'metric'"
+        return None
+
+    def number(key: str) -> float | None:
+        v = item.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    metric = Metric(name=str(item.get("name")) if item.get("name") is not None else None,
+                    value=number("value"), target=number("target"),
+                    higher_is_better=item.get("higher_is_better")
+                    if isinstance(item.get("higher_is_better"), bool) else None)
+    if metric.value is None:
+        reasons["metric.value"] = "FINISHED metric has no numeric value"
+    return metric
+
+
+def _fill_target(fields: dict[str, Any], submit_info: Event | None) -> None:
+    """FlagPerf's target lives in SUBMIT_INFO's config, not in FINISHED."""
+    metric = fields.get("metric")
+    if metric is None or metric.target is not None or submit_info is None:
+        return
+    target = target_from_config(submit_info.value.get("config"))
+    if target is not None:
+        fields["metric"] = Metric(metric.name, metric.value, target, metric.higher_is_better)
+
+
+# ---------------------------------------------------------------- MFU
+
+
+@dataclass(frozen=True)
+class Mfu:
+    value: float | None
+    dtype: str | None
+    peak_flops_per_chip: float | None
+    chips: int | None
+    reason: str = ""
+
+
+def mfu(fields: Mapping[str, Any], vendor: str | None, chip: str | None,
+        chips: int | None) -> Mfu:
+    """(work_done x flops_per_unit / train_time) / (peak FLOP/s for dtype x chips)."""
+    dtype = fields.get("dtype")
+    peak, why = chip_peak(vendor, chip, dtype)
+    missing = [k for k in ("work_done", "flops_per_unit", "train_time_s") if not fields.get(k)]
+    if missing:
+        why = why or f"FINISHED has no (positive) {', '.join(missing)}"
+    if not chips:
+        why = why or "number of chips unknown (no FINISHED world_size, no case topology)"
+    if why or peak is None:
+        return Mfu(None, dtype, peak, chips, why or "no peak FLOP/s")
+    achieved = fields["work_done"] * fields["flops_per_unit"] / fields["train_time_s"]
+    return Mfu(achieved / (peak * chips), dtype, peak, chips)
+
+
+def chip_peak(vendor: str | None, chip: str | None, dtype: str | None) -> tuple[float | None, str]:
+    """The spec sheet's peak FLOP/s of one chip in ``dtype``, or (None, why not)."""
+    from chipperf.vendors import get_vendor
+
+    if not dtype:
+        return None, "FINISHED has no dtype"
+    if not vendor or not chip:
+        return None, "vendor or chip of the case unknown"
+    try:
+        spec = get_vendor(vendor).chip(chip)
+    except KeyError:
+        return None, f"no vendor module {vendor!r} in chipperf/vendors/"
+    if spec is None:
+        return None, f"{vendor} vendor spec sheet has no chip {chip}"
+    if not spec.peak_flops:
+        return None, f"{vendor} vendor spec sheet has no peak FLOP/s for chip {chip}"
+    peak = spec.peak_flops.get(dtype) or spec.peak_flops.get(dtype.lower())
+    if not peak:
+        have = ", ".join(sorted(spec.peak_flops))
+        return None, f"{vendor} spec sheet for {chip} has no peak FLOP/s in {dtype} (has {have})"
+    return float(peak), ""

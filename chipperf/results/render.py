@@ -1,0 +1,215 @@
+"""Renderers of a RunSummary: JSON, CSV, Markdown, console table, README table.
+
+Every renderer reads the schema objects only. An absent figure prints as ``—``
+and its reason is listed under the table (Markdown) or in a ``reasons`` column (CSV).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from chipperf.results.schema import AGGREGATED, CaseResult, RoundResult, RunSummary, Stat
+
+DASH = "—"
+
+
+# ---------------------------------------------------------------- number formatting
+
+
+def fmt(value: Any, kind: str = "") -> str:
+    """A figure as text: ``kind`` is "", "bytes", "pct", "ratio" (0..1 shown as %), "j"."""
+    if value is None:
+        return DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not isinstance(value, (int, float)):
+        return str(value)
+    if kind == "bytes":
+        return f"{value / 2**30:.2f} GiB"
+    if kind == "ratio":
+        return f"{value * 100:.2f}%"
+    if kind == "pct":
+        return f"{value:.1f}%"
+    return _significant(float(value))
+
+
+def _significant(value: float) -> str:
+    magnitude = abs(value)
+    if magnitude == 0:
+        return "0"
+    if magnitude >= 1e6 or magnitude < 1e-3:
+        return f"{value:.4g}"
+    if magnitude >= 100:
+        return f"{value:,.1f}"
+    return f"{value:.4g}"
+
+
+def kind_of(name: str) -> str:
+    if "bytes" in name:
+        return "bytes"
+    if name == "mfu":
+        return "ratio"
+    if name.endswith("_pct"):
+        return "pct"
+    return ""
+
+
+def stat_text(s: Stat | None, kind: str = "") -> str:
+    """'mean ± CV' (CV only with >= 2 rounds)."""
+    if s is None or s.mean is None:
+        return DASH
+    text = fmt(s.mean, kind)
+    return f"{text} ± {s.cv * 100:.1f}%" if s.cv is not None else text
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def to_json(summary: RunSummary) -> str:
+    return json.dumps(summary.to_dict(), indent=2, sort_keys=False) + "\n"
+
+
+def case_json(case: CaseResult) -> str:
+    return json.dumps(case.to_dict(), indent=2) + "\n"
+
+
+# ---------------------------------------------------------------- CSV
+
+ROUND_COLUMNS: tuple[tuple[str, Callable[[RoundResult], Any]], ...] = (
+    ("status", lambda r: r.status),
+    ("converged", lambda r: r.converged),
+    ("throughput_unit", lambda r: r.throughput.unit if r.throughput else None),
+    *((name, (lambda n: lambda r: _round_figure(r, n))(name)) for name in AGGREGATED),
+    ("work_done", lambda r: r.work_done),
+    ("work_unit", lambda r: r.work_unit),
+    ("metric_name", lambda r: r.metric.name if r.metric else None),
+    ("metric_target", lambda r: r.metric.target if r.metric else None),
+    ("dtype", lambda r: r.dtype),
+    ("mfu_dtype", lambda r: r.mfu_dtype),
+    ("peak_flops_per_chip", lambda r: r.peak_flops_per_chip),
+    ("chips", lambda r: r.chips),
+)
+CASE_COLUMNS = ("case", "key", "vendor", "chip", "model", "framework", "nnodes", "nproc")
+
+
+def _round_figure(result: RoundResult, name: str) -> Any:
+    from chipperf.results.schema import round_value
+
+    return round_value(result, name)
+
+
+def to_csv(summary: RunSummary) -> str:
+    """One row per round, then one row per statistic of each case (``round`` = mean, ...)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([*CASE_COLUMNS, "round", *(n for n, _ in ROUND_COLUMNS), "reasons"])
+    for case in summary.cases:
+        ident = [case.dir_name, case.key, case.vendor, case.chip, case.model, case.framework,
+                 case.nnodes, case.nproc]
+        for r in case.rounds:
+            reasons = "; ".join(f"{k}: {v}" for k, v in r.reasons.items())
+            writer.writerow([*ident, r.number, *(_cell(get(r)) for _, get in ROUND_COLUMNS),
+                             reasons])
+        for stat_name in ("mean", "median", "min", "max", "cv", "olympic_mean"):
+            row = [_cell(getattr(case.aggregate.get(n), stat_name, None)) if n in AGGREGATED
+                   else "" for n, _ in ROUND_COLUMNS]
+            writer.writerow([*ident, stat_name, *row, ""])
+    return buffer.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    return "" if value is None else value
+
+
+# ---------------------------------------------------------------- tables
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub-flavoured Markdown table."""
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+    return "\n".join([line(header), line(["---"] * len(header)), *map(line, rows)])
+
+
+def console_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)
+
+
+def _unit(case: CaseResult) -> str:
+    return case.throughput_unit or "work/s"
+
+
+def case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    header = ["case", "chip", "nodes x procs", "status", "rounds counted", "throughput",
+              "train time (s)", "metric (target)", "MFU", "avg W/chip", "energy (J)", "work/J"]
+    rows = []
+    for c in summary.cases:
+        agg = c.aggregate
+        rows.append([
+            c.key or c.dir_name, c.chip or DASH, c.topology, c.status or DASH,
+            f"{len(c.counted)}/{len(c.rounds)}",
+            f"{stat_text(agg.get('throughput_raw'))} {_unit(c)}",
+            stat_text(agg.get("train_time_s")), _metric_text(c),
+            stat_text(agg.get("mfu"), "ratio") + (f" ({c.mfu_dtype})" if c.mfu_dtype else ""),
+            stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j")),
+            stat_text(agg.get("work_per_joule"))])
+    return header, rows
+
+
+def _metric_text(case: CaseResult) -> str:
+    value = stat_text(case.aggregate.get("metric_value"))
+    name = case.metric_name or "metric"
+    target = f" (target {fmt(case.metric_target)})" if case.metric_target is not None else ""
+    return f"{name} {value}{target}" if value != DASH else DASH
+
+
+def console(summary: RunSummary) -> str:
+    header, rows = case_rows(summary)
+    head = f"run {summary.run_id} ({summary.source}, status {summary.status or 'unknown'})"
+    body = console_table(header, rows) if rows else "(no cases)"
+    tail = [f"{len(summary.problems) + sum(_problem_count(c) for c in summary.cases)} problem(s); "
+            "see summary.md"] if _has_problems(summary) else []
+    return "\n".join([head, body, *tail]) + "\n"
+
+
+def _problem_count(case: CaseResult) -> int:
+    return len(case.problems) + sum(len(r.problems) for r in case.rounds)
+
+
+def _has_problems(summary: RunSummary) -> bool:
+    return bool(summary.problems) or any(_problem_count(c) for c in summary.cases)
+
+
+def readme_table(summary: RunSummary) -> str:
+    """The table a vendor pastes into a case README: one row per case, means over the
+    counted rounds (± coefficient of variation)."""
+    header = ["config", "nodes x procs", "rounds (counted/total)", "e2e time (s)",
+              "train time (s)", "throughput", "final metric", "converged", "MFU",
+              "peak accel memory", "avg power/chip (W)", "work/J"]
+    rows = []
+    for c in summary.cases:
+        agg = c.aggregate
+        converged = sum(1 for r in c.rounds if r.converged)
+        rows.append([
+            f"config_{c.chip}x{c.nnodes}x{c.nproc}" if c.chip else c.dir_name, c.topology,
+            f"{len(c.counted)}/{len(c.rounds)}", stat_text(agg.get("e2e_time_s")),
+            stat_text(agg.get("train_time_s")),
+            f"{stat_text(agg.get('throughput_raw'))} {_unit(c)}", _metric_text(c),
+            f"{converged}/{len(c.rounds)}",
+            stat_text(agg.get("mfu"), "ratio") + (f" ({c.mfu_dtype})" if c.mfu_dtype else ""),
+            stat_text(agg.get("peak_accel_memory_bytes"), "bytes"),
+            stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("work_per_joule"))])
+    source = f"chipperf {summary.chipperf_version or ''}".strip()
+    note = (f"\nMeasured by {source}, run `{summary.run_id}`; figures are means over the "
+            "counted rounds ± coefficient of variation; — means not measured "
+            "(reasons in summary.md).\n")
+    return table(header, rows) + "\n" + note

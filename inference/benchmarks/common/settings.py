@@ -1,0 +1,77 @@
+"""The keys every inference case has, as one frozen typed object (validated, all problems at once).
+
+Case-specific keys (image_size, seq_len, ...) stay in the configuration mapping and are read
+by the case. See docs/inference.md for what each key means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Mapping, Optional
+
+from common.errors import CaseError
+
+DEVICES = ("cpu", "cuda")
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str
+    engine: str
+    precision: str
+    device: str
+    batch_size: int
+    seed: int
+    checkpoint: Optional[str]
+    warmup_batches: int
+    repeat: int
+    max_items: Optional[int]
+    latency_queries: int
+    latency_warmup: int
+    accuracy_items: Optional[int]
+    accuracy_target: float
+    agreement_target: float
+    tolerance: Mapping[str, Mapping[str, float]]
+    flops_per_item: Optional[float]
+    onnx_file: Optional[str]
+    onnx_opset: int
+    num_threads: Optional[int]
+    compile_mode: str
+    trt_workspace_gb: float
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> "Settings":
+        missing = [f.name for f in fields(cls) if f.name not in config]
+        if missing:
+            raise CaseError(f"configuration.yaml lacks {', '.join(missing)}: add them "
+                            "(see docs/inference.md for every key)")
+        settings = cls(**{f.name: config[f.name] for f in fields(cls)})
+        problems = settings.problems()
+        if problems:
+            raise CaseError("configuration problems:\n  " + "\n  ".join(problems))
+        return settings
+
+    def problems(self) -> list[str]:
+        out = []
+        for name in ("batch_size", "repeat", "latency_queries", "onnx_opset"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                out.append(f"{name}: must be a whole number >= 1, got {getattr(self, name)!r}")
+        for name in ("warmup_batches", "latency_warmup"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
+                out.append(f"{name}: must be a whole number >= 0, got {getattr(self, name)!r}")
+        for name in ("max_items", "accuracy_items", "num_threads"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or value < 1):
+                out.append(f"{name}: must be null or a whole number >= 1, got {value!r}")
+        if self.device not in DEVICES:
+            out.append(f"device: {self.device!r} is unknown: use one of {', '.join(DEVICES)}")
+        if self.flops_per_item is not None and not self.flops_per_item > 0:
+            out.append(f"flops_per_item: must be null (count it) or > 0, got {self.flops_per_item!r}")
+        return out
+
+    def tolerance_for(self, engine: str, precision: str) -> Optional[float]:
+        """The relative bound for (engine, precision): the engine's entry, else ``default``'s."""
+        for table in (self.tolerance.get(engine) or {}, self.tolerance.get("default") or {}):
+            if precision in table:
+                return float(table[precision])
+        return None

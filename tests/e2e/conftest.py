@@ -1,0 +1,78 @@
+"""Fixtures for whole runs of `chipperf run` on the simulated cluster."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DATA_ROOT = Path("/var/lib/chipperf-test/data")
+WORK_ROOT = "/tmp/chipperf-e2e"
+
+
+@dataclass
+class Run:
+    returncode: int
+    output: str
+    run_dir: Path | None
+
+    def __str__(self) -> str:
+        return f"exit {self.returncode}\n{self.output[-8000:]}"
+
+
+@pytest.fixture(scope="session")
+def digits_dir() -> Path:
+    """scikit-learn's handwritten digits in ImageNet layout, on every (shared-filesystem) host."""
+    target = DATA_ROOT / "digits"
+    if not (target / "train").is_dir():
+        subprocess.run([sys.executable, str(REPO / "training/benchmarks/resnet50/pytorch/prepare_digits.py"),
+                        str(target)], check=True)
+    return target
+
+
+def write_configs(where: Path, hosts: list[str], cases: dict[str, str], *, ssh_port: int = 22,
+                  ssh_key: str, known_hosts: str, extra_test: str = "", extra_cluster: str = ""
+                  ) -> tuple[Path, Path]:
+    cluster = where / "cluster_conf.py"
+    cluster.write_text(f"HOSTS = {hosts!r}\nSSH_PORT = {ssh_port}\nSSH_USER = 'root'\n"
+                       f"SSH_KEY = {ssh_key!r}\nKNOWN_HOSTS = {known_hosts!r}\n"
+                       f"MASTER_PORT = 29517\nWORK_ROOT = {WORK_ROOT!r}\nCONNECT_TIMEOUT = 5\n"
+                       + extra_cluster)
+    test = where / "test_conf.py"
+    test.write_text(f"VENDOR = 'cpu'\nCASES = {cases!r}\nSHM_SIZE = '1g'\n"
+                    f"RESULT_ROOT = {str(where / 'result')!r}\nROUND_TIMEOUT = 900\n" + extra_test)
+    return cluster, test
+
+
+def chipperf(*args: str, cwd: Path, timeout: float = 1800) -> Run:
+    proc = subprocess.run([sys.executable, "-m", "chipperf.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": str(REPO)})
+    output = proc.stdout + proc.stderr
+    return Run(proc.returncode, output, latest_run_dir(cwd / "result"))
+
+
+def latest_run_dir(root: Path) -> Path | None:
+    runs = sorted(root.glob("run*")) if root.is_dir() else []
+    return runs[-1] if runs else None
+
+
+def leftovers(sim_cluster, run_id: str) -> list[str]:
+    """Containers (by the run's label) and work dirs the run left on any simulated host."""
+    import docker
+
+    found = []
+    for host in sim_cluster.hosts:
+        client = docker.DockerClient(base_url=host.docker_host)
+        try:
+            for c in client.containers.list(all=True, filters={"label": f"chipperf.run={run_id}"}):
+                found.append(f"{host.name}: container {c.name}")
+        finally:
+            client.close()
+    if (Path(WORK_ROOT) / run_id).exists():
+        found.append(f"work dir {WORK_ROOT}/{run_id}")
+    return found

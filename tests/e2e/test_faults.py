@@ -1,0 +1,174 @@
+"""Bad input and faults: each gets one clear message naming the host and the fix,
+keeps what was measured, and leaves nothing behind on any host."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import docker
+import pytest
+from conftest import REPO, chipperf, latest_run_dir, leftovers, write_configs
+
+from chipperf.results.layout import read_status
+
+pytestmark = pytest.mark.e2e
+
+ONE_NODE = "resnet50:pytorch_2.13:xeon:1:1:1"
+TWO_NODES = "resnet50:pytorch_2.13:xeon:2:1:1"
+
+
+def configs(tmp_path, sim_cluster, cases, hosts=None, **kw):
+    hosts = hosts or [h.address for h in sim_cluster.hosts[:2]]
+    kw.setdefault("ssh_key", sim_cluster.ssh_key)
+    kw.setdefault("known_hosts", sim_cluster.known_hosts)
+    return write_configs(tmp_path, hosts, cases, **kw)
+
+
+def run(tmp_path, cluster, test):
+    return chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+
+
+def test_bad_config_lists_every_problem_and_touches_nothing(tmp_path, sim_cluster):
+    cluster, test = configs(tmp_path, sim_cluster, {
+        "resnet50:pytorch_2.13:xeon:3:1": "/d",             # malformed key
+        "resnet50:pytorch_2.13:xeon:5:1:1": "/d",           # more nodes than hosts
+        "resnet50:pytorch_2.13:nochip:1:1:1": "/d",         # no vendor config for that chip
+        "resnet50:mxnet_1.9:xeon:1:1:1": "/d",              # unknown framework
+    }, extra_test="VENDOR = 'cpu'\n")
+    result = run(tmp_path, cluster, test)
+    assert result.returncode == 2, result
+    for text in ("has 5 ':'-separated parts", "nnodes=5 but the cluster config lists 2",
+                 "config_nochipx1x1.py", "has no launcher 'mxnet'"):
+        assert text in result.output, result
+    assert "Traceback" not in result.output
+    assert result.run_dir is None
+
+
+@pytest.mark.parametrize("fault, expect", [
+    ("unreachable", "cannot connect"),
+    ("port", "cannot connect"),
+    ("auth", "authentication failed"),
+    ("hostkey", "host key is not in"),
+])
+def test_connection_faults_name_host_and_fix(tmp_path, sim_cluster, digits_dir, fault, expect):
+    kw: dict = {}
+    hosts = [sim_cluster.hosts[0].address]
+    if fault == "unreachable":
+        hosts = ["10.231.0.99"]  # on the simulated bridge, but no such host
+    elif fault == "port":
+        kw["ssh_port"] = 2222
+    elif fault == "auth":
+        key = tmp_path / "other_key"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+        kw["ssh_key"] = str(key)
+    elif fault == "hostkey":
+        empty = tmp_path / "known_hosts"
+        empty.write_text("")
+        kw["known_hosts"] = str(empty)
+    cluster, test = configs(tmp_path, sim_cluster, {ONE_NODE: str(digits_dir)}, hosts=hosts, **kw)
+    result = run(tmp_path, cluster, test)
+    assert result.returncode == 1, result
+    assert expect in result.output and hosts[0] in result.output, result
+    assert "Traceback" not in result.output
+    if fault == "hostkey":
+        assert "ssh-keyscan" in result.output
+    record = json.loads((result.run_dir / "run.json").read_text())
+    assert record["status"] == "failed"
+    assert expect in record["cases"]["resnet50-pytorch_2.13-xeon-1x1"]["reason"]
+
+
+def test_missing_data_dir_on_a_host(tmp_path, sim_cluster):
+    cluster, test = configs(tmp_path, sim_cluster, {TWO_NODES: "/nonexistent/imagenet"})
+    result = run(tmp_path, cluster, test)
+    assert result.returncode == 1, result
+    assert "data dir /nonexistent/imagenet does not exist" in result.output
+    assert sim_cluster.hosts[0].address in result.output
+    assert leftovers(sim_cluster, result.run_dir.name) == []
+
+
+def test_crashing_case_keeps_its_logs_and_cleans_up(tmp_path, sim_cluster):
+    empty = tmp_path / "empty-dataset"
+    empty.mkdir()
+    cluster, test = configs(tmp_path, sim_cluster, {TWO_NODES: str(empty)})
+    result = run(tmp_path, cluster, test)
+    assert result.returncode == 1, result
+    assert "failed" in result.output
+    node0 = result.run_dir / "resnet50-pytorch_2.13-xeon-2x1/round1" / \
+        f"{sim_cluster.hosts[0].address}_noderank0"
+    status, reason = read_status(node0)
+    assert status in ("failed", "canceled") and reason
+    assert str(empty) in (node0 / "rank0.out.log").read_text()  # the case said what was wrong
+    assert leftovers(sim_cluster, result.run_dir.name) == []
+
+
+def test_round_deadline(tmp_path, sim_cluster, digits_dir):
+    cluster, test = configs(tmp_path, sim_cluster, {TWO_NODES: str(digits_dir)},
+                            extra_test="ROUND_TIMEOUT = 12\n")
+    started = time.monotonic()
+    result = run(tmp_path, cluster, test)
+    assert result.returncode == 1, result
+    assert time.monotonic() - started < 240
+    record = json.loads((result.run_dir / "run.json").read_text())
+    case = record["cases"]["resnet50-pytorch_2.13-xeon-2x1"]
+    assert case["status"] == "timeout", case
+    for node in (result.run_dir / "resnet50-pytorch_2.13-xeon-2x1/round1").iterdir():
+        assert read_status(node)[0] == "timeout"
+        assert (node / "launcher.log").is_file()  # what ran before the deadline is kept
+    assert leftovers(sim_cluster, result.run_dir.name) == []
+
+
+def _start_run(tmp_path, cluster, test) -> tuple[subprocess.Popen, Path]:
+    log = tmp_path / "console.log"
+    proc = subprocess.Popen([sys.executable, "-m", "chipperf.cli", "run", "--cluster", str(cluster),
+                             "--test", str(test)], cwd=tmp_path, stdout=log.open("w"),
+                            stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(REPO)})
+    return proc, log
+
+
+def _wait_for(log: Path, text: str, timeout: float = 600) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.exists() and log.read_text().count(text) >= 2:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"{text!r} never appeared twice:\n{log.read_text()[-4000:]}")
+
+
+def test_ctrl_c_cancels_and_cleans_up(tmp_path, sim_cluster, digits_dir):
+    cluster, test = configs(tmp_path, sim_cluster, {TWO_NODES: str(digits_dir)})
+    proc, log = _start_run(tmp_path, cluster, test)
+    _wait_for(log, ": started chipperf-")
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=120) == 130, log.read_text()[-4000:]
+    run_dir = latest_run_dir(tmp_path / "result")
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "canceled"
+    for node in (run_dir / "resnet50-pytorch_2.13-xeon-2x1/round1").iterdir():
+        assert read_status(node)[0] == "canceled"
+    assert leftovers(sim_cluster, run_dir.name) == []
+
+
+def test_vanished_rank_fails_the_round_fast(tmp_path, sim_cluster, digits_dir):
+    cluster, test = configs(tmp_path, sim_cluster, {TWO_NODES: str(digits_dir)})
+    proc, log = _start_run(tmp_path, cluster, test)
+    _wait_for(log, ": started chipperf-")
+    time.sleep(3)
+    h2 = sim_cluster.hosts[1]
+    client = docker.DockerClient(base_url=h2.docker_host)
+    (victim,) = [c for c in client.containers.list() if c.name.endswith("-n1")]
+    victim.kill()
+    client.close()
+    assert proc.wait(timeout=300) == 1, log.read_text()[-4000:]
+    output = log.read_text()
+    assert f"node 1 ({h2.address})" in output or h2.address in output
+    run_dir = latest_run_dir(tmp_path / "result")
+    node1 = run_dir / "resnet50-pytorch_2.13-xeon-2x1/round1" / f"{h2.address}_noderank1"
+    assert read_status(node1)[0] == "failed"
+    assert leftovers(sim_cluster, run_dir.name) == []

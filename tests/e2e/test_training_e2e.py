@@ -1,0 +1,53 @@
+"""End to end: `chipperf run` of resnet50 across two simulated hosts, to FINISHED."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import chipperf, leftovers, write_configs
+
+from chipperf.perflog import finished_problems, parse_lines
+from chipperf.results.layout import read_status
+
+pytestmark = pytest.mark.e2e
+
+CASE = "resnet50:pytorch_2.13:xeon:2:1:1"
+CASE_DIR = "resnet50-pytorch_2.13-xeon-2x1"
+
+
+def test_resnet50_across_two_hosts(sim_cluster, digits_dir, tmp_path):
+    h1, h2 = sim_cluster.hosts[:2]
+    cluster, test = write_configs(tmp_path, [h1.address, h2.address], {CASE: str(digits_dir)},
+                                  ssh_key=sim_cluster.ssh_key, known_hosts=sim_cluster.known_hosts)
+    run = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+    assert run.returncode == 0, run
+    assert run.run_dir is not None and "succeeded" in run.output
+
+    record = json.loads((run.run_dir / "run.json").read_text())
+    assert record["status"] == "succeeded"
+    assert record["cases"][CASE_DIR]["status"] == "succeeded"
+    assert set(record["hosts"]) == {h1.address, h2.address}
+    assert (run.run_dir / "run.log").stat().st_size > 0
+
+    round_dir = run.run_dir / CASE_DIR / "round1"
+    nodes = {p.name: p for p in round_dir.iterdir()}
+    assert set(nodes) == {f"{h1.address}_noderank0", f"{h2.address}_noderank1"}
+    for rank, name in enumerate(sorted(nodes)):
+        node = nodes[name]
+        assert read_status(node) == ("succeeded", "")
+        assert (node / f"rank{rank}.out.log").is_file(), sorted(p.name for p in node.iterdir())
+        assert "torch.distributed" in (node / "launcher.log").read_text() or \
+            (node / "launcher.log").is_file()
+
+    text = (nodes[f"{h1.address}_noderank0"] / "rank0.out.log").read_text()
+    events, problems = parse_lines(text.splitlines())
+    assert problems == []
+    finished = [e for e in events if e.name == "FINISHED"]
+    assert len(finished) == 1
+    value = finished[0].value
+    assert finished_problems(value) == []
+    assert value["world_size"] == 2
+    assert value["converged"] is True, value
+
+    assert leftovers(sim_cluster, run.run_dir.name) == []

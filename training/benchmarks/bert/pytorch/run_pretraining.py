@@ -1,0 +1,139 @@
+"""bert / PyTorch training case: masked-LM pretraining to an MLM-accuracy target, DDP.
+
+    torchrun --nproc_per_node=N run_pretraining.py --data_dir D \
+        --extern_config_dir DIR --extern_config_file config_<chip>x<nnodes>x<nproc>.py \
+        --output_dir OUT [--set name=value ...]
+
+gloo on CPU, nccl when CUDA is available. See README.md for the dataset layout, the FLOPs
+formula and the measured CI runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import torch
+import torch.distributed as tdist
+from bert_data import MLMDataset, check_batching, eval_batches, open_dataset, train_batches
+from bert_model import PRESETS, BertConfig, BertForMaskedLM, count_parameters
+from bert_model import train_flops_per_sequence
+from bert_train import Loop, Schedule, all_reduce_sum, linear_warmup_decay, run
+from driver import Config, ConfigError, DistEnv, Driver, Metric, run_case
+from driver.netif import interface_towards
+from torch.nn.parallel import DistributedDataParallel
+
+# bert_* are this folder's modules (python puts the script's folder on sys.path)
+CASE_DIR = Path(__file__).resolve().parent
+DTYPES = ("fp32", "bf16")
+
+
+def model_config(cfg: Config) -> BertConfig:
+    """The architecture of ``model_size``; every config problem at once."""
+    problems = []
+    if cfg.model_size not in PRESETS:
+        problems.append(f"model_size {cfg.model_size!r} is unknown: use one of "
+                        f"{', '.join(PRESETS)}")
+    elif cfg.model_size not in cfg.target_mlm_accuracy:
+        problems.append(f"target_mlm_accuracy has no target for model_size {cfg.model_size!r}")
+    if cfg.dtype not in DTYPES:
+        problems.append(f"dtype {cfg.dtype!r} is not supported: use one of {', '.join(DTYPES)}")
+    for name in ("global_batch_size", "max_steps", "eval_every_steps"):
+        if cfg[name] < 1:
+            problems.append(f"{name} = {cfg[name]} must be at least 1")
+    if problems:
+        raise ConfigError("configuration problems:\n" + "\n".join(f"  - {p}" for p in problems))
+    return PRESETS[cfg.model_size]
+
+
+def configure_threads(dist: DistEnv) -> int:
+    """OMP_NUM_THREADS when set (torchrun sets 1 for nproc > 1), else the usable cores
+    shared among this node's ranks."""
+    text = os.environ.get("OMP_NUM_THREADS", "").strip()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = int(text) if text.isdigit() else max(1, (cores or 1) // dist.nproc_per_node)
+    torch.set_num_threads(threads)
+    return threads
+
+
+def init_distributed(dist: DistEnv) -> torch.device:
+    """The rank's device; joins the process group (nccl on CUDA, gloo otherwise)."""
+    cuda = torch.cuda.is_available()
+    device = torch.device("cuda", dist.local_rank) if cuda else torch.device("cpu")
+    if cuda:
+        torch.cuda.set_device(device)
+    if dist.distributed:
+        if not cuda and dist.nnodes > 1 and "GLOO_SOCKET_IFNAME" not in os.environ:
+            ifname = interface_towards(dist.master_addr)
+            if ifname:
+                os.environ["GLOO_SOCKET_IFNAME"] = ifname
+        tdist.init_process_group("nccl" if cuda else "gloo", rank=dist.rank,
+                                 world_size=dist.world_size)
+    return device
+
+
+def optimizer_for(model: torch.nn.Module, cfg: Config) -> torch.optim.Optimizer:
+    """AdamW; biases and LayerNorm weights (the 1-D parameters) get no weight decay."""
+    params = list(model.parameters())
+    groups = [{"params": [p for p in params if p.ndim > 1], "weight_decay": cfg.weight_decay},
+              {"params": [p for p in params if p.ndim <= 1], "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
+                             eps=cfg.adam_eps, fused=torch.cuda.is_available() or None)
+
+
+def build_loop(cfg: Config, dist: DistEnv, device: torch.device, arch: BertConfig,
+               data: MLMDataset) -> tuple[Loop, BertForMaskedLM]:
+    torch.manual_seed(cfg.seed)
+    net = BertForMaskedLM(arch).to(device)
+    model = DistributedDataParallel(net) if dist.distributed else net
+    optimizer = optimizer_for(model, cfg)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, linear_warmup_decay(cfg.warmup_steps, cfg.max_steps))
+    local_batch = cfg.global_batch_size // dist.world_size
+    loop = Loop(
+        model=model, optimizer=optimizer, scheduler=scheduler, device=device, dtype=cfg.dtype,
+        grad_clip_norm=float(cfg.grad_clip_norm),
+        train_epoch=lambda epoch: train_batches(data, cfg.global_batch_size, dist.rank,
+                                                dist.world_size, cfg.seed, epoch),
+        eval_set=eval_batches(data, local_batch, dist.rank, dist.world_size, cfg.mask_seed,
+                              cfg.eval_samples))
+    return loop, net
+
+
+def peak_memory(device: torch.device) -> int | None:
+    return int(torch.cuda.max_memory_allocated(device)) if device.type == "cuda" else None
+
+
+def main(argv: list[str] | None = None) -> None:
+    driver = Driver.start("bert", CASE_DIR, argv)
+    cfg, dist = driver.config, driver.dist
+    arch = model_config(cfg)
+    data = open_dataset(driver.args.data_dir, arch.vocab_size, arch.max_position_embeddings)
+    problems = check_batching(data, cfg.global_batch_size, dist.world_size)
+    if problems:
+        raise ConfigError("\n".join(problems))
+    arch = dataclasses.replace(arch)  # the preset, as used (kept for INIT_END)
+    threads = configure_threads(dist)
+    device = init_distributed(dist)
+    if device.type == "cuda":
+        driver.set_sync(lambda: torch.cuda.synchronize(device))
+    loop, net = build_loop(cfg, dist, device, arch, data)
+    flops = train_flops_per_sequence(arch, data.seq_len)
+    target = float(cfg.target_mlm_accuracy[cfg.model_size])
+    driver.init_end(device=str(device), threads=threads, architecture=dataclasses.asdict(arch),
+                    parameters=count_parameters(net), seq_len=data.seq_len,
+                    vocab_tokens=len(data.vocab), train_rows=len(data.train),
+                    eval_rows=min(len(data.eval), cfg.eval_samples or len(data.eval)),
+                    torch_version=torch.__version__)
+    progress = run(driver, loop, Schedule(target, cfg.max_steps, cfg.eval_every_steps))
+    work_done = int(all_reduce_sum([float(progress.samples)], device)[0])
+    driver.finish(work_done=work_done, work_unit="samples",
+                  metric=Metric("mlm_accuracy", progress.accuracy, target),
+                  flops_per_unit=flops, dtype=cfg.dtype, peak_memory_bytes=peak_memory(device))
+    if tdist.is_initialized():
+        tdist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    run_case(main)

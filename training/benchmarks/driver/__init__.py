@@ -1,0 +1,47 @@
+"""The shared training-case driver (framework-agnostic; imports no framework).
+
+See docs/adding-a-case.md. Case code does::
+
+    from driver import Driver, Metric, run_case, split_batch
+"""
+
+from __future__ import annotations
+
+from driver.args import CaseArgs, parse_args, parse_overrides
+from driver.case import Driver
+from driver.config import Config, load_case_config, load_config, read_python
+from driver.datadir import IMAGE_FOLDER_LAYOUT, require_dir, require_same_classes, scan_image_folder
+from driver.dist import DistEnv, split_batch
+from driver.errors import CaseError, ConfigError, DataError, LaunchError
+from driver.events import CaseLog
+from driver.finished import Metric, build_finished, total_over_ranks
+from driver.main import run_case
+from driver.timing import Windows, WindowTimes
+
+__all__ = [
+    "IMAGE_FOLDER_LAYOUT",
+    "CaseArgs",
+    "CaseError",
+    "CaseLog",
+    "Config",
+    "ConfigError",
+    "DataError",
+    "DistEnv",
+    "Driver",
+    "LaunchError",
+    "Metric",
+    "WindowTimes",
+    "Windows",
+    "build_finished",
+    "load_case_config",
+    "load_config",
+    "parse_args",
+    "parse_overrides",
+    "read_python",
+    "require_dir",
+    "require_same_classes",
+    "run_case",
+    "scan_image_folder",
+    "split_batch",
+    "total_over_ranks",
+]

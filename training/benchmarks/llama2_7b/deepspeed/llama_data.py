@@ -1,0 +1,136 @@
+"""The llama2_7b case's dataset: token streams in .npy shards, cut into fixed windows.
+
+Layout (``prepare_data.py`` writes it; any corpus tokenised with the Llama 2 tokenizer can be
+converted to it, e.g. ``np.save(f, np.asarray(ids, np.uint16))``)::
+
+    <data_dir>/train/*.npy    1-D integer arrays (uint16 or int32): documents tokenised with
+                              the Llama tokenizer, concatenated, each as BOS(1) ... EOS(2)
+    <data_dir>/eval/*.npy     same, held-out text
+    <data_dir>/tokenizer.*    the tokenizer the ids come from (not read by the case)
+
+A sample is ``seq_len + 1`` consecutive tokens of one shard (inputs and their next-token
+targets); shards are cut into non-overlapping samples at multiples of ``seq_len``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from driver.errors import DataError
+
+
+@dataclass(frozen=True)
+class Windows:
+    """Non-overlapping ``seq_len + 1`` windows over memory-mapped token shards."""
+
+    shards: tuple[np.ndarray, ...]
+    seq_len: int
+    offsets: np.ndarray  # first global window of each shard, plus the total at the end
+
+    @classmethod
+    def of(cls, shards: list[np.ndarray], seq_len: int) -> "Windows":
+        counts = [max(0, (len(s) - 1) // seq_len) for s in shards]
+        return cls(tuple(shards), seq_len, np.cumsum([0] + counts))
+
+    def __len__(self) -> int:
+        return int(self.offsets[-1])
+
+    def take(self, indices: np.ndarray) -> np.ndarray:
+        """[len(indices), seq_len + 1] int64 tokens."""
+        shard = np.searchsorted(self.offsets, indices, side="right") - 1
+        starts = (indices - self.offsets[shard]) * self.seq_len
+        return np.stack([np.asarray(self.shards[s][a:a + self.seq_len + 1], dtype=np.int64)
+                         for s, a in zip(shard, starts)])
+
+
+@dataclass(frozen=True)
+class TokenDataset:
+    train: Windows
+    eval: Windows
+    vocab_size: int
+
+
+def open_dataset(data_dir: Path, seq_len: int, vocab_size: int) -> TokenDataset:
+    """Open and check ``data_dir``; raises DataError listing every problem found."""
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        raise DataError(f"data dir {data_dir} does not exist or is not a folder; make one with "
+                        "training/benchmarks/llama2_7b/deepspeed/prepare_data.py --output DIR")
+    problems: list[str] = []
+    splits = {name: _read_split(data_dir / name, seq_len, problems) for name in ("train", "eval")}
+    if problems:
+        raise DataError(f"llama2 dataset {data_dir} is not usable:\n"
+                        + "\n".join(f"  - {p}" for p in problems)
+                        + "\n(layout: train/*.npy, eval/*.npy 1-D token arrays; see the README)")
+    return TokenDataset(splits["train"], splits["eval"], vocab_size)
+
+
+def _read_split(folder: Path, seq_len: int, problems: list[str]) -> Windows | None:
+    files = sorted(folder.glob("*.npy")) if folder.is_dir() else []
+    if not files:
+        problems.append(f"{folder} has no .npy shards")
+        return None
+    shards = []
+    for file in files:
+        try:
+            shard = np.load(file, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            problems.append(f"{file} is not a readable .npy array: {exc}")
+            continue
+        if shard.ndim != 1 or shard.dtype.kind not in "iu":
+            problems.append(f"{file}: expected a 1-D integer token array, got shape "
+                            f"{shard.shape} dtype {shard.dtype}")
+            continue
+        shards.append(shard)
+    windows = Windows.of(shards, seq_len)
+    if shards and len(windows) == 0:
+        problems.append(f"{folder}: no shard holds seq_len + 1 = {seq_len + 1} tokens")
+    return windows if shards and len(windows) else None
+
+
+def check_batching(data: TokenDataset, global_batch: int, micro_batch: int,
+                   world_size: int) -> list[str]:
+    problems = []
+    if global_batch % (micro_batch * world_size):
+        problems.append(f"global_batch_size {global_batch} is not a multiple of "
+                        f"micro_batch_size {micro_batch} x {world_size} ranks = "
+                        f"{micro_batch * world_size}")
+    if len(data.train) < global_batch:
+        problems.append(f"the train split has {len(data.train)} samples of seq_len+1 tokens, "
+                        f"fewer than one global batch of {global_batch}")
+    if len(data.eval) < world_size:
+        problems.append(f"the eval split has {len(data.eval)} samples, fewer than "
+                        f"{world_size} ranks")
+    return problems
+
+
+def train_micro_batches(data: TokenDataset, global_batch: int, micro_batch: int, rank: int,
+                        world_size: int, seed: int, epoch: int) -> Iterator[np.ndarray]:
+    """This rank's micro-batches of one epoch, global batch by global batch (tail dropped)."""
+    order = np.random.default_rng([seed, epoch]).permutation(len(data.train))
+    local = global_batch // world_size
+    for start in range(0, len(order) - global_batch + 1, global_batch):
+        mine = order[start + rank * local: start + (rank + 1) * local]
+        for i in range(0, local, micro_batch):
+            yield _checked(data.train.take(mine[i:i + micro_batch]), data, "train")
+
+
+def eval_batches(data: TokenDataset, batch: int, rank: int, world_size: int,
+                 max_samples: int) -> list[np.ndarray]:
+    """This rank's strided share of the first ``max_samples`` eval samples (0: all)."""
+    n = min(len(data.eval), max_samples) if max_samples > 0 else len(data.eval)
+    mine = np.arange(rank, n, world_size)
+    return [_checked(data.eval.take(mine[i:i + batch]), data, "eval")
+            for i in range(0, len(mine), batch)]
+
+
+def _checked(tokens: np.ndarray, data: TokenDataset, split: str) -> np.ndarray:
+    if tokens.size and (tokens.min() < 0 or tokens.max() >= data.vocab_size):
+        raise DataError(f"{split} split holds token id {int(tokens.max())} (or a negative one), "
+                        f"outside the model's vocab_size {data.vocab_size}: the shards were made "
+                        "with another tokenizer, or choose a model_size whose vocabulary fits")
+    return tokens

@@ -1,0 +1,148 @@
+"""resnet50 / PyTorch training case: ImageNet-layout folders, DDP, top-1 target.
+
+    torchrun --nproc_per_node=N run_pretraining.py --data_dir D \
+        --extern_config_dir DIR --extern_config_file config_<chip>x<nnodes>x<nproc>.py \
+        --output_dir OUT [--set name=value ...]
+
+gloo on CPU, nccl when CUDA is available. See README.md for the FLOPs formula and the
+measured CI runs.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import torch
+import torch.distributed as tdist
+from data import ImageFolder, Split, read_splits
+from driver import Config, ConfigError, DataError, DistEnv, Driver, Metric, run_case, split_batch
+from driver.netif import interface_towards
+from model import ResNet50, flops_per_sample
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, DistributedSampler, Subset
+from train import Loop, all_reduce_sum, run
+
+# data, model and train are this folder's modules (python puts the script's folder on sys.path)
+CASE_DIR = Path(__file__).resolve().parent
+DTYPES = ("fp32", "bf16", "fp16")
+
+
+def configure_threads(dist: DistEnv) -> int:
+    """OMP_NUM_THREADS when set (torchrun sets 1 for nproc > 1), else the usable cores
+    shared among this node's ranks."""
+    text = os.environ.get("OMP_NUM_THREADS", "").strip()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = int(text) if text.isdigit() else max(1, (cores or 1) // dist.nproc_per_node)
+    torch.set_num_threads(threads)
+    return threads
+
+
+def init_distributed(dist: DistEnv) -> torch.device:
+    """The rank's device; joins the process group (nccl on CUDA, gloo otherwise)."""
+    cuda = torch.cuda.is_available()
+    device = torch.device("cuda", dist.local_rank) if cuda else torch.device("cpu")
+    if cuda:
+        torch.cuda.set_device(device)
+    if dist.distributed:
+        if not cuda and dist.nnodes > 1 and "GLOO_SOCKET_IFNAME" not in os.environ:
+            ifname = interface_towards(dist.master_addr)
+            if ifname:
+                os.environ["GLOO_SOCKET_IFNAME"] = ifname
+        tdist.init_process_group("nccl" if cuda else "gloo", rank=dist.rank,
+                                 world_size=dist.world_size)
+    return device
+
+
+def check_config(cfg: Config, classes: int) -> None:
+    if cfg.dtype not in DTYPES:
+        raise ConfigError(f"dtype {cfg.dtype!r} is not supported: use one of {DTYPES}")
+    if cfg.num_classes is not None and cfg.num_classes != classes:
+        raise DataError(f"num_classes = {cfg.num_classes} but the data dir has {classes} "
+                        "class folders in train/")
+
+
+def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, cuda: bool):
+    per_rank = split_batch(cfg.global_batch_size, dist.world_size)
+    train_set = ImageFolder(train, cfg.image_size, cfg.train_augment)
+    val_set = Subset(ImageFolder(val, cfg.image_size, None, cfg.val_crop_ratio),
+                     range(dist.rank, len(val.samples), dist.world_size))
+    sampler = DistributedSampler(train_set, dist.world_size, dist.rank, shuffle=True,
+                                 seed=cfg.seed, drop_last=True)
+    if len(sampler) < per_rank:
+        raise DataError(f"train/ has {len(train.samples)} images: too few for one global batch "
+                        f"of {cfg.global_batch_size}")
+    common = {"num_workers": cfg.num_workers, "pin_memory": cuda,
+              "persistent_workers": cfg.num_workers > 0}
+    return (DataLoader(train_set, per_rank, sampler=sampler, drop_last=True, **common),
+            DataLoader(val_set, per_rank, shuffle=False, **common), sampler)
+
+
+def lr_lambda(cfg: Config, steps_per_epoch: int):
+    warmup = max(0, round(cfg.warmup_epochs * steps_per_epoch))
+    total = max(warmup + 1, cfg.max_epochs * steps_per_epoch)
+
+    def factor(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        progress = (step - warmup) / (total - warmup)
+        return 0.5 * (1.0 + torch.cos(torch.tensor(min(1.0, progress) * torch.pi)).item())
+    return factor
+
+
+def build_loop(cfg: Config, dist: DistEnv, device: torch.device, classes: int,
+               train: Split, val: Split) -> tuple[Loop, DistributedSampler, ResNet50]:
+    torch.manual_seed(cfg.seed)
+    random.seed(cfg.seed + dist.rank)
+    net = ResNet50(classes).to(device)
+    if cfg.channels_last:
+        net = net.to(memory_format=torch.channels_last)
+    model = DistributedDataParallel(net) if dist.distributed else net
+    lr = cfg.base_lr * cfg.global_batch_size / cfg.lr_reference_batch
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=cfg.momentum,
+                                weight_decay=cfg.weight_decay, nesterov=cfg.nesterov)
+    train_loader, val_loader, sampler = loaders(cfg, dist, train, val, device.type == "cuda")
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(cfg, len(train_loader)))
+    scaler = torch.amp.GradScaler("cuda") if cfg.dtype == "fp16" and device.type == "cuda" \
+        else None
+    loop = Loop(model, optimizer, scheduler, nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing),
+                train_loader, val_loader, device, cfg.dtype, cfg.channels_last, scaler)
+    return loop, sampler, net
+
+
+def peak_memory(device: torch.device) -> int | None:
+    return int(torch.cuda.max_memory_allocated(device)) if device.type == "cuda" else None
+
+
+def main(argv: list[str] | None = None) -> None:
+    driver = Driver.start("resnet50", CASE_DIR, argv)
+    cfg, dist = driver.config, driver.dist
+    train_split, val_split = read_splits(driver.args.data_dir)
+    classes = len(train_split.classes)
+    check_config(cfg, classes)
+    split_batch(cfg.global_batch_size, dist.world_size)
+    threads = configure_threads(dist)
+    device = init_distributed(dist)
+    if device.type == "cuda":
+        driver.set_sync(lambda: torch.cuda.synchronize(device))
+        torch.backends.cudnn.benchmark = bool(cfg.cudnn_benchmark)
+    loop, sampler, net = build_loop(cfg, dist, device, classes, train_split, val_split)
+    flops = flops_per_sample(net, cfg.image_size)
+    driver.init_end(device=str(device), threads=threads, classes=classes,
+                    train_images=len(train_split.samples), val_images=len(val_split.samples),
+                    forward_flops_per_sample=flops.forward, torch_version=torch.__version__)
+    progress = run(driver, loop, cfg.target_accuracy, cfg.max_epochs, cfg.eval_every_epochs,
+                   cfg.max_steps, sampler.set_epoch)
+    work_done = int(all_reduce_sum([float(progress.samples)], device)[0])
+    driver.finish(work_done=work_done, work_unit="samples",
+                  metric=Metric("top1", progress.accuracy, cfg.target_accuracy),
+                  flops_per_unit=flops.training, dtype=cfg.dtype,
+                  peak_memory_bytes=peak_memory(device))
+    if tdist.is_initialized():
+        tdist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    run_case(main)
