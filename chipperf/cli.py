@@ -1,4 +1,4 @@
-"""`chipperf run|plan|report|compare|check|monitor|cases`: parse, call one function, map errors."""
+"""`chipperf run|plan|report|compare|check|monitor|cases|clean`: parse, call one function, map errors."""
 
 from __future__ import annotations
 
@@ -93,6 +93,15 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_clean(args: argparse.Namespace) -> int:
+    from chipperf import controller
+
+    removed = controller.clean(load_cluster(args.cluster))
+    for host, names in removed.items():
+        print(f"{host}: removed {len(names)} container(s)" + (f": {', '.join(names)}" if names else ""))
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="chipperf", description=__doc__)
     p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
@@ -125,6 +134,9 @@ def parser() -> argparse.ArgumentParser:
     q = sub.add_parser("check", help="validate a result directory and its PerfLog lines")
     q.add_argument("run_dir")
     q.set_defaults(fn=cmd_check)
+    q = sub.add_parser("clean", help="remove every chipperf container and work dir from the hosts")
+    q.add_argument("--cluster", required=True)
+    q.set_defaults(fn=cmd_clean)
     q = sub.add_parser("monitor", help="run the telemetry sampler by hand")
     q.add_argument("--out", required=True)
     q.add_argument("--interval", type=float, default=1.0)

@@ -27,6 +27,9 @@ from chipperf.vendors import get_vendor
 
 log = logging.getLogger("chipperf")
 
+POWERCAP, IPMI = "/sys/devices/virtual/powercap", "/dev/ipmi0"
+SENSOR_PATHS = (POWERCAP, IPMI)
+
 
 @dataclass
 class RunOutcome:
@@ -99,8 +102,10 @@ def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
     if missing:
         raise HostError(host.name, f"data dir {', '.join(sorted(set(missing)))} does not exist",
                         "copy the dataset there, or fix the path in CASES")
+    sensors = {path: host.run(["test", "-e", path], check=False).ok for path in SENSOR_PATHS}
     return {"docker_version": version.get("Version"), "os": version.get("Os"),
-            "kernel": version.get("KernelVersion"), "arch": version.get("Arch")}
+            "kernel": version.get("KernelVersion"), "arch": version.get("Arch"),
+            "sensors": sensors}
 
 
 def _uses(case: CasePlan, host: str) -> bool:
@@ -159,7 +164,9 @@ def run_case(case: CasePlan, tag: str, plan: RunPlan, test: TestConfig, hosts: H
     extra, _ = parse_cli_options(test.container_opt)  # validated by plan.check already
     settings = RoundSettings(plan.run_id, plan.result_dir, tag, test.vendor, test.shm_size,
                              test.monitor_interval_s,
-                             {**vendor.container_options(case.nproc), **extra})
+                             {**vendor.container_options(case.nproc), **extra},
+                             {h: _sensor_options(f.get("sensors", {}))
+                              for h, f in record.data["hosts"].items()})
     record.case(case.dir_name, status="running")
     for rnd in case.rounds:
         log.info("case %s round %d/%d: starting on %s", case.key, rnd.number, len(case.rounds),
@@ -173,6 +180,17 @@ def run_case(case: CasePlan, tag: str, plan: RunPlan, test: TestConfig, hosts: H
     reason = "" if not bad else f"round {bad[0]['number']}: {bad[0]['reason']}"
     record.case(case.dir_name, status=status, reason=reason)
     outcome.cases[case.key] = (status, reason)
+
+
+def _sensor_options(present: dict[str, bool]) -> dict[str, Any]:
+    """What the monitor container needs to reach the host's RAPL and BMC, where it has them."""
+    options: dict[str, Any] = {}
+    if present.get(POWERCAP):
+        options["volumes_extra"] = {POWERCAP: {"bind": "/host/powercap", "mode": "ro"}}
+        options["environment"] = {"CHIPPERF_POWERCAP_ROOT": "/host/powercap"}
+    if present.get(IPMI):
+        options["devices"] = [f"{IPMI}:{IPMI}:rwm"]
+    return options
 
 
 def _case_failed(case: CasePlan, record: RunRecord, outcome: RunOutcome, reason: str) -> None:
@@ -203,6 +221,23 @@ def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup) -> None:
         hosts.run_step("teardown", clean)
     except GroupError as exc:
         log.error("teardown incomplete: %s", exc)
+    finally:
+        hosts.close()
+
+
+def clean(cluster: ClusterConfig) -> dict[str, list[str]]:
+    """After a master crash: every chipperf container and work dir on every host, removed."""
+    def clean_host(host: Host) -> list[str]:
+        client = host.docker()
+        found = client.containers.list(all=True, filters={"label": runtime.LABEL_RUN})
+        for container in found:
+            runtime.remove(container)
+        host.run(["rm", "-rf", cluster.work_root], check=False)
+        return [c.name for c in found]
+
+    hosts = HostGroup.connect(cluster.hosts, cluster)
+    try:
+        return hosts.run_step("clean", clean_host)
     finally:
         hosts.close()
 

@@ -191,7 +191,7 @@ def parse_record(text: str, line: int = 0) -> tuple[Event | None, Problem | None
     if not isinstance(record, dict) or not isinstance(record.get("event"), str):
         return None, Problem(line, "a PerfLog record must be an object with an 'event' string")
     value = record.get("value")
-    meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    meta: dict[str, Any] = record["metadata"] if isinstance(record.get("metadata"), dict) else {}
     event = Event(
         name=record["event"],
         value=value if isinstance(value, dict) else {"value": value},

@@ -36,6 +36,7 @@ class RoundSettings:
     shm_size: str
     monitor_interval_s: float
     options: Mapping[str, Any]
+    sensors: Mapping[str, Mapping[str, Any]]   # host -> monitor-only docker options
 
 
 @dataclass
@@ -123,9 +124,15 @@ def _start_monitor(client: Any, case: CasePlan, st: NodeState, s: RoundSettings)
     node = st.node
     command = ("python3", "-m", "chipperf.monitors", "--out", node.output_dir,
                "--interval", str(s.monitor_interval_s), "--vendor", s.vendor)
-    env = {"PYTHONPATH": node.env["PYTHONPATH"], "PYTHONUNBUFFERED": "1"}
+    sensors = dict(s.sensors.get(node.host, {}))
+    env = {"PYTHONPATH": node.env["PYTHONPATH"], "PYTHONUNBUFFERED": "1",
+           **sensors.pop("environment", {})}
+    options = {**s.options, **sensors,
+               "devices": [*s.options.get("devices", []), *sensors.get("devices", [])],
+               "volumes_extra": {**s.options.get("volumes_extra", {}),
+                                 **sensors.get("volumes_extra", {})}}
     spec = ContainerSpec(node.monitor, s.image, command, env, {node.work_dir: "rw"}, s.run_id,
-                         "64m", s.options, pid_host=True)
+                         "64m", options, pid_host=True)
     try:
         return runtime.start(client, spec, node.host)
     except HostError as exc:  # the round goes on without telemetry; the gap is recorded

@@ -11,6 +11,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from chipperf.results.schema import (
     AGGREGATED,
@@ -99,9 +100,9 @@ def _absent(counted: list[RoundResult], excluded: list[Exclusion], name: str) ->
     return f"round {counted[0].number}: {why}"
 
 
-def _descriptors(rounds: Sequence[RoundResult]) -> dict[str, object]:
+def _descriptors(rounds: Sequence[RoundResult]) -> dict[str, Any]:
     """Units and names the rounds agree on (the first round that says)."""
-    out: dict[str, object] = {}
+    out: dict[str, Any] = {}
     for r in rounds:
         if r.throughput and r.throughput.unit:
             out.setdefault("throughput_unit", r.throughput.unit)

@@ -56,7 +56,7 @@ def check(run_dir: Path) -> Report:
         report.add(str(run_dir), "not a directory")
         return report
     run = _run_json(run_dir, report)
-    cases = run.get("cases") if isinstance(run.get("cases"), dict) else {}
+    cases: dict[str, Any] = run["cases"] if isinstance(run.get("cases"), dict) else {}
     vendor = _dig(run, "test", "vendor")
     on_disk = {p.name for p in _dirs(run_dir) if any(ROUND_DIR.match(r.name) for r in _dirs(p))}
     for name in sorted(on_disk - set(cases)):
@@ -153,13 +153,13 @@ def _check_case(run_dir: Path, name: str, entry: dict[str, Any], vendor: Any,
     on_disk = {int(m[1]) for m in (ROUND_DIR.match(p.name) for p in _dirs(case_dir)) if m}
     if entry and entry.get("status") != "skipped" and not case_dir.is_dir():
         report.add(f"{name}/", "case dir missing")
-    for number in sorted(on_disk - set(listed)):
-        if entry:
-            report.add(f"{name}/round{number}/", "round dir not listed in run.json")
-    for number, round_entry in listed.items():
-        _check_round(case_dir, f"{name}/round{number}", round_entry, f"{where}: round {number}",
-                     nproc, vendor, report)
-    for number in sorted(on_disk - set(listed)):
+    unlisted = sorted(on_disk - set(listed))
+    for number in unlisted if entry else ():
+        report.add(f"{name}/round{number}/", "round dir not listed in run.json")
+    for listed_number, round_entry in listed.items():
+        _check_round(case_dir, f"{name}/round{listed_number}", round_entry,
+                     f"{where}: round {listed_number}", nproc, vendor, report)
+    for number in unlisted:
         _check_round(case_dir, f"{name}/round{number}", {"number": number}, "", nproc, vendor,
                      report)
 
@@ -183,7 +183,7 @@ def _check_round(case_dir: Path, rel: str, entry: dict[str, Any], where: str,
         _keys(entry, _ROUND_KEYS, where, report)
         _closed(entry.get("status"), STATUSES, f"{where}: status", report)
     round_dir = case_dir / rel.rsplit("/", 1)[1]
-    nodes = entry.get("nodes") if isinstance(entry.get("nodes"), dict) else {}
+    nodes: dict[str, Any] = entry["nodes"] if isinstance(entry.get("nodes"), dict) else {}
     if nodes and not round_dir.is_dir():
         report.add(f"{rel}/", "round dir missing")
     on_disk = {p.name for p in _dirs(round_dir)}

@@ -77,7 +77,8 @@ def collect(run_dir: Path) -> Collected:
     source = "chipperf" if (run_dir / "run.json").is_file() else "flagperf"
     interval = test.get("monitor_interval_s")
     intervals = dict(FLAGPERF_INTERVALS) if source == "flagperf" else \
-        {k: float(interval) if _is_number(interval) else 1.0 for k in FLAGPERF_INTERVALS}
+        {k: float(interval) if isinstance(interval, (int, float)) and _is_number(interval)
+         else 1.0 for k in FLAGPERF_INTERVALS}
     ctx = RunContext(run_dir, source, _str(run.get("suite")), _str(test.get("vendor")), intervals)
     cases, series = [], []
     for name, entry in discover_cases(run_dir, run, problems, source):
@@ -134,13 +135,14 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
     vendor = _str(entry.get("vendor")) or run.vendor
     ctx = CaseContext(run, name, vendor, _str(ident.get("chip")), _int(ident.get("nnodes")),
                       _int(ident.get("nproc")))
-    listed = {_int(r.get("number")): r for r in map(_dict, _list(entry.get("rounds")))}
+    listed = {n: r for r in map(_dict, _list(entry.get("rounds")))
+              if (n := _int(r.get("number"))) is not None}
     on_disk = {int(m["number"]) for m in (ROUND_DIR.match(p.name) for p in _subdirs(ctx.path))
                if m}
     problems = [f"{name}/round{n}/: round listed in run.json has no dir" for n in sorted(listed)
-                if n is not None and n not in on_disk and _dict(listed[n]).get("nodes")]
+                if n not in on_disk and _dict(listed[n]).get("nodes")]
     results, series = [], []
-    for number in sorted({n for n in listed if n is not None} | on_disk):
+    for number in sorted(set(listed) | on_disk):
         result, round_series, found = collect_round(ctx, number, _dict(listed.get(number)))
         results.append(result)
         series.append(round_series)

@@ -31,6 +31,9 @@ CHARTS = (
     ("host_mem_bytes", "Host memory used", "GiB", 2.0**30, "peak_host_memory_bytes"),
 )
 
+# Nothing may be fetched or run: the page is what the file holds.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1320px;
 color:#222;padding:0 16px}
@@ -57,6 +60,7 @@ def report_html(collected: Collected) -> str:
         body += case_section(case, series)
     body += _problems(summary)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>chipperf {escape(summary.run_id)}</title><style>{CSS}</style></head>"
             "<body>\n" + "\n".join(body) + "\n</body></html>\n")
 

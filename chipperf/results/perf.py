@@ -149,9 +149,9 @@ def _throughput(item: Any, reasons: dict[str, str]) -> Throughput | None:
     out = {}
     for kind in ("raw", "no_eval", "pure_compute"):
         number = item.get(kind)
-        ok = isinstance(number, (int, float)) and not isinstance(number, bool)
-        out[kind] = float(number) if ok else None
-        if not ok:
+        out[kind] = float(number) if isinstance(number, (int, float)) \
+            and not isinstance(number, bool) else None
+        if out[kind] is None:
             reasons[f"throughput.{kind}"] = f"FINISHED throughput lacks {kind!r}"
     unit = item.get("unit") if isinstance(item.get("unit"), str) else None
     return Throughput(unit=unit, **out)
@@ -207,7 +207,7 @@ def mfu(fields: Mapping[str, Any], vendor: str | None, chip: str | None,
         why = why or f"FINISHED has no (positive) {', '.join(missing)}"
     if not chips:
         why = why or "number of chips unknown (no FINISHED world_size, no case topology)"
-    if why or peak is None:
+    if why or peak is None or not chips:
         return Mfu(None, dtype, peak, chips, why or "no peak FLOP/s")
     achieved = fields["work_done"] * fields["flops_per_unit"] / fields["train_time_s"]
     return Mfu(achieved / (peak * chips), dtype, peak, chips)

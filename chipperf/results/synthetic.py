@@ -177,7 +177,8 @@ def _write_monitors(node_dir: Path, case: SynthCase, node_rank: int,
     step = int(interval_s * 1000)
     stamps = range(start - step, end + 2 * step, step)
     names = ("cpu", "mem", "pwr") + ((case.vendor,) if case.vendor != "cpu" else ())
-    files = {name: open(node_dir / f"{name}_monitor.log", "w") for name in names}
+    files: dict[str, TextIO] = {name: open(node_dir / f"{name}_monitor.log", "w")
+                                for name in names}
     try:
         for name, out in files.items():
             out.write(json.dumps({"ts_ms": start - step, "source": name, "info": {},

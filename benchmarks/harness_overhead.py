@@ -1,0 +1,110 @@
+"""Harness overhead per round on 1 and on 3 simulated hosts.
+
+    python3 benchmarks/harness_overhead.py [--rounds 3]
+
+Needs root and the simulated cluster (`tests/simcluster/simcluster.py up --hosts 3`,
+which this script runs). For each topology it runs resnet50 (a tiny real
+training: a few optimizer steps at 32x32) with `--rounds` rounds through the real
+CLI, after one warm-up run that builds and ships the image (excluded). Per round:
+
+    overhead = round wall time (run.json, start of containers .. statuses written)
+               - the case's own e2e time (FINISHED e2e_time_s on rank 0)
+
+It prints the median per-round overhead for 1 and 3 hosts, their ratio, and the
+fixed per-run cost (connect, checks, upload, teardown, reports) outside rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from chipperf.perflog import parse_lines  # noqa: E402
+
+SIM = REPO / "tests/simcluster/simcluster.py"
+TINY = "image_size = 32\nglobal_batch_size = {batch}\nmax_epochs = 1\nmax_steps = 2\n" \
+       "target_accuracy = 0.0\nnum_workers = 0\nwarmup_epochs = 0\neval_every_epochs = 1\n"
+
+
+def setup(work: Path, digits: Path) -> tuple[Path, list[str], dict]:
+    training = work / "training"
+    shutil.copytree(REPO / "training", training, ignore=shutil.ignore_patterns("__pycache__"))
+    config = training / "cpu/resnet50-pytorch/config"
+    (config / "config_xeonx1x1.py").write_text(TINY.format(batch=16))
+    (config / "config_xeonx3x1.py").write_text(TINY.format(batch=48))
+    subprocess.run([sys.executable, str(SIM), "up", "--hosts", "3"], check=True)
+    state = json.loads(Path("/run/chipperf-sim/cluster.json").read_text())
+    if not (digits / "train").is_dir():
+        subprocess.run([sys.executable, str(REPO / "training/benchmarks/resnet50/pytorch/prepare_digits.py"),
+                        str(digits)], check=True)
+    return training, [h["address"] for h in state["hosts"]], state
+
+
+def run(work: Path, training: Path, hosts: list[str], state: dict, nnodes: int, rounds: int,
+        digits: Path) -> tuple[float, Path]:
+    cluster = work / "cluster.py"
+    cluster.write_text(f"HOSTS = {hosts[:nnodes]!r}\nSSH_USER = 'root'\nSSH_KEY = {state['ssh_key']!r}\n"
+                       "MASTER_PORT = 29531\nWORK_ROOT = '/tmp/chipperf-bench'\n")
+    test = work / "test.py"
+    test.write_text(f"VENDOR = 'cpu'\nCASES = {{'resnet50:pytorch_2.13:xeon:{nnodes}:1:{rounds}': "
+                    f"{str(digits)!r}}}\nRESULT_ROOT = {str(work / 'result')!r}\nSHM_SIZE = '1g'\n")
+    before = set((work / "result").glob("run*"))
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "chipperf.cli", "run", "--cluster", str(cluster),
+                           "--test", str(test), "--training-dir", str(training)], cwd=work,
+                          capture_output=True, text=True)
+    wall = time.monotonic() - started
+    (run_dir,) = set((work / "result").glob("run*")) - before
+    if proc.returncode != 0:
+        sys.exit(f"run failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    return wall, run_dir
+
+
+def per_round(run_dir: Path) -> tuple[list[float], float]:
+    record = json.loads((run_dir / "run.json").read_text())
+    (case_dir, case), = record["cases"].items()
+    overheads, in_rounds = [], 0.0
+    for rnd in case["rounds"]:
+        wall = (rnd["finished_ms"] - rnd["started_ms"]) / 1000
+        node0 = next((run_dir / case_dir / f"round{rnd['number']}").glob("*_noderank0"))
+        events, _ = parse_lines((node0 / "rank0.out.log").read_text().splitlines())
+        e2e = next(e.value["e2e_time_s"] for e in events if e.name == "FINISHED")
+        overheads.append(wall - e2e)
+        in_rounds += wall
+    return overheads, in_rounds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    digits = Path("/var/lib/chipperf-test/data/digits")
+    with tempfile.TemporaryDirectory(prefix="chipperf-bench-") as tmp:
+        work = Path(tmp)
+        training, hosts, state = setup(work, digits)
+        print("warm-up (builds and ships the image; not measured) ...", flush=True)
+        run(work, training, hosts, state, 3, 1, digits)
+        results = {}
+        for nnodes in (1, 3):
+            wall, run_dir = run(work, training, hosts, state, nnodes, args.rounds, digits)
+            overheads, in_rounds = per_round(run_dir)
+            results[nnodes] = statistics.median(overheads)
+            print(f"{nnodes} host(s): per-round overhead median {results[nnodes]:.2f} s "
+                  f"(rounds: {', '.join(f'{o:.2f}' for o in overheads)}); "
+                  f"fixed per-run cost outside rounds {wall - in_rounds:.2f} s", flush=True)
+        print(f"ratio 3 hosts / 1 host: {results[3] / results[1]:.2f} (target <= 1.3; "
+              f"per-round target < 5 s)")
+
+
+if __name__ == "__main__":
+    main()

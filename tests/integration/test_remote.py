@@ -1,0 +1,121 @@
+"""Hosts against a real sshd and real Docker engines (the simulated cluster)."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import time
+
+import pytest
+
+from chipperf.config.model import ClusterConfig
+from chipperf.errors import GroupError, HostError
+from chipperf.remote import HostGroup, LocalHost, SSHHost
+
+pytestmark = pytest.mark.integration
+
+
+def cluster_config(sim_cluster, **kw) -> ClusterConfig:
+    base = dict(hosts=tuple(h.address for h in sim_cluster.hosts), ssh_user=sim_cluster.ssh_user,
+                ssh_key=sim_cluster.ssh_key, known_hosts=sim_cluster.known_hosts, connect_timeout_s=5)
+    return ClusterConfig(**{**base, **kw})
+
+
+def archive(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_argv_is_quoted_once_and_never_interpreted_by_a_shell(sim_cluster, tmp_path):
+    host = SSHHost(sim_cluster.hosts[0].address, cluster_config(sim_cluster))
+    try:
+        tricky = ["it's", "$HOME", "a b", "; touch /tmp/chipperf-pwned", "*"]
+        result = host.run(["printf", "%s\\n", *tricky])
+        assert result.stdout.splitlines() == tricky
+        bad = host.run(["sh", "-c", "echo oops >&2; exit 3"], check=False)
+        assert (bad.exit_code, bad.stderr.strip()) == (3, "oops")
+        with pytest.raises(HostError, match="exited 3"):
+            host.run(["sh", "-c", "exit 3"])
+        started = time.monotonic()
+        with pytest.raises(HostError, match="did not finish in 1 s"):
+            host.run(["sleep", "30"], timeout=1)
+        assert time.monotonic() - started < 5
+    finally:
+        host.close()
+
+
+def test_archive_upload_and_dir_download(sim_cluster, tmp_path):
+    host = SSHHost(sim_cluster.hosts[1].address, cluster_config(sim_cluster))
+    remote = f"/tmp/chipperf-remote-test-{time.time_ns()}"
+    try:
+        host.put_archive(archive({"a/b.txt": b"hello", "c.bin": bytes(range(256))}), remote)
+        assert host.run(["cat", f"{remote}/a/b.txt"]).stdout == "hello"
+        host.get_dir(remote, tmp_path / "back")
+        assert (tmp_path / "back/a/b.txt").read_bytes() == b"hello"
+        assert (tmp_path / "back/c.bin").read_bytes() == bytes(range(256))
+        with pytest.raises(HostError, match="copying /nonexistent back failed"):
+            host.get_dir("/nonexistent", tmp_path / "none")
+    finally:
+        host.run(["rm", "-rf", remote], check=False)
+        host.close()
+
+
+def test_docker_over_ssh_uses_the_configured_key_and_the_hosts_own_engine(sim_cluster):
+    group = HostGroup.connect([h.address for h in sim_cluster.hosts], cluster_config(sim_cluster))
+    try:
+        roots = group.run_step("docker info", lambda h: h.docker().info()["DockerRootDir"])
+    finally:
+        group.close()
+    assert roots == {h.address: f"/var/lib/chipperf-sim/{h.name}/docker" for h in sim_cluster.hosts}
+
+
+def test_group_failure_carries_every_hosts_outcome(sim_cluster):
+    group = HostGroup.connect([h.address for h in sim_cluster.hosts], cluster_config(sim_cluster))
+    bad = sim_cluster.hosts[1].address
+    try:
+        with pytest.raises(GroupError) as err:
+            group.run_step("probe", lambda h: h.run(["test", "-d", "/nonexistent" if h.name == bad
+                                                     else "/tmp"]))
+    finally:
+        group.close()
+    assert set(err.value.results) == {h.address for h in sim_cluster.hosts}
+    assert list(err.value.failures) == [bad]
+    assert "probe failed on 1 of 3 host(s)" in str(err.value) and bad in str(err.value)
+
+
+def test_fan_out_cost_stays_flat(sim_cluster):
+    """One step on three hosts costs about what it costs on one (parallel, not serial)."""
+    config = cluster_config(sim_cluster)
+    timings = {}
+    for n in (1, 3):
+        group = HostGroup.connect(config.hosts[:n], config)
+        try:
+            started = time.monotonic()
+            group.run_step("sleep", lambda h: h.run(["sleep", "1"]))
+            timings[n] = time.monotonic() - started
+        finally:
+            group.close()
+    assert timings[3] < timings[1] + 0.9, timings
+
+
+def test_connection_errors_name_the_host_and_the_fix(sim_cluster, tmp_path):
+    empty = tmp_path / "known_hosts"
+    empty.write_text("")
+    address = sim_cluster.hosts[0].address
+    with pytest.raises(HostError, match=f"{address}.*host key is not in.*ssh-keyscan"):
+        SSHHost(address, cluster_config(sim_cluster, known_hosts=str(empty)))
+    with pytest.raises(HostError, match=f"{address}.*cannot connect.*SSH_PORT"):
+        SSHHost(address, cluster_config(sim_cluster, ssh_port=2222))
+
+
+def test_local_host(tmp_path):
+    host = LocalHost()
+    assert host.run(["printf", "%s", "a b"]).stdout == "a b"
+    host.put_archive(archive({"x/y": b"1"}), str(tmp_path / "up"))
+    host.get_dir(str(tmp_path / "up"), tmp_path / "down")
+    assert (tmp_path / "down/x/y").read_text() == "1"
