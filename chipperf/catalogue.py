@@ -1,8 +1,18 @@
-"""The case catalogue, found by folder convention under a suite root (``training/``).
+"""The case catalogue, found by folder convention under a suite root.
+
+``training/``::
 
     benchmarks/<model>/<family>/run_pretraining.py      standard case code
     benchmarks/driver/                                   shared case driver (uploaded with every case)
     <vendor>/<model>-<family>/config/config_<chip>x<nnodes>x<nproc>.py   vendor case
+    <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
+
+``inference/``::
+
+    benchmarks/<model>/<family>/run_inference.py         standard case code
+    benchmarks/common/                                   shared inference code
+    configs/<model>/configuration.yaml                   the case's settings
+    configs/<model>/vendor_config/<vendor>_configuration.yaml   vendor overrides
     <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
 
 ``Catalogue.scan`` reads the tree once; planning then uses only this frozen view.
@@ -12,14 +22,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from chipperf.config.model import CaseKey
 
 ENTRY = "run_pretraining.py"
 SHARED_DIRS = ("driver",)
+INFERENCE_ENTRY = "run_inference.py"
+INFERENCE_SHARED_DIRS = ("common",)
 
 
 def default_training_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "training"
+
+
+def default_suite_dir(suite: str) -> Path:
+    return Path(__file__).resolve().parent.parent / suite
 
 
 @dataclass(frozen=True)
@@ -34,9 +53,26 @@ class Catalogue:
     # (vendor, framework) -> image build context dir (holds Dockerfile)
     images: Mapping[tuple[str, str], Path] = field(default_factory=dict)
     shared: tuple[Path, ...] = ()
+    suite: str = "training"
+
+    @property
+    def entry(self) -> str:
+        return INFERENCE_ENTRY if self.suite == "inference" else ENTRY
+
+    @property
+    def config_subdir(self) -> str:
+        """Where the vendor config file sits inside the uploaded vendor case folder."""
+        return "" if self.suite == "inference" else "config"
+
+    def vendor_config_name(self, key: "CaseKey", vendor: str) -> str:
+        if self.suite == "inference":
+            return f"{vendor}_configuration.yaml"
+        return key.vendor_config_name
 
     @classmethod
-    def scan(cls, root: Path) -> "Catalogue":
+    def scan(cls, root: Path, suite: str = "training") -> "Catalogue":
+        if suite == "inference":
+            return cls._scan_inference(Path(root).resolve())
         root = Path(root).resolve()
         bench = root / "benchmarks"
         cases = {(p.parent.parent.name, p.parent.name): p.parent
@@ -54,6 +90,23 @@ class Catalogue:
                 images[(vendor_dir.name, dockerfile.parent.name)] = dockerfile.parent
         shared = tuple(bench / d for d in SHARED_DIRS if (bench / d).is_dir())
         return cls(root, cases, vendor_cases, vendor_configs, images, shared)
+
+    @classmethod
+    def _scan_inference(cls, root: Path) -> "Catalogue":
+        bench = root / "benchmarks"
+        cases = {(p.parent.parent.name, p.parent.name): p.parent
+                 for p in sorted(bench.glob(f"*/*/{INFERENCE_ENTRY}"))}
+        vendor_cases, vendor_configs = {}, {}
+        for (model, family) in cases:
+            config_dir = root / "configs" / model
+            for vendor_file in sorted(config_dir.glob("vendor_config/*_configuration.yaml")):
+                vendor = vendor_file.name[: -len("_configuration.yaml")]
+                vendor_cases[(vendor, model, family)] = config_dir
+                vendor_configs[(vendor, model, family)] = frozenset({vendor_file.name})
+        images = {(d.parent.parent.parent.name, d.parent.name): d.parent
+                  for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
+        shared = tuple(bench / d for d in INFERENCE_SHARED_DIRS if (bench / d).is_dir())
+        return cls(root, cases, vendor_cases, vendor_configs, images, shared, "inference")
 
     def vendors(self) -> list[str]:
         return sorted({v for v, _, _ in self.vendor_cases} | {v for v, _ in self.images})

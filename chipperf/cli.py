@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable, Sequence
 
-from chipperf.catalogue import Catalogue, default_training_dir
+from chipperf.catalogue import Catalogue, default_suite_dir, default_training_dir
 from chipperf.config import ClusterConfig, TestConfig, load_cluster, load_test
 from chipperf.errors import ChipperfError, ConfigError
 from chipperf.plan import check, make_plan
@@ -35,18 +35,40 @@ def load_all(cluster_path: str, test_path: str, training_dir: str | None
         raise ConfigError(problems)
     cluster, test = loaded
     root = Path(training_dir or test.training_dir or default_training_dir())
-    catalogue = Catalogue.scan(root)
+    catalogue = Catalogue.scan(root, suite="training")
     problems = check(cluster, test, catalogue, where=test_path)
     if problems:
         raise ConfigError(problems)
     return cluster, test, catalogue
 
 
+def load_inference_all(host_config: str, suite_dir: str | None
+                       ) -> tuple[ClusterConfig, TestConfig, Catalogue]:
+    from chipperf.config.inference import load_inference
+
+    root = Path(suite_dir or default_suite_dir("inference"))
+    cluster, test = load_inference(host_config, root)
+    catalogue = Catalogue.scan(root, suite="inference")
+    problems = check(cluster, test, catalogue, where=host_config)
+    if problems:
+        raise ConfigError(problems)
+    return cluster, test, catalogue
+
+
+def load_for(args: argparse.Namespace) -> tuple[ClusterConfig, TestConfig, Catalogue]:
+    if args.suite == "inference":
+        return load_inference_all(args.host_config or str(default_suite_dir("inference") / "configs"
+                                                          / "host.yaml"), args.training_dir)
+    if not (args.cluster and args.test):
+        raise ConfigError(["command line: --cluster and --test are required for the training suite"])
+    return load_all(args.cluster, args.test, args.training_dir)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from chipperf import controller
 
-    cluster, test, catalogue = load_all(args.cluster, args.test, args.training_dir)
-    outcome = controller.run(cluster, test, catalogue, suite=args.suite, debug=args.debug)
+    cluster, test, catalogue = load_for(args)
+    outcome = controller.run(cluster, test, catalogue, suite=test.suite, debug=args.debug)
     print(f"\nResults: {outcome.run_dir}")
     for key, (status, reason) in outcome.cases.items():
         print(f"  {status:<10} {key}" + (f"\n             {reason}" if reason else ""))
@@ -56,7 +78,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     from chipperf.render_plan import render_plan
 
-    cluster, test, catalogue = load_all(args.cluster, args.test, args.training_dir)
+    cluster, test, catalogue = load_for(args)
     plan = make_plan(cluster, test, catalogue, new_run_id(datetime.now()), Path(test.result_root))
     print(render_plan(plan, cluster, test))
     return EXIT_OK
@@ -108,13 +130,14 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def configs(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--cluster", required=True, help="cluster config (.py or .yaml)")
-        q.add_argument("--test", required=True, help="test config (.py or .yaml)")
-        q.add_argument("--training-dir", help="case catalogue root (default: the repo's training/)")
+        q.add_argument("--suite", choices=("training", "inference"), default="training")
+        q.add_argument("--cluster", help="training: cluster config (.py or .yaml)")
+        q.add_argument("--test", help="training: test config (.py or .yaml)")
+        q.add_argument("--host-config", help="inference: host.yaml (default inference/configs/host.yaml)")
+        q.add_argument("--training-dir", help="case catalogue root (default: the repo's <suite>/)")
 
     q = sub.add_parser("run", help="run the configured cases on the cluster")
     configs(q)
-    q.add_argument("--suite", choices=("training", "inference"), default="training")
     q.set_defaults(fn=cmd_run)
     q = sub.add_parser("plan", help="validate the configs and print what would run where")
     configs(q)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from chipperf.catalogue import ENTRY, Catalogue
+from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, ClusterConfig, TestConfig
 from chipperf.containers.options import parse_cli_options
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
@@ -119,20 +119,27 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     if (key.model, key.family) not in catalogue.cases:
         known = sorted(f"{m}:{f}" for m, f in catalogue.cases)
         problems.append(f"{where}: no case code {catalogue.root}/benchmarks/{key.model}/{key.family}/"
-                        f"{ENTRY}: use one of {', '.join(known) or '(none)'}")
+                        f"{catalogue.entry}: use one of {', '.join(known) or '(none)'}")
     vendor_key = (test.vendor, key.model, key.family)
+    config_name = catalogue.vendor_config_name(key, test.vendor)
     if vendor_key not in catalogue.vendor_cases:
-        problems.append(f"{where}: vendor {test.vendor!r} has no case folder "
-                        f"{catalogue.root}/{test.vendor}/{key.model}-{key.family}: add it "
+        folder = (f"{catalogue.root}/configs/{key.model}/vendor_config/{config_name}"
+                  if catalogue.suite == "inference" else
+                  f"{catalogue.root}/{test.vendor}/{key.model}-{key.family}")
+        problems.append(f"{where}: vendor {test.vendor!r} has no case folder {folder}: add it "
                         "(see docs/adding-a-case.md)")
-    elif key.vendor_config_name not in catalogue.vendor_configs[vendor_key]:
+    elif config_name not in catalogue.vendor_configs[vendor_key]:
         have = sorted(catalogue.vendor_configs[vendor_key])
         problems.append(f"{where}: missing vendor config {catalogue.vendor_cases[vendor_key]}/config/"
-                        f"{key.vendor_config_name}: add it, or use a topology that has one "
+                        f"{config_name}: add it, or use a topology that has one "
                         f"({', '.join(have) or 'none'})")
     if (test.vendor, key.framework) not in catalogue.images:
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
                         f"{key.framework}/Dockerfile: add one for framework {key.framework!r}")
+    unknown = [h for h in entry.hosts if h not in cluster.hosts]
+    if unknown:
+        problems.append(f"{where}: host(s) {', '.join(unknown)} are not in the cluster config: "
+                        "add them to HOSTS")
     if key.nnodes > len(cluster.hosts):
         problems.append(f"{where}: nnodes={key.nnodes} but the cluster config lists "
                         f"{len(cluster.hosts)} host(s): add hosts to HOSTS or lower nnodes")
@@ -149,7 +156,8 @@ def make_plan(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
               run_id: str, result_root: Path) -> RunPlan:
     """The whole run. Call ``check`` first: this assumes the configs are valid."""
     cases = tuple(_plan_case(entry, cluster, test, catalogue, run_id) for entry in test.cases)
-    used_hosts = tuple(cluster.hosts[: max((e.key.nnodes for e in test.cases), default=1)])
+    used = {h for e in test.cases for h in case_hosts(e, cluster)}
+    used_hosts = tuple(h for h in cluster.hosts if h in used)
     return RunPlan(run_id, result_root / run_id, used_hosts, _uploads(test, catalogue), cases)
 
 
@@ -168,7 +176,8 @@ def _uploads(test: TestConfig, catalogue: Catalogue) -> tuple[Upload, ...]:
 def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                catalogue: Catalogue, run_id: str) -> CasePlan:
     key = entry.key
-    rounds = tuple(_plan_round(entry, n, cluster, test, run_id) for n in range(1, key.repeat + 1))
+    rounds = tuple(_plan_round(entry, n, cluster, test, run_id, catalogue)
+                   for n in range(1, key.repeat + 1))
     return CasePlan(
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
         family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,
@@ -178,27 +187,34 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
 
 
 def _plan_round(entry: CaseEntry, number: int, cluster: ClusterConfig, test: TestConfig,
-                run_id: str) -> RoundPlan:
-    hosts = cluster.hosts[: entry.key.nnodes]
-    nodes = tuple(_plan_node(entry, number, rank, hosts, cluster, test, run_id)
+                run_id: str, catalogue: Catalogue) -> RoundPlan:
+    hosts = case_hosts(entry, cluster)
+    nodes = tuple(_plan_node(entry, number, rank, hosts, cluster, test, run_id, catalogue)
                   for rank in range(len(hosts)))
     return RoundPlan(number, hosts[0], cluster.master_port, test.round_timeout_s, nodes)
 
 
+def case_hosts(entry: CaseEntry, cluster: ClusterConfig) -> tuple[str, ...]:
+    """The case's nodes: its pinned hosts, else the first nnodes hosts (node rank = index)."""
+    return (entry.hosts or cluster.hosts)[: entry.key.nnodes]
+
+
 def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
-               cluster: ClusterConfig, test: TestConfig, run_id: str) -> NodePlan:
+               cluster: ClusterConfig, test: TestConfig, run_id: str,
+               catalogue: Catalogue) -> NodePlan:
     key, host = entry.key, hosts[rank]
     work = host_work_dir(cluster.work_root, run_id, host)
     result_rel = f"{case_dir_name(entry)}/round{number}/{host}_noderank{rank}"
     output_dir = f"{work}/results/{result_rel}"
     code = f"{work}/code"
-    vendor_dir = f"{code}/vendor/{key.model}-{key.family}/config"
+    vendor_dir = f"{code}/vendor/{key.model}-{key.family}/{catalogue.config_subdir}".rstrip("/")
     ctx = LaunchContext(
         nnodes=key.nnodes, node_rank=rank, nproc_per_node=key.nproc, master_addr=hosts[0],
         master_port=cluster.master_port, node_addr=host, hosts=hosts,
-        entry=f"{code}/benchmarks/{key.model}/{key.family}/{ENTRY}",
+        entry=f"{code}/benchmarks/{key.model}/{key.family}/{catalogue.entry}",
         case_args=("--data_dir", entry.data_dir, "--extern_config_dir", vendor_dir,
-                   "--extern_config_file", key.vendor_config_name, "--output_dir", output_dir),
+                   "--extern_config_file", catalogue.vendor_config_name(key, test.vendor),
+                   "--output_dir", output_dir),
         output_dir=output_dir)
     launcher = get_launcher(key.family)
     env = {**_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx)}

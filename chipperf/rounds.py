@@ -202,9 +202,18 @@ def _progress(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[Nod
     events, _ = parse_lines(tail.splitlines())
     last = events[-1] if events else None
     running = sum(st.status == "running" for st in states)
-    detail = f"last event {last.name} {dict(last.value)}" if last else "no PerfLog event yet"
     log.info("case %s round %d: %d/%d node(s) running; %s", case.key, rnd.number, running,
-             len(states), detail[:300])
+             len(states), _event_text(last))
+
+
+def _event_text(event: Any) -> str:
+    if event is None:
+        return "no PerfLog event yet"
+    numbers = {k: v for k, v in event.value.items()
+               if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    shown = " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                     for k, v in list(numbers.items())[:6])
+    return f"last event {event.name} {shown}".rstrip()
 
 
 def _teardown(hosts: HostGroup, states: list[NodeState], s: RoundSettings) -> None:

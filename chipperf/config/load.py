@@ -84,7 +84,7 @@ def _read_py(path: Path, text: str) -> dict[str, Any]:
     return values
 
 
-class _Fields:
+class Fields:
     """Typed reads from a config mapping that record problems instead of raising."""
 
     def __init__(self, path: Path, data: Mapping[str, Any]):
@@ -138,7 +138,7 @@ def _flag(value: Any) -> bool:
     raise ValueError("expected true or false")
 
 
-def _finish(fields: _Fields, known: set[str]) -> None:
+def finish(fields: Fields, known: set[str]) -> None:
     for key in fields.unused():
         if key not in known:
             log.warning("%s: %s is not used by chipperf; ignored", fields.path, key.upper())
@@ -148,7 +148,13 @@ def _finish(fields: _Fields, known: set[str]) -> None:
 
 def load_cluster(path: str | Path) -> ClusterConfig:
     path = Path(path)
-    f = _Fields(path, read_mapping(path))
+    f = Fields(path, read_mapping(path))
+    config = cluster_fields(f)
+    finish(f, IGNORED)
+    return config
+
+
+def cluster_fields(f: Fields) -> ClusterConfig:
     hosts = f.get("hosts", _str_tuple, (), "list the hosts, e.g. HOSTS = ['10.1.2.3', '10.1.2.4']")
     if not hosts:
         f.fail("hosts", "no hosts listed", "set HOSTS to a list of addresses; the first is the master")
@@ -157,7 +163,7 @@ def load_cluster(path: str | Path) -> ClusterConfig:
     policy = f.get("host_key_policy", str, "verify")
     if policy not in ("verify", "accept-any"):
         f.fail("host_key_policy", f"{policy!r} is not a policy", "use 'verify' or 'accept-any'")
-    config = ClusterConfig(
+    return ClusterConfig(
         hosts=hosts,
         ssh_port=f.get("ssh_port", _port, 22, "use a TCP port number"),
         master_port=f.get("master_port", _port, 29501, "use a free TCP port number"),
@@ -168,11 +174,9 @@ def load_cluster(path: str | Path) -> ClusterConfig:
         connect_timeout_s=f.get("connect_timeout_s", _positive, 10.0, "use seconds > 0"),
         work_root=f.get("work_root", str, "/tmp/chipperf"),
     )
-    _finish(f, IGNORED)
-    return config
 
 
-def _cases(f: _Fields) -> tuple[CaseEntry, ...]:
+def _cases(f: Fields) -> tuple[CaseEntry, ...]:
     raw = f.get("cases", lambda v: v, {})
     if not isinstance(raw, dict) or not raw:
         f.fail("cases", "no cases listed",
@@ -187,7 +191,7 @@ def _cases(f: _Fields) -> tuple[CaseEntry, ...]:
     return tuple(entries)
 
 
-def _image(f: _Fields) -> ImageBuildConfig:
+def _image(f: Fields) -> ImageBuildConfig:
     return ImageBuildConfig(
         pip_index_url=f.get("pip_index_url", str, None),
         pip_extra_index_urls=f.get("pip_extra_index_urls", _str_tuple, ()),
@@ -205,13 +209,19 @@ def _image(f: _Fields) -> ImageBuildConfig:
 
 def load_test(path: str | Path) -> TestConfig:
     path = Path(path)
-    f = _Fields(path, read_mapping(path))
+    f = Fields(path, read_mapping(path))
+    config = test_fields(f, _cases(f))
+    finish(f, IGNORED)
+    return config
+
+
+def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training") -> TestConfig:
     vendor = f.get("vendor", str, "")
     if not vendor:
         f.fail("vendor", "not set", "set VENDOR to a vendor folder name, e.g. 'cpu' or 'nvidia'")
-    config = TestConfig(
+    return TestConfig(
         vendor=vendor,
-        cases=_cases(f),
+        cases=cases,
         image=_image(f),
         shm_size=f.get("shm_size", lambda v: str(v).lower(), "16g"),
         container_opt=f.get("container_opt", str, ""),
@@ -222,6 +232,5 @@ def load_test(path: str | Path) -> TestConfig:
         result_root=f.get("result_root", str, "result"),
         training_dir=f.get("training_dir", str, None),
         log_level=f.get("log_level", str, "info"),
+        suite=suite,
     )
-    _finish(f, IGNORED)
-    return config

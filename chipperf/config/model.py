@@ -60,6 +60,7 @@ class CaseKey:
 class CaseEntry:
     key: CaseKey
     data_dir: str
+    hosts: tuple[str, ...] = ()  # pinned nodes (inference: one host per case); () = first nnodes
 
 
 @dataclass(frozen=True)
@@ -106,5 +107,6 @@ class TestConfig:
     round_timeout_s: float = 3600.0
     monitor_interval_s: float = 1.0
     result_root: str = "result"
-    training_dir: Optional[str] = None      # case catalogue root; default: the repo's training/
+    training_dir: Optional[str] = None      # case catalogue root; default: the repo's <suite>/
     log_level: str = "info"
+    suite: str = "training"                 # "training" | "inference"

@@ -16,9 +16,9 @@ from typing import Any
 _EXPORTS = {
     "summarize": "chipperf.results.report",
     "write_reports": "chipperf.results.report",
-    "report_main": "chipperf.results.commands",
-    "compare_main": "chipperf.results.commands",
-    "check_main": "chipperf.results.commands",
+    "report_main": "chipperf.results.entry",
+    "compare_main": "chipperf.results.entry",
+    "check_main": "chipperf.results.entry",
     "RunSummary": "chipperf.results.schema",
 }
 

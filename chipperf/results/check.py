@@ -26,7 +26,8 @@ from chipperf.results.layout import STATUSES
 from chipperf.results.samples import read_lines
 
 RUN_STATUSES = ("running", "succeeded", "failed", "canceled")
-CASE_STATUSES = ("succeeded", "failed", "timeout", "canceled", "skipped")
+CASE_STATUSES = ("pending", "running", "succeeded", "failed", "timeout", "canceled", "skipped")
+UNFINISHED_CASE = ("pending", "running")
 SUITES = ("training", "inference")
 REQUIRED_EVENTS = ("INIT_START", "TRAIN_START", "TRAIN_END", "FINISHED")
 NODE_FILES = ("launcher.log", "sys_info.json", "cpu_monitor.log", "mem_monitor.log",
@@ -62,7 +63,11 @@ def check(run_dir: Path) -> Report:
     for name in sorted(on_disk - set(cases)):
         report.add(f"{name}/", "case dir not listed in run.json cases")
     for name, entry in cases.items():
-        _check_case(run_dir, name, entry if isinstance(entry, dict) else {}, vendor, report)
+        entry = entry if isinstance(entry, dict) else {}
+        if run.get("status") in RUN_STATUSES[1:] and entry.get("status") in UNFINISHED_CASE:
+            report.add(f"run.json: cases[{name!r}]", f"status {entry['status']!r} in a run whose "
+                                                     f"status is {run['status']!r}")
+        _check_case(run_dir, name, entry, vendor, report)
     for name in sorted(on_disk - set(cases)):
         _check_case(run_dir, name, {}, vendor, report)
     return report
@@ -75,7 +80,7 @@ _RUN_KEYS: Mapping[str, tuple[type, ...]] = {
     "finished_at": (str, type(None)), "status": (str,), "cluster": (dict,), "test": (dict,),
     "hosts": (dict,), "cases": (dict,)}
 _CASE_KEYS: Mapping[str, tuple[type, ...]] = {
-    "key": (str,), "vendor": (str,), "chip": (str,), "image": (str,), "status": (str,),
+    "key": (str,), "vendor": (str,), "chip": (str,), "image": (str, type(None)), "status": (str,),
     "reason": (str,), "rounds": (list,)}
 _ROUND_KEYS: Mapping[str, tuple[type, ...]] = {
     "number": (int,), "status": (str,), "reason": (str,), "started_ms": (int,),

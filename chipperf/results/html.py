@@ -8,6 +8,7 @@ window shaded.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -149,7 +150,8 @@ def round_charts(result: RoundResult, plots: RoundSeries) -> tuple[list[str], li
     reasons = {n.name: n.reasons for n in result.nodes}
     charts, gaps = [], []
     for name, title, unit, scale, field in CHARTS:
-        lines = [Line(node.node, [((t - origin) / 1000, v) for t, v in node.series.get(name, ())])
+        lines = [Line(legend_label(node.node),
+                      [((t - origin) / 1000, v) for t, v in node.series.get(name, ())])
                  for node in plots.nodes]
         svg = line_chart(f"{title} ({unit})", lines, "seconds since round start", unit,
                          shade, yscale=scale)
@@ -159,6 +161,12 @@ def round_charts(result: RoundResult, plots: RoundSeries) -> tuple[list[str], li
             why = next((r[field] for r in reasons.values() if field in r), "no samples")
             gaps.append((title, why))
     return charts, gaps
+
+
+def legend_label(node: str) -> str:
+    """``10.0.0.1_noderank3`` -> ``n3 10.0.0.1`` (short enough for a legend)."""
+    match = re.match(r"^(.*)_noderank(\d+)$", node)
+    return f"n{match[2]} {match[1]}" if match else node
 
 
 def _problems(summary: RunSummary) -> list[str]:

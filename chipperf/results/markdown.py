@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chipperf.results.render import DASH, case_rows, fmt, kind_of, table
-from chipperf.results.schema import AGGREGATED, CaseResult, RunSummary, round_value
+from chipperf.results.schema import AGGREGATED, CaseResult, RunSummary, round_reason, round_value
 
 ROUND_FIGURES = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu",
                  "avg_power_w_per_chip", "peak_power_w_per_chip", "avg_power_w_per_node",
@@ -48,7 +48,7 @@ def case_section(case: CaseResult) -> list[str]:
                   + ".", ""]
     lines += ["### Over the counted rounds " + f"({', '.join(map(str, case.counted)) or 'none'})",
               "", stats_table(case), ""]
-    if case.mfu_dtype:
+    if any(r.mfu is not None for r in case.rounds):
         lines += [f"MFU divides achieved FLOP/s by the spec-sheet peak in {case.mfu_dtype} "
                   "times the number of chips.", ""]
     absent = absent_reasons(case)
@@ -91,10 +91,17 @@ def stats_table(case: CaseResult) -> str:
 
 
 def absent_reasons(case: CaseResult) -> list[tuple[str, str]]:
-    """(figure label, reason) for each figure no counted round has."""
+    """(figure label, why) for each figure some round lacks, with the rounds it concerns."""
     out = []
     for name, (_, _, label) in AGGREGATED.items():
-        s = case.aggregate.get(name)
-        if s is not None and s.n == 0 and s.reasons.get("mean"):
-            out.append((label, s.reasons["mean"]))
+        lacking = [r for r in case.rounds if round_value(r, name) is None]
+        if not lacking:
+            continue
+        whys = {r.number: round_reason(r, name) or "not measured" for r in lacking}
+        if len(set(whys.values())) == 1:
+            which = "every round" if len(lacking) == len(case.rounds) else \
+                "round" + ("s " if len(lacking) > 1 else " ") + ", ".join(map(str, whys))
+            out.append((label, f"{which}: {next(iter(whys.values()))}"))
+        else:
+            out.append((label, "; ".join(f"round {n}: {w}" for n, w in whys.items())))
     return out

@@ -149,8 +149,8 @@ def _accelerators(files: NodeFiles, fields: dict[str, Any], reasons: dict[str, s
     fields["peak_accel_memory_bytes"] = int(max(memory)) if memory else None
     if not memory:
         reasons["peak_accel_memory_bytes"] = f.why_absent("memory-used")
-    utils = [f.channels[(d, "util")].mean for d in f.devices("util", chips)]
-    utils = [u for u in utils if u is not None]
+    utils = [u for u in (f.channels[(d, "util")].mean for d in f.devices("util", chips))
+             if u is not None]
     fields["avg_accel_util_pct"] = sum(utils) / len(utils) if utils else None
     if not utils:
         reasons["avg_accel_util_pct"] = f.why_absent("utilisation in the window")
@@ -159,24 +159,29 @@ def _accelerators(files: NodeFiles, fields: dict[str, Any], reasons: dict[str, s
 def _accel_power(f: MonitorFile, chips: Sequence[int], fields: dict[str, Any],
                  reasons: dict[str, str]) -> None:
     devices = f.devices("power", chips)
-    means = [f.channels[(d, "power")].time_mean for d in devices]
-    if not devices or any(m is None for m in means) or len(devices) < len(chips):
+    channels = [f.channels[(d, "power")] for d in devices]
+    means = [c.time_mean for c in channels if c.time_mean is not None]
+    if not devices or len(means) < len(chips):
         why = f.why_absent("power") if not devices else \
             f"{f.path.name}: not every chip has power samples in the timed window"
         for key in ("accel_avg_power_w_per_chip", "accel_peak_power_w_per_chip", "accel_energy_j"):
             reasons[key] = why
         return
-    fields["accel_avg_power_w_per_chip"] = sum(means) / len(means)  # type: ignore[arg-type]
-    fields["accel_peak_power_w_per_chip"] = max(f.channels[(d, "power")].peak for d in devices)
+    fields["accel_avg_power_w_per_chip"] = sum(means) / len(means)
+    peaks = [c.window_peak for c in channels if c.window_peak is not None]
+    fields["accel_peak_power_w_per_chip"] = max(peaks) if peaks else None
+    if not peaks:
+        reasons["accel_peak_power_w_per_chip"] = f"{f.path.name}: no sample inside the window"
     joules = [energy(f, d) for d in devices]
+    known = [j for j, _ in joules if j is not None]
     missing = [why for j, why in joules if j is None]
-    fields["accel_energy_j"] = None if missing else sum(j for j, _ in joules)  # type: ignore[misc]
+    fields["accel_energy_j"] = sum(known) if not missing else None
     if missing:
         reasons["accel_energy_j"] = missing[0]
-    coverage = [f.coverage((d, "power")) for d in devices]
-    if all(c is not None for c in coverage):
-        fields["coverage"]["accel"] = round(min(coverage), 4)  # type: ignore[type-var]
-    fields["samples"]["accel"] = min(f.channels[(d, "power")].n for d in devices)
+    coverage = [c for c in (f.coverage((d, "power")) for d in devices) if c is not None]
+    if coverage and len(coverage) == len(devices):
+        fields["coverage"]["accel"] = round(min(coverage), 4)
+    fields["samples"]["accel"] = min(c.n for c in channels)
 
 
 def _host(files: NodeFiles, fields: dict[str, Any], reasons: dict[str, str]) -> None:

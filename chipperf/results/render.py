@@ -157,12 +157,21 @@ def case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
         rows.append([
             c.key or c.dir_name, c.chip or DASH, c.topology, c.status or DASH,
             f"{len(c.counted)}/{len(c.rounds)}",
-            f"{stat_text(agg.get('throughput_raw'))} {_unit(c)}",
-            stat_text(agg.get("train_time_s")), _metric_text(c),
-            stat_text(agg.get("mfu"), "ratio") + (f" ({c.mfu_dtype})" if c.mfu_dtype else ""),
+            _throughput_text(c), stat_text(agg.get("train_time_s")), _metric_text(c),
+            _mfu_text(c),
             stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j")),
             stat_text(agg.get("work_per_joule"))])
     return header, rows
+
+
+def _mfu_text(case: CaseResult) -> str:
+    text = stat_text(case.aggregate.get("mfu"), "ratio")
+    return f"{text} ({case.mfu_dtype})" if text != DASH and case.mfu_dtype else text
+
+
+def _throughput_text(case: CaseResult) -> str:
+    text = stat_text(case.aggregate.get("throughput_raw"))
+    return f"{text} {_unit(case)}" if text != DASH else DASH
 
 
 def _metric_text(case: CaseResult) -> str:
@@ -176,6 +185,8 @@ def console(summary: RunSummary) -> str:
     header, rows = case_rows(summary)
     head = f"run {summary.run_id} ({summary.source}, status {summary.status or 'unknown'})"
     body = console_table(header, rows) if rows else "(no cases)"
+    body += "".join(f"\n{c.key or c.dir_name}: round {e.round} not counted: {e.why}"
+                    for c in summary.cases for e in c.excluded)
     tail = [f"{len(summary.problems) + sum(_problem_count(c) for c in summary.cases)} problem(s); "
             "see summary.md"] if _has_problems(summary) else []
     return "\n".join([head, body, *tail]) + "\n"
@@ -203,13 +214,15 @@ def readme_table(summary: RunSummary) -> str:
             f"config_{c.chip}x{c.nnodes}x{c.nproc}" if c.chip else c.dir_name, c.topology,
             f"{len(c.counted)}/{len(c.rounds)}", stat_text(agg.get("e2e_time_s")),
             stat_text(agg.get("train_time_s")),
-            f"{stat_text(agg.get('throughput_raw'))} {_unit(c)}", _metric_text(c),
+            _throughput_text(c), _metric_text(c),
             f"{converged}/{len(c.rounds)}",
-            stat_text(agg.get("mfu"), "ratio") + (f" ({c.mfu_dtype})" if c.mfu_dtype else ""),
+            _mfu_text(c),
             stat_text(agg.get("peak_accel_memory_bytes"), "bytes"),
             stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("work_per_joule"))])
     source = f"chipperf {summary.chipperf_version or ''}".strip()
     note = (f"\nMeasured by {source}, run `{summary.run_id}`; figures are means over the "
             "counted rounds ± coefficient of variation; — means not measured "
             "(reasons in summary.md).\n")
-    return table(header, rows) + "\n" + note
+    excluded = "".join(f"\n- {c.key or c.dir_name}: round {e.round} not counted: {e.why}"
+                       for c in summary.cases for e in c.excluded)
+    return table(header, rows) + "\n" + note + excluded + ("\n" if excluded else "")

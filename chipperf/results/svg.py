@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-WIDTH, HEIGHT = 640, 250
-LEFT, RIGHT, TOP, BOTTOM = 64, 150, 28, 40
+WIDTH, HEIGHT = 600, 250
+LEFT, RIGHT, TOP, BOTTOM = 64, 140, 28, 40
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
 MUTED = "#b0b0b0"

@@ -58,7 +58,8 @@ def test_run_json_keys_types_and_closed_sets(run):
             "run.json: status: 'done' is not one of running, succeeded, failed, canceled",
             "run.json: suite: 'serving' is not one of training, inference",
             "run.json: started_at 'yesterday' is not ISO 8601",
-            f"{where}: status: 'weird' is not one of succeeded, failed, timeout, canceled, skipped",
+            f"{where}: status: 'weird' is not one of pending, running, succeeded, failed, timeout, "
+            "canceled, skipped",
             f"{where}: key 'resnet50:pytorch:A100:2': has 4 ':'-separated parts, expected 6 "
             "(model:framework:chip:nnodes:nproc:repeat)",
             f"{where}: round 2: 'started_ms' has type str",
@@ -68,6 +69,12 @@ def test_run_json_keys_types_and_closed_sets(run):
             "running, succeeded, failed, timeout, canceled",
             f"{CASE}/round2/10.0.0.1_noderank0/status:1: says 'succeeded' but run.json says 'ok'"):
         assert expected in problems
+
+
+def test_a_finished_run_has_no_pending_case(run):
+    edit_json(run / "run.json", lambda m: m["cases"][CASE].update(status="pending", image=None))
+    assert check(run).problems == [
+        f"run.json: cases[{CASE!r}]: status 'pending' in a run whose status is 'succeeded'"]
 
 
 def test_tree_against_run_json(run):

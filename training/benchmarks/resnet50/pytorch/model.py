@@ -63,7 +63,8 @@ class Bottleneck(nn.Module):
 
 
 class ResNet50(nn.Module):
-    def __init__(self, num_classes: int = 1000, zero_init_residual: bool = True):
+    def __init__(self, num_classes: int = 1000, zero_init_residual: bool = True,
+                 bn_momentum: float = 0.1):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=False)
         self.bn1 = nn.BatchNorm2d(64)
@@ -79,13 +80,14 @@ class ResNet50(nn.Module):
             self.add_module(f"layer{index + 1}", nn.Sequential(*layer))
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.fc = nn.Linear(inplanes, num_classes)
-        self._init_weights(zero_init_residual)
+        self._init_weights(zero_init_residual, bn_momentum)
 
-    def _init_weights(self, zero_init_residual: bool) -> None:
+    def _init_weights(self, zero_init_residual: bool, bn_momentum: float) -> None:
         for m in self.modules():
             if isinstance(m, nn.Conv2d):
                 nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
             elif isinstance(m, nn.BatchNorm2d):
+                m.momentum = bn_momentum  # weight of the newest batch in the running stats
                 nn.init.ones_(m.weight)
                 nn.init.zeros_(m.bias)
         if zero_init_residual:  # each block starts as identity (Goyal et al. 2017)

@@ -96,7 +96,7 @@ def build_loop(cfg: Config, dist: DistEnv, device: torch.device, classes: int,
                train: Split, val: Split) -> tuple[Loop, DistributedSampler, ResNet50]:
     torch.manual_seed(cfg.seed)
     random.seed(cfg.seed + dist.rank)
-    net = ResNet50(classes).to(device)
+    net = ResNet50(classes, bn_momentum=cfg.bn_momentum).to(device)
     if cfg.channels_last:
         net = net.to(memory_format=torch.channels_last)
     model = DistributedDataParallel(net) if dist.distributed else net

@@ -58,6 +58,7 @@ def setup(driver: Driver):
     check_config(cfg)
     per_rank_batch = split_batch(cfg.global_batch_size, dist.world_size)
     import data
+    import keras
     import tensorflow as tf
 
     import model as resnet
@@ -74,7 +75,7 @@ def setup(driver: Driver):
                           f"WORLD_SIZE={dist.world_size}: check TF_CONFIG from the launcher")
     data.check_decodable(train_split, "train")
     data.check_decodable(val_split, "val")
-    tf.random.set_seed(cfg.seed + dist.rank)
+    keras.utils.set_random_seed(cfg.seed + dist.rank)  # initial weights: rank 0's, broadcast
     steps = data.steps_per_epoch(len(train_split), dist.world_size, per_rank_batch)
     spec = resnet.ResNetSpec(num_classes=len(train_split.classes), image_size=cfg.image_size,
                              blocks=tuple(cfg.blocks), base_width=cfg.base_width,

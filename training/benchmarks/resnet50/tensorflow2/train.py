@@ -135,15 +135,12 @@ def all_reduce_sum(strategy: tf.distribute.Strategy, values: list[float]) -> lis
 
 def evaluate(loop: Loop, image_size: int, crop_ratio: float) -> float:
     """Top-1 accuracy on the whole val split (each rank holds a disjoint shard)."""
-    import time; print("DBG eval start", time.time(), flush=True)
     correct, total = 0.0, 0.0
     for images, labels in data.val_dataset(loop.val, loop.shard, loop.per_rank_batch,
                                            image_size, crop_ratio):
-        correct += float(loop.eval_step(images, labels)); print("DBG eval batch", time.time(), flush=True)
+        correct += float(loop.eval_step(images, labels))
         total += int(labels.shape[0])
-    print("DBG eval local", time.time(), flush=True)
     correct, total = all_reduce_sum(loop.strategy, [correct, total])
-    print("DBG eval reduce", time.time(), flush=True)
     return correct / total if total else float("nan")
 
 
@@ -162,7 +159,6 @@ def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int |
             driver.step_end(progress.step, epoch=progress.epoch, loss=float(loss), lr=lr)
         if max_steps is not None and progress.step >= max_steps:
             return
-    import time; print("DBG loop end", time.time(), flush=True)
 
 
 def run(driver: Driver, loop: Loop) -> Progress:

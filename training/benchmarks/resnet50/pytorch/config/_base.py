@@ -20,6 +20,7 @@ weight_decay = 1e-4
 label_smoothing = 0.1
 warmup_epochs = 5             # linear warmup, then cosine decay to 0 at max_epochs
 nesterov = False
+bn_momentum = 0.1             # BatchNorm running-stats momentum (PyTorch's default)
 
 # ---- run length and quality target
 max_epochs = 90

@@ -1,0 +1,73 @@
+"""The inference suite's config: ``inference/configs/host.yaml`` (FlagPerf's inference form).
+
+One file holds both the cluster part (HOSTS, SSH_PORT, ...) and the test part
+(VENDOR, CASES, image settings ...). A case key is ``model:framework`` (or the full
+training form); an inference case runs on one node, cases are spread over the hosts
+in turn, and its number of rounds is ``repeat`` in ``configs/<model>/configuration.yaml``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_mapping, test_fields
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+
+KEY_FORM = "model:framework (e.g. resnet50:pytorch_2.13)"
+INFERENCE_KEYS = {"chip", "log_call_information", "hosts_ports"}
+
+
+def load_inference(path: str | Path, suite_dir: Path) -> tuple[ClusterConfig, TestConfig]:
+    path = Path(path)
+    f = Fields(path, read_mapping(path))
+    cluster = cluster_fields(f)
+    chip = f.get("chip", str, "")
+    cases = _cases(f, cluster.hosts, chip, suite_dir)
+    test = test_fields(f, cases, suite="inference")
+    finish(f, IGNORED | INFERENCE_KEYS)
+    return cluster, test
+
+
+def _cases(f: Fields, hosts: tuple[str, ...], chip: str, suite_dir: Path) -> tuple[CaseEntry, ...]:
+    raw = f.get("cases", lambda v: v, {})
+    if not isinstance(raw, dict) or not raw:
+        f.fail("cases", "no cases listed", f"set CASES to {{'{KEY_FORM}': '/path/to/data'}}")
+        return ()
+    entries = []
+    for index, (text, data_dir) in enumerate(raw.items()):
+        parts = str(text).split(":")
+        if len(parts) == 2:
+            if not chip:
+                f.fail("chip", f"case {text!r} names no chip and CHIP is not set",
+                       "set CHIP (e.g. CHIP: xeon) or write the key as model:framework:chip:1:1:repeat")
+                continue
+            repeat = _repeat(f, suite_dir / "configs" / parts[0] / "configuration.yaml")
+            text = f"{parts[0]}:{parts[1]}:{chip}:1:1:{repeat}"
+        try:
+            key = CaseKey.parse(str(text))
+        except ValueError as exc:
+            f.fail("cases", f"case key {text!r} {exc}", f"write it as {KEY_FORM}")
+            continue
+        if key.nnodes != 1:
+            f.fail("cases", f"case {text!r}: inference cases run on one node", "set nnodes to 1")
+        pinned = (hosts[index % len(hosts)],) if hosts else ()
+        entries.append(CaseEntry(key, str(data_dir), pinned))
+    return tuple(entries)
+
+
+def _repeat(f: Fields, configuration: Path) -> int:
+    if not configuration.is_file():
+        return 1  # the catalogue check reports the missing case
+    try:
+        data: Any = yaml.safe_load(configuration.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        f.problems.append(f"{configuration}: not valid YAML: {exc}: fix the syntax")
+        return 1
+    repeat = data.get("repeat", 1) if isinstance(data, dict) else 1
+    if not isinstance(repeat, int) or repeat < 1:
+        f.problems.append(f"{configuration}: repeat: {repeat!r} is not a whole number >= 1")
+        return 1
+    return repeat

@@ -1,0 +1,42 @@
+"""What a case says about itself: its model, its data and which outputs are scored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+import torch
+from torch import nn
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Model inputs (host tensors, float32 or int64) and the targets scored against."""
+
+    inputs: tuple[torch.Tensor, ...]
+    targets: torch.Tensor
+
+
+class Dataset(Protocol):
+    def __len__(self) -> int: ...
+
+    def batch(self, indices: Sequence[int]) -> Batch:
+        """Read and pre-process these items on the host (decode, resize, tokenise ...)."""
+
+    def describe(self) -> dict: ...
+
+
+@dataclass(frozen=True)
+class Case:
+    """One inference case. The runner does everything else (engines, scenarios, accuracy)."""
+
+    model: str
+    input_names: tuple[str, ...]
+    # (configuration, data dir, item cap) -> data set
+    load_data: Callable[[Mapping[str, Any], str, "int | None"], Dataset]
+    # (configuration, data set) -> model with fresh weights (the runner seeds torch first)
+    build_model: Callable[[Mapping[str, Any], Any], nn.Module]
+    # (logits, targets) -> (scored logit rows [N, C], their labels [N])
+    scored: Callable[[torch.Tensor, torch.Tensor], "tuple[torch.Tensor, torch.Tensor]"]
+    # checkpoint keys the model does not use and that may be ignored (prefixes)
+    ignorable_keys: tuple[str, ...] = ()

@@ -1,0 +1,41 @@
+"""Engine registry: name -> factory(EngineOptions) -> Engine (see ``common.engines.base``).
+
+Engines: ``eager`` and ``compile`` (PyTorch), ``onnxruntime`` (CPU EP on cpu, CUDA EP on
+cuda), ``onnxruntime-trt`` (ONNX Runtime's TensorRT EP, cuda) and ``tensorrt`` (native,
+cuda). ``register`` adds one (tests use it to inject a faulty engine).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict
+
+from common.engines.base import Engine, EngineOptions
+from common.engines.onnxruntime_engine import OnnxRuntimeEngine
+from common.engines.tensorrt_engine import TensorRTEngine
+from common.engines.torch_engines import CompileEngine, EagerEngine
+from common.errors import CaseError
+
+Factory = Callable[[EngineOptions], Engine]
+
+_ENGINES: Dict[str, Factory] = {
+    "eager": EagerEngine,
+    "compile": CompileEngine,
+    "onnxruntime": OnnxRuntimeEngine,
+    "onnxruntime-trt": lambda options: OnnxRuntimeEngine(options, "onnxruntime-trt", True),
+    "tensorrt": TensorRTEngine,
+}
+
+
+def register(name: str, factory: Factory) -> None:
+    _ENGINES[name] = factory
+
+
+def engine_names() -> list[str]:
+    return sorted(_ENGINES)
+
+
+def get_engine(name: str, options: EngineOptions) -> Engine:
+    if name not in _ENGINES:
+        raise CaseError(f"engine {name!r} is unknown: set engine to one of "
+                        f"{', '.join(engine_names())} in the configuration")
+    return _ENGINES[name](options)

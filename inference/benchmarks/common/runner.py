@@ -1,0 +1,203 @@
+"""The inference case flow, shared by every case entry (``run_inference.py``).
+
+    INIT_START, SUBMIT_INFO     configuration read (base, vendor, --set)
+    ...                         data, model (+checkpoint), fp32 eager reference, engine build,
+                                warm-up of both query shapes
+    INIT_END
+    TRAIN_START                 the timed window: offline scenario, then single-stream
+    TRAIN_END
+    EVALUATE                    accuracy and deviation from the fp32 eager reference
+    FINISHED                    the inference FINISHED record (docs/inference.md)
+
+A ``CaseError`` (bad config, data, engine) prints one message naming the case and the fix and
+exits 2; not converging is a result (exit 0, ``converged: false``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import torch
+
+from chipperf.perflog import PerfLogger
+from common import config as configuration
+from common import measure
+from common.case import Case
+from common.checkpoint import load_into
+from common.engines import get_engine
+from common.engines.base import EngineOptions, Runner
+from common.engines.torch_engines import EagerEngine
+from common.errors import CaseError
+from common.settings import Settings
+from common.stats import latency_summary
+
+EXIT_CASE_ERROR = 2
+VENDOR_SUFFIX = "_configuration.yaml"
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="chipperf inference case")
+    p.add_argument("--data_dir", required=True)
+    p.add_argument("--extern_config_dir", required=True, help="holds configuration.yaml")
+    p.add_argument("--extern_config_file", default=None,
+                   help="<vendor>_configuration.yaml in <extern_config_dir>/vendor_config/")
+    p.add_argument("--output_dir", default=None)
+    p.add_argument("--set", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
+                   help="override a configuration key (repeatable)")
+    return p.parse_args(argv)
+
+
+def main(case: Case, argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    log = PerfLogger()
+    label = os.environ.get("CHIPPERF_CASE") or case.model
+    try:
+        run(case, args, log)
+    except CaseError as exc:
+        print(f"chipperf inference case {label}: error: {exc}", file=sys.stderr, flush=True)
+        return EXIT_CASE_ERROR
+    return 0
+
+
+def run(case: Case, args: argparse.Namespace, log: PerfLogger) -> dict:
+    start = time.perf_counter()
+    log.event("INIT_START", {"model": case.model})
+    config = configuration.load(args.extern_config_dir, args.extern_config_file, args.set)
+    s = Settings.from_config(config)
+    log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": case.model,
+                              "engine": s.engine, "precision": s.precision, "device": s.device,
+                              "config": configuration.thaw(config)})
+    if s.tolerance_for(s.engine, s.precision) is None:
+        raise CaseError(f"no tolerance for engine {s.engine!r} at {s.precision}: add "
+                        f"tolerance.{s.engine}.{s.precision} (or tolerance.default."
+                        f"{s.precision}) to configuration.yaml")
+    setup_torch(s)
+    with tempfile.TemporaryDirectory(prefix="chipperf-infer-") as scratch:
+        options = engine_options(s, case, Path(scratch))
+        engine = get_engine(s.engine, options)
+        engine.check(s.precision)
+        return measure_case(case, config, s, engine, options, args, log, start)
+
+
+def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any,
+                 options: EngineOptions, args: argparse.Namespace, log: PerfLogger,
+                 start: float) -> dict:
+    data = case.load_data(config, args.data_dir, s.max_items)
+    if len(data) < s.batch_size:
+        raise CaseError(f"the data set has {len(data)} items, fewer than batch_size "
+                        f"{s.batch_size}: lower batch_size or give more data")
+    model = build_model(case, config, data, s)
+    example = measure.to_device(measure.first_batch(data, s.batch_size).inputs, s.device)
+    reference = EagerEngine(options).prepare(model, example, "fp32")
+    flops = s.flops_per_item or measure.forward_flops(model, [t[:1] for t in example])
+    built = time.perf_counter()
+    engine_run = engine.prepare(model, example, s.precision)
+    samples = measure.latency_samples(data, min(s.latency_queries, len(data)), s.device)
+    warm_up(engine_run, example, samples, s)
+    build_s = time.perf_counter() - built
+    log.event("INIT_END", {"engine_build_time_s": build_s, "data": data.describe()})
+
+    log.event("TRAIN_START", {"scenarios": ["offline", "single_stream"]})
+    window = time.perf_counter()
+    offline = measure.offline(engine_run, data, s.batch_size, s.repeat, s.device)
+    latencies = measure.single_stream(engine_run, samples, s.latency_queries, s.device)
+    window_s = time.perf_counter() - window
+    log.event("TRAIN_END", {"time_s": window_s, "items": offline.items})
+
+    items = min(s.accuracy_items or len(data), len(data))
+    acc = measure.accuracy(engine_run, reference, data, items, s.batch_size, case.scored, s.device)
+    evaluation = evaluate(acc, s)
+    log.event("EVALUATE", evaluation)
+    finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start)
+    log.event("FINISHED", finished)
+    return finished
+
+
+def vendor_name(vendor_file: str | None) -> str | None:
+    if not vendor_file:
+        return None
+    name = Path(vendor_file).name
+    return name[: -len(VENDOR_SUFFIX)] if name.endswith(VENDOR_SUFFIX) else name
+
+
+def setup_torch(s: Settings) -> None:
+    torch.manual_seed(s.seed)
+    if s.num_threads:
+        torch.set_num_threads(s.num_threads)
+    if s.device == "cuda":  # fp32 means fp32: no TF32 in the reference or the engines
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+
+
+def engine_options(s: Settings, case: Case, scratch: Path) -> EngineOptions:
+    return EngineOptions(device=s.device, work_dir=scratch, input_names=case.input_names,
+                         onnx_file=s.onnx_file, onnx_opset=s.onnx_opset,
+                         num_threads=s.num_threads, compile_mode=s.compile_mode,
+                         trt_workspace_gb=s.trt_workspace_gb, batch_size=s.batch_size)
+
+
+def build_model(case: Case, config: Mapping[str, Any], data: Any,
+                s: Settings) -> torch.nn.Module:
+    torch.manual_seed(s.seed)
+    model = case.build_model(config, data)
+    if s.checkpoint:
+        load_into(model, s.checkpoint, case.ignorable_keys)
+    return model.to(s.device).eval()
+
+
+def warm_up(run: Runner, example: Sequence[torch.Tensor], samples: Sequence[Sequence],
+            s: Settings) -> None:
+    """Both query shapes (batch_size and 1), so lazy builds happen before the timed window."""
+    for _ in range(s.warmup_batches):
+        measure.postprocess(run(*example))
+    for q in range(max(1, s.latency_warmup)):
+        measure.postprocess(run(*samples[q % len(samples)]))
+
+
+def evaluate(acc: measure.Accuracy, s: Settings) -> dict:
+    """The metric: top-1 vs labels with real weights, else top-1 agreement with fp32 eager."""
+    scored = max(acc.scored, 1)
+    tolerance = s.tolerance_for(s.engine, s.precision)
+    if s.checkpoint:
+        metric = {"name": "top1_accuracy", "value": acc.correct / scored,
+                  "target": s.accuracy_target, "higher_is_better": True}
+    else:
+        metric = {"name": "top1_agreement", "value": acc.agree / scored,
+                  "target": s.agreement_target, "higher_is_better": True,
+                  "note": "random weights (no checkpoint): agreement with fp32 eager"}
+    return {"metric": metric, "reference": acc.deviation.report(tolerance or 0.0),
+            "items": acc.items, "scored": acc.scored,
+            "top1_vs_labels": acc.correct / scored, "top1_agreement": acc.agree / scored,
+            "reference_top1_vs_labels": acc.reference_correct / scored,
+            "reference_distinct_top1": acc.distinct_reference}
+
+
+def finished_record(s: Settings, offline: measure.Offline, latencies: list[float],
+                    evaluation: dict, flops: float, build_s: float, window_s: float,
+                    start: float) -> dict:
+    metric, reference = evaluation["metric"], evaluation["reference"]
+    peak, peak_source = measure.peak_memory(s.device, s.engine)
+    return {
+        "e2e_time_s": time.perf_counter() - start,
+        "train_time_s": window_s, "train_no_eval_time_s": window_s,
+        "pure_compute_time_s": offline.compute_s,
+        "work_unit": "items", "work_done": offline.items,
+        "throughput": {"raw": offline.raw, "pure_compute": offline.pure_compute,
+                       "unit": "items/s"},
+        "latency_ms": latency_summary(latencies),
+        "engine": s.engine, "precision": s.precision, "dtype": s.precision, "device": s.device,
+        "batch_size": s.batch_size,
+        "metric": metric, "reference": reference,
+        "converged": bool(reference["within_bound"] and metric["value"] >= metric["target"]),
+        "flops_per_unit": flops, "world_size": 1,
+        "peak_memory_bytes": peak, "peak_memory_source": peak_source,
+        "engine_build_time_s": build_s,
+        "offline": {"items": offline.items, "batches": offline.batches, "repeat": s.repeat,
+                    "wall_s": offline.wall_s, "compute_s": offline.compute_s},
+    }
