@@ -85,8 +85,7 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord) -> HostG
         for name, info in facts.items():
             record.host(name, **info)
         archive = _code_archive(plan)
-        hosts.run_step("upload code", lambda h: h.put_archive(
-            archive, plan.work_dir(h.name, cluster.work_root)))
+        hosts.run_step("upload code", lambda h: _upload(h, archive, plan.work_dir(h.name, cluster.work_root)))
     except BaseException:
         hosts.close()
         raise
@@ -103,9 +102,16 @@ def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
         raise HostError(host.name, f"data dir {', '.join(sorted(set(missing)))} does not exist",
                         "copy the dataset there, or fix the path in CASES")
     sensors = {path: host.run(["test", "-e", path], check=False).ok for path in SENSOR_PATHS}
+    log.info("[%s] Docker %s (%s), data dirs present", host.name, version.get("Version"),
+             version.get("KernelVersion"))
     return {"docker_version": version.get("Version"), "os": version.get("Os"),
             "kernel": version.get("KernelVersion"), "arch": version.get("Arch"),
             "sensors": sensors}
+
+
+def _upload(host: Host, archive: bytes, work_dir: str) -> None:
+    host.put_archive(archive, work_dir)
+    log.info("[%s] code uploaded to %s", host.name, work_dir)
 
 
 def _uses(case: CasePlan, host: str) -> bool:

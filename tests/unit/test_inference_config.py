@@ -1,0 +1,86 @@
+"""inference/configs/host.yaml -> the same typed configs and plan as training."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chipperf.catalogue import Catalogue
+from chipperf.config.inference import load_inference
+from chipperf.errors import ConfigError
+from chipperf.plan import check, make_plan
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    root = tmp_path / "inference"
+    files = {
+        "benchmarks/resnet50/pytorch/run_inference.py": "",
+        "benchmarks/bert_large/pytorch/run_inference.py": "",
+        "benchmarks/common/__init__.py": "",
+        "configs/resnet50/configuration.yaml": "batch_size: 8\nrepeat: 2\n",
+        "configs/resnet50/vendor_config/cpu_configuration.yaml": "batch_size: 4\n",
+        "configs/bert_large/configuration.yaml": "batch_size: 1\n",
+        "configs/bert_large/vendor_config/cpu_configuration.yaml": "{}\n",
+        "cpu/docker_image/pytorch_2.13/Dockerfile": "FROM x\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+HOST_YAML = """
+FLAGPERF_PATH: /home/FlagPerf/inference
+FLAGPERF_LOG_PATH: result
+VENDOR: cpu
+CHIP: xeon
+FLAGPERF_LOG_LEVEL: INFO
+LOG_CALL_INFORMATION: True
+HOSTS: ["10.0.0.1", "10.0.0.2"]
+SSH_PORT: "22"
+MASTER_PORT: "29501"
+SHM_SIZE: 4G
+CLEAR_CACHES: True
+CASES:
+  "resnet50:pytorch_2.13": /data/imagenet/val
+  "bert_large:pytorch_2.13": /data/text
+"""
+
+
+def test_host_yaml_plans_one_node_per_case_spread_over_hosts(suite, tmp_path):
+    host = tmp_path / "host.yaml"
+    host.write_text(HOST_YAML)
+    cluster, test = load_inference(host, suite)
+    assert cluster.hosts == ("10.0.0.1", "10.0.0.2") and test.suite == "inference"
+    assert [str(c.key) for c in test.cases] == ["resnet50:pytorch_2.13:xeon:1:1:2",
+                                               "bert_large:pytorch_2.13:xeon:1:1:1"]
+    catalogue = Catalogue.scan(suite, suite="inference")
+    assert check(cluster, test, catalogue) == []
+    plan = make_plan(cluster, test, catalogue, "run1", Path("result"))
+    resnet, bert = plan.cases
+    assert [n.host for r in resnet.rounds for n in r.nodes] == ["10.0.0.1", "10.0.0.1"]
+    assert [n.host for r in bert.rounds for n in r.nodes] == ["10.0.0.2"]
+    node = bert.rounds[0].nodes[0]
+    cmd = list(node.command)
+    entry = cmd.index(f"{node.work_dir}/code/benchmarks/bert_large/pytorch/run_inference.py")
+    assert cmd[entry + 1:entry + 7] == [
+        "--data_dir", "/data/text", "--extern_config_dir", f"{node.work_dir}/code/vendor/bert_large-pytorch",
+        "--extern_config_file", "cpu_configuration.yaml"]
+    targets = {u.target for u in plan.uploads}
+    assert {"code/benchmarks/common", "code/vendor/resnet50-pytorch"} <= targets
+
+
+def test_inference_config_problems(suite, tmp_path):
+    host = tmp_path / "host.yaml"
+    host.write_text("VENDOR: cpu\nHOSTS: [a]\nCASES:\n  'resnet50:pytorch_2.13': /d\n  'x': /d\n")
+    with pytest.raises(ConfigError) as err:
+        load_inference(host, suite)
+    text = str(err.value)
+    assert "names no chip and CHIP is not set" in text and "case key 'x'" in text
+    host.write_text("VENDOR: nvidia\nCHIP: H100\nHOSTS: [a]\nCASES:\n  'resnet50:pytorch_2.13': /d\n")
+    cluster, test = load_inference(host, suite)
+    problems = check(cluster, test, Catalogue.scan(suite, suite="inference"))
+    assert any("nvidia_configuration.yaml" in p for p in problems), problems
+    assert any("no image folder" in p for p in problems), problems
