@@ -25,15 +25,17 @@ def load_all(cluster_path: str, test_path: str, training_dir: str | None
              ) -> tuple[ClusterConfig, TestConfig, Catalogue]:
     """Both configs plus the catalogue checks; every problem at once, before any host is touched."""
     problems: list[str] = []
-    loaded = []
-    for loader, path in ((load_cluster, cluster_path), (load_test, test_path)):
-        try:
-            loaded.append(loader(path))
-        except ConfigError as exc:
-            problems += exc.problems
-    if problems:
+    cluster = test = None
+    try:
+        cluster = load_cluster(cluster_path)
+    except ConfigError as exc:
+        problems += exc.problems
+    try:
+        test = load_test(test_path)
+    except ConfigError as exc:
+        problems += exc.problems
+    if cluster is None or test is None:
         raise ConfigError(problems)
-    cluster, test = loaded
     root = Path(training_dir or test.training_dir or default_training_dir())
     catalogue = Catalogue.scan(root, suite="training")
     problems = check(cluster, test, catalogue, where=test_path)

@@ -30,7 +30,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -171,16 +171,20 @@ def parse_lines(lines: Iterable[str]) -> tuple[list[Event], list[Problem]]:
     """Parse PerfLog events out of arbitrary output; other lines are ignored."""
     events: list[Event] = []
     problems: list[Problem] = []
-    for number, line in enumerate(lines, start=1):
-        at = line.find(MARKER)
-        if at < 0:
-            continue
-        event, problem = parse_record(line[at + len(MARKER):].strip(), number)
+    for event, problem in iter_records(lines):
         if event is not None:
             events.append(event)
         if problem is not None:
             problems.append(problem)
     return events, problems
+
+
+def iter_records(lines: Iterable[str]) -> Iterator[tuple[Event | None, Problem | None]]:
+    """``parse_lines`` one PerfLog line at a time, for logs too long to hold."""
+    for number, line in enumerate(lines, start=1):
+        at = line.find(MARKER)
+        if at >= 0:
+            yield parse_record(line[at + len(MARKER):].strip(), number)
 
 
 def parse_record(text: str, line: int = 0) -> tuple[Event | None, Problem | None]:

@@ -66,7 +66,8 @@ def _read_py(path: Path, text: str) -> dict[str, Any]:
         tree = ast.parse(text, filename=str(path))
     except SyntaxError as exc:
         raise ConfigError([f"{path}:{exc.lineno}: Python syntax error: {exc.msg}"]) from exc
-    values, problems = {}, []
+    values: dict[str, Any] = {}
+    problems: list[str] = []
     for node in tree.body:
         if not isinstance(node, (ast.Assign, ast.AnnAssign)):
             continue
@@ -88,7 +89,8 @@ class Fields:
     """Typed reads from a config mapping that record problems instead of raising."""
 
     def __init__(self, path: Path, data: Mapping[str, Any]):
-        self.path, self.data, self.problems = path, data, []
+        self.path, self.data = path, data
+        self.problems: list[str] = []
         self.used: set[str] = set()
 
     def get(self, key: str, kind: Callable[[Any], Any], default: Any, fix: str = "") -> Any:

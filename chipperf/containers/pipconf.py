@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+from typing import Any
 
 from chipperf.config.model import ImageBuildConfig
 
@@ -41,7 +42,7 @@ def master_pip_settings() -> dict[str, str]:
 
 
 def with_master_pip(cfg: ImageBuildConfig, settings: dict[str, str]) -> ImageBuildConfig:
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     for option, field in _KEYS.items():
         if option not in settings or getattr(cfg, field):
             continue

@@ -34,7 +34,7 @@ class _Adapter(SSHHTTPAdapter):
         self.ssh_host = host.name
         self.timeout = timeout
         self.max_pool_size = constants.DEFAULT_MAX_POOL_SIZE
-        self.pools = RecentlyUsedContainer(constants.DEFAULT_NUM_POOLS,
+        self.pools: Any = RecentlyUsedContainer(constants.DEFAULT_NUM_POOLS,
                                            dispose_func=lambda p: p.close())
         BaseHTTPAdapter.__init__(self)
 

@@ -39,13 +39,14 @@ class Channel:
     ``max``, ``map``), so a sample costs two appends in Python, not a function call."""
 
     __slots__ = ("at_end", "at_start", "covered", "integral", "n", "peak", "peak_all",
-                 "prev_t", "prev_v", "scale", "spanned", "total", "ts", "vs")
+                 "prev_t", "prev_v", "scale", "seen", "spanned", "total", "ts", "vs")
 
     def __init__(self, scale: float = 1.0) -> None:
         self.scale = scale      # applied when a chunk is folded (energy_mj -> J)
         self.ts = array("d")
         self.vs = array("d")
         self.peak_all = -math.inf
+        self.seen = 0           # samples folded, inside the window or not
         self.n = 0
         self.total = 0.0
         self.peak = -math.inf
@@ -82,6 +83,7 @@ class Channel:
             pairs = sorted(zip(ts, vs))
             ts, vs = array("d", (p[0] for p in pairs)), array("d", (p[1] for p in pairs))
         self.peak_all = max(self.peak_all, max(vs))
+        self.seen += len(vs)
         i0, i1 = (0, len(ts)) if window is None else \
             (bisect_left(ts, window.start_ms), bisect_right(ts, window.end_ms))
         if i1 > i0:

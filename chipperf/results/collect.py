@@ -20,7 +20,7 @@ from chipperf.results import aggregate, rounds
 from chipperf.results.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
 from chipperf.results.flagperf import case_identity
 from chipperf.results.layout import STATUSES, read_status
-from chipperf.results.perf import mfu, performance, read_rank_log
+from chipperf.results.perf import RankLog, mfu, performance, read_rank_log
 from chipperf.results.power import NodeSeries, node_result, node_series, read_node_files
 from chipperf.results.samples import Window
 from chipperf.results.schema import CaseResult, NodeResult, RoundResult, RunSummary
@@ -186,28 +186,34 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
                    key=_node_rank)
     problems = [f"{rel}/{n}/: node listed in run.json has no dir" for n in names
                 if n in listed and not (round_dir / n).is_dir()]
-    log = read_rank_log(round_dir / names[0] / "rank0.out.log") if names else None
-    fields, reasons = performance(log, f"{names[0]}/rank0.out.log") if log else \
-        ({}, {"finished": f"{rel}/ has no node dir"})
-    if log is not None:
-        problems += [f"{rel}/{names[0]}/{p}" for p in log.problems]
+    log, fields, reasons = _rank_zero(round_dir, rel, names, problems)
     vendor = case.vendor or _vendor_of(log)
     window = Window(fields["train_start_ms"], fields["train_end_ms"]) \
         if "train_start_ms" in fields else None
-    nodes, node_plots = [], []
-    for name in names:
-        node, plot = _collect_node(case, round_dir / name, name, listed.get(name), window, vendor)
-        nodes.append(node)
-        node_plots.append(plot)
-        problems += [f"{rel}/{name}/{p}" for p in node.problems]
+    collected = [_collect_node(case, round_dir / n, n, listed.get(n), window, vendor)
+                 for n in names]
+    nodes = [node for node, _ in collected]
+    problems += [f"{rel}/{node.name}/{p}" for node in nodes for p in node.problems]
     fields.update(_combined(case, vendor, fields, nodes, reasons))
     status, reason = rounds.round_status(entry, nodes, log, fields)
     result = RoundResult(
         number=number, status=status, reason=reason, started_ms=_int(entry.get("started_ms")),
         finished_ms=_int(entry.get("finished_ms")), nodes=tuple(nodes), reasons=reasons,
         problems=tuple(problems), **fields)
-    plots = RoundSeries(case.dir_name, number, window, result.started_ms, tuple(node_plots))
+    plots = RoundSeries(case.dir_name, number, window, result.started_ms,
+                        tuple(plot for _, plot in collected))
     return result, plots, vendor
+
+
+def _rank_zero(round_dir: Path, rel: str, names: list[str], problems: list[str]
+               ) -> tuple[RankLog | None, dict[str, Any], dict[str, str]]:
+    """Global rank 0's log (in the lowest node rank's dir) and the figures it gives."""
+    if not names:
+        return None, {}, {"finished": f"{rel}/ has no node dir"}
+    log = read_rank_log(round_dir / names[0] / "rank0.out.log")
+    problems += [f"{rel}/{names[0]}/{p}" for p in log.problems]
+    fields, reasons = performance(log, f"{names[0]}/rank0.out.log")
+    return log, fields, reasons
 
 
 def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
@@ -261,8 +267,8 @@ def _accelerator_file(node_dir: Path, vendor: str | None) -> tuple[str | None, s
     return (found[0], "") if found else (None, "vendor unknown and no <vendor>_monitor.log found")
 
 
-def _vendor_of(log: Any) -> str | None:
-    info = getattr(log, "submit_info", None)
+def _vendor_of(log: RankLog | None) -> str | None:
+    info = log.submit_info if log is not None else None
     return _str(info.value.get("vendor")) if info is not None else None
 
 

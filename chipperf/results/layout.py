@@ -26,6 +26,7 @@ FINAL_STATUSES = ("succeeded", "failed", "timeout", "canceled")
 def atomic_write(path: Path, data: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.fchmod(fd, 0o644)  # mkstemp makes 0600; results are meant to be read by others
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data.encode("utf-8") if isinstance(data, str) else data)

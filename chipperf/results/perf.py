@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chipperf.perflog import Event, normalize_finished, parse_lines
+from chipperf.perflog import Event, iter_records, normalize_finished
 from chipperf.results.flagperf import target_from_config
 from chipperf.results.samples import read_lines
 from chipperf.results.schema import Metric, Throughput
@@ -41,23 +41,22 @@ def read_rank_log(path: Path) -> RankLog:
     if not path.is_file():
         return out
     out.present = True
-    bad_lines: list[int] = []
     try:
-        events, problems = parse_lines(_decoded(path, bad_lines))
+        for event, problem in iter_records(_decoded(path, out)):
+            if problem is not None:
+                out.problems.append(f"{path.name}:{problem.line}: {problem.message}")
+            if event is not None:
+                _keep(out, event)
     except OSError as exc:
         out.problems.append(f"{path.name}: unreadable: {exc}")
-        return out
-    out.problems += [f"{path.name}:{n}: not valid UTF-8 (bytes replaced)" for n in bad_lines]
-    out.problems += [f"{path.name}:{p.line}: {p.message}" for p in problems]
-    for event in events:
-        _keep(out, event)
     return out
 
 
-def _decoded(path: Path, bad_lines: list[int]) -> Iterator[str]:
+def _decoded(path: Path, out: RankLog) -> Iterator[str]:
+    """Every line of the log (streamed); lines with bad bytes are reported as they pass."""
     for number, text, clean in read_lines(path):
         if not clean:
-            bad_lines.append(number)
+            out.problems.append(f"{path.name}:{number}: not valid UTF-8 (bytes replaced)")
         yield text
 
 

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chipperf.results.samples import MIN_COVERAGE, Device, MonitorFile, Window, read_monitor
+from chipperf.results.samples import (
+    MIN_COVERAGE,
+    Channel,
+    Device,
+    MonitorFile,
+    Window,
+    read_monitor,
+)
 from chipperf.results.schema import NodeResult
 
 WALL = ("ipmi", None)        # sources of node wall power (None: a line without "source")
@@ -74,21 +81,24 @@ def node_figures(files: NodeFiles) -> tuple[dict[str, Any], dict[str, str], list
     return fields, reasons, problems
 
 
-def _first(f: MonitorFile, quantity: str, sources: Iterable[Device]) -> Device:
+def _channel(f: MonitorFile, quantity: str, sources: Iterable[Device]
+             ) -> tuple[Device, Channel | None]:
+    """The first of ``sources`` that has ``quantity`` in this file, and its channel."""
     found = f.devices(quantity, sources)
-    return found[0] if found else "<none>"
+    return (found[0], f.channels[(found[0], quantity)]) if found else (None, None)
 
 
 def _wall(f: MonitorFile, fields: dict[str, Any], reasons: dict[str, str]) -> None:
-    device = _first(f, "power", WALL)
-    channel = f.channels.get((device, "power"))
-    if channel is None or channel.mean is None:
+    device, channel = _channel(f, "power", WALL)
+    if channel is None or channel.time_mean is None:
         why = f.why_absent("wall power (ipmi)", ("ipmi",)) if channel is None \
-            else f"{f.path.name} has no wall-power sample in the timed window"
-        for key in ("avg_power_w", "peak_power_w", "energy_j"):
-            reasons[key] = why
+            else f"{f.path.name} has no wall-power sample around the timed window"
+        reasons.update(dict.fromkeys(("avg_power_w", "peak_power_w", "energy_j"), why))
         return
-    fields["avg_power_w"], fields["peak_power_w"] = channel.time_mean, channel.window_peak
+    fields["avg_power_w"] = channel.time_mean
+    fields["peak_power_w"] = channel.window_peak
+    if channel.window_peak is None:
+        reasons["peak_power_w"] = f"{f.path.name}: no wall-power sample inside the window"
     fields["energy_j"], why = energy(f, device)
     if why:
         reasons["energy_j"] = why
@@ -97,7 +107,7 @@ def _wall(f: MonitorFile, fields: dict[str, Any], reasons: dict[str, str]) -> No
 
 def _rapl(f: MonitorFile, fields: dict[str, Any], reasons: dict[str, str]) -> None:
     channel = f.channels.get(("rapl", "power"))
-    if channel is None or channel.mean is None:
+    if channel is None or channel.time_mean is None:
         reasons["cpu_power_w"] = reasons["cpu_energy_j"] = f.why_absent("RAPL power", RAPL)
         return
     fields["cpu_power_w"] = channel.time_mean
@@ -139,7 +149,7 @@ def _accelerators(files: NodeFiles, fields: dict[str, Any], reasons: dict[str, s
     if f is None:
         reasons.update({k: files.accel_absent for k in keys})
         return
-    chips = sorted({d for d, _ in f.channels if isinstance(d, int)})
+    chips = f.chips()
     if not chips:
         reasons.update({k: f.why_absent("accelerator") for k in keys})
         return
@@ -185,14 +195,14 @@ def _accel_power(f: MonitorFile, chips: Sequence[int], fields: dict[str, Any],
 
 
 def _host(files: NodeFiles, fields: dict[str, Any], reasons: dict[str, str]) -> None:
-    cpu = files.cpu.channels.get((_first(files.cpu, "util", CPU), "util"))
+    _, cpu = _channel(files.cpu, "util", CPU)
     fields["avg_cpu_util_pct"] = cpu.mean if cpu else None
     if cpu is None or cpu.mean is None:
         reasons["avg_cpu_util_pct"] = files.cpu.why_absent("CPU utilisation")
     else:
         fields["samples"]["cpu"] = cpu.n
-    mem = files.mem.channels.get((_first(files.mem, "mem", MEM), "mem"))
-    pct = files.mem.channels.get((_first(files.mem, "mem_pct", MEM), "mem_pct"))
+    _, mem = _channel(files.mem, "mem", MEM)
+    _, pct = _channel(files.mem, "mem_pct", MEM)
     fields["peak_host_memory_bytes"] = int(mem.peak_all) if mem else None
     fields["peak_host_memory_pct"] = pct.peak_all if pct else None
     if mem is None:
@@ -218,7 +228,7 @@ def node_series(name: str, files: NodeFiles) -> NodeSeries:
     _put(series, "cpu_util_pct", files.cpu, "util", CPU, "first")
     _put(series, "host_mem_bytes", files.mem, "mem", MEM, "first")
     if files.accel is not None:
-        chips = sorted({d for d, _ in files.accel.channels if isinstance(d, int)})
+        chips = files.accel.chips()
         _put(series, "accel_power_w", files.accel, "power", chips, "sum")
         _put(series, "accel_util_pct", files.accel, "util", chips, "mean")
         _put(series, "accel_mem_bytes", files.accel, "mem", chips, "max")

@@ -41,8 +41,10 @@ def _significant(value: float) -> str:
     magnitude = abs(value)
     if magnitude == 0:
         return "0"
-    if magnitude >= 1e6 or magnitude < 1e-3:
+    if magnitude >= 1e9 or magnitude < 1e-3:
         return f"{value:.4g}"
+    if magnitude >= 1e5:
+        return f"{value:,.0f}"
     if magnitude >= 100:
         return f"{value:,.1f}"
     return f"{value:.4g}"

@@ -74,11 +74,15 @@ class MonitorFile:
         return max(3000.0 * self.interval_s, 2000.0)
 
     def devices(self, quantity: str, among: Iterable[Device] | None = None) -> list[Device]:
-        found = [d for d, q in self.channels if q == quantity]
+        found = [d for (d, q), c in self.channels.items() if q == quantity and c.seen]
         if among is not None:
             allowed = list(among)
             found = [d for d in found if d in allowed]
-        return sorted(found, key=lambda d: (isinstance(d, str), str(d) if d is not None else ""))
+        return sorted(found, key=_device_order)
+
+    def chips(self) -> list[int]:
+        """Accelerator indices with at least one sample of anything."""
+        return sorted({d for (d, _), c in self.channels.items() if isinstance(d, int) and c.seen})
 
     def coverage(self, key: Key) -> float | None:
         if self.window is None or self.window.seconds <= 0 or key not in self.channels:
@@ -103,6 +107,12 @@ class MonitorFile:
         self.problem_count += 1
         if len(self.problems) < MAX_PROBLEMS:
             self.problems.append(f"{self.path.name}:{line}: {message}")
+
+
+def _device_order(device: Device) -> tuple[int, int, str]:
+    if isinstance(device, int):
+        return 0, device, ""
+    return 1, 0, "" if device is None else device
 
 
 def read_lines(path: Path) -> Iterator[tuple[int, str, bool]]:

@@ -172,3 +172,42 @@ def test_vanished_rank_fails_the_round_fast(tmp_path, sim_cluster, digits_dir):
     node1 = run_dir / "resnet50-pytorch_2.13-xeon-2x1/round1" / f"{h2.address}_noderank1"
     assert read_status(node1)[0] == "failed"
     assert leftovers(sim_cluster, run_dir.name) == []
+
+
+def test_image_build_failure_fails_the_case_with_the_build_log(tmp_path, sim_cluster, digits_dir):
+    import shutil
+
+    training = tmp_path / "training"
+    shutil.copytree(REPO / "training", training, ignore=shutil.ignore_patterns("__pycache__"))
+    dockerfile = training / "cpu/docker_image/pytorch_2.13/Dockerfile"
+    dockerfile.write_text(dockerfile.read_text() + "\nRUN echo 'no such package, on purpose' && false\n")
+    cluster, test = configs(tmp_path, sim_cluster, {ONE_NODE: str(digits_dir)},
+                            hosts=[sim_cluster.hosts[0].address])
+    result = chipperf("run", "--cluster", str(cluster), "--test", str(test), "--training-dir",
+                      str(training), cwd=tmp_path)
+    assert result.returncode == 1, result
+    assert "building chipperf/cpu-pytorch_2.13" in result.output and "failed" in result.output
+    record = json.loads((result.run_dir / "run.json").read_text())
+    reason = record["cases"]["resnet50-pytorch_2.13-xeon-1x1"]["reason"]
+    assert reason.startswith("image: ") and "no such package, on purpose" in reason
+    assert "Traceback" not in result.output
+
+
+def test_host_without_a_docker_engine(tmp_path, sim_cluster, digits_dir):
+    h3 = sim_cluster.hosts[2]
+    pid = int(Path(f"/run/chipperf-sim/{h3.name}/docker.pid").read_text())
+    os.kill(pid, signal.SIGTERM)
+    try:
+        for _ in range(100):
+            if not Path(f"/proc/{pid}").exists():
+                break
+            time.sleep(0.2)
+        cluster, test = configs(tmp_path, sim_cluster, {ONE_NODE: str(digits_dir)},
+                                hosts=[h3.address])
+        result = run(tmp_path, cluster, test)
+        assert result.returncode == 1, result
+        assert f"{h3.address}: no Docker engine answers over SSH" in result.output, result
+        assert "start dockerd" in result.output
+    finally:
+        subprocess.run([sys.executable, str(REPO / "tests/simcluster/simcluster.py"), "up", "--hosts",
+                        str(len(sim_cluster.hosts))], check=True, capture_output=True)

@@ -8,6 +8,8 @@ import pytest
 from conftest import chipperf, leftovers, write_configs
 
 from chipperf.perflog import finished_problems, parse_lines
+from chipperf.results import summarize
+from chipperf.results.entry import check_main
 from chipperf.results.layout import read_status
 
 pytestmark = pytest.mark.e2e
@@ -49,5 +51,13 @@ def test_resnet50_across_two_hosts(sim_cluster, digits_dir, tmp_path):
     assert finished_problems(value) == []
     assert value["world_size"] == 2
     assert value["converged"] is True, value
+
+    # the run wrote its reports, and the directory passes the compliance checker
+    for name in ("summary.json", "summary.csv", "report.html", f"{CASE_DIR}/result.json"):
+        assert (run.run_dir / name).is_file(), name
+    assert check_main(run.run_dir) == 0
+    (case,) = summarize(run.run_dir).cases
+    assert case.rounds[0].throughput is not None
+    assert (nodes[f"{h1.address}_noderank0"] / "cpu_monitor.log").stat().st_size > 0
 
     assert leftovers(sim_cluster, run.run_dir.name) == []

@@ -56,7 +56,7 @@ def test_markdown_tables_and_reasons(run):
     assert text.startswith("# chipperf run `run20231114221320`")
     assert "| 1 | succeeded | yes | 1,000.0 |" in text
     assert "Not counted: round 3: did not converge: top1 0.5 vs target 0.75." in text
-    assert "- CPU energy, RAPL (J): round 1: 10.0.0.1_noderank0: pwr_monitor.log has no RAPL" \
+    assert "- CPU energy, RAPL (J): every round: 10.0.0.1_noderank0: pwr_monitor.log has no RAPL" \
         in text
     assert "MFU divides achieved FLOP/s by the spec-sheet peak in bf16" in text
 
@@ -68,6 +68,8 @@ def test_readme_table_is_one_row_per_case(run):
     assert lines[2].startswith("| config_A100x2x2 | 2x2 | 2/3 |")
     assert "1,005.0 ± 0.7% samples/s" in lines[2]
     assert "(bf16)" in lines[2] and "2/3" in lines[2]
+    assert lines[-1] == ("- resnet50:pytorch_2.13:A100:2:2:3: round 3 not counted: did not "
+                         "converge: top1 0.5 vs target 0.75")
 
 
 def test_report_main_prints_and_writes(run, capsys):
@@ -112,6 +114,7 @@ def test_number_formatting():
     assert fmt(None) == "—" and fmt(True) == "yes"
     assert fmt(2**31, "bytes") == "2.00 GiB" and fmt(0.0123, "ratio") == "1.23%"
     assert fmt(1234.56) == "1,234.6" and fmt(0.1234567) == "0.1235" and fmt(3e9) == "3e+09"
+    assert fmt(9_000_121.15) == "9,000,121"
 
 
 def test_nice_ticks_cover_the_range():

@@ -23,7 +23,9 @@ def load_into(model: nn.Module, path: str, ignorable: tuple[str, ...] = ()) -> N
     try:
         state = torch.load(file, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same advice
-        raise CaseError(f"checkpoint {file} cannot be read by torch.load: {exc}") from exc
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CaseError(f"checkpoint {file} cannot be read by torch.load(weights_only=True): "
+                        f"{first}: give a torch.save()d state dict") from exc
     state = _unwrap(state, file)
     result = model.load_state_dict(state, strict=False)
     unexpected = [k for k in result.unexpected_keys if not k.startswith(ignorable)]

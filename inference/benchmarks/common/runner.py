@@ -73,15 +73,15 @@ def run(case: Case, args: argparse.Namespace, log: PerfLogger) -> dict:
     log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": case.model,
                               "engine": s.engine, "precision": s.precision, "device": s.device,
                               "config": configuration.thaw(config)})
-    if s.tolerance_for(s.engine, s.precision) is None:
-        raise CaseError(f"no tolerance for engine {s.engine!r} at {s.precision}: add "
-                        f"tolerance.{s.engine}.{s.precision} (or tolerance.default."
-                        f"{s.precision}) to configuration.yaml")
     setup_torch(s)
     with tempfile.TemporaryDirectory(prefix="chipperf-infer-") as scratch:
         options = engine_options(s, case, Path(scratch))
         engine = get_engine(s.engine, options)
         engine.check(s.precision)
+        if s.tolerance_for(s.engine, s.precision) is None:
+            raise CaseError(f"no tolerance for engine {s.engine!r} at {s.precision}: add "
+                            f"tolerance.{s.engine}.{s.precision} (or tolerance.default."
+                            f"{s.precision}) to configuration.yaml")
         return measure_case(case, config, s, engine, options, args, log, start)
 
 
@@ -98,10 +98,12 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
     flops = s.flops_per_item or measure.forward_flops(model, [t[:1] for t in example])
     built = time.perf_counter()
     engine_run = engine.prepare(model, example, s.precision)
-    samples = measure.latency_samples(data, min(s.latency_queries, len(data)), s.device)
-    warm_up(engine_run, example, samples, s)
     build_s = time.perf_counter() - built
-    log.event("INIT_END", {"engine_build_time_s": build_s, "data": data.describe()})
+    samples = measure.latency_samples(data, min(s.latency_queries, len(data)), s.device)
+    warm = time.perf_counter()
+    warm_up(engine_run, example, samples, s)
+    log.event("INIT_END", {"engine_build_time_s": build_s,
+                           "warmup_time_s": time.perf_counter() - warm, "data": data.describe()})
 
     log.event("TRAIN_START", {"scenarios": ["offline", "single_stream"]})
     window = time.perf_counter()

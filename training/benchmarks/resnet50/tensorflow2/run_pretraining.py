@@ -59,9 +59,8 @@ def setup(driver: Driver):
     per_rank_batch = split_batch(cfg.global_batch_size, dist.world_size)
     import data
     import keras
-    import tensorflow as tf
-
     import model as resnet
+    import tensorflow as tf
     import train
 
     data.check_augment(cfg.train_augment)

@@ -7,11 +7,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import data
 import keras
 import tensorflow as tf
 from driver import Driver, Metric
-
-import data
 
 # config dtype -> Keras dtype policy
 POLICIES = {"fp32": "float32", "tf32": "float32", "bf16": "mixed_bfloat16",

@@ -1,0 +1,11 @@
+"""The parameters a vendor config (config_<chip>x<nnodes>x<nproc>.py) may set.
+
+Not among them: target_mlm_accuracy (the case fixes what "converged" means for each model
+size) and mask_seed (the evaluation masks are part of the metric's definition)."""
+
+mutable_params = [
+    "model_size", "eval_samples",
+    "global_batch_size", "learning_rate", "weight_decay", "adam_beta1", "adam_beta2", "adam_eps",
+    "warmup_steps", "max_steps", "grad_clip_norm",
+    "eval_every_steps", "log_every_steps", "dtype", "cpu_threads", "seed",
+]

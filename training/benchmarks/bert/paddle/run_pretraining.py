@@ -1,0 +1,173 @@
+"""bert / Paddle training case: masked-LM pretraining to an MLM-accuracy target, data parallel.
+
+    python3 -m paddle.distributed.launch --nproc_per_node N -- run_pretraining.py --data_dir D \
+        --extern_config_dir DIR --extern_config_file config_<chip>x<nnodes>x<nproc>.py \
+        --output_dir OUT [--set name=value ...]
+
+gloo on CPU, NCCL on GPUs (paddle.DataParallel). See README.md for the dataset layout, the
+FLOPs formula and the measured CI runs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from driver import Config, ConfigError, DistEnv, Driver, LaunchError, Metric, run_case, split_batch
+from driver.netif import interface_towards
+
+# data, model and train are this folder's modules; they import paddle, so they are imported
+# only after OMP_NUM_THREADS is set.
+CASE_DIR = Path(__file__).resolve().parent
+DTYPES = ("fp32", "bf16", "fp16")
+
+# The launch contract's names <- what paddle.distributed.launch sets for each rank.
+PADDLE_ENV = {"RANK": "PADDLE_TRAINER_ID", "LOCAL_RANK": "PADDLE_LOCAL_RANK",
+              "WORLD_SIZE": "PADDLE_TRAINERS_NUM", "LOCAL_WORLD_SIZE": "PADDLE_LOCAL_SIZE"}
+
+
+def contract_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE taken from Paddle's
+    launcher variables where it set them (it does not set the contract's names)."""
+    env = dict(environ)
+    env.update({ours: env[theirs] for ours, theirs in PADDLE_ENV.items() if env.get(theirs)})
+    return env
+
+
+def model_config(cfg: Config) -> Any:
+    """The architecture of ``model_size``; every config problem at once."""
+    from model import PRESETS
+
+    problems = []
+    if cfg.model_size not in PRESETS:
+        problems.append(f"model_size {cfg.model_size!r} is unknown: use one of "
+                        f"{', '.join(PRESETS)}")
+    elif cfg.model_size not in cfg.target_mlm_accuracy:
+        problems.append(f"target_mlm_accuracy has no target for model_size {cfg.model_size!r}")
+    if cfg.dtype not in DTYPES:
+        problems.append(f"dtype {cfg.dtype!r} is not supported: use one of {', '.join(DTYPES)}")
+    for name in ("global_batch_size", "max_steps", "eval_every_steps"):
+        if cfg[name] < 1:
+            problems.append(f"{name} = {cfg[name]} must be at least 1")
+    if problems:
+        raise ConfigError("configuration problems:\n" + "\n".join(f"  - {p}" for p in problems))
+    return PRESETS[cfg.model_size]
+
+
+def configure_threads(cfg: Config, dist: DistEnv) -> int:
+    """OMP threads per rank: cpu_threads, else OMP_NUM_THREADS, else the node's usable cores
+    shared among its ranks. Must run before paddle is imported."""
+    text = os.environ.get("OMP_NUM_THREADS", "").strip()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = cfg.cpu_threads or (int(text) if text.isdigit() else
+                                  max(1, (cores or 1) // max(1, dist.nproc_per_node)))
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    return threads
+
+
+def init_distributed(dist: DistEnv) -> str:
+    """The rank's device ("gpu": the one FLAGS_selected_gpus names, or "cpu"); joins the
+    collective group (NCCL on GPUs, gloo on CPU) when there is more than one rank."""
+    import paddle
+    import paddle.distributed as pdist
+
+    gpu = paddle.device.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0
+    device = "gpu" if gpu else "cpu"
+    paddle.set_device(device)
+    if not dist.distributed:
+        return device
+    if not os.environ.get("PADDLE_TRAINER_ENDPOINTS"):
+        raise LaunchError(f"WORLD_SIZE={dist.world_size} but PADDLE_TRAINER_ENDPOINTS is unset: "
+                          "start the ranks with python3 -m paddle.distributed.launch "
+                          "(chipperf's paddle launcher does)")
+    if not gpu and dist.nnodes > 1 and "GLOO_SOCKET_IFNAME" not in os.environ:
+        ifname = interface_towards(dist.master_addr)
+        if ifname:
+            os.environ["GLOO_SOCKET_IFNAME"] = ifname
+    pdist.init_parallel_env()
+    return device
+
+
+def build_loop(cfg: Config, dist: DistEnv, arch: Any, dataset: Any) -> tuple[Any, Any]:
+    """(train.Loop, the bare model)."""
+    import data
+    import paddle
+    import train
+    from model import BertForMaskedLM
+
+    paddle.seed(cfg.seed)
+    net = BertForMaskedLM(arch)
+    model = paddle.DataParallel(net) if dist.distributed else net
+    scheduler = paddle.optimizer.lr.LambdaDecay(
+        cfg.learning_rate, train.linear_warmup_decay(cfg.warmup_steps, cfg.max_steps))
+    decay = {p.name for p in net.parameters() if len(p.shape) > 1}
+    optimizer = paddle.optimizer.AdamW(
+        learning_rate=scheduler, beta1=cfg.adam_beta1, beta2=cfg.adam_beta2,
+        epsilon=cfg.adam_eps, parameters=net.parameters(), weight_decay=cfg.weight_decay,
+        apply_decay_param_fun=lambda name: name in decay,
+        grad_clip=paddle.nn.ClipGradByGlobalNorm(cfg.grad_clip_norm)
+        if cfg.grad_clip_norm > 0 else None)
+    local_batch = cfg.global_batch_size // dist.world_size
+    loop = train.Loop(
+        model=model, optimizer=optimizer, scheduler=scheduler, dtype=cfg.dtype,
+        train_epoch=lambda epoch: data.train_batches(dataset, cfg.global_batch_size, dist.rank,
+                                                     dist.world_size, cfg.seed, epoch),
+        eval_set=data.eval_batches(dataset, local_batch, dist.rank, dist.world_size,
+                                   cfg.mask_seed, cfg.eval_samples),
+        scaler=paddle.amp.GradScaler() if cfg.dtype == "fp16" else None)
+    return loop, net
+
+
+def peak_memory(device: str) -> int | None:
+    import paddle
+
+    return int(paddle.device.cuda.max_memory_allocated()) if device == "gpu" else None
+
+
+def setup(driver: Driver) -> tuple[Any, Any, Any, str, int]:
+    """Everything before TRAIN_START; raises a CaseError on any bad input."""
+    cfg, dist = driver.config, driver.dist
+    threads = configure_threads(cfg, dist)  # before paddle is imported
+    split_batch(cfg.global_batch_size, dist.world_size)
+    import data
+
+    arch = model_config(cfg)
+    dataset = data.open_dataset(driver.args.data_dir, arch.vocab_size,
+                                arch.max_position_embeddings)
+    data.check_rows(dataset, cfg.global_batch_size)
+    device = init_distributed(dist)
+    if device == "gpu":
+        import paddle
+
+        driver.set_sync(paddle.device.synchronize)
+    loop, net = build_loop(cfg, dist, arch, dataset)
+    return arch, dataset, loop, device, threads
+
+
+def main(argv: list[str] | None = None) -> None:
+    driver = Driver.start("bert", CASE_DIR, argv, environ=contract_environ(os.environ))
+    cfg = driver.config
+    arch, dataset, loop, device, threads = setup(driver)
+    import paddle
+    import train
+    from model import count_parameters, train_flops_per_sequence
+
+    target = float(cfg.target_mlm_accuracy[cfg.model_size])
+    driver.init_end(device=device, threads=threads, model_size=cfg.model_size,
+                    architecture=vars(arch), parameters=count_parameters(loop.model),
+                    seq_len=dataset.seq_len, vocab_tokens=len(dataset.vocab),
+                    train_rows=len(dataset.train),
+                    eval_rows=min(len(dataset.eval), cfg.eval_samples or len(dataset.eval)),
+                    paddle_version=paddle.__version__)
+    progress = train.run(driver, loop, train.Schedule(target, cfg.max_steps,
+                                                      cfg.eval_every_steps))
+    work_done = int(train.all_reduce_sum([float(progress.samples)])[0])
+    driver.finish(work_done=work_done, work_unit="samples",
+                  metric=Metric("mlm_accuracy", progress.accuracy, target),
+                  flops_per_unit=train_flops_per_sequence(arch, dataset.seq_len),
+                  dtype=cfg.dtype, peak_memory_bytes=peak_memory(device))
+
+
+if __name__ == "__main__":
+    run_case(main)

@@ -1,0 +1,188 @@
+"""llama2_7b / DeepSpeed training case: causal-LM training with ZeRO to an eval-loss target.
+
+    python -m deepspeed.launcher.launch ... run_pretraining.py --data_dir D \
+        --extern_config_dir DIR --extern_config_file config_<chip>x<nnodes>x<nproc>.py \
+        --output_dir OUT [--set name=value ...]
+
+Any launcher that sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT works
+(deepspeed, torchrun). The communication backend is the DeepSpeed accelerator's: nccl on
+CUDA, gloo on CPU (``DS_ACCELERATOR=cpu``; ccl when oneCCL's bindings are installed). See
+README.md for the dataset layout, the FLOPs formula and the measured CI runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+import deepspeed
+import torch
+from deepspeed.accelerator import get_accelerator
+from driver import Config, ConfigError, DistEnv, Driver, Metric, run_case
+from driver.netif import interface_towards
+from llama_data import TokenDataset, check_batching, eval_batches, open_dataset
+from llama_data import train_micro_batches
+from llama_model import PRESETS, LlamaConfig, LlamaForCausalLM, count_parameters
+from llama_model import train_flops_per_token
+from llama_train import Loop, Schedule, all_reduce_sum, run, warmup_cosine
+
+# llama_* are this folder's modules (python puts the script's folder on sys.path)
+CASE_DIR = Path(__file__).resolve().parent
+DTYPES = ("fp32", "bf16")
+
+
+def model_config(cfg: Config) -> LlamaConfig:
+    """The architecture of ``model_size``; every config problem at once."""
+    problems = []
+    if cfg.model_size not in PRESETS:
+        problems.append(f"model_size {cfg.model_size!r} is unknown: use one of "
+                        f"{', '.join(PRESETS)}")
+    elif cfg.model_size not in cfg.target_eval_loss:
+        problems.append(f"target_eval_loss has no target for model_size {cfg.model_size!r}")
+    elif not 1 <= cfg.seq_len <= PRESETS[cfg.model_size].max_seq_len:
+        problems.append(f"seq_len {cfg.seq_len} must be 1..{PRESETS[cfg.model_size].max_seq_len}"
+                        f" for model_size {cfg.model_size!r}")
+    if cfg.dtype not in DTYPES:
+        problems.append(f"dtype {cfg.dtype!r} is not supported: use one of {', '.join(DTYPES)}")
+    if cfg.zero_stage not in (0, 1, 2, 3):
+        problems.append(f"zero_stage {cfg.zero_stage} must be 0, 1, 2 or 3")
+    for name in ("global_batch_size", "micro_batch_size", "max_steps", "eval_every_steps"):
+        if cfg[name] < 1:
+            problems.append(f"{name} = {cfg[name]} must be at least 1")
+    if problems:
+        raise ConfigError("configuration problems:\n" + "\n".join(f"  - {p}" for p in problems))
+    return PRESETS[cfg.model_size]
+
+
+def deepspeed_config(cfg: Config, world_size: int) -> dict[str, Any]:
+    """The DeepSpeed config the engine runs with (logged in INIT_END)."""
+    zero: dict[str, Any] = {"stage": cfg.zero_stage, "overlap_comm": False,
+                            "contiguous_gradients": True}
+    if cfg.offload_optimizer:
+        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
+    return {
+        "train_batch_size": cfg.global_batch_size,
+        "train_micro_batch_size_per_gpu": cfg.micro_batch_size,
+        "gradient_accumulation_steps": cfg.global_batch_size // (cfg.micro_batch_size
+                                                                 * world_size),
+        "optimizer": {"type": "AdamW", "params": {
+            "lr": cfg.learning_rate, "betas": [cfg.adam_beta1, cfg.adam_beta2],
+            "eps": cfg.adam_eps, "weight_decay": cfg.weight_decay,
+            "torch_adam": bool(cfg.torch_adam)}},
+        "gradient_clipping": float(cfg.grad_clip_norm),
+        "zero_optimization": zero,
+        "bf16": {"enabled": cfg.dtype == "bf16"},
+        "steps_per_print": 1 << 30,
+        "wall_clock_breakdown": False,
+        "seed": cfg.seed,
+    }
+
+
+def init_distributed(dist: DistEnv) -> torch.device:
+    """Join the process group with the accelerator's backend; the rank's device."""
+    accelerator = get_accelerator()
+    for name, value in (("RANK", dist.rank), ("LOCAL_RANK", dist.local_rank),
+                        ("WORLD_SIZE", dist.world_size), ("MASTER_ADDR", dist.master_addr),
+                        ("MASTER_PORT", dist.master_port)):
+        os.environ.setdefault(name, str(value))  # a plain `python run_pretraining.py` run
+    backend = accelerator.communication_backend_name()
+    if backend == "gloo" and dist.nnodes > 1 and "GLOO_SOCKET_IFNAME" not in os.environ:
+        ifname = interface_towards(dist.master_addr)
+        if ifname:
+            os.environ["GLOO_SOCKET_IFNAME"] = ifname
+    deepspeed.init_distributed(dist_backend=backend, auto_mpi_discovery=False)
+    if accelerator.device_name() == "cpu":
+        return torch.device("cpu")
+    accelerator.set_device(dist.local_rank)
+    return torch.device(accelerator.device_name(dist.local_rank))
+
+
+def configure_threads(dist: DistEnv) -> int:
+    """OMP_NUM_THREADS when set, else the usable cores shared among this node's ranks."""
+    text = os.environ.get("OMP_NUM_THREADS", "").strip()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = int(text) if text.isdigit() else max(1, (cores or 1) // dist.nproc_per_node)
+    torch.set_num_threads(threads)
+    return threads
+
+
+def build_model(cfg: Config, arch: LlamaConfig, ds_config: dict, device: torch.device
+                ) -> LlamaForCausalLM:
+    """ZeRO-3 partitions the parameters as they are made; otherwise build on the device."""
+    torch.manual_seed(cfg.seed)
+    if cfg.zero_stage == 3:
+        with deepspeed.zero.Init(config_dict_or_path=ds_config):
+            return LlamaForCausalLM(arch, cfg.activation_checkpointing)
+    with torch.device(device):
+        return LlamaForCausalLM(arch, cfg.activation_checkpointing)
+
+
+def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
+    """Weight decay on matrices only (RMSNorm weights are 1-D)."""
+    params = list(model.parameters())
+    return [{"params": [p for p in params if p.ndim > 1], "weight_decay": weight_decay},
+            {"params": [p for p in params if p.ndim <= 1], "weight_decay": 0.0}]
+
+
+def build_loop(cfg: Config, dist: DistEnv, device: torch.device, arch: LlamaConfig,
+               data: TokenDataset, ds_config: dict) -> tuple[Loop, int]:
+    model = build_model(cfg, arch, ds_config, device)
+    n_params = count_zero_parameters(model)
+    schedule = warmup_cosine(cfg.warmup_steps, cfg.max_steps, cfg.min_lr_ratio)
+    engine, _, _, _ = deepspeed.initialize(
+        model=model, model_parameters=param_groups(model, cfg.weight_decay), config=ds_config,
+        lr_scheduler=lambda opt: torch.optim.lr_scheduler.LambdaLR(opt, schedule))
+    loop = Loop(
+        engine=engine, device=device,
+        train_epoch=lambda epoch: train_micro_batches(
+            data, cfg.global_batch_size, cfg.micro_batch_size, dist.rank, dist.world_size,
+            cfg.seed, epoch),
+        eval_set=eval_batches(data, cfg.micro_batch_size, dist.rank, dist.world_size,
+                              cfg.eval_samples))
+    return loop, n_params
+
+
+def count_zero_parameters(model: torch.nn.Module) -> int:
+    """Parameter count, also under ZeRO-3 (where ``ds_numel`` holds a partitioned size)."""
+    return sum(getattr(p, "ds_numel", p.numel()) for p in model.parameters())
+
+
+def peak_memory(device: torch.device) -> int | None:
+    if device.type == "cpu":
+        return None
+    return int(get_accelerator().max_memory_allocated(device.index))
+
+
+def main(argv: list[str] | None = None) -> None:
+    driver = Driver.start("llama2_7b", CASE_DIR, argv)
+    cfg, dist = driver.config, driver.dist
+    arch = model_config(cfg)
+    data = open_dataset(driver.args.data_dir, cfg.seq_len, arch.vocab_size)
+    problems = check_batching(data, cfg.global_batch_size, cfg.micro_batch_size,
+                              dist.world_size)
+    if problems:
+        raise ConfigError("\n".join(problems))
+    threads = configure_threads(dist)
+    device = init_distributed(dist)
+    if device.type != "cpu":
+        driver.set_sync(get_accelerator().synchronize)
+    ds_config = deepspeed_config(cfg, dist.world_size)
+    loop, n_params = build_loop(cfg, dist, device, arch, data, ds_config)
+    target = float(cfg.target_eval_loss[cfg.model_size])
+    driver.init_end(device=str(device), threads=threads, architecture=dataclasses.asdict(arch),
+                    parameters=n_params, deepspeed_config=ds_config,
+                    deepspeed_version=deepspeed.__version__, torch_version=torch.__version__,
+                    accelerator=get_accelerator().device_name(),
+                    train_samples=len(data.train), eval_samples=len(data.eval))
+    progress = run(driver, loop, Schedule(target, cfg.max_steps, cfg.eval_every_steps))
+    tokens = int(all_reduce_sum([float(progress.tokens)], device)[0])
+    driver.finish(work_done=tokens, work_unit="tokens",
+                  metric=Metric("eval_loss", progress.eval_loss, target, higher_is_better=False),
+                  flops_per_unit=train_flops_per_token(arch, cfg.seq_len), dtype=cfg.dtype,
+                  peak_memory_bytes=peak_memory(device))
+
+
+if __name__ == "__main__":
+    run_case(main)
