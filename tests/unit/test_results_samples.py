@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.monitors.summary import summarize_node
 from chipperf.results import samples
 from chipperf.results.samples import Window, read_monitor
 
@@ -129,25 +128,3 @@ def test_counter_energy_over_the_window(tmp_path):
     f = read_monitor(path, Window(T0 + 2000, T0 + 6500))
     counter = f.channels[(0, "energy")]
     assert counter.at_end - counter.at_start == pytest.approx(250.0 * 4.5)
-
-
-def test_agrees_with_the_monitor_summary(tmp_path):
-    """Two independent readings of the same node: chipperf.monitors.summary (whole file in
-    memory) and this streaming pass."""
-    from chipperf.results.synthetic import SynthCase, SynthRound, write_run
-
-    run = write_run(tmp_path, [SynthCase(nnodes=1, nproc=4, seconds=30, rounds=(SynthRound(),),
-                                         energy_counter=True)])
-    node = next(run.glob("*/round1/*_noderank0"))
-    from chipperf.results.collect import collect
-
-    result = collect(run).summary.cases[0].rounds[0]
-    ours = result.nodes[0]
-    theirs = summarize_node(node, result.train_start_ms, result.train_end_ms, "nvidia", 1.0)
-    assert ours.avg_power_w == pytest.approx(theirs.node_power.avg_w, rel=1e-6)
-    assert ours.peak_power_w == pytest.approx(theirs.node_power.peak_w)
-    assert ours.energy_j == pytest.approx(theirs.node_power.energy_j, rel=1e-6)
-    assert ours.accel_energy_j == pytest.approx(theirs.accelerator_power.energy_j, rel=1e-6)
-    assert theirs.accelerator_power.energy_method == "counter"
-    assert ours.peak_accel_memory_bytes == theirs.accelerator_mem_peak_bytes
-    assert ours.avg_cpu_util_pct == pytest.approx(theirs.cpu_util_avg_pct, abs=1e-3)

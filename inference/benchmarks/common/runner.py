@@ -78,10 +78,7 @@ def run(case: Case, args: argparse.Namespace, log: PerfLogger) -> dict:
         options = engine_options(s, case, Path(scratch))
         engine = get_engine(s.engine, options)
         engine.check(s.precision)
-        if s.tolerance_for(s.engine, s.precision) is None:
-            raise CaseError(f"no tolerance for engine {s.engine!r} at {s.precision}: add "
-                            f"tolerance.{s.engine}.{s.precision} (or tolerance.default."
-                            f"{s.precision}) to configuration.yaml")
+        check_targets(s)
         return measure_case(case, config, s, engine, options, args, log, start)
 
 
@@ -119,6 +116,16 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
     finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start)
     log.event("FINISHED", finished)
     return finished
+
+
+def check_targets(s: Settings) -> None:
+    if s.tolerance_for(s.engine, s.precision) is None:
+        raise CaseError(f"no tolerance for engine {s.engine!r} at {s.precision}: add "
+                        f"tolerance.{s.engine}.{s.precision} (or tolerance.default."
+                        f"{s.precision}) to configuration.yaml")
+    if not s.checkpoint and s.agreement_for(s.precision) is None:
+        raise CaseError(f"no agreement_target for precision {s.precision}: add "
+                        f"agreement_target.{s.precision} to configuration.yaml")
 
 
 def vendor_name(vendor_file: str | None) -> str | None:
@@ -171,7 +178,7 @@ def evaluate(acc: measure.Accuracy, s: Settings) -> dict:
                   "target": s.accuracy_target, "higher_is_better": True}
     else:
         metric = {"name": "top1_agreement", "value": acc.agree / scored,
-                  "target": s.agreement_target, "higher_is_better": True,
+                  "target": s.agreement_for(s.precision), "higher_is_better": True,
                   "note": "random weights (no checkpoint): agreement with fp32 eager"}
     return {"metric": metric, "reference": acc.deviation.report(tolerance or 0.0),
             "items": acc.items, "scored": acc.scored,

@@ -30,7 +30,7 @@ class Settings:
     latency_warmup: int
     accuracy_items: Optional[int]
     accuracy_target: float
-    agreement_target: float
+    agreement_target: Mapping[str, float]
     tolerance: Mapping[str, Mapping[str, float]]
     flops_per_item: Optional[float]
     onnx_file: Optional[str]
@@ -68,6 +68,10 @@ class Settings:
         if self.flops_per_item is not None and not self.flops_per_item > 0:
             out.append(f"flops_per_item: must be null (count it) or > 0, got {self.flops_per_item!r}")
         return out
+
+    def agreement_for(self, precision: str) -> Optional[float]:
+        value = self.agreement_target.get(precision)
+        return None if value is None else float(value)
 
     def tolerance_for(self, engine: str, precision: str) -> Optional[float]:
         """The relative bound for (engine, precision): the engine's entry, else ``default``'s."""

@@ -121,8 +121,11 @@ def train_micro_batches(data: TokenDataset, global_batch: int, micro_batch: int,
 
 def eval_batches(data: TokenDataset, batch: int, rank: int, world_size: int,
                  max_samples: int) -> list[np.ndarray]:
-    """This rank's strided share of the first ``max_samples`` eval samples (0: all)."""
+    """This rank's strided share of the first ``max_samples`` eval samples (0: all), cut to
+    a multiple of ``world_size * batch`` so every rank runs the same number of forwards (ZeRO-3
+    gathers parameters collectively)."""
     n = min(len(data.eval), max_samples) if max_samples > 0 else len(data.eval)
+    n = max(world_size, n // (world_size * batch) * world_size * batch)
     mine = np.arange(rank, n, world_size)
     return [_checked(data.eval.take(mine[i:i + batch]), data, "eval")
             for i in range(0, len(mine), batch)]
