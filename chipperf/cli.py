@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from chipperf.catalogue import Catalogue, default_suite_dir, default_training_dir
-from chipperf.config import ClusterConfig, TestConfig, load_cluster, load_test
+from chipperf.config import ClusterConfig, TestConfig, load_cluster
+from chipperf.config.load import parse_cluster, parse_test
 from chipperf.errors import ChipperfError, ConfigError
 from chipperf.plan import check, make_plan
 from chipperf.results.layout import new_run_id
@@ -24,24 +25,17 @@ EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
 def load_all(cluster_path: str, test_path: str, training_dir: str | None
              ) -> tuple[ClusterConfig, TestConfig, Catalogue]:
     """Both configs plus the catalogue checks; every problem at once, before any host is touched."""
-    problems: list[str] = []
-    cluster = test = None
-    try:
-        cluster = load_cluster(cluster_path)
-    except ConfigError as exc:
-        problems += exc.problems
-    try:
-        test = load_test(test_path)
-    except ConfigError as exc:
-        problems += exc.problems
-    if cluster is None or test is None:
-        raise ConfigError(problems)
+    cluster, cluster_problems = parse_cluster(cluster_path)
+    test, test_problems = parse_test(test_path)
     root = Path(training_dir or test.training_dir or default_training_dir())
     catalogue = Catalogue.scan(root, suite="training")
-    problems = check(cluster, test, catalogue, where=test_path)
+    _raise_all(cluster_problems + test_problems + check(cluster, test, catalogue, where=test_path))
+    return cluster, test, catalogue
+
+
+def _raise_all(problems: list[str]) -> None:
     if problems:
         raise ConfigError(problems)
-    return cluster, test, catalogue
 
 
 def load_inference_all(host_config: str, suite_dir: str | None
@@ -49,11 +43,9 @@ def load_inference_all(host_config: str, suite_dir: str | None
     from chipperf.config.inference import load_inference
 
     root = Path(suite_dir or default_suite_dir("inference"))
-    cluster, test = load_inference(host_config, root)
+    cluster, test, problems = load_inference(host_config, root)
     catalogue = Catalogue.scan(root, suite="inference")
-    problems = check(cluster, test, catalogue, where=host_config)
-    if problems:
-        raise ConfigError(problems)
+    _raise_all(problems + check(cluster, test, catalogue, where=host_config))
     return cluster, test, catalogue
 
 

@@ -95,7 +95,7 @@ def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
           where: str = "test config") -> list[str]:
     """Every reason the configs cannot run, as 'where: what: how to fix'."""
     problems: list[str] = []
-    if test.vendor not in vendor_names():
+    if test.vendor and test.vendor not in vendor_names():
         problems.append(f"{where}: VENDOR {test.vendor!r} is unknown: use one of "
                         f"{', '.join(vendor_names())} (vendor modules live in chipperf/vendors/)")
     _, option_problems = parse_cli_options(test.container_opt)
@@ -140,7 +140,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     if unknown:
         problems.append(f"{where}: host(s) {', '.join(unknown)} are not in the cluster config: "
                         "add them to HOSTS")
-    if key.nnodes > len(cluster.hosts):
+    if cluster.hosts and key.nnodes > len(cluster.hosts):
         problems.append(f"{where}: nnodes={key.nnodes} but the cluster config lists "
                         f"{len(cluster.hosts)} host(s): add hosts to HOSTS or lower nnodes")
     if not entry.data_dir.startswith("/"):

@@ -20,15 +20,16 @@ KEY_FORM = "model:framework (e.g. resnet50:pytorch_2.13)"
 INFERENCE_KEYS = {"chip", "log_call_information", "hosts_ports"}
 
 
-def load_inference(path: str | Path, suite_dir: Path) -> tuple[ClusterConfig, TestConfig]:
+def load_inference(path: str | Path, suite_dir: Path
+                   ) -> tuple[ClusterConfig, TestConfig, list[str]]:
+    """Both configs (defaults where a value was bad) and every problem found."""
     path = Path(path)
     f = Fields(path, read_mapping(path))
     cluster = cluster_fields(f)
     chip = f.get("chip", str, "")
     cases = _cases(f, cluster.hosts, chip, suite_dir)
     test = test_fields(f, cases, suite="inference")
-    finish(f, IGNORED | INFERENCE_KEYS)
-    return cluster, test
+    return cluster, test, finish(f, IGNORED | INFERENCE_KEYS)
 
 
 def _cases(f: Fields, hosts: tuple[str, ...], chip: str, suite_dir: Path) -> tuple[CaseEntry, ...]:

@@ -140,20 +140,31 @@ def _flag(value: Any) -> bool:
     raise ValueError("expected true or false")
 
 
-def finish(fields: Fields, known: set[str]) -> None:
+def finish(fields: Fields, known: set[str]) -> list[str]:
+    """Warn about names chipperf does not use; return the problems found."""
     for key in fields.unused():
         if key not in known:
             log.warning("%s: %s is not used by chipperf; ignored", fields.path, key.upper())
-    if fields.problems:
-        raise ConfigError(fields.problems)
+    return fields.problems
+
+
+def _raise_if(problems: list[str]) -> None:
+    if problems:
+        raise ConfigError(problems)
 
 
 def load_cluster(path: str | Path) -> ClusterConfig:
+    config, problems = parse_cluster(path)
+    _raise_if(problems)
+    return config
+
+
+def parse_cluster(path: str | Path) -> tuple[ClusterConfig, list[str]]:
+    """The config (defaults where a value was bad) and every problem found."""
     path = Path(path)
     f = Fields(path, read_mapping(path))
     config = cluster_fields(f)
-    finish(f, IGNORED)
-    return config
+    return config, finish(f, IGNORED)
 
 
 def cluster_fields(f: Fields) -> ClusterConfig:
@@ -210,11 +221,17 @@ def _image(f: Fields) -> ImageBuildConfig:
 
 
 def load_test(path: str | Path) -> TestConfig:
+    config, problems = parse_test(path)
+    _raise_if(problems)
+    return config
+
+
+def parse_test(path: str | Path) -> tuple[TestConfig, list[str]]:
+    """The config (defaults where a value was bad, bad case keys left out) and every problem."""
     path = Path(path)
     f = Fields(path, read_mapping(path))
     config = test_fields(f, _cases(f))
-    finish(f, IGNORED)
-    return config
+    return config, finish(f, IGNORED)
 
 
 def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training") -> TestConfig:

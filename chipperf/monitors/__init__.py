@@ -7,8 +7,8 @@ Run it as ``python3 -m chipperf.monitors --out DIR --interval 1 --vendor nvidia
     cpu_monitor.log  mem_monitor.log  pwr_monitor.log  <vendor>_monitor.log  sys_info.json
 
 (line format: ``chipperf.monitors.records``; docs/monitors.md). The files are
-summarised over the timed window by the results code (``chipperf.results.power``). Only the standard library is
-imported here: the package is uploaded into containers.
+summarised over the timed window by the results code (``chipperf.results.power``).
+Only the standard library is imported here: the package is uploaded into containers.
 """
 
 from __future__ import annotations

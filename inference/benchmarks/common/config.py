@@ -7,7 +7,8 @@
 The keys of configuration.yaml are the allowed keys: a vendor file or ``--set`` may only
 override keys it lists (a typo is an error, not a silent new key). A value must keep the type
 of the default (an int is accepted where a float is expected; a null default accepts
-anything); a mapping default is merged key by key. Every problem is reported at once.
+anything); a mapping default is merged key by key, and an empty mapping default (e.g.
+``tolerance: {onnxruntime: {}}``) accepts any keys. Every problem is reported at once.
 """
 
 from __future__ import annotations
@@ -96,6 +97,9 @@ def merge(base: Mapping, override: Mapping, source: str, where: str = "") -> tup
     problems: list[str] = []
     for key, value in override.items():
         name = f"{where}{key}"
+        if not base and where:  # an empty mapping default is open: any keys
+            out[key] = value
+            continue
         if key not in base:
             allowed = ", ".join(sorted(map(str, base))) or "(none)"
             problems.append(f"{source}: unknown key {name!r}: allowed keys here are {allowed} "

@@ -45,12 +45,12 @@ class Offline:
         return self.items / self.compute_s
 
 
-def offline(run: Runner, data: Dataset, batch_size: int, repeat: int, device: str) -> Offline:
-    """``repeat`` passes over the full batches of ``data``, pre- and post-processing included."""
+def offline(run: Runner, data: Dataset, batch_size: int, passes: int, device: str) -> Offline:
+    """``passes`` passes over the full batches of ``data``, pre- and post-processing included."""
     per_pass = len(data) // batch_size
     compute = 0.0
     start = time.perf_counter()
-    for _ in range(repeat):
+    for _ in range(passes):
         for b in range(per_pass):
             batch = data.batch(range(b * batch_size, (b + 1) * batch_size))
             inputs = to_device(batch.inputs, device)
@@ -61,7 +61,7 @@ def offline(run: Runner, data: Dataset, batch_size: int, repeat: int, device: st
             compute += time.perf_counter() - t0
             postprocess(output)
     wall = time.perf_counter() - start
-    return Offline(per_pass * batch_size * repeat, per_pass * repeat, wall, compute)
+    return Offline(per_pass * batch_size * passes, per_pass * passes, wall, compute)
 
 
 def latency_samples(data: Dataset, count: int, device: str) -> list[tuple[torch.Tensor, ...]]:

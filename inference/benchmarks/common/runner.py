@@ -104,7 +104,7 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
 
     log.event("TRAIN_START", {"scenarios": ["offline", "single_stream"]})
     window = time.perf_counter()
-    offline = measure.offline(engine_run, data, s.batch_size, s.repeat, s.device)
+    offline = measure.offline(engine_run, data, s.batch_size, s.offline_passes, s.device)
     latencies = measure.single_stream(engine_run, samples, s.latency_queries, s.device)
     window_s = time.perf_counter() - window
     log.event("TRAIN_END", {"time_s": window_s, "items": offline.items})
@@ -207,6 +207,6 @@ def finished_record(s: Settings, offline: measure.Offline, latencies: list[float
         "flops_per_unit": flops, "world_size": 1,
         "peak_memory_bytes": peak, "peak_memory_source": peak_source,
         "engine_build_time_s": build_s,
-        "offline": {"items": offline.items, "batches": offline.batches, "repeat": s.repeat,
+        "offline": {"items": offline.items, "batches": offline.batches, "passes": s.offline_passes,
                     "wall_s": offline.wall_s, "compute_s": offline.compute_s},
     }

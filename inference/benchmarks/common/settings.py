@@ -25,6 +25,7 @@ class Settings:
     checkpoint: Optional[str]
     warmup_batches: int
     repeat: int
+    offline_passes: int
     max_items: Optional[int]
     latency_queries: int
     latency_warmup: int
@@ -53,7 +54,7 @@ class Settings:
 
     def problems(self) -> list[str]:
         out = []
-        for name in ("batch_size", "repeat", "latency_queries", "onnx_opset"):
+        for name in ("batch_size", "repeat", "offline_passes", "latency_queries", "onnx_opset"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 out.append(f"{name}: must be a whole number >= 1, got {getattr(self, name)!r}")
         for name in ("warmup_batches", "latency_warmup"):

@@ -103,7 +103,8 @@ class WordPiece:
 
 
 def build_vocab(texts: Iterable[str], size: int, lower: bool = True) -> list[str]:
-    """A WordPiece vocabulary of at most ``size`` tokens that can spell every word of ``texts``."""
+    """A WordPiece vocabulary that can spell every word of ``texts``: the specials, every
+    character alone and as ``##c``, then the most frequent whole words up to ``size`` tokens."""
     words: Counter[str] = Counter()
     for text in texts:
         words.update(basic_tokens(text, lower))

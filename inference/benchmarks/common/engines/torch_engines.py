@@ -9,8 +9,15 @@ from typing import Sequence
 import torch
 from torch import nn
 
-from common.engines.base import (DTYPES, EngineOptions, Runner, cast_inputs, check_device,
-                                 check_precision, model_copy)
+from common.engines.base import (
+    DTYPES,
+    EngineOptions,
+    Runner,
+    cast_inputs,
+    check_device,
+    check_precision,
+    model_copy,
+)
 from common.errors import CaseError, EngineBuildError
 
 

@@ -12,7 +12,6 @@ import sys
 from typing import Any, Mapping
 
 import torch
-
 from common.case import Case
 from common.errors import CaseError
 from common.images import ImageFolder

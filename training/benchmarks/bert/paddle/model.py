@@ -136,9 +136,14 @@ class BertForMaskedLM(nn.Layer):
 
 
 def mlm_loss(logits: paddle.Tensor, labels: paddle.Tensor) -> paddle.Tensor:
-    """Mean cross entropy over the masked positions (label -100 elsewhere)."""
-    return F.cross_entropy(logits.reshape([-1, logits.shape[-1]]).astype("float32"),
-                           labels.reshape([-1]), ignore_index=IGNORE)
+    """Mean cross entropy over the masked positions (label -100 elsewhere). Paddle's own
+    ``reduction="mean"`` divides by every position, ignored ones included, so the mean is
+    taken here."""
+    flat = labels.reshape([-1])
+    per_token = F.cross_entropy(logits.reshape([-1, logits.shape[-1]]).astype("float32"),
+                                flat, ignore_index=IGNORE, reduction="none").reshape([-1])
+    chosen = (flat != IGNORE).astype("float32")
+    return (per_token * chosen).sum() / paddle.clip(chosen.sum(), min=1.0)
 
 
 def mlm_correct(logits: paddle.Tensor, labels: paddle.Tensor) -> tuple[int, int]:

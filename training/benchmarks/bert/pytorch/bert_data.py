@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 import numpy as np
-
 from driver.errors import DataError
 
 MASK_PROB = 0.15
@@ -142,15 +141,10 @@ def _shape_problems(splits: Mapping[str, Split | None], max_positions: int) -> l
 # ---------------------------------------------------------------- batches
 
 
-def check_batching(data: MLMDataset, global_batch: int, world_size: int) -> list[str]:
-    problems = []
-    if global_batch % world_size:
-        problems.append(f"global_batch_size {global_batch} does not divide across "
-                        f"{world_size} ranks: use a multiple of {world_size}")
+def require_one_batch(data: MLMDataset, global_batch: int) -> None:
     if len(data.train) < global_batch:
-        problems.append(f"the train split has {len(data.train)} rows, fewer than one global "
+        raise DataError(f"the train split has {len(data.train)} rows, fewer than one global "
                         f"batch of {global_batch}")
-    return problems
 
 
 def train_batches(data: MLMDataset, global_batch: int, rank: int, world_size: int,

@@ -28,9 +28,8 @@ import zlib
 from pathlib import Path
 from typing import Iterator
 
-import numpy as np
-
 import bert_tokenizer as tok
+import numpy as np
 
 LICENSES = Path("/usr/share/common-licenses")
 TEXT_SUFFIXES = {".txt", ".md", ".rst", ".text", ""}

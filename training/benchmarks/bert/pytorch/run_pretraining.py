@@ -16,11 +16,10 @@ from pathlib import Path
 
 import torch
 import torch.distributed as tdist
-from bert_data import MLMDataset, check_batching, eval_batches, open_dataset, train_batches
-from bert_model import PRESETS, BertConfig, BertForMaskedLM, count_parameters
-from bert_model import train_flops_per_sequence
+from bert_data import MLMDataset, eval_batches, open_dataset, require_one_batch, train_batches
+from bert_model import PRESETS, BertConfig, BertForMaskedLM, count_parameters, train_flops_per_sequence
 from bert_train import Loop, Schedule, all_reduce_sum, linear_warmup_decay, run
-from driver import Config, ConfigError, DistEnv, Driver, Metric, run_case
+from driver import Config, ConfigError, DistEnv, Driver, Metric, run_case, split_batch
 from driver.netif import interface_towards
 from torch.nn.parallel import DistributedDataParallel
 
@@ -110,10 +109,8 @@ def main(argv: list[str] | None = None) -> None:
     cfg, dist = driver.config, driver.dist
     arch = model_config(cfg)
     data = open_dataset(driver.args.data_dir, arch.vocab_size, arch.max_position_embeddings)
-    problems = check_batching(data, cfg.global_batch_size, dist.world_size)
-    if problems:
-        raise ConfigError("\n".join(problems))
-    arch = dataclasses.replace(arch)  # the preset, as used (kept for INIT_END)
+    split_batch(cfg.global_batch_size, dist.world_size)
+    require_one_batch(data, cfg.global_batch_size)
     threads = configure_threads(dist)
     device = init_distributed(dist)
     if device.type == "cuda":

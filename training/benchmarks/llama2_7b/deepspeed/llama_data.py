@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-
-from driver.errors import DataError
+from driver import ConfigError, DataError, split_batch
 
 
 @dataclass(frozen=True)
@@ -93,19 +92,19 @@ def _read_split(folder: Path, seq_len: int, problems: list[str]) -> Windows | No
 
 
 def check_batching(data: TokenDataset, global_batch: int, micro_batch: int,
-                   world_size: int) -> list[str]:
-    problems = []
-    if global_batch % (micro_batch * world_size):
-        problems.append(f"global_batch_size {global_batch} is not a multiple of "
-                        f"micro_batch_size {micro_batch} x {world_size} ranks = "
-                        f"{micro_batch * world_size}")
+                   world_size: int) -> None:
+    """Raises ConfigError/DataError unless the batch splits into whole micro-batches per rank
+    and the splits hold a global batch (train) and a sample per rank (eval)."""
+    local = split_batch(global_batch, world_size)
+    if local % micro_batch:
+        raise ConfigError(f"global_batch_size {global_batch} gives {local} samples per rank, "
+                          f"not a multiple of micro_batch_size {micro_batch}")
     if len(data.train) < global_batch:
-        problems.append(f"the train split has {len(data.train)} samples of seq_len+1 tokens, "
+        raise DataError(f"the train split has {len(data.train)} samples of seq_len+1 tokens, "
                         f"fewer than one global batch of {global_batch}")
     if len(data.eval) < world_size:
-        problems.append(f"the eval split has {len(data.eval)} samples, fewer than "
-                        f"{world_size} ranks")
-    return problems
+        raise DataError(f"the eval split has {len(data.eval)} samples of seq_len+1 tokens, "
+                        f"fewer than the {world_size} ranks")
 
 
 def train_micro_batches(data: TokenDataset, global_batch: int, micro_batch: int, rank: int,

@@ -22,10 +22,8 @@ import torch
 from deepspeed.accelerator import get_accelerator
 from driver import Config, ConfigError, DistEnv, Driver, Metric, run_case
 from driver.netif import interface_towards
-from llama_data import TokenDataset, check_batching, eval_batches, open_dataset
-from llama_data import train_micro_batches
-from llama_model import PRESETS, LlamaConfig, LlamaForCausalLM, count_parameters
-from llama_model import train_flops_per_token
+from llama_data import TokenDataset, check_batching, eval_batches, open_dataset, train_micro_batches
+from llama_model import PRESETS, LlamaConfig, LlamaForCausalLM, train_flops_per_token
 from llama_train import Loop, Schedule, all_reduce_sum, run, warmup_cosine
 
 # llama_* are this folder's modules (python puts the script's folder on sys.path)
@@ -160,10 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     cfg, dist = driver.config, driver.dist
     arch = model_config(cfg)
     data = open_dataset(driver.args.data_dir, cfg.seq_len, arch.vocab_size)
-    problems = check_batching(data, cfg.global_batch_size, cfg.micro_batch_size,
-                              dist.world_size)
-    if problems:
-        raise ConfigError("\n".join(problems))
+    check_batching(data, cfg.global_batch_size, cfg.micro_batch_size, dist.world_size)
     threads = configure_threads(dist)
     device = init_distributed(dist)
     if device.type != "cpu":

@@ -30,12 +30,14 @@ CASE_DIR = Path(__file__).resolve().parent
 DTYPES = ("fp32", "bf16", "fp16")
 
 
-def configure_threads(dist: DistEnv) -> int:
-    """OMP_NUM_THREADS when set (torchrun sets 1 for nproc > 1), else the usable cores
-    shared among this node's ranks."""
+def configure_threads(cfg: Config, dist: DistEnv) -> int:
+    """cpu_threads when set, else OMP_NUM_THREADS when set (torchrun sets 1 for nproc > 1),
+    else the usable cores shared among this node's ranks."""
     text = os.environ.get("OMP_NUM_THREADS", "").strip()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     threads = int(text) if text.isdigit() else max(1, (cores or 1) // dist.nproc_per_node)
+    if cfg.cpu_threads is not None:
+        threads = int(cfg.cpu_threads)
     torch.set_num_threads(threads)
     return threads
 
@@ -123,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     classes = len(train_split.classes)
     check_config(cfg, classes)
     split_batch(cfg.global_batch_size, dist.world_size)
-    threads = configure_threads(dist)
+    threads = configure_threads(cfg, dist)
     device = init_distributed(dist)
     if device.type == "cuda":
         driver.set_sync(lambda: torch.cuda.synchronize(device))

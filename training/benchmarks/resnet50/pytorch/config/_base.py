@@ -31,6 +31,8 @@ max_steps = None              # stop after this many optimizer steps (None: no l
 # ---- numerics and devices
 dtype = "fp32"                # "fp32", or "bf16"/"fp16" autocast (CUDA)
 channels_last = False
+cpu_threads = None            # torch threads per rank on CPU (None: OMP_NUM_THREADS, else
+                              # the usable cores divided by the ranks on the node)
 seed = 1234
 cudnn_benchmark = True
 

@@ -5,5 +5,5 @@ mutable_params = [
     "global_batch_size", "base_lr", "lr_reference_batch", "momentum", "weight_decay",
     "label_smoothing", "warmup_epochs", "nesterov", "bn_momentum",
     "max_epochs", "target_accuracy", "eval_every_epochs", "max_steps",
-    "dtype", "channels_last", "seed", "cudnn_benchmark", "log_every_steps",
+    "dtype", "channels_last", "cpu_threads", "seed", "cudnn_benchmark", "log_every_steps",
 ]

@@ -1,0 +1,174 @@
+"""The bert_large inference case end to end on this machine (CI-sized: a 2-layer BERT on the
+licence texts Debian ships in /usr/share/common-licenses, WordPiece vocabulary built at prepare
+time), through eager, ONNX Runtime and torch.compile, plus bad inputs and a drifting engine."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from chipperf.perflog import finished_problems, parse_lines
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH = REPO / "inference" / "benchmarks"
+CASE_DIR = BENCH / "bert_large" / "pytorch"
+ENTRY = CASE_DIR / "run_inference.py"
+CONFIG = REPO / "inference" / "configs" / "bert_large"
+LABEL = "bert_large:pytorch_2.13"
+TEXT_SOURCE = Path("/usr/share/common-licenses")
+CI = ["hidden_size=64", "num_layers=2", "num_heads=2", "intermediate_size=128", "seq_len=32",
+      "words_per_item=20", "batch_size=8", "max_items=32", "latency_queries=8",
+      "latency_warmup=2", "warmup_batches=1"]
+ORDER = ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START", "TRAIN_END", "EVALUATE",
+         "FINISHED"]
+
+sys.path.insert(0, str(BENCH))
+
+
+@pytest.fixture(scope="module")
+def texts(tmp_path_factory) -> Path:
+    assert TEXT_SOURCE.is_dir(), f"{TEXT_SOURCE} (Debian's base-files) is the CI text"
+    out = tmp_path_factory.mktemp("licenses")
+    subprocess.run([sys.executable, str(CASE_DIR / "prepare_text.py"), str(TEXT_SOURCE),
+                    str(out)], check=True, timeout=300)
+    return out
+
+
+def run_case(data: Path, out: Path, *sets: str):
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}", "CHIPPERF_CASE": LABEL}
+    argv = [sys.executable, "-u", str(ENTRY), "--data_dir", str(data), "--extern_config_dir",
+            str(CONFIG), "--extern_config_file", "cpu_configuration.yaml", "--output_dir",
+            str(out), "--set", *CI, *sets]
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900,
+                          stdin=subprocess.DEVNULL)
+    events, problems = parse_lines(proc.stdout.splitlines())
+    assert problems == []
+    return proc, events
+
+
+def finished_of(proc, events) -> dict:
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert [e.name for e in events] == ORDER
+    assert finished_problems(events[-1].value) == []
+    return events[-1].value
+
+
+def load_entry():
+    spec = importlib.util.spec_from_file_location("bert_large_run_inference", ENTRY)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_in_process(data: Path, out: Path, *sets: str) -> int:
+    module = load_entry()
+    argv = ["--data_dir", str(data), "--extern_config_dir", str(CONFIG),
+            "--extern_config_file", "cpu_configuration.yaml", "--output_dir", str(out),
+            "--set", *CI, *sets]
+    return module.main(module.CASE, argv)
+
+
+@pytest.mark.parametrize("engine,precision", [("eager", "fp32"), ("onnxruntime", "fp32"),
+                                              ("compile", "fp32"), ("eager", "bf16")])
+def test_engine_runs_end_to_end_within_its_bound(texts, tmp_path, engine, precision) -> None:
+    proc, events = run_case(texts, tmp_path, f"engine={engine}", f"precision={precision}")
+    f = finished_of(proc, events)
+    assert (f["engine"], f["precision"]) == (engine, precision)
+    assert f["work_unit"] == "items" and f["work_done"] == 32
+    assert 0 < f["throughput"]["raw"] <= f["throughput"]["pure_compute"]
+    assert f["latency_ms"]["count"] == 8
+    evaluation = events[5].value
+    assert evaluation["scored"] > 32  # masked tokens, several per sequence
+    assert evaluation["reference_distinct_top1"] > 1  # predictions are not all one token
+    ref = f["reference"]
+    assert ref["within_bound"] and ref["nonfinite_outputs"] == 0
+    assert (ref["max_abs_diff"] == 0.0) == ((engine, precision) == ("eager", "fp32"))
+    assert f["metric"]["name"] == "top1_agreement"
+    assert f["metric"]["value"] >= f["metric"]["target"] and f["converged"] is True
+    assert events[2].value["data"]["vocab_size"] > 1000
+
+
+def test_flops_per_item_is_bert_larges_at_128_tokens() -> None:
+    from common.measure import forward_flops
+    from common.models.bert import BertForMaskedLM, BertShape
+
+    shape = BertShape()  # BERT-large: 24 x 1024, 16 heads, 30522 tokens
+    with torch.device("meta"):
+        model = BertForMaskedLM(shape)
+    ids = torch.zeros(1, 128, dtype=torch.long, device="meta")
+    flops = forward_flops(model.eval(), [ids, torch.ones_like(ids)])
+    h, s, f, v, n = 1024, 128, 4096, 30522, 24
+    per_layer = 2 * s * (4 * h * h + 2 * h * f) + 2 * 2 * s * s * h  # projections + attention
+    expected = n * per_layer + 2 * s * (h * h + h * v)               # + MLM head
+    assert flops == pytest.approx(expected, rel=1e-6)
+
+
+def test_checkpoint_in_hugging_face_names_scores_masked_tokens(texts, tmp_path) -> None:
+    from common.models.bert import BertForMaskedLM, BertShape
+
+    vocab = len((texts / "vocab.txt").read_text(encoding="utf-8").splitlines())
+    shape = BertShape(vocab_size=vocab, hidden_size=64, num_layers=2, num_heads=2,
+                      intermediate_size=128)
+    state = BertForMaskedLM(shape).state_dict()
+    state["bert.pooler.dense.weight"] = torch.zeros(64, 64)  # HF extras are ignored
+    state["cls.predictions.decoder.bias"] = state["cls.predictions.bias"]
+    torch.save(state, tmp_path / "mlm.pt")
+    proc, events = run_case(texts, tmp_path, f"checkpoint={tmp_path / 'mlm.pt'}",
+                            "accuracy_target=0.0")
+    f = finished_of(proc, events)
+    assert f["metric"]["name"] == "top1_accuracy"
+    assert f["metric"]["value"] == events[5].value["top1_vs_labels"]
+
+
+@pytest.mark.parametrize("sets,message", [
+    (["engine=onnxruntime", "precision=fp16"], "cannot run precision 'fp16' on cpu"),
+    (["vocab_size=100"], "vocab_size 100 is smaller than the vocabulary"),
+    (["seq_len=1024"], "seq_len 1024 exceeds max_position 512"),
+    (["num_heads=3"], "hidden_size must be a multiple of num_heads"),
+    (["vocab_file=/nonexistent/vocab.txt"], "vocabulary /nonexistent/vocab.txt not found"),
+    (["checkpoint=/nonexistent.pt"], "checkpoint /nonexistent.pt does not exist"),
+    (["engine=onnxruntime-trt"], "needs device: cuda"),
+])
+def test_bad_input_is_a_clear_error(texts, tmp_path, capsys, monkeypatch, sets, message) -> None:
+    monkeypatch.setenv("CHIPPERF_CASE", LABEL)
+    assert run_in_process(texts, tmp_path, *sets) == 2
+    err = capsys.readouterr().err
+    assert f"chipperf inference case {LABEL}: error:" in err and message in err
+
+
+def test_data_dir_without_text_is_a_clear_error(tmp_path) -> None:
+    (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n")
+    proc, _ = run_case(tmp_path, tmp_path)
+    assert proc.returncode == 2 and "no text found" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_drifting_engine_fails_the_accuracy_check(texts, tmp_path, capsys) -> None:
+    from common.engines import register
+    from common.engines.torch_engines import EagerEngine
+
+    class Noisy(EagerEngine):
+        """Adds seeded noise of 5% of the output's scale."""
+
+        def prepare(self, model, example_inputs, precision):
+            run = super().prepare(model, example_inputs, precision)
+            gen = torch.Generator().manual_seed(0)
+
+            def noisy(*xs):
+                out = run(*xs)
+                return out + 0.05 * out.abs().max() * torch.randn(out.shape, generator=gen)
+
+            return noisy
+
+    register("noisy", lambda options: Noisy(options, name="noisy"))
+    assert run_in_process(texts, tmp_path, "engine=noisy") == 0
+    events, _ = parse_lines(capsys.readouterr().out.splitlines())
+    finished = events[-1].value
+    assert finished["reference"]["within_bound"] is False
+    assert finished["converged"] is False

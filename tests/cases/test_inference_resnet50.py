@@ -1,0 +1,175 @@
+"""The resnet50 inference case end to end on this machine (CI-sized: 32-pixel crops of the
+scikit-learn digits, written as an ImageNet val folder), through two engines and two
+precisions, plus every bad input the evaluator can give and an engine that drifts."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from chipperf.perflog import finished_problems, parse_lines
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH = REPO / "inference" / "benchmarks"
+ENTRY = BENCH / "resnet50" / "pytorch" / "run_inference.py"
+CONFIG = REPO / "inference" / "configs" / "resnet50"
+LABEL = "resnet50:pytorch_2.13"
+CI = ["image_size=32", "resize_size=32", "batch_size=8", "max_items=32", "latency_queries=8",
+      "latency_warmup=2", "warmup_batches=1"]
+ORDER = ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START", "TRAIN_END", "EVALUATE",
+         "FINISHED"]
+
+sys.path.insert(0, str(BENCH))
+
+
+@pytest.fixture(scope="module")
+def digits(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("digits")
+    prepare = REPO / "training" / "benchmarks" / "resnet50" / "pytorch" / "prepare_digits.py"
+    subprocess.run([sys.executable, str(prepare), str(out)], check=True, timeout=300)
+    return out
+
+
+def run_case(data: Path, out: Path, *sets: str, vendor: str = "cpu_configuration.yaml"):
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}", "CHIPPERF_CASE": LABEL}
+    argv = [sys.executable, "-u", str(ENTRY), "--data_dir", str(data), "--extern_config_dir",
+            str(CONFIG), "--extern_config_file", vendor, "--output_dir", str(out),
+            "--set", *CI, *sets]
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900,
+                          stdin=subprocess.DEVNULL)
+    events, problems = parse_lines(proc.stdout.splitlines())
+    assert problems == []
+    return proc, events
+
+
+def finished_of(proc, events) -> dict:
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert [e.name for e in events] == ORDER
+    finished = events[-1].value
+    assert finished_problems(finished) == []
+    return finished
+
+
+@pytest.mark.parametrize("engine,precision", [("eager", "fp32"), ("onnxruntime", "fp32"),
+                                              ("eager", "bf16")])
+def test_engine_runs_end_to_end_within_its_bound(digits, tmp_path, engine, precision) -> None:
+    proc, events = run_case(digits, tmp_path, f"engine={engine}", f"precision={precision}")
+    f = finished_of(proc, events)
+    assert (f["engine"], f["precision"], f["dtype"], f["device"]) == (engine, precision,
+                                                                       precision, "cpu")
+    assert f["work_unit"] == "items" and f["work_done"] == 32 and f["world_size"] == 1
+    assert f["throughput"]["unit"] == "items/s"
+    assert 0 < f["throughput"]["raw"] <= f["throughput"]["pure_compute"]
+    assert f["latency_ms"]["count"] == 8
+    assert 0 < f["latency_ms"]["p50"] <= f["latency_ms"]["p90"] <= f["latency_ms"]["p99"]
+    assert f["metric"]["name"] == "top1_agreement"  # random weights: agreement with fp32 eager
+    ref = f["reference"]
+    assert ref["within_bound"] and ref["max_abs_diff"] <= ref["bound"]
+    if (engine, precision) == ("eager", "fp32"):
+        assert ref["max_abs_diff"] == 0.0
+    else:
+        assert ref["max_abs_diff"] > 0.0  # a different engine or precision really ran
+    assert f["converged"] is True
+    assert f["flops_per_unit"] > 1e8 and f["peak_memory_bytes"] > 0
+    submit = events[1].value
+    assert submit["vendor"] == "cpu" and submit["config"]["image_size"] == 32
+    assert events[4].time_ms >= events[3].time_ms  # TRAIN_END after TRAIN_START
+
+
+def test_flops_per_item_is_resnet50s_at_224() -> None:
+    from common.measure import forward_flops
+    from common.models.resnet import resnet50
+
+    flops = forward_flops(resnet50().eval(), [torch.randn(1, 3, 224, 224)])
+    assert flops == pytest.approx(2 * 4.09e9, rel=0.01)  # 4.09 GMACs (torchvision's figure)
+
+
+def test_checkpoint_weights_score_against_the_labels(digits, tmp_path) -> None:
+    from common.models.resnet import resnet50
+
+    torch.manual_seed(1)
+    torch.save(resnet50().state_dict(), tmp_path / "weights.pt")
+    proc, events = run_case(digits, tmp_path, f"checkpoint={tmp_path / 'weights.pt'}",
+                            "accuracy_target=0.0", "engine=onnxruntime")
+    f = finished_of(proc, events)
+    evaluation = events[5].value
+    assert f["metric"]["name"] == "top1_accuracy" and f["metric"]["target"] == 0.0
+    assert f["metric"]["value"] == evaluation["top1_vs_labels"]
+    assert 0.0 <= f["metric"]["value"] <= 1.0 and evaluation["scored"] == 32
+    assert f["converged"] is True
+
+
+def load_entry():
+    spec = importlib.util.spec_from_file_location("resnet50_run_inference", ENTRY)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_in_process(data: Path, out: Path, *sets: str) -> int:
+    """The entry's ``main`` in this process (what ``run_inference.py`` calls), for speed."""
+    module = load_entry()
+    argv = ["--data_dir", str(data), "--extern_config_dir", str(CONFIG),
+            "--extern_config_file", "cpu_configuration.yaml", "--output_dir", str(out),
+            "--set", *CI, *sets]
+    return module.main(module.CASE, argv)
+
+
+@pytest.mark.parametrize("sets,message", [
+    (["engine=fastest"], "engine 'fastest' is unknown: set engine to one of"),
+    (["engine=onnxruntime", "precision=bf16"],
+     "engine 'onnxruntime' cannot run precision 'bf16' on cpu: set precision to one of fp32"),
+    (["engine=eager", "precision=int8"], "cannot run precision 'int8'"),
+    (["engine=tensorrt"], "engine 'tensorrt' needs device: cuda"),
+    (["device=cuda"], "no CUDA device: run in the vendor's image with GPUs visible"),
+    (["engine=onnxruntime", "onnx_file=/nonexistent/model.onnx"],
+     "onnx_file /nonexistent/model.onnx does not exist"),
+    (["engine=onnxruntime", "onnx_file=/etc/hostname"], "ONNX Runtime could not load"),
+    (["checkpoint=/etc/hostname"], "cannot be read by torch.load"),
+    (["batchsize=4", "batch_size=none"], "unknown key 'batchsize'"),
+    (["batch_size=64"], "fewer than batch_size 64: lower batch_size"),
+])
+def test_bad_input_is_a_clear_error(digits, tmp_path, capsys, monkeypatch, sets, message) -> None:
+    if "device=cuda" in sets and torch.cuda.is_available():
+        pytest.skip("this host has a GPU")
+    monkeypatch.setenv("CHIPPERF_CASE", LABEL)
+    assert run_in_process(digits, tmp_path, *sets) == 2
+    err = capsys.readouterr().err
+    assert f"chipperf inference case {LABEL}: error:" in err and message in err
+
+
+def test_missing_data_dir_and_vendor_file(tmp_path) -> None:
+    """Through the real entry script: exit status 2, one message, no traceback."""
+    proc, _ = run_case(tmp_path / "no-data", tmp_path)
+    assert proc.returncode == 2 and "does not exist: give the dataset's path" in proc.stderr
+    assert f"chipperf inference case {LABEL}: error:" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc, _ = run_case(tmp_path, tmp_path, vendor="acme_configuration.yaml")
+    assert proc.returncode == 2 and "acme_configuration.yaml: file not found" in proc.stderr
+
+
+def test_drifting_engine_fails_the_accuracy_check(digits, tmp_path, capsys) -> None:
+    """An engine whose outputs drift 10% from fp32 eager is not converged, even though its
+    top-1 answers still agree."""
+    from common.engines import register
+    from common.engines.torch_engines import EagerEngine
+
+    class Drifting(EagerEngine):
+        def prepare(self, model, example_inputs, precision):
+            run = super().prepare(model, example_inputs, precision)
+            return lambda *xs: run(*xs) * 1.1
+
+    register("drifting", lambda options: Drifting(options, name="drifting"))
+    assert run_in_process(digits, tmp_path, "engine=drifting", "tolerance.default.fp32=1e-3") == 0
+    events, _ = parse_lines(capsys.readouterr().out.splitlines())
+    finished = events[-1].value
+    assert finished["metric"]["value"] == 1.0                      # same top-1 answers
+    assert finished["reference"]["within_bound"] is False          # but 10% off
+    assert finished["reference"]["max_abs_diff"] > finished["reference"]["bound"]
+    assert finished["converged"] is False

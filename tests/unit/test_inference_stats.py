@@ -1,0 +1,45 @@
+"""Latency percentiles and the deviation bound (pure)."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "inference" / "benchmarks"))
+
+from common.stats import Deviation, latency_summary, percentile  # noqa: E402
+
+
+def test_nearest_rank_percentiles() -> None:
+    values = list(range(1, 101))  # 1..100
+    assert percentile(values, 50) == 50
+    assert percentile(values, 90) == 90
+    assert percentile(values, 99) == 99
+    assert percentile([5.0], 99) == 5.0
+    assert percentile([3, 1, 2], 50) == 2
+    with pytest.raises(ValueError):
+        percentile([], 50)
+
+
+def test_latency_summary() -> None:
+    summary = latency_summary([4.0, 1.0, 3.0, 2.0])
+    assert summary == {"p50": 2.0, "p90": 4.0, "p99": 4.0, "mean": 2.5, "min": 1.0, "max": 4.0,
+                       "count": 4}
+
+
+def test_deviation_bound_is_relative_to_the_reference_scale() -> None:
+    dev = Deviation().add(0.02, 1.0, 100, 10.0).add(0.05, 1.0, 100, 20.0)
+    report = dev.report(tolerance=1e-3)
+    assert report["max_abs_diff"] == 0.05 and report["mean_abs_diff"] == pytest.approx(0.01)
+    assert report["bound"] == pytest.approx(0.02) and report["within_bound"] is False
+    assert dev.report(tolerance=5e-3)["within_bound"] is True
+
+
+def test_nonfinite_outputs_are_never_within_bound() -> None:
+    dev = Deviation().add(0.0, 0.0, 10, 1.0, nonfinite=1)
+    assert dev.report(1.0)["within_bound"] is False
+    assert Deviation().report(1.0)["within_bound"] is False  # nothing compared
+    assert not math.isnan(Deviation().add(0.0, 0.0, 4, 1.0).report(1e-3)["mean_abs_diff"])
