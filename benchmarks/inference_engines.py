@@ -49,7 +49,7 @@ def run_engine(data_dir: Path, engine: str, precision: str, sets: list[str]) -> 
     if proc.returncode != 0 or not finished:
         return {"engine": engine, "precision": precision,
                 "error": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
-    return finished[-1]
+    return dict(finished[-1])
 
 
 RATIOS = (("raw", ("throughput", "raw")), ("pure", ("throughput", "pure_compute")),

@@ -8,9 +8,11 @@ NNODES, NODE_RANK and NPROC_PER_NODE set, and, with ``--tf_workers`` (all N*P wo
 addresses in rank order), TF_CONFIG = {"cluster": {"worker": [...]}, "task": {"type":
 "worker", "index": RANK}} for tf.distribute.MultiWorkerMirroredStrategy.
 
-The first rank to fail decides: the others get SIGTERM (SIGKILL after a grace period)
-and the spawner exits with that rank's status (128+N for a signal N). SIGTERM or SIGINT
-sent to the spawner is passed on to every rank.
+The first rank to fail decides: the others get SIGTERM (SIGKILL after ``--grace_s``) and
+the spawner exits with that rank's status (128+N for a signal N). SIGTERM or SIGINT sent
+to the spawner is passed on to every rank, and ranks still alive ``--grace_s`` later are
+killed (TensorFlow's multi-worker runtime catches SIGTERM as a preemption notice and keeps
+running).
 """
 
 from __future__ import annotations
@@ -75,13 +77,15 @@ def exit_code(returncode: int) -> int:
 class Ranks:
     """The node's rank processes."""
 
-    def __init__(self, procs: Mapping[int, subprocess.Popen]):
+    def __init__(self, procs: Mapping[int, subprocess.Popen], grace_s: float = GRACE_S):
         self.procs = dict(procs)
+        self.grace_s = grace_s
+        self.stop_requested: float | None = None   # monotonic time of a forwarded signal
 
     @classmethod
-    def start(cls, topo: Topology, command: Sequence[str],
-              environ: Mapping[str, str]) -> Ranks:
-        ranks = cls({})
+    def start(cls, topo: Topology, command: Sequence[str], environ: Mapping[str, str],
+              grace_s: float = GRACE_S) -> Ranks:
+        ranks = cls({}, grace_s)
         try:
             for local_rank in range(topo.nproc_per_node):
                 env = {**environ, **rank_env(topo, local_rank)}
@@ -108,9 +112,21 @@ class Ranks:
                 return local_rank, proc.returncode
         return None
 
-    def stop(self, grace_s: float = GRACE_S) -> None:
+    def forward(self, sig: int) -> None:
+        """Pass a signal the spawner got on to the ranks; ``escalate`` kills them if they
+        outlive the grace period (TensorFlow's workers catch SIGTERM and keep running)."""
+        if self.stop_requested is None:
+            self.stop_requested = time.monotonic()
+        self.signal_all(sig)
+
+    def escalate(self) -> None:
+        if self.stop_requested is not None and \
+                time.monotonic() - self.stop_requested > self.grace_s:
+            self.signal_all(signal.SIGKILL)
+
+    def stop(self) -> None:
         self.signal_all(signal.SIGTERM)
-        deadline = time.monotonic() + grace_s
+        deadline = time.monotonic() + self.grace_s
         while self.running() and time.monotonic() < deadline:
             time.sleep(POLL_S)
         self.signal_all(signal.SIGKILL)
@@ -130,16 +146,19 @@ def supervise(ranks: Ranks, log=sys.stdout) -> int:
             return exit_code(code)
         if not ranks.running():
             return 0
+        ranks.escalate()
         time.sleep(POLL_S)
 
 
-def parse_args(argv: Sequence[str]) -> tuple[Topology, list[str]]:
+def parse_args(argv: Sequence[str]) -> tuple[Topology, list[str], float]:
     p = argparse.ArgumentParser(prog="python3 -m chipperf.launchers.spawn",
                                 description="start a node's ranks and wait for them")
     p.add_argument("--nnodes", type=int, required=True)
     p.add_argument("--node_rank", type=int, required=True)
     p.add_argument("--nproc_per_node", type=int, required=True)
     p.add_argument("--tf_workers", default="", help="HOST:PORT of every rank, comma-separated")
+    p.add_argument("--grace_s", type=float, default=GRACE_S,
+                   help="seconds a rank gets to exit after SIGTERM before SIGKILL")
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARG ...]")
     ns = p.parse_args(argv)
     command = ns.command[1:] if ns.command[:1] == ["--"] else ns.command
@@ -148,19 +167,19 @@ def parse_args(argv: Sequence[str]) -> tuple[Topology, list[str]]:
     problems = topo.problems() + ([] if command else ["no command given after --"])
     if problems:
         p.error("; ".join(problems))
-    return topo, command
+    return topo, command, ns.grace_s
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    topo, command = parse_args(sys.argv[1:] if argv is None else argv)
+    topo, command, grace_s = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        ranks = Ranks.start(topo, command, os.environ)
+        ranks = Ranks.start(topo, command, os.environ, grace_s)
     except OSError as exc:
         print(f"spawn: cannot start {command[0]!r}: {exc}", file=sys.stderr, flush=True)
         return 127
 
     def forward(signum: int, _frame: object) -> None:
-        ranks.signal_all(signum)
+        ranks.forward(signum)
 
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)

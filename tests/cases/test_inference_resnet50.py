@@ -173,3 +173,22 @@ def test_drifting_engine_fails_the_accuracy_check(digits, tmp_path, capsys) -> N
     assert finished["reference"]["within_bound"] is False          # but 10% off
     assert finished["reference"]["max_abs_diff"] > finished["reference"]["bound"]
     assert finished["converged"] is False
+
+
+def test_engine_that_fails_on_its_first_queries_is_a_build_error(digits, tmp_path, capsys,
+                                                                  monkeypatch) -> None:
+    from common.engines import register
+    from common.engines.torch_engines import EagerEngine
+
+    class Brittle(EagerEngine):
+        def prepare(self, model, example_inputs, precision):
+            def run(*xs):
+                raise RuntimeError("kernel not implemented for this shape")
+            return run
+
+    register("brittle", lambda options: Brittle(options, name="brittle"))
+    monkeypatch.setenv("CHIPPERF_CASE", LABEL)
+    assert run_in_process(digits, tmp_path, "engine=brittle") == 2
+    err = capsys.readouterr().err
+    assert "engine 'brittle' (fp32) built but failed on its first queries" in err
+    assert "kernel not implemented" in err and "try another precision or engine" in err

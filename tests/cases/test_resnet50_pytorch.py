@@ -6,6 +6,7 @@ prepared with the case's own prepare_digits.py; the vendor config is the cpu CI 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 import subprocess
@@ -116,3 +117,29 @@ def test_batch_that_does_not_divide_fails(digits: Path, tmp_path: Path) -> None:
     result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "global_batch_size = 33 does not divide across 2 ranks" in result.stderr
+
+
+def test_prepare_digits_writes_a_stratified_split(digits: Path) -> None:
+    train = sorted(p.relative_to(digits) for p in (digits / "train").glob("*/*.png"))
+    val = sorted(p.relative_to(digits) for p in (digits / "val").glob("*/*.png"))
+    assert (len(train), len(val)) == (1438, 359)
+    assert sorted(p.name for p in (digits / "val").iterdir()) == [str(d) for d in range(10)]
+    assert not {p.name for p in train} & {p.name for p in val}  # no image in both splits
+    again = subprocess.run([sys.executable, str(CASE / "prepare_digits.py"), str(digits)],
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 1 and "--force" in again.stderr
+
+
+def test_image_folder_yields_normalised_tensors(digits: Path) -> None:
+    if str(REPO / "training" / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(REPO / "training" / "benchmarks"))  # data.py imports driver
+    name = "chipperf_case_resnet50_pytorch_data"
+    spec = importlib.util.spec_from_file_location(name, CASE / "data.py")
+    data = sys.modules[name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(data)
+    train, val = data.read_splits(digits)
+    assert train.classes == tuple(str(d) for d in range(10)) and len(val.samples) == 359
+    for augment in ("resize", "random_resized_crop_flip", None):
+        image, label = data.ImageFolder(train, 32, augment, val_crop_ratio=1.0)[0]
+        assert tuple(image.shape) == (3, 32, 32) and label == 0
+        assert image.dtype.is_floating_point and -3 < float(image.mean()) < 3

@@ -107,6 +107,16 @@ def test_vendor_config_may_import_a_sibling(case: Path) -> None:
     assert (cfg.lr, cfg.global_batch_size) == (0.3, 32)
 
 
+def test_same_named_siblings_in_two_vendor_folders_are_read_separately(case: Path) -> None:
+    for folder, lr in (("v1", 0.5), ("v2", 0.7)):
+        (case / folder).mkdir()
+        (case / folder / "config_shared.py").write_text(f"lr = {lr}\n")
+        (case / folder / "config_a.py").write_text("from config_shared import *\n")
+    first = load_case_config(case / "case" / "config", case / "v1" / "config_a.py")
+    second = load_case_config(case / "case" / "config", case / "v2" / "config_a.py")
+    assert (first.lr, second.lr) == (0.5, 0.7)
+
+
 def test_none_default_takes_any_kind(case: Path) -> None:
     cfg = load_case_config(case / "case" / "config", vendor_file(case, "note = 'hi'\n"))
     assert cfg.note == "hi"

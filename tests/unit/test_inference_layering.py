@@ -100,3 +100,29 @@ def test_shipped_configs_load_and_validate(model: str, vendor: str) -> None:
     assert settings.device == ("cuda" if vendor == "nvidia" else "cpu")
     assert settings.tolerance_for(settings.engine, settings.precision) is not None
     assert settings.agreement_for(settings.precision) is not None
+
+
+def test_settings_report_every_bad_value() -> None:
+    from common.settings import Settings
+
+    merged = config.load(REPO / "inference" / "configs" / "resnet50", "cpu_configuration.yaml",
+                         ["batch_size=0", "latency_warmup=-1", "max_items=0", "device=tpu",
+                          "flops_per_item=-5"])
+    with pytest.raises(CaseError) as err:
+        Settings.from_config(merged)
+    text = str(err.value)
+    for expected in ("batch_size: must be a whole number >= 1", "latency_warmup: must be a whole",
+                     "max_items: must be null or", "device: 'tpu' is unknown", "flops_per_item"):
+        assert expected in text
+
+
+def test_tolerance_lookup_prefers_the_engine_entry() -> None:
+    from common.settings import Settings
+
+    merged = config.load(REPO / "inference" / "configs" / "resnet50", None,
+                         ["tolerance.onnxruntime.fp32=5e-3"])
+    settings = Settings.from_config(merged)
+    assert settings.tolerance_for("onnxruntime", "fp32") == 5e-3
+    assert settings.tolerance_for("eager", "fp32") == 1e-3
+    assert settings.tolerance_for("tensorrt", "fp16") == 2e-2
+    assert settings.tolerance_for("eager", "int8") is None

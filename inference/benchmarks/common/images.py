@@ -83,13 +83,13 @@ def _interleave(pairs: list[tuple[Path, int]]) -> list[tuple[Path, int]]:
 
 def preprocess(path: Path, resize_size: int, image_size: int) -> np.ndarray:
     """One image file -> float32 CHW array, ImageNet-normalised."""
-    with Image.open(path) as image:
-        image = image.convert("RGB")
-        width, height = image.size
-        scale = resize_size / min(width, height)
-        size = (max(image_size, round(width * scale)), max(image_size, round(height * scale)))
-        image = image.resize(size, Image.BILINEAR)
-        left, top = (size[0] - image_size) // 2, (size[1] - image_size) // 2
-        image = image.crop((left, top, left + image_size, top + image_size))
-        array = np.asarray(image, dtype=np.float32) / 255.0
+    with Image.open(path) as file:
+        rgb = file.convert("RGB")
+    width, height = rgb.size
+    scale = resize_size / min(width, height)
+    size = (max(image_size, round(width * scale)), max(image_size, round(height * scale)))
+    resized = rgb.resize(size, Image.Resampling.BILINEAR)
+    left, top = (size[0] - image_size) // 2, (size[1] - image_size) // 2
+    crop = resized.crop((left, top, left + image_size, top + image_size))
+    array = np.asarray(crop, dtype=np.float32) / 255.0
     return np.ascontiguousarray(((array - MEAN) / STD).transpose(2, 0, 1))

@@ -108,8 +108,9 @@ def accuracy(run: Runner, reference: Runner, data: Dataset, items: int, batch_si
         rows, labels = scored(out, batch.targets[:real].to(out.device))
         ref_rows, _ = scored(ref, batch.targets[:real].to(ref.device))
         top, ref_top = rows.argmax(-1), ref_rows.argmax(-1)
-        for i, hits in enumerate((labels.numel(), top == labels, top == ref_top, ref_top == labels)):
-            counts[i] += int(hits) if isinstance(hits, int) else int(hits.sum())
+        counts[0] += labels.numel()
+        for i, hits in enumerate((top == labels, top == ref_top, ref_top == labels), start=1):
+            counts[i] += int(hits.sum())
         distinct.update(ref_top.tolist())
     return Accuracy(items, counts[0], counts[1], counts[2], counts[3], len(distinct), dev)
 

@@ -32,8 +32,7 @@ from common.case import Case
 from common.checkpoint import load_into
 from common.engines import get_engine
 from common.engines.base import EngineOptions, Runner
-from common.engines.torch_engines import EagerEngine
-from common.errors import CaseError
+from common.errors import CaseError, EngineBuildError
 from common.settings import Settings
 from common.stats import latency_summary
 
@@ -91,16 +90,8 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
                         f"{s.batch_size}: lower batch_size or give more data")
     model = build_model(case, config, data, s)
     example = measure.to_device(measure.first_batch(data, s.batch_size).inputs, s.device)
-    reference = EagerEngine(options).prepare(model, example, "fp32")
     flops = s.flops_per_item or measure.forward_flops(model, [t[:1] for t in example])
-    built = time.perf_counter()
-    engine_run = engine.prepare(model, example, s.precision)
-    build_s = time.perf_counter() - built
-    samples = measure.latency_samples(data, min(s.latency_queries, len(data)), s.device)
-    warm = time.perf_counter()
-    warm_up(engine_run, example, samples, s)
-    log.event("INIT_END", {"engine_build_time_s": build_s,
-                           "warmup_time_s": time.perf_counter() - warm, "data": data.describe()})
+    engine_run, samples, build_s = build_engine(engine, model, example, data, s, log)
 
     log.event("TRAIN_START", {"scenarios": ["offline", "single_stream"]})
     window = time.perf_counter()
@@ -110,12 +101,33 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
     log.event("TRAIN_END", {"time_s": window_s, "items": offline.items})
 
     items = min(s.accuracy_items or len(data), len(data))
-    acc = measure.accuracy(engine_run, reference, data, items, s.batch_size, case.scored, s.device)
+    acc = measure.accuracy(engine_run, reference_runner(model), data, items, s.batch_size,
+                           case.scored, s.device)
     evaluation = evaluate(acc, s)
     log.event("EVALUATE", evaluation)
     finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start)
     log.event("FINISHED", finished)
     return finished
+
+
+def build_engine(engine: Any, model: torch.nn.Module, example: Sequence[torch.Tensor],
+                 data: Any, s: Settings, log: PerfLogger) -> tuple[Runner, list, float]:
+    """Build and warm up the engine; INIT_END. Returns (runner, latency samples, build s)."""
+    built = time.perf_counter()
+    engine_run = engine.prepare(model, example, s.precision)
+    build_s = time.perf_counter() - built
+    samples = measure.latency_samples(data, min(s.latency_queries, len(data)), s.device)
+    warm = time.perf_counter()
+    try:
+        warm_up(engine_run, example, samples, s)
+    except CaseError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the engine built but cannot run these inputs
+        raise EngineBuildError(f"engine {s.engine!r} ({s.precision}) built but failed on its "
+                               f"first queries: {exc}: try another precision or engine") from exc
+    log.event("INIT_END", {"engine_build_time_s": build_s,
+                           "warmup_time_s": time.perf_counter() - warm, "data": data.describe()})
+    return engine_run, samples, build_s
 
 
 def check_targets(s: Settings) -> None:
@@ -158,6 +170,16 @@ def build_model(case: Case, config: Mapping[str, Any], data: Any,
     if s.checkpoint:
         load_into(model, s.checkpoint, case.ignorable_keys)
     return model.to(s.device).eval()
+
+
+def reference_runner(model: torch.nn.Module) -> Runner:
+    """fp32 PyTorch eager on the model itself (already fp32, on the device, in eval mode)."""
+
+    def run(*inputs: torch.Tensor) -> torch.Tensor:
+        with torch.inference_mode():
+            return model(*inputs)
+
+    return run
 
 
 def warm_up(run: Runner, example: Sequence[torch.Tensor], samples: Sequence[Sequence],

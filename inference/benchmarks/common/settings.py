@@ -72,11 +72,19 @@ class Settings:
 
     def agreement_for(self, precision: str) -> Optional[float]:
         value = self.agreement_target.get(precision)
-        return None if value is None else float(value)
+        return None if value is None else _number(value, f"agreement_target.{precision}")
 
     def tolerance_for(self, engine: str, precision: str) -> Optional[float]:
         """The relative bound for (engine, precision): the engine's entry, else ``default``'s."""
-        for table in (self.tolerance.get(engine) or {}, self.tolerance.get("default") or {}):
+        for name in (engine, "default"):
+            table = self.tolerance.get(name) or {}
             if precision in table:
-                return float(table[precision])
+                return _number(table[precision], f"tolerance.{name}.{precision}")
         return None
+
+
+def _number(value: Any, key: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise CaseError(f"{key}: expected a number, got {value!r}") from None

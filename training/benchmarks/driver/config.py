@@ -94,15 +94,18 @@ def _thaw(value: Any) -> Any:
 
 @contextmanager
 def _importable(folder: Path) -> Iterator[None]:
-    """Let a config file import its siblings (``from config_common import *``)."""
+    """Let a config file import its siblings (``from config_common import *``); the siblings
+    are forgotten afterwards, so another vendor folder's file of the same name is read anew."""
+    before = set(sys.modules)
     sys.path.insert(0, str(folder))
     try:
         yield
     finally:
-        try:
+        if str(folder) in sys.path:
             sys.path.remove(str(folder))
-        except ValueError:
-            pass
+        for name in set(sys.modules) - before:
+            if Path(getattr(sys.modules[name], "__file__", None) or "/").parent == folder:
+                del sys.modules[name]
 
 
 def read_python(path: Path) -> dict[str, Any]:

@@ -17,7 +17,7 @@ class CaseLog:
         self.rank = rank
         self.all_ranks = all_ranks
         self.step_every = max(1, int(step_every))
-        self._logger = PerfLogger(rank=rank, stream=stream)
+        self._logger = PerfLogger(rank=rank, stream=stream, skip_modules=("driver",))
 
     @property
     def active(self) -> bool:

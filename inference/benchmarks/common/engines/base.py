@@ -38,7 +38,8 @@ class EngineOptions:
 
 
 class Engine(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def precisions(self, device: str) -> tuple[str, ...]:
         """Precisions this engine runs on ``device``."""

@@ -37,7 +37,7 @@ def contract_environ(environ: Mapping[str, str]) -> dict[str, str]:
 
 def model_config(cfg: Config) -> Any:
     """The architecture of ``model_size``; every config problem at once."""
-    from model import PRESETS
+    from arch import PRESETS
 
     problems = []
     if cfg.model_size not in PRESETS:
@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> None:
     arch, dataset, loop, device, threads = setup(driver)
     import paddle
     import train
-    from model import count_parameters, train_flops_per_sequence
+    from arch import train_flops_per_sequence
+    from model import count_parameters
 
     target = float(cfg.target_mlm_accuracy[cfg.model_size])
     driver.init_end(device=device, threads=threads, model_size=cfg.model_size,

@@ -44,8 +44,9 @@ class BertConfig:
 # The published BERT-large (Google's bert_config.json) and the CI size.
 PRESETS = {
     "large": BertConfig(),
-    "tiny": BertConfig(vocab_size=4096, hidden_size=128, num_layers=2, num_heads=2,
-                       intermediate_size=512, max_position_embeddings=128),
+    "tiny": BertConfig(vocab_size=1024, hidden_size=128, num_layers=2, num_heads=2,
+                       intermediate_size=512, max_position_embeddings=128, hidden_dropout=0.0,
+                       attention_dropout=0.0),
 }
 
 

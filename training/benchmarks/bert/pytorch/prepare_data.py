@@ -1,6 +1,6 @@
 """Build a small, real, offline MLM dataset in the layout the bert case reads.
 
-    python3 prepare_data.py --output DIR [--source PATH ...] [--vocab-size 4096] [--seq-len 128]
+    python3 prepare_data.py --output DIR [--source PATH ...] [--vocab-size 1024] [--seq-len 64]
 
 Text: by default the English prose already on any Debian machine with Python: the Python
 language reference shipped in the standard library (``pydoc_data.topics``), the docstrings of
@@ -136,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--output", required=True, type=Path)
     p.add_argument("--source", action="append", type=Path, default=[],
                    help="text file or folder (repeatable); default: pydoc topics + licences")
-    p.add_argument("--vocab-size", type=int, default=4096)
-    p.add_argument("--seq-len", type=int, default=128)
+    p.add_argument("--vocab-size", type=int, default=1024)
+    p.add_argument("--seq-len", type=int, default=64)
     p.add_argument("--eval-every", type=int, default=10)
     p.add_argument("--seed", type=int, default=1234)
     args = p.parse_args(argv)

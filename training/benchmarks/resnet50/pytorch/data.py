@@ -63,7 +63,7 @@ def random_resized_crop(image: Image.Image, size: int) -> Image.Image:
         w, h = round(math.sqrt(target * aspect)), round(math.sqrt(target / aspect))
         if 0 < w <= width and 0 < h <= height:
             left, top = random.randint(0, width - w), random.randint(0, height - h)
-            return image.resize((size, size), Image.BILINEAR, box=(left, top, left + w, top + h))
+            return image.resize((size, size), Image.Resampling.BILINEAR, box=(left, top, left + w, top + h))
     return center_crop(image, size, 1.0)
 
 
@@ -72,7 +72,7 @@ def center_crop(image: Image.Image, size: int, crop_ratio: float) -> Image.Image
     short = round(size / crop_ratio)
     scale = short / min(width, height)
     image = image.resize((max(short, round(width * scale)), max(short, round(height * scale))),
-                         Image.BILINEAR)
+                         Image.Resampling.BILINEAR)
     left, top = (image.width - size) // 2, (image.height - size) // 2
     return image.crop((left, top, left + size, top + size))
 
@@ -105,7 +105,7 @@ class ImageFolder(torch.utils.data.Dataset):
         size = self.image_size
         if self.augment == "random_resized_crop_flip":
             image = random_resized_crop(image, size)
-            return image.transpose(Image.FLIP_LEFT_RIGHT) if random.random() < 0.5 else image
+            return image.transpose(Image.Transpose.FLIP_LEFT_RIGHT) if random.random() < 0.5 else image
         if self.augment == "resize":
-            return image.resize((size, size), Image.BILINEAR)
+            return image.resize((size, size), Image.Resampling.BILINEAR)
         return center_crop(image, size, self.val_crop_ratio)

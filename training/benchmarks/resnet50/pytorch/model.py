@@ -25,7 +25,7 @@ def conv_macs(conv: nn.Conv2d, h: int, w: int) -> tuple[int, int, int]:
     """(MACs, out_h, out_w) of one convolution on an h x w input."""
     kh, kw = conv.kernel_size
     sh, sw = conv.stride
-    ph, pw = conv.padding
+    ph, pw = (int(p) for p in conv.padding)  # every conv here has numeric padding
     oh, ow = conv_out(h, kh, sh, ph), conv_out(w, kw, sw, pw)
     per_output = kh * kw * conv.in_channels // conv.groups
     return per_output * conv.out_channels * oh * ow, oh, ow
@@ -42,7 +42,7 @@ class Bottleneck(nn.Module):
         self.conv3 = nn.Conv2d(width, out, 1, bias=False)
         self.bn3 = nn.BatchNorm2d(out)
         self.relu = nn.ReLU(inplace=True)
-        self.downsample: nn.Module | None = None
+        self.downsample: nn.Sequential | None = None
         if stride != 1 or inplanes != out:
             self.downsample = nn.Sequential(nn.Conv2d(inplanes, out, 1, stride=stride, bias=False),
                                             nn.BatchNorm2d(out))
@@ -58,8 +58,17 @@ class Bottleneck(nn.Module):
         m1, h1, w1 = conv_macs(self.conv1, h, w)
         m2, h2, w2 = conv_macs(self.conv2, h1, w1)
         m3, h3, w3 = conv_macs(self.conv3, h2, w2)
-        down = conv_macs(self.downsample[0], h, w)[0] if self.downsample is not None else 0
+        down = 0
+        if self.downsample is not None:
+            down = conv_macs(self.downsample[0], h, w)[0]  # type: ignore[arg-type]
         return m1 + m2 + m3 + down, h3, w3
+
+
+def make_layer(inplanes: int, width: int, blocks: int, stride: int) -> nn.Sequential:
+    """One stage: the first block changes width (and stride), the rest keep it."""
+    layer = [Bottleneck(inplanes, width, stride)]
+    layer += [Bottleneck(width * EXPANSION, width, 1) for _ in range(blocks - 1)]
+    return nn.Sequential(*layer)
 
 
 class ResNet50(nn.Module):
@@ -70,16 +79,12 @@ class ResNet50(nn.Module):
         self.bn1 = nn.BatchNorm2d(64)
         self.relu = nn.ReLU(inplace=True)
         self.maxpool = nn.MaxPool2d(3, stride=2, padding=1)
-        inplanes = 64
-        for index, (blocks, width) in enumerate(zip(LAYERS, WIDTHS)):
-            stride = 1 if index == 0 else 2
-            layer = []
-            for block in range(blocks):
-                layer.append(Bottleneck(inplanes, width, stride if block == 0 else 1))
-                inplanes = width * EXPANSION
-            self.add_module(f"layer{index + 1}", nn.Sequential(*layer))
+        self.layer1 = make_layer(64, WIDTHS[0], LAYERS[0], stride=1)
+        self.layer2 = make_layer(WIDTHS[0] * EXPANSION, WIDTHS[1], LAYERS[1], stride=2)
+        self.layer3 = make_layer(WIDTHS[1] * EXPANSION, WIDTHS[2], LAYERS[2], stride=2)
+        self.layer4 = make_layer(WIDTHS[2] * EXPANSION, WIDTHS[3], LAYERS[3], stride=2)
         self.avgpool = nn.AdaptiveAvgPool2d(1)
-        self.fc = nn.Linear(inplanes, num_classes)
+        self.fc = nn.Linear(WIDTHS[3] * EXPANSION, num_classes)
         self._init_weights(zero_init_residual, bn_momentum)
 
     def _init_weights(self, zero_init_residual: bool, bn_momentum: float) -> None:
@@ -110,7 +115,7 @@ class ResNet50(nn.Module):
         h, w = conv_out(h, 3, 2, 1), conv_out(w, 3, 2, 1)  # maxpool
         for layer in self.layers():
             for block in layer:
-                m, h, w = block.macs(h, w)
+                m, h, w = block.macs(h, w)  # type: ignore[operator]
                 macs += m
         return macs + self.fc.in_features * self.fc.out_features
 

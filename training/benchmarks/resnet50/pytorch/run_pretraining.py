@@ -10,9 +10,11 @@ measured CI runs.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from pathlib import Path
+from typing import Callable
 
 import torch
 import torch.distributed as tdist
@@ -66,12 +68,14 @@ def check_config(cfg: Config, classes: int) -> None:
                         "class folders in train/")
 
 
-def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, cuda: bool):
+def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, cuda: bool
+            ) -> tuple[DataLoader, DataLoader, DistributedSampler]:
+    """Train (sharded, shuffled, drop_last) and val (disjoint rank::world shards) loaders."""
     per_rank = split_batch(cfg.global_batch_size, dist.world_size)
     train_set = ImageFolder(train, cfg.image_size, cfg.train_augment)
     val_set = Subset(ImageFolder(val, cfg.image_size, None, cfg.val_crop_ratio),
                      range(dist.rank, len(val.samples), dist.world_size))
-    sampler = DistributedSampler(train_set, dist.world_size, dist.rank, shuffle=True,
+    sampler: DistributedSampler = DistributedSampler(train_set, dist.world_size, dist.rank, shuffle=True,
                                  seed=cfg.seed, drop_last=True)
     if len(sampler) < per_rank:
         raise DataError(f"train/ has {len(train.samples)} images: too few for one global batch "
@@ -82,15 +86,16 @@ def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, cuda: bool):
             DataLoader(val_set, per_rank, shuffle=False, **common), sampler)
 
 
-def lr_lambda(cfg: Config, steps_per_epoch: int):
+def lr_lambda(cfg: Config, steps_per_epoch: int) -> Callable[[int], float]:
+    """Per-step lr factor: linear warmup over warmup_epochs, cosine to 0 at max_epochs."""
     warmup = max(0, round(cfg.warmup_epochs * steps_per_epoch))
     total = max(warmup + 1, cfg.max_epochs * steps_per_epoch)
 
     def factor(step: int) -> float:
         if step < warmup:
             return (step + 1) / warmup
-        progress = (step - warmup) / (total - warmup)
-        return 0.5 * (1.0 + torch.cos(torch.tensor(min(1.0, progress) * torch.pi)).item())
+        progress = min(1.0, (step - warmup) / (total - warmup))
+        return 0.5 * (1.0 + math.cos(math.pi * progress))
     return factor
 
 
@@ -100,7 +105,7 @@ def build_loop(cfg: Config, dist: DistEnv, device: torch.device, classes: int,
     random.seed(cfg.seed + dist.rank)
     net = ResNet50(classes, bn_momentum=cfg.bn_momentum).to(device)
     if cfg.channels_last:
-        net = net.to(memory_format=torch.channels_last)
+        net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     model = DistributedDataParallel(net) if dist.distributed else net
     lr = cfg.base_lr * cfg.global_batch_size / cfg.lr_reference_batch
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=cfg.momentum,

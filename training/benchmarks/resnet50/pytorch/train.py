@@ -80,16 +80,17 @@ def train_step(loop: Loop, images: torch.Tensor, labels: torch.Tensor) -> torch.
 def evaluate(loop: Loop) -> float:
     """Top-1 accuracy on the whole val split (each rank holds a disjoint shard)."""
     loop.model.eval()
-    correct, total = 0.0, 0.0
+    correct = torch.zeros((), dtype=torch.int64, device=loop.device)
+    total = 0
     for images, labels in loop.val_loader:
         images, labels = to_device(loop, images, labels)
         with autocast(loop):
             logits = loop.model(images)
-        correct += (logits.argmax(dim=1) == labels).sum().item()
+        correct += (logits.argmax(dim=1) == labels).sum()  # stays on the device: no sync
         total += labels.numel()
     loop.model.train()
-    correct, total = all_reduce_sum([correct, total], loop.device)
-    return correct / total if total else float("nan")
+    right, seen = all_reduce_sum([float(correct.item()), float(total)], loop.device)
+    return right / seen if seen else float("nan")
 
 
 def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int | None) -> None:

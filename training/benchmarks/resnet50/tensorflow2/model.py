@@ -4,7 +4,7 @@ Same layers, names, order and shapes as Keras' reference (biased convolutions, s
 the first 1x1 convolution of a stage's first block, BatchNorm epsilon 1.001e-5; the
 BatchNorm moving-average momentum, 0.99 in Keras, is a hyper-parameter here),
 so the 1000-class model has Keras' 25,636,712 parameters (25,583,592 trainable + 53,120
-BatchNorm moving statistics). ``blocks`` and ``base_width`` shrink the same code for CI.
+BatchNorm moving statistics). ``PRESETS["tiny"]`` shrinks the same code for CI.
 
 ``forward_flops`` counts 2 FLOPs per multiply-accumulate of every convolution and the
 classifier, from the built model's layer shapes (BatchNorm, ReLU, pooling, adds and biases
@@ -22,6 +22,13 @@ BN_EPSILON = 1.001e-5
 EXPANSION = 4
 PUBLISHED_BLOCKS = (3, 4, 6, 3)
 PUBLISHED_WIDTH = 64
+
+# model_size -> (bottleneck blocks per stage, first-stage width): the published ResNet-50 and
+# the CI size (same code, one block per stage, a quarter of the width).
+PRESETS = {
+    "resnet50": (PUBLISHED_BLOCKS, PUBLISHED_WIDTH),
+    "tiny": ((1, 1, 1, 1), 16),
+}
 
 
 @dataclass(frozen=True)

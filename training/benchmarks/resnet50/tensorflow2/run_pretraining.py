@@ -15,29 +15,47 @@ from typing import Any
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from driver import ConfigError, DataError, Driver, Metric, run_case, split_batch  # noqa: E402
+from driver import (  # noqa: E402
+    Config,
+    ConfigError,
+    DataError,
+    DistEnv,
+    Driver,
+    Metric,
+    run_case,
+    split_batch,
+)
 
+# data, model and train are this folder's modules; they import TensorFlow, so they are
+# imported only once the configuration has been checked.
 CASE_DIR = Path(__file__).resolve().parent
+DTYPES = ("fp32", "tf32", "bf16", "fp16")
+COLLECTIVES = ("auto", "ring", "nccl")
 
 
-def check_config(cfg: Any) -> None:
-    from train import POLICIES
-
+def check_config(cfg: Config, presets: Any) -> None:
+    """Every configuration problem at once."""
     problems = []
-    if cfg.dtype not in POLICIES:
-        problems.append(f"dtype = {cfg.dtype!r}: use one of {', '.join(POLICIES)}")
-    if cfg.collective not in ("auto", "ring", "nccl"):
-        problems.append(f"collective = {cfg.collective!r}: use 'auto', 'ring' or 'nccl'")
-    if cfg.max_epochs < 1 or cfg.eval_every_epochs < 1:
-        problems.append("max_epochs and eval_every_epochs must be at least 1")
+    if cfg.model_size not in presets:
+        problems.append(f"model_size {cfg.model_size!r} is unknown: use one of "
+                        f"{', '.join(presets)}")
+    elif cfg.model_size not in cfg.target_accuracy:
+        problems.append(f"target_accuracy has no target for model_size {cfg.model_size!r}")
+    if cfg.dtype not in DTYPES:
+        problems.append(f"dtype {cfg.dtype!r} is not supported: use one of {', '.join(DTYPES)}")
+    if cfg.collective not in COLLECTIVES:
+        problems.append(f"collective {cfg.collective!r}: use one of {', '.join(COLLECTIVES)}")
+    for name in ("max_epochs", "eval_every_epochs", "image_size"):
+        if cfg[name] < 1:
+            problems.append(f"{name} = {cfg[name]} must be at least 1")
     if problems:
         raise ConfigError("configuration problems:\n" + "\n".join(f"  - {p}" for p in problems))
 
 
-def check_sizes(train: Any, val: Any, global_batch: int, world_size: int, cfg: Any) -> None:
-    if len(train) < global_batch:
+def check_sizes(train: Any, val: Any, cfg: Config, world_size: int) -> None:
+    if len(train) < cfg.global_batch_size:
         raise DataError(f"train/ holds {len(train)} images, fewer than one global batch "
-                        f"({global_batch}): lower global_batch_size or add data")
+                        f"({cfg.global_batch_size}): lower global_batch_size or add data")
     if len(val) < world_size:
         raise DataError(f"val/ holds {len(val)} images, fewer than the {world_size} ranks")
     if cfg.num_classes is not None and cfg.num_classes != len(train.classes):
@@ -45,28 +63,31 @@ def check_sizes(train: Any, val: Any, global_batch: int, world_size: int, cfg: A
                         "class folders")
 
 
-def configure_threads(tf: Any, cfg: Any, nproc_per_node: int) -> None:
+def configure_threads(tf: Any, cfg: Config, dist: DistEnv) -> int:
     """Share the node's cores between its ranks (before TensorFlow runs any op)."""
-    threads = cfg.cpu_threads or max(1, len(os.sched_getaffinity(0)) // max(1, nproc_per_node))
+    threads = cfg.cpu_threads or max(1, len(os.sched_getaffinity(0)) // dist.nproc_per_node)
     tf.config.threading.set_intra_op_parallelism_threads(threads)
     tf.config.threading.set_inter_op_parallelism_threads(max(2, threads))
+    return threads
 
 
-def setup(driver: Driver):
-    """Everything before TRAIN_START; raises a CaseError on any bad input."""
+def setup(driver: Driver) -> tuple[Any, Any, int]:
+    """(train.Loop, model spec, threads): everything before TRAIN_START; raises a CaseError
+    on any bad input, on every rank, before training."""
     cfg, dist = driver.config, driver.dist
-    check_config(cfg)
+    import model as resnet
+
+    check_config(cfg, resnet.PRESETS)
     per_rank_batch = split_batch(cfg.global_batch_size, dist.world_size)
     import data
     import keras
-    import model as resnet
     import tensorflow as tf
     import train
 
     data.check_augment(cfg.train_augment)
     train_split, val_split = data.read_splits(driver.args.data_dir)
-    check_sizes(train_split, val_split, cfg.global_batch_size, dist.world_size, cfg)
-    configure_threads(tf, cfg, dist.nproc_per_node)
+    check_sizes(train_split, val_split, cfg, dist.world_size)
+    threads = configure_threads(tf, cfg, dist)
     tf.config.experimental.enable_tensor_float_32_execution(cfg.dtype == "tf32")
     strategy = train.make_strategy(dist.local_rank, cfg.collective)  # before any TF op
     if strategy.num_replicas_in_sync != dist.world_size:
@@ -75,23 +96,15 @@ def setup(driver: Driver):
     data.check_decodable(train_split, "train")
     data.check_decodable(val_split, "val")
     keras.utils.set_random_seed(cfg.seed + dist.rank)  # initial weights: rank 0's, broadcast
-    steps = data.steps_per_epoch(len(train_split), dist.world_size, per_rank_batch)
+    blocks, width = resnet.PRESETS[cfg.model_size]
     spec = resnet.ResNetSpec(num_classes=len(train_split.classes), image_size=cfg.image_size,
-                             blocks=tuple(cfg.blocks), base_width=cfg.base_width,
-                             bn_momentum=cfg.bn_momentum,
+                             blocks=blocks, base_width=width, bn_momentum=cfg.bn_momentum,
                              dtype_policy=train.POLICIES[cfg.dtype])
-    lr = cfg.base_lr * cfg.global_batch_size / cfg.lr_reference_batch
-    schedule = train.WarmupCosine(lr, cfg.warmup_epochs * steps, cfg.max_epochs * steps)
-    with strategy.scope():
-        keras_model = resnet.build(spec)
-        optimizer = train.make_optimizer(cfg, schedule, keras_model, cfg.dtype)
-    loop = train.Loop(strategy, keras_model, optimizer, train_split, val_split,
-                      data.Shard(dist.rank, dist.world_size), per_rank_batch,
-                      cfg.global_batch_size, steps)
-    train.compile_steps(loop, spec.num_classes, cfg.label_smoothing)
+    loop = train.build_loop(cfg, strategy, spec, train_split, val_split,
+                            data.Shard(dist.rank, dist.world_size), per_rank_batch)
     if tf.config.list_logical_devices("GPU"):
         driver.set_sync(tf.test.experimental.sync_devices)
-    return loop, spec
+    return loop, spec, threads
 
 
 def peak_memory_bytes() -> int | None:
@@ -103,21 +116,23 @@ def peak_memory_bytes() -> int | None:
     return int(tf.config.experimental.get_memory_info("GPU:0")["peak"])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    driver = Driver.start("resnet50", CASE_DIR, argv)
+    cfg = driver.config
+    loop, spec, threads = setup(driver)
     import model as resnet
+    import tensorflow as tf
     import train
 
-    driver = Driver.start("resnet50", CASE_DIR)
-    loop, spec = setup(driver)
-    driver.init_end(world_size=driver.dist.world_size, num_classes=spec.num_classes,
-                    train_images=len(loop.train), val_images=len(loop.val),
+    target = float(cfg.target_accuracy[cfg.model_size])
+    driver.init_end(model_size=cfg.model_size, num_classes=spec.num_classes,
                     parameters=resnet.parameter_counts(loop.model)["total"],
-                    published_architecture=spec.published)
-    progress = train.run(driver, loop)
+                    train_images=len(loop.train), val_images=len(loop.val), threads=threads,
+                    steps_per_epoch=loop.steps_per_epoch, tensorflow_version=tf.__version__)
+    progress = train.run(driver, loop, target)
     samples = int(train.all_reduce_sum(loop.strategy, [float(progress.samples)])[0])
-    cfg = driver.config
     driver.finish(work_done=samples, work_unit="samples",
-                  metric=Metric("top1", progress.accuracy, cfg.target_accuracy),
+                  metric=Metric("top1", progress.accuracy, target),
                   flops_per_unit=resnet.train_flops(loop.model), dtype=cfg.dtype,
                   peak_memory_bytes=peak_memory_bytes())
 

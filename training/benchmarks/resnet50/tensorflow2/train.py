@@ -121,6 +121,23 @@ def compile_steps(loop: Loop, num_classes: int, label_smoothing: float) -> None:
     loop.train_step, loop.eval_step = train_step, eval_step
 
 
+def build_loop(cfg: Any, strategy: tf.distribute.Strategy, spec: Any, train: data.Split,
+               val: data.Split, shard: data.Shard, per_rank_batch: int) -> Loop:
+    """Model, optimizer and compiled steps, created under ``strategy``."""
+    import model as resnet
+
+    steps = data.steps_per_epoch(len(train), shard.world_size, per_rank_batch)
+    lr = cfg.base_lr * cfg.global_batch_size / cfg.lr_reference_batch
+    schedule = WarmupCosine(lr, round(cfg.warmup_epochs * steps), cfg.max_epochs * steps)
+    with strategy.scope():
+        keras_model = resnet.build(spec)
+        optimizer = make_optimizer(cfg, schedule, keras_model, cfg.dtype)
+    loop = Loop(strategy, keras_model, optimizer, train, val, shard, per_rank_batch,
+                cfg.global_batch_size, steps)
+    compile_steps(loop, spec.num_classes, cfg.label_smoothing)
+    return loop
+
+
 def all_reduce_sum(strategy: tf.distribute.Strategy, values: list[float]) -> list[float]:
     """Sum a few numbers over all workers (each worker holds one replica)."""
 
@@ -160,7 +177,7 @@ def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int |
             return
 
 
-def run(driver: Driver, loop: Loop) -> Progress:
+def run(driver: Driver, loop: Loop, target: float) -> Progress:
     """Train until the target top-1 is reached, max_epochs, or max_steps."""
     cfg = driver.config
     progress = Progress()
@@ -174,11 +191,10 @@ def run(driver: Driver, loop: Loop) -> Progress:
             with driver.evaluation():
                 progress.accuracy = evaluate(loop, cfg.image_size, cfg.val_crop_ratio)
             progress.history.append(progress.accuracy)
-            driver.evaluate(epoch, Metric("top1", progress.accuracy, cfg.target_accuracy),
+            driver.evaluate(epoch, Metric("top1", progress.accuracy, target),
                             step=progress.step)
         driver.epoch_end(epoch, step=progress.step)
-        if out_of_steps or (not math.isnan(progress.accuracy)
-                            and progress.accuracy >= cfg.target_accuracy):
+        if out_of_steps or Metric("top1", progress.accuracy, target).reached():
             break
     driver.train_end(epochs=progress.epoch, steps=progress.step)
     return progress

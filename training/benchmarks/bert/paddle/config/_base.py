@@ -5,14 +5,15 @@ mutable_params.py; ``--set name=value`` may change any of them.
 """
 
 # ---- model: a size from model.PRESETS. "large" is BERT-large (335,174,458 parameters with
-# the tied MLM head); "tiny" (2 layers, hidden 128, vocab 4096) is the CI size that trains on
-# prepare_data.py's offline corpus in minutes on a CPU.
+# the tied MLM head); "tiny" (2 layers, hidden 128, vocab 1024, no dropout) is the CI size
+# that trains on prepare_data.py's offline corpus in minutes on a CPU. Both are the bert/pytorch
+# case's, so the two frameworks train the same model on the same data to the same target.
 model_size = "large"
 
 # ---- quality target: MLM accuracy on the eval split, per model size. Not vendor-settable:
 # a vendor picks the model size, the case fixes what "converged" means for it.
 # large: MLPerf Training BERT's 0.720; tiny: measured on prepare_data.py's corpus (README).
-target_mlm_accuracy = {"large": 0.720, "tiny": 0.40}
+target_mlm_accuracy = {"large": 0.720, "tiny": 0.12}
 
 # ---- data
 eval_samples = 10000          # evaluate on the first N eval rows (0: all); MLPerf uses 10000

@@ -1,0 +1,16 @@
+# llama2_7b / DeepSpeed on 2 node(s) x 1 CPU process(es): the CI size ("tiny": 2 layers, hidden 128, Llama's
+# byte-level ids) on prepare_data.py's corpus, ZeRO stage 2, fp32. See ../README.md.
+model_size = "tiny"
+seq_len = 128
+activation_checkpointing = False
+eval_samples = 256
+global_batch_size = 32
+micro_batch_size = 16
+learning_rate = 3e-3
+warmup_steps = 30
+max_steps = 600
+eval_every_steps = 25
+log_every_steps = 5
+zero_stage = 2
+torch_adam = True
+dtype = "fp32"
