@@ -46,6 +46,7 @@ class NodeState:
     reason: str = ""
     container: Any = None
     monitor: Any = None
+    lifetime: dict[str, Any] = field(default_factory=dict)
 
     def finish(self, status: str, reason: str = "") -> None:
         if self.status in ("starting", "running"):
@@ -60,10 +61,12 @@ class RoundOutcome:
     started_ms: int
     finished_ms: int
     nodes: dict[str, str] = field(default_factory=dict)
+    containers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"number": self.number, "status": self.status, "reason": self.reason,
-                "started_ms": self.started_ms, "finished_ms": self.finished_ms, "nodes": self.nodes}
+                "started_ms": self.started_ms, "finished_ms": self.finished_ms, "nodes": self.nodes,
+                "containers": self.containers}
 
 
 def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings) -> RoundOutcome:
@@ -227,7 +230,11 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
         if st.status in ("failed", "timeout") or st.status == "running":
             (local / "container.log").parent.mkdir(parents=True, exist_ok=True)
             (local / "container.log").write_text(runtime.logs_tail(st.container, 200))
-        runtime.stop(st.container)
+        st.lifetime = runtime.lifetime(st.container)
+        if st.lifetime.get("running", True):
+            runtime.stop(st.container)
+        else:
+            runtime.remove(st.container)
     if st.monitor is not None:
         runtime.stop(st.monitor, grace_s=15)
     st.finish("canceled", "stopped during teardown")
@@ -255,6 +262,7 @@ def _check_finished(st: NodeState, local: Path) -> None:
 
 def _outcome(rnd: RoundPlan, states: list[NodeState], started: int, canceled: bool) -> RoundOutcome:
     nodes = {Path(st.node.result_rel).name: st.status for st in states}
+    containers = {Path(st.node.result_rel).name: st.lifetime for st in states}
     if all(st.status == "succeeded" for st in states):
         status, reason = "succeeded", ""
     else:
@@ -262,4 +270,5 @@ def _outcome(rnd: RoundPlan, states: list[NodeState], started: int, canceled: bo
             if any(st.status not in ("succeeded", "canceled") for st in states) else states[0]
         status = "canceled" if canceled else first.status
         reason = f"node {first.node.node_rank} ({first.node.host}): {first.reason}"
-    return RoundOutcome(rnd.number, status, reason, started, int(time.time() * 1000), nodes)
+    return RoundOutcome(rnd.number, status, reason, started, int(time.time() * 1000), nodes,
+                        containers)

@@ -59,6 +59,30 @@ def exit_code(container: Any, timeout: float | None) -> int:
     return int(result.get("StatusCode", -1))
 
 
+def lifetime(container: Any) -> dict[str, Any]:
+    """When the container's main process started and ended (epoch ms) and its exit code."""
+    try:
+        container.reload()
+        state = container.attrs["State"]
+    except Exception as exc:
+        return {"error": str(exc)}
+    return {"started_ms": _epoch_ms(state.get("StartedAt", "")),
+            "finished_ms": _epoch_ms(state.get("FinishedAt", "")),
+            "exit_code": state.get("ExitCode"), "running": bool(state.get("Running"))}
+
+
+def _epoch_ms(stamp: str) -> int | None:
+    """Docker's RFC 3339 time with nanoseconds ('2026-01-01T10:00:00.123456789Z')."""
+    from datetime import datetime, timezone
+
+    if not stamp or stamp.startswith("0001-"):
+        return None
+    head, _, frac = stamp.rstrip("Z").partition(".")
+    frac = frac.split("+")[0].split("-")[0]
+    when = datetime.strptime(head, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+    return int(when.timestamp() * 1000) + int((frac + "000")[:3])
+
+
 def stop(container: Any, grace_s: float = 10) -> None:
     """Stop (SIGTERM, then SIGKILL after the grace period) and remove; missing is fine."""
     import docker.errors
