@@ -182,8 +182,12 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
         family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,
         data_dir=entry.data_dir,
-        image_name=f"chipperf/{test.vendor}-{key.framework}".lower(),
+        image_name=f"chipperf/{_suite_prefix(catalogue)}{test.vendor}-{key.framework}".lower(),
         image_context=catalogue.images[(test.vendor, key.framework)], rounds=rounds)
+
+
+def _suite_prefix(catalogue: Catalogue) -> str:
+    return "" if catalogue.suite == "training" else f"{catalogue.suite}-"
 
 
 def _plan_round(entry: CaseEntry, number: int, cluster: ClusterConfig, test: TestConfig,

@@ -90,7 +90,7 @@ def test_two_ranks_reach_the_mlm_accuracy_target(corpus: Path, tmp_path: Path) -
     assert names[:4] == ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START"]
     assert names[-2:] == ["TRAIN_END", "FINISHED"] and "EVALUATE" in names
     init_end = events[names.index("INIT_END")].value
-    assert init_end["parameters"] == 459_904 and init_end["seq_len"] == 64
+    assert init_end["parameters"] == 562_304 and init_end["seq_len"] == 64
     finished = events[-1].value
     assert finished_problems(finished) == []
     assert finished["converged"] is True, finished
@@ -98,7 +98,7 @@ def test_two_ranks_reach_the_mlm_accuracy_target(corpus: Path, tmp_path: Path) -
     assert finished["metric"]["value"] >= finished["metric"]["target"] == 0.12
     assert finished["world_size"] == 2 and finished["work_unit"] == "samples"
     assert finished["work_done"] % 32 == 0 and finished["work_done"] > 0
-    assert finished["flops_per_unit"] == 6 * 475_136 * 64 + 12 * 2 * 128 * 64**2
+    assert finished["flops_per_unit"] == 6 * 540_672 * 64 + 12 * 2 * 128 * 64**2
     assert 0 < finished["pure_compute_time_s"] < finished["train_no_eval_time_s"] \
         <= finished["train_time_s"] < finished["e2e_time_s"]
     assert "[PerfLog]" not in logs[1]

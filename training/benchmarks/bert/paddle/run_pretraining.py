@@ -56,12 +56,11 @@ def model_config(cfg: Config) -> Any:
 
 
 def configure_threads(cfg: Config, dist: DistEnv) -> int:
-    """OMP threads per rank: cpu_threads, else OMP_NUM_THREADS, else the node's usable cores
-    shared among its ranks. Must run before paddle is imported."""
-    text = os.environ.get("OMP_NUM_THREADS", "").strip()
+    """OpenMP threads per rank: cpu_threads, else the node's usable cores shared among its
+    ranks. Sets OMP_NUM_THREADS before paddle is imported (an inherited value is overridden:
+    paddle.distributed.launch imports paddle, which sets it to 1 for every rank)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    threads = cfg.cpu_threads or (int(text) if text.isdigit() else
-                                  max(1, (cores or 1) // max(1, dist.nproc_per_node)))
+    threads = cfg.cpu_threads or max(1, (cores or 1) // max(1, dist.nproc_per_node))
     os.environ["OMP_NUM_THREADS"] = str(threads)
     return threads
 

@@ -1,5 +1,6 @@
-# llama2_7b / DeepSpeed on 1 node(s) x 2 CPU process(es): the CI size ("tiny": 2 layers, hidden 128, Llama's
-# byte-level ids) on prepare_data.py's corpus, ZeRO stage 2, fp32. See ../README.md.
+# llama2_7b / DeepSpeed on 1 node x 2 CPU processes: the CI size ("tiny": 2 layers,
+# hidden 128, Llama's 259 byte-level ids) on prepare_data.py's corpus, seq 128, fp32,
+# ZeRO-2 with torch's AdamW (no fused-Adam build on CPU). See ../README.md.
 model_size = "tiny"
 seq_len = 128
 activation_checkpointing = False

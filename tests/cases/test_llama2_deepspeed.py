@@ -1,0 +1,241 @@
+"""llama2_7b / DeepSpeed on the host, launched by chipperf's deepspeed launcher on CPU
+(DS_ACCELERATOR=cpu, gloo): 2 ranks on one node, and 2 nodes of 1 rank, reach the tiny size's
+eval-loss target.
+
+Needs torch, numpy and deepspeed on the host. The data dir is made by the case's own
+prepare_data.py from text already on the machine; the vendor configs are the cpu CI ones. The
+first DeepSpeed run on a host compiles its shm comm op into ~/.cache/torch_extensions (about a
+minute; later runs reuse it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CASE = REPO / "training" / "benchmarks" / "llama2_7b" / "deepspeed"
+VENDOR_CONFIG_DIR = REPO / "training" / "cpu" / "llama2_7b-deepspeed" / "config"
+for path in (REPO, REPO / "training" / "benchmarks"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+from chipperf.launchers import deepspeed as deepspeed_launcher  # noqa: E402
+from chipperf.launchers.base import LaunchContext  # noqa: E402
+from chipperf.perflog import Event, finished_problems, parse_lines  # noqa: E402
+
+TINY_FLOPS_PER_TOKEN = 6 * (2 * (4 * 128 * 128 + 3 * 128 * 352) + 128 * 259) + 12 * 2 * 128 * 128
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("llama2_ci")
+    subprocess.run([sys.executable, str(CASE / "prepare_data.py"), "--output", str(out)],
+                   check=True, timeout=300)
+    return out
+
+
+def case_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")}
+    env["PYTHONPATH"] = f"{REPO}:{REPO / 'training' / 'benchmarks'}"
+    env["CHIPPERF_VENDOR"] = "cpu"
+    env["DS_ACCELERATOR"] = "cpu"
+    return {**env, **extra}
+
+
+def launch(corpus: Path, out: Path, nnodes: int, nproc: int) -> list[subprocess.Popen]:
+    """One chipperf deepspeed launcher per node, all on this host (node dirs out/node<K>)."""
+    port, hosts = free_port(), ("127.0.0.1",) * nnodes
+    procs = []
+    for node in range(nnodes):
+        node_dir = out / f"node{node}"
+        node_dir.mkdir(parents=True)
+        ctx = LaunchContext(
+            nnodes=nnodes, node_rank=node, nproc_per_node=nproc, master_addr="127.0.0.1",
+            master_port=port, node_addr="127.0.0.1", hosts=hosts,
+            entry=str(CASE / "run_pretraining.py"),
+            case_args=("--data_dir", str(corpus), "--extern_config_dir", str(VENDOR_CONFIG_DIR),
+                       "--extern_config_file", f"config_xeonx{nnodes}x{nproc}.py",
+                       "--output_dir", str(node_dir)),
+            output_dir=str(node_dir), python=sys.executable)
+        env = case_env(NNODES=str(nnodes), NODE_RANK=str(node), NPROC_PER_NODE=str(nproc))
+        log = open(node_dir / "launcher.log", "w")
+        procs.append(subprocess.Popen(deepspeed_launcher.command(ctx), env=env, stdout=log,
+                                      stderr=subprocess.STDOUT))
+        log.close()
+    return procs
+
+
+def wait_all(procs: list[subprocess.Popen], timeout: int) -> list[int]:
+    try:
+        return [p.wait(timeout=timeout) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+
+
+def rank0_events(out: Path) -> list[Event]:
+    events, problems = parse_lines((out / "node0" / "rank0.out.log").read_text().splitlines())
+    assert problems == []
+    return events
+
+
+def all_logs(out: Path) -> str:
+    return "\n".join(f"== {p}\n{p.read_text()[-3000:]}" for p in sorted(out.glob("node*/*.log")))
+
+
+def check_converged(events: list[Event]) -> dict:
+    names = [e.name for e in events]
+    assert names[:4] == ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START"]
+    assert names[-2:] == ["TRAIN_END", "FINISHED"] and "EVALUATE" in names
+    init_end = events[names.index("INIT_END")].value
+    assert init_end["parameters"] == 468_352 and init_end["accelerator"] == "cpu"
+    assert init_end["deepspeed_config"]["zero_optimization"]["stage"] == 2
+    finished = events[-1].value
+    assert finished_problems(finished) == []
+    assert finished["converged"] is True, finished
+    assert finished["metric"]["name"] == "eval_loss" and finished["metric"]["target"] == 1.8
+    assert finished["metric"]["value"] <= 1.8
+    assert finished["work_unit"] == "tokens" and finished["world_size"] == 2
+    assert finished["work_done"] > 0 and finished["work_done"] % (32 * 128) == 0
+    assert finished["flops_per_unit"] == TINY_FLOPS_PER_TOKEN
+    assert 0 < finished["pure_compute_time_s"] < finished["train_no_eval_time_s"] \
+        <= finished["train_time_s"] < finished["e2e_time_s"]
+    return finished
+
+
+def test_prepared_corpus_has_the_documented_layout(corpus: Path) -> None:
+    tokenizer = json.loads((corpus / "tokenizer.json").read_text())
+    assert tokenizer["vocab_size"] == 259 and tokenizer["bos_id"] == 1
+    train = np.load(corpus / "train" / "shard_00000.npy")
+    assert train.dtype == np.uint16 and train.ndim == 1 and len(train) > 1_000_000
+    assert train[0] == 1 and train.max() <= 258 and (train == 2).sum() == (train == 1).sum()
+    text = bytes((train[1:200] - 3).astype(np.uint8)).decode("utf-8")  # bytes shifted by 3
+    assert text.isascii() and len(text.split()) > 10
+    assert len(np.load(corpus / "eval" / "shard_00000.npy")) > 100_000
+
+
+@pytest.mark.integration
+def test_two_ranks_on_one_node_reach_the_eval_loss_target(corpus: Path, tmp_path: Path) -> None:
+    codes = wait_all(launch(corpus, tmp_path, nnodes=1, nproc=2), timeout=900)
+    assert codes == [0], all_logs(tmp_path)
+    check_converged(rank0_events(tmp_path))
+    assert "[PerfLog]" not in (tmp_path / "node0" / "rank1.out.log").read_text()
+    assert "dist_world_size=2" in (tmp_path / "node0" / "launcher.log").read_text()
+
+
+@pytest.mark.integration
+def test_two_nodes_each_with_its_own_launcher_reach_the_target(corpus: Path,
+                                                                tmp_path: Path) -> None:
+    codes = wait_all(launch(corpus, tmp_path, nnodes=2, nproc=1), timeout=900)
+    assert codes == [0, 0], all_logs(tmp_path)
+    check_converged(rank0_events(tmp_path))
+    assert sorted(p.name for p in (tmp_path / "node1").glob("rank*.out.log")) == \
+        ["rank1.out.log"]
+    assert "nnodes=2, num_local_procs=1, node_rank=1" in \
+        (tmp_path / "node1" / "launcher.log").read_text()
+
+
+# ---------------------------------------------------------------- errors before training
+
+
+def run_entry(data_dir: Path, config_dir: Path, config_file: str, *extra: str,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    argv = [sys.executable, str(CASE / "run_pretraining.py"), "--data_dir", str(data_dir),
+            "--extern_config_dir", str(config_dir), "--extern_config_file", config_file, *extra]
+    return subprocess.run(argv, env=env or case_env(), capture_output=True, text=True,
+                          timeout=300)
+
+
+def assert_case_error(result: subprocess.CompletedProcess, *phrases: str) -> None:
+    assert result.returncode == 2, result.stderr[-3000:]
+    for phrase in phrases:
+        assert phrase in result.stderr, result.stderr[-3000:]
+    assert "TRAIN_START" not in result.stdout and "Traceback" not in result.stderr
+
+
+def test_missing_data_dir_fails_with_how_to_make_one(tmp_path: Path) -> None:
+    result = run_entry(tmp_path / "nope", VENDOR_CONFIG_DIR, "config_xeonx1x1.py")
+    assert_case_error(result, f"data dir {tmp_path / 'nope'} does not exist",
+                      "prepare_data.py --output")
+
+
+def test_malformed_dataset_lists_every_problem(tmp_path: Path) -> None:
+    (tmp_path / "train").mkdir()
+    np.save(tmp_path / "train" / "shard_00000.npy", np.zeros((4, 4), np.uint16))
+    result = run_entry(tmp_path, VENDOR_CONFIG_DIR, "config_xeonx1x1.py")
+    assert_case_error(result, "expected a 1-D integer token array",
+                      f"{tmp_path / 'eval'} has no .npy shards")
+
+
+def test_batch_that_does_not_divide_across_ranks_fails(corpus: Path) -> None:
+    env = case_env(RANK="0", LOCAL_RANK="0", WORLD_SIZE="3")
+    result = run_entry(corpus, VENDOR_CONFIG_DIR, "config_xeonx1x1.py", env=env)
+    assert_case_error(result, "global_batch_size = 32 does not divide across 3 ranks")
+
+
+def test_batch_that_does_not_split_into_micro_batches_fails(corpus: Path) -> None:
+    result = run_entry(corpus, VENDOR_CONFIG_DIR, "config_xeonx1x1.py", "--set",
+                       "micro_batch_size=5")
+    assert_case_error(result, "gives 32 samples per rank, not a multiple of micro_batch_size 5")
+
+
+def test_vendor_config_may_not_change_the_target(corpus: Path, tmp_path: Path) -> None:
+    (tmp_path / "config_bad.py").write_text(
+        'model_size = "tiny"\ntarget_eval_loss = {"tiny": 9.0}\n')
+    result = run_entry(corpus, tmp_path, "config_bad.py")
+    assert_case_error(result, "sets 'target_eval_loss', which a vendor config may not change")
+
+
+def test_sequence_longer_than_the_model_fails(corpus: Path) -> None:
+    result = run_entry(corpus, VENDOR_CONFIG_DIR, "config_xeonx1x1.py", "--set", "seq_len=512")
+    assert_case_error(result, "seq_len 512 must be 1..256 for model_size 'tiny'")
+
+
+# ---------------------------------------------------------------- the DeepSpeed config
+
+
+def deepspeed_config_for(vendor_config: Path, world_size: int) -> dict:
+    sys.path.insert(0, str(CASE))
+    try:
+        import run_pretraining as case
+        from driver import load_case_config
+
+        return case.deepspeed_config(load_case_config(CASE / "config", vendor_config),
+                                     world_size)
+    finally:
+        sys.path.remove(str(CASE))
+
+
+def test_deepspeed_config_follows_the_case_config() -> None:
+    ds = deepspeed_config_for(VENDOR_CONFIG_DIR / "config_xeonx1x1.py", 1)
+    assert (ds["train_batch_size"], ds["train_micro_batch_size_per_gpu"],
+            ds["gradient_accumulation_steps"]) == (32, 16, 2)
+    assert ds["zero_optimization"]["stage"] == 2
+    assert "offload_optimizer" not in ds["zero_optimization"]
+    assert ds["optimizer"]["type"] == "AdamW" and ds["optimizer"]["params"]["torch_adam"]
+    assert ds["bf16"] == {"enabled": False} and ds["gradient_clipping"] == 1.0
+
+
+def test_nvidia_single_gpu_config_offloads_the_optimizer() -> None:
+    nvidia = REPO / "training" / "nvidia" / "llama2_7b-deepspeed" / "config"
+    ds = deepspeed_config_for(nvidia / "config_H100x1x1.py", 1)
+    assert ds["zero_optimization"]["offload_optimizer"]["device"] == "cpu"
+    assert ds["bf16"] == {"enabled": True} and ds["gradient_accumulation_steps"] == 32
+    ds = deepspeed_config_for(nvidia / "config_H100x2x8.py", 16)
+    assert ds["zero_optimization"]["stage"] == 3 and ds["gradient_accumulation_steps"] == 8
