@@ -9,7 +9,7 @@ results code uses: lines in, ``(events, problems)`` out, never raising on a bad
 line. This module imports only the standard library: it runs inside every
 case container.
 
-FINISHED schema (times in seconds; see docs/perflog.md)::
+FINISHED schema (times in seconds; docs/results.md; the inference form: docs/inference.md)::
 
     e2e_time_s, train_time_s, train_no_eval_time_s, pure_compute_time_s   float
     work_unit            "samples" | "tokens"
@@ -21,6 +21,23 @@ FINISHED schema (times in seconds; see docs/perflog.md)::
     dtype                "fp32" | "bf16" | "fp16" | ...
     world_size           int
     peak_memory_bytes    int or null (null when the framework cannot tell)
+
+Inference FINISHED (suite ``inference``; docs/inference.md) requires instead::
+
+    e2e_time_s           float
+    work_unit, work_done "items", items of the offline scenario
+    throughput           {"raw", "pure_compute": float, "unit": "items/s"}
+    latency_ms           {"p50", "p90", "p99": float, "count": int} (single-stream)
+    engine, precision    str
+    dtype                str, the precision of the peak FLOP/s MFU divides by
+    metric               {"name", "value", "target", "higher_is_better"}
+    reference            {"max_abs_diff", "mean_abs_diff", "bound": float, "within_bound": bool}
+    converged            bool
+    flops_per_unit       float, forward FLOPs per item
+    world_size           int
+    peak_memory_bytes    int or null
+
+and may carry the training times too (``train_time_s`` = the timed window).
 """
 
 from __future__ import annotations
@@ -62,6 +79,41 @@ FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
     "dtype": (str,),
     "world_size": (int,),
     "peak_memory_bytes": (int, type(None)),
+}
+
+INFERENCE_FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
+    "e2e_time_s": (int, float),
+    "work_unit": (str,),
+    "work_done": (int,),
+    "throughput": (dict,),
+    "latency_ms": (dict,),
+    "engine": (str,),
+    "precision": (str,),
+    "dtype": (str,),
+    "metric": (dict,),
+    "reference": (dict,),
+    "converged": (bool,),
+    "flops_per_unit": (int, float),
+    "world_size": (int,),
+    "peak_memory_bytes": (int, type(None)),
+}
+# Other FINISHED keys of the inference suite the results code reads when present.
+INFERENCE_OPTIONAL_KEYS = ("device", "batch_size", "peak_memory_source", "engine_build_time_s",
+                           "offline")
+# Required parts of FINISHED's nested objects, per suite: key -> (part, its types).
+_NUMBER = (int, float)
+_FINISHED_PARTS: Mapping[str, Mapping[str, Mapping[str, tuple[type, ...]]]] = {
+    "training": {
+        "throughput": {"raw": _NUMBER, "unit": (str,)},
+        "metric": {"name": (str,), "value": _NUMBER, "target": _NUMBER + (type(None),)},
+    },
+    "inference": {
+        "throughput": {"raw": _NUMBER, "pure_compute": _NUMBER, "unit": (str,)},
+        "metric": {"name": (str,), "value": _NUMBER, "target": _NUMBER + (type(None),)},
+        "latency_ms": {"p50": _NUMBER, "p90": _NUMBER, "p99": _NUMBER, "count": (int,)},
+        "reference": {"max_abs_diff": _NUMBER, "mean_abs_diff": _NUMBER, "bound": _NUMBER,
+                      "within_bound": (bool,)},
+    },
 }
 
 # FlagPerf's historical FINISHED keys -> chipperf's. FlagPerf cases differ in
@@ -245,7 +297,8 @@ def normalize_finished(value: Mapping[str, Any]) -> dict[str, Any]:
         out["metric"] = metric
     if "converged" in value:
         out["converged"] = bool(value["converged"])
-    out.update({k: v for k, v in value.items() if k in FINISHED_KEYS})
+    out.update({k: v for k, v in value.items() if k in FINISHED_KEYS
+                or k in INFERENCE_FINISHED_KEYS or k in INFERENCE_OPTIONAL_KEYS})
     return out
 
 
@@ -280,19 +333,35 @@ def _flagperf_metric(value: Mapping[str, Any]) -> dict[str, Any] | None:
             "higher_is_better": "loss" not in name}
 
 
-def finished_problems(value: Mapping[str, Any]) -> list[str]:
-    """Every way a (normalized) FINISHED value departs from the schema."""
+def finished_problems(value: Mapping[str, Any], suite: str | None = "training") -> list[str]:
+    """Every way a (normalized) FINISHED value departs from the schema of ``suite``
+    ("training", the default, or "inference"; None means training)."""
+    inference = suite == "inference"
+    keys = INFERENCE_FINISHED_KEYS if inference else FINISHED_KEYS
     problems = []
-    for key, types in FINISHED_KEYS.items():
+    for key, types in keys.items():
         if key not in value:
             problems.append(f"FINISHED lacks {key!r}")
-        elif not isinstance(value[key], types) or (isinstance(value[key], bool) and bool not in types):
+        elif not _typed(value[key], types):
             problems.append(f"FINISHED {key!r} has type {type(value[key]).__name__}")
-    throughput = value.get("throughput")
-    if isinstance(throughput, dict):
-        problems += [f"FINISHED throughput lacks {k!r}" for k in ("raw", "unit") if k not in throughput]
-    metric = value.get("metric")
-    if isinstance(metric, dict):
-        problems += [f"FINISHED metric lacks {k!r}" for k in ("name", "value", "target")
-                     if k not in metric]
+    for key, parts in _FINISHED_PARTS["inference" if inference else "training"].items():
+        item = value.get(key)
+        if isinstance(item, dict):
+            problems += _part_problems(key, item, parts, strict=inference)
+    return problems
+
+
+def _typed(item: Any, types: tuple[type, ...]) -> bool:
+    return isinstance(item, types) and not (isinstance(item, bool) and bool not in types)
+
+
+def _part_problems(key: str, item: Mapping[str, Any], parts: Mapping[str, tuple[type, ...]],
+                   strict: bool) -> list[str]:
+    """Missing parts of a nested FINISHED object; with ``strict`` also mistyped ones."""
+    problems = []
+    for part, types in parts.items():
+        if part not in item:
+            problems.append(f"FINISHED {key} lacks {part!r}")
+        elif strict and not _typed(item[part], types):
+            problems.append(f"FINISHED {key} {part!r} has type {type(item[part]).__name__}")
     return problems

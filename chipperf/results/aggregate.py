@@ -1,9 +1,11 @@
 """Figures over a case's rounds: mean, median, min, max, CV, olympic mean.
 
 A round is counted when it succeeded, rank 0 logged FINISHED, and (training) it
-converged. Every other round is listed in ``excluded`` with why; none is averaged
-in silently. The olympic mean (MLPerf-style) drops one lowest and one highest
-value and needs at least ``OLYMPIC_MIN`` values.
+converged; an inference round that misses its accuracy target or deviation bound is
+a result and is counted (its ``converged`` and ``reference.within_bound`` say so).
+Every other round is listed in ``excluded`` with why; none is averaged in silently.
+The olympic mean (MLPerf-style) drops one lowest and one highest value and needs at
+least ``OLYMPIC_MIN`` values.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ from dataclasses import replace
 from typing import Any
 
 from chipperf.results.schema import (
-    AGGREGATED,
     CaseResult,
     Exclusion,
     RoundResult,
     Stat,
+    figures_for,
     round_reason,
     round_value,
 )
@@ -82,7 +84,7 @@ def aggregate_case(case: CaseResult, suite: str | None) -> CaseResult:
             counted.append(result)
     figures = {}
     reasons = dict(case.reasons)
-    for name in AGGREGATED:
+    for name in figures_for(suite):
         values = [v for v in (round_value(r, name) for r in counted) if v is not None]
         figures[name] = stat(values)
         if not values:
@@ -114,4 +116,8 @@ def _descriptors(rounds: Sequence[RoundResult]) -> dict[str, Any]:
             out.setdefault("metric_target", r.metric.target)
         if r.mfu_dtype:
             out.setdefault("mfu_dtype", r.mfu_dtype)
+        if r.engine:
+            out.setdefault("engine", r.engine)
+        if r.precision:
+            out.setdefault("precision", r.precision)
     return out

@@ -7,7 +7,8 @@ status sets; that every case / round / node listed exists on disk and the other
 way round; each node's status file and, for a node that succeeded, its required
 files; every PerfLog line's grammar (JSON, known event, metadata.time_ms and
 metadata.rank, rank matching the file, time never going back); rank 0 of node 0
-logging INIT_START, TRAIN_START, TRAIN_END and a complete FINISHED in that order;
+logging INIT_START, TRAIN_START, TRAIN_END and a complete FINISHED (training's or
+inference's schema, by run.json ``suite``) in that order;
 every monitor line being a JSON object with a numeric ts_ms that never goes back.
 """
 
@@ -59,6 +60,7 @@ def check(run_dir: Path) -> Report:
     run = _run_json(run_dir, report)
     cases: dict[str, Any] = run["cases"] if isinstance(run.get("cases"), dict) else {}
     vendor = _dig(run, "test", "vendor")
+    suite = str(run["suite"]) if run.get("suite") in SUITES else "training"
     on_disk = {p.name for p in _dirs(run_dir) if any(ROUND_DIR.match(r.name) for r in _dirs(p))}
     for name in sorted(on_disk - set(cases)):
         report.add(f"{name}/", "case dir not listed in run.json cases")
@@ -67,9 +69,9 @@ def check(run_dir: Path) -> Report:
         if run.get("status") in RUN_STATUSES[1:] and entry.get("status") in UNFINISHED_CASE:
             report.add(f"run.json: cases[{name!r}]", f"status {entry['status']!r} in a run whose "
                                                      f"status is {run['status']!r}")
-        _check_case(run_dir, name, entry, vendor, report)
+        _check_case(run_dir, name, entry, vendor, suite, report)
     for name in sorted(on_disk - set(cases)):
-        _check_case(run_dir, name, {}, vendor, report)
+        _check_case(run_dir, name, {}, vendor, suite, report)
     return report
 
 
@@ -142,7 +144,16 @@ def _dig(obj: Any, *keys: str) -> Any:
 # ---------------------------------------------------------------- tree
 
 
-def _check_case(run_dir: Path, name: str, entry: dict[str, Any], vendor: Any,
+@dataclass(frozen=True)
+class CaseFacts:
+    """What the checks of a case's rounds and nodes need to know about the case."""
+
+    nproc: int | None               # ranks per node (from the case key)
+    vendor: Any                     # names the required accelerator monitor file
+    suite: str                      # picks the FINISHED schema
+
+
+def _check_case(run_dir: Path, name: str, entry: dict[str, Any], vendor: Any, suite: str,
                 report: Report) -> None:
     report.cases += 1
     where = f"run.json: cases[{name!r}]"
@@ -161,12 +172,12 @@ def _check_case(run_dir: Path, name: str, entry: dict[str, Any], vendor: Any,
     unlisted = sorted(on_disk - set(listed))
     for number in unlisted if entry else ():
         report.add(f"{name}/round{number}/", "round dir not listed in run.json")
+    facts = CaseFacts(nproc, vendor, suite)
     for listed_number, round_entry in listed.items():
         _check_round(case_dir, f"{name}/round{listed_number}", round_entry,
-                     f"{where}: round {listed_number}", nproc, vendor, report)
+                     f"{where}: round {listed_number}", facts, report)
     for number in unlisted:
-        _check_round(case_dir, f"{name}/round{number}", {"number": number}, "", nproc, vendor,
-                     report)
+        _check_round(case_dir, f"{name}/round{number}", {"number": number}, "", facts, report)
 
 
 def _nproc(key: Any, where: str, report: Report) -> int | None:
@@ -182,7 +193,7 @@ def _nproc(key: Any, where: str, report: Report) -> int | None:
 
 
 def _check_round(case_dir: Path, rel: str, entry: dict[str, Any], where: str,
-                 nproc: int | None, vendor: Any, report: Report) -> None:
+                 facts: CaseFacts, report: Report) -> None:
     report.rounds += 1
     if where:
         _keys(entry, _ROUND_KEYS, where, report)
@@ -203,12 +214,13 @@ def _check_round(case_dir: Path, rel: str, entry: dict[str, Any], where: str,
         if not node_dir.is_dir():
             report.add(f"{rel}/{name}/", "node dir missing")
             continue
-        _check_node(node_dir, f"{rel}/{name}", nodes.get(name), nproc, vendor, report)
+        _check_node(node_dir, f"{rel}/{name}", nodes.get(name), facts, report)
 
 
-def _check_node(node_dir: Path, rel: str, listed: Any, nproc: int | None, vendor: Any,
+def _check_node(node_dir: Path, rel: str, listed: Any, facts: CaseFacts,
                 report: Report) -> None:
     report.nodes += 1
+    nproc, vendor, suite = facts.nproc, facts.vendor, facts.suite
     status = _status(node_dir, rel, listed, report)
     match = NODE_DIR.match(node_dir.name)
     node_rank = int(match[1]) if match else 0
@@ -224,7 +236,7 @@ def _check_node(node_dir: Path, rel: str, listed: Any, nproc: int | None, vendor
         found = RANK_LOG.match(path.name)
         if found:
             required = status == "succeeded" and node_rank == 0 and found[1] == "0"
-            check_rank_log(path, f"{rel}/{path.name}", int(found[1]), required, report)
+            check_rank_log(path, f"{rel}/{path.name}", int(found[1]), required, report, suite)
         elif path.name.endswith("_monitor.log"):
             check_monitor_log(path, f"{rel}/{path.name}", report)
 
@@ -268,8 +280,10 @@ def _json_file(path: Path, rel: str, report: Report) -> None:
 # ---------------------------------------------------------------- log grammars
 
 
-def check_rank_log(path: Path, rel: str, rank: int, required: bool, report: Report) -> None:
-    """Every PerfLog line of one rank's log; ``required``: the events of global rank 0."""
+def check_rank_log(path: Path, rel: str, rank: int, required: bool, report: Report,
+                   suite: str = "training") -> None:
+    """Every PerfLog line of one rank's log; ``required``: the events of global rank 0;
+    FINISHED is held to the schema of ``suite`` (chipperf.perflog.finished_problems)."""
     seen: dict[str, int] = {}
     last_ms: int | None = None
     for number, text, clean in read_lines(path):
@@ -288,7 +302,7 @@ def check_rank_log(path: Path, rel: str, rank: int, required: bool, report: Repo
         if event.name in EVENTS:
             seen.setdefault(event.name, event.time_ms if event.time_ms is not None else -1)
         if event.name == "FINISHED":
-            for message in finished_problems(event.value):
+            for message in finished_problems(event.value, suite):
                 report.add(f"{rel}:{number}", message)
     if required:
         _required_events(seen, rel, report)

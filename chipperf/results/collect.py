@@ -19,6 +19,7 @@ from typing import Any
 from chipperf.results import aggregate, rounds
 from chipperf.results.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
 from chipperf.results.flagperf import case_identity
+from chipperf.results.inference import per_item
 from chipperf.results.layout import STATUSES, read_status
 from chipperf.results.perf import RankLog, mfu, performance, read_rank_log
 from chipperf.results.power import NodeSeries, node_result, node_series, read_node_files
@@ -148,7 +149,8 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         series.append(round_series)
         vendor = vendor or found
     case = CaseResult(
-        dir_name=name, key=_str(entry.get("key")) or "", model=_str(ident.get("model")),
+        dir_name=name, key=_str(entry.get("key")) or "", suite=run.suite,
+        model=_str(ident.get("model")),
         framework=_str(ident.get("framework")),
         family=(_str(ident.get("framework")) or "").split("_", 1)[0] or None, chip=ctx.chip,
         vendor=vendor or ctx.vendor, nnodes=ctx.nnodes, nproc=ctx.nproc,
@@ -186,7 +188,7 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
                    key=_node_rank)
     problems = [f"{rel}/{n}/: node listed in run.json has no dir" for n in names
                 if n in listed and not (round_dir / n).is_dir()]
-    log, fields, reasons = _rank_zero(round_dir, rel, names, problems)
+    log, fields, reasons = _rank_zero(round_dir, rel, names, problems, case.run.suite)
     vendor = case.vendor or _vendor_of(log)
     window = Window(fields["train_start_ms"], fields["train_end_ms"]) \
         if "train_start_ms" in fields else None
@@ -205,14 +207,14 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
     return result, plots, vendor
 
 
-def _rank_zero(round_dir: Path, rel: str, names: list[str], problems: list[str]
-               ) -> tuple[RankLog | None, dict[str, Any], dict[str, str]]:
+def _rank_zero(round_dir: Path, rel: str, names: list[str], problems: list[str],
+               suite: str | None) -> tuple[RankLog | None, dict[str, Any], dict[str, str]]:
     """Global rank 0's log (in the lowest node rank's dir) and the figures it gives."""
     if not names:
         return None, {}, {"finished": f"{rel}/ has no node dir"}
     log = read_rank_log(round_dir / names[0] / "rank0.out.log")
     problems += [f"{rel}/{names[0]}/{p}" for p in log.problems]
-    fields, reasons = performance(log, f"{names[0]}/rank0.out.log")
+    fields, reasons = performance(log, f"{names[0]}/rank0.out.log", suite)
     return log, fields, reasons
 
 
@@ -222,12 +224,16 @@ def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
     reasons.update(why)
     chips = fields.get("world_size") or (case.nnodes * case.nproc
                                          if case.nnodes and case.nproc else None)
-    result = mfu(fields, vendor, case.chip, chips)
+    suite = case.run.suite
+    result = mfu(fields, vendor, case.chip, chips, suite)
     out.update(mfu=result.value, mfu_dtype=result.dtype, chips=result.chips,
                peak_flops_per_chip=result.peak_flops_per_chip)
     if result.value is None:
         reasons["mfu"] = result.reason
-    out.update(rounds.per_joule(fields.get("work_done"), out, reasons))
+    work = fields.get("window_work")
+    out.update(rounds.per_joule(work, out, reasons))
+    if suite == "inference":
+        out.update(per_item(work, out, reasons))
     return out
 
 

@@ -2,8 +2,10 @@
 
 Cases match on model + framework family + topology (nodes x procs), so
 ``resnet50:pytorch_2.13:A100:1:8`` and ``resnet50:pytorch_2.1:MLU370:1:8`` meet
-in one row. Each cell is the mean over the counted rounds, its coefficient of
-variation and round count, and (besides the baseline) its ratio to the baseline.
+in one row; inference cases also on engine + precision (``resnet50:pytorch
+onnxruntime fp32 1x1``), so only the same engine at the same precision meets. Each
+cell is the mean over the counted rounds, its coefficient of variation and round
+count, and (besides the baseline) its ratio to the baseline.
 
 Noise rule: a difference from the baseline is flagged ``~ noise`` when both sides
 have >= 2 counted rounds and either their [min, max] ranges overlap or
@@ -21,6 +23,9 @@ from chipperf.results.schema import CaseResult, RunSummary, Stat
 
 FIGURES = ("throughput_raw", "train_time_s", "metric_value", "mfu", "avg_power_w_per_chip",
            "work_per_joule", "peak_accel_memory_bytes")
+INFERENCE_FIGURES = ("throughput_raw", "latency_p50_ms", "latency_p99_ms", "metric_value",
+                     "reference_max_abs_diff", "mfu", "avg_power_w_per_chip",
+                     "energy_per_item_j", "peak_memory_bytes", "peak_accel_memory_bytes")
 NOISE_CV_FACTOR = 2.0
 
 
@@ -49,7 +54,8 @@ class Comparison:
 
 def match_key(case: CaseResult) -> str:
     family = case.family or (case.framework or "?").split("_", 1)[0]
-    return f"{case.model or case.dir_name}:{family} {case.topology}"
+    served = f" {case.engine or '?'} {case.precision or '?'}" if case.inference else ""
+    return f"{case.model or case.dir_name}:{family}{served} {case.topology}"
 
 
 def column_label(summary: RunSummary) -> str:
@@ -89,10 +95,16 @@ def compare(summaries: Sequence[RunSummary], baseline: int = 0) -> Comparison:
             found[key] = case
         per_run.append(found)
     keys = list(dict.fromkeys(k for found in per_run for k in found))
-    rows = [_row(key, figure, per_run, baseline) for key in keys for figure in FIGURES]
+    rows = [_row(key, figure, per_run, baseline) for key in keys
+            for figure in _figures(key, per_run)]
     return Comparison(tuple(column_label(s) for s in summaries), baseline,
                       tuple(r for r in rows if any(c.stat and c.stat.n for c in r.cells)),
                       tuple(notes))
+
+
+def _figures(key: str, per_run: list[dict[str, CaseResult]]) -> tuple[str, ...]:
+    cases = [found[key] for found in per_run if key in found]
+    return INFERENCE_FIGURES if any(c.inference for c in cases) else FIGURES
 
 
 def _row(key: str, figure: str, per_run: list[dict[str, CaseResult]], baseline: int) -> Row:

@@ -84,7 +84,10 @@ def _facts(summary: RunSummary) -> str:
 def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries]) -> list[str]:
     out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.key or case.dir_name)}</h2>',
            f"<p>vendor {escape(case.vendor or DASH)}, chip {escape(case.chip or DASH)}, "
-           f"{case.topology} (nodes x procs), image <code>{escape(case.image or DASH)}</code>, "
+           f"{case.topology} (nodes x procs), "
+           + (f"engine {escape(case.engine or DASH)} ({escape(case.precision or DASH)}), "
+              if case.inference else "")
+           + f"image <code>{escape(case.image or DASH)}</code>, "
            f"status <b>{escape(case.status or 'unknown')}</b> {escape(case.reason)}</p>"]
     chart = throughput_chart(case)
     if chart:

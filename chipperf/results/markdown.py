@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from chipperf.results.render import DASH, case_rows, fmt, kind_of, table
-from chipperf.results.schema import AGGREGATED, CaseResult, RunSummary, round_reason, round_value
+from chipperf.results.schema import (
+    CaseResult,
+    RunSummary,
+    figures_for,
+    label,
+    round_reason,
+    round_value,
+)
 
 ROUND_FIGURES = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu",
                  "avg_power_w_per_chip", "peak_power_w_per_chip", "avg_power_w_per_node",
                  "energy_j", "work_per_joule", "peak_accel_memory_bytes")
+INFERENCE_ROUND_FIGURES = ("throughput_raw", "latency_p50_ms", "latency_p90_ms",
+                           "latency_p99_ms", "train_time_s", "e2e_time_s", "metric_value",
+                           "reference_max_abs_diff", "mfu", "avg_power_w_per_chip",
+                           "energy_j", "energy_per_item_j", "accel_energy_per_item_j",
+                           "peak_memory_bytes", "peak_accel_memory_bytes")
 
 
 def summary_markdown(summary: RunSummary) -> str:
@@ -38,9 +50,11 @@ def _run_facts(summary: RunSummary) -> str:
 
 def case_section(case: CaseResult) -> list[str]:
     title = case.key or case.dir_name
+    engine = f"engine {case.engine or DASH} ({case.precision or DASH}), " \
+        if case.inference else ""
     lines = [f"## {title}", "",
              f"Dir `{case.dir_name}`, vendor {case.vendor or DASH}, chip {case.chip or DASH}, "
-             f"image {case.image or DASH}, status **{case.status or 'unknown'}**"
+             f"{engine}image {case.image or DASH}, status **{case.status or 'unknown'}**"
              + (f": {case.reason}" if case.reason else "") + ".", ""]
     lines += ["### Rounds", "", round_table(case), ""]
     if case.excluded:
@@ -51,6 +65,10 @@ def case_section(case: CaseResult) -> list[str]:
     if any(r.mfu is not None for r in case.rounds):
         lines += [f"MFU divides achieved FLOP/s by the spec-sheet peak in {case.mfu_dtype} "
                   "times the number of chips.", ""]
+    if case.inference:
+        lines += ["The timed window holds the offline scenario (throughput) and then the "
+                  "single-stream queries (latency); MFU and energy per item count the items "
+                  "of both over it.", ""]
     absent = absent_reasons(case)
     if absent:
         lines += ["### Not measured", "", *(f"- {name}: {why}" for name, why in absent), ""]
@@ -59,11 +77,14 @@ def case_section(case: CaseResult) -> list[str]:
 
 def round_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
     unit = case.throughput_unit or "work/s"
-    header = ["round", "status", "converged"] + [
-        f"{AGGREGATED[n][2]} ({unit})" if n == "throughput_raw" else AGGREGATED[n][2]
-        for n in ROUND_FIGURES]
+    figures = INFERENCE_ROUND_FIGURES if case.inference else ROUND_FIGURES
+    header = ["round", "status", "converged"] + (["within bound"] if case.inference else []) + [
+        f"{label(n)} ({unit})" if n == "throughput_raw" else label(n, case.suite)
+        for n in figures]
     rows = [[str(r.number), r.status or DASH, fmt(r.converged)]
-            + [fmt(round_value(r, n), kind_of(n)) for n in ROUND_FIGURES] for r in case.rounds]
+            + ([fmt(r.reference.within_bound if r.reference else None)] if case.inference
+               else [])
+            + [fmt(round_value(r, n), kind_of(n)) for n in figures] for r in case.rounds]
     return header, rows
 
 
@@ -74,13 +95,14 @@ def round_table(case: CaseResult) -> str:
 def stats_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
     header = ["figure", "n", "mean", "median", "min", "max", "CV", "olympic mean"]
     rows = []
-    for name, (_, _, label) in AGGREGATED.items():
+    for name in figures_for(case.suite):
         s = case.aggregate.get(name)
         if s is None or s.n == 0:
             continue
         kind = kind_of(name)
-        rows.append([label, str(s.n), fmt(s.mean, kind), fmt(s.median, kind), fmt(s.min, kind),
-                     fmt(s.max, kind), fmt(s.cv, "ratio") if s.cv is not None else DASH,
+        rows.append([label(name, case.suite), str(s.n), fmt(s.mean, kind),
+                     fmt(s.median, kind), fmt(s.min, kind), fmt(s.max, kind),
+                     fmt(s.cv, "ratio") if s.cv is not None else DASH,
                      fmt(s.olympic_mean, kind)])
     return header, rows
 
@@ -93,7 +115,7 @@ def stats_table(case: CaseResult) -> str:
 def absent_reasons(case: CaseResult) -> list[tuple[str, str]]:
     """(figure label, why) for each figure some round lacks, with the rounds it concerns."""
     out = []
-    for name, (_, _, label) in AGGREGATED.items():
+    for name in figures_for(case.suite):
         lacking = [r for r in case.rounds if round_value(r, name) is None]
         if not lacking:
             continue
@@ -101,7 +123,8 @@ def absent_reasons(case: CaseResult) -> list[tuple[str, str]]:
         if len(set(whys.values())) == 1:
             which = "every round" if len(lacking) == len(case.rounds) else \
                 "round" + ("s " if len(lacking) > 1 else " ") + ", ".join(map(str, whys))
-            out.append((label, f"{which}: {next(iter(whys.values()))}"))
+            out.append((label(name, case.suite), f"{which}: {next(iter(whys.values()))}"))
         else:
-            out.append((label, "; ".join(f"round {n}: {w}" for n, w in whys.items())))
+            out.append((label(name, case.suite),
+                        "; ".join(f"round {n}: {w}" for n, w in whys.items())))
     return out

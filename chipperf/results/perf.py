@@ -3,7 +3,9 @@
 ``read_rank_log`` streams a ``rank<R>.out.log`` through ``chipperf.perflog.parse_lines``
 (non-UTF-8 bytes are replaced and reported). ``performance`` turns the events into
 the round's performance fields, each absent with a reason when the log cannot
-tell. ``mfu`` divides achieved FLOP/s by the vendor spec sheet's peak.
+tell (an inference round's latency, engine and reference deviation too, see
+``chipperf.results.inference``). ``mfu`` divides achieved FLOP/s by the vendor spec
+sheet's peak.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from chipperf.perflog import Event, iter_records, normalize_finished
 from chipperf.results.flagperf import target_from_config
+from chipperf.results.inference import inference_fields, window_work
 from chipperf.results.samples import read_lines
 from chipperf.results.schema import Metric, Throughput
 
@@ -78,7 +81,8 @@ def _keep(out: RankLog, event: Event) -> None:
 # ---------------------------------------------------------------- performance fields
 
 
-def performance(log: RankLog, rel: str) -> tuple[dict[str, Any], dict[str, str]]:
+def performance(log: RankLog, rel: str, suite: str | None = None
+                ) -> tuple[dict[str, Any], dict[str, str]]:
     """RoundResult fields from rank 0's events, and the reason for each absent one."""
     fields: dict[str, Any] = {}
     reasons: dict[str, str] = {}
@@ -95,8 +99,30 @@ def performance(log: RankLog, rel: str) -> tuple[dict[str, Any], dict[str, str]]
         return fields, {**reasons, "finished": why}
     value = normalize_finished(log.finished.value)
     fields.update(_finished_fields(value, reasons))
+    if suite == "inference":
+        fields.update(inference_fields(value, reasons))
+        _window_time(fields, reasons)
+        reasons.pop("throughput.no_eval", None)      # a training figure; inference has none
+    fields["window_work"] = window_work(fields, suite, reasons)
     _fill_target(fields, log.submit_info)
     return fields, reasons
+
+
+def _window_time(fields: dict[str, Any], reasons: dict[str, str]) -> None:
+    """Inference FINISHED need not carry train_time_s: the TRAIN_START..TRAIN_END span of
+    rank 0 is the timed window then."""
+    if fields.get("train_time_s") is not None:
+        return
+    start, end = fields.get("train_start_ms"), fields.get("train_end_ms")
+    if start is not None and end is not None and end > start:
+        fields["train_time_s"] = (end - start) / 1000
+        reasons.pop("train_time_s", None)
+    else:
+        reasons["train_time_s"] = "FINISHED has no 'train_time_s' and rank 0 logged no " \
+                                  "TRAIN_START..TRAIN_END span"
+    if fields.get("train_no_eval_time_s") is None:
+        reasons["train_no_eval_time_s"] = "FINISHED has no 'train_no_eval_time_s' (optional " \
+                                          "for inference)"
 
 
 def _finished_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
@@ -197,18 +223,31 @@ class Mfu:
 
 
 def mfu(fields: Mapping[str, Any], vendor: str | None, chip: str | None,
-        chips: int | None) -> Mfu:
-    """(work_done x flops_per_unit / train_time) / (peak FLOP/s for dtype x chips)."""
+        chips: int | None, suite: str | None = None) -> Mfu:
+    """(window_work x flops_per_unit / timed window) / (peak FLOP/s for dtype x chips).
+
+    flops_per_unit is what FINISHED says one unit costs: training FLOPs (forward +
+    backward) per sample or token for training, forward FLOPs per item for inference,
+    so the one formula serves both. The timed window is ``train_time_s`` (for inference,
+    where FINISHED need not carry it, ``performance`` fills in rank 0's
+    TRAIN_START..TRAIN_END span)."""
     dtype = fields.get("dtype")
     peak, why = chip_peak(vendor, chip, dtype)
-    missing = [k for k in ("work_done", "flops_per_unit", "train_time_s") if not fields.get(k)]
-    if missing:
+    seconds = fields.get("train_time_s")
+    needed = (("work_done", fields.get("window_work")),
+              ("flops_per_unit", fields.get("flops_per_unit")),
+              ("train_time_s" + (" (nor a TRAIN_START..TRAIN_END span)"
+                                 if suite == "inference" else ""), seconds))
+    missing = [k for k, v in needed if not v]
+    if missing == ["work_done"] and fields.get("work_done"):   # inference: queries unknown
+        why = why or "items in the timed window unknown (FINISHED lacks latency_ms.count)"
+    elif missing:
         why = why or f"FINISHED has no (positive) {', '.join(missing)}"
     if not chips:
         why = why or "number of chips unknown (no FINISHED world_size, no case topology)"
-    if why or peak is None or not chips:
+    if why or peak is None or not chips or not seconds:
         return Mfu(None, dtype, peak, chips, why or "no peak FLOP/s")
-    achieved = fields["work_done"] * fields["flops_per_unit"] / fields["train_time_s"]
+    achieved = fields["window_work"] * fields["flops_per_unit"] / seconds
     return Mfu(achieved / (peak * chips), dtype, peak, chips)
 
 

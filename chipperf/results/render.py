@@ -94,6 +94,12 @@ ROUND_COLUMNS: tuple[tuple[str, Callable[[RoundResult], Any]], ...] = (
     ("mfu_dtype", lambda r: r.mfu_dtype),
     ("peak_flops_per_chip", lambda r: r.peak_flops_per_chip),
     ("chips", lambda r: r.chips),
+    ("engine", lambda r: r.engine),
+    ("precision", lambda r: r.precision),
+    ("latency_count", lambda r: r.latency_ms.count if r.latency_ms else None),
+    ("reference_bound", lambda r: r.reference.bound if r.reference else None),
+    ("within_bound", lambda r: r.reference.within_bound if r.reference else None),
+    ("window_work", lambda r: r.window_work),
 )
 CASE_COLUMNS = ("case", "key", "vendor", "chip", "model", "framework", "nnodes", "nproc")
 
@@ -150,7 +156,18 @@ def _unit(case: CaseResult) -> str:
     return case.throughput_unit or "work/s"
 
 
+def is_inference(summary: RunSummary) -> bool:
+    """Whether the run's cases are inference cases (a run holds one suite)."""
+    return summary.suite == "inference" or bool(summary.cases) and all(
+        c.inference for c in summary.cases)
+
+
 def case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    """The cases table (console, summary.md, report.html)."""
+    return inference_case_rows(summary) if is_inference(summary) else training_case_rows(summary)
+
+
+def training_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     header = ["case", "chip", "nodes x procs", "status", "rounds counted", "throughput",
               "train time (s)", "metric (target)", "MFU", "avg W/chip", "energy (J)", "work/J"]
     rows = []
@@ -164,6 +181,34 @@ def case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
             stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j")),
             stat_text(agg.get("work_per_joule"))])
     return header, rows
+
+
+def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    """Inference: engine and precision, throughput, p99 latency, accuracy and deviation
+    from the reference instead of train-time columns."""
+    header = ["case", "chip", "engine", "precision", "status", "rounds counted", "throughput",
+              "p99 latency (ms)", "metric (target)", "max |diff| vs reference", "MFU",
+              "energy/item (J)"]
+    rows = []
+    for c in summary.cases:
+        agg = c.aggregate
+        rows.append([
+            c.key or c.dir_name, c.chip or DASH, c.engine or DASH, c.precision or DASH,
+            c.status or DASH, f"{len(c.counted)}/{len(c.rounds)}", _throughput_text(c),
+            stat_text(agg.get("latency_p99_ms")), _metric_text(c), reference_text(c),
+            _mfu_text(c), stat_text(agg.get("energy_per_item_j"))])
+    return header, rows
+
+
+def reference_text(case: CaseResult) -> str:
+    """The largest deviation from the reference over the rounds and how many rounds were
+    within their bound, e.g. '3.2e-05 (1/1 within bound)'."""
+    refs = [r.reference for r in case.rounds if r.reference is not None]
+    diffs = [x.max_abs_diff for x in refs if x.max_abs_diff is not None]
+    if not diffs:
+        return DASH
+    within = sum(1 for x in refs if x.within_bound)
+    return f"{fmt(max(diffs))} ({within}/{len(case.rounds)} within bound)"
 
 
 def _mfu_text(case: CaseResult) -> str:
@@ -205,6 +250,38 @@ def _has_problems(summary: RunSummary) -> bool:
 def readme_table(summary: RunSummary) -> str:
     """The table a vendor pastes into a case README: one row per case, means over the
     counted rounds (± coefficient of variation)."""
+    header, rows = (inference_readme_rows if is_inference(summary) else training_readme_rows)(
+        summary)
+    source = f"chipperf {summary.chipperf_version or ''}".strip()
+    note = (f"\nMeasured by {source}, run `{summary.run_id}`; figures are means over the "
+            "counted rounds ± coefficient of variation; — means not measured "
+            "(reasons in summary.md).\n")
+    excluded = "".join(f"\n- {c.key or c.dir_name}: round {e.round} not counted: {e.why}"
+                       for c in summary.cases for e in c.excluded)
+    return table(header, rows) + "\n" + note + excluded + ("\n" if excluded else "")
+
+
+def inference_readme_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    header = ["model", "chip", "engine", "precision", "rounds (counted/total)", "throughput",
+              "latency p50 (ms)", "latency p90 (ms)", "latency p99 (ms)", "final metric",
+              "converged", "max |diff| vs reference", "MFU", "peak memory (framework)",
+              "peak accel memory", "energy/item (J)"]
+    rows = []
+    for c in summary.cases:
+        agg = c.aggregate
+        converged = sum(1 for r in c.rounds if r.converged)
+        rows.append([
+            c.model or c.dir_name, c.chip or DASH, c.engine or DASH, c.precision or DASH,
+            f"{len(c.counted)}/{len(c.rounds)}", _throughput_text(c),
+            *(stat_text(agg.get(f"latency_{p}_ms")) for p in ("p50", "p90", "p99")),
+            _metric_text(c), f"{converged}/{len(c.rounds)}", reference_text(c), _mfu_text(c),
+            stat_text(agg.get("peak_memory_bytes"), "bytes"),
+            stat_text(agg.get("peak_accel_memory_bytes"), "bytes"),
+            stat_text(agg.get("energy_per_item_j"))])
+    return header, rows
+
+
+def training_readme_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     header = ["config", "nodes x procs", "rounds (counted/total)", "e2e time (s)",
               "train time (s)", "throughput", "final metric", "converged", "MFU",
               "peak accel memory", "avg power/chip (W)", "work/J"]
@@ -221,10 +298,4 @@ def readme_table(summary: RunSummary) -> str:
             _mfu_text(c),
             stat_text(agg.get("peak_accel_memory_bytes"), "bytes"),
             stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("work_per_joule"))])
-    source = f"chipperf {summary.chipperf_version or ''}".strip()
-    note = (f"\nMeasured by {source}, run `{summary.run_id}`; figures are means over the "
-            "counted rounds ± coefficient of variation; — means not measured "
-            "(reasons in summary.md).\n")
-    excluded = "".join(f"\n- {c.key or c.dir_name}: round {e.round} not counted: {e.why}"
-                       for c in summary.cases for e in c.excluded)
-    return table(header, rows) + "\n" + note + excluded + ("\n" if excluded else "")
+    return header, rows

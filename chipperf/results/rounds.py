@@ -92,14 +92,15 @@ def _per_chip(values: list[float], nodes: list[NodeResult]) -> float:
     return sum(v * w for v, w in zip(values, weights)) / sum(weights)
 
 
-def per_joule(work_done: int | None, fields: Mapping[str, Any],
+def per_joule(work: int | None, fields: Mapping[str, Any],
               reasons: dict[str, str]) -> dict[str, Any]:
+    """Work done in the timed window (``window_work``) per joule over that window."""
     out: dict[str, Any] = {}
     for name, energy in (("work_per_joule", "energy_j"), ("work_per_joule_accel", "accel_energy_j")):
         joules = fields.get(energy)
-        if work_done and joules:
-            out[name] = work_done / joules
+        if work and joules:
+            out[name] = work / joules
         else:
-            reasons[name] = (reasons.get("work_done") or "no work_done") if not work_done \
+            reasons[name] = (reasons.get("window_work") or "no work_done") if not work \
                 else f"no {energy}: {reasons.get(energy, 'not measured')}"
     return out

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2                 # 2: inference figures (latency, engine, reference)
 
 
 def to_dict(obj: Any) -> Any:
@@ -78,6 +78,31 @@ class Metric(_Schema):
 
 
 @dataclass(frozen=True)
+class Latency(_Schema):
+    """Single-stream query latency of an inference round, in milliseconds (FINISHED)."""
+
+    p50: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    mean: float | None = None
+    min: float | None = None
+    max: float | None = None
+    count: int | None = None                      # queries measured
+
+
+@dataclass(frozen=True)
+class Reference(_Schema):
+    """An inference engine's outputs against the fp32 eager reference (FINISHED)."""
+
+    max_abs_diff: float | None = None
+    mean_abs_diff: float | None = None
+    bound: float | None = None                    # tolerance x max |reference output|
+    tolerance: float | None = None
+    within_bound: bool | None = None
+    nonfinite_outputs: int | None = None
+
+
+@dataclass(frozen=True)
 class NodeResult(_Schema):
     """One node of one round; power and utilisation over the round's timed window."""
 
@@ -109,7 +134,8 @@ class NodeResult(_Schema):
 @dataclass(frozen=True)
 class RoundResult(_Schema):
     NESTED: ClassVar[Mapping[str, Any]] = {
-        "throughput": Throughput, "metric": Metric, "nodes": (NodeResult,)}
+        "throughput": Throughput, "metric": Metric, "latency_ms": Latency,
+        "reference": Reference, "nodes": (NodeResult,)}
 
     number: int
     status: str | None = None
@@ -139,8 +165,17 @@ class RoundResult(_Schema):
     energy_j: float | None = None                 # all nodes' wall power over the window
     accel_energy_j: float | None = None           # all chips over the window
     cpu_energy_j: float | None = None             # all nodes' CPU packages + DRAM (RAPL)
-    work_per_joule: float | None = None           # work_done / energy_j
-    work_per_joule_accel: float | None = None     # work_done / accel_energy_j
+    work_per_joule: float | None = None           # window_work / energy_j
+    work_per_joule_accel: float | None = None     # window_work / accel_energy_j
+    # inference rounds (suite "inference"); absent with a reason there, None elsewhere
+    engine: str | None = None
+    precision: str | None = None
+    latency_ms: Latency | None = None
+    reference: Reference | None = None
+    window_work: int | None = None                # work done inside the timed window
+    energy_per_item_j: float | None = None        # energy_j / window_work
+    accel_energy_per_item_j: float | None = None  # accel_energy_j / window_work
+    cpu_energy_per_item_j: float | None = None    # cpu_energy_j / window_work
     mfu: float | None = None
     mfu_dtype: str | None = None
     peak_flops_per_chip: float | None = None
@@ -180,6 +215,7 @@ class CaseResult(_Schema):
 
     dir_name: str
     key: str = ""                                    # model:framework:chip:nnodes:nproc:repeat
+    suite: str | None = None                         # "training" | "inference" (run.json)
     model: str | None = None
     framework: str | None = None
     family: str | None = None
@@ -196,6 +232,8 @@ class CaseResult(_Schema):
     metric_name: str | None = None
     metric_target: float | None = None
     mfu_dtype: str | None = None
+    engine: str | None = None                        # inference: as the rounds report it
+    precision: str | None = None
     rounds: tuple[RoundResult, ...] = ()
     counted: tuple[int, ...] = ()                    # round numbers in the aggregate
     excluded: tuple[Exclusion, ...] = ()
@@ -206,6 +244,10 @@ class CaseResult(_Schema):
     @property
     def topology(self) -> str:
         return f"{self.nnodes or '?'}x{self.nproc or '?'}"
+
+    @property
+    def inference(self) -> bool:
+        return self.suite == "inference"
 
 
 @dataclass(frozen=True)
@@ -232,9 +274,14 @@ AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
     "throughput_raw": ("throughput.raw", True, "throughput"),
     "throughput_no_eval": ("throughput.no_eval", True, "throughput (no eval)"),
     "throughput_pure_compute": ("throughput.pure_compute", True, "throughput (pure compute)"),
+    "latency_p50_ms": ("latency_ms.p50", False, "latency p50 (ms)"),
+    "latency_p90_ms": ("latency_ms.p90", False, "latency p90 (ms)"),
+    "latency_p99_ms": ("latency_ms.p99", False, "latency p99 (ms)"),
     "e2e_time_s": ("e2e_time_s", False, "e2e time (s)"),
     "train_time_s": ("train_time_s", False, "train time (s)"),
     "metric_value": ("metric.value", True, "final metric"),
+    "reference_max_abs_diff": ("reference.max_abs_diff", False, "max |diff| vs reference"),
+    "reference_mean_abs_diff": ("reference.mean_abs_diff", False, "mean |diff| vs reference"),
     "mfu": ("mfu", True, "MFU"),
     "avg_power_w_per_chip": ("avg_power_w_per_chip", False, "avg power/chip (W)"),
     "peak_power_w_per_chip": ("peak_power_w_per_chip", False, "peak power/chip (W)"),
@@ -245,11 +292,35 @@ AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
     "cpu_energy_j": ("cpu_energy_j", False, "CPU energy, RAPL (J)"),
     "work_per_joule": ("work_per_joule", True, "work/J"),
     "work_per_joule_accel": ("work_per_joule_accel", True, "work/J (accelerators)"),
+    "energy_per_item_j": ("energy_per_item_j", False, "energy/item (J)"),
+    "accel_energy_per_item_j": ("accel_energy_per_item_j", False, "accel energy/item (J)"),
+    "cpu_energy_per_item_j": ("cpu_energy_per_item_j", False, "CPU energy/item, RAPL (J)"),
     "peak_accel_memory_bytes": ("peak_accel_memory_bytes", False, "peak accel memory"),
     "peak_memory_bytes": ("peak_memory_bytes", False, "peak memory (framework)"),
     "avg_accel_util_pct": ("avg_accel_util_pct", True, "avg accel util (%)"),
     "avg_cpu_util_pct": ("avg_cpu_util_pct", True, "avg CPU util (%)"),
 }
+
+
+# Figures that only one suite reports; the other's summaries leave them out entirely.
+INFERENCE_ONLY = frozenset({
+    "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "reference_max_abs_diff",
+    "reference_mean_abs_diff", "energy_per_item_j", "accel_energy_per_item_j",
+    "cpu_energy_per_item_j"})
+TRAINING_ONLY = frozenset({"throughput_no_eval"})
+
+
+def figures_for(suite: str | None) -> tuple[str, ...]:
+    """The AGGREGATED figures a case of ``suite`` reports (None: training, FlagPerf)."""
+    skip = TRAINING_ONLY if suite == "inference" else INFERENCE_ONLY
+    return tuple(name for name in AGGREGATED if name not in skip)
+
+
+def label(name: str, suite: str | None = None) -> str:
+    """The figure's label; an inference case's train time is its timed window."""
+    if suite == "inference" and name == "train_time_s":
+        return "timed window (s)"
+    return AGGREGATED[name][2]
 
 
 def round_value(result: RoundResult, name: str) -> float | None:

@@ -24,10 +24,13 @@ TAIL_S = 3          # TRAIN_END .. end of the round
 
 @dataclass(frozen=True)
 class SynthRound:
-    throughput: float = 1000.0            # samples/s over the train window
-    converged: bool = True
+    throughput: float = 1000.0            # samples/s over the train window (inference: items/s
+    converged: bool = True                # of the offline scenario)
     status: str = "succeeded"
     finished: bool = True                 # rank 0 logs FINISHED
+    latency_ms: float = 10.0              # inference: single-stream p50 (p90 1.25x, p99 2x)
+    queries: int = 100                    # inference: single-stream queries in the window
+    max_abs_diff: float = 1e-5            # inference: deviation from the reference
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class SynthCase:
     node_power_w: float = 2500.0
     energy_counter: bool = False          # accelerator lines carry a running energy_mj
     step_every_s: int = 1                 # one STEP_END per this many seconds
+    engine: str = "onnxruntime"           # inference only
 
     @property
     def key(self) -> str:
@@ -70,7 +74,8 @@ def write_run(root: Path, cases: Sequence[SynthCase] = (SynthCase(),), *,
     run_dir = Path(root) / run_id
     run_dir.mkdir(parents=True)
     clock = _Clock()
-    entries = {case.dir_name: _write_case(run_dir, case, clock, interval_s) for case in cases}
+    entries = {case.dir_name: _write_case(run_dir, case, clock, interval_s, suite)
+               for case in cases}
     hosts = [f"10.0.0.{i + 1}" for i in range(max(c.nnodes for c in cases))]
     run = {
         "run_id": run_id, "chipperf_version": "0.1.0", "suite": suite,
@@ -86,10 +91,11 @@ def write_run(root: Path, cases: Sequence[SynthCase] = (SynthCase(),), *,
     return run_dir
 
 
-def _write_case(run_dir: Path, case: SynthCase, clock: _Clock, interval_s: float) -> dict:
+def _write_case(run_dir: Path, case: SynthCase, clock: _Clock, interval_s: float,
+                suite: str) -> dict:
     rounds = []
     for number, spec in enumerate(case.rounds, start=1):
-        rounds.append(_write_round(run_dir, case, number, spec, clock, interval_s))
+        rounds.append(_write_round(run_dir, case, number, spec, clock, (interval_s, suite)))
     failed = [r for r in rounds if r["status"] != "succeeded"]
     return {"key": case.key, "vendor": case.vendor, "chip": case.chip,
             "image": f"chipperf/{case.vendor}-{case.framework}:abc123",
@@ -98,7 +104,7 @@ def _write_case(run_dir: Path, case: SynthCase, clock: _Clock, interval_s: float
 
 
 def _write_round(run_dir: Path, case: SynthCase, number: int, spec: SynthRound, clock: _Clock,
-                 interval_s: float) -> dict:
+                 how: tuple[float, str]) -> dict:
     start = clock.now_ms
     train_start = start + INIT_S * 1000
     train_end = train_start + case.seconds * 1000
@@ -110,7 +116,7 @@ def _write_round(run_dir: Path, case: SynthCase, number: int, spec: SynthRound, 
         name = f"{host}_noderank{rank}"
         node_dir = run_dir / case.dir_name / f"round{number}" / name
         node_dir.mkdir(parents=True)
-        _write_node(node_dir, case, rank, spec, (start, train_start, train_end, end), interval_s)
+        _write_node(node_dir, case, rank, spec, (start, train_start, train_end, end), how)
         nodes[name] = spec.status
     reason = "" if spec.status == "succeeded" else "rank 0 exited with 1"
     return {"number": number, "status": spec.status, "reason": reason, "started_ms": start,
@@ -118,7 +124,8 @@ def _write_round(run_dir: Path, case: SynthCase, number: int, spec: SynthRound, 
 
 
 def _write_node(node_dir: Path, case: SynthCase, node_rank: int, spec: SynthRound,
-                times: tuple[int, int, int, int], interval_s: float) -> None:
+                times: tuple[int, int, int, int], how: tuple[float, str]) -> None:
+    interval_s, suite = how
     reason = "" if spec.status == "succeeded" else "rank 0 exited with 1"
     (node_dir / "status").write_text(spec.status + (f"\n{reason}\n" if reason else "\n"))
     (node_dir / "launcher.log").write_text("launching torchrun\n")
@@ -126,7 +133,9 @@ def _write_node(node_dir: Path, case: SynthCase, node_rank: int, spec: SynthRoun
     for local in range(case.nproc):
         rank = node_rank * case.nproc + local
         with open(node_dir / f"rank{rank}.out.log", "w") as out:
-            if rank == 0:
+            if rank == 0 and suite == "inference":
+                _write_inference_rank0(out, case, spec, times)
+            elif rank == 0:
                 _write_rank0(out, case, spec, times)
             else:
                 out.write(f"rank {rank} ready\ntraining...\ndone\n")
@@ -168,6 +177,49 @@ def _write_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
                    "higher_is_better": True},
         "flops_per_unit": case.flops_per_unit, "dtype": case.dtype,
         "world_size": case.nnodes * case.nproc, "peak_memory_bytes": 40 * 2**30,
+    }, end)
+
+
+def _write_inference_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
+                           times: tuple[int, int, int, int]) -> None:
+    """An inference case's events (docs/inference.md): the window holds the offline
+    scenario (80 % of it) and then ``spec.queries`` single-stream queries."""
+    start, train_start, train_end, end = times
+    _event(out, "SUBMIT_INFO", {"vendor": case.vendor, "model": case.model,
+                                "engine": case.engine, "precision": case.dtype, "config": {}},
+           start)
+    _event(out, "INIT_START", {}, start)
+    _event(out, "INIT_END", {"engine_build_time_s": 1.0}, train_start - 100)
+    _event(out, "TRAIN_START", {"scenarios": ["offline", "single_stream"]}, train_start)
+    offline_s = case.seconds * 0.8
+    work = int(spec.throughput * offline_s)
+    _event(out, "TRAIN_END", {"time_s": float(case.seconds), "items": work}, train_end)
+    metric = {"name": "top1_agreement", "value": 1.0 if spec.converged else 0.9,
+              "target": 0.99, "higher_is_better": True}
+    bound = 1e-3 * 50.0
+    reference = {"max_abs_diff": spec.max_abs_diff, "mean_abs_diff": spec.max_abs_diff / 5,
+                 "bound": bound, "tolerance": 1e-3, "max_abs_reference": 50.0,
+                 "nonfinite_outputs": 0, "within_bound": spec.max_abs_diff <= bound}
+    _event(out, "EVALUATE", {"metric": metric, "reference": reference}, end - 10)
+    if not spec.finished:
+        return
+    p50 = spec.latency_ms
+    _event(out, "FINISHED", {
+        "e2e_time_s": (end - start) / 1000, "train_time_s": float(case.seconds),
+        "train_no_eval_time_s": float(case.seconds), "pure_compute_time_s": offline_s * 0.9,
+        "work_unit": "items", "work_done": work,
+        "throughput": {"raw": work / offline_s, "pure_compute": work / (offline_s * 0.9),
+                       "unit": "items/s"},
+        "latency_ms": {"p50": p50, "p90": p50 * 1.25, "p99": p50 * 2, "mean": p50 * 1.1,
+                       "min": p50 * 0.8, "max": p50 * 2, "count": spec.queries},
+        "engine": case.engine, "precision": case.dtype, "dtype": case.dtype,
+        "device": "cpu" if case.vendor == "cpu" else "cuda", "batch_size": 8,
+        "metric": metric, "reference": reference,
+        "converged": spec.converged and reference["within_bound"],
+        "flops_per_unit": case.flops_per_unit, "world_size": case.nnodes * case.nproc,
+        "peak_memory_bytes": 2**30, "peak_memory_source": "synthetic",
+        "offline": {"items": work, "batches": work // 8, "passes": 1, "wall_s": offline_s,
+                    "compute_s": offline_s * 0.9},
     }, end)
 
 

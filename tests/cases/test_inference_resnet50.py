@@ -52,7 +52,7 @@ def finished_of(proc, events) -> dict:
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert [e.name for e in events] == ORDER
     finished = events[-1].value
-    assert finished_problems(finished) == []
+    assert finished_problems(finished, "inference") == []
     return finished
 
 

@@ -18,6 +18,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 CASE = REPO / "training" / "benchmarks" / "bert" / "paddle"
@@ -126,6 +127,14 @@ def test_training_flops_formula() -> None:
     assert arch.matmul_params(cfg) == n
     assert arch.train_flops_per_sequence(cfg, 512) == 6 * n * 512 + 12 * 24 * 1024 * 512**2
     assert arch.parameter_count(cfg) == 335_174_458
+
+
+def test_case_yaml_states_the_full_size_numbers() -> None:
+    meta = yaml.safe_load((CASE / "case.yaml").read_text())
+    large = arch.PRESETS["large"]
+    assert meta["work_unit"] == "samples"
+    assert meta["full_size"] == {"params": arch.parameter_count(large),
+                                 "flops_per_unit": arch.train_flops_per_sequence(large, 512)}
 
 
 def test_presets_are_consistent() -> None:

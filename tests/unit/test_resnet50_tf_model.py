@@ -1,34 +1,53 @@
 """The resnet50/tensorflow2 model: the full-size ResNet-50 is Keras' ResNet-50 (same weights,
-names and shapes, 25,636,712 parameters), its FLOPs match an independent count, and the CI
-size is the same code.
+names and shapes, 25,636,712 parameters), its FLOPs match an independent count, the CI size is
+the same code; and how ranks share the image folders.
 
 TensorFlow runs in one child process (module fixture): importing it into the pytest process
 next to Paddle crashes that process (see the case README)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
+import numpy as np
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 CASE = REPO / "training" / "benchmarks" / "resnet50" / "tensorflow2"
+if str(REPO / "training" / "benchmarks") not in sys.path:
+    sys.path.insert(0, str(REPO / "training" / "benchmarks"))
+
+
+def load(name: str) -> ModuleType:
+    """The case's TensorFlow-free module ``name``.py under a name no other case uses."""
+    spec = importlib.util.spec_from_file_location(f"resnet50_tf2_{name}", CASE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
+folders = load("folders")   # numpy + driver
 
 PROBE = textwrap.dedent("""
     import json, os, sys
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
     import keras
     import numpy as np
+    import arch
     import model as resnet
     import train
 
     full = resnet.build(resnet.ResNetSpec())
     ref = keras.applications.ResNet50(weights=None)
-    blocks, width = resnet.PRESETS["tiny"]
+    blocks, width = arch.PRESETS["tiny"]
     tiny = resnet.build(resnet.ResNetSpec(num_classes=10, image_size=32, blocks=blocks,
                                           base_width=width))
     logits = tiny(np.zeros((2, 32, 32, 3), np.float32), training=False)
@@ -112,3 +131,48 @@ def test_warmup_then_cosine_to_zero(probe: dict) -> None:
     assert lr[2] == pytest.approx(0.4) and lr[3] == pytest.approx(0.4, rel=1e-3)
     assert 0 < lr[4] < 0.4 and lr[5] == pytest.approx(0.0, abs=1e-6)
     assert lr[6] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_case_yaml_states_the_full_size_numbers(probe: dict) -> None:
+    meta = yaml.safe_load((CASE / "case.yaml").read_text())
+    assert meta["work_unit"] == "samples"
+    assert meta["full_size"] == {"params": probe["counts"]["total"],
+                                 "flops_per_unit": probe["train_flops"]}
+
+
+# ---------------------------------------------------------------- folders.py (no TensorFlow)
+
+
+@pytest.mark.parametrize("n, world", [(1438, 2), (1438, 3), (10, 1), (7, 4)])
+def test_every_rank_gets_the_same_number_of_distinct_train_images(n: int, world: int) -> None:
+    shards = [folders.epoch_indices(n, folders.Shard(r, world), seed=1, epoch=3)
+              for r in range(world)]
+    assert {len(s) for s in shards} == {n // world}
+    together = np.concatenate(shards)
+    assert len(set(together.tolist())) == len(together)
+    again = folders.epoch_indices(n, folders.Shard(0, world), seed=1, epoch=3)
+    other_epoch = folders.epoch_indices(n, folders.Shard(0, world), seed=1, epoch=4)
+    assert (again == shards[0]).all() and not (other_epoch == shards[0]).all()
+
+
+@pytest.mark.parametrize("n, world", [(359, 2), (359, 16), (3, 3)])
+def test_val_is_evaluated_once_over_all_ranks(n: int, world: int) -> None:
+    shards = [folders.val_indices(n, folders.Shard(r, world)) for r in range(world)]
+    assert sorted(np.concatenate(shards).tolist()) == list(range(n))
+
+
+def test_steps_per_epoch_drop_the_remainder() -> None:
+    assert folders.steps_per_epoch(1438, 2, 16) == 44
+    assert folders.steps_per_epoch(1438, 1, 32) == 44
+
+
+def test_read_splits_numbers_classes_in_sorted_order(tmp_path: Path) -> None:
+    for split in ("train", "val"):
+        for name in ("n02", "n01"):
+            (tmp_path / split / name).mkdir(parents=True)
+            (tmp_path / split / name / "a.JPEG").write_bytes(b"")
+    train, val = folders.read_splits(tmp_path)
+    assert train.classes == ("n01", "n02") == val.classes
+    assert train.labels == (0, 1) and train.paths[0].endswith("train/n01/a.JPEG")
+    with pytest.raises(Exception, match="train_augment 'mixup' is unknown"):
+        folders.check_augment("mixup")

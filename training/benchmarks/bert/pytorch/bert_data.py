@@ -90,7 +90,9 @@ def open_dataset(data_dir: Path, vocab_size: int, max_positions: int) -> MLMData
         raise DataError(f"bert dataset {data_dir} is not usable:\n"
                         + "\n".join(f"  - {p}" for p in problems)
                         + "\n(layout: vocab.txt, train/*.npy, eval/*.npy; see the case README)")
-    return MLMDataset(vocab, splits["train"], splits["eval"])
+    train, held_out = splits["train"], splits["eval"]
+    assert train is not None and held_out is not None  # no problems: both were read
+    return MLMDataset(vocab, train, held_out)
 
 
 def _read_vocab(path: Path, vocab_size: int, problems: list[str]) -> dict[str, int]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import math
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -79,14 +78,18 @@ def train_step(loop: Loop, tensors: tuple[torch.Tensor, ...]) -> torch.Tensor:
 
 @torch.no_grad()
 def evaluate(loop: Loop) -> float:
-    """MLM accuracy over the eval rows (each rank holds a disjoint share)."""
-    loop.model.eval()
+    """MLM accuracy over the eval rows (each rank holds a disjoint share, so ranks may run
+    different numbers of batches: the forward goes around the DDP wrapper)."""
+    net = getattr(loop.model, "module", loop.model)
+    net.eval()
     correct, total = 0.0, 0.0
     for batch in loop.eval_set:
         tensors = to_device(batch, loop.device)
-        right, chosen = mlm_correct(forward(loop, tensors), tensors[3])
+        with autocast(loop):
+            logits = net(*tensors[:3])
+        right, chosen = mlm_correct(logits, tensors[3])
         correct, total = correct + right, total + chosen
-    loop.model.train()
+    net.train()
     correct, total = all_reduce_sum([correct, total], loop.device)
     return correct / total if total else float("nan")
 
@@ -149,6 +152,3 @@ def linear_warmup_decay(warmup: int, total: int) -> Callable[[int], float]:
         return max(0.0, (total - step) / max(1, total - warmup))
     return factor
 
-
-def is_finite(value: float) -> bool:
-    return not (math.isnan(value) or math.isinf(value))

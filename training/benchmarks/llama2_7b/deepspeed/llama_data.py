@@ -65,7 +65,9 @@ def open_dataset(data_dir: Path, seq_len: int, vocab_size: int) -> TokenDataset:
         raise DataError(f"llama2 dataset {data_dir} is not usable:\n"
                         + "\n".join(f"  - {p}" for p in problems)
                         + "\n(layout: train/*.npy, eval/*.npy 1-D token arrays; see the README)")
-    return TokenDataset(splits["train"], splits["eval"], vocab_size)
+    train, held_out = splits["train"], splits["eval"]
+    assert train is not None and held_out is not None  # no problems: both were read
+    return TokenDataset(train, held_out, vocab_size)
 
 
 def _read_split(folder: Path, seq_len: int, problems: list[str]) -> Windows | None:

@@ -1,63 +1,21 @@
-"""ImageNet-layout image folders read with tf.data.
+"""The image folders (``folders.py``) read with tf.data.
 
-    <data_dir>/train/<class>/*.{JPEG,jpg,png}
-    <data_dir>/val/<class>/*.{JPEG,jpg,png}
-
-Class index = position of the class folder name in sorted order. Every epoch the train
-files are shuffled with one seed shared by all ranks and dealt out like a distributed
-sampler: rank r takes every world-th file from position r, all ranks the same number
-(the remainder is dropped), so every rank runs the same number of steps. Training images
-are randomly crop-resized (8%-100% of the area, 3/4-4/3 aspect) and flipped
+Training images are randomly crop-resized (8%-100% of the area, 3/4-4/3 aspect) and flipped
 (``train_augment = "random_resized_crop_flip"``, the ImageNet recipe) or only resized
 (``"resize"``). Validation images are resized so the short side is
-``image_size / val_crop_ratio`` and center-cropped; each rank evaluates a disjoint
-shard of val. Pixels are normalised with the ImageNet mean and std.
+``image_size / val_crop_ratio`` and center-cropped. Pixels are normalised with the ImageNet
+mean and std.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 import numpy as np
 import tensorflow as tf
-from driver import DataError, require_same_classes, scan_image_folder
+from driver import DataError
+from folders import Shard, Split, epoch_indices, val_indices
 
 MEAN = (0.485, 0.456, 0.406)
 STD = (0.229, 0.224, 0.225)
-AUGMENTS = ("resize", "random_resized_crop_flip")
-
-
-@dataclass(frozen=True)
-class Split:
-    paths: tuple[str, ...]
-    labels: tuple[int, ...]
-    classes: tuple[str, ...]
-
-    def __len__(self) -> int:
-        return len(self.paths)
-
-
-@dataclass(frozen=True)
-class Shard:
-    """Which part of a split this rank reads."""
-
-    rank: int
-    world_size: int
-
-
-def read_splits(data_dir: Path) -> tuple[Split, Split]:
-    """(train, val); raises ``DataError`` naming the path and the expected layout."""
-    train = scan_image_folder(data_dir, "train")
-    val = scan_image_folder(data_dir, "val")
-    require_same_classes(train, val, data_dir)
-    classes = tuple(sorted(train))
-    return _split(train, classes), _split(val, classes)
-
-
-def _split(found: dict[str, list[Path]], classes: tuple[str, ...]) -> Split:
-    pairs = [(str(path), index) for index, name in enumerate(classes) for path in found[name]]
-    return Split(tuple(p for p, _ in pairs), tuple(label for _, label in pairs), classes)
 
 
 def check_decodable(split: Split, name: str) -> None:
@@ -68,22 +26,6 @@ def check_decodable(split: Split, name: str) -> None:
     except (tf.errors.OpError, ValueError) as exc:
         raise DataError(f"{name} image {path} cannot be decoded as JPEG/PNG: "
                         f"{getattr(exc, 'message', exc)}") from None
-
-
-def check_augment(augment: str) -> None:
-    if augment not in AUGMENTS:
-        raise DataError(f"train_augment {augment!r} is unknown: use one of {', '.join(AUGMENTS)}")
-
-
-def epoch_indices(n: int, shard: Shard, seed: int, epoch: int) -> np.ndarray:
-    """This rank's sample indices for one epoch (same length on every rank)."""
-    order = np.random.default_rng([seed, epoch]).permutation(n)
-    per_rank = n // shard.world_size
-    return order[shard.rank::shard.world_size][:per_rank]
-
-
-def steps_per_epoch(n: int, world_size: int, per_rank_batch: int) -> int:
-    return (n // world_size) // per_rank_batch
 
 
 def decode(contents: tf.Tensor) -> tf.Tensor:
@@ -148,8 +90,9 @@ def train_dataset(split: Split, shard: Shard, per_rank_batch: int, image_size: i
 def val_dataset(split: Split, shard: Shard, batch: int, image_size: int,
                 crop_ratio: float) -> tf.data.Dataset:
     """This rank's disjoint shard of val (every image is evaluated by exactly one rank)."""
-    paths = np.asarray(split.paths, dtype=str)[shard.rank::shard.world_size]
-    labels = np.asarray(split.labels, dtype=np.int32)[shard.rank::shard.world_size]
+    index = val_indices(len(split), shard)
+    paths = np.asarray(split.paths, dtype=str)[index]
+    labels = np.asarray(split.labels, dtype=np.int32)[index]
     return (tf.data.Dataset.from_tensor_slices((paths, labels))
             .map(val_transform(image_size, crop_ratio), num_parallel_calls=tf.data.AUTOTUNE)
             .batch(batch)

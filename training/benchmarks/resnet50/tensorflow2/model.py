@@ -16,21 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import keras
+from arch import PUBLISHED_BLOCKS, PUBLISHED_WIDTH
 from keras import layers
 
 BN_EPSILON = 1.001e-5
 EXPANSION = 4
-PUBLISHED_BLOCKS = (3, 4, 6, 3)
-PUBLISHED_WIDTH = 64
-
-# model_size -> (bottleneck blocks per stage, first-stage width): the published ResNet-50 and
-# the CI size (same code, one block per stage, a quarter of the width).
-PRESETS = {
-    "resnet50": (PUBLISHED_BLOCKS, PUBLISHED_WIDTH),
-    "tiny": ((1, 1, 1, 1), 16),
-}
-
-
 @dataclass(frozen=True)
 class ResNetSpec:
     num_classes: int = 1000

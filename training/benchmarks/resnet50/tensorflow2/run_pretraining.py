@@ -26,8 +26,9 @@ from driver import (  # noqa: E402
     split_batch,
 )
 
-# data, model and train are this folder's modules; they import TensorFlow, so they are
-# imported only once the configuration has been checked.
+# arch, folders, data, model and train are this folder's modules; data, model and train
+# import TensorFlow, so they are imported only once the configuration and the data dir have
+# been checked.
 CASE_DIR = Path(__file__).resolve().parent
 DTYPES = ("fp32", "tf32", "bf16", "fp16")
 COLLECTIVES = ("auto", "ring", "nccl")
@@ -75,18 +76,20 @@ def setup(driver: Driver) -> tuple[Any, Any, int]:
     """(train.Loop, model spec, threads): everything before TRAIN_START; raises a CaseError
     on any bad input, on every rank, before training."""
     cfg, dist = driver.config, driver.dist
-    import model as resnet
+    import arch
+    import folders
 
-    check_config(cfg, resnet.PRESETS)
+    check_config(cfg, arch.PRESETS)
     per_rank_batch = split_batch(cfg.global_batch_size, dist.world_size)
+    folders.check_augment(cfg.train_augment)
+    train_split, val_split = folders.read_splits(driver.args.data_dir)
+    check_sizes(train_split, val_split, cfg, dist.world_size)
     import data
     import keras
+    import model as resnet
     import tensorflow as tf
     import train
 
-    data.check_augment(cfg.train_augment)
-    train_split, val_split = data.read_splits(driver.args.data_dir)
-    check_sizes(train_split, val_split, cfg, dist.world_size)
     threads = configure_threads(tf, cfg, dist)
     tf.config.experimental.enable_tensor_float_32_execution(cfg.dtype == "tf32")
     strategy = train.make_strategy(dist.local_rank, cfg.collective)  # before any TF op
@@ -96,12 +99,12 @@ def setup(driver: Driver) -> tuple[Any, Any, int]:
     data.check_decodable(train_split, "train")
     data.check_decodable(val_split, "val")
     keras.utils.set_random_seed(cfg.seed + dist.rank)  # initial weights: rank 0's, broadcast
-    blocks, width = resnet.PRESETS[cfg.model_size]
+    blocks, width = arch.PRESETS[cfg.model_size]
     spec = resnet.ResNetSpec(num_classes=len(train_split.classes), image_size=cfg.image_size,
                              blocks=blocks, base_width=width, bn_momentum=cfg.bn_momentum,
                              dtype_policy=train.POLICIES[cfg.dtype])
     loop = train.build_loop(cfg, strategy, spec, train_split, val_split,
-                            data.Shard(dist.rank, dist.world_size), per_rank_batch)
+                            folders.Shard(dist.rank, dist.world_size), per_rank_batch)
     if tf.config.list_logical_devices("GPU"):
         driver.set_sync(tf.test.experimental.sync_devices)
     return loop, spec, threads

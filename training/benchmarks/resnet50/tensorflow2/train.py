@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import data
+import folders
 import keras
 import tensorflow as tf
 from driver import Driver, Metric
@@ -44,9 +45,9 @@ class Loop:
     strategy: tf.distribute.Strategy
     model: keras.Model
     optimizer: keras.optimizers.Optimizer
-    train: data.Split
-    val: data.Split
-    shard: data.Shard
+    train: folders.Split
+    val: folders.Split
+    shard: folders.Shard
     per_rank_batch: int
     global_batch: int
     steps_per_epoch: int
@@ -121,12 +122,12 @@ def compile_steps(loop: Loop, num_classes: int, label_smoothing: float) -> None:
     loop.train_step, loop.eval_step = train_step, eval_step
 
 
-def build_loop(cfg: Any, strategy: tf.distribute.Strategy, spec: Any, train: data.Split,
-               val: data.Split, shard: data.Shard, per_rank_batch: int) -> Loop:
+def build_loop(cfg: Any, strategy: tf.distribute.Strategy, spec: Any, train: folders.Split,
+               val: folders.Split, shard: folders.Shard, per_rank_batch: int) -> Loop:
     """Model, optimizer and compiled steps, created under ``strategy``."""
     import model as resnet
 
-    steps = data.steps_per_epoch(len(train), shard.world_size, per_rank_batch)
+    steps = folders.steps_per_epoch(len(train), shard.world_size, per_rank_batch)
     lr = cfg.base_lr * cfg.global_batch_size / cfg.lr_reference_batch
     schedule = WarmupCosine(lr, round(cfg.warmup_epochs * steps), cfg.max_epochs * steps)
     with strategy.scope():
