@@ -11,7 +11,7 @@ from chipperf.launchers.base import LaunchContext, Launcher
 
 __all__ = ["LaunchContext", "Launcher", "get_launcher", "launcher_names"]
 
-_NOT_LAUNCHERS = {"base", "rankexec"}
+_NOT_LAUNCHERS = {"base", "rankexec", "spawn"}
 
 
 def launcher_names() -> list[str]:

@@ -56,8 +56,21 @@ def finished_of(proc, events) -> dict:
     return finished
 
 
+@pytest.fixture(autouse=True)
+def _restore_engine_registry():
+    """Engines a test registers must not leak into other tests (the registry is global)."""
+    from common.engines import _ENGINES
+
+    saved = dict(_ENGINES)
+    yield
+    _ENGINES.clear()
+    _ENGINES.update(saved)
+
+
 @pytest.mark.parametrize("engine,precision", [("eager", "fp32"), ("onnxruntime", "fp32"),
                                               ("eager", "bf16")])
+
+
 def test_engine_runs_end_to_end_within_its_bound(digits, tmp_path, engine, precision) -> None:
     proc, events = run_case(digits, tmp_path, f"engine={engine}", f"precision={precision}")
     f = finished_of(proc, events)

@@ -75,7 +75,7 @@ def test_train_flops_per_sequence_formula() -> None:
     n = bert_model.matmul_params(LARGE)
     assert n == 24 * (4 * 1024**2 + 2 * 1024 * 4096) + 1024**2 + 1024 * 30522
     assert bert_model.train_flops_per_sequence(LARGE, 512) == \
-        6 * n * 512 + 12 * 24 * 1024 * 512**2
+        6 * n * 512 + 12 * 24 * 1024 * 512**2 == 1_104_257_482_752
 
 
 def test_tiny_forward_shapes_and_loss() -> None:

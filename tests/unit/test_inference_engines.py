@@ -44,8 +44,21 @@ def model_and_inputs():
     return model, inputs, reference
 
 
+@pytest.fixture(autouse=True)
+def _restore_engine_registry():
+    """Engines a test registers must not leak into other tests (the registry is global)."""
+    from common.engines import _ENGINES
+
+    saved = dict(_ENGINES)
+    yield
+    _ENGINES.clear()
+    _ENGINES.update(saved)
+
+
 @pytest.mark.parametrize("name,precision,tol", [
     ("eager", "fp32", 0.0), ("eager", "bf16", 5e-2), ("onnxruntime", "fp32", 1e-5)])
+
+
 def test_engine_matches_fp32_eager(tmp_path, model_and_inputs, name, precision, tol) -> None:
     model, inputs, reference = model_and_inputs
     engine = get_engine(name, options(tmp_path))

@@ -68,7 +68,7 @@ def test_matmul_params_are_every_linear_weight() -> None:
 
 def test_train_flops_per_token_is_6n_plus_the_attention_term() -> None:
     assert llama_model.train_flops_per_token(SEVEN_B, 4096) == \
-        6 * 6_607_077_376 + 12 * 32 * 4096 * 4096
+        6 * 6_607_077_376 + 12 * 32 * 4096 * 4096 == 46_084_915_200
 
 
 def test_grouped_query_attention_shapes_count() -> None:

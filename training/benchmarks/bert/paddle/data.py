@@ -93,10 +93,11 @@ def open_dataset(data_dir: Path, vocab_size: int, max_positions: int) -> MLMData
     splits = {name: read_split(data_dir / name, problems) for name in ("train", "eval")}
     if not problems:
         problems += shape_problems(splits, max_positions)
-    if problems:
+    train, held_out = splits["train"], splits["eval"]
+    if problems or train is None or held_out is None:
         raise DataError(f"bert dataset {data_dir} is not usable:\n"
                         + "\n".join(f"  - {p}" for p in problems) + f"\n{LAYOUT}")
-    return MLMDataset(vocab, splits["train"], splits["eval"])
+    return MLMDataset(vocab, train, held_out)
 
 
 def read_vocab(path: Path, vocab_size: int, problems: list[str]) -> dict[str, int]:

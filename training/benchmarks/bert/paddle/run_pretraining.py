@@ -17,8 +17,8 @@ from typing import Any, Mapping
 from driver import Config, ConfigError, DistEnv, Driver, LaunchError, Metric, run_case, split_batch
 from driver.netif import interface_towards
 
-# data, model and train are this folder's modules; they import paddle, so they are imported
-# only after OMP_NUM_THREADS is set.
+# arch, data, model and train are this folder's modules; model and train import paddle, so
+# they are imported only after OMP_NUM_THREADS is set (arch and data need only numpy).
 CASE_DIR = Path(__file__).resolve().parent
 DTYPES = ("fp32", "bf16", "fp16")
 

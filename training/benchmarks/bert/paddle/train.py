@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Literal
 
 import paddle
 import paddle.distributed as pdist
@@ -13,7 +13,7 @@ from data import Batch
 from driver import Driver, Metric
 from model import mlm_correct, mlm_loss
 
-AMP = {"bf16": "bfloat16", "fp16": "float16"}
+AMP: dict[str, Literal["bfloat16", "float16"]] = {"bf16": "bfloat16", "fp16": "float16"}
 
 
 @dataclass

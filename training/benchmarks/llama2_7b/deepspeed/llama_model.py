@@ -34,16 +34,6 @@ class LlamaConfig:
     def head_dim(self) -> int:
         return self.hidden_size // self.num_heads
 
-    def problems(self) -> list[str]:
-        out = []
-        if self.hidden_size % self.num_heads or self.head_dim % 2:
-            out.append(f"hidden_size {self.hidden_size} must split into num_heads "
-                       f"{self.num_heads} heads of even size")
-        if self.num_heads % self.num_kv_heads:
-            out.append(f"num_heads {self.num_heads} is not a multiple of num_kv_heads "
-                       f"{self.num_kv_heads}")
-        return out
-
 
 # Published size (Meta's Llama-2-7b params.json, intermediate size from its checkpoints)
 # and the CI size. The CI vocabulary is Llama's 3 special + 256 byte-fallback tokens (ids 0-258).
