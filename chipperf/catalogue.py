@@ -107,6 +107,3 @@ class Catalogue:
                   for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
         shared = tuple(bench / d for d in INFERENCE_SHARED_DIRS if (bench / d).is_dir())
         return cls(root, cases, vendor_cases, vendor_configs, images, shared, "inference")
-
-    def vendors(self) -> list[str]:
-        return sorted({v for v, _, _ in self.vendor_cases} | {v for v, _ in self.images})

@@ -43,10 +43,6 @@ class ImageError(ChipperfError):
     """An image could not be built, found or shipped."""
 
 
-class CaseError(ChipperfError):
-    """A case round failed (crash, timeout, missing result)."""
-
-
 def _describe(host: str, exc: BaseException) -> str:
     text = str(exc)
     return text if text.startswith(f"{host}:") else f"{host}: {text}"

@@ -227,7 +227,7 @@ def _teardown(hosts: HostGroup, states: list[NodeState], s: RoundSettings) -> No
 def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
     node, local = st.node, _local(s, st)
     if st.container is not None:
-        if st.status in ("failed", "timeout") or st.status == "running":
+        if st.status in ("failed", "timeout", "running"):
             (local / "container.log").parent.mkdir(parents=True, exist_ok=True)
             (local / "container.log").write_text(runtime.logs_tail(st.container, 200))
         st.lifetime = runtime.lifetime(st.container)
@@ -266,8 +266,8 @@ def _outcome(rnd: RoundPlan, states: list[NodeState], started: int, canceled: bo
     if all(st.status == "succeeded" for st in states):
         status, reason = "succeeded", ""
     else:
-        first = next(st for st in states if st.status not in ("succeeded", "canceled")) \
-            if any(st.status not in ("succeeded", "canceled") for st in states) else states[0]
+        bad = [st for st in states if st.status not in ("succeeded", "canceled")]
+        first = bad[0] if bad else states[0]
         status = "canceled" if canceled else first.status
         reason = f"node {first.node.node_rank} ({first.node.host}): {first.reason}"
     return RoundOutcome(rnd.number, status, reason, started, int(time.time() * 1000), nodes,

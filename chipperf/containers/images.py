@@ -20,7 +20,7 @@ import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from chipperf.config.model import ImageBuildConfig
 from chipperf.errors import ImageError
@@ -216,7 +216,7 @@ def ship_image(source: Any, target: Any, tag: str, host: str) -> bool:
         return False
     log.info("[%s] loading image %s", host, tag)
     try:
-        target.api.load_image(_chunks(source.api.get_image(tag)))
+        target.api.load_image(source.api.get_image(tag))
     except Exception as exc:
         raise ImageError(f"{host}: loading image {tag} failed ({exc}): check free disk space on "
                          "the host's Docker data root") from exc
@@ -224,6 +224,3 @@ def ship_image(source: Any, target: Any, tag: str, host: str) -> bool:
         raise ImageError(f"{host}: image {tag} is missing after loading it")
     return True
 
-
-def _chunks(stream: Iterator[bytes]) -> Iterator[bytes]:
-    yield from stream

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import logging
-import shlex
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from chipperf.errors import HostError
 
@@ -119,6 +118,3 @@ def remove_run_containers(client: Any, run_id: str) -> list[str]:
         remove(container)
     return [c.name for c in found]
 
-
-def describe(command: Sequence[str]) -> str:
-    return shlex.join(command)
