@@ -16,10 +16,12 @@ and, separately, the harness's own share of it:
               FinishedAt, the longest over the nodes)
 
 (the rest is the framework launcher and interpreter starting and stopping inside the
-container, which does not depend on the harness, and which on the simulated cluster
-competes for the same cores: three hosts start three torch runtimes on one machine).
-It prints medians for 1 and 3 hosts, their ratios, and the fixed per-run cost (connect,
-checks, upload, teardown, reports) outside rounds.
+container). It prints medians for 1 and 3 hosts, their ratios, the fixed per-run cost
+(connect, checks, upload, teardown, reports) outside rounds, and where the CPU went: the
+master's own CPU time (the chipperf process) and the whole machine's busy CPU time over
+the run, per round. On the simulated cluster every host's sshd, dockerd, containers and
+ranks share this machine's cores, so three hosts need about three times the CPU of one;
+the machine figure shows how much of the 3-host wall time that explains.
 """
 
 from __future__ import annotations
@@ -59,8 +61,16 @@ def setup(work: Path, digits: Path) -> tuple[Path, list[str], dict]:
     return training, [h["address"] for h in state["hosts"]], state
 
 
+def busy_cpu_s() -> float:
+    """Seconds of CPU the whole machine has spent busy (all cores), from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 def run(work: Path, training: Path, hosts: list[str], state: dict, nnodes: int, rounds: int,
-        digits: Path) -> tuple[float, Path]:
+        digits: Path) -> tuple[float, Path, float, float]:
+    """Wall time, run dir, the chipperf process's CPU time and the machine's busy CPU time."""
     cluster = work / "cluster.py"
     cluster.write_text(f"HOSTS = {hosts[:nnodes]!r}\nSSH_USER = 'root'\nSSH_KEY = {state['ssh_key']!r}\n"
                        "MASTER_PORT = 29531\nWORK_ROOT = '/tmp/chipperf-bench'\n")
@@ -68,15 +78,19 @@ def run(work: Path, training: Path, hosts: list[str], state: dict, nnodes: int, 
     test.write_text(f"VENDOR = 'cpu'\nCASES = {{'resnet50:pytorch_2.13:xeon:{nnodes}:1:{rounds}': "
                     f"{str(digits)!r}}}\nRESULT_ROOT = {str(work / 'result')!r}\nSHM_SIZE = '1g'\n")
     before = set((work / "result").glob("run*"))
-    started = time.monotonic()
+    started, children, busy = time.monotonic(), os.times(), busy_cpu_s()
     proc = subprocess.run([sys.executable, "-m", "chipperf.cli", "run", "--cluster", str(cluster),
                            "--test", str(test), "--training-dir", str(training)], cwd=work,
                           capture_output=True, text=True)
     wall = time.monotonic() - started
+    after = os.times()
+    master_cpu = (after.children_user - children.children_user
+                  + after.children_system - children.children_system)
+    machine_cpu = busy_cpu_s() - busy
     (run_dir,) = set((work / "result").glob("run*")) - before
     if proc.returncode != 0:
         sys.exit(f"run failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
-    return wall, run_dir
+    return wall, run_dir, master_cpu, machine_cpu
 
 
 def per_round(run_dir: Path) -> tuple[list[float], list[float], float]:
@@ -107,13 +121,17 @@ def main() -> None:
         run(work, training, hosts, state, 3, 1, digits)
         total, own = {}, {}
         for nnodes in (1, 3):
-            wall, run_dir = run(work, training, hosts, state, nnodes, args.rounds, digits)
+            wall, run_dir, master_cpu, machine_cpu = run(work, training, hosts, state, nnodes,
+                                                         args.rounds, digits)
             overheads, harness, in_rounds = per_round(run_dir)
             total[nnodes], own[nnodes] = statistics.median(overheads), statistics.median(harness)
             print(f"{nnodes} host(s): per round, wall - case e2e: median {total[nnodes]:.2f} s "
                   f"({', '.join(f'{o:.2f}' for o in overheads)}); harness alone (wall - container "
                   f"lifetime): median {own[nnodes]:.2f} s ({', '.join(f'{o:.2f}' for o in harness)}); "
-                  f"fixed per-run cost outside rounds {wall - in_rounds:.2f} s", flush=True)
+                  f"fixed per-run cost outside rounds {wall - in_rounds:.2f} s; CPU per round: "
+                  f"master {master_cpu / args.rounds:.2f} s, whole machine "
+                  f"{machine_cpu / args.rounds:.2f} s (for {in_rounds / args.rounds:.2f} s of "
+                  f"round wall time on {os.cpu_count()} cores)", flush=True)
         print(f"ratio 3 hosts / 1 host: wall - e2e {total[3] / total[1]:.2f}, harness alone "
               f"{own[3] / own[1]:.2f} (targets: < 5 s per round, ratio <= 1.3)")
         print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

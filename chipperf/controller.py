@@ -97,11 +97,11 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord) -> HostG
 def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
     version = host.docker().version()
     missing = [c.data_dir for c in plan.cases if _uses(c, host.name)
-               and not host.run(["test", "-d", c.data_dir], check=False).ok]
+               and not host.is_dir(c.data_dir)]
     if missing:
         raise HostError(host.name, f"data dir {', '.join(sorted(set(missing)))} does not exist",
                         "copy the dataset there, or fix the path in CASES")
-    sensors = {path: host.run(["test", "-e", path], check=False).ok for path in SENSOR_PATHS}
+    sensors = {path: host.exists(path) for path in SENSOR_PATHS}
     log.info("[%s] Docker %s (%s), data dirs present", host.name, version.get("Version"),
              version.get("KernelVersion"))
     return {"docker_version": version.get("Version"), "os": version.get("Os"),

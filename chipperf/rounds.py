@@ -11,6 +11,7 @@ import logging
 import queue
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -102,12 +103,17 @@ def _local(s: RoundSettings, st: NodeState) -> Path:
 
 
 def _start_node(hosts: HostGroup, case: CasePlan, st: NodeState, s: RoundSettings) -> None:
+    """Make the node dir, then start the monitor sidecar and the case container side by side."""
     node, host = st.node, hosts[st.node.host]
     try:
         client = host.docker()
-        host.run(["mkdir", "-p", node.output_dir])
-        st.monitor = _start_monitor(client, case, st, s)
-        st.container = runtime.start(client, _case_spec(case, node, s), node.host)
+        host.makedirs(node.output_dir)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            monitor = pool.submit(_start_monitor, client, case, st, s)
+            try:
+                st.container = runtime.start(client, _case_spec(case, node, s), node.host)
+            finally:
+                st.monitor = monitor.result()
         st.status = "running"
         log.info("[%s] node %d: started %s", node.host, node.node_rank, node.container)
     except Exception as exc:
@@ -198,8 +204,8 @@ def _record_exit(st: NodeState, code: int | None, error: str) -> bool:
 def _progress(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState]) -> None:
     node = rnd.nodes[0]
     try:
-        tail = hosts[node.host].run(["tail", "-c", "20000", f"{node.output_dir}/rank0.out.log"],
-                                    timeout=10, check=False).stdout
+        tail = hosts[node.host].read_tail(f"{node.output_dir}/rank0.out.log", 20000).decode(
+            errors="replace")
     except HostError:
         tail = ""
     events, _ = parse_lines(tail.splitlines())
@@ -226,21 +232,15 @@ def _teardown(hosts: HostGroup, states: list[NodeState], s: RoundSettings) -> No
 
 def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
     node, local = st.node, _local(s, st)
-    if st.container is not None:
-        if st.status in ("failed", "timeout", "running"):
-            (local / "container.log").parent.mkdir(parents=True, exist_ok=True)
-            (local / "container.log").write_text(runtime.logs_tail(st.container, 200))
-        st.lifetime = runtime.lifetime(st.container)
-        if st.lifetime.get("running", True):
-            runtime.stop(st.container)
-        else:
-            runtime.remove(st.container)
-    if st.monitor is not None:
-        runtime.stop(st.monitor, grace_s=15)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        monitor = pool.submit(_stop_monitor, st.monitor)
+        if st.container is not None:
+            _stop_case_container(st, local)
+        monitor.result()
     st.finish("canceled", "stopped during teardown")
     try:
         hosts[node.host].get_dir(node.output_dir, local)
-        hosts[node.host].run(["rm", "-rf", node.output_dir], check=False)
+        hosts[node.host].remove_tree(node.output_dir)
     except HostError as exc:
         log.error("[%s] node %d: could not collect %s: %s", node.host, node.node_rank,
                   node.output_dir, exc)
@@ -248,6 +248,22 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
             st.status, st.reason = "failed", f"results could not be collected: {exc}"
     _check_finished(st, local)
     write_status(local, st.status, st.reason)
+
+
+def _stop_case_container(st: NodeState, local: Path) -> None:
+    if st.status in ("failed", "timeout", "running"):
+        local.mkdir(parents=True, exist_ok=True)
+        (local / "container.log").write_text(runtime.logs_tail(st.container, 200))
+    st.lifetime = runtime.lifetime(st.container)
+    if st.lifetime.get("running", True):
+        runtime.stop(st.container)
+    else:
+        runtime.remove(st.container)
+
+
+def _stop_monitor(monitor: Any) -> None:
+    if monitor is not None:
+        runtime.stop(monitor, grace_s=15)
 
 
 def _check_finished(st: NodeState, local: Path) -> None:

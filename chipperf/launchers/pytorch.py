@@ -1,4 +1,8 @@
-"""PyTorch: torchrun, one launcher per node; master = node rank 0's host."""
+"""PyTorch: torchrun, one launcher per node; master = node rank 0's host.
+
+torchrun runs through ``chipperf.launchers.quickexit``, which skips the interpreter's
+teardown once torchrun has returned (its ranks have all exited by then).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from chipperf.launchers.base import LaunchContext, rank_exec
 
 def command(ctx: LaunchContext) -> list[str]:
     return [
-        ctx.python, "-m", "torch.distributed.run",
+        ctx.python, "-m", "chipperf.launchers.quickexit", "torch.distributed.run",
         f"--nnodes={ctx.nnodes}",
         f"--nproc_per_node={ctx.nproc_per_node}",
         f"--node_rank={ctx.node_rank}",

@@ -7,6 +7,7 @@ without SSH. Commands are argument lists, quoted once here at the edge.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shlex
@@ -18,12 +19,13 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import paramiko
 
 from chipperf.config.model import ClusterConfig
 from chipperf.errors import HostError
+from chipperf.remote import sftpfiles
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
 
@@ -54,6 +56,22 @@ class Host:
 
     def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> None:
         """Copy a remote directory's contents into ``local_dir``."""
+        raise NotImplementedError
+
+    def makedirs(self, path: str) -> None:
+        raise NotImplementedError
+
+    def remove_tree(self, path: str) -> None:
+        """``rm -rf``; a missing path is fine."""
+        raise NotImplementedError
+
+    def read_tail(self, path: str, nbytes: int) -> bytes:
+        raise NotImplementedError
+
+    def is_dir(self, path: str) -> bool:
+        raise NotImplementedError
+
+    def exists(self, path: str) -> bool:
         raise NotImplementedError
 
     def docker(self) -> Any:
@@ -106,6 +124,31 @@ class LocalHost(Host):
             raise HostError(self.name, f"{remote_dir} does not exist")
         shutil.copytree(remote_dir, local_dir, dirs_exist_ok=True)
 
+    def makedirs(self, path: str) -> None:
+        self._file_op(f"creating {path}", lambda: Path(path).mkdir(parents=True, exist_ok=True))
+
+    def remove_tree(self, path: str) -> None:
+        shutil.rmtree(path, ignore_errors=True)
+
+    def read_tail(self, path: str, nbytes: int) -> bytes:
+        def tail() -> bytes:
+            with open(path, "rb") as f:
+                f.seek(max(0, os.fstat(f.fileno()).st_size - nbytes))
+                return f.read(nbytes)
+        return self._file_op(f"reading {path}", tail)
+
+    def is_dir(self, path: str) -> bool:
+        return Path(path).is_dir()
+
+    def exists(self, path: str) -> bool:
+        return Path(path).exists()
+
+    def _file_op(self, what: str, op: Any) -> Any:
+        try:
+            return op()
+        except OSError as exc:
+            raise HostError(self.name, f"{what} failed ({exc})") from exc
+
     def docker(self) -> Any:
         if self._docker is None:
             import docker
@@ -140,6 +183,8 @@ class SSHHost(Host):
         self.cluster = cluster
         self._lock = threading.Lock()
         self._docker: Any = None
+        self._sftp_lock = threading.Lock()
+        self._sftp_client: paramiko.SFTPClient | None = None
         self.client = self._connect()
 
     def _connect_kwargs(self) -> dict[str, Any]:
@@ -222,31 +267,61 @@ class SSHHost(Host):
 
     def put_archive(self, data: bytes, remote_dir: str) -> None:
         archive = f"{remote_dir.rstrip('/')}.upload.tar.gz"
-        self.run(["mkdir", "-p", remote_dir])
         try:
-            with self.client.open_sftp() as sftp:
+            with self._sftp() as sftp:
+                sftpfiles.makedirs(sftp, remote_dir)
                 sftp.putfo(io.BytesIO(data), archive)
         except (paramiko.SSHException, OSError) as exc:
             raise HostError(self.name, f"SFTP upload to {archive} failed ({exc})",
                             "check free space and permissions under WORK_ROOT") from exc
-        self.run(["tar", "-xzf", archive, "-C", remote_dir])
-        self.run(["rm", "-f", archive])
+        try:
+            self.run(["tar", "-xzf", archive, "-C", remote_dir])
+        finally:
+            self._file_op(f"removing {archive}", lambda sftp: sftp.remove(archive))
 
     def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> None:
-        local_dir.mkdir(parents=True, exist_ok=True)
-        argv = ["tar", "-czf", "-", "-C", remote_dir, "."]
         try:
-            channel = self._transport().open_session(timeout=self.cluster.connect_timeout_s)
-            channel.settimeout(timeout)
-            channel.exec_command(shlex.join(argv))
-            with tarfile.open(fileobj=channel.makefile("rb"), mode="r|gz") as tar:
-                _extract(tar, str(local_dir))
-            code = channel.recv_exit_status()
-            err = channel.makefile_stderr("rb").read().decode(errors="replace")
-        except (paramiko.SSHException, OSError, EOFError, tarfile.TarError) as exc:
+            with self._sftp(timeout) as sftp:
+                skipped = sftpfiles.get_tree(sftp, remote_dir, local_dir)
+        except (paramiko.SSHException, OSError, EOFError) as exc:
             raise HostError(self.name, f"copying {remote_dir} back failed ({exc})") from exc
-        if code != 0:
-            raise HostError(self.name, f"copying {remote_dir} back failed: {err.strip()}")
+        if skipped:
+            raise HostError(self.name, f"copying {remote_dir} back skipped what is not a regular "
+                                       f"file or directory: {', '.join(skipped[:5])}")
+
+    def makedirs(self, path: str) -> None:
+        self._file_op(f"creating {path}", sftpfiles.makedirs, path)
+
+    def remove_tree(self, path: str) -> None:
+        self._file_op(f"removing {path}", sftpfiles.remove_tree, path)
+
+    def read_tail(self, path: str, nbytes: int) -> bytes:
+        return self._file_op(f"reading {path}", sftpfiles.read_tail, path, nbytes)
+
+    def is_dir(self, path: str) -> bool:
+        return self._file_op(f"looking at {path}", sftpfiles.is_dir, path)
+
+    def exists(self, path: str) -> bool:
+        return self._file_op(f"looking at {path}", sftpfiles.exists, path)
+
+    def _file_op(self, what: str, op: Any, *args: Any) -> Any:
+        """``op(sftp, *args)`` on this host's SFTP session, failures as HostError."""
+        try:
+            with self._sftp() as sftp:
+                return op(sftp, *args)
+        except (paramiko.SSHException, OSError, EOFError) as exc:
+            raise HostError(self.name, f"{what} failed ({exc})") from exc
+
+    @contextlib.contextmanager
+    def _sftp(self, timeout: float = 120) -> Iterator[paramiko.SFTPClient]:
+        """This host's SFTP session, opened once and kept (one caller at a time)."""
+        with self._sftp_lock:
+            if self._sftp_client is None or self._sftp_client.get_channel().closed:
+                self._sftp_client = paramiko.SFTPClient.from_transport(self._transport())
+                if self._sftp_client is None:
+                    raise paramiko.SSHException("the SFTP subsystem did not start")
+            self._sftp_client.get_channel().settimeout(timeout)
+            yield self._sftp_client
 
     def docker(self) -> Any:
         if self._docker is None:
@@ -262,6 +337,8 @@ class SSHHost(Host):
     def close(self) -> None:
         if self._docker is not None:
             self._docker.close()
+        if self._sftp_client is not None:
+            self._sftp_client.close()
         self.client.close()
 
 

@@ -65,6 +65,37 @@ def test_archive_upload_and_dir_download(sim_cluster, tmp_path):
         host.close()
 
 
+@pytest.mark.parametrize("kind", ["ssh", "local"])
+def test_file_operations_without_a_shell(sim_cluster, tmp_path, kind):
+    """makedirs / read_tail / is_dir / exists / remove_tree, and what get_dir will not copy."""
+    host = SSHHost(sim_cluster.hosts[0].address, cluster_config(sim_cluster)) if kind == "ssh" \
+        else LocalHost()
+    remote = f"/tmp/chipperf-files-test-{time.time_ns()}"
+    try:
+        host.makedirs(f"{remote}/a/b")
+        host.makedirs(f"{remote}/a/b")  # idempotent, like mkdir -p
+        assert host.is_dir(f"{remote}/a/b") and not host.exists(f"{remote}/nothing")
+        host.put_archive(archive({"a/b/log": b"".join(b"line %d\n" % i for i in range(5000))}),
+                         remote)
+        tail = host.read_tail(f"{remote}/a/b/log", 20)
+        assert tail.endswith(b"line 4999\n") and len(tail) == 20
+        assert host.read_tail(f"{remote}/a/b/log", 10**9).startswith(b"line 0\n")
+        assert host.exists(f"{remote}/a/b/log") and not host.is_dir(f"{remote}/a/b/log")
+        with pytest.raises(HostError, match="(?i)not a directory"):
+            host.makedirs(f"{remote}/a/b/log/x")
+        if kind == "ssh":
+            host.run(["ln", "-s", "/etc/passwd", f"{remote}/a/link"])
+            with pytest.raises(HostError, match="not a regular file or directory: a/link"):
+                host.get_dir(remote, tmp_path / "back")
+            assert (tmp_path / "back/a/b/log").stat().st_size == 48890
+        host.remove_tree(remote)
+        assert not host.exists(remote)
+        host.remove_tree(remote)  # a missing tree is fine
+    finally:
+        host.remove_tree(remote)
+        host.close()
+
+
 def test_docker_over_ssh_uses_the_configured_key_and_the_hosts_own_engine(sim_cluster):
     group = HostGroup.connect([h.address for h in sim_cluster.hosts], cluster_config(sim_cluster))
     try:

@@ -133,4 +133,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    run_case(main)
+    run_case(main, quick_exit=True)
