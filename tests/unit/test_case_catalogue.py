@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from chipperf.cases import catalogue_rows
 from chipperf.catalogue import default_training_dir
@@ -15,6 +17,46 @@ REPO = Path(__file__).resolve().parents[2]
 
 def rows() -> dict[tuple[str, str], dict]:
     return {(r["model"], r["framework"]): r for r in catalogue_rows(default_training_dir())}
+
+
+def case_module(case: str, name: str) -> ModuleType:
+    """A case's module by path, under a name unique to this test (cases reuse module names)."""
+    unique = f"catalogue_{case.replace('/', '_')}_{name}"
+    spec = importlib.util.spec_from_file_location(
+        unique, REPO / "training/benchmarks" / case / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[unique] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bert_and_llama2_full_size_numbers_match_their_models():
+    """case.yaml's params and FLOPs are the ones the case code computes for the full-size model
+    (the parameter counts themselves are checked against the published ones in test_bert_model,
+    test_bert_paddle_model and test_llama2_model)."""
+    import torch
+
+    for path in (REPO / "training/benchmarks", REPO / "training/benchmarks/bert/pytorch"):
+        sys.path.insert(0, str(path))
+    try:
+        bert = case_module("bert/pytorch", "bert_model")
+        llama = case_module("llama2_7b/deepspeed", "llama_model")
+    finally:
+        del sys.path[:2]
+    paddle_arch = case_module("bert/paddle", "arch")   # numbers only, no paddle import
+    large, seven_b = bert.PRESETS["large"], llama.PRESETS["7b"]
+    with torch.device("meta"):
+        bert_net, llama_net = bert.BertForMaskedLM(large), llama.LlamaForCausalLM(seven_b)
+    table = rows()
+    assert table[("bert", "pytorch")]["params"] == bert.count_parameters(bert_net)
+    assert table[("bert", "pytorch")]["flops_per_unit"] == bert.train_flops_per_sequence(large, 512)
+    assert table[("bert", "paddle")]["params"] == \
+        paddle_arch.parameter_count(paddle_arch.PRESETS["large"])
+    assert table[("bert", "paddle")]["flops_per_unit"] == \
+        paddle_arch.train_flops_per_sequence(paddle_arch.PRESETS["large"], 512)
+    assert table[("llama2_7b", "deepspeed")]["params"] == llama.count_parameters(llama_net)
+    assert table[("llama2_7b", "deepspeed")]["flops_per_unit"] == \
+        llama.train_flops_per_token(seven_b, seven_b.max_seq_len)
 
 
 def test_resnet50_pytorch_full_size_numbers_match_the_model():
