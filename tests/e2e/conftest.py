@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -35,13 +37,51 @@ def digits_dir() -> Path:
     return target
 
 
+def prepared_text_dir(name: str, case_dir: Path, *inputs: str) -> Path:
+    """``case_dir/prepare_data.py --output`` under DATA_ROOT, made once per version of the
+    preparing code (the folder name carries a hash of ``inputs``, files of ``case_dir``).
+
+    Made in a private folder and renamed into place, so a run that finds the folder finds it
+    whole, and two sessions preparing at once do not mix their files."""
+    digest = hashlib.sha256()
+    for file in inputs:
+        digest.update(file.encode() + b"\0" + (case_dir / file).read_bytes())
+    target = DATA_ROOT / f"{name}-{digest.hexdigest()[:12]}"
+    if target.is_dir():
+        return target
+    DATA_ROOT.mkdir(parents=True, exist_ok=True)
+    scratch = DATA_ROOT / f".{target.name}.{os.getpid()}"
+    shutil.rmtree(scratch, ignore_errors=True)
+    subprocess.run([sys.executable, str(case_dir / "prepare_data.py"), "--output", str(scratch)],
+                   check=True, timeout=600)
+    try:
+        scratch.rename(target)
+    except OSError:                     # another session put it there first
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target
+
+
+@pytest.fixture(scope="session")
+def bert_text_dir() -> Path:
+    """The bert case's MLM shards (WordPiece vocab 1024, seq 64) from text already on Debian."""
+    return prepared_text_dir("bert-mlm", REPO / "training/benchmarks/bert/pytorch",
+                             "prepare_data.py", "bert_tokenizer.py")
+
+
+@pytest.fixture(scope="session")
+def llama_text_dir() -> Path:
+    """The llama2_7b case's byte-level token shards from text already on Debian."""
+    return prepared_text_dir("llama2-bytes", REPO / "training/benchmarks/llama2_7b/deepspeed",
+                             "prepare_data.py")
+
+
 def write_configs(where: Path, hosts: list[str], cases: dict[str, str], *, ssh_port: int = 22,
-                  ssh_key: str, known_hosts: str, extra_test: str = "", extra_cluster: str = ""
-                  ) -> tuple[Path, Path]:
+                  ssh_key: str, known_hosts: str, extra_test: str = "", extra_cluster: str = "",
+                  master_port: int = 29517) -> tuple[Path, Path]:
     cluster = where / "cluster_conf.py"
     cluster.write_text(f"HOSTS = {hosts!r}\nSSH_PORT = {ssh_port}\nSSH_USER = 'root'\n"
                        f"SSH_KEY = {ssh_key!r}\nKNOWN_HOSTS = {known_hosts!r}\n"
-                       f"MASTER_PORT = 29517\nWORK_ROOT = {WORK_ROOT!r}\nCONNECT_TIMEOUT = 5\n"
+                       f"MASTER_PORT = {master_port}\nWORK_ROOT = {WORK_ROOT!r}\nCONNECT_TIMEOUT = 5\n"
                        + extra_cluster)
     test = where / "test_conf.py"
     test.write_text(f"VENDOR = 'cpu'\nCASES = {cases!r}\nSHM_SIZE = '1g'\n"

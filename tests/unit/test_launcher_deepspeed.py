@@ -79,3 +79,14 @@ def test_uses_the_contexts_python(python: str) -> None:
                       output_dir="/o", python=python)
     argv = deepspeed.command(c)
     assert argv[0] == python and argv[-2:] == ["-u", "/e.py"] and argv[-3] == python
+
+
+@pytest.mark.parametrize("nnodes, node_rank, quick", [(1, 0, True), (2, 1, True), (2, 0, False)])
+def test_torchrun_quick_exit_except_where_it_hosts_the_exit_barrier_store(
+        nnodes: int, node_rank: int, quick: bool) -> None:
+    hosts = ("10.0.0.1", "10.0.0.2")[:nnodes]
+    argv = pytorch_launcher.command(ctx(nnodes=nnodes, node_rank=node_rank, hosts=hosts))
+    runner = argv[:argv.index("torch.distributed.run") + 1]
+    assert runner == (["python3", "-m", "chipperf.launchers.quickexit", "torch.distributed.run"]
+                      if quick else ["python3", "-m", "torch.distributed.run"])
+    assert f"--node_rank={node_rank}" in argv and f"--nnodes={nnodes}" in argv

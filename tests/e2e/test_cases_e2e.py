@@ -1,0 +1,129 @@
+"""End to end: `chipperf run` of bert (PyTorch) and llama2_7b (DeepSpeed) across two simulated
+hosts, one rank per host, to a converged FINISHED on each case's CI config (xeon 2x1).
+
+Each case's data is made once per session by its own prepare_data.py under
+/var/lib/chipperf-test/data, which every simulated host sees at the same path.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import chipperf, leftovers, write_configs
+
+from chipperf.perflog import finished_problems, parse_lines
+from chipperf.results import summarize
+from chipperf.results.layout import read_status
+
+pytestmark = pytest.mark.e2e
+
+# not resnet's 29517: a developer running two e2e files at once on the shared simulated hosts
+MASTER_PORT = 29527
+
+
+@dataclass(frozen=True)
+class Case:
+    spec: str               # the test config's CASES key
+    dir_name: str           # its folder in the run dir
+    data: str               # the fixture that prepares its data dir
+    work_unit: str
+    metric: str
+    target: float
+    higher_is_better: bool
+    launcher_says: str      # in each node's launcher.log ({rank}: that node's); "": no check
+
+
+BERT = Case("bert:pytorch_2.13:xeon:2:1:1", "bert-pytorch_2.13-xeon-2x1", "bert_text_dir",
+            "samples", "mlm_accuracy", 0.12, True, "")
+LLAMA = Case("llama2_7b:deepspeed_0.19:xeon:2:1:1", "llama2_7b-deepspeed_0.19-xeon-2x1",
+             "llama_text_dir", "tokens", "eval_loss", 1.8, False,
+             "nnodes=2, num_local_procs=1, node_rank={rank}")
+
+
+def rank0_finished(node: Path) -> dict:
+    events, problems = parse_lines((node / "rank0.out.log").read_text().splitlines())
+    assert problems == []
+    finished = [e.value for e in events if e.name == "FINISHED"]
+    assert len(finished) == 1, [e.name for e in events]
+    return finished[0]
+
+
+def check_finished(case: Case, value: dict) -> None:
+    assert finished_problems(value) == []
+    assert value["converged"] is True, value
+    assert value["world_size"] == 2 and value["work_unit"] == case.work_unit
+    metric = value["metric"]
+    assert (metric["name"], metric["target"], metric["higher_is_better"]) == \
+        (case.metric, case.target, case.higher_is_better)
+    reached = metric["value"] >= case.target if case.higher_is_better \
+        else metric["value"] <= case.target
+    assert reached, metric
+    assert value["work_done"] > 0 and value["flops_per_unit"] > 0
+    assert 0 < value["pure_compute_time_s"] < value["train_no_eval_time_s"] \
+        <= value["train_time_s"] < value["e2e_time_s"]
+    rate = value["throughput"]
+    assert rate["unit"] == f"{case.work_unit}/s"
+    assert math.isclose(rate["raw"], value["work_done"] / value["train_time_s"], rel_tol=1e-6)
+    assert 0 < rate["raw"] <= rate["no_eval"] <= rate["pure_compute"]
+
+
+def check_summary(case: Case, run_dir: Path, finished: dict) -> None:
+    """The collected round carries the case's figures; MFU is absent for a stated reason
+    (the cpu vendor's xeon has no spec-sheet peak) but its inputs are all there."""
+    (summary,) = summarize(run_dir).cases
+    (round1,) = summary.rounds
+    assert round1.status == "succeeded" and round1.converged is True
+    assert round1.throughput.unit == f"{case.work_unit}/s"
+    assert round1.throughput.raw == pytest.approx(finished["throughput"]["raw"])
+    assert round1.work_done == finished["work_done"] and round1.world_size == 2
+    assert round1.window_work and round1.window_work <= round1.work_done
+    assert round1.flops_per_unit == finished["flops_per_unit"] and round1.chips == 2
+    assert round1.mfu is None and round1.mfu_dtype == "fp32"
+    assert "no peak FLOP/s for chip xeon" in round1.reasons["mfu"], round1.reasons
+
+
+@pytest.mark.parametrize("case", [BERT, LLAMA], ids=["bert_pytorch", "llama2_deepspeed"])
+def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path):
+    data_dir = request.getfixturevalue(case.data)
+    h1, h2 = sim_cluster.hosts[:2]
+    cluster, test = write_configs(tmp_path, [h1.address, h2.address], {case.spec: str(data_dir)},
+                                  ssh_key=sim_cluster.ssh_key, known_hosts=sim_cluster.known_hosts,
+                                  master_port=MASTER_PORT)
+    run = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+    assert run.returncode == 0, run
+    assert run.run_dir is not None and "succeeded" in run.output
+
+    record = json.loads((run.run_dir / "run.json").read_text())
+    assert record["status"] == "succeeded"
+    assert record["cases"][case.dir_name]["status"] == "succeeded"
+    assert set(record["hosts"]) == {h1.address, h2.address}
+
+    round_dir = run.run_dir / case.dir_name / "round1"
+    nodes = {p.name: p for p in round_dir.iterdir()}
+    expected = [f"{h1.address}_noderank0", f"{h2.address}_noderank1"]
+    assert sorted(nodes) == expected
+    for rank, name in enumerate(expected):
+        node = nodes[name]
+        assert read_status(node) == ("succeeded", ""), name
+        logs = sorted(p.name for p in node.glob("rank*.out.log"))
+        assert logs == [f"rank{rank}.out.log"], (name, logs)
+        launcher_log = (node / "launcher.log").read_text()
+        if case.launcher_says:          # torchrun logs nothing that names the node's rank
+            assert case.launcher_says.format(rank=rank) in launcher_log, launcher_log[-3000:]
+        assert (node / "cpu_monitor.log").stat().st_size > 0
+    assert "[PerfLog]" not in (nodes[expected[1]] / "rank1.out.log").read_text()
+
+    finished = rank0_finished(nodes[expected[0]])
+    check_finished(case, finished)
+    check_summary(case, run.run_dir, finished)
+
+    for name in ("summary.json", "summary.csv", "report.html", f"{case.dir_name}/result.json"):
+        assert (run.run_dir / name).is_file(), name
+    check = chipperf("check", str(run.run_dir), cwd=tmp_path, timeout=300)
+    assert check.returncode == 0, check
+
+    assert leftovers(sim_cluster, run.run_dir.name) == []
