@@ -80,13 +80,18 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord) -> HostG
     """Connect, check engines and data dirs everywhere at once, upload the code."""
     started = time.monotonic()
     hosts = HostGroup.connect(plan.hosts, cluster)
+    claimed: list[Host] = []
     try:
         facts = hosts.run_step("check hosts", lambda h: _check_host(h, plan))
         for name, info in facts.items():
             record.host(name, **info)
+        hosts.run_step("claim work dirs",
+                       lambda h: _claim(h, plan.work_dir(h.name, cluster.work_root), plan, claimed))
         archive = _code_archive(plan)
         hosts.run_step("upload code", lambda h: _upload(h, archive, plan.work_dir(h.name, cluster.work_root)))
     except BaseException:
+        for host in claimed:  # only what this run made: a dir it found belongs to another run
+            _remove_quietly(host, plan.work_dir(host.name, cluster.work_root))
         hosts.close()
         raise
     log.info("preflight on %d host(s): %.1f s (code archive %.1f KiB)", len(plan.hosts),
@@ -107,6 +112,27 @@ def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
     return {"docker_version": version.get("Version"), "os": version.get("Os"),
             "kernel": version.get("KernelVersion"), "arch": version.get("Arch"),
             "sensors": sensors}
+
+
+def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host]) -> None:
+    """Create this run's work dir on the host; finding it there means another master started
+    a run with the same id (the same second) on this host, and both would tear down the
+    other's containers and files."""
+    host.makedirs(str(Path(work_dir).parent))
+    if not host.make_dir(work_dir):
+        raise HostError(host.name, f"work dir {work_dir} exists already: another chipperf run "
+                                   f"with id {plan.run_id} is using this host (started in the "
+                                   "same second from another master?)",
+                        "start the run again; if no run is going on, `chipperf clean` removes "
+                        "what a crashed run left")
+    claimed.append(host)
+
+
+def _remove_quietly(host: Host, path: str) -> None:
+    try:
+        host.remove_tree(path)
+    except HostError as exc:
+        log.warning("[%s] could not remove %s: %s", host.name, path, exc)
 
 
 def _upload(host: Host, archive: bytes, work_dir: str) -> None:

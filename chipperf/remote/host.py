@@ -61,6 +61,10 @@ class Host:
     def makedirs(self, path: str) -> None:
         raise NotImplementedError
 
+    def make_dir(self, path: str) -> bool:
+        """Create ``path`` (its parent must exist); False when it exists already."""
+        raise NotImplementedError
+
     def remove_tree(self, path: str) -> None:
         """``rm -rf``; a missing path is fine."""
         raise NotImplementedError
@@ -126,6 +130,15 @@ class LocalHost(Host):
 
     def makedirs(self, path: str) -> None:
         self._file_op(f"creating {path}", lambda: Path(path).mkdir(parents=True, exist_ok=True))
+
+    def make_dir(self, path: str) -> bool:
+        try:
+            os.mkdir(path)
+            return True
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            raise HostError(self.name, f"creating {path} failed ({exc})") from exc
 
     def remove_tree(self, path: str) -> None:
         shutil.rmtree(path, ignore_errors=True)
@@ -291,6 +304,9 @@ class SSHHost(Host):
 
     def makedirs(self, path: str) -> None:
         self._file_op(f"creating {path}", sftpfiles.makedirs, path)
+
+    def make_dir(self, path: str) -> bool:
+        return self._file_op(f"creating {path}", sftpfiles.make_dir, path)
 
     def remove_tree(self, path: str) -> None:
         self._file_op(f"removing {path}", sftpfiles.remove_tree, path)

@@ -24,15 +24,21 @@ def makedirs(sftp: Any, path: str) -> None:
         current = current / part
         if is_dir(sftp, str(current)):
             continue
-        try:
-            sftp.mkdir(str(current))
-        except OSError:
-            # SFTP reports EEXIST as a bare "Failure": another host on a shared file system
-            # may have made it meanwhile; anything else still fails here.
-            if not is_dir(sftp, str(current)):
-                if exists(sftp, str(current)):
-                    raise OSError(errno.ENOTDIR, f"{current} exists and is not a directory")
-                raise
+        # SFTP reports EEXIST as a bare "Failure": another host on a shared file system may
+        # have made it meanwhile
+        if not make_dir(sftp, str(current)) and not is_dir(sftp, str(current)):
+            raise OSError(errno.ENOTDIR, f"{current} exists and is not a directory")
+
+
+def make_dir(sftp: Any, path: str) -> bool:
+    """Create one directory; False when ``path`` exists already (SFTP says only "Failure")."""
+    try:
+        sftp.mkdir(path)
+        return True
+    except OSError:
+        if exists(sftp, path):
+            return False
+        raise
 
 
 def is_dir(sftp: Any, path: str) -> bool:

@@ -6,15 +6,17 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import docker
 import pytest
-from conftest import REPO, chipperf, latest_run_dir, leftovers, write_configs
+from conftest import REPO, WORK_ROOT, chipperf, latest_run_dir, leftovers, write_configs
 
 from chipperf.results.layout import read_status
 
@@ -91,6 +93,30 @@ def test_missing_data_dir_on_a_host(tmp_path, sim_cluster):
     assert "data dir /nonexistent/imagenet does not exist" in result.output
     assert sim_cluster.hosts[0].address in result.output
     assert leftovers(sim_cluster, result.run_dir.name) == []
+
+
+def test_a_run_id_in_use_on_a_host_is_refused_and_left_alone(tmp_path, sim_cluster, digits_dir):
+    """Two masters starting in the same second get the same run id; the second must neither
+    run nor tear down the first one's work dir (simulated by claiming the next ids first)."""
+    h2 = sim_cluster.hosts[1].address
+    now = datetime.now()
+    taken = [Path(WORK_ROOT) / f"run{(now + timedelta(seconds=s)):%Y%m%d%H%M%S}" / h2
+             for s in range(-1, 30)]
+    for work in taken:
+        work.mkdir(parents=True)
+        (work / "other-run.txt").write_text("not yours")
+    try:
+        cluster, test = configs(tmp_path, sim_cluster, {TWO_NODES: str(digits_dir)})
+        result = run(tmp_path, cluster, test)
+        assert result.returncode == 1, result
+        assert f"{h2}: work dir" in result.output and "exists already" in result.output, result
+        assert all((w / "other-run.txt").read_text() == "not yours" for w in taken)
+        h1_work = Path(WORK_ROOT) / result.run_dir.name / sim_cluster.hosts[0].address
+        assert not h1_work.exists()  # what this run did claim, it removed
+        assert [x for x in leftovers(sim_cluster, result.run_dir.name) if "container" in x] == []
+    finally:
+        for work in taken:
+            shutil.rmtree(work.parent, ignore_errors=True)
 
 
 def test_crashing_case_keeps_its_logs_and_cleans_up(tmp_path, sim_cluster):
