@@ -35,8 +35,9 @@ def test_registered_as_family_deepspeed() -> None:
 
 def test_command_runs_deepspeeds_node_launcher_with_this_nodes_rank() -> None:
     argv = deepspeed.command(ctx())
-    assert argv[:4] == ["python3", "-u", "-m", "deepspeed.launcher.launch"]
-    launcher_flags = argv[4:argv.index("--no_local_rank") + 1]
+    assert argv[:5] == ["python3", "-u", "-m", "chipperf.launchers.quickexit",
+                        "deepspeed.launcher.launch"]
+    launcher_flags = argv[5:argv.index("--no_local_rank") + 1]
     assert launcher_flags[1:] == ["--node_rank=1", "--master_addr=10.0.0.1",
                                   "--master_port=29501", "--no_python", "--no_local_rank"]
 
