@@ -4,6 +4,7 @@
 
     benchmarks/<model>/<family>/run_pretraining.py      standard case code
     benchmarks/driver/                                   shared case driver (uploaded with every case)
+    benchmarks/textlm/                                   shared text-case code (uploaded with every case)
     <vendor>/<model>-<family>/config/config_<chip>x<nnodes>x<nproc>.py   vendor case
     <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from chipperf.config.model import CaseKey
 
 ENTRY = "run_pretraining.py"
-SHARED_DIRS = ("driver",)
+SHARED_DIRS = ("driver", "textlm")
 INFERENCE_ENTRY = "run_inference.py"
 INFERENCE_SHARED_DIRS = ("common",)
 

@@ -87,7 +87,8 @@ def cmd_cases(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from chipperf.results.entry import report_main
 
-    return report_main(Path(args.run_dir), readme_table=args.readme_table)
+    return report_main(Path(args.run_dir), readme_table=args.readme_table,
+                       into=Path(args.into) if args.into else None, case=args.case)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -143,6 +144,13 @@ def parser() -> argparse.ArgumentParser:
     q = sub.add_parser("report", help="summarise a result directory (again)")
     q.add_argument("run_dir")
     q.add_argument("--readme-table", action="store_true", help="print a case README's results table")
+    q.add_argument("--into", metavar="README.md",
+                   help="with --readme-table: replace the lines between the README's "
+                        "'<!-- chipperf:results -->' and '<!-- /chipperf:results -->' lines "
+                        "with the table instead of printing it")
+    q.add_argument("--case", metavar="MODEL|GLOB",
+                   help="with --readme-table: only the cases with this model name, or whose "
+                        "key (bert:paddle*) or case directory matches this glob")
     q.set_defaults(fn=cmd_report)
     q = sub.add_parser("compare", help="compare the same cases across result directories")
     q.add_argument("run_dirs", nargs="+")

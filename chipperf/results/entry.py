@@ -1,7 +1,9 @@
 """Entry functions the CLI wires to ``chipperf report | compare | check``.
 
 Each prints to stdout and returns the exit code: 0 done / compliant, 1 problems
-found (check) or nothing to compare, 2 a directory that is not there.
+found (check), nothing to compare, no case matching ``--case`` or a README without one
+pair of results markers, 2 a directory that is not there or options that do not go
+together.
 """
 
 from __future__ import annotations
@@ -12,20 +14,27 @@ from chipperf.results import render
 from chipperf.results.check import check
 from chipperf.results.collect import collect
 from chipperf.results.compare import compare, comparison_console
+from chipperf.results.layout import atomic_write
 from chipperf.results.report import write_collected
+from chipperf.results.schema import RunSummary
 
 
-def report_main(run_dir: Path, readme_table: bool = False) -> int:
+def report_main(run_dir: Path, readme_table: bool = False, into: Path | None = None,
+                case: str | None = None) -> int:
     """Write summary.json/csv/md, report.html and result.json files, then print the cases
-    table; with ``readme_table`` print the README table and write nothing."""
+    table; with ``readme_table`` print the README table (only the cases ``case`` names,
+    when given) and write nothing, or with ``into`` put it between the results markers of
+    that README instead."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         print(f"chipperf report: {run_dir}: not a directory")
         return 2
+    if (into is not None or case is not None) and not readme_table:
+        print("chipperf report: --into and --case go with --readme-table")
+        return 2
     collected = collect(run_dir)
     if readme_table:
-        print(render.readme_table(collected.summary), end="")
-        return 0
+        return _readme_table(collected.summary, into, case)
     try:
         written = write_collected(run_dir, collected)
     except OSError as exc:
@@ -34,6 +43,43 @@ def report_main(run_dir: Path, readme_table: bool = False) -> int:
     print(render.console(collected.summary), end="")
     print("wrote " + ", ".join(str(p.relative_to(run_dir)) for p in written[:4])
           + f" and {len(written) - 4} case result.json file(s) in {run_dir}")
+    return 0
+
+
+def _readme_table(summary: RunSummary, into: Path | None, case: str | None) -> int:
+    if case is not None:
+        summary = render.select_cases(summary, case)
+        if not summary.cases:
+            print(f"chipperf report: no case of run {summary.run_id} matches {case!r} "
+                  "(give a model name, or a glob over the case key or case directory)")
+            return 1
+    table = render.readme_table(summary)
+    if into is None:
+        print(table, end="")
+        return 0
+    return _write_into(Path(into), table, summary)
+
+
+def _write_into(readme: Path, table: str, summary: RunSummary) -> int:
+    """Put ``table`` between the results markers of ``readme``."""
+    try:
+        text = readme.read_text(encoding="utf-8")
+    except OSError as exc:
+        print(f"chipperf report: cannot read {readme}: {exc}")
+        return 1
+    updated, problems = render.replace_results_block(text, table)
+    if updated is None:
+        print(f"chipperf report: {readme}: " + "; ".join(problems) + ". Put one line "
+              f"{render.RESULTS_START} and, below it, one line {render.RESULTS_END} "
+              "where the table goes.")
+        return 1
+    try:
+        atomic_write(readme, updated)
+    except OSError as exc:
+        print(f"chipperf report: cannot write {readme}: {exc}")
+        return 1
+    rows = len(summary.cases)
+    print(f"wrote the results table of run {summary.run_id} ({rows} case row(s)) into {readme}")
     return 0
 
 

@@ -11,68 +11,41 @@ minute; later runs reuse it).
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, Mapping
 
 import numpy as np
 import pytest
+from caserun import Case, assert_case_error, check_converged, free_port, init_end, perflog_events
 
-REPO = Path(__file__).resolve().parents[2]
-CASE = REPO / "training" / "benchmarks" / "llama2_7b" / "deepspeed"
-VENDOR_CONFIG_DIR = REPO / "training" / "cpu" / "llama2_7b-deepspeed" / "config"
-for path in (REPO, REPO / "training" / "benchmarks"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
+from chipperf.launchers import deepspeed as deepspeed_launcher
+from chipperf.perflog import Event
 
-from chipperf.launchers import deepspeed as deepspeed_launcher  # noqa: E402
-from chipperf.launchers.base import LaunchContext  # noqa: E402
-from chipperf.perflog import Event, finished_problems, parse_lines  # noqa: E402
+CASE = Case("llama2_7b", "deepspeed", cpu_env={"DS_ACCELERATOR": "cpu"})
 
 TINY_FLOPS_PER_TOKEN = 6 * (2 * (4 * 128 * 128 + 3 * 128 * 352) + 128 * 259) + 12 * 2 * 128 * 128
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("llama2_ci")
-    subprocess.run([sys.executable, str(CASE / "prepare_data.py"), "--output", str(out)],
+    subprocess.run([sys.executable, str(CASE.dir / "prepare_data.py"), "--output", str(out)],
                    check=True, timeout=300)
     return out
 
 
-def case_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")}
-    env["PYTHONPATH"] = f"{REPO}:{REPO / 'training' / 'benchmarks'}"
-    env["CHIPPERF_VENDOR"] = "cpu"
-    env["DS_ACCELERATOR"] = "cpu"
-    return {**env, **extra}
-
-
 def launch(corpus: Path, out: Path, nnodes: int, nproc: int) -> list[subprocess.Popen]:
     """One chipperf deepspeed launcher per node, all on this host (node dirs out/node<K>)."""
-    port, hosts = free_port(), ("127.0.0.1",) * nnodes
+    port = free_port()
     procs = []
     for node in range(nnodes):
         node_dir = out / f"node{node}"
         node_dir.mkdir(parents=True)
-        ctx = LaunchContext(
-            nnodes=nnodes, node_rank=node, nproc_per_node=nproc, master_addr="127.0.0.1",
-            master_port=port, node_addr="127.0.0.1", hosts=hosts,
-            entry=str(CASE / "run_pretraining.py"),
-            case_args=("--data_dir", str(corpus), "--extern_config_dir", str(VENDOR_CONFIG_DIR),
-                       "--extern_config_file", f"config_xeonx{nnodes}x{nproc}.py",
-                       "--output_dir", str(node_dir)),
-            output_dir=str(node_dir), python=sys.executable)
-        env = case_env(NNODES=str(nnodes), NODE_RANK=str(node), NPROC_PER_NODE=str(nproc))
+        ctx = CASE.context(corpus, f"config_xeonx{nnodes}x{nproc}.py", node_dir, nproc,
+                           nnodes=nnodes, node_rank=node, master_port=port)
+        env = CASE.env(NNODES=str(nnodes), NODE_RANK=str(node), NPROC_PER_NODE=str(nproc))
         log = open(node_dir / "launcher.log", "w")
         procs.append(subprocess.Popen(deepspeed_launcher.command(ctx), env=env, stdout=log,
                                       stderr=subprocess.STDOUT))
@@ -90,32 +63,24 @@ def wait_all(procs: list[subprocess.Popen], timeout: int) -> list[int]:
 
 
 def rank0_events(out: Path) -> list[Event]:
-    events, problems = parse_lines((out / "node0" / "rank0.out.log").read_text().splitlines())
-    assert problems == []
-    return events
+    return perflog_events((out / "node0" / "rank0.out.log").read_text())
 
 
 def all_logs(out: Path) -> str:
     return "\n".join(f"== {p}\n{p.read_text()[-3000:]}" for p in sorted(out.glob("node*/*.log")))
 
 
-def check_converged(events: list[Event]) -> dict:
-    names = [e.name for e in events]
-    assert names[:4] == ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START"]
-    assert names[-2:] == ["TRAIN_END", "FINISHED"] and "EVALUATE" in names
-    init_end = events[names.index("INIT_END")].value
-    assert init_end["parameters"] == 468_352 and init_end["accelerator"] == "cpu"
-    assert init_end["deepspeed_config"]["zero_optimization"]["stage"] == 2
-    finished = events[-1].value
-    assert finished_problems(finished) == []
-    assert finished["converged"] is True, finished
+def check_llama_converged(events: list[Event]) -> Mapping[str, Any]:
+    finished = check_converged(events)
+    init = init_end(events)
+    assert init["parameters"] == 468_352 and init["accelerator"] == "cpu"
+    assert init["deepspeed_config"]["zero_optimization"]["stage"] == 2
     assert finished["metric"]["name"] == "eval_loss" and finished["metric"]["target"] == 1.8
-    assert finished["metric"]["value"] <= 1.8
+    assert finished["metric"]["higher_is_better"] is False
     assert finished["work_unit"] == "tokens" and finished["world_size"] == 2
     assert finished["work_done"] > 0 and finished["work_done"] % (32 * 128) == 0
     assert finished["flops_per_unit"] == TINY_FLOPS_PER_TOKEN
-    assert 0 < finished["pure_compute_time_s"] < finished["train_no_eval_time_s"] \
-        <= finished["train_time_s"] < finished["e2e_time_s"]
+    assert all("perplexity" in e.value for e in events if e.name == "EVALUATE")
     return finished
 
 
@@ -134,7 +99,7 @@ def test_prepared_corpus_has_the_documented_layout(corpus: Path) -> None:
 def test_two_ranks_on_one_node_reach_the_eval_loss_target(corpus: Path, tmp_path: Path) -> None:
     codes = wait_all(launch(corpus, tmp_path, nnodes=1, nproc=2), timeout=900)
     assert codes == [0], all_logs(tmp_path)
-    check_converged(rank0_events(tmp_path))
+    check_llama_converged(rank0_events(tmp_path))
     assert "[PerfLog]" not in (tmp_path / "node0" / "rank1.out.log").read_text()
     assert "dist_world_size=2" in (tmp_path / "node0" / "launcher.log").read_text()
 
@@ -144,7 +109,7 @@ def test_two_nodes_each_with_its_own_launcher_reach_the_target(corpus: Path,
                                                                 tmp_path: Path) -> None:
     codes = wait_all(launch(corpus, tmp_path, nnodes=2, nproc=1), timeout=900)
     assert codes == [0, 0], all_logs(tmp_path)
-    check_converged(rank0_events(tmp_path))
+    check_llama_converged(rank0_events(tmp_path))
     assert sorted(p.name for p in (tmp_path / "node1").glob("rank*.out.log")) == \
         ["rank1.out.log"]
     assert "nnodes=2, num_local_procs=1, node_rank=1" in \
@@ -154,56 +119,39 @@ def test_two_nodes_each_with_its_own_launcher_reach_the_target(corpus: Path,
 # ---------------------------------------------------------------- errors before training
 
 
-def run_entry(data_dir: Path, config_dir: Path, config_file: str, *extra: str,
-              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    argv = [sys.executable, str(CASE / "run_pretraining.py"), "--data_dir", str(data_dir),
-            "--extern_config_dir", str(config_dir), "--extern_config_file", config_file, *extra]
-    return subprocess.run(argv, env=env or case_env(), capture_output=True, text=True,
-                          timeout=300)
-
-
-def assert_case_error(result: subprocess.CompletedProcess, *phrases: str) -> None:
-    assert result.returncode == 2, result.stderr[-3000:]
-    for phrase in phrases:
-        assert phrase in result.stderr, result.stderr[-3000:]
-    assert "TRAIN_START" not in result.stdout and "Traceback" not in result.stderr
-
-
 def test_missing_data_dir_fails_with_how_to_make_one(tmp_path: Path) -> None:
-    result = run_entry(tmp_path / "nope", VENDOR_CONFIG_DIR, "config_xeonx1x1.py")
+    result = CASE.run_config(tmp_path / "nope")
     assert_case_error(result, f"data dir {tmp_path / 'nope'} does not exist",
-                      "prepare_data.py --output")
+                      "llama2_7b/deepspeed/prepare_data.py --output")
 
 
 def test_malformed_dataset_lists_every_problem(tmp_path: Path) -> None:
     (tmp_path / "train").mkdir()
     np.save(tmp_path / "train" / "shard_00000.npy", np.zeros((4, 4), np.uint16))
-    result = run_entry(tmp_path, VENDOR_CONFIG_DIR, "config_xeonx1x1.py")
+    result = CASE.run_config(tmp_path)
     assert_case_error(result, "expected a 1-D integer token array",
                       f"{tmp_path / 'eval'} has no .npy shards")
 
 
 def test_batch_that_does_not_divide_across_ranks_fails(corpus: Path) -> None:
-    env = case_env(RANK="0", LOCAL_RANK="0", WORLD_SIZE="3")
-    result = run_entry(corpus, VENDOR_CONFIG_DIR, "config_xeonx1x1.py", env=env)
+    result = CASE.run_config(corpus, env=CASE.env(RANK="0", LOCAL_RANK="0", WORLD_SIZE="3"))
     assert_case_error(result, "global_batch_size = 32 does not divide across 3 ranks")
 
 
 def test_batch_that_does_not_split_into_micro_batches_fails(corpus: Path) -> None:
-    result = run_entry(corpus, VENDOR_CONFIG_DIR, "config_xeonx1x1.py", "--set",
-                       "micro_batch_size=5")
+    result = CASE.run_config(corpus, "--set", "micro_batch_size=5")
     assert_case_error(result, "gives 32 samples per rank, not a multiple of micro_batch_size 5")
 
 
 def test_vendor_config_may_not_change_the_target(corpus: Path, tmp_path: Path) -> None:
     (tmp_path / "config_bad.py").write_text(
         'model_size = "tiny"\ntarget_eval_loss = {"tiny": 9.0}\n')
-    result = run_entry(corpus, tmp_path, "config_bad.py")
+    result = CASE.run_config(corpus, config_dir=tmp_path, config_file="config_bad.py")
     assert_case_error(result, "sets 'target_eval_loss', which a vendor config may not change")
 
 
 def test_sequence_longer_than_the_model_fails(corpus: Path) -> None:
-    result = run_entry(corpus, VENDOR_CONFIG_DIR, "config_xeonx1x1.py", "--set", "seq_len=512")
+    result = CASE.run_config(corpus, "--set", "seq_len=512")
     assert_case_error(result, "seq_len 512 must be 1..256 for model_size 'tiny'")
 
 
@@ -211,19 +159,19 @@ def test_sequence_longer_than_the_model_fails(corpus: Path) -> None:
 
 
 def deepspeed_config_for(vendor_config: Path, world_size: int) -> dict:
-    sys.path.insert(0, str(CASE))
+    sys.path.insert(0, str(CASE.dir))
     try:
         import run_pretraining as case
         from driver import load_case_config
 
-        return case.deepspeed_config(load_case_config(CASE / "config", vendor_config),
+        return case.deepspeed_config(load_case_config(CASE.dir / "config", vendor_config),
                                      world_size)
     finally:
-        sys.path.remove(str(CASE))
+        sys.path.remove(str(CASE.dir))
 
 
 def test_deepspeed_config_follows_the_case_config() -> None:
-    ds = deepspeed_config_for(VENDOR_CONFIG_DIR / "config_xeonx1x1.py", 1)
+    ds = deepspeed_config_for(CASE.cpu_configs / "config_xeonx1x1.py", 1)
     assert (ds["train_batch_size"], ds["train_micro_batch_size_per_gpu"],
             ds["gradient_accumulation_steps"]) == (32, 16, 2)
     assert ds["zero_optimization"]["stage"] == 2
@@ -233,7 +181,7 @@ def test_deepspeed_config_follows_the_case_config() -> None:
 
 
 def test_nvidia_single_gpu_config_offloads_the_optimizer() -> None:
-    nvidia = REPO / "training" / "nvidia" / "llama2_7b-deepspeed" / "config"
+    nvidia = CASE.configs("nvidia")
     ds = deepspeed_config_for(nvidia / "config_H100x1x1.py", 1)
     assert ds["zero_optimization"]["offload_optimizer"]["device"] == "cpu"
     assert ds["bf16"] == {"enabled": True} and ds["gradient_accumulation_steps"] == 32

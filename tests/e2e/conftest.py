@@ -65,14 +65,14 @@ def prepared_text_dir(name: str, case_dir: Path, *inputs: str) -> Path:
 def bert_text_dir() -> Path:
     """The bert case's MLM shards (WordPiece vocab 1024, seq 64) from text already on Debian."""
     return prepared_text_dir("bert-mlm", REPO / "training/benchmarks/bert/pytorch",
-                             "prepare_data.py", "bert_tokenizer.py")
+                             "prepare_data.py", "bert_tokenizer.py", "../../textlm/corpus.py")
 
 
 @pytest.fixture(scope="session")
 def llama_text_dir() -> Path:
     """The llama2_7b case's byte-level token shards from text already on Debian."""
     return prepared_text_dir("llama2-bytes", REPO / "training/benchmarks/llama2_7b/deepspeed",
-                             "prepare_data.py")
+                             "prepare_data.py", "../../textlm/corpus.py")
 
 
 def write_configs(where: Path, hosts: list[str], cases: dict[str, str], *, ssh_port: int = 22,

@@ -1,36 +1,15 @@
-"""llama2_7b / DeepSpeed: Llama-2-7B's published size, FLOPs formula, RoPE, causality, data."""
+"""llama2_7b / DeepSpeed: Llama-2-7B's published size, FLOPs formula, RoPE, causality. The token
+windows it trains on (textlm.tokens) are tested in test_textlm_shards.py."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
-from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
+from casemodules import load_case_module
 
-REPO = Path(__file__).resolve().parents[2]
-CASE = REPO / "training" / "benchmarks" / "llama2_7b" / "deepspeed"
-for path in (REPO / "training" / "benchmarks", REPO):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-
-
-def load(name: str):
-    """The case's module by path, under its own (unique across cases) name."""
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, CASE / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-llama_model = load("llama_model")
-llama_data = load("llama_data")
-from driver.errors import ConfigError, DataError  # noqa: E402
+llama_model = load_case_module("llama2_7b/deepspeed", "llama_model")
 
 SEVEN_B = llama_model.PRESETS["7b"]
 
@@ -122,86 +101,3 @@ def test_activation_checkpointing_gives_the_same_gradients() -> None:
         llama_model.causal_lm_loss(net(ids[:, :-1]), ids[:, 1:]).backward()
         grads.append(net.layers[0].mlp.up_proj.weight.grad)
     torch.testing.assert_close(grads[0], grads[1])
-
-
-# ---------------------------------------------------------------- data
-
-
-def write_dataset(root: Path, train_tokens: int = 1001, eval_tokens: int = 201) -> Path:
-    for split, n in (("train", train_tokens), ("eval", eval_tokens)):
-        (root / split).mkdir(parents=True, exist_ok=True)
-        np.save(root / split / "shard_00000.npy", (np.arange(n) % 250 + 3).astype(np.uint16))
-    return root
-
-
-def test_windows_are_seq_len_plus_one_and_do_not_overlap(tmp_path: Path) -> None:
-    data = llama_data.open_dataset(write_dataset(tmp_path), 10, 259)
-    assert (len(data.train), len(data.eval)) == (100, 20)
-    w = data.train.take(np.array([0, 1, 99]))
-    assert w.shape == (3, 11)
-    assert w[1, 0] == w[0, -1] and w[2, -1] == 1000 % 250 + 3
-
-
-def test_windows_do_not_cross_shards(tmp_path: Path) -> None:
-    root = write_dataset(tmp_path)
-    np.save(root / "train" / "shard_00001.npy", np.full(25, 7, np.uint16))
-    data = llama_data.open_dataset(root, 10, 259)
-    assert len(data.train) == 102
-    assert (data.train.take(np.array([100, 101])) == 7).all()
-
-
-def test_micro_batches_split_the_global_batch_over_ranks(tmp_path: Path) -> None:
-    data = llama_data.open_dataset(write_dataset(tmp_path), 10, 259)
-    per_rank = [list(llama_data.train_micro_batches(data, 8, 2, r, 2, 3, 1)) for r in (0, 1)]
-    assert len(per_rank[0]) == len(per_rank[1]) == 2 * 12  # 12 global batches x 2 micro each
-    first = np.concatenate(per_rank[0][:2] + per_rank[1][:2])
-    order = np.random.default_rng([3, 1]).permutation(100)
-    assert np.array_equal(first, data.train.take(order[:8]))
-
-
-def test_every_rank_runs_the_same_number_of_eval_batches(tmp_path: Path) -> None:
-    data = llama_data.open_dataset(write_dataset(tmp_path), 10, 259)
-    shares = [llama_data.eval_batches(data, 2, r, 3, 0) for r in range(3)]
-    assert [len(s) for s in shares] == [3, 3, 3]             # 20 samples -> 18 used
-    assert sum(len(b) for s in shares for b in s) == 18
-
-
-@pytest.mark.parametrize("breakage, message", [
-    (lambda root: (root / "train" / "shard_00000.npy").unlink(), "train has no .npy shards"),
-    (lambda root: np.save(root / "eval" / "shard_00000.npy", np.zeros((4, 4), np.int32)),
-     "expected a 1-D integer token array"),
-    (lambda root: np.save(root / "eval" / "shard_00000.npy", np.zeros(4, np.float32)),
-     "expected a 1-D integer token array"),
-    (lambda root: (root / "eval" / "shard_00000.npy").write_bytes(b"junk"),
-     "is not a readable .npy array"),
-    (lambda root: np.save(root / "eval" / "shard_00000.npy", np.zeros(5, np.int32)),
-     "no shard holds seq_len \\+ 1 = 11 tokens"),
-])
-def test_malformed_datasets_fail_with_the_reason(tmp_path: Path, breakage, message) -> None:
-    root = write_dataset(tmp_path)
-    breakage(root)
-    with pytest.raises(DataError, match=message):
-        llama_data.open_dataset(root, 10, 259)
-
-
-def test_missing_data_dir_says_how_to_make_one(tmp_path: Path) -> None:
-    with pytest.raises(DataError, match="does not exist.*prepare_data.py"):
-        llama_data.open_dataset(tmp_path / "nope", 10, 259)
-
-
-def test_token_ids_beyond_the_vocabulary_fail(tmp_path: Path) -> None:
-    data = llama_data.open_dataset(write_dataset(tmp_path), 10, 100)
-    with pytest.raises(DataError, match="outside the model's vocab_size 100"):
-        llama_data.eval_batches(data, 2, 0, 1, 0)
-
-
-def test_batching_problems_fail_before_training(tmp_path: Path) -> None:
-    data = llama_data.open_dataset(write_dataset(tmp_path), 10, 259)
-    llama_data.check_batching(data, 8, 2, 2)
-    with pytest.raises(ConfigError, match="does not divide across 3 ranks"):
-        llama_data.check_batching(data, 8, 2, 3)
-    with pytest.raises(ConfigError, match="4 samples per rank, not a multiple of "
-                                          "micro_batch_size 3"):
-        llama_data.check_batching(data, 8, 3, 2)
-    with pytest.raises(DataError, match="fewer than one global batch of 128"):
-        llama_data.check_batching(data, 128, 1, 1)

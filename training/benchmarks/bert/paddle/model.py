@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import paddle
 import paddle.nn.functional as F
-from arch import BertConfig
 from paddle import nn
+from textlm.bert import BertConfig
 
 IGNORE = -100
 

@@ -1,6 +1,6 @@
-"""Prepare the bert case's small, real, offline corpus in the layout ``data.py`` reads.
+"""Prepare the bert case's small, real, offline corpus in the layout ``textlm.mlm`` reads.
 
-    python3 prepare_data.py --output DIR [--source PATH ...] [--vocab-size 4096] [--seq-len 128]
+    python3 prepare_data.py --output DIR [--source PATH ...] [--vocab-size 1024] [--seq-len 64]
                             [--eval-every 10] [--seed 1234]
 
 The layout ("bert-mlm-shards-v1": vocab.txt, train/*.npy, eval/*.npy, meta.json) is shared
@@ -9,7 +9,8 @@ the same tokens. The corpus builder is that case's ``prepare_data.py`` (English 
 on the machine: Python's language reference in ``pydoc_data``, the standard library's
 docstrings, ``/usr/share/common-licenses``; a WordPiece vocabulary built from it; nothing
 downloaded). This script runs it as a script with the same arguments, then opens the result
-with this case's reader, so a format drift between the two cases fails here, not in a run.
+with the reader this case trains from (``textlm.mlm``, shared by both bert cases), so a corpus
+it cannot read fails here, not in a run.
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ def output_dir(argv: list[str]) -> Path | None:
 
 def check(folder: Path) -> str:
     """Open ``folder`` with this case's reader; a one-line summary."""
-    sys.path[:0] = [str(CASE_DIR), str(CASE_DIR.parent.parent)]  # data.py, driver
-    import data
+    sys.path.insert(0, str(CASE_DIR.parent.parent))  # textlm, driver
+    from textlm import mlm
 
-    dataset = data.open_dataset(folder, vocab_size=2**31, max_positions=2**31)
+    dataset = mlm.open_dataset(folder, vocab_size=2**31, max_positions=2**31,
+                               prepare=str(Path(__file__)))
     return (f"bert/paddle reads {folder}: {len(dataset.train)} train and {len(dataset.eval)} "
             f"eval rows of {dataset.seq_len} tokens, vocabulary {len(dataset.vocab)}")
 

@@ -14,12 +14,16 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from driver import Config, ConfigError, DistEnv, Driver, LaunchError, Metric, run_case, split_batch
+from driver import Config, DistEnv, Driver, LaunchError, run_case, split_batch
 from driver.netif import interface_towards
+from textlm.bert import BertConfig, model_config, train_flops_per_sequence
+from textlm.loop import Goal, Schedule, linear_warmup_decay, run
 
-# arch, data, model and train are this folder's modules; model and train import paddle, so
-# they are imported only after OMP_NUM_THREADS is set (arch and data need only numpy).
+# model and train are this folder's modules, textlm.mlm the bert cases' shared data reader;
+# they import paddle or numpy, so they are imported only after OMP_NUM_THREADS is set
+# (textlm.bert and textlm.loop import neither).
 CASE_DIR = Path(__file__).resolve().parent
+PREPARE = "training/benchmarks/bert/paddle/prepare_data.py"
 DTYPES = ("fp32", "bf16", "fp16")
 
 # The launch contract's names <- what paddle.distributed.launch sets for each rank.
@@ -33,26 +37,6 @@ def contract_environ(environ: Mapping[str, str]) -> dict[str, str]:
     env = dict(environ)
     env.update({ours: env[theirs] for ours, theirs in PADDLE_ENV.items() if env.get(theirs)})
     return env
-
-
-def model_config(cfg: Config) -> Any:
-    """The architecture of ``model_size``; every config problem at once."""
-    from arch import PRESETS
-
-    problems = []
-    if cfg.model_size not in PRESETS:
-        problems.append(f"model_size {cfg.model_size!r} is unknown: use one of "
-                        f"{', '.join(PRESETS)}")
-    elif cfg.model_size not in cfg.target_mlm_accuracy:
-        problems.append(f"target_mlm_accuracy has no target for model_size {cfg.model_size!r}")
-    if cfg.dtype not in DTYPES:
-        problems.append(f"dtype {cfg.dtype!r} is not supported: use one of {', '.join(DTYPES)}")
-    for name in ("global_batch_size", "max_steps", "eval_every_steps"):
-        if cfg[name] < 1:
-            problems.append(f"{name} = {cfg[name]} must be at least 1")
-    if problems:
-        raise ConfigError("configuration problems:\n" + "\n".join(f"  - {p}" for p in problems))
-    return PRESETS[cfg.model_size]
 
 
 def configure_threads(cfg: Config, dist: DistEnv) -> int:
@@ -88,18 +72,18 @@ def init_distributed(dist: DistEnv) -> str:
     return device
 
 
-def build_loop(cfg: Config, dist: DistEnv, arch: Any, dataset: Any) -> tuple[Any, Any]:
+def build_loop(cfg: Config, dist: DistEnv, arch: BertConfig, dataset: Any) -> tuple[Any, Any]:
     """(train.Loop, the bare model)."""
-    import data
     import paddle
     import train
     from model import BertForMaskedLM
+    from textlm import mlm
 
     paddle.seed(cfg.seed)
     net = BertForMaskedLM(arch)
     model = paddle.DataParallel(net) if dist.distributed else net
     scheduler = paddle.optimizer.lr.LambdaDecay(
-        cfg.learning_rate, train.linear_warmup_decay(cfg.warmup_steps, cfg.max_steps))
+        cfg.learning_rate, linear_warmup_decay(cfg.warmup_steps, cfg.max_steps))
     decay = {p.name for p in net.parameters() if len(p.shape) > 1}
     optimizer = paddle.optimizer.AdamW(
         learning_rate=scheduler, beta1=cfg.adam_beta1, beta2=cfg.adam_beta2,
@@ -110,10 +94,10 @@ def build_loop(cfg: Config, dist: DistEnv, arch: Any, dataset: Any) -> tuple[Any
     local_batch = cfg.global_batch_size // dist.world_size
     loop = train.Loop(
         model=model, optimizer=optimizer, scheduler=scheduler, dtype=cfg.dtype,
-        train_epoch=lambda epoch: data.train_batches(dataset, cfg.global_batch_size, dist.rank,
-                                                     dist.world_size, cfg.seed, epoch),
-        eval_set=data.eval_batches(dataset, local_batch, dist.rank, dist.world_size,
-                                   cfg.mask_seed, cfg.eval_samples),
+        train_epoch=lambda epoch: mlm.train_batches(dataset, cfg.global_batch_size, dist.rank,
+                                                    dist.world_size, cfg.seed, epoch),
+        eval_set=mlm.eval_batches(dataset, local_batch, dist.rank, dist.world_size,
+                                  cfg.mask_seed, cfg.eval_samples),
         scaler=paddle.amp.GradScaler() if cfg.dtype == "fp16" else None)
     return loop, net
 
@@ -124,17 +108,17 @@ def peak_memory(device: str) -> int | None:
     return int(paddle.device.cuda.max_memory_allocated()) if device == "gpu" else None
 
 
-def setup(driver: Driver) -> tuple[Any, Any, Any, str, int]:
+def setup(driver: Driver) -> tuple[BertConfig, Any, Any, str, int]:
     """Everything before TRAIN_START; raises a CaseError on any bad input."""
     cfg, dist = driver.config, driver.dist
-    threads = configure_threads(cfg, dist)  # before paddle is imported
+    threads = configure_threads(cfg, dist)  # before paddle (and numpy) are imported
     split_batch(cfg.global_batch_size, dist.world_size)
-    import data
+    from textlm import mlm
 
-    arch = model_config(cfg)
-    dataset = data.open_dataset(driver.args.data_dir, arch.vocab_size,
-                                arch.max_position_embeddings)
-    data.check_rows(dataset, cfg.global_batch_size)
+    arch = model_config(cfg, DTYPES)
+    dataset = mlm.open_dataset(driver.args.data_dir, arch.vocab_size,
+                               arch.max_position_embeddings, PREPARE)
+    mlm.require_one_batch(dataset, cfg.global_batch_size)
     device = init_distributed(dist)
     if device == "gpu":
         import paddle
@@ -150,21 +134,18 @@ def main(argv: list[str] | None = None) -> None:
     arch, dataset, loop, device, threads = setup(driver)
     import paddle
     import train
-    from arch import train_flops_per_sequence
     from model import count_parameters
+    from textlm.mlm import eval_rows
 
-    target = float(cfg.target_mlm_accuracy[cfg.model_size])
+    goal = Goal("mlm_accuracy", float(cfg.target_mlm_accuracy[cfg.model_size]))
     driver.init_end(device=device, threads=threads, model_size=cfg.model_size,
                     architecture=vars(arch), parameters=count_parameters(loop.model),
                     seq_len=dataset.seq_len, vocab_tokens=len(dataset.vocab),
-                    train_rows=len(dataset.train),
-                    eval_rows=min(len(dataset.eval), cfg.eval_samples or len(dataset.eval)),
+                    train_rows=len(dataset.train), eval_rows=eval_rows(dataset, cfg.eval_samples),
                     paddle_version=paddle.__version__)
-    progress = train.run(driver, loop, train.Schedule(target, cfg.max_steps,
-                                                      cfg.eval_every_steps))
-    work_done = int(train.all_reduce_sum([float(progress.samples)])[0])
-    driver.finish(work_done=work_done, work_unit="samples",
-                  metric=Metric("mlm_accuracy", progress.accuracy, target),
+    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
+    work_done = int(train.all_reduce_sum([float(progress.work)])[0])
+    driver.finish(work_done=work_done, work_unit="samples", metric=goal.metric(progress.value),
                   flops_per_unit=train_flops_per_sequence(arch, dataset.seq_len),
                   dtype=cfg.dtype, peak_memory_bytes=peak_memory(device))
 

@@ -4,53 +4,17 @@ The architecture is the published one (Devlin et al. 2018; Google's ``bert_confi
 post-LayerNorm Transformer encoder, learned absolute positions, token types, erf-GELU, and the
 MLM head (dense + GELU + LayerNorm, then a decoder tied to the word embeddings plus its own
 bias). Parameter names and shapes follow Hugging Face ``BertForMaskedLM`` (no pooler), except
-that query/key/value are one fused ``qkv`` linear (same parameter count).
+that query/key/value are one fused ``qkv`` linear (same parameter count). The architecture's
+numbers (presets, parameter count, FLOPs formula) are shared with the bert/paddle case in
+``textlm.bert``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
+from textlm.bert import BertConfig
 from torch import nn
-
-
-@dataclass(frozen=True)
-class BertConfig:
-    vocab_size: int = 30522
-    hidden_size: int = 1024
-    num_layers: int = 24
-    num_heads: int = 16
-    intermediate_size: int = 4096
-    max_position_embeddings: int = 512
-    type_vocab_size: int = 2
-    hidden_dropout: float = 0.1
-    attention_dropout: float = 0.1
-    layer_norm_eps: float = 1e-12
-    initializer_range: float = 0.02
-
-
-# The published BERT-large (Google's bert_config.json) and the CI size.
-PRESETS = {
-    "large": BertConfig(),
-    "tiny": BertConfig(vocab_size=1024, hidden_size=128, num_layers=2, num_heads=2,
-                       intermediate_size=512, max_position_embeddings=128, hidden_dropout=0.0,
-                       attention_dropout=0.0),
-}
-
-
-def matmul_params(cfg: BertConfig) -> int:
-    """Weights that take part in a matmul for every token (embedding lookups and biases
-    excluded): encoder Q/K/V/O + FFN, the MLM transform and the tied decoder."""
-    h, i = cfg.hidden_size, cfg.intermediate_size
-    return cfg.num_layers * (4 * h * h + 2 * h * i) + h * h + h * cfg.vocab_size
-
-
-def train_flops_per_sequence(cfg: BertConfig, seq_len: int) -> float:
-    """Forward + backward FLOPs of one sequence: 6*N*s + 12*L*h*s^2 (attention scores and
-    their weighted sum), N = ``matmul_params``. The MLM head runs on every position."""
-    return 6.0 * matmul_params(cfg) * seq_len + 12.0 * cfg.num_layers * cfg.hidden_size * seq_len**2
 
 
 class Embeddings(nn.Module):

@@ -1,4 +1,5 @@
-"""The MLM training loop: timed compute regions, MLM-accuracy evaluation, early stop."""
+"""The PyTorch side of the MLM training loop: the optimizer step and the MLM-accuracy
+evaluation; steps, eval cadence and early stop are ``textlm.loop``'s."""
 
 from __future__ import annotations
 
@@ -9,17 +10,17 @@ from typing import Callable, Iterator
 import numpy as np
 import torch
 import torch.distributed as tdist
-from bert_data import Batch
 from bert_model import mlm_correct, mlm_loss
-from driver import Driver, Metric
+from textlm.mlm import Batch
 from torch import nn
 
 AUTOCAST = {"bf16": torch.bfloat16}
+Tensors = tuple[torch.Tensor, ...]   # input_ids, token_type_ids, attention_mask, labels
 
 
 @dataclass
 class Loop:
-    """What the loop needs besides the driver (built by run_pretraining)."""
+    """A ``textlm.loop.Trainer`` (built by run_pretraining)."""
 
     model: nn.Module
     optimizer: torch.optim.Optimizer
@@ -30,13 +31,20 @@ class Loop:
     train_epoch: Callable[[int], Iterator[Batch]]   # epoch -> this rank's batches
     eval_set: list[Batch]                           # this rank's share, masked once
 
+    def batches(self, epoch: int) -> Iterator[Tensors]:
+        return (to_device(batch, self.device) for batch in self.train_epoch(epoch))
 
-@dataclass
-class Progress:
-    epoch: int = 0
-    step: int = 0
-    samples: int = 0                      # trained on this rank
-    accuracy: float = float("nan")
+    def step(self, tensors: Tensors) -> tuple[torch.Tensor, bool]:
+        return train_step(self, tensors), True
+
+    def work(self, tensors: Tensors) -> int:
+        return len(tensors[0])
+
+    def lr(self) -> float:
+        return self.scheduler.get_last_lr()[0]
+
+    def evaluate(self) -> float:
+        return evaluate(self)
 
 
 def all_reduce_sum(values: list[float], device: torch.device) -> list[float]:
@@ -52,19 +60,19 @@ def autocast(loop: Loop) -> contextlib.AbstractContextManager:
     return torch.autocast(device_type=loop.device.type, dtype=AUTOCAST[loop.dtype])
 
 
-def to_device(batch: Batch, device: torch.device) -> tuple[torch.Tensor, ...]:
+def to_device(batch: Batch, device: torch.device) -> Tensors:
     """input_ids, token_type_ids, attention_mask, labels as tensors on ``device``."""
     return tuple(torch.from_numpy(np.ascontiguousarray(a)).to(device, non_blocking=True)
                  for a in (batch.input_ids, batch.token_type_ids, batch.attention_mask,
                            batch.labels))
 
 
-def forward(loop: Loop, tensors: tuple[torch.Tensor, ...]) -> torch.Tensor:
+def forward(loop: Loop, tensors: Tensors) -> torch.Tensor:
     with autocast(loop):
         return loop.model(*tensors[:3])
 
 
-def train_step(loop: Loop, tensors: tuple[torch.Tensor, ...]) -> torch.Tensor:
+def train_step(loop: Loop, tensors: Tensors) -> torch.Tensor:
     """forward + backward + optimizer step; returns the (unsynchronised) loss."""
     loop.optimizer.zero_grad(set_to_none=True)
     loss = mlm_loss(forward(loop, tensors), tensors[3])
@@ -92,63 +100,3 @@ def evaluate(loop: Loop) -> float:
     net.train()
     correct, total = all_reduce_sum([correct, total], loop.device)
     return correct / total if total else float("nan")
-
-
-@dataclass(frozen=True)
-class Schedule:
-    target: float
-    max_steps: int
-    eval_every: int
-
-
-def _evaluate_now(driver: Driver, loop: Loop, progress: Progress, schedule: Schedule) -> bool:
-    """Evaluate, report, and say whether the target is reached."""
-    with driver.evaluation():
-        progress.accuracy = evaluate(loop)
-    metric = Metric("mlm_accuracy", progress.accuracy, schedule.target)
-    driver.evaluate(progress.epoch, metric, step=progress.step)
-    return metric.reached()
-
-
-def train_epoch(driver: Driver, loop: Loop, progress: Progress, schedule: Schedule) -> bool:
-    """One pass over this rank's batches; True once the target is reached or steps run out."""
-    for batch in loop.train_epoch(progress.epoch):
-        tensors = to_device(batch, loop.device)
-        with driver.compute():
-            loss = train_step(loop, tensors)
-        progress.step += 1
-        progress.samples += len(batch.input_ids)
-        if progress.step % driver.log.step_every == 0:
-            driver.step_end(progress.step, epoch=progress.epoch, loss=loss.item(),
-                            lr=loop.scheduler.get_last_lr()[0])
-        last = progress.step >= schedule.max_steps
-        if (progress.step % schedule.eval_every == 0 or last) and \
-                _evaluate_now(driver, loop, progress, schedule):
-            return True
-        if last:
-            return True
-    return False
-
-
-def run(driver: Driver, loop: Loop, schedule: Schedule) -> Progress:
-    """Train until the MLM-accuracy target is reached or max_steps optimizer steps."""
-    progress = Progress()
-    driver.train_start(global_batch_size=driver.config.global_batch_size)
-    done = False
-    while not done:
-        progress.epoch += 1
-        driver.epoch_begin(progress.epoch)
-        done = train_epoch(driver, loop, progress, schedule)
-        driver.epoch_end(progress.epoch, step=progress.step)
-    driver.train_end(epochs=progress.epoch, steps=progress.step)
-    return progress
-
-
-def linear_warmup_decay(warmup: int, total: int) -> Callable[[int], float]:
-    """LR factor: linear 0 -> 1 over ``warmup`` steps, then linear 1 -> 0 at ``total``."""
-    def factor(step: int) -> float:
-        if step < warmup:
-            return (step + 1) / warmup
-        return max(0.0, (total - step) / max(1, total - warmup))
-    return factor
-

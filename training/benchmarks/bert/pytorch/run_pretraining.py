@@ -16,34 +16,20 @@ from pathlib import Path
 
 import torch
 import torch.distributed as tdist
-from bert_data import MLMDataset, eval_batches, open_dataset, require_one_batch, train_batches
-from bert_model import PRESETS, BertConfig, BertForMaskedLM, count_parameters, train_flops_per_sequence
-from bert_train import Loop, Schedule, all_reduce_sum, linear_warmup_decay, run
-from driver import Config, ConfigError, DistEnv, Driver, Metric, run_case, split_batch
+from bert_model import BertForMaskedLM, count_parameters
+from bert_train import Loop, all_reduce_sum
+from driver import Config, DistEnv, Driver, run_case, split_batch
 from driver.netif import interface_towards
+from textlm import mlm
+from textlm.bert import BertConfig, model_config, train_flops_per_sequence
+from textlm.loop import Goal, Schedule, linear_warmup_decay, run
 from torch.nn.parallel import DistributedDataParallel
 
-# bert_* are this folder's modules (python puts the script's folder on sys.path)
+# bert_* are this folder's modules (python puts the script's folder on sys.path); textlm is
+# the text cases' shared package, beside driver
 CASE_DIR = Path(__file__).resolve().parent
+PREPARE = "training/benchmarks/bert/pytorch/prepare_data.py"
 DTYPES = ("fp32", "bf16")
-
-
-def model_config(cfg: Config) -> BertConfig:
-    """The architecture of ``model_size``; every config problem at once."""
-    problems = []
-    if cfg.model_size not in PRESETS:
-        problems.append(f"model_size {cfg.model_size!r} is unknown: use one of "
-                        f"{', '.join(PRESETS)}")
-    elif cfg.model_size not in cfg.target_mlm_accuracy:
-        problems.append(f"target_mlm_accuracy has no target for model_size {cfg.model_size!r}")
-    if cfg.dtype not in DTYPES:
-        problems.append(f"dtype {cfg.dtype!r} is not supported: use one of {', '.join(DTYPES)}")
-    for name in ("global_batch_size", "max_steps", "eval_every_steps"):
-        if cfg[name] < 1:
-            problems.append(f"{name} = {cfg[name]} must be at least 1")
-    if problems:
-        raise ConfigError("configuration problems:\n" + "\n".join(f"  - {p}" for p in problems))
-    return PRESETS[cfg.model_size]
 
 
 def configure_threads(dist: DistEnv) -> int:
@@ -82,7 +68,7 @@ def optimizer_for(model: torch.nn.Module, cfg: Config) -> torch.optim.Optimizer:
 
 
 def build_loop(cfg: Config, dist: DistEnv, device: torch.device, arch: BertConfig,
-               data: MLMDataset) -> tuple[Loop, BertForMaskedLM]:
+               data: mlm.MLMDataset) -> tuple[Loop, BertForMaskedLM]:
     torch.manual_seed(cfg.seed)
     net = BertForMaskedLM(arch).to(device)
     model = DistributedDataParallel(net) if dist.distributed else net
@@ -93,10 +79,10 @@ def build_loop(cfg: Config, dist: DistEnv, device: torch.device, arch: BertConfi
     loop = Loop(
         model=model, optimizer=optimizer, scheduler=scheduler, device=device, dtype=cfg.dtype,
         grad_clip_norm=float(cfg.grad_clip_norm),
-        train_epoch=lambda epoch: train_batches(data, cfg.global_batch_size, dist.rank,
-                                                dist.world_size, cfg.seed, epoch),
-        eval_set=eval_batches(data, local_batch, dist.rank, dist.world_size, cfg.mask_seed,
-                              cfg.eval_samples))
+        train_epoch=lambda epoch: mlm.train_batches(data, cfg.global_batch_size, dist.rank,
+                                                    dist.world_size, cfg.seed, epoch),
+        eval_set=mlm.eval_batches(data, local_batch, dist.rank, dist.world_size, cfg.mask_seed,
+                                  cfg.eval_samples))
     return loop, net
 
 
@@ -107,27 +93,27 @@ def peak_memory(device: torch.device) -> int | None:
 def main(argv: list[str] | None = None) -> None:
     driver = Driver.start("bert", CASE_DIR, argv)
     cfg, dist = driver.config, driver.dist
-    arch = model_config(cfg)
-    data = open_dataset(driver.args.data_dir, arch.vocab_size, arch.max_position_embeddings)
+    arch = model_config(cfg, DTYPES)
+    data = mlm.open_dataset(driver.args.data_dir, arch.vocab_size,
+                            arch.max_position_embeddings, PREPARE)
     split_batch(cfg.global_batch_size, dist.world_size)
-    require_one_batch(data, cfg.global_batch_size)
+    mlm.require_one_batch(data, cfg.global_batch_size)
     threads = configure_threads(dist)
     device = init_distributed(dist)
     if device.type == "cuda":
         driver.set_sync(lambda: torch.cuda.synchronize(device))
     loop, net = build_loop(cfg, dist, device, arch, data)
-    flops = train_flops_per_sequence(arch, data.seq_len)
-    target = float(cfg.target_mlm_accuracy[cfg.model_size])
+    goal = Goal("mlm_accuracy", float(cfg.target_mlm_accuracy[cfg.model_size]))
     driver.init_end(device=str(device), threads=threads, architecture=dataclasses.asdict(arch),
                     parameters=count_parameters(net), seq_len=data.seq_len,
                     vocab_tokens=len(data.vocab), train_rows=len(data.train),
-                    eval_rows=min(len(data.eval), cfg.eval_samples or len(data.eval)),
+                    eval_rows=mlm.eval_rows(data, cfg.eval_samples),
                     torch_version=torch.__version__)
-    progress = run(driver, loop, Schedule(target, cfg.max_steps, cfg.eval_every_steps))
-    work_done = int(all_reduce_sum([float(progress.samples)], device)[0])
-    driver.finish(work_done=work_done, work_unit="samples",
-                  metric=Metric("mlm_accuracy", progress.accuracy, target),
-                  flops_per_unit=flops, dtype=cfg.dtype, peak_memory_bytes=peak_memory(device))
+    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
+    work_done = int(all_reduce_sum([float(progress.work)], device)[0])
+    driver.finish(work_done=work_done, work_unit="samples", metric=goal.metric(progress.value),
+                  flops_per_unit=train_flops_per_sequence(arch, data.seq_len), dtype=cfg.dtype,
+                  peak_memory_bytes=peak_memory(device))
     if tdist.is_initialized():
         tdist.destroy_process_group()
 

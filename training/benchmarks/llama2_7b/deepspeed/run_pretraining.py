@@ -13,6 +13,7 @@ README.md for the dataset layout, the FLOPs formula and the measured CI runs.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -20,37 +21,32 @@ from typing import Any
 import deepspeed
 import torch
 from deepspeed.accelerator import get_accelerator
-from driver import Config, ConfigError, DistEnv, Driver, Metric, run_case
+from driver import Config, DistEnv, Driver, run_case
 from driver.netif import interface_towards
-from llama_data import TokenDataset, check_batching, eval_batches, open_dataset, train_micro_batches
 from llama_model import PRESETS, LlamaConfig, LlamaForCausalLM, train_flops_per_token
-from llama_train import Loop, Schedule, all_reduce_sum, run, warmup_cosine
+from llama_train import Loop, all_reduce_sum
+from textlm import tokens
+from textlm.checks import count_problems, dtype_problems, raise_problems, size_problems
+from textlm.loop import Goal, Schedule, run, warmup_cosine
 
-# llama_* are this folder's modules (python puts the script's folder on sys.path)
+# llama_* are this folder's modules (python puts the script's folder on sys.path); textlm is
+# the text cases' shared package, beside driver
 CASE_DIR = Path(__file__).resolve().parent
+PREPARE = "training/benchmarks/llama2_7b/deepspeed/prepare_data.py"
 DTYPES = ("fp32", "bf16")
+COUNTS = ("global_batch_size", "micro_batch_size", "max_steps", "eval_every_steps")
 
 
 def model_config(cfg: Config) -> LlamaConfig:
-    """The architecture of ``model_size``; every config problem at once."""
-    problems = []
-    if cfg.model_size not in PRESETS:
-        problems.append(f"model_size {cfg.model_size!r} is unknown: use one of "
-                        f"{', '.join(PRESETS)}")
-    elif cfg.model_size not in cfg.target_eval_loss:
-        problems.append(f"target_eval_loss has no target for model_size {cfg.model_size!r}")
-    elif not 1 <= cfg.seq_len <= PRESETS[cfg.model_size].max_seq_len:
+    """The architecture of ``model_size``; raises ConfigError with every config problem."""
+    problems = size_problems(cfg, PRESETS, "target_eval_loss")
+    if not problems and not 1 <= cfg.seq_len <= PRESETS[cfg.model_size].max_seq_len:
         problems.append(f"seq_len {cfg.seq_len} must be 1..{PRESETS[cfg.model_size].max_seq_len}"
                         f" for model_size {cfg.model_size!r}")
-    if cfg.dtype not in DTYPES:
-        problems.append(f"dtype {cfg.dtype!r} is not supported: use one of {', '.join(DTYPES)}")
+    problems += dtype_problems(cfg, DTYPES)
     if cfg.zero_stage not in (0, 1, 2, 3):
         problems.append(f"zero_stage {cfg.zero_stage} must be 0, 1, 2 or 3")
-    for name in ("global_batch_size", "micro_batch_size", "max_steps", "eval_every_steps"):
-        if cfg[name] < 1:
-            problems.append(f"{name} = {cfg[name]} must be at least 1")
-    if problems:
-        raise ConfigError("configuration problems:\n" + "\n".join(f"  - {p}" for p in problems))
+    raise_problems(problems + count_problems(cfg, COUNTS))
     return PRESETS[cfg.model_size]
 
 
@@ -125,7 +121,7 @@ def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
 
 
 def build_loop(cfg: Config, dist: DistEnv, device: torch.device, arch: LlamaConfig,
-               data: TokenDataset, ds_config: dict) -> tuple[Loop, int]:
+               data: tokens.TokenDataset, ds_config: dict) -> tuple[Loop, int]:
     model = build_model(cfg, arch, ds_config, device)
     n_params = count_zero_parameters(model)
     schedule = warmup_cosine(cfg.warmup_steps, cfg.max_steps, cfg.min_lr_ratio)
@@ -134,11 +130,11 @@ def build_loop(cfg: Config, dist: DistEnv, device: torch.device, arch: LlamaConf
         lr_scheduler=lambda opt: torch.optim.lr_scheduler.LambdaLR(opt, schedule))
     loop = Loop(
         engine=engine, device=device,
-        train_epoch=lambda epoch: train_micro_batches(
+        train_epoch=lambda epoch: tokens.train_micro_batches(
             data, cfg.global_batch_size, cfg.micro_batch_size, dist.rank, dist.world_size,
             cfg.seed, epoch),
-        eval_set=eval_batches(data, cfg.micro_batch_size, dist.rank, dist.world_size,
-                              cfg.eval_samples))
+        eval_set=tokens.eval_batches(data, cfg.micro_batch_size, dist.rank, dist.world_size,
+                                     cfg.eval_samples))
     return loop, n_params
 
 
@@ -157,24 +153,24 @@ def main(argv: list[str] | None = None) -> None:
     driver = Driver.start("llama2_7b", CASE_DIR, argv)
     cfg, dist = driver.config, driver.dist
     arch = model_config(cfg)
-    data = open_dataset(driver.args.data_dir, cfg.seq_len, arch.vocab_size)
-    check_batching(data, cfg.global_batch_size, cfg.micro_batch_size, dist.world_size)
+    data = tokens.open_dataset(driver.args.data_dir, cfg.seq_len, arch.vocab_size, PREPARE)
+    tokens.check_batching(data, cfg.global_batch_size, cfg.micro_batch_size, dist.world_size)
     threads = configure_threads(dist)
     device = init_distributed(dist)
     if device.type != "cpu":
         driver.set_sync(get_accelerator().synchronize)
     ds_config = deepspeed_config(cfg, dist.world_size)
     loop, n_params = build_loop(cfg, dist, device, arch, data, ds_config)
-    target = float(cfg.target_eval_loss[cfg.model_size])
+    goal = Goal("eval_loss", float(cfg.target_eval_loss[cfg.model_size]), higher_is_better=False,
+                details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
     driver.init_end(device=str(device), threads=threads, architecture=dataclasses.asdict(arch),
                     parameters=n_params, deepspeed_config=ds_config,
                     deepspeed_version=deepspeed.__version__, torch_version=torch.__version__,
                     accelerator=get_accelerator().device_name(),
                     train_samples=len(data.train), eval_samples=len(data.eval))
-    progress = run(driver, loop, Schedule(target, cfg.max_steps, cfg.eval_every_steps))
-    tokens = int(all_reduce_sum([float(progress.tokens)], device)[0])
-    driver.finish(work_done=tokens, work_unit="tokens",
-                  metric=Metric("eval_loss", progress.eval_loss, target, higher_is_better=False),
+    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
+    work_done = int(all_reduce_sum([float(progress.work)], device)[0])
+    driver.finish(work_done=work_done, work_unit="tokens", metric=goal.metric(progress.value),
                   flops_per_unit=train_flops_per_token(arch, cfg.seq_len), dtype=cfg.dtype,
                   peak_memory_bytes=peak_memory(device))
 

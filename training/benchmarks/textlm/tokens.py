@@ -1,7 +1,8 @@
 """The llama2_7b case's dataset: token streams in .npy shards, cut into fixed windows.
 
-Layout (``prepare_data.py`` writes it; any corpus tokenised with the Llama 2 tokenizer can be
-converted to it, e.g. ``np.save(f, np.asarray(ids, np.uint16))``)::
+Layout "llama2-token-shards-v1" (llama2_7b/deepspeed's ``prepare_data.py`` writes it; any
+corpus tokenised with the Llama 2 tokenizer can be converted to it, e.g.
+``np.save(f, np.asarray(ids, np.uint16))``)::
 
     <data_dir>/train/*.npy    1-D integer arrays (uint16 or int32): documents tokenised with
                               the Llama tokenizer, concatenated, each as BOS(1) ... EOS(2)
@@ -21,29 +22,10 @@ from typing import Iterator
 import numpy as np
 from driver import ConfigError, DataError, split_batch
 
+from textlm.shards import ShardKind, Windows, check_ids, read_shards, require_data_dir, unusable
 
-@dataclass(frozen=True)
-class Windows:
-    """Non-overlapping ``seq_len + 1`` windows over memory-mapped token shards."""
-
-    shards: tuple[np.ndarray, ...]
-    seq_len: int
-    offsets: np.ndarray  # first global window of each shard, plus the total at the end
-
-    @classmethod
-    def of(cls, shards: list[np.ndarray], seq_len: int) -> "Windows":
-        counts = [max(0, (len(s) - 1) // seq_len) for s in shards]
-        return cls(tuple(shards), seq_len, np.cumsum([0] + counts))
-
-    def __len__(self) -> int:
-        return int(self.offsets[-1])
-
-    def take(self, indices: np.ndarray) -> np.ndarray:
-        """[len(indices), seq_len + 1] int64 tokens."""
-        shard = np.searchsorted(self.offsets, indices, side="right") - 1
-        starts = (indices - self.offsets[shard]) * self.seq_len
-        return np.stack([np.asarray(self.shards[s][a:a + self.seq_len + 1], dtype=np.int64)
-                         for s, a in zip(shard, starts)])
+LAYOUT = "(layout: train/*.npy, eval/*.npy 1-D token arrays; see the README)"
+TOKEN_SHARDS = ShardKind(ndim=1, allow_empty=True, description="a 1-D integer token array")
 
 
 @dataclass(frozen=True)
@@ -53,40 +35,20 @@ class TokenDataset:
     vocab_size: int
 
 
-def open_dataset(data_dir: Path, seq_len: int, vocab_size: int) -> TokenDataset:
-    """Open and check ``data_dir``; raises DataError listing every problem found."""
-    data_dir = Path(data_dir)
-    if not data_dir.is_dir():
-        raise DataError(f"data dir {data_dir} does not exist or is not a folder; make one with "
-                        "training/benchmarks/llama2_7b/deepspeed/prepare_data.py --output DIR")
+def open_dataset(data_dir: Path, seq_len: int, vocab_size: int, prepare: str) -> TokenDataset:
+    """Open and check ``data_dir``; raises DataError listing every problem found.
+    ``prepare``: the script that makes one (named when the folder is missing)."""
+    data_dir = require_data_dir(data_dir, f"{prepare} --output DIR")
     problems: list[str] = []
     splits = {name: _read_split(data_dir / name, seq_len, problems) for name in ("train", "eval")}
-    if problems:
-        raise DataError(f"llama2 dataset {data_dir} is not usable:\n"
-                        + "\n".join(f"  - {p}" for p in problems)
-                        + "\n(layout: train/*.npy, eval/*.npy 1-D token arrays; see the README)")
     train, held_out = splits["train"], splits["eval"]
-    assert train is not None and held_out is not None  # no problems: both were read
+    if problems or train is None or held_out is None:
+        raise unusable("llama2", data_dir, problems, LAYOUT)
     return TokenDataset(train, held_out, vocab_size)
 
 
 def _read_split(folder: Path, seq_len: int, problems: list[str]) -> Windows | None:
-    files = sorted(folder.glob("*.npy")) if folder.is_dir() else []
-    if not files:
-        problems.append(f"{folder} has no .npy shards")
-        return None
-    shards = []
-    for file in files:
-        try:
-            shard = np.load(file, mmap_mode="r", allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            problems.append(f"{file} is not a readable .npy array: {exc}")
-            continue
-        if shard.ndim != 1 or shard.dtype.kind not in "iu":
-            problems.append(f"{file}: expected a 1-D integer token array, got shape "
-                            f"{shard.shape} dtype {shard.dtype}")
-            continue
-        shards.append(shard)
+    shards = read_shards(folder, TOKEN_SHARDS, problems)
     windows = Windows.of(shards, seq_len)
     if shards and len(windows) == 0:
         problems.append(f"{folder}: no shard holds seq_len + 1 = {seq_len + 1} tokens")
@@ -133,8 +95,6 @@ def eval_batches(data: TokenDataset, batch: int, rank: int, world_size: int,
 
 
 def _checked(tokens: np.ndarray, data: TokenDataset, split: str) -> np.ndarray:
-    if tokens.size and (tokens.min() < 0 or tokens.max() >= data.vocab_size):
-        raise DataError(f"{split} split holds token id {int(tokens.max())} (or a negative one), "
-                        f"outside the model's vocab_size {data.vocab_size}: the shards were made "
-                        "with another tokenizer, or choose a model_size whose vocabulary fits")
-    return tokens
+    return check_ids(tokens, data.vocab_size, split,
+                     f"the model's vocab_size {data.vocab_size}: the shards were made with "
+                     "another tokenizer, or choose a model_size whose vocabulary fits")

@@ -1,9 +1,21 @@
-"""The BERT architecture as numbers: configurations, parameter count and training FLOPs
-from the shapes alone (no Paddle import, so configuration errors come before it loads)."""
+"""BERT as numbers, shared by the bert/pytorch and bert/paddle cases: configurations, the
+parameter count and the training FLOPs from the shapes alone (no framework import, so
+configuration errors come before one loads).
+
+The architecture is the published one (Devlin et al. 2018; Google's ``bert_config.json``):
+post-LayerNorm encoder, learned absolute positions, 2 token types, and the MLM head (dense +
+GELU + LayerNorm, then a decoder tied to the word embeddings plus its own bias); no pooler and
+no next-sentence head.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
+
+from driver import Config
+
+from textlm.checks import count_problems, dtype_problems, raise_problems, size_problems
 
 
 @dataclass(frozen=True)
@@ -37,6 +49,14 @@ PRESETS = {
                        intermediate_size=512, max_position_embeddings=128, hidden_dropout=0.0,
                        attention_dropout=0.0),
 }
+
+
+def model_config(cfg: Config, dtypes: Sequence[str]) -> BertConfig:
+    """The architecture of ``model_size``; raises ConfigError with every config problem."""
+    raise_problems(size_problems(cfg, PRESETS, "target_mlm_accuracy")
+                   + dtype_problems(cfg, dtypes)
+                   + count_problems(cfg, ("global_batch_size", "max_steps", "eval_every_steps")))
+    return PRESETS[cfg.model_size]
 
 
 def parameter_count(cfg: BertConfig) -> int:

@@ -1,7 +1,7 @@
-"""The bert case's dataset: pre-tokenised sequences in .npy shards, masked on the fly.
+"""The bert cases' dataset: pre-tokenised sequences in .npy shards, masked on the fly.
 
-The layout is the bert/pytorch case's ("bert-mlm-shards-v1"), so one prepared corpus serves
-both frameworks::
+Layout "bert-mlm-shards-v1" (bert/pytorch's ``prepare_data.py`` writes it; any BERT-tokenised
+corpus can be converted to it), read the same way by the PyTorch and the Paddle case::
 
     <data_dir>/vocab.txt          BERT WordPiece vocabulary, one token per line (id = line)
     <data_dir>/train/*.npy        2-D integer arrays (uint16 or int32) [rows, seq_len]
@@ -11,8 +11,8 @@ both frameworks::
 Each row is ``[CLS] A [SEP] B [SEP]`` followed by ``[PAD]``; token types are 0 up to and
 including the first ``[SEP]``, 1 after it. Masking follows BERT: 15% of the non-special
 tokens are chosen, of those 80% become ``[MASK]``, 10% a random token, 10% stay. Training
-masks are drawn anew each step; the evaluation masks are drawn once from ``mask_seed`` (the
-same draws as the bert/pytorch case, so both evaluate the same masked positions).
+masks are drawn anew each step; the evaluation masks are drawn once from a fixed seed (so
+both frameworks evaluate the same masked positions).
 """
 
 from __future__ import annotations
@@ -24,34 +24,14 @@ from typing import Iterator, Mapping
 import numpy as np
 from driver import DataError
 
+from textlm.shards import Rows, ShardKind, check_ids, read_shards, require_data_dir, unusable
+
 MASK_PROB = 0.15
 IGNORE = -100
 SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 LAYOUT = "(layout: vocab.txt, train/*.npy, eval/*.npy; see the case README)"
-
-
-@dataclass(frozen=True)
-class Split:
-    """Rows of one split across its shards (memory-mapped)."""
-
-    shards: tuple[np.ndarray, ...]
-    offsets: np.ndarray  # first global row of each shard, plus the total at the end
-
-    @classmethod
-    def of(cls, shards: list[np.ndarray]) -> Split:
-        return cls(tuple(shards), np.cumsum([0] + [len(s) for s in shards]))
-
-    def __len__(self) -> int:
-        return int(self.offsets[-1])
-
-    @property
-    def seq_len(self) -> int:
-        return int(self.shards[0].shape[1])
-
-    def rows(self, indices: np.ndarray) -> np.ndarray:
-        shard = np.searchsorted(self.offsets, indices, side="right") - 1
-        return np.stack([np.asarray(self.shards[s][i - self.offsets[s]], dtype=np.int64)
-                         for s, i in zip(shard, indices)])
+ROW_SHARDS = ShardKind(ndim=2, allow_empty=False,
+                       description="a non-empty 2-D integer array [rows, seq_len]")
 
 
 @dataclass(frozen=True)
@@ -68,8 +48,8 @@ class Batch:
 @dataclass(frozen=True)
 class MLMDataset:
     vocab: Mapping[str, int]
-    train: Split
-    eval: Split
+    train: Rows
+    eval: Rows
 
     @property
     def seq_len(self) -> int:
@@ -82,21 +62,19 @@ class MLMDataset:
 # ---------------------------------------------------------------- opening + checking
 
 
-def open_dataset(data_dir: Path, vocab_size: int, max_positions: int) -> MLMDataset:
-    """Open and check ``data_dir``; raises DataError listing every problem found."""
-    data_dir = Path(data_dir)
-    if not data_dir.is_dir():
-        raise DataError(f"data dir {data_dir} does not exist or is not a folder; make one with "
-                        f"training/benchmarks/bert/paddle/prepare_data.py --output DIR {LAYOUT}")
+def open_dataset(data_dir: Path, vocab_size: int, max_positions: int,
+                 prepare: str) -> MLMDataset:
+    """Open and check ``data_dir``; raises DataError listing every problem found.
+    ``prepare``: the script that makes one (named when the folder is missing)."""
+    data_dir = require_data_dir(data_dir, f"{prepare} --output DIR {LAYOUT}")
     problems: list[str] = []
     vocab = read_vocab(data_dir / "vocab.txt", vocab_size, problems)
-    splits = {name: read_split(data_dir / name, problems) for name in ("train", "eval")}
+    splits = {name: _read_split(data_dir / name, problems) for name in ("train", "eval")}
     if not problems:
         problems += shape_problems(splits, max_positions)
     train, held_out = splits["train"], splits["eval"]
     if problems or train is None or held_out is None:
-        raise DataError(f"bert dataset {data_dir} is not usable:\n"
-                        + "\n".join(f"  - {p}" for p in problems) + f"\n{LAYOUT}")
+        raise unusable("bert", data_dir, problems, LAYOUT)
     return MLMDataset(vocab, train, held_out)
 
 
@@ -115,27 +93,12 @@ def read_vocab(path: Path, vocab_size: int, problems: list[str]) -> dict[str, in
     return vocab
 
 
-def read_split(folder: Path, problems: list[str]) -> Split | None:
-    files = sorted(folder.glob("*.npy")) if folder.is_dir() else []
-    if not files:
-        problems.append(f"{folder} has no .npy shards")
-        return None
-    shards = []
-    for file in files:
-        try:
-            shard = np.load(file, mmap_mode="r", allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            problems.append(f"{file} is not a readable .npy array: {exc}")
-            continue
-        if shard.ndim != 2 or shard.dtype.kind not in "iu" or len(shard) == 0:
-            problems.append(f"{file}: expected a non-empty 2-D integer array [rows, seq_len], "
-                            f"got shape {shard.shape} dtype {shard.dtype}")
-            continue
-        shards.append(shard)
-    return Split.of(shards) if shards else None
+def _read_split(folder: Path, problems: list[str]) -> Rows | None:
+    shards = read_shards(folder, ROW_SHARDS, problems)
+    return Rows.of(shards) if shards else None
 
 
-def shape_problems(splits: Mapping[str, Split | None], max_positions: int) -> list[str]:
+def shape_problems(splits: Mapping[str, Rows | None], max_positions: int) -> list[str]:
     lengths = {s.shape[1] for split in splits.values() if split for s in split.shards}
     if len(lengths) > 1:
         return [f"shards have different sequence lengths {sorted(lengths)}: use one"]
@@ -145,7 +108,7 @@ def shape_problems(splits: Mapping[str, Split | None], max_positions: int) -> li
     return []
 
 
-def check_rows(data: MLMDataset, global_batch: int) -> None:
+def require_one_batch(data: MLMDataset, global_batch: int) -> None:
     if len(data.train) < global_batch:
         raise DataError(f"the train split has {len(data.train)} rows, fewer than one global "
                         f"batch of {global_batch}")
@@ -162,25 +125,29 @@ def train_batches(data: MLMDataset, global_batch: int, rank: int, world_size: in
     rng = np.random.default_rng([seed, epoch, rank, 1])
     for start in range(0, len(order) - global_batch + 1, global_batch):
         rows = data.train.rows(order[start + rank * local: start + (rank + 1) * local])
-        yield mask_rows(checked(rows, data, "train"), data, rng)
+        yield mask_rows(_checked(rows, data, "train"), data, rng)
 
 
 def eval_batches(data: MLMDataset, batch: int, rank: int, world_size: int, seed: int,
                  max_rows: int) -> list[Batch]:
-    """This rank's strided share of the first ``max_rows`` eval rows, masked once."""
+    """This rank's strided share of the first ``max_rows`` eval rows (0: all), masked once
+    with the same masks on every rank."""
     n = min(len(data.eval), max_rows) if max_rows > 0 else len(data.eval)
     rng = np.random.default_rng([seed, 2])
-    masked = mask_rows(checked(data.eval.rows(np.arange(n)), data, "eval"), data, rng)
+    masked = mask_rows(_checked(data.eval.rows(np.arange(n)), data, "eval"), data, rng)
     mine = np.arange(rank, n, world_size)
     return [masked.take(mine[i:i + batch]) for i in range(0, len(mine), batch)]
 
 
-def checked(rows: np.ndarray, data: MLMDataset, split: str) -> np.ndarray:
-    if rows.size and (rows.min() < 0 or rows.max() >= len(data.vocab)):
-        raise DataError(f"{split} split holds token id {int(rows.max())} (or a negative one), "
-                        f"outside vocab.txt's {len(data.vocab)} tokens: the shards were not made "
-                        "with this vocabulary")
-    return rows
+def eval_rows(data: MLMDataset, max_rows: int) -> int:
+    """How many eval rows ``eval_batches`` uses across all ranks."""
+    return min(len(data.eval), max_rows or len(data.eval))
+
+
+def _checked(rows: np.ndarray, data: MLMDataset, split: str) -> np.ndarray:
+    return check_ids(rows, len(data.vocab), split,
+                     f"vocab.txt's {len(data.vocab)} tokens: the shards were not made with "
+                     "this vocabulary")
 
 
 def mask_rows(rows: np.ndarray, data: MLMDataset, rng: np.random.Generator) -> Batch:
