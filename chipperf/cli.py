@@ -182,10 +182,14 @@ def _setup_logging(debug: bool) -> None:
 
 
 def _sigterm_as_interrupt() -> None:
+    """SIGTERM, and SIGINT even where the parent left it ignored (a background job of a shell
+    script starts with SIGINT ignored, and Python then installs no Ctrl-C handler), unwind
+    through the teardown like Ctrl-C."""
     def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
