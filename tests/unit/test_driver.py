@@ -381,3 +381,28 @@ def test_malformed_data_dirs(tmp_path: Path) -> None:
 
 def test_interface_towards_loopback() -> None:
     assert interface_towards("127.0.0.1") == "lo"
+
+
+@pytest.mark.parametrize("configured, omp, nproc, expected", [
+    (3, "1", 2, 3),            # the case's cpu_threads wins
+    (None, "1", 2, 1),         # then OMP_NUM_THREADS (torchrun sets 1 for nproc > 1)
+    (None, "", 1, "cores"),    # then the usable cores shared among the node's ranks
+    (None, "x", 10**6, 1),     # never below 1
+])
+def test_rank_threads(configured, omp, nproc, expected) -> None:
+    from driver.dist import rank_threads, usable_cores
+
+    dist = DistEnv(world_size=nproc, nproc_per_node=nproc)
+    got = rank_threads(dist, configured, environ={"OMP_NUM_THREADS": omp})
+    assert got == (max(1, usable_cores() // nproc) if expected == "cores" else expected)
+
+
+def test_driver_package_imports_no_framework() -> None:
+    """`import driver` must work in a TensorFlow or Paddle image: torchdist stays out of it."""
+    import subprocess
+
+    code = ("import sys, driver, driver.dist, driver.netif; "
+            "print(sorted(m for m in ('torch', 'tensorflow', 'paddle') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(REPO / "training" / "benchmarks")}).stdout
+    assert out.strip() == "[]"

@@ -79,3 +79,32 @@ def split_batch(global_batch: int, world_size: int, name: str = "global_batch_si
             f"{name} = {global_batch} does not divide across {world_size} ranks: use a multiple "
             f"of {world_size} (e.g. {max(1, global_batch // world_size) * world_size})")
     return global_batch // world_size
+
+
+def usable_cores() -> int:
+    """CPUs this process may run on (its affinity mask, so a container's cpuset counts)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return cores or 1
+
+
+def rank_threads(dist: DistEnv, configured: int | None = None,
+                 environ: Mapping[str, str] | None = None) -> int:
+    """Intra-op threads for one rank: ``configured`` (a case's ``cpu_threads``) when set, else
+    OMP_NUM_THREADS when set (torchrun sets 1 for nproc > 1), else the usable cores shared
+    among this node's ranks."""
+    if configured:
+        return int(configured)
+    text = (os.environ if environ is None else environ).get("OMP_NUM_THREADS", "").strip()
+    return int(text) if text.isdigit() else max(1, usable_cores() // max(1, dist.nproc_per_node))
+
+
+def use_interface_towards_master(dist: DistEnv) -> None:
+    """Multi-node gloo: point GLOO_SOCKET_IFNAME at the interface that routes to the master
+    (gloo otherwise takes the hostname's address, which may not be reachable from the other
+    nodes); a value the user set is kept."""
+    from driver.netif import interface_towards
+
+    if dist.nnodes > 1 and "GLOO_SOCKET_IFNAME" not in os.environ:
+        ifname = interface_towards(dist.master_addr)
+        if ifname:
+            os.environ["GLOO_SOCKET_IFNAME"] = ifname

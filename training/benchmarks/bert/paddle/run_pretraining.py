@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from driver import Config, DistEnv, Driver, LaunchError, run_case, split_batch
-from driver.netif import interface_towards
+from driver.dist import usable_cores, use_interface_towards_master
 from textlm.bert import BertConfig, model_config, train_flops_per_sequence
 from textlm.loop import Goal, Schedule, linear_warmup_decay, run
 
@@ -43,8 +43,7 @@ def configure_threads(cfg: Config, dist: DistEnv) -> int:
     """OpenMP threads per rank: cpu_threads, else the node's usable cores shared among its
     ranks. Sets OMP_NUM_THREADS before paddle is imported (an inherited value is overridden:
     paddle.distributed.launch imports paddle, which sets it to 1 for every rank)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    threads = cfg.cpu_threads or max(1, (cores or 1) // max(1, dist.nproc_per_node))
+    threads = cfg.cpu_threads or max(1, usable_cores() // max(1, dist.nproc_per_node))
     os.environ["OMP_NUM_THREADS"] = str(threads)
     return threads
 
@@ -64,10 +63,8 @@ def init_distributed(dist: DistEnv) -> str:
         raise LaunchError(f"WORLD_SIZE={dist.world_size} but PADDLE_TRAINER_ENDPOINTS is unset: "
                           "start the ranks with python3 -m paddle.distributed.launch "
                           "(chipperf's paddle launcher does)")
-    if not gpu and dist.nnodes > 1 and "GLOO_SOCKET_IFNAME" not in os.environ:
-        ifname = interface_towards(dist.master_addr)
-        if ifname:
-            os.environ["GLOO_SOCKET_IFNAME"] = ifname
+    if not gpu:
+        use_interface_towards_master(dist)
     pdist.init_parallel_env()
     return device
 

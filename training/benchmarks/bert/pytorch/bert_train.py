@@ -9,8 +9,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 import torch
-import torch.distributed as tdist
 from bert_model import mlm_correct, mlm_loss
+from driver.torchdist import all_reduce_sum
 from textlm.mlm import Batch
 from torch import nn
 
@@ -45,13 +45,6 @@ class Loop:
 
     def evaluate(self) -> float:
         return evaluate(self)
-
-
-def all_reduce_sum(values: list[float], device: torch.device) -> list[float]:
-    tensor = torch.tensor(values, dtype=torch.float64, device=device)
-    if tdist.is_available() and tdist.is_initialized():
-        tdist.all_reduce(tensor, op=tdist.ReduceOp.SUM)
-    return tensor.tolist()
 
 
 def autocast(loop: Loop) -> contextlib.AbstractContextManager:

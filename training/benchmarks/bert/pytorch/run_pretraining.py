@@ -11,15 +11,15 @@ formula and the measured CI runs.
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
 import torch
 import torch.distributed as tdist
 from bert_model import BertForMaskedLM, count_parameters
-from bert_train import Loop, all_reduce_sum
+from bert_train import Loop
 from driver import Config, DistEnv, Driver, run_case, split_batch
-from driver.netif import interface_towards
+from driver.dist import rank_threads
+from driver.torchdist import all_reduce_sum, init_distributed
 from textlm import mlm
 from textlm.bert import BertConfig, model_config, train_flops_per_sequence
 from textlm.loop import Goal, Schedule, linear_warmup_decay, run
@@ -35,27 +35,9 @@ DTYPES = ("fp32", "bf16")
 def configure_threads(dist: DistEnv) -> int:
     """OMP_NUM_THREADS when set (torchrun sets 1 for nproc > 1), else the usable cores
     shared among this node's ranks."""
-    text = os.environ.get("OMP_NUM_THREADS", "").strip()
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    threads = int(text) if text.isdigit() else max(1, (cores or 1) // dist.nproc_per_node)
+    threads = rank_threads(dist)
     torch.set_num_threads(threads)
     return threads
-
-
-def init_distributed(dist: DistEnv) -> torch.device:
-    """The rank's device; joins the process group (nccl on CUDA, gloo otherwise)."""
-    cuda = torch.cuda.is_available()
-    device = torch.device("cuda", dist.local_rank) if cuda else torch.device("cpu")
-    if cuda:
-        torch.cuda.set_device(device)
-    if dist.distributed:
-        if not cuda and dist.nnodes > 1 and "GLOO_SOCKET_IFNAME" not in os.environ:
-            ifname = interface_towards(dist.master_addr)
-            if ifname:
-                os.environ["GLOO_SOCKET_IFNAME"] = ifname
-        tdist.init_process_group("nccl" if cuda else "gloo", rank=dist.rank,
-                                 world_size=dist.world_size)
-    return device
 
 
 def optimizer_for(model: torch.nn.Module, cfg: Config) -> torch.optim.Optimizer:

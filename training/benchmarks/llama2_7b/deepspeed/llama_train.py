@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
-import torch.distributed as tdist
+from driver.torchdist import all_reduce_sum
 from llama_model import causal_lm_loss
 
 
@@ -36,13 +36,6 @@ class Loop:
 
     def evaluate(self) -> float:
         return evaluate(self)
-
-
-def all_reduce_sum(values: list[float], device: torch.device) -> list[float]:
-    tensor = torch.tensor(values, dtype=torch.float64, device=device)
-    if tdist.is_available() and tdist.is_initialized():
-        tdist.all_reduce(tensor, op=tdist.ReduceOp.SUM)
-    return tensor.tolist()
 
 
 def split(tokens: np.ndarray, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:

@@ -22,9 +22,10 @@ import deepspeed
 import torch
 from deepspeed.accelerator import get_accelerator
 from driver import Config, DistEnv, Driver, run_case
-from driver.netif import interface_towards
+from driver.dist import rank_threads, use_interface_towards_master
+from driver.torchdist import all_reduce_sum
 from llama_model import PRESETS, LlamaConfig, LlamaForCausalLM, train_flops_per_token
-from llama_train import Loop, all_reduce_sum
+from llama_train import Loop
 from textlm import tokens
 from textlm.checks import count_problems, dtype_problems, raise_problems, size_problems
 from textlm.loop import Goal, Schedule, run, warmup_cosine
@@ -82,10 +83,8 @@ def init_distributed(dist: DistEnv) -> torch.device:
                         ("MASTER_PORT", dist.master_port)):
         os.environ.setdefault(name, str(value))  # a plain `python run_pretraining.py` run
     backend = accelerator.communication_backend_name()
-    if backend == "gloo" and dist.nnodes > 1 and "GLOO_SOCKET_IFNAME" not in os.environ:
-        ifname = interface_towards(dist.master_addr)
-        if ifname:
-            os.environ["GLOO_SOCKET_IFNAME"] = ifname
+    if backend == "gloo":
+        use_interface_towards_master(dist)
     deepspeed.init_distributed(dist_backend=backend, auto_mpi_discovery=False)
     if accelerator.device_name() == "cpu":
         return torch.device("cpu")
@@ -95,9 +94,7 @@ def init_distributed(dist: DistEnv) -> torch.device:
 
 def configure_threads(dist: DistEnv) -> int:
     """OMP_NUM_THREADS when set, else the usable cores shared among this node's ranks."""
-    text = os.environ.get("OMP_NUM_THREADS", "").strip()
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    threads = int(text) if text.isdigit() else max(1, (cores or 1) // dist.nproc_per_node)
+    threads = rank_threads(dist)
     torch.set_num_threads(threads)
     return threads
 

@@ -11,7 +11,6 @@ measured CI runs.
 from __future__ import annotations
 
 import math
-import os
 import random
 from pathlib import Path
 from typing import Callable
@@ -20,12 +19,13 @@ import torch
 import torch.distributed as tdist
 from data import ImageFolder, Split, read_splits
 from driver import Config, ConfigError, DataError, DistEnv, Driver, Metric, run_case, split_batch
-from driver.netif import interface_towards
+from driver.dist import rank_threads
+from driver.torchdist import all_reduce_sum, init_distributed
 from model import ResNet50, flops_per_sample
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, Subset
-from train import Loop, all_reduce_sum, run
+from train import Loop, run
 
 # data, model and train are this folder's modules (python puts the script's folder on sys.path)
 CASE_DIR = Path(__file__).resolve().parent
@@ -35,29 +35,9 @@ DTYPES = ("fp32", "bf16", "fp16")
 def configure_threads(cfg: Config, dist: DistEnv) -> int:
     """cpu_threads when set, else OMP_NUM_THREADS when set (torchrun sets 1 for nproc > 1),
     else the usable cores shared among this node's ranks."""
-    text = os.environ.get("OMP_NUM_THREADS", "").strip()
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    threads = int(text) if text.isdigit() else max(1, (cores or 1) // dist.nproc_per_node)
-    if cfg.cpu_threads is not None:
-        threads = int(cfg.cpu_threads)
+    threads = rank_threads(dist, cfg.cpu_threads)
     torch.set_num_threads(threads)
     return threads
-
-
-def init_distributed(dist: DistEnv) -> torch.device:
-    """The rank's device; joins the process group (nccl on CUDA, gloo otherwise)."""
-    cuda = torch.cuda.is_available()
-    device = torch.device("cuda", dist.local_rank) if cuda else torch.device("cpu")
-    if cuda:
-        torch.cuda.set_device(device)
-    if dist.distributed:
-        if not cuda and dist.nnodes > 1 and "GLOO_SOCKET_IFNAME" not in os.environ:
-            ifname = interface_towards(dist.master_addr)
-            if ifname:
-                os.environ["GLOO_SOCKET_IFNAME"] = ifname
-        tdist.init_process_group("nccl" if cuda else "gloo", rank=dist.rank,
-                                 world_size=dist.world_size)
-    return device
 
 
 def check_config(cfg: Config, classes: int) -> None:

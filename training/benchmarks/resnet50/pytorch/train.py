@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
-import torch.distributed as tdist
 from driver import Driver, Metric
+from driver.torchdist import all_reduce_sum
 from torch import nn
 
 AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -38,13 +38,6 @@ class Progress:
     samples: int = 0                      # trained on this rank
     accuracy: float = float("nan")
     history: list[float] = field(default_factory=list)
-
-
-def all_reduce_sum(values: list[float], device: torch.device) -> list[float]:
-    tensor = torch.tensor(values, dtype=torch.float64, device=device)
-    if tdist.is_available() and tdist.is_initialized():
-        tdist.all_reduce(tensor, op=tdist.ReduceOp.SUM)
-    return tensor.tolist()
 
 
 def autocast(loop: Loop) -> contextlib.AbstractContextManager:
