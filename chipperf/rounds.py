@@ -239,13 +239,20 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
         monitor.result()
     st.finish("canceled", "stopped during teardown")
     try:
-        hosts[node.host].get_dir(node.output_dir, local)
-        hosts[node.host].remove_tree(node.output_dir)
+        skipped = hosts[node.host].get_dir(node.output_dir, local)
+        if skipped:
+            log.warning("[%s] node %d: not copied back (not a regular file or directory): %s",
+                        node.host, node.node_rank, ", ".join(skipped[:10]))
     except HostError as exc:
         log.error("[%s] node %d: could not collect %s: %s", node.host, node.node_rank,
                   node.output_dir, exc)
         if st.status == "succeeded":
             st.status, st.reason = "failed", f"results could not be collected: {exc}"
+    else:  # collected: the host's copy goes (the run's teardown retries what is left)
+        try:
+            hosts[node.host].remove_tree(node.output_dir)
+        except HostError as exc:
+            log.warning("[%s] node %d: %s", node.host, node.node_rank, exc)
     _check_finished(st, local)
     write_status(local, st.status, st.reason)
 

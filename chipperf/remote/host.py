@@ -54,8 +54,9 @@ class Host:
         """Unpack a tar archive (bytes) into ``remote_dir``, creating it."""
         raise NotImplementedError
 
-    def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> None:
-        """Copy a remote directory's contents into ``local_dir``."""
+    def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> list[str]:
+        """Copy a remote directory's contents into ``local_dir``; returns what was not copied
+        (links, sockets, devices), relative to ``remote_dir``."""
         raise NotImplementedError
 
     def makedirs(self, path: str) -> None:
@@ -123,10 +124,11 @@ class LocalHost(Host):
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
             _extract(tar, remote_dir)
 
-    def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> None:
+    def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> list[str]:
         if not Path(remote_dir).is_dir():
             raise HostError(self.name, f"{remote_dir} does not exist")
-        shutil.copytree(remote_dir, local_dir, dirs_exist_ok=True)
+        shutil.copytree(remote_dir, local_dir, dirs_exist_ok=True, symlinks=True)
+        return []
 
     def makedirs(self, path: str) -> None:
         self._file_op(f"creating {path}", lambda: Path(path).mkdir(parents=True, exist_ok=True))
@@ -292,15 +294,12 @@ class SSHHost(Host):
         finally:
             self._file_op(f"removing {archive}", lambda sftp: sftp.remove(archive))
 
-    def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> None:
+    def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> list[str]:
         try:
             with self._sftp(timeout) as sftp:
-                skipped = sftpfiles.get_tree(sftp, remote_dir, local_dir)
+                return sftpfiles.get_tree(sftp, remote_dir, local_dir)
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise HostError(self.name, f"copying {remote_dir} back failed ({exc})") from exc
-        if skipped:
-            raise HostError(self.name, f"copying {remote_dir} back skipped what is not a regular "
-                                       f"file or directory: {', '.join(skipped[:5])}")
 
     def makedirs(self, path: str) -> None:
         self._file_op(f"creating {path}", sftpfiles.makedirs, path)
