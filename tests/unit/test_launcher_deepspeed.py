@@ -6,6 +6,7 @@ import base64
 import json
 
 import pytest
+from launchctx import launch_context
 
 from chipperf.launchers import get_launcher, launcher_names
 from chipperf.launchers import pytorch as pytorch_launcher
@@ -16,12 +17,9 @@ deepspeed = get_launcher("deepspeed")
 
 def ctx(nnodes: int = 2, node_rank: int = 1, nproc: int = 8,
         hosts: tuple[str, ...] = ("10.0.0.1", "10.0.0.2")) -> LaunchContext:
-    return LaunchContext(
-        nnodes=nnodes, node_rank=node_rank, nproc_per_node=nproc, master_addr=hosts[0],
-        master_port=29501, node_addr=hosts[node_rank], hosts=hosts,
-        entry="/w/code/benchmarks/llama2_7b/deepspeed/run_pretraining.py",
-        case_args=("--data_dir", "/data", "--output_dir", "/w/results/n1"),
-        output_dir="/w/results/n1")
+    return launch_context("/w/results/n1", "/w/code/benchmarks/llama2_7b/deepspeed/run_pretraining.py",
+                          nnodes=nnodes, node_rank=node_rank, nproc=nproc, hosts=hosts,
+                          port=29501)
 
 
 def decode(argv: list[str]) -> dict:

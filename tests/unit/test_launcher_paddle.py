@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from launchctx import launch_context
 
 from chipperf.launchers import get_launcher, launcher_names
 from chipperf.launchers import paddle as paddle_launcher
@@ -33,11 +34,8 @@ def free_port() -> int:
 def context(tmp: Path, entry: str = "/w/code/benchmarks/bert/paddle/run_pretraining.py",
             nnodes: int = 1, node_rank: int = 0, nproc: int = 2,
             hosts: tuple[str, ...] = ("127.0.0.1",), port: int = 29500) -> LaunchContext:
-    return LaunchContext(
-        nnodes=nnodes, node_rank=node_rank, nproc_per_node=nproc, master_addr=hosts[0],
-        master_port=port, node_addr=hosts[node_rank], hosts=hosts, entry=entry,
-        case_args=("--data_dir", "/data", "--output_dir", str(tmp)), output_dir=str(tmp),
-        python=sys.executable)
+    return launch_context(str(tmp), entry, nnodes=nnodes, node_rank=node_rank, nproc=nproc,
+                          hosts=hosts, port=port, python=sys.executable)
 
 
 def child_env() -> dict[str, str]:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from launchctx import launch_context
 
 from chipperf.launchers import get_launcher, launcher_names, spawn, tensorflow2
 from chipperf.launchers.base import LaunchContext
@@ -24,11 +25,8 @@ REPO = Path(__file__).resolve().parents[2]
 def context(tmp: Path, nnodes: int = 1, node_rank: int = 0, nproc: int = 2,
             entry: str = "/w/code/benchmarks/resnet50/tensorflow2/run_pretraining.py",
             hosts: tuple[str, ...] = ("10.0.0.1",), port: int = 29500) -> LaunchContext:
-    return LaunchContext(
-        nnodes=nnodes, node_rank=node_rank, nproc_per_node=nproc, master_addr=hosts[0],
-        master_port=port, node_addr=hosts[node_rank], hosts=hosts, entry=entry,
-        case_args=("--data_dir", "/data", "--output_dir", str(tmp)), output_dir=str(tmp),
-        python=sys.executable)
+    return launch_context(str(tmp), entry, nnodes=nnodes, node_rank=node_rank, nproc=nproc,
+                          hosts=hosts, port=port, python=sys.executable)
 
 
 def child_env() -> dict[str, str]:

@@ -10,7 +10,13 @@ from __future__ import annotations
 from driver.args import CaseArgs, parse_args, parse_overrides
 from driver.case import Driver
 from driver.config import Config, load_case_config, load_config, read_python
-from driver.datadir import IMAGE_FOLDER_LAYOUT, require_dir, require_same_classes, scan_image_folder
+from driver.datadir import (
+    IMAGE_FOLDER_LAYOUT,
+    labelled_splits,
+    require_dir,
+    require_same_classes,
+    scan_image_folder,
+)
 from driver.dist import DistEnv, split_batch
 from driver.errors import CaseError, ConfigError, DataError, LaunchError
 from driver.events import CaseLog
@@ -33,6 +39,7 @@ __all__ = [
     "WindowTimes",
     "Windows",
     "build_finished",
+    "labelled_splits",
     "load_case_config",
     "load_config",
     "parse_args",

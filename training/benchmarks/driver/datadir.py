@@ -46,6 +46,22 @@ def scan_image_folder(data_dir: Path, split: str,
     return found
 
 
+def labelled_splits(data_dir: Path) -> tuple[tuple[str, ...], list[tuple[Path, int]],
+                                              list[tuple[Path, int]]]:
+    """An ImageNet-layout folder's train and val splits as (image, class index) pairs, with
+    the sorted class names the indices point into; raises ``DataError`` naming the path and
+    the layout when a split is missing or empty, or the splits' classes differ."""
+    train = scan_image_folder(data_dir, "train")
+    val = scan_image_folder(data_dir, "val")
+    require_same_classes(train, val, data_dir)
+    classes = tuple(sorted(train))
+
+    def pairs(found: dict[str, list[Path]]) -> list[tuple[Path, int]]:
+        return [(path, index) for index, name in enumerate(classes) for path in found[name]]
+
+    return classes, pairs(train), pairs(val)
+
+
 def require_same_classes(train: Iterable[str], val: Iterable[str], data_dir: Path) -> None:
     train_set, val_set = set(train), set(val)
     if train_set != val_set:

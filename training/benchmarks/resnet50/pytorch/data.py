@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from driver import ConfigError, DataError, require_same_classes, scan_image_folder
+from driver import ConfigError, DataError, labelled_splits
 from PIL import Image
 
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
@@ -36,16 +36,8 @@ class Split:
 
 def read_splits(data_dir: Path) -> tuple[Split, Split]:
     """(train, val); raises ``DataError`` naming the path and the expected layout."""
-    train = scan_image_folder(data_dir, "train")
-    val = scan_image_folder(data_dir, "val")
-    require_same_classes(train, val, data_dir)
-    classes = tuple(sorted(train))
-    return _split(train, classes), _split(val, classes)
-
-
-def _split(found: dict[str, list[Path]], classes: tuple[str, ...]) -> Split:
-    samples = tuple((path, index) for index, name in enumerate(classes) for path in found[name])
-    return Split(samples, classes)
+    classes, train, val = labelled_splits(data_dir)
+    return Split(tuple(train), classes), Split(tuple(val), classes)
 
 
 def to_tensor(image: Image.Image) -> torch.Tensor:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from driver import DataError, require_same_classes, scan_image_folder
+from driver import DataError, labelled_splits
 
 AUGMENTS = ("resize", "random_resized_crop_flip")
 
@@ -41,16 +41,12 @@ class Shard:
 
 def read_splits(data_dir: Path) -> tuple[Split, Split]:
     """(train, val); raises ``DataError`` naming the path and the expected layout."""
-    train = scan_image_folder(data_dir, "train")
-    val = scan_image_folder(data_dir, "val")
-    require_same_classes(train, val, data_dir)
-    classes = tuple(sorted(train))
-    return _split(train, classes), _split(val, classes)
+    classes, train, val = labelled_splits(data_dir)
 
+    def split(pairs: list[tuple[Path, int]]) -> Split:
+        return Split(tuple(str(p) for p, _ in pairs), tuple(label for _, label in pairs), classes)
 
-def _split(found: dict[str, list[Path]], classes: tuple[str, ...]) -> Split:
-    pairs = [(str(path), index) for index, name in enumerate(classes) for path in found[name]]
-    return Split(tuple(p for p, _ in pairs), tuple(label for _, label in pairs), classes)
+    return split(train), split(val)
 
 
 def check_augment(augment: str) -> None:
