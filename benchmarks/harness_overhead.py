@@ -87,9 +87,9 @@ def run(work: Path, training: Path, hosts: list[str], state: dict, nnodes: int, 
     master_cpu = (after.children_user - children.children_user
                   + after.children_system - children.children_system)
     machine_cpu = busy_cpu_s() - busy
-    (run_dir,) = set((work / "result").glob("run*")) - before
     if proc.returncode != 0:
         sys.exit(f"run failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    (run_dir,) = set((work / "result").glob("run*")) - before
     return wall, run_dir, master_cpu, machine_cpu
 
 
@@ -112,10 +112,13 @@ def per_round(run_dir: Path) -> tuple[list[float], list[float], float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="work in DIR and keep it (result dirs with run.log timelines)")
     args = parser.parse_args()
     digits = Path("/var/lib/chipperf-test/data/digits")
     with tempfile.TemporaryDirectory(prefix="chipperf-bench-") as tmp:
-        work = Path(tmp)
+        work = Path(tmp) if args.keep is None else args.keep
+        work.mkdir(parents=True, exist_ok=True)
         training, hosts, state = setup(work, digits)
         print("warm-up (builds and ships the image; not measured) ...", flush=True)
         run(work, training, hosts, state, 3, 1, digits)

@@ -4,6 +4,12 @@ The SDK's ``ssh://`` transport runs ``docker system dial-stdio`` on the host (so
 host's DOCKER_HOST is honoured), but it builds its own paramiko client from
 ~/.ssh/config. We give it a client made with the cluster config's user, key,
 port, timeouts and host-key policy instead.
+
+The SDK also keys its connection pools by the request's whole URL, so every call
+naming a new container (create, start, inspect, wait, stop, remove) opened a new
+SSH session, and with it a login shell and a `docker` process on the host: about
+eight per node per round. Here one pool per host keeps its channels open across
+calls, and a channel whose dial-stdio has ended is dropped, not reused.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import docker
 from docker import constants
 from docker.transport.basehttpadapter import BaseHTTPAdapter
-from docker.transport.sshconn import SSHHTTPAdapter
+from docker.transport.sshconn import SSHConnectionPool, SSHHTTPAdapter
 
 from chipperf.errors import HostError
 
@@ -24,6 +30,21 @@ try:  # urllib3 2.x
     from urllib3._collections import RecentlyUsedContainer
 except ImportError:  # pragma: no cover
     from requests.packages.urllib3._collections import RecentlyUsedContainer  # type: ignore
+
+
+_POOL_KEY = "http+docker://ssh"
+
+
+class _Pool(SSHConnectionPool):
+    def _get_conn(self, timeout: float | None = None) -> Any:
+        conn = super()._get_conn(timeout)
+        if conn.sock is not None and _ended(conn.sock):
+            conn.close()  # connects again (a new session) on its next request
+        return conn
+
+
+def _ended(channel: Any) -> bool:
+    return bool(channel.closed or channel.eof_received or channel.exit_status_ready())
 
 
 class _Adapter(SSHHTTPAdapter):
@@ -40,6 +61,20 @@ class _Adapter(SSHHTTPAdapter):
 
     def _connect(self) -> None:  # called by the SDK when the transport dropped
         self.ssh_client = self._host.new_ssh_client()
+
+    def get_connection(self, url: str, proxies: Any = None) -> Any:
+        """The host's one pool, whatever the URL."""
+        with self.pools.lock:
+            pool = self.pools.get(_POOL_KEY)
+            if pool is not None:
+                return pool
+            transport = self.ssh_client.get_transport()
+            if transport is None or not transport.is_active():
+                self._connect()
+            pool = _Pool(ssh_client=self.ssh_client, timeout=self.timeout,
+                         maxsize=self.max_pool_size, host=self.ssh_host)
+            self.pools[_POOL_KEY] = pool
+        return pool
 
 
 def docker_over_ssh(host: "SSHHost", timeout: float = 600) -> Any:
