@@ -105,6 +105,32 @@ def test_docker_over_ssh_uses_the_configured_key_and_the_hosts_own_engine(sim_cl
     assert roots == {h.address: f"/var/lib/chipperf-sim/{h.name}/docker" for h in sim_cluster.hosts}
 
 
+def test_docker_calls_share_one_ssh_session_per_host(sim_cluster, monkeypatch):
+    """Calls on different URLs reuse the open dial-stdio channel; a dead one is replaced."""
+    import docker.errors
+    import paramiko
+
+    sessions = []
+    exec_command = paramiko.Channel.exec_command
+    monkeypatch.setattr(paramiko.Channel, "exec_command",
+                        lambda channel, cmd: (sessions.append(cmd), exec_command(channel, cmd))[1])
+    host = SSHHost(sim_cluster.hosts[0].address, cluster_config(sim_cluster))
+    try:
+        client = host.docker()
+        for n in range(8):  # each a different URL, as container calls are
+            with pytest.raises(docker.errors.NotFound):
+                client.api.inspect_container(f"chipperf-no-such-container-{n}")
+        assert sessions == ["docker system dial-stdio"]
+        pool = client.api._custom_adapter.get_connection("http+docker://ssh/anything")
+        for conn in list(pool.pool.queue):
+            if conn is not None and conn.sock is not None:
+                conn.sock.close()
+        assert client.version()["ApiVersion"]
+        assert len(sessions) == 2
+    finally:
+        host.close()
+
+
 def test_group_failure_carries_every_hosts_outcome(sim_cluster):
     group = HostGroup.connect([h.address for h in sim_cluster.hosts], cluster_config(sim_cluster))
     bad = sim_cluster.hosts[1].address
