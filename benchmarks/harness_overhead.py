@@ -1,6 +1,6 @@
 """Harness overhead per round on 1 and on 3 simulated hosts.
 
-    python3 benchmarks/harness_overhead.py [--rounds 3]
+    python3 benchmarks/harness_overhead.py [--rounds 3] [--host-cpus X] [--keep DIR]
 
 Needs root and the simulated cluster (`tests/simcluster/simcluster.py up --hosts 3`,
 which this script runs). For each topology it runs resnet50 (a tiny real
@@ -18,10 +18,15 @@ and, separately, the harness's own share of it:
 (the rest is the framework launcher and interpreter starting and stopping inside the
 container). It prints medians for 1 and 3 hosts, their ratios, the fixed per-run cost
 (connect, checks, upload, teardown, reports) outside rounds, and where the CPU went: the
-master's own CPU time (the chipperf process) and the whole machine's busy CPU time over
-the run, per round. On the simulated cluster every host's sshd, dockerd, containers and
-ranks share this machine's cores, so three hosts need about three times the CPU of one;
-the machine figure shows how much of the 3-host wall time that explains.
+master's own CPU time (the chipperf process), each simulated host's (its sshd, dockerd,
+containerd and containers, from its cgroup) and the whole machine's, per round.
+
+The simulated hosts share this machine's cores, so with 3 hosts every per-host step
+(container start, the launcher importing torch, teardown) queues for the same CPUs, which
+a real cluster's hosts do not. The script therefore measures twice: once with the hosts
+sharing the machine freely, and once with every host capped at the same `--host-cpus`
+(default: 90% of the cores split three ways), so that 1 and 3 hosts each get the same
+CPU per host, as on a cluster of equal machines (0 skips that pass).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -68,9 +74,20 @@ def busy_cpu_s() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+def hosts_cpu_s(state: dict) -> list[float]:
+    """CPU seconds each simulated host has used (its cgroup's cpuacct.usage)."""
+    return [int(Path(h["cpuacct"], "cpuacct.usage").read_text()) / 1e9 if h.get("cpuacct") else 0.0
+            for h in state["hosts"]]
+
+
+def cpu_share(cpus: float) -> None:
+    subprocess.run([sys.executable, str(SIM), "cpu-share", "--cpus", str(cpus)], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
 def run(work: Path, training: Path, hosts: list[str], state: dict, nnodes: int, rounds: int,
-        digits: Path) -> tuple[float, Path, float, float]:
-    """Wall time, run dir, the chipperf process's CPU time and the machine's busy CPU time."""
+        digits: Path) -> tuple[float, Path, dict[str, Any]]:
+    """Wall time, run dir, and CPU seconds: the chipperf process, each host, the machine."""
     cluster = work / "cluster.py"
     cluster.write_text(f"HOSTS = {hosts[:nnodes]!r}\nSSH_USER = 'root'\nSSH_KEY = {state['ssh_key']!r}\n"
                        "MASTER_PORT = 29531\nWORK_ROOT = '/tmp/chipperf-bench'\n")
@@ -78,7 +95,7 @@ def run(work: Path, training: Path, hosts: list[str], state: dict, nnodes: int, 
     test.write_text(f"VENDOR = 'cpu'\nCASES = {{'resnet50:pytorch_2.13:xeon:{nnodes}:1:{rounds}': "
                     f"{str(digits)!r}}}\nRESULT_ROOT = {str(work / 'result')!r}\nSHM_SIZE = '1g'\n")
     before = set((work / "result").glob("run*"))
-    started, children, busy = time.monotonic(), os.times(), busy_cpu_s()
+    started, children, busy, per_host = time.monotonic(), os.times(), busy_cpu_s(), hosts_cpu_s(state)
     proc = subprocess.run([sys.executable, "-m", "chipperf.cli", "run", "--cluster", str(cluster),
                            "--test", str(test), "--training-dir", str(training)], cwd=work,
                           capture_output=True, text=True)
@@ -86,11 +103,12 @@ def run(work: Path, training: Path, hosts: list[str], state: dict, nnodes: int, 
     after = os.times()
     master_cpu = (after.children_user - children.children_user
                   + after.children_system - children.children_system)
-    machine_cpu = busy_cpu_s() - busy
+    cpu = {"master": master_cpu, "machine": busy_cpu_s() - busy,
+           "hosts": [b - a for a, b in zip(per_host, hosts_cpu_s(state))][:nnodes]}
     if proc.returncode != 0:
         sys.exit(f"run failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     (run_dir,) = set((work / "result").glob("run*")) - before
-    return wall, run_dir, master_cpu, machine_cpu
+    return wall, run_dir, cpu
 
 
 def per_round(run_dir: Path) -> tuple[list[float], list[float], float]:
@@ -109,9 +127,30 @@ def per_round(run_dir: Path) -> tuple[list[float], list[float], float]:
     return overheads, harness, in_rounds
 
 
+def measure(work: Path, training: Path, hosts: list[str], state: dict, rounds: int,
+            digits: Path) -> None:
+    total, own = {}, {}
+    for nnodes in (1, 3):
+        wall, run_dir, cpu = run(work, training, hosts, state, nnodes, rounds, digits)
+        overheads, harness, in_rounds = per_round(run_dir)
+        total[nnodes], own[nnodes] = statistics.median(overheads), statistics.median(harness)
+        print(f"{nnodes} host(s): per round, wall - case e2e: median {total[nnodes]:.2f} s "
+              f"({', '.join(f'{o:.2f}' for o in overheads)}); harness alone (wall - container "
+              f"lifetime): median {own[nnodes]:.2f} s ({', '.join(f'{o:.2f}' for o in harness)}); "
+              f"fixed per-run cost outside rounds {wall - in_rounds:.2f} s; CPU per round: "
+              f"master {cpu['master'] / rounds:.2f} s, hosts "
+              f"{', '.join(f'{c / rounds:.2f}' for c in cpu['hosts'])} s, whole machine "
+              f"{cpu['machine'] / rounds:.2f} s (for {in_rounds / rounds:.2f} s of round wall "
+              f"time on {os.cpu_count()} cores)", flush=True)
+    print(f"ratio 3 hosts / 1 host: wall - e2e {total[3] / total[1]:.2f}, harness alone "
+          f"{own[3] / own[1]:.2f} (targets: < 5 s per round, ratio <= 1.3)", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--host-cpus", type=float, default=round(0.9 * (os.cpu_count() or 1) / 3, 2),
+                        help="CPUs per simulated host in the second pass (0: skip it)")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="work in DIR and keep it (result dirs with run.log timelines)")
     args = parser.parse_args()
@@ -121,22 +160,17 @@ def main() -> None:
         work.mkdir(parents=True, exist_ok=True)
         training, hosts, state = setup(work, digits)
         print("warm-up (builds and ships the image; not measured) ...", flush=True)
+        cpu_share(0)
         run(work, training, hosts, state, 3, 1, digits)
-        total, own = {}, {}
-        for nnodes in (1, 3):
-            wall, run_dir, master_cpu, machine_cpu = run(work, training, hosts, state, nnodes,
-                                                         args.rounds, digits)
-            overheads, harness, in_rounds = per_round(run_dir)
-            total[nnodes], own[nnodes] = statistics.median(overheads), statistics.median(harness)
-            print(f"{nnodes} host(s): per round, wall - case e2e: median {total[nnodes]:.2f} s "
-                  f"({', '.join(f'{o:.2f}' for o in overheads)}); harness alone (wall - container "
-                  f"lifetime): median {own[nnodes]:.2f} s ({', '.join(f'{o:.2f}' for o in harness)}); "
-                  f"fixed per-run cost outside rounds {wall - in_rounds:.2f} s; CPU per round: "
-                  f"master {master_cpu / args.rounds:.2f} s, whole machine "
-                  f"{machine_cpu / args.rounds:.2f} s (for {in_rounds / args.rounds:.2f} s of "
-                  f"round wall time on {os.cpu_count()} cores)", flush=True)
-        print(f"ratio 3 hosts / 1 host: wall - e2e {total[3] / total[1]:.2f}, harness alone "
-              f"{own[3] / own[1]:.2f} (targets: < 5 s per round, ratio <= 1.3)")
+        print("hosts sharing the machine's cores freely:", flush=True)
+        measure(work, training, hosts, state, args.rounds, digits)
+        if args.host_cpus > 0:
+            print(f"every host capped at {args.host_cpus:g} CPU(s):", flush=True)
+            try:
+                cpu_share(args.host_cpus)
+                measure(work, training, hosts, state, args.rounds, digits)
+            finally:
+                cpu_share(0)
         print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 

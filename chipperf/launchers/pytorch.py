@@ -1,9 +1,10 @@
 """PyTorch: torchrun, one launcher per node; master = node rank 0's host.
 
 torchrun runs through ``chipperf.launchers.quickexit``, which skips the interpreter's
-teardown once torchrun has returned (its ranks have all exited by then), except on node 0 of
-a multi-node run: node 0's torchrun hosts the store that the other nodes' exit barrier reads,
-and leaving at once can cut their last read short ("Error waiting on exit barrier").
+teardown once torchrun has returned (its ranks have all exited by then). Node 0 of a
+multi-node run hosts the store that the other nodes' exit barrier reads, and leaving at once
+could cut their last read short ("Error waiting on exit barrier"), so there it first waits
+for the other nodes to drop their connections to the master port (``--store-port``).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from chipperf.launchers.base import LaunchContext, rank_exec
 
 def command(ctx: LaunchContext) -> list[str]:
     hosts_store = ctx.nnodes > 1 and ctx.node_rank == 0
-    runner = ["-m", "torch.distributed.run"] if hosts_store else \
-        ["-m", "chipperf.launchers.quickexit", "torch.distributed.run"]
+    runner = ["-m", "chipperf.launchers.quickexit",
+              *(["--store-port", str(ctx.master_port)] if hosts_store else []),
+              "torch.distributed.run"]
     return [
         ctx.python, *runner,
         f"--nnodes={ctx.nnodes}",

@@ -16,6 +16,13 @@ containers on a real small cluster.
                                      in the root daemon if missing
     simcluster.py load-image IMAGE [--hosts h1,h2]
                                      copy an image from the root daemon into host daemons
+    simcluster.py cpu-share --cpus X limit every host to X CPUs (0: no limit)
+
+CPU: the hosts share this machine's cores. Each host's daemons, ssh sessions and
+containers sit in one cgroup (v1 ``cpu`` and ``cpuacct`` hierarchies:
+``chipperf-sim/hI/{daemons,containers}``), so ``cpu-share`` can give every host the
+same fixed share (as if each had its own, smaller machine) and ``cpuacct.usage`` of
+``chipperf-sim/hI`` says what each host spent.
 
 State: /run/chipperf-sim/cluster.json (see README.md).
 """
@@ -60,6 +67,9 @@ FORWARD_RULE = ["FORWARD", "-i", BRIDGE, "-o", BRIDGE, "-m", "comment",
                 "--comment", "chipperf-sim", "-j", "ACCEPT"]
 MINBASE_IMAGE = "chipperf-sim/minbase:test"
 MAX_HOSTS = 200
+CGROUP_V1 = "/sys/fs/cgroup"
+CGROUP_NAME = "chipperf-sim"
+CFS_PERIOD_US = 100_000
 REQUIRED_BINARIES = ["ip", "nsenter", "sshd", "ssh", "ssh-keygen", "ssh-keyscan",
                      "dockerd", "containerd", "containerd-shim-runc-v2", "runc", "docker"]
 
@@ -162,6 +172,7 @@ class Host:
         self.sshd_pid = os.path.join(self.run, "sshd.pid")
         self.sshd_log = os.path.join(self.run, "sshd.log")
         self.host_key = os.path.join(self.run, "ssh_host_ed25519_key")
+        self.cgroup = f"{CGROUP_NAME}/{self.name}"   # relative to a hierarchy's root
 
     @classmethod
     def from_name(cls, name):
@@ -172,7 +183,8 @@ class Host:
 
     def state(self):
         return {"name": self.name, "address": self.address, "ssh_port": 22,
-                "docker_host": self.docker_host, "netns": self.netns}
+                "docker_host": self.docker_host, "netns": self.netns,
+                "cpuacct": cgroup_dir("cpuacct", self) if cgroups_usable() else None}
 
 
 def netns_ino(path):
@@ -555,6 +567,7 @@ def start_dockerd(h):
             "--containerd", h.ctd_sock,
             "--bridge=none", "--iptables=false", "--ip6tables=false",
             "--ip-forward=false", "--ip-masq=false",
+            *(["--cgroup-parent", f"/{h.cgroup}/containers"] if cgroups_usable() else []),
             "--label", f"chipperf.sim.host={h.name}",
             "--label", f"chipperf.sim.address={h.address}"]
     p = spawn_detached(argv, h.dockerd_log)
@@ -624,6 +637,8 @@ def host_health(h):
     checks["dockerd"] = checks["dockerd"] and docker_ping(h.docker_sock)
     checks["sshd"] = checks["sshd"] and tcp_open(h.address, 22)
     checks["host_key"] = os.path.exists(h.host_key + ".pub")
+    if cgroups_usable():
+        checks["cgroup"] = in_host_cgroup(h, pids)
     return checks
 
 
@@ -648,9 +663,69 @@ def teardown_host(h, purge=False):
         sh(["ip", "netns", "del", h.netns], "delete network namespace", h.name, check=False)
     unmount_under(h.run)
     shutil.rmtree(h.run, ignore_errors=True)
+    remove_cgroup(h)
     if purge:
         unmount_under(h.lib)
         shutil.rmtree(h.lib, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- CPU (cgroup v1)
+
+def cgroups_usable():
+    """The v1 ``cpu`` and ``cpuacct`` hierarchies are mounted and writable."""
+    return all(os.access(os.path.join(CGROUP_V1, c, "cgroup.procs"), os.W_OK)
+               for c in ("cpu", "cpuacct"))
+
+
+def cgroup_dir(controller, h, leaf=""):
+    return os.path.join(CGROUP_V1, controller, h.cgroup, leaf).rstrip("/")
+
+
+def place_in_cgroup(h, pids):
+    """Move the host's daemons into chipperf-sim/hI/daemons (their children follow)."""
+    for controller in ("cpu", "cpuacct"):
+        for leaf in ("daemons", "containers"):
+            os.makedirs(cgroup_dir(controller, h, leaf), exist_ok=True)
+        for pid in pids:
+            if pid:
+                with open(os.path.join(cgroup_dir(controller, h, "daemons"), "cgroup.procs"), "w") as f:
+                    f.write(str(pid))
+
+
+def in_host_cgroup(h, pids):
+    """Every daemon sits in the host's cgroup, and dockerd puts containers under it."""
+    want = f"/{h.cgroup}/daemons"
+    for pid in pids.values():
+        paths = {}
+        for line in (read_text(f"/proc/{pid}/cgroup", "") if pid else "").splitlines():
+            _, controllers, path = line.split(":", 2)
+            paths.update(dict.fromkeys(controllers.split(","), path))
+        if paths.get("cpu") != want or paths.get("cpuacct") != want:
+            return False
+    cmdline = read_text(f"/proc/{pids['dockerd']}/cmdline", "") if pids["dockerd"] else ""
+    return f"/{h.cgroup}/containers" in cmdline.split("\0")
+
+
+def set_cpu_share(h, cpus):
+    """Cap everything the host runs at ``cpus`` CPUs (CFS quota); 0 lifts the cap."""
+    quota = int(cpus * CFS_PERIOD_US) if cpus > 0 else -1
+    base = cgroup_dir("cpu", h)
+    if not os.path.isdir(base):
+        raise SimError("cpu-share", h.name, f"{base} missing: run `simcluster.py up` first")
+    for name, value in (("cpu.cfs_period_us", CFS_PERIOD_US), ("cpu.cfs_quota_us", quota)):
+        with open(os.path.join(base, name), "w") as f:  # in place: cgroup files cannot be renamed
+            f.write(str(value))
+
+
+def remove_cgroup(h):
+    """rmdir the host's cgroups, deepest first (all processes are gone by now)."""
+    for controller in ("cpu", "cpuacct"):
+        base = cgroup_dir(controller, h)
+        if not os.path.isdir(base):
+            continue
+        for root, _dirs, _ in sorted(os.walk(base), key=lambda w: -len(w[0])):
+            with contextlib.suppress(OSError):
+                os.rmdir(root)
 
 
 def unmount_under(path):
@@ -669,6 +744,8 @@ def build_host(h):
     start_containerd(h)
     start_dockerd(h)
     start_sshd(h)
+    if cgroups_usable():
+        place_in_cgroup(h, daemon_pids(h).values())
     log(f"up at {h.address} in {time.monotonic() - t:.1f}s", h.name)
 
 
@@ -879,6 +956,22 @@ def cmd_ensure_dockerd(args):
     return 0
 
 
+def cmd_cpu_share(args):
+    st = read_state()
+    if not st:
+        raise SimError("cpu-share", detail=f"cluster is not up ({STATE_FILE} missing)")
+    if not cgroups_usable():
+        raise SimError("cpu-share", detail=f"needs the cgroup v1 cpu and cpuacct hierarchies under "
+                       f"{CGROUP_V1} (this machine has neither writable)")
+    if args.cpus < 0:
+        raise SimError("parse arguments", detail="--cpus must be >= 0")
+    with locked():
+        for h in (Host.from_name(x["name"]) for x in st["hosts"]):
+            set_cpu_share(h, args.cpus)
+    log(f"every host limited to {args.cpus:g} CPU(s)" if args.cpus else "CPU limits lifted")
+    return 0
+
+
 def cmd_ensure_minbase(args):
     """Build chipperf-sim/minbase:test (Debian bookworm minbase via debootstrap) in the root daemon."""
     ensure_root_dockerd()
@@ -951,6 +1044,9 @@ def main(argv=None):
     p.add_argument("image")
     p.add_argument("--hosts", help="comma-separated host names (default: all)")
     p.set_defaults(func=cmd_load_image)
+    p = sub.add_parser("cpu-share", help="cap every host's CPU (its daemons, sessions, containers)")
+    p.add_argument("--cpus", type=float, required=True, help="CPUs per host; 0 lifts the cap")
+    p.set_defaults(func=cmd_cpu_share)
     args = ap.parse_args(argv)
     try:
         return args.func(args)

@@ -80,12 +80,15 @@ def test_uses_the_contexts_python(python: str) -> None:
     assert argv[0] == python and argv[-2:] == ["-u", "/e.py"] and argv[-3] == python
 
 
-@pytest.mark.parametrize("nnodes, node_rank, quick", [(1, 0, True), (2, 1, True), (2, 0, False)])
-def test_torchrun_quick_exit_except_where_it_hosts_the_exit_barrier_store(
-        nnodes: int, node_rank: int, quick: bool) -> None:
+@pytest.mark.parametrize("nnodes, node_rank, hosts_store", [(1, 0, False), (2, 1, False),
+                                                            (2, 0, True)])
+def test_torchrun_quick_exit_waits_for_the_other_nodes_where_it_hosts_the_store(
+        nnodes: int, node_rank: int, hosts_store: bool) -> None:
     hosts = ("10.0.0.1", "10.0.0.2")[:nnodes]
     argv = pytorch_launcher.command(ctx(nnodes=nnodes, node_rank=node_rank, hosts=hosts))
     runner = argv[:argv.index("torch.distributed.run") + 1]
-    assert runner == (["python3", "-m", "chipperf.launchers.quickexit", "torch.distributed.run"]
-                      if quick else ["python3", "-m", "torch.distributed.run"])
+    port = argv[argv.index("--store-port") + 1] if hosts_store else None
+    assert runner == ["python3", "-m", "chipperf.launchers.quickexit",
+                      *(["--store-port", port] if hosts_store else []), "torch.distributed.run"]
+    assert port is None or f"--master_port={port}" in argv
     assert f"--node_rank={node_rank}" in argv and f"--nnodes={nnodes}" in argv

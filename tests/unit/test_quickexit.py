@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from chipperf.launchers.quickexit import remote_peers, tcp_table
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -70,3 +73,37 @@ def test_run_case_error_still_exits_2_with_quick_exit(tmp_path):
     proc = run_python(["case_entry.py"], tmp_path)
     assert proc.returncode == 2
     assert "chipperf case error: global_batch_size 7" in proc.stderr
+
+
+# /proc/net/tcp rows: (local, remote, state); 0x1F90 = 8080, state 01 = ESTABLISHED.
+STORE_ROWS = [
+    ("0B00E70A:1F90", "00000000:0000", "0A"),   # the listener
+    ("0B00E70A:1F90", "0B00E70A:9C40", "01"),   # our own agent's client, accepted ...
+    ("0B00E70A:9C40", "0B00E70A:1F90", "01"),   # ... and its end
+    ("0B00E70A:1F90", "0C00E70A:B000", "01"),   # node 1's agent (10.231.0.12)
+    ("0B00E70A:1F90", "0D00E70A:B001", "08"),   # node 2 has left (CLOSE_WAIT)
+    ("0B00E70A:2000", "0C00E70A:B002", "01"),   # another port
+]
+
+
+def test_remote_peers_are_other_hosts_still_connected_to_the_port():
+    assert remote_peers(8080, STORE_ROWS) == {"0C00E70A:B000"}
+    assert remote_peers(8080, STORE_ROWS[:3] + STORE_ROWS[4:]) == set()
+
+
+def test_a_connection_from_this_host_is_not_a_remote_peer():
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)), server.accept()[0]:
+            table = tcp_table()
+            assert any(int(local.rsplit(":", 1)[1], 16) == port and state == "01"
+                       for local, _, state in table)
+            assert remote_peers(port, table) == set()
+
+
+def test_store_port_flag_leaves_at_once_without_peers(tmp_path):
+    (tmp_path / "fake_launcher.py").write_text("import atexit\natexit.register(print, 'teardown')\n"
+                                               "print('ran')\n")
+    proc = run_python(["-m", "chipperf.launchers.quickexit", "--store-port", "1", "fake_launcher"],
+                      tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "ran\n")
