@@ -7,8 +7,8 @@ port, timeouts and host-key policy instead.
 
 The SDK also keys its connection pools by the request's whole URL, so every call
 naming a new container (create, start, inspect, wait, stop, remove) opened a new
-SSH session, and with it a login shell and a `docker` process on the host: about
-eight per node per round. Here one pool per host keeps its channels open across
+SSH session, and with it a login shell and a `docker` process on the host, several
+per node per round. Here one pool per host keeps its channels open across
 calls, and a channel whose dial-stdio has ended is dropped, not reused.
 """
 
