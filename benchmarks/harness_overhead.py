@@ -74,10 +74,12 @@ def busy_cpu_s() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def hosts_cpu_s(state: dict) -> list[float]:
-    """CPU seconds each simulated host has used (its cgroup's cpuacct.usage)."""
-    return [int(Path(h["cpuacct"], "cpuacct.usage").read_text()) / 1e9 if h.get("cpuacct") else 0.0
-            for h in state["hosts"]]
+def hosts_cpu_s(state: dict) -> list[float] | None:
+    """CPU seconds each simulated host has used (its cgroup's cpuacct.usage); None where
+    simcluster could not give the hosts cgroups (no writable cgroup v1 cpu hierarchy)."""
+    if not all(h.get("cpuacct") for h in state["hosts"]):
+        return None
+    return [int(Path(h["cpuacct"], "cpuacct.usage").read_text()) / 1e9 for h in state["hosts"]]
 
 
 def cpu_share(cpus: float) -> None:
@@ -103,8 +105,10 @@ def run(work: Path, training: Path, hosts: list[str], state: dict, nnodes: int, 
     after = os.times()
     master_cpu = (after.children_user - children.children_user
                   + after.children_system - children.children_system)
+    after_hosts = hosts_cpu_s(state)
     cpu = {"master": master_cpu, "machine": busy_cpu_s() - busy,
-           "hosts": [b - a for a, b in zip(per_host, hosts_cpu_s(state))][:nnodes]}
+           "hosts": None if per_host is None or after_hosts is None else
+           [b - a for a, b in zip(per_host, after_hosts)][:nnodes]}
     if proc.returncode != 0:
         sys.exit(f"run failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     (run_dir,) = set((work / "result").glob("run*")) - before
@@ -134,12 +138,13 @@ def measure(work: Path, training: Path, hosts: list[str], state: dict, rounds: i
         wall, run_dir, cpu = run(work, training, hosts, state, nnodes, rounds, digits)
         overheads, harness, in_rounds = per_round(run_dir)
         total[nnodes], own[nnodes] = statistics.median(overheads), statistics.median(harness)
+        host_cpu = "n/a" if cpu["hosts"] is None else \
+            ", ".join(f"{c / rounds:.2f}" for c in cpu["hosts"]) + " s"
         print(f"{nnodes} host(s): per round, wall - case e2e: median {total[nnodes]:.2f} s "
               f"({', '.join(f'{o:.2f}' for o in overheads)}); harness alone (wall - container "
               f"lifetime): median {own[nnodes]:.2f} s ({', '.join(f'{o:.2f}' for o in harness)}); "
               f"fixed per-run cost outside rounds {wall - in_rounds:.2f} s; CPU per round: "
-              f"master {cpu['master'] / rounds:.2f} s, hosts "
-              f"{', '.join(f'{c / rounds:.2f}' for c in cpu['hosts'])} s, whole machine "
+              f"master {cpu['master'] / rounds:.2f} s, hosts {host_cpu}, whole machine "
               f"{cpu['machine'] / rounds:.2f} s (for {in_rounds / rounds:.2f} s of round wall "
               f"time on {os.cpu_count()} cores)", flush=True)
     print(f"ratio 3 hosts / 1 host: wall - e2e {total[3] / total[1]:.2f}, harness alone "
@@ -159,12 +164,17 @@ def main() -> None:
         work = Path(tmp) if args.keep is None else args.keep
         work.mkdir(parents=True, exist_ok=True)
         training, hosts, state = setup(work, digits)
+        can_cap = hosts_cpu_s(state) is not None
         print("warm-up (builds and ships the image; not measured) ...", flush=True)
-        cpu_share(0)
+        if can_cap:
+            cpu_share(0)
         run(work, training, hosts, state, 3, 1, digits)
         print("hosts sharing the machine's cores freely:", flush=True)
         measure(work, training, hosts, state, args.rounds, digits)
-        if args.host_cpus > 0:
+        if args.host_cpus > 0 and not can_cap:
+            print("equal-CPU pass skipped: the simulated hosts have no cgroups here (simcluster "
+                  "needs writable cgroup v1 cpu and cpuacct hierarchies)", flush=True)
+        elif args.host_cpus > 0:
             print(f"every host capped at {args.host_cpus:g} CPU(s):", flush=True)
             try:
                 cpu_share(args.host_cpus)
