@@ -717,6 +717,13 @@ def set_cpu_share(h, cpus):
             f.write(str(value))
 
 
+def cpu_cap(h):
+    """The host's CPU cap in CPUs, or None (no cap, or no cgroup)."""
+    quota = read_text(os.path.join(cgroup_dir("cpu", h), "cpu.cfs_quota_us"), "-1").strip()
+    period = read_text(os.path.join(cgroup_dir("cpu", h), "cpu.cfs_period_us"), "0").strip()
+    return round(int(quota) / int(period), 3) if int(quota) > 0 and int(period) > 0 else None
+
+
 def remove_cgroup(h):
     """rmdir the host's cgroups, deepest first (all processes are gone by now)."""
     for controller in ("cpu", "cpuacct"):
@@ -866,6 +873,9 @@ def cmd_up(args):
         refresh_known_hosts(hosts)
         with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, n)) as ex:
             list(ex.map(ssh_check, hosts))
+        if cgroups_usable():  # a cap left by an interrupted benchmark goes: hosts start uncapped
+            for h in hosts:
+                set_cpu_share(h, 0)
         write_state(hosts)
     log(f"cluster up: {n} host(s) ({', '.join(f'{k}={v}' for k, v in sorted(results.items()))}) "
         f"in {time.monotonic() - t0:.1f}s; state in {STATE_FILE}")
@@ -907,7 +917,7 @@ def cmd_status(args):
         checks = host_health(h)
         ok = all(checks.values())
         all_ok = all_ok and ok
-        out["hosts"].append({**h.state(), "healthy": ok, "checks": checks,
+        out["hosts"].append({**h.state(), "cpu_cap": cpu_cap(h), "healthy": ok, "checks": checks,
                              "in_state_file": bool(st) and h.name in [x["name"] for x in st["hosts"]]})
     out["healthy"] = all_ok
     print(json.dumps(out, indent=2))
