@@ -101,7 +101,7 @@ def test_a_connection_from_this_host_is_not_a_remote_peer():
             assert remote_peers(port, table) == set()
 
 
-def test_store_port_flag_leaves_at_once_without_peers(tmp_path):
+def test_store_port_flag_runs_the_module_and_keeps_its_output_without_peers(tmp_path):
     (tmp_path / "fake_launcher.py").write_text("import atexit\natexit.register(print, 'teardown')\n"
                                                "print('ran')\n")
     proc = run_python(["-m", "chipperf.launchers.quickexit", "--store-port", "1", "fake_launcher"],
