@@ -146,7 +146,8 @@ def case_env(case: Case, threads: int) -> dict[str, str]:
             "NNODES": "1", "NODE_RANK": "0", "NPROC_PER_NODE": "1", "WORLD_SIZE": "1",
             "RANK": "0", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1",
             "CHIPPERF_RUN_ID": "case-efficiency", "CHIPPERF_CASE": f"{case.key}:xeon:1:1:1",
-            "CHIPPERF_ROUND": "1", "CHIPPERF_VENDOR": "cpu", "OMP_NUM_THREADS": str(threads),
+            "CHIPPERF_ROUND": "1", "CHIPPERF_VENDOR": "cpu", "CHIPPERF_DEVICE": "cpu",
+            "OMP_NUM_THREADS": str(threads),
             "PYTHONPATH": f"{REPO}:{BENCH}", "PYTHONUNBUFFERED": "1", **dict(case.env)}
 
 

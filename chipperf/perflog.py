@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -225,6 +226,21 @@ def _jsonable(obj: Any) -> Any:
 
 
 # ---------------------------------------------------------------- parsing
+
+
+# What a case prints (stderr, one line) when it stops on purpose: the training driver's
+# ``chipperf case error: ...`` and the inference runner's ``chipperf inference case X: error: ...``.
+CASE_ERROR = re.compile(r"^chipperf (?:inference )?case(?: [^:]+:)? error: (?P<message>.+)$")
+
+
+def case_error(lines: Iterable[str]) -> str | None:
+    """The last case-error message in ``lines`` (None when the case printed none)."""
+    found = None
+    for line in lines:
+        match = CASE_ERROR.match(line.strip())
+        if match:
+            found = match.group("message")
+    return found
 
 
 def parse_lines(lines: Iterable[str]) -> tuple[list[Event], list[Problem]]:

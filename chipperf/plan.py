@@ -15,6 +15,7 @@ from typing import Mapping
 from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, ClusterConfig, TestConfig
 from chipperf.containers.options import parse_cli_options
+from chipperf.device import launch_env as device_launch_env
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
 from chipperf.vendors import get_vendor, vendor_names
 
@@ -234,13 +235,21 @@ def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, 
         "NNODES": str(ctx.nnodes), "NODE_RANK": str(ctx.node_rank),
         "NPROC_PER_NODE": str(ctx.nproc_per_node), "WORLD_SIZE": str(ctx.world_size),
         "CHIPPERF_RUN_ID": run_id, "CHIPPERF_CASE": case, "CHIPPERF_ROUND": str(number),
-        "CHIPPERF_VENDOR": test.vendor,
+        **_device_env(test.vendor),
         "PYTHONPATH": f"{code}:{code}/benchmarks", "PYTHONUNBUFFERED": "1",
     }
     variable = test.visible_devices_env or _vendor_visible_env(test.vendor)
     if variable:
         env[variable] = get_vendor(test.vendor).visible_devices(ctx.nproc_per_node)
     return env
+
+
+def _device_env(vendor: str) -> dict[str, str]:
+    """CHIPPERF_VENDOR and the device the vendor names (chipperf.device reads them in the case)."""
+    if vendor not in vendor_names():
+        return {"CHIPPERF_VENDOR": vendor}
+    v = get_vendor(vendor)
+    return device_launch_env(vendor, v.device, v.device_plugin, v.dist_backend)
 
 
 def _vendor_visible_env(vendor: str) -> str | None:

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 from chipperf.containers import runtime
 from chipperf.containers.runtime import ContainerSpec
 from chipperf.errors import HostError
-from chipperf.perflog import parse_lines
+from chipperf.perflog import case_error, parse_lines
 from chipperf.plan import CasePlan, NodePlan, RoundPlan
 from chipperf.remote import HostGroup, each
 from chipperf.results.layout import write_status
@@ -254,6 +254,7 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
         except HostError as exc:
             log.warning("[%s] node %d: %s", node.host, node.node_rank, exc)
     _check_finished(st, local)
+    _name_case_error(st, local)
     write_status(local, st.status, st.reason)
 
 
@@ -281,6 +282,18 @@ def _check_finished(st: NodeState, local: Path) -> None:
     events, _ = parse_lines(text.splitlines())
     if not any(e.name == "FINISHED" for e in events):
         st.status, st.reason = "failed", "exited 0 but rank 0 printed no FINISHED PerfLog event"
+
+
+def _name_case_error(st: NodeState, local: Path) -> None:
+    """A failed node's reason leads with the error its case printed (e.g. the vendor's device
+    cannot be seen), when a rank printed one."""
+    if st.status != "failed":
+        return
+    for log_file in sorted(local.glob("rank*.out.log")):
+        message = case_error(log_file.read_text(errors="replace").splitlines()[-50:])
+        if message:
+            st.reason = f"{log_file.name}: {message} ({st.reason})"
+            return
 
 
 def _outcome(rnd: RoundPlan, states: list[NodeState], started: int, canceled: bool) -> RoundOutcome:

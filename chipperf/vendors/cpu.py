@@ -15,4 +15,5 @@ VENDOR = Vendor(
         "epyc": ChipSpec("epyc", source="generic x86-64 server CPU; peak depends on the SKU"),
         "x86": ChipSpec("x86", source="any x86-64 CPU"),
     },
+    device="cpu",
 )

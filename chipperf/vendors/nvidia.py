@@ -156,4 +156,5 @@ VENDOR = Vendor(
     chips=CHIPS,
     container_options=_container_options,
     accelerator_sampler=NvmlSampler,
+    device="cuda",
 )

@@ -44,6 +44,7 @@ def case_env(**extra: str) -> dict[str, str]:
            if k not in LAUNCH_VARS and not k.startswith("PADDLE_")}
     env["PYTHONPATH"] = f"{REPO}:{BENCHMARKS}"
     env["CHIPPERF_VENDOR"] = "cpu"
+    env["CHIPPERF_DEVICE"] = "cpu"
     return {**env, **extra}
 
 

@@ -90,3 +90,15 @@ def test_image_folder_yields_normalised_tensors(digits: Path) -> None:
         image, label = data.ImageFolder(train, 32, augment, val_crop_ratio=1.0)[0]
         assert tuple(image.shape) == (3, 32, 32) and label == 0
         assert image.dtype.is_floating_point and -3 < float(image.mean()) < 3
+
+
+@pytest.mark.parametrize("vendor,device,missing", [
+    ("ascend", "npu", "its PyTorch plug-in 'torch_npu' does not import"),
+    ("nvidia", "cuda", "torch.cuda.is_available() is False"),
+])
+def test_a_device_this_machine_lacks_stops_the_case_instead_of_training_on_the_cpu(
+        digits: Path, tmp_path: Path, vendor: str, device: str, missing: str) -> None:
+    result = CASE.run_config(digits, env=CASE.env(CHIPPERF_VENDOR=vendor, CHIPPERF_DEVICE=device))
+    assert_case_error(result, f"chipperf case error: vendor '{vendor}' names device '{device}'",
+                      missing, "does not fall back to the CPU")
+    assert "INIT_END" not in result.stdout

@@ -1,5 +1,6 @@
-"""PyTorch pieces the torch cases share: joining the process group and summing numbers over
-the ranks. Imports torch, so ``driver/__init__`` does not import it; torch cases do::
+"""PyTorch pieces the torch cases share: the rank's device (through ``chipperf.device``),
+joining the process group and summing numbers over the ranks. Imports torch, so
+``driver/__init__`` does not import it; torch cases do::
 
     from driver.torchdist import all_reduce_sum, init_distributed
 """
@@ -9,20 +10,29 @@ from __future__ import annotations
 import torch
 import torch.distributed as tdist
 
+from chipperf.device import DeviceError
+from chipperf.device.torch import TorchDevice, open_torch_device
 from driver.dist import DistEnv, use_interface_towards_master
+from driver.errors import CaseError
 
 
-def init_distributed(dist: DistEnv) -> torch.device:
-    """The rank's device; joins the process group (nccl on CUDA, gloo otherwise)."""
-    cuda = torch.cuda.is_available()
-    device = torch.device("cuda", dist.local_rank) if cuda else torch.device("cpu")
-    if cuda:
-        torch.cuda.set_device(device)
+class DeviceUnavailable(CaseError):
+    """The vendor's device cannot be used here (the case never falls back to the CPU)."""
+
+
+def init_distributed(dist: DistEnv) -> TorchDevice:
+    """The rank's device as the vendor named it (made current); joins the process group on
+    the device's backend (nccl, hccl, cncl, ... gloo on cpu) when there is more than one rank.
+
+    Raises ``DeviceUnavailable`` when the vendor's device cannot be seen."""
+    try:
+        device = open_torch_device(dist.local_rank)
+    except DeviceError as exc:
+        raise DeviceUnavailable(str(exc)) from exc
     if dist.distributed:
-        if not cuda:
+        if device.backend == "gloo":
             use_interface_towards_master(dist)
-        tdist.init_process_group("nccl" if cuda else "gloo", rank=dist.rank,
-                                 world_size=dist.world_size)
+        tdist.init_process_group(device.backend, rank=dist.rank, world_size=dist.world_size)
     return device
 
 

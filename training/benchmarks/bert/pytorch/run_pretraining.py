@@ -25,6 +25,8 @@ from textlm.bert import BertConfig, model_config, train_flops_per_sequence
 from textlm.loop import Goal, Schedule, linear_warmup_decay, run
 from torch.nn.parallel import DistributedDataParallel
 
+from chipperf.device.torch import TorchDevice
+
 # bert_* are this folder's modules (python puts the script's folder on sys.path); textlm is
 # the text cases' shared package, beside driver
 CASE_DIR = Path(__file__).resolve().parent
@@ -40,21 +42,22 @@ def configure_threads(dist: DistEnv) -> int:
     return threads
 
 
-def optimizer_for(model: torch.nn.Module, cfg: Config) -> torch.optim.Optimizer:
+def optimizer_for(model: torch.nn.Module, cfg: Config, fused: bool) -> torch.optim.Optimizer:
     """AdamW; biases and LayerNorm weights (the 1-D parameters) get no weight decay."""
     params = list(model.parameters())
     groups = [{"params": [p for p in params if p.ndim > 1], "weight_decay": cfg.weight_decay},
               {"params": [p for p in params if p.ndim <= 1], "weight_decay": 0.0}]
     return torch.optim.AdamW(groups, lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
-                             eps=cfg.adam_eps, fused=torch.cuda.is_available() or None)
+                             eps=cfg.adam_eps, fused=fused or None)
 
 
-def build_loop(cfg: Config, dist: DistEnv, device: torch.device, arch: BertConfig,
+def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, arch: BertConfig,
                data: mlm.MLMDataset) -> tuple[Loop, BertForMaskedLM]:
+    device = rank_device.device
     torch.manual_seed(cfg.seed)
     net = BertForMaskedLM(arch).to(device)
     model = DistributedDataParallel(net) if dist.distributed else net
-    optimizer = optimizer_for(model, cfg)
+    optimizer = optimizer_for(model, cfg, fused=rank_device.is_accelerator)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, linear_warmup_decay(cfg.warmup_steps, cfg.max_steps))
     local_batch = cfg.global_batch_size // dist.world_size
@@ -68,10 +71,6 @@ def build_loop(cfg: Config, dist: DistEnv, device: torch.device, arch: BertConfi
     return loop, net
 
 
-def peak_memory(device: torch.device) -> int | None:
-    return int(torch.cuda.max_memory_allocated(device)) if device.type == "cuda" else None
-
-
 def main(argv: list[str] | None = None) -> None:
     driver = Driver.start("bert", CASE_DIR, argv)
     cfg, dist = driver.config, driver.dist
@@ -82,20 +81,18 @@ def main(argv: list[str] | None = None) -> None:
     mlm.require_one_batch(data, cfg.global_batch_size)
     threads = configure_threads(dist)
     device = init_distributed(dist)
-    if device.type == "cuda":
-        driver.set_sync(lambda: torch.cuda.synchronize(device))
+    driver.set_sync(device.synchronize)
     loop, net = build_loop(cfg, dist, device, arch, data)
     goal = Goal("mlm_accuracy", float(cfg.target_mlm_accuracy[cfg.model_size]))
-    driver.init_end(device=str(device), threads=threads, architecture=dataclasses.asdict(arch),
+    driver.init_end(**device.describe(), threads=threads, architecture=dataclasses.asdict(arch),
                     parameters=count_parameters(net), seq_len=data.seq_len,
                     vocab_tokens=len(data.vocab), train_rows=len(data.train),
-                    eval_rows=mlm.eval_rows(data, cfg.eval_samples),
-                    torch_version=torch.__version__)
+                    eval_rows=mlm.eval_rows(data, cfg.eval_samples))
     progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
-    work_done = int(all_reduce_sum([float(progress.work)], device)[0])
+    work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
     driver.finish(work_done=work_done, work_unit="samples", metric=goal.metric(progress.value),
                   flops_per_unit=train_flops_per_sequence(arch, data.seq_len), dtype=cfg.dtype,
-                  peak_memory_bytes=peak_memory(device))
+                  peak_memory_bytes=device.max_memory_allocated())
     if tdist.is_initialized():
         tdist.destroy_process_group()
 

@@ -5,8 +5,9 @@
         --output_dir OUT [--set name=value ...]
 
 Any launcher that sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT works
-(deepspeed, torchrun). The communication backend is the DeepSpeed accelerator's: nccl on
-CUDA, gloo on CPU (``DS_ACCELERATOR=cpu``; ccl when oneCCL's bindings are installed). See
+(deepspeed, torchrun). The device is the vendor's (chipperf.device) and DeepSpeed's accelerator
+must be the same kind (``DS_ACCELERATOR=cpu`` on the cpu vendor); the communication backend is
+the accelerator's: nccl on CUDA, gloo on CPU (ccl when oneCCL's bindings are installed). See
 README.md for the dataset layout, the FLOPs formula and the measured CI runs.
 """
 
@@ -23,12 +24,15 @@ import torch
 from deepspeed.accelerator import get_accelerator
 from driver import Config, DistEnv, Driver, run_case
 from driver.dist import rank_threads, use_interface_towards_master
-from driver.torchdist import all_reduce_sum
+from driver.torchdist import DeviceUnavailable, all_reduce_sum
 from llama_model import PRESETS, LlamaConfig, LlamaForCausalLM, train_flops_per_token
 from llama_train import Loop
 from textlm import tokens
 from textlm.checks import count_problems, dtype_problems, raise_problems, size_problems
 from textlm.loop import Goal, Schedule, run, warmup_cosine
+
+from chipperf.device import DeviceError
+from chipperf.device.torch import TorchDevice, open_torch_device
 
 # llama_* are this folder's modules (python puts the script's folder on sys.path); textlm is
 # the text cases' shared package, beside driver
@@ -75,9 +79,18 @@ def deepspeed_config(cfg: Config, world_size: int) -> dict[str, Any]:
     }
 
 
-def init_distributed(dist: DistEnv) -> torch.device:
-    """Join the process group with the accelerator's backend; the rank's device."""
+def init_distributed(dist: DistEnv) -> TorchDevice:
+    """The rank's device as the vendor named it, after checking that DeepSpeed's accelerator
+    is that device; joins the process group with the accelerator's backend."""
+    try:
+        device = open_torch_device(dist.local_rank)
+    except DeviceError as exc:
+        raise DeviceUnavailable(str(exc)) from exc
     accelerator = get_accelerator()
+    if accelerator.device_name() != device.type:
+        raise DeviceUnavailable(
+            f"vendor {device.vendor!r} names device {device.type!r} but DeepSpeed's accelerator is "
+            f"{accelerator.device_name()!r}: set DS_ACCELERATOR={device.type} in the vendor's image")
     for name, value in (("RANK", dist.rank), ("LOCAL_RANK", dist.local_rank),
                         ("WORLD_SIZE", dist.world_size), ("MASTER_ADDR", dist.master_addr),
                         ("MASTER_PORT", dist.master_port)):
@@ -86,10 +99,7 @@ def init_distributed(dist: DistEnv) -> torch.device:
     if backend == "gloo":
         use_interface_towards_master(dist)
     deepspeed.init_distributed(dist_backend=backend, auto_mpi_discovery=False)
-    if accelerator.device_name() == "cpu":
-        return torch.device("cpu")
-    accelerator.set_device(dist.local_rank)
-    return torch.device(accelerator.device_name(dist.local_rank))
+    return device
 
 
 def configure_threads(dist: DistEnv) -> int:
@@ -140,12 +150,6 @@ def count_zero_parameters(model: torch.nn.Module) -> int:
     return sum(getattr(p, "ds_numel", p.numel()) for p in model.parameters())
 
 
-def peak_memory(device: torch.device) -> int | None:
-    if device.type == "cpu":
-        return None
-    return int(get_accelerator().max_memory_allocated(device.index))
-
-
 def main(argv: list[str] | None = None) -> None:
     driver = Driver.start("llama2_7b", CASE_DIR, argv)
     cfg, dist = driver.config, driver.dist
@@ -154,22 +158,21 @@ def main(argv: list[str] | None = None) -> None:
     tokens.check_batching(data, cfg.global_batch_size, cfg.micro_batch_size, dist.world_size)
     threads = configure_threads(dist)
     device = init_distributed(dist)
-    if device.type != "cpu":
-        driver.set_sync(get_accelerator().synchronize)
+    driver.set_sync(device.synchronize)
     ds_config = deepspeed_config(cfg, dist.world_size)
-    loop, n_params = build_loop(cfg, dist, device, arch, data, ds_config)
+    loop, n_params = build_loop(cfg, dist, device.device, arch, data, ds_config)
     goal = Goal("eval_loss", float(cfg.target_eval_loss[cfg.model_size]), higher_is_better=False,
                 details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
-    driver.init_end(device=str(device), threads=threads, architecture=dataclasses.asdict(arch),
+    driver.init_end(**device.describe(), threads=threads, architecture=dataclasses.asdict(arch),
                     parameters=n_params, deepspeed_config=ds_config,
-                    deepspeed_version=deepspeed.__version__, torch_version=torch.__version__,
+                    deepspeed_version=deepspeed.__version__,
                     accelerator=get_accelerator().device_name(),
                     train_samples=len(data.train), eval_samples=len(data.eval))
     progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
-    work_done = int(all_reduce_sum([float(progress.work)], device)[0])
+    work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
     driver.finish(work_done=work_done, work_unit="tokens", metric=goal.metric(progress.value),
                   flops_per_unit=train_flops_per_token(arch, cfg.seq_len), dtype=cfg.dtype,
-                  peak_memory_bytes=peak_memory(device))
+                  peak_memory_bytes=device.max_memory_allocated())
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, Subset
 from train import Loop, run
 
+from chipperf.device.torch import TorchDevice
+
 # data, model and train are this folder's modules (python puts the script's folder on sys.path)
 CASE_DIR = Path(__file__).resolve().parent
 DTYPES = ("fp32", "bf16", "fp16")
@@ -48,7 +50,7 @@ def check_config(cfg: Config, classes: int) -> None:
                         "class folders in train/")
 
 
-def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, cuda: bool
+def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, pin_memory: bool
             ) -> tuple[DataLoader, DataLoader, DistributedSampler]:
     """Train (sharded, shuffled, drop_last) and val (disjoint rank::world shards) loaders."""
     per_rank = split_batch(cfg.global_batch_size, dist.world_size)
@@ -60,7 +62,7 @@ def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, cuda: bool
     if len(sampler) < per_rank:
         raise DataError(f"train/ has {len(train.samples)} images: too few for one global batch "
                         f"of {cfg.global_batch_size}")
-    common = {"num_workers": cfg.num_workers, "pin_memory": cuda,
+    common = {"num_workers": cfg.num_workers, "pin_memory": pin_memory,
               "persistent_workers": cfg.num_workers > 0}
     return (DataLoader(train_set, per_rank, sampler=sampler, drop_last=True, **common),
             DataLoader(val_set, per_rank, shuffle=False, **common), sampler)
@@ -79,8 +81,9 @@ def lr_lambda(cfg: Config, steps_per_epoch: int) -> Callable[[int], float]:
     return factor
 
 
-def build_loop(cfg: Config, dist: DistEnv, device: torch.device, classes: int,
+def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, classes: int,
                train: Split, val: Split) -> tuple[Loop, DistributedSampler, ResNet50]:
+    device = rank_device.device
     torch.manual_seed(cfg.seed)
     random.seed(cfg.seed + dist.rank)
     net = ResNet50(classes, bn_momentum=cfg.bn_momentum).to(device)
@@ -90,17 +93,13 @@ def build_loop(cfg: Config, dist: DistEnv, device: torch.device, classes: int,
     lr = cfg.base_lr * cfg.global_batch_size / cfg.lr_reference_batch
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=cfg.momentum,
                                 weight_decay=cfg.weight_decay, nesterov=cfg.nesterov)
-    train_loader, val_loader, sampler = loaders(cfg, dist, train, val, device.type == "cuda")
+    train_loader, val_loader, sampler = loaders(cfg, dist, train, val, rank_device.pin_memory)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(cfg, len(train_loader)))
-    scaler = torch.amp.GradScaler("cuda") if cfg.dtype == "fp16" and device.type == "cuda" \
-        else None
+    scaler = torch.amp.GradScaler(rank_device.autocast_type) \
+        if cfg.dtype == "fp16" and rank_device.is_accelerator else None
     loop = Loop(model, optimizer, scheduler, nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing),
                 train_loader, val_loader, device, cfg.dtype, cfg.channels_last, scaler)
     return loop, sampler, net
-
-
-def peak_memory(device: torch.device) -> int | None:
-    return int(torch.cuda.max_memory_allocated(device)) if device.type == "cuda" else None
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -112,21 +111,20 @@ def main(argv: list[str] | None = None) -> None:
     split_batch(cfg.global_batch_size, dist.world_size)
     threads = configure_threads(cfg, dist)
     device = init_distributed(dist)
-    if device.type == "cuda":
-        driver.set_sync(lambda: torch.cuda.synchronize(device))
-        torch.backends.cudnn.benchmark = bool(cfg.cudnn_benchmark)
+    driver.set_sync(device.synchronize)
+    torch.backends.cudnn.benchmark = bool(cfg.cudnn_benchmark)  # read by cuDNN builds only
     loop, sampler, net = build_loop(cfg, dist, device, classes, train_split, val_split)
     flops = flops_per_sample(net, cfg.image_size)
-    driver.init_end(device=str(device), threads=threads, classes=classes,
+    driver.init_end(**device.describe(), threads=threads, classes=classes,
                     train_images=len(train_split.samples), val_images=len(val_split.samples),
-                    forward_flops_per_sample=flops.forward, torch_version=torch.__version__)
+                    forward_flops_per_sample=flops.forward)
     progress = run(driver, loop, cfg.target_accuracy, cfg.max_epochs, cfg.eval_every_epochs,
                    cfg.max_steps, sampler.set_epoch)
-    work_done = int(all_reduce_sum([float(progress.samples)], device)[0])
+    work_done = int(all_reduce_sum([float(progress.samples)], device.device)[0])
     driver.finish(work_done=work_done, work_unit="samples",
                   metric=Metric("top1", progress.accuracy, cfg.target_accuracy),
                   flops_per_unit=flops.training, dtype=cfg.dtype,
-                  peak_memory_bytes=peak_memory(device))
+                  peak_memory_bytes=device.max_memory_allocated())
     if tdist.is_initialized():
         tdist.destroy_process_group()
 
