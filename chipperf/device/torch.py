@@ -36,7 +36,8 @@ class TorchDevice:
 
     @property
     def type(self) -> str:
-        return self.device.type
+        """The device kind the vendor named (``cuda``, ``npu``, ..., ``cpu``)."""
+        return self.request.kind.name
 
     @property
     def vendor(self) -> str:
@@ -85,6 +86,12 @@ class TorchDevice:
             check = getattr(self.module, "is_bf16_supported", None)
             return bool(check()) if check is not None else True
         return True
+
+    def full_precision_fp32(self) -> None:
+        """Make fp32 mean fp32: no reduced-precision matmul or convolution (TF32 and kin)
+        behind a float32 tensor, in this process."""
+        torch.set_float32_matmul_precision("highest")
+        torch.backends.cudnn.allow_tf32 = False
 
     def name(self) -> str:
         """The device's model name as the framework reports it ("cpu" on the CPU)."""

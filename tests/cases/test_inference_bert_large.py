@@ -31,6 +31,13 @@ ORDER = ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START", "TRAIN_END", "E
 sys.path.insert(0, str(BENCH))
 
 
+
+@pytest.fixture(autouse=True)
+def _cpu_vendor_device(monkeypatch):
+    """What the engine puts in every launch environment for vendor cpu (chipperf.device)."""
+    monkeypatch.setenv("CHIPPERF_VENDOR", "cpu")
+    monkeypatch.setenv("CHIPPERF_DEVICE", "cpu")
+
 @pytest.fixture(scope="module")
 def texts(tmp_path_factory) -> Path:
     assert TEXT_SOURCE.is_dir(), f"{TEXT_SOURCE} (Debian's base-files) is the CI text"
@@ -41,7 +48,8 @@ def texts(tmp_path_factory) -> Path:
 
 
 def run_case(data: Path, out: Path, *sets: str):
-    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}", "CHIPPERF_CASE": LABEL}
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}", "CHIPPERF_CASE": LABEL,
+           "CHIPPERF_VENDOR": "cpu", "CHIPPERF_DEVICE": "cpu"}
     argv = [sys.executable, "-u", str(ENTRY), "--data_dir", str(data), "--extern_config_dir",
             str(CONFIG), "--extern_config_file", "cpu_configuration.yaml", "--output_dir",
             str(out), "--set", *CI, *sets]
@@ -146,7 +154,7 @@ def test_checkpoint_in_hugging_face_names_scores_masked_tokens(texts, tmp_path) 
     (["num_heads=3"], "hidden_size must be a multiple of num_heads"),
     (["vocab_file=/nonexistent/vocab.txt"], "vocabulary /nonexistent/vocab.txt not found"),
     (["checkpoint=/nonexistent.pt"], "checkpoint /nonexistent.pt does not exist"),
-    (["engine=onnxruntime-trt"], "needs device: cuda"),
+    (["engine=onnxruntime-trt"], "needs an NVIDIA GPU (TensorRT), and vendor cpu names device cpu"),
 ])
 def test_bad_input_is_a_clear_error(texts, tmp_path, capsys, monkeypatch, sets, message) -> None:
     monkeypatch.setenv("CHIPPERF_CASE", LABEL)

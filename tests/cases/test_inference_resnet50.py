@@ -28,6 +28,13 @@ ORDER = ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START", "TRAIN_END", "E
 sys.path.insert(0, str(BENCH))
 
 
+
+@pytest.fixture(autouse=True)
+def _cpu_vendor_device(monkeypatch):
+    """What the engine puts in every launch environment for vendor cpu (chipperf.device)."""
+    monkeypatch.setenv("CHIPPERF_VENDOR", "cpu")
+    monkeypatch.setenv("CHIPPERF_DEVICE", "cpu")
+
 @pytest.fixture(scope="module")
 def digits(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("digits")
@@ -37,7 +44,8 @@ def digits(tmp_path_factory) -> Path:
 
 
 def run_case(data: Path, out: Path, *sets: str, vendor: str = "cpu_configuration.yaml"):
-    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}", "CHIPPERF_CASE": LABEL}
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}", "CHIPPERF_CASE": LABEL,
+           "CHIPPERF_VENDOR": "cpu", "CHIPPERF_DEVICE": "cpu"}
     argv = [sys.executable, "-u", str(ENTRY), "--data_dir", str(data), "--extern_config_dir",
             str(CONFIG), "--extern_config_file", vendor, "--output_dir", str(out),
             "--set", *CI, *sets]
@@ -137,10 +145,10 @@ def run_in_process(data: Path, out: Path, *sets: str) -> int:
 @pytest.mark.parametrize("sets,message", [
     (["engine=fastest"], "engine 'fastest' is unknown: set engine to one of"),
     (["engine=onnxruntime", "precision=bf16"],
-     "engine 'onnxruntime' cannot run precision 'bf16' on cpu: set precision to one of fp32"),
+     "engine 'onnxruntime' cannot run precision 'bf16' on cpu (vendor cpu): set precision to one of fp32"),
     (["engine=eager", "precision=int8"], "cannot run precision 'int8'"),
     (["engine=tensorrt"], "engine 'tensorrt' needs device: cuda"),
-    (["device=cuda"], "no CUDA device: run in the vendor's image with GPUs visible"),
+    (["device=cuda"], "the configuration says device: cuda, but vendor cpu names device cpu"),
     (["engine=onnxruntime", "onnx_file=/nonexistent/model.onnx"],
      "onnx_file /nonexistent/model.onnx does not exist"),
     (["engine=onnxruntime", "onnx_file=/etc/hostname"], "ONNX Runtime could not load"),
@@ -149,12 +157,24 @@ def run_in_process(data: Path, out: Path, *sets: str) -> int:
     (["batch_size=64"], "fewer than batch_size 64: lower batch_size"),
 ])
 def test_bad_input_is_a_clear_error(digits, tmp_path, capsys, monkeypatch, sets, message) -> None:
-    if "device=cuda" in sets and torch.cuda.is_available():
-        pytest.skip("this host has a GPU")
     monkeypatch.setenv("CHIPPERF_CASE", LABEL)
     assert run_in_process(digits, tmp_path, *sets) == 2
     err = capsys.readouterr().err
     assert f"chipperf inference case {LABEL}: error:" in err and message in err
+
+
+def test_a_device_this_host_lacks_stops_the_case_instead_of_running_on_the_cpu(
+        digits, tmp_path, capsys, monkeypatch) -> None:
+    if torch.cuda.is_available():
+        pytest.skip("this host has a GPU")
+    monkeypatch.setenv("CHIPPERF_CASE", LABEL)
+    monkeypatch.setenv("CHIPPERF_VENDOR", "nvidia")
+    monkeypatch.setenv("CHIPPERF_DEVICE", "cuda")
+    assert run_in_process(digits, tmp_path, "engine=eager") == 2
+    captured = capsys.readouterr()
+    assert ("vendor 'nvidia' names device 'cuda' (CUDA (and ROCm/CUDA-compatible) GPUs), but "
+            "torch.cuda.is_available() is False") in captured.err
+    assert "FINISHED" not in captured.out and "TRAIN_START" not in captured.out
 
 
 def test_missing_data_dir_and_vendor_file(tmp_path) -> None:

@@ -15,6 +15,10 @@ from common.case import Batch  # noqa: E402
 from common.checkpoint import load_into  # noqa: E402
 from common.errors import CaseError  # noqa: E402
 
+from chipperf.device.torch import open_torch_device  # noqa: E402
+
+CPU = open_torch_device(0, {"CHIPPERF_VENDOR": "cpu", "CHIPPERF_DEVICE": "cpu"})
+
 
 class Items:
     """10 items of 3 features; label = index of the largest feature."""
@@ -43,7 +47,7 @@ def identity(x):
 
 
 def test_identical_engine_agrees_and_is_within_bound() -> None:
-    acc = measure.accuracy(identity, identity, Items(), 10, 4, scored, "cpu")
+    acc = measure.accuracy(identity, identity, Items(), 10, 4, scored, CPU)
     assert (acc.items, acc.scored, acc.correct, acc.agree) == (10, 10, 10, 10)
     report = acc.deviation.report(1e-3)
     assert report["max_abs_diff"] == 0.0 and report["within_bound"]
@@ -56,12 +60,12 @@ def test_last_partial_batch_is_padded_and_dropped() -> None:
         seen.append(x.shape[0])
         return x
 
-    acc = measure.accuracy(engine, identity, Items(), 7, 4, scored, "cpu")
+    acc = measure.accuracy(engine, identity, Items(), 7, 4, scored, CPU)
     assert seen == [4, 4] and acc.scored == 7
 
 
 def test_drifting_engine_is_out_of_bound_even_when_top1_agrees() -> None:
-    acc = measure.accuracy(lambda x: x * 1.1, identity, Items(), 10, 4, scored, "cpu")
+    acc = measure.accuracy(lambda x: x * 1.1, identity, Items(), 10, 4, scored, CPU)
     assert acc.agree == 10
     assert not acc.deviation.report(1e-3)["within_bound"]
 
@@ -72,21 +76,21 @@ def test_nan_output_fails_the_bound() -> None:
         y[0, 0] = float("nan")
         return y
 
-    acc = measure.accuracy(nan_engine, identity, Items(), 4, 4, scored, "cpu")
+    acc = measure.accuracy(nan_engine, identity, Items(), 4, 4, scored, CPU)
     report = acc.deviation.report(1.0)
     assert report["nonfinite_outputs"] == 1 and not report["within_bound"]
 
 
 def test_offline_counts_full_batches_and_times_the_engine_calls() -> None:
-    result = measure.offline(identity, Items(), 4, 2, "cpu")
+    result = measure.offline(identity, Items(), 4, 2, CPU)
     assert (result.items, result.batches) == (16, 4)
     assert 0 < result.compute_s <= result.wall_s and result.raw <= result.pure_compute
 
 
 def test_single_stream_times_every_query() -> None:
-    samples = measure.latency_samples(Items(), 3, "cpu")
+    samples = measure.latency_samples(Items(), 3, CPU)
     assert [s[0].shape for s in samples] == [(1, 3)] * 3
-    assert len(measure.single_stream(identity, samples, 7, "cpu")) == 7
+    assert len(measure.single_stream(identity, samples, 7, CPU)) == 7
 
 
 def test_forward_flops_counts_matmuls() -> None:

@@ -15,6 +15,11 @@ from common.engines import engine_names, get_engine, register  # noqa: E402
 from common.engines.base import EngineOptions  # noqa: E402
 from common.errors import CaseError, EngineBuildError  # noqa: E402
 
+from chipperf.device import DEVICE_KINDS, DeviceError, DeviceRequest  # noqa: E402
+from chipperf.device.torch import TorchDevice, open_torch_device  # noqa: E402
+
+CPU = open_torch_device(0, {"CHIPPERF_VENDOR": "cpu", "CHIPPERF_DEVICE": "cpu"})
+
 
 class Tiny(nn.Module):
     """Two inputs like BERT: float features and an integer mask."""
@@ -30,7 +35,7 @@ class Tiny(nn.Module):
 
 
 def options(tmp_path: Path, **kw) -> EngineOptions:
-    return EngineOptions(device="cpu", work_dir=tmp_path, input_names=("x", "mask"),
+    return EngineOptions(device=CPU, work_dir=tmp_path, input_names=("x", "mask"),
                          batch_size=4, **kw)
 
 
@@ -90,28 +95,39 @@ def test_unknown_engine_lists_the_known_ones(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("name,precision,message", [
-    ("onnxruntime", "bf16", "cannot run precision 'bf16' on cpu: set precision to one of fp32"),
-    ("eager", "fp16", "cannot run precision 'fp16' on cpu: set precision to one of fp32, bf16"),
+    ("onnxruntime", "bf16", r"precision 'bf16' on cpu \(vendor cpu\): set precision to one of fp32"),
+    ("eager", "fp16", r"precision 'fp16' on cpu \(vendor cpu\): set precision to one of fp32, bf16"),
     ("eager", "int8", "cannot run precision 'int8'"),
     ("tensorrt", "fp16", "needs device: cuda"),
-    ("onnxruntime-trt", "fp32", "needs device: cuda"),
+    ("onnxruntime-trt", "fp32", "needs an NVIDIA GPU .TensorRT., and vendor cpu names device cpu"),
 ])
 def test_precision_or_device_the_engine_cannot_do(tmp_path, name, precision, message) -> None:
     with pytest.raises(CaseError, match=message):
         get_engine(name, options(tmp_path)).check(precision)
 
 
-def test_cuda_without_a_gpu_is_a_clear_error(tmp_path) -> None:
+def test_a_gpu_this_host_lacks_stops_before_any_engine_is_built() -> None:
     if torch.cuda.is_available():
         pytest.skip("this check is for hosts without a GPU")
-    cuda = EngineOptions(device="cuda", work_dir=tmp_path, input_names=("x",))
-    for name in ("eager", "compile", "onnxruntime", "tensorrt"):
-        with pytest.raises(CaseError, match="no CUDA device|needs"):
-            get_engine(name, cuda).check("fp32")
+    with pytest.raises(DeviceError,
+                       match=r"vendor 'nvidia' names device 'cuda'.*is_available\(\) is False"):
+        open_torch_device(0, {"CHIPPERF_VENDOR": "nvidia", "CHIPPERF_DEVICE": "cuda"})
+
+
+def test_onnxruntime_on_a_device_it_has_no_provider_for_names_vendor_and_device(tmp_path) -> None:
+    # An Ascend rank as the engines would see it (built by hand: this host has no NPU).
+    npu = TorchDevice(DeviceRequest("ascend", DEVICE_KINDS["npu"], "torch_npu", "hccl"),
+                      torch.device("cpu"), None)
+    engine = get_engine("onnxruntime", EngineOptions(device=npu, work_dir=tmp_path,
+                                                     input_names=("x",)))
+    assert engine.precisions(npu) == ()
+    with pytest.raises(CaseError, match=r"no ONNX Runtime execution provider for device npu "
+                                        r"\(vendor ascend\).*cpu, cuda: use engine eager"):
+        engine.check("fp32")
 
 
 def test_tensorrt_import_is_guarded(tmp_path, monkeypatch) -> None:
-    from common.engines import tensorrt_engine
+    from common.engines.nvidia import tensorrt_engine
 
     monkeypatch.setitem(sys.modules, "tensorrt", None)  # import fails as on a host without it
     with pytest.raises(CaseError, match="TensorRT Python package.*nvidia image"):
@@ -147,7 +163,7 @@ def test_register_adds_an_engine(tmp_path) -> None:
         def __init__(self, opts: EngineOptions) -> None:
             self.opts = opts
 
-        def precisions(self, device: str) -> tuple[str, ...]:
+        def precisions(self, device: TorchDevice) -> tuple[str, ...]:
             return ("fp32",)
 
         def check(self, precision: str) -> None: ...

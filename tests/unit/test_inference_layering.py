@@ -97,7 +97,7 @@ def test_shipped_configs_load_and_validate(model: str, vendor: str) -> None:
 
     merged = config.load(REPO / "inference" / "configs" / model, f"{vendor}_configuration.yaml")
     settings = Settings.from_config(merged)
-    assert settings.device == ("cuda" if vendor == "nvidia" else "cpu")
+    assert settings.device is None  # the vendor module names the device, not the config
     assert settings.tolerance_for(settings.engine, settings.precision) is not None
     assert settings.agreement_for(settings.precision) is not None
 

@@ -13,15 +13,16 @@ from typing import Callable, Sequence
 import torch
 from torch import nn
 
+from chipperf.device.torch import TorchDevice
 from common.case import Batch, Dataset
-from common.engines.base import Runner, synchronize
+from common.engines.base import Runner
 from common.stats import Deviation
 
 Scorer = Callable[[torch.Tensor, torch.Tensor], "tuple[torch.Tensor, torch.Tensor]"]
 
 
-def to_device(tensors: Sequence[torch.Tensor], device: str) -> tuple[torch.Tensor, ...]:
-    return tuple(t.to(device, non_blocking=False) for t in tensors)
+def to_device(tensors: Sequence[torch.Tensor], device: TorchDevice) -> tuple[torch.Tensor, ...]:
+    return tuple(t.to(device.device, non_blocking=False) for t in tensors)
 
 
 def postprocess(output: torch.Tensor) -> torch.Tensor:
@@ -45,7 +46,7 @@ class Offline:
         return self.items / self.compute_s
 
 
-def offline(run: Runner, data: Dataset, batch_size: int, passes: int, device: str) -> Offline:
+def offline(run: Runner, data: Dataset, batch_size: int, passes: int, device: TorchDevice) -> Offline:
     """``passes`` passes over the full batches of ``data``, pre- and post-processing included."""
     per_pass = len(data) // batch_size
     compute = 0.0
@@ -54,28 +55,28 @@ def offline(run: Runner, data: Dataset, batch_size: int, passes: int, device: st
         for b in range(per_pass):
             batch = data.batch(range(b * batch_size, (b + 1) * batch_size))
             inputs = to_device(batch.inputs, device)
-            synchronize(device)
+            device.synchronize()
             t0 = time.perf_counter()
             output = run(*inputs)
-            synchronize(device)
+            device.synchronize()
             compute += time.perf_counter() - t0
             postprocess(output)
     wall = time.perf_counter() - start
     return Offline(per_pass * batch_size * passes, per_pass * passes, wall, compute)
 
 
-def latency_samples(data: Dataset, count: int, device: str) -> list[tuple[torch.Tensor, ...]]:
+def latency_samples(data: Dataset, count: int, device: TorchDevice) -> list[tuple[torch.Tensor, ...]]:
     """``count`` pre-processed single-item queries, already on the device."""
     return [to_device(data.batch([i % len(data)]).inputs, device) for i in range(count)]
 
 
 def single_stream(run: Runner, samples: Sequence[tuple[torch.Tensor, ...]], queries: int,
-                  device: str) -> list[float]:
+                  device: TorchDevice) -> list[float]:
     """Latency (ms) of ``queries`` one-item queries, issued one after another."""
     latencies = []
     for q in range(queries):
         inputs = samples[q % len(samples)]
-        synchronize(device)
+        device.synchronize()
         t0 = time.perf_counter()
         postprocess(run(*inputs))
         latencies.append((time.perf_counter() - t0) * 1000.0)
@@ -94,7 +95,7 @@ class Accuracy:
 
 
 def accuracy(run: Runner, reference: Runner, data: Dataset, items: int, batch_size: int,
-             scored: Scorer, device: str) -> Accuracy:
+             scored: Scorer, device: TorchDevice) -> Accuracy:
     """Engine and fp32 reference on the same inputs, for the first ``items`` items."""
     dev, counts, distinct = Deviation(), [0, 0, 0, 0], set()
     for start in range(0, items, batch_size):
@@ -132,12 +133,15 @@ def forward_flops(module: nn.Module, inputs: Sequence[torch.Tensor]) -> float:
     return float(counter.get_total_flops())
 
 
-def peak_memory(device: str, engine: str) -> tuple[int | None, str]:
-    """(bytes, what was measured). On cuda only PyTorch's allocator can be read per process."""
-    if device == "cuda":
-        if engine in ("eager", "compile"):
-            return int(torch.cuda.max_memory_allocated()), "torch.cuda.max_memory_allocated"
-        return None, f"not measurable per process for engine {engine} (allocates outside PyTorch)"
+def peak_memory(device: TorchDevice, engine: str) -> tuple[int | None, str]:
+    """(bytes, what was measured). On an accelerator only PyTorch's allocator can be read per
+    process, so only the PyTorch engines have a figure there."""
+    if device.is_accelerator:
+        peak = device.max_memory_allocated()
+        if engine in ("eager", "compile") and peak is not None:
+            return peak, f"torch.{device.type}.max_memory_allocated"
+        return None, (f"not measurable per process for engine {engine} on {device.type} "
+                      "(allocates outside PyTorch's allocator)")
     scale = 1 if sys.platform == "darwin" else 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale, "process peak RSS (host)"
 

@@ -25,6 +25,8 @@ from typing import Any, Mapping, Sequence
 
 import torch
 
+from chipperf.device import DeviceError
+from chipperf.device.torch import TorchDevice, open_torch_device
 from chipperf.perflog import PerfLogger
 from common import config as configuration
 from common import measure
@@ -69,54 +71,71 @@ def run(case: Case, args: argparse.Namespace, log: PerfLogger) -> dict:
     log.event("INIT_START", {"model": case.model})
     config = configuration.load(args.extern_config_dir, args.extern_config_file, args.set)
     s = Settings.from_config(config)
+    device = open_device(s)
     log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": case.model,
-                              "engine": s.engine, "precision": s.precision, "device": s.device,
+                              "engine": s.engine, "precision": s.precision, "device": device.type,
                               "config": configuration.thaw(config)})
-    setup_torch(s)
+    setup_torch(s, device)
     with tempfile.TemporaryDirectory(prefix="chipperf-infer-") as scratch:
-        options = engine_options(s, case, Path(scratch))
+        options = engine_options(s, case, Path(scratch), device)
         engine = get_engine(s.engine, options)
         engine.check(s.precision)
         check_targets(s)
         return measure_case(case, config, s, engine, options, args, log, start)
 
 
+def open_device(s: Settings) -> TorchDevice:
+    """The vendor's device (launch environment), checked against a ``device`` key if given."""
+    try:
+        device = open_torch_device(0)
+    except DeviceError as exc:
+        raise CaseError(str(exc)) from exc
+    if s.device is not None and s.device != device.type:
+        raise CaseError(f"the configuration says device: {s.device}, but vendor {device.vendor} "
+                        f"names device {device.type}: remove the device key (the vendor names "
+                        "the device) or run with the vendor whose device it is")
+    return device
+
+
 def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any,
                  options: EngineOptions, args: argparse.Namespace, log: PerfLogger,
                  start: float) -> dict:
+    device = options.device
     data = case.load_data(config, args.data_dir, s.max_items)
     if len(data) < s.batch_size:
         raise CaseError(f"the data set has {len(data)} items, fewer than batch_size "
                         f"{s.batch_size}: lower batch_size or give more data")
-    model = build_model(case, config, data, s)
-    example = measure.to_device(measure.first_batch(data, s.batch_size).inputs, s.device)
+    model = build_model(case, config, data, s, device)
+    example = measure.to_device(measure.first_batch(data, s.batch_size).inputs, device)
     flops = s.flops_per_item or measure.forward_flops(model, [t[:1] for t in example])
-    engine_run, samples, build_s = build_engine(engine, model, example, data, s, log)
+    engine_run, samples, build_s = build_engine(engine, model, example, data, s, log, device)
 
     log.event("TRAIN_START", {"scenarios": ["offline", "single_stream"]})
     window = time.perf_counter()
-    offline = measure.offline(engine_run, data, s.batch_size, s.offline_passes, s.device)
-    latencies = measure.single_stream(engine_run, samples, s.latency_queries, s.device)
+    offline = measure.offline(engine_run, data, s.batch_size, s.offline_passes, device)
+    latencies = measure.single_stream(engine_run, samples, s.latency_queries, device)
     window_s = time.perf_counter() - window
     log.event("TRAIN_END", {"time_s": window_s, "items": offline.items})
 
     items = min(s.accuracy_items or len(data), len(data))
     acc = measure.accuracy(engine_run, reference_runner(model), data, items, s.batch_size,
-                           case.scored, s.device)
+                           case.scored, device)
     evaluation = evaluate(acc, s)
     log.event("EVALUATE", evaluation)
-    finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start)
+    finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start,
+                               device)
     log.event("FINISHED", finished)
     return finished
 
 
 def build_engine(engine: Any, model: torch.nn.Module, example: Sequence[torch.Tensor],
-                 data: Any, s: Settings, log: PerfLogger) -> tuple[Runner, list, float]:
+                 data: Any, s: Settings, log: PerfLogger,
+                 device: TorchDevice) -> tuple[Runner, list, float]:
     """Build and warm up the engine; INIT_END. Returns (runner, latency samples, build s)."""
     built = time.perf_counter()
     engine_run = engine.prepare(model, example, s.precision)
     build_s = time.perf_counter() - built
-    samples = measure.latency_samples(data, min(s.latency_queries, len(data)), s.device)
+    samples = measure.latency_samples(data, min(s.latency_queries, len(data)), device)
     warm = time.perf_counter()
     try:
         warm_up(engine_run, example, samples, s)
@@ -126,7 +145,8 @@ def build_engine(engine: Any, model: torch.nn.Module, example: Sequence[torch.Te
         raise EngineBuildError(f"engine {s.engine!r} ({s.precision}) built but failed on its "
                                f"first queries: {exc}: try another precision or engine") from exc
     log.event("INIT_END", {"engine_build_time_s": build_s,
-                           "warmup_time_s": time.perf_counter() - warm, "data": data.describe()})
+                           "warmup_time_s": time.perf_counter() - warm, "data": data.describe(),
+                           **device.describe()})
     return engine_run, samples, build_s
 
 
@@ -147,29 +167,27 @@ def vendor_name(vendor_file: str | None) -> str | None:
     return name[: -len(VENDOR_SUFFIX)] if name.endswith(VENDOR_SUFFIX) else name
 
 
-def setup_torch(s: Settings) -> None:
+def setup_torch(s: Settings, device: TorchDevice) -> None:
     torch.manual_seed(s.seed)
     if s.num_threads:
         torch.set_num_threads(s.num_threads)
-    if s.device == "cuda":  # fp32 means fp32: no TF32 in the reference or the engines
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
+    device.full_precision_fp32()  # fp32 means fp32: no TF32 in the reference or the engines
 
 
-def engine_options(s: Settings, case: Case, scratch: Path) -> EngineOptions:
-    return EngineOptions(device=s.device, work_dir=scratch, input_names=case.input_names,
+def engine_options(s: Settings, case: Case, scratch: Path, device: TorchDevice) -> EngineOptions:
+    return EngineOptions(device=device, work_dir=scratch, input_names=case.input_names,
                          onnx_file=s.onnx_file, onnx_opset=s.onnx_opset,
                          num_threads=s.num_threads, compile_mode=s.compile_mode,
                          trt_workspace_gb=s.trt_workspace_gb, batch_size=s.batch_size)
 
 
-def build_model(case: Case, config: Mapping[str, Any], data: Any,
-                s: Settings) -> torch.nn.Module:
+def build_model(case: Case, config: Mapping[str, Any], data: Any, s: Settings,
+                device: TorchDevice) -> torch.nn.Module:
     torch.manual_seed(s.seed)
     model = case.build_model(config, data)
     if s.checkpoint:
         load_into(model, s.checkpoint, case.ignorable_keys)
-    return model.to(s.device).eval()
+    return model.to(device.device).eval()
 
 
 def reference_runner(model: torch.nn.Module) -> Runner:
@@ -211,9 +229,9 @@ def evaluate(acc: measure.Accuracy, s: Settings) -> dict:
 
 def finished_record(s: Settings, offline: measure.Offline, latencies: list[float],
                     evaluation: dict, flops: float, build_s: float, window_s: float,
-                    start: float) -> dict:
+                    start: float, device: TorchDevice) -> dict:
     metric, reference = evaluation["metric"], evaluation["reference"]
-    peak, peak_source = measure.peak_memory(s.device, s.engine)
+    peak, peak_source = measure.peak_memory(device, s.engine)
     return {
         "e2e_time_s": time.perf_counter() - start,
         "train_time_s": window_s, "train_no_eval_time_s": window_s,
@@ -222,7 +240,7 @@ def finished_record(s: Settings, offline: measure.Offline, latencies: list[float
         "throughput": {"raw": offline.raw, "pure_compute": offline.pure_compute,
                        "unit": "items/s"},
         "latency_ms": latency_summary(latencies),
-        "engine": s.engine, "precision": s.precision, "dtype": s.precision, "device": s.device,
+        "engine": s.engine, "precision": s.precision, "dtype": s.precision, "device": device.type,
         "batch_size": s.batch_size,
         "metric": metric, "reference": reference,
         "converged": bool(reference["within_bound"] and metric["value"] >= metric["target"]),

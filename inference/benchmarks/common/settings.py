@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping, Optional
 
+from chipperf.device import DEVICE_KINDS
 from common.errors import CaseError
 
-DEVICES = ("cpu", "cuda")
+# Keys a configuration may leave out: ``device`` is named by the vendor (chipperf.device);
+# when a configuration also gives it, it must agree with the vendor's device.
+OPTIONAL = {"device": None}
 
 
 @dataclass(frozen=True)
@@ -19,7 +22,7 @@ class Settings:
     model: str
     engine: str
     precision: str
-    device: str
+    device: Optional[str]
     batch_size: int
     seed: int
     checkpoint: Optional[str]
@@ -42,11 +45,11 @@ class Settings:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "Settings":
-        missing = [f.name for f in fields(cls) if f.name not in config]
+        missing = [f.name for f in fields(cls) if f.name not in config and f.name not in OPTIONAL]
         if missing:
             raise CaseError(f"configuration.yaml lacks {', '.join(missing)}: add them "
                             "(see docs/inference.md for every key)")
-        settings = cls(**{f.name: config[f.name] for f in fields(cls)})
+        settings = cls(**{f.name: config.get(f.name, OPTIONAL.get(f.name)) for f in fields(cls)})
         problems = settings.problems()
         if problems:
             raise CaseError("configuration problems:\n  " + "\n  ".join(problems))
@@ -64,8 +67,9 @@ class Settings:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
                 out.append(f"{name}: must be null or a whole number >= 1, got {value!r}")
-        if self.device not in DEVICES:
-            out.append(f"device: {self.device!r} is unknown: use one of {', '.join(DEVICES)}")
+        if self.device is not None and self.device not in DEVICE_KINDS:
+            out.append(f"device: {self.device!r} is unknown: leave it out (the vendor names the "
+                       f"device) or use one of {', '.join(DEVICE_KINDS)}")
         if self.flops_per_item is not None and not self.flops_per_item > 0:
             out.append(f"flops_per_item: must be null (count it) or > 0, got {self.flops_per_item!r}")
         return out

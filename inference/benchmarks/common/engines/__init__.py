@@ -1,8 +1,10 @@
 """Engine registry: name -> factory(EngineOptions) -> Engine (see ``common.engines.base``).
 
-Engines: ``eager`` and ``compile`` (PyTorch), ``onnxruntime`` (CPU EP on cpu, CUDA EP on
-cuda), ``onnxruntime-trt`` (ONNX Runtime's TensorRT EP, cuda) and ``tensorrt`` (native,
-cuda). ``register`` adds one (tests use it to inject a faulty engine).
+Engines: ``eager`` and ``compile`` (PyTorch, on any device the device layer opens),
+``onnxruntime`` (the execution provider registered for the device: CPU, or NVIDIA's CUDA EP),
+``onnxruntime-trt`` (ONNX Runtime's TensorRT EP) and ``tensorrt`` (native); the last two run on
+NVIDIA GPUs only (``common.engines.nvidia``). ``register`` adds one (tests use it to inject a
+faulty engine).
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 from typing import Callable, Dict
 
 from common.engines.base import Engine, EngineOptions
+from common.engines.nvidia import onnxruntime_gpu  # noqa: F401 - registers the CUDA EPs
+from common.engines.nvidia.tensorrt_engine import TensorRTEngine
 from common.engines.onnxruntime_engine import OnnxRuntimeEngine
-from common.engines.tensorrt_engine import TensorRTEngine
 from common.engines.torch_engines import CompileEngine, EagerEngine
 from common.errors import CaseError
 

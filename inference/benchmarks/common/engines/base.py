@@ -17,6 +17,7 @@ from typing import Callable, Optional, Protocol, Sequence
 import torch
 from torch import nn
 
+from chipperf.device.torch import TorchDevice
 from common.errors import CaseError
 
 Runner = Callable[..., torch.Tensor]
@@ -26,7 +27,7 @@ DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 @dataclass(frozen=True)
 class EngineOptions:
-    device: str                          # "cpu" | "cuda"
+    device: TorchDevice                  # the vendor's device (chipperf.device)
     work_dir: Path                       # scratch space for exported/built artefacts
     input_names: tuple[str, ...]
     onnx_file: Optional[str] = None      # a given ONNX file (else exported into work_dir)
@@ -41,7 +42,7 @@ class Engine(Protocol):
     @property
     def name(self) -> str: ...
 
-    def precisions(self, device: str) -> tuple[str, ...]:
+    def precisions(self, device: TorchDevice) -> tuple[str, ...]:
         """Precisions this engine runs on ``device``."""
 
     def check(self, precision: str) -> None:
@@ -52,18 +53,13 @@ class Engine(Protocol):
         """Build the engine; raise EngineBuildError when that fails."""
 
 
-def check_precision(engine: Engine, device: str, precision: str) -> None:
+def check_precision(engine: Engine, device: TorchDevice, precision: str) -> None:
     supported = engine.precisions(device)
     if precision not in supported:
-        raise CaseError(f"engine {engine.name!r} cannot run precision {precision!r} on {device}: "
+        raise CaseError(f"engine {engine.name!r} cannot run precision {precision!r} on "
+                        f"{device.type} (vendor {device.vendor}): "
                         f"set precision to one of {', '.join(supported) or '(none)'} in the "
                         "vendor configuration, or pick another engine")
-
-
-def check_device(device: str) -> None:
-    if device == "cuda" and not torch.cuda.is_available():
-        raise CaseError("device is 'cuda' but PyTorch sees no CUDA device: run in the vendor's "
-                        "image with GPUs visible, or set device: cpu")
 
 
 def cast_inputs(inputs: Sequence[torch.Tensor], dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
@@ -71,11 +67,6 @@ def cast_inputs(inputs: Sequence[torch.Tensor], dtype: torch.dtype) -> tuple[tor
     return tuple(t.to(dtype) if t.is_floating_point() else t for t in inputs)
 
 
-def model_copy(model: nn.Module, device: str, dtype: torch.dtype) -> nn.Module:
+def model_copy(model: nn.Module, device: TorchDevice, dtype: torch.dtype) -> nn.Module:
     """A private copy, so no engine changes the reference model's weights."""
-    return copy.deepcopy(model).to(device=device, dtype=dtype).eval()
-
-
-def synchronize(device: str) -> None:
-    if device == "cuda":
-        torch.cuda.synchronize()
+    return copy.deepcopy(model).to(device=device.device, dtype=dtype).eval()

@@ -32,7 +32,7 @@ def export(model: nn.Module, example_inputs: Sequence[torch.Tensor], options: En
     """``torch.onnx.export`` (TorchScript exporter) with a dynamic batch axis."""
     dtype = DTYPES[precision]
     module = model_copy(model, options.device, dtype)
-    inputs = cast_inputs([t.to(options.device) for t in example_inputs], dtype)
+    inputs = cast_inputs([t.to(options.device.device) for t in example_inputs], dtype)
     path = Path(options.work_dir) / f"model_{precision}.onnx"
     path.parent.mkdir(parents=True, exist_ok=True)
     names = list(options.input_names)

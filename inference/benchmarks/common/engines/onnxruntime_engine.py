@@ -1,20 +1,23 @@
-"""ONNX Runtime: CPU execution provider on cpu; CUDA or TensorRT execution provider on cuda.
+"""ONNX Runtime on the vendor's device, through the execution providers registered for it.
 
-``onnxruntime`` picks the CPU EP on cpu and the CUDA EP on cuda (TF32 off, so fp32 is fp32);
-``onnxruntime-trt`` uses the TensorRT EP (cuda only). On cuda, inputs and outputs stay on the
-GPU through I/O binding, so the timed call holds no host copies.
+Each device type that ONNX Runtime can run on has a ``DeviceProviders`` entry in
+``EXECUTION_PROVIDERS``: the CPU EP here, NVIDIA's CUDA and TensorRT EPs in
+``common.engines.nvidia.onnxruntime_gpu``. ``onnxruntime`` uses the device's main EP;
+``onnxruntime-trt`` its TensorRT EP, where it has one. A device type with no entry is a
+clear error naming the vendor and the engines that do run there.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 import torch
 from torch import nn
 
-from common.engines.base import EngineOptions, Runner, check_device, check_precision
+from chipperf.device.torch import TorchDevice
+from common.engines.base import EngineOptions, Runner, check_precision
 from common.engines.onnx_export import onnx_file
 from common.errors import CaseError, EngineBuildError
 
@@ -24,6 +27,23 @@ ONNX_TYPES: dict[str, tuple[Any, torch.dtype]] = {
     "tensor(int64)": (np.int64, torch.int64),
     "tensor(int32)": (np.int32, torch.int32),
 }
+
+Providers = Callable[[EngineOptions, str], list]   # (options, precision) -> providers
+
+
+@dataclass(frozen=True)
+class DeviceProviders:
+    """How ONNX Runtime runs on one device type.
+
+    ``main`` and ``tensorrt`` build the provider list (first entry: the one that must be
+    used) for the ``onnxruntime`` and ``onnxruntime-trt`` engines; ``runner`` wraps a
+    session into a call on device tensors; ``package`` is the pip package that has the EP."""
+
+    precisions: tuple[str, ...]
+    main: Providers
+    runner: Callable[[Any, TorchDevice], Runner]
+    package: str
+    tensorrt: Optional[Providers] = None
 
 
 def _ort() -> Any:
@@ -36,41 +56,52 @@ def _ort() -> Any:
     return onnxruntime
 
 
+def _cpu_runner(session: Any, device: TorchDevice) -> Runner:
+    metas = session.get_inputs()
+    output = session.get_outputs()[0].name
+
+    def run(*inputs: torch.Tensor) -> torch.Tensor:
+        feeds = {m.name: t.to(ONNX_TYPES[m.type][1]).contiguous().numpy()
+                 for m, t in zip(metas, inputs)}
+        return torch.from_numpy(session.run([output], feeds)[0])
+
+    return run
+
+
+EXECUTION_PROVIDERS: dict[str, DeviceProviders] = {
+    "cpu": DeviceProviders(("fp32",), lambda options, precision: ["CPUExecutionProvider"],
+                           _cpu_runner, "onnxruntime"),
+}
+
+
 @dataclass(frozen=True)
 class OnnxRuntimeEngine:
     options: EngineOptions
     name: str = "onnxruntime"
     tensorrt_ep: bool = False
 
-    def precisions(self, device: str) -> tuple[str, ...]:
-        return ("fp32", "fp16") if device == "cuda" else ("fp32",)
+    def precisions(self, device: TorchDevice) -> tuple[str, ...]:
+        entry = EXECUTION_PROVIDERS.get(device.type)
+        return entry.precisions if entry is not None else ()
 
     def providers(self, precision: str) -> list:
-        if self.options.device == "cpu":
-            return ["CPUExecutionProvider"]
-        cuda = ("CUDAExecutionProvider", {"device_id": 0, "use_tf32": 0})
-        if not self.tensorrt_ep:
-            return [cuda, "CPUExecutionProvider"]
-        trt = ("TensorrtExecutionProvider", {
-            "device_id": 0, "trt_fp16_enable": precision == "fp16",
-            "trt_max_workspace_size": int(self.options.trt_workspace_gb * 2**30),
-            "trt_engine_cache_enable": True,
-            "trt_engine_cache_path": str(self.options.work_dir / "trt_cache")})
-        return [trt, cuda, "CPUExecutionProvider"]
+        build = self._entry().tensorrt if self.tensorrt_ep else self._entry().main
+        assert build is not None  # check() refused the engine otherwise
+        return build(self.options, precision)
 
     def check(self, precision: str) -> None:
-        if self.tensorrt_ep and self.options.device != "cuda":
-            raise CaseError("engine 'onnxruntime-trt' needs device: cuda (TensorRT runs on "
-                            "NVIDIA GPUs): use engine onnxruntime on cpu")
-        check_device(self.options.device)
+        entry = self._entry()
+        if self.tensorrt_ep and entry.tensorrt is None:
+            raise CaseError(f"engine 'onnxruntime-trt' needs an NVIDIA GPU (TensorRT), and vendor "
+                            f"{self.options.device.vendor} names device {self.options.device.type}: "
+                            "use engine onnxruntime, eager or compile")
         check_precision(self, self.options.device, precision)
         wanted = _name(self.providers(precision)[0])
         available = _ort().get_available_providers()
         if wanted not in available:
-            package = "onnxruntime-gpu" if self.options.device == "cuda" else "onnxruntime"
             raise CaseError(f"engine {self.name!r} needs ONNX Runtime's {wanted}, but this "
-                            f"onnxruntime offers {', '.join(available)}: install {package} "
-                            "(the nvidia image has it)")
+                            f"onnxruntime offers {', '.join(available)}: install {entry.package} "
+                            "in the vendor's image")
 
     def prepare(self, model: nn.Module, example_inputs: Sequence[torch.Tensor],
                 precision: str) -> Runner:
@@ -78,9 +109,17 @@ class OnnxRuntimeEngine:
         graph_precision = "fp32" if self.tensorrt_ep else precision
         path = onnx_file(model, example_inputs, self.options, graph_precision)
         session = self._session(str(path), precision)
-        if self.options.device == "cuda":
-            return _cuda_runner(session)
-        return _cpu_runner(session)
+        return self._entry().runner(session, self.options.device)
+
+    def _entry(self) -> DeviceProviders:
+        device = self.options.device
+        entry = EXECUTION_PROVIDERS.get(device.type)
+        if entry is None:
+            raise CaseError(f"engine {self.name!r}: chipperf has no ONNX Runtime execution "
+                            f"provider for device {device.type} (vendor {device.vendor}); it "
+                            f"has one for {', '.join(sorted(EXECUTION_PROVIDERS))}: use engine "
+                            "eager or compile")
+        return entry
 
     def _session(self, path: str, precision: str) -> Any:
         ort = _ort()
@@ -96,50 +135,10 @@ class OnnxRuntimeEngine:
                                    "file (or set onnx_file: null to export it)") from exc
         if session.get_providers()[0] != _name(providers[0]):
             raise EngineBuildError(f"ONNX Runtime fell back to {session.get_providers()[0]} "
-                                   f"instead of {_name(providers[0])}: check that the CUDA, "
-                                   "cuDNN and TensorRT libraries match the onnxruntime-gpu build")
+                                   f"instead of {_name(providers[0])}: check that the vendor's "
+                                   f"runtime libraries match the {self._entry().package} build")
         return session
 
 
 def _name(provider: Any) -> str:
     return provider[0] if isinstance(provider, tuple) else provider
-
-
-def _cpu_runner(session: Any) -> Runner:
-    metas = session.get_inputs()
-    output = session.get_outputs()[0].name
-
-    def run(*inputs: torch.Tensor) -> torch.Tensor:
-        feeds = {m.name: t.to(ONNX_TYPES[m.type][1]).contiguous().numpy()
-                 for m, t in zip(metas, inputs)}
-        return torch.from_numpy(session.run([output], feeds)[0])
-
-    return run
-
-
-def _cuda_runner(session: Any) -> Runner:
-    metas = session.get_inputs()
-    out_meta = session.get_outputs()[0]
-    out_np, out_torch = ONNX_TYPES[out_meta.type]
-    rest = tuple(out_meta.shape[1:])
-    static = all(isinstance(d, int) for d in rest)
-
-    def run(*inputs: torch.Tensor) -> torch.Tensor:
-        binding, keep = session.io_binding(), []
-        for meta, tensor in zip(metas, inputs):
-            np_type, torch_type = ONNX_TYPES[meta.type]
-            tensor = tensor.to(torch_type).contiguous()
-            keep.append(tensor)
-            binding.bind_input(meta.name, "cuda", 0, np_type, tuple(tensor.shape),
-                               tensor.data_ptr())
-        torch.cuda.synchronize()  # ORT runs on its own stream: inputs must be ready
-        if not static:
-            binding.bind_output(out_meta.name, "cpu")
-            session.run_with_iobinding(binding)
-            return torch.from_numpy(binding.copy_outputs_to_cpu()[0]).cuda()
-        out = torch.empty((inputs[0].shape[0], *rest), dtype=out_torch, device="cuda")
-        binding.bind_output(out_meta.name, "cuda", 0, out_np, tuple(out.shape), out.data_ptr())
-        session.run_with_iobinding(binding)
-        return out
-
-    return run

@@ -9,23 +9,23 @@ from typing import Sequence
 import torch
 from torch import nn
 
+from chipperf.device.torch import TorchDevice
 from common.engines.base import (
     DTYPES,
     EngineOptions,
     Runner,
     cast_inputs,
-    check_device,
     check_precision,
     model_copy,
 )
 from common.errors import CaseError, EngineBuildError
 
 
-def torch_precisions(device: str) -> tuple[str, ...]:
-    if device == "cuda":
-        bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
-        return ("fp32", "fp16", "bf16") if bf16 else ("fp32", "fp16")
-    return ("fp32", "bf16")
+def torch_precisions(device: TorchDevice) -> tuple[str, ...]:
+    """fp32 everywhere; fp16 on accelerators; bf16 where the device computes in it."""
+    if not device.is_accelerator:
+        return ("fp32", "bf16")
+    return ("fp32", "fp16", "bf16") if device.supports_dtype(torch.bfloat16) else ("fp32", "fp16")
 
 
 @dataclass(frozen=True)
@@ -33,11 +33,10 @@ class EagerEngine:
     options: EngineOptions
     name: str = "eager"
 
-    def precisions(self, device: str) -> tuple[str, ...]:
+    def precisions(self, device: TorchDevice) -> tuple[str, ...]:
         return torch_precisions(device)
 
     def check(self, precision: str) -> None:
-        check_device(self.options.device)
         check_precision(self, self.options.device, precision)
 
     def prepare(self, model: nn.Module, example_inputs: Sequence[torch.Tensor],
@@ -57,13 +56,12 @@ class CompileEngine:
     options: EngineOptions
     name: str = "compile"
 
-    def precisions(self, device: str) -> tuple[str, ...]:
+    def precisions(self, device: TorchDevice) -> tuple[str, ...]:
         return torch_precisions(device)
 
     def check(self, precision: str) -> None:
-        check_device(self.options.device)
         check_precision(self, self.options.device, precision)
-        if self.options.device == "cpu" and not (shutil.which("g++") or shutil.which("c++")):
+        if not self.options.device.is_accelerator and not (shutil.which("g++") or shutil.which("c++")):
             raise CaseError("engine 'compile' on cpu needs a C++ compiler (Inductor builds C++ "
                             "kernels): install g++ and python3-dev in the image, or use engine "
                             "eager")

@@ -14,7 +14,8 @@ from typing import Any, Sequence
 import torch
 from torch import nn
 
-from common.engines.base import EngineOptions, Runner, check_device, check_precision
+from chipperf.device.torch import TorchDevice
+from common.engines.base import EngineOptions, Runner, check_precision
 from common.engines.onnx_export import onnx_file
 from common.errors import CaseError, EngineBuildError
 
@@ -35,14 +36,15 @@ class TensorRTEngine:
     options: EngineOptions
     name: str = "tensorrt"
 
-    def precisions(self, device: str) -> tuple[str, ...]:
-        return ("fp32", "fp16", "bf16") if device == "cuda" else ()
+    def precisions(self, device: TorchDevice) -> tuple[str, ...]:
+        return ("fp32", "fp16", "bf16") if device.type == "cuda" else ()
 
     def check(self, precision: str) -> None:
-        if self.options.device != "cuda":
-            raise CaseError("engine 'tensorrt' needs device: cuda (TensorRT runs on NVIDIA "
-                            "GPUs): use engine onnxruntime or eager on cpu")
-        check_device(self.options.device)
+        device = self.options.device
+        if device.type != "cuda":
+            raise CaseError(f"engine 'tensorrt' needs device: cuda (TensorRT runs on NVIDIA "
+                            f"GPUs), and vendor {device.vendor} names device {device.type}: "
+                            "use engine onnxruntime, eager or compile")
         check_precision(self, self.options.device, precision)
         trt = _trt()
         if precision == "bf16" and not hasattr(trt.BuilderFlag, "BF16"):
@@ -58,7 +60,7 @@ class TensorRTEngine:
         engine = trt.Runtime(logger).deserialize_cuda_engine(serialized)
         if engine is None:
             raise EngineBuildError("TensorRT could not deserialise the engine it just built")
-        return _runner(trt, engine)
+        return _runner(trt, engine, self.options.device)
 
     def _build(self, trt: Any, logger: Any, onnx_bytes: bytes,
                example_inputs: Sequence[torch.Tensor], precision: str) -> Any:
@@ -100,7 +102,7 @@ def _torch_dtype(trt: Any, dtype: Any) -> torch.dtype:
     return table[dtype]
 
 
-def _runner(trt: Any, engine: Any) -> Runner:
+def _runner(trt: Any, engine: Any, device: TorchDevice) -> Runner:
     context = engine.create_execution_context()
     names = [engine.get_tensor_name(i) for i in range(engine.num_io_tensors)]
     inputs = [n for n in names if engine.get_tensor_mode(n) == trt.TensorIOMode.INPUT]
@@ -115,7 +117,7 @@ def _runner(trt: Any, engine: Any) -> Runner:
             context.set_input_shape(name, tuple(tensor.shape))
             context.set_tensor_address(name, tensor.data_ptr())
         out = torch.empty(tuple(context.get_tensor_shape(outputs[0])), dtype=types[outputs[0]],
-                          device="cuda")
+                          device=device.device)
         context.set_tensor_address(outputs[0], out.data_ptr())
         if not context.execute_async_v3(torch.cuda.current_stream().cuda_stream):
             raise RuntimeError("TensorRT execute_async_v3 failed")
