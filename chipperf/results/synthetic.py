@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from chipperf.perflog import MARKER
+from chipperf.vendors import get_vendor
 
 T0_MS = 1_700_000_000_000
 INIT_S = 5          # INIT_START .. TRAIN_START
@@ -213,7 +214,7 @@ def _write_inference_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
         "latency_ms": {"p50": p50, "p90": p50 * 1.25, "p99": p50 * 2, "mean": p50 * 1.1,
                        "min": p50 * 0.8, "max": p50 * 2, "count": spec.queries},
         "engine": case.engine, "precision": case.dtype, "dtype": case.dtype,
-        "device": "cpu" if case.vendor == "cpu" else "cuda", "batch_size": 8,
+        "device": get_vendor(case.vendor).device, "batch_size": 8,
         "metric": metric, "reference": reference,
         "converged": spec.converged and reference["within_bound"],
         "flops_per_unit": case.flops_per_unit, "world_size": case.nnodes * case.nproc,

@@ -119,9 +119,9 @@ class Vendor:
     accelerator_sampler: Optional[Callable[[], AcceleratorSampler]] = None
     # Value of the visible-devices variable for nproc processes on a node.
     visible_devices: Callable[[int], str] = lambda nproc: ",".join(str(i) for i in range(nproc))
-    # The device layer's kind (chipperf.device.DEVICE_KINDS: cpu, cuda, npu, mlu, musa, xpu,
-    # hpu), set as CHIPPERF_DEVICE in the launch environment; plug-in and collective backend
-    # only where they differ from the kind's defaults (e.g. Kunlunxin's torch_xmlir on xpu).
+    # The device layer's kind (a key of chipperf.device.DEVICE_KINDS), set as CHIPPERF_DEVICE
+    # in the launch environment; plug-in and collective backend only where they differ from
+    # the kind's defaults (e.g. Kunlunxin's torch_xmlir on xpu).
     device: str = "cpu"
     device_plugin: Optional[str] = None
     dist_backend: Optional[str] = None

@@ -95,3 +95,15 @@ def test_vendor_config_may_not_set_the_target(tmp_path: Path) -> None:
     (tmp_path / "config_bad.py").write_text("target_mlm_accuracy = {'tiny': 0.01}\n")
     result = CASE.run_config(tmp_path, config_dir=tmp_path, config_file="config_bad.py")
     assert_case_error(result, f"{tmp_path / 'config_bad.py'}: sets 'target_mlm_accuracy'")
+
+
+@pytest.mark.parametrize("vendor,device,missing", [
+    ("ascend", "npu", "Paddle 3.3.1 sees 0 'npu' device(s)"),
+    ("nvidia", "cuda", "sees 0 'gpu' device(s)"),
+])
+def test_a_device_this_machine_lacks_stops_the_case_instead_of_training_on_the_cpu(
+        corpus: Path, tmp_path: Path, vendor: str, device: str, missing: str) -> None:
+    result = run_tiny(corpus, CHIPPERF_VENDOR=vendor, CHIPPERF_DEVICE=device)
+    assert_case_error(result, f"chipperf case error: vendor '{vendor}' names device '{device}'",
+                      missing, "does not fall back to the CPU")
+    assert "INIT_END" not in result.stdout

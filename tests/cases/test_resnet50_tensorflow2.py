@@ -105,3 +105,15 @@ def test_vendor_config_may_not_set_the_target(tmp_path: Path) -> None:
 def test_unknown_model_size_is_reported(tmp_path: Path) -> None:
     result = CASE.run("--data_dir", str(tmp_path), "--set", "model_size='resnet18'")
     assert_case_error(result, "model_size 'resnet18' is unknown: use one of resnet50, tiny")
+
+
+@pytest.mark.parametrize("vendor,device,missing", [
+    ("ascend", "npu", "lists 0 NPU device(s)"),
+    ("nvidia", "cuda", "lists 0 GPU device(s)"),
+])
+def test_a_device_this_machine_lacks_stops_the_case_instead_of_training_on_the_cpu(
+        digits: Path, tmp_path: Path, vendor: str, device: str, missing: str) -> None:
+    result = CASE.run_config(digits, env=CASE.env(CHIPPERF_VENDOR=vendor, CHIPPERF_DEVICE=device))
+    assert_case_error(result, f"chipperf case error: vendor '{vendor}' names device '{device}'",
+                      missing, "does not fall back to the CPU")
+    assert "INIT_END" not in result.stdout

@@ -19,8 +19,8 @@
     driver.finish(work_done=..., work_unit="samples", metric=..., flops_per_unit=...,
                   dtype="fp32", peak_memory_bytes=None)
 
-On an accelerator call ``driver.set_sync(torch.cuda.synchronize)`` (or the framework's
-equivalent) once the device is chosen: every clock reading then waits for queued work.
+On an accelerator call ``driver.set_sync(device.synchronize)`` (the device layer's, for any
+framework) once the device is chosen: every clock reading then waits for queued work.
 """
 
 from __future__ import annotations

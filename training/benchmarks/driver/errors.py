@@ -17,3 +17,7 @@ class DataError(CaseError):
 
 class LaunchError(CaseError):
     """A bad launch environment (distributed variables) or arguments."""
+
+
+class DeviceUnavailable(CaseError):
+    """The vendor's device cannot be used here (the case never falls back to the CPU)."""

@@ -5,7 +5,7 @@
     no_eval        train minus the evaluation regions that fall inside it
     pure_compute   sum of the compute regions (forward, backward, optimizer step)
 
-All readings come from one monotonic clock. ``sync`` (e.g. ``torch.cuda.synchronize``) is
+All readings come from one monotonic clock. ``sync`` (the device layer's ``synchronize``) is
 called before every reading, so queued accelerator work is counted where it belongs.
 """
 

@@ -13,11 +13,7 @@ import torch.distributed as tdist
 from chipperf.device import DeviceError
 from chipperf.device.torch import TorchDevice, open_torch_device
 from driver.dist import DistEnv, use_interface_towards_master
-from driver.errors import CaseError
-
-
-class DeviceUnavailable(CaseError):
-    """The vendor's device cannot be used here (the case never falls back to the CPU)."""
+from driver.errors import DeviceUnavailable
 
 
 def init_distributed(dist: DistEnv) -> TorchDevice:

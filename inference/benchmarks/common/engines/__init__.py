@@ -1,7 +1,7 @@
 """Engine registry: name -> factory(EngineOptions) -> Engine (see ``common.engines.base``).
 
 Engines: ``eager`` and ``compile`` (PyTorch, on any device the device layer opens),
-``onnxruntime`` (the execution provider registered for the device: CPU, or NVIDIA's CUDA EP),
+``onnxruntime`` (the execution provider registered for the device: the CPU's, or NVIDIA's),
 ``onnxruntime-trt`` (ONNX Runtime's TensorRT EP) and ``tensorrt`` (native); the last two run on
 NVIDIA GPUs only (``common.engines.nvidia``). ``register`` adds one (tests use it to inject a
 faulty engine).
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable, Dict
 
 from common.engines.base import Engine, EngineOptions
-from common.engines.nvidia import onnxruntime_gpu  # noqa: F401 - registers the CUDA EPs
+from common.engines.nvidia import onnxruntime_gpu  # noqa: F401 - registers NVIDIA's EPs
 from common.engines.nvidia.tensorrt_engine import TensorRTEngine
 from common.engines.onnxruntime_engine import OnnxRuntimeEngine
 from common.engines.torch_engines import CompileEngine, EagerEngine

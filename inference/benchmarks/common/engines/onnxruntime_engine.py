@@ -1,7 +1,7 @@
 """ONNX Runtime on the vendor's device, through the execution providers registered for it.
 
 Each device type that ONNX Runtime can run on has a ``DeviceProviders`` entry in
-``EXECUTION_PROVIDERS``: the CPU EP here, NVIDIA's CUDA and TensorRT EPs in
+``EXECUTION_PROVIDERS``: the CPU EP here, NVIDIA's GPU and TensorRT EPs in
 ``common.engines.nvidia.onnxruntime_gpu``. ``onnxruntime`` uses the device's main EP;
 ``onnxruntime-trt`` its TensorRT EP, where it has one. A device type with no entry is a
 clear error naming the vendor and the engines that do run there.

@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from driver import Config, DistEnv, Driver, LaunchError, run_case, split_batch
 from driver.dist import usable_cores, use_interface_towards_master
+from driver.errors import DeviceUnavailable
 from textlm.bert import BertConfig, model_config, train_flops_per_sequence
 from textlm.loop import Goal, Schedule, linear_warmup_decay, run
+
+from chipperf.device import DeviceError
+
+if TYPE_CHECKING:
+    from chipperf.device.paddle import PaddleDevice
 
 # model and train are this folder's modules, textlm.mlm the bert cases' shared data reader;
 # they import paddle or numpy, so they are imported only after OMP_NUM_THREADS is set
@@ -48,22 +54,25 @@ def configure_threads(cfg: Config, dist: DistEnv) -> int:
     return threads
 
 
-def init_distributed(dist: DistEnv) -> str:
-    """The rank's device ("gpu": the one FLAGS_selected_gpus names, or "cpu"); joins the
-    collective group (NCCL on GPUs, gloo on CPU) when there is more than one rank."""
-    import paddle
+def init_distributed(dist: DistEnv) -> PaddleDevice:
+    """The rank's device as the vendor named it (``gpu:N``, ``xpu:N``, a custom device such as
+    ``npu:N``, or ``cpu``), set for Paddle; joins the collective group (the device's own, gloo
+    on cpu) when there is more than one rank. ``DeviceUnavailable`` when it cannot be seen."""
     import paddle.distributed as pdist
 
-    gpu = paddle.device.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0
-    device = "gpu" if gpu else "cpu"
-    paddle.set_device(device)
+    from chipperf.device.paddle import open_paddle_device  # imports paddle: after the threads
+
+    try:
+        device = open_paddle_device(dist.local_rank)
+    except DeviceError as exc:
+        raise DeviceUnavailable(str(exc)) from exc
     if not dist.distributed:
         return device
     if not os.environ.get("PADDLE_TRAINER_ENDPOINTS"):
         raise LaunchError(f"WORLD_SIZE={dist.world_size} but PADDLE_TRAINER_ENDPOINTS is unset: "
                           "start the ranks with python3 -m paddle.distributed.launch "
                           "(chipperf's paddle launcher does)")
-    if not gpu:
+    if not device.is_accelerator:
         use_interface_towards_master(dist)
     pdist.init_parallel_env()
     return device
@@ -99,13 +108,7 @@ def build_loop(cfg: Config, dist: DistEnv, arch: BertConfig, dataset: Any) -> tu
     return loop, net
 
 
-def peak_memory(device: str) -> int | None:
-    import paddle
-
-    return int(paddle.device.cuda.max_memory_allocated()) if device == "gpu" else None
-
-
-def setup(driver: Driver) -> tuple[BertConfig, Any, Any, str, int]:
+def setup(driver: Driver) -> tuple[BertConfig, Any, Any, PaddleDevice, int]:
     """Everything before TRAIN_START; raises a CaseError on any bad input."""
     cfg, dist = driver.config, driver.dist
     threads = configure_threads(cfg, dist)  # before paddle (and numpy) are imported
@@ -117,10 +120,7 @@ def setup(driver: Driver) -> tuple[BertConfig, Any, Any, str, int]:
                                arch.max_position_embeddings, PREPARE)
     mlm.require_one_batch(dataset, cfg.global_batch_size)
     device = init_distributed(dist)
-    if device == "gpu":
-        import paddle
-
-        driver.set_sync(paddle.device.synchronize)
+    driver.set_sync(device.synchronize)
     loop, net = build_loop(cfg, dist, arch, dataset)
     return arch, dataset, loop, device, threads
 
@@ -129,22 +129,20 @@ def main(argv: list[str] | None = None) -> None:
     driver = Driver.start("bert", CASE_DIR, argv, environ=contract_environ(os.environ))
     cfg = driver.config
     arch, dataset, loop, device, threads = setup(driver)
-    import paddle
     import train
     from model import count_parameters
     from textlm.mlm import eval_rows
 
     goal = Goal("mlm_accuracy", float(cfg.target_mlm_accuracy[cfg.model_size]))
-    driver.init_end(device=device, threads=threads, model_size=cfg.model_size,
+    driver.init_end(**device.describe(), threads=threads, model_size=cfg.model_size,
                     architecture=vars(arch), parameters=count_parameters(loop.model),
                     seq_len=dataset.seq_len, vocab_tokens=len(dataset.vocab),
-                    train_rows=len(dataset.train), eval_rows=eval_rows(dataset, cfg.eval_samples),
-                    paddle_version=paddle.__version__)
+                    train_rows=len(dataset.train), eval_rows=eval_rows(dataset, cfg.eval_samples))
     progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
     work_done = int(train.all_reduce_sum([float(progress.work)])[0])
     driver.finish(work_done=work_done, work_unit="samples", metric=goal.metric(progress.value),
                   flops_per_unit=train_flops_per_sequence(arch, dataset.seq_len),
-                  dtype=cfg.dtype, peak_memory_bytes=peak_memory(device))
+                  dtype=cfg.dtype, peak_memory_bytes=device.max_memory_allocated())
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 Any launcher that sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT works
 (deepspeed, torchrun). The device is the vendor's (chipperf.device) and DeepSpeed's accelerator
 must be the same kind (``DS_ACCELERATOR=cpu`` on the cpu vendor); the communication backend is
-the accelerator's: nccl on CUDA, gloo on CPU (ccl when oneCCL's bindings are installed). See
+the device's (chipperf.device; gloo on the CPU). See
 README.md for the dataset layout, the FLOPs formula and the measured CI runs.
 """
 
@@ -24,7 +24,8 @@ import torch
 from deepspeed.accelerator import get_accelerator
 from driver import Config, DistEnv, Driver, run_case
 from driver.dist import rank_threads, use_interface_towards_master
-from driver.torchdist import DeviceUnavailable, all_reduce_sum
+from driver.errors import DeviceUnavailable
+from driver.torchdist import all_reduce_sum
 from llama_model import PRESETS, LlamaConfig, LlamaForCausalLM, train_flops_per_token
 from llama_train import Loop
 from textlm import tokens

@@ -4,8 +4,8 @@
         --extern_config_dir DIR --extern_config_file config_<chip>x<nnodes>x<nproc>.py \
         --output_dir OUT [--set name=value ...]
 
-gloo on CPU, nccl when CUDA is available. See README.md for the FLOPs formula and the
-measured CI runs.
+The device and its collective backend are the vendor's (chipperf.device). See README.md for
+the FLOPs formula and the measured CI runs.
 """
 
 from __future__ import annotations

@@ -25,6 +25,9 @@ from driver import (  # noqa: E402
     run_case,
     split_batch,
 )
+from driver.errors import DeviceUnavailable  # noqa: E402
+
+from chipperf.device import DeviceError  # noqa: E402
 
 # arch, folders, data, model and train are this folder's modules; data, model and train
 # import TensorFlow, so they are imported only once the configuration and the data dir have
@@ -72,9 +75,9 @@ def configure_threads(tf: Any, cfg: Config, dist: DistEnv) -> int:
     return threads
 
 
-def setup(driver: Driver) -> tuple[Any, Any, int]:
-    """(train.Loop, model spec, threads): everything before TRAIN_START; raises a CaseError
-    on any bad input, on every rank, before training."""
+def setup(driver: Driver) -> tuple[Any, Any, int, Any]:
+    """(train.Loop, model spec, threads, the rank's TfDevice): everything before TRAIN_START;
+    raises a CaseError on any bad input, on every rank, before training."""
     cfg, dist = driver.config, driver.dist
     import arch
     import folders
@@ -92,7 +95,8 @@ def setup(driver: Driver) -> tuple[Any, Any, int]:
 
     threads = configure_threads(tf, cfg, dist)
     tf.config.experimental.enable_tensor_float_32_execution(cfg.dtype == "tf32")
-    strategy = train.make_strategy(dist.local_rank, cfg.collective)  # before any TF op
+    device = open_device(dist.local_rank)  # before any TF op: pins this rank's device
+    strategy = train.make_strategy(cfg.collective)
     if strategy.num_replicas_in_sync != dist.world_size:
         raise ConfigError(f"TensorFlow formed {strategy.num_replicas_in_sync} replicas for "
                           f"WORLD_SIZE={dist.world_size}: check TF_CONFIG from the launcher")
@@ -105,39 +109,38 @@ def setup(driver: Driver) -> tuple[Any, Any, int]:
                              dtype_policy=train.POLICIES[cfg.dtype])
     loop = train.build_loop(cfg, strategy, spec, train_split, val_split,
                             folders.Shard(dist.rank, dist.world_size), per_rank_batch)
-    if tf.config.list_logical_devices("GPU"):
-        driver.set_sync(tf.test.experimental.sync_devices)
-    return loop, spec, threads
+    driver.set_sync(device.synchronize)
+    return loop, spec, threads, device
 
 
-def peak_memory_bytes() -> int | None:
-    """Peak memory of this rank's GPU; None on CPU (TensorFlow does not track it there)."""
-    import tensorflow as tf
+def open_device(local_rank: int) -> Any:
+    """The vendor's device for this rank (chipperf.device.tensorflow), or DeviceUnavailable."""
+    from chipperf.device.tensorflow import open_tf_device
 
-    if not tf.config.list_logical_devices("GPU"):
-        return None
-    return int(tf.config.experimental.get_memory_info("GPU:0")["peak"])
+    try:
+        return open_tf_device(local_rank)
+    except DeviceError as exc:
+        raise DeviceUnavailable(str(exc)) from exc
 
 
 def main(argv: list[str] | None = None) -> None:
     driver = Driver.start("resnet50", CASE_DIR, argv)
     cfg = driver.config
-    loop, spec, threads = setup(driver)
+    loop, spec, threads, device = setup(driver)
     import model as resnet
-    import tensorflow as tf
     import train
 
     target = float(cfg.target_accuracy[cfg.model_size])
     driver.init_end(model_size=cfg.model_size, num_classes=spec.num_classes,
                     parameters=resnet.parameter_counts(loop.model)["total"],
                     train_images=len(loop.train), val_images=len(loop.val), threads=threads,
-                    steps_per_epoch=loop.steps_per_epoch, tensorflow_version=tf.__version__)
+                    steps_per_epoch=loop.steps_per_epoch, **device.describe())
     progress = train.run(driver, loop, target)
     samples = int(train.all_reduce_sum(loop.strategy, [float(progress.samples)])[0])
     driver.finish(work_done=samples, work_unit="samples",
                   metric=Metric("top1", progress.accuracy, target),
                   flops_per_unit=resnet.train_flops(loop.model), dtype=cfg.dtype,
-                  peak_memory_bytes=peak_memory_bytes())
+                  peak_memory_bytes=device.max_memory_allocated())
 
 
 if __name__ == "__main__":

@@ -64,11 +64,9 @@ class Progress:
     history: list[float] = field(default_factory=list)
 
 
-def make_strategy(local_rank: int, collective: str) -> tf.distribute.Strategy:
-    """One replica per worker process: the rank's own GPU, or the CPU."""
-    gpus = tf.config.list_physical_devices("GPU")
-    if gpus:
-        tf.config.set_visible_devices(gpus[local_rank % len(gpus)], "GPU")
+def make_strategy(collective: str) -> tf.distribute.Strategy:
+    """One replica per worker process, on the one device the device layer left visible
+    (chipperf.device.tensorflow.open_tf_device runs first)."""
     implementation = {
         "auto": tf.distribute.experimental.CommunicationImplementation.AUTO,
         "ring": tf.distribute.experimental.CommunicationImplementation.RING,

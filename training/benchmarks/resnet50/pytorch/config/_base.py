@@ -29,7 +29,7 @@ eval_every_epochs = 1
 max_steps = None              # stop after this many optimizer steps (None: no limit)
 
 # ---- numerics and devices
-dtype = "fp32"                # "fp32", or "bf16"/"fp16" autocast (CUDA)
+dtype = "fp32"                # "fp32", or "bf16"/"fp16" autocast on the vendor's device
 channels_last = False
 cpu_threads = None            # torch threads per rank on CPU (None: OMP_NUM_THREADS, else
                               # the usable cores divided by the ranks on the node)
