@@ -29,19 +29,27 @@ class ContainerSpec:
 def start(client: Any, spec: ContainerSpec, host: str) -> Any:
     import docker.errors
 
-    volumes = {path: {"bind": path, "mode": mode} for path, mode in spec.mounts.items()}
-    kwargs = dict(spec.options or {})
-    volumes.update(kwargs.pop("volumes_extra", {}))
-    if spec.pid_host:
-        kwargs["pid_mode"] = "host"
     try:
-        return client.containers.run(
-            spec.image, command=list(spec.command), name=spec.name, detach=True,
-            network_mode="host", shm_size=spec.shm_size, environment=dict(spec.env),
-            volumes=volumes, labels={LABEL_RUN: spec.run_id}, **kwargs)
+        return client.containers.run(spec.image, **run_kwargs(spec))
     except docker.errors.APIError as exc:
         raise HostError(host, f"starting container {spec.name} failed: {exc.explanation or exc}",
                         _start_fix(str(exc))) from exc
+
+
+def run_kwargs(spec: ContainerSpec) -> dict[str, Any]:
+    """The keyword arguments of ``containers.run()`` for ``spec`` (pure)."""
+    volumes = {path: {"bind": path, "mode": mode} for path, mode in spec.mounts.items()}
+    kwargs = dict(spec.options or {})
+    volumes.update(kwargs.pop("volumes_extra", {}))
+    # Options' variables (``--env X=all``) sit under the plan's own; ``--shm-size`` in the
+    # options is the more specific setting and wins over the test config's SHM_SIZE.
+    environment = {**kwargs.pop("environment", {}), **spec.env}
+    shm_size = kwargs.pop("shm_size", spec.shm_size)
+    if spec.pid_host:
+        kwargs["pid_mode"] = "host"
+    return {"command": list(spec.command), "name": spec.name, "detach": True,
+            "network_mode": "host", "shm_size": shm_size, "environment": environment,
+            "volumes": volumes, "labels": {LABEL_RUN: spec.run_id}, **kwargs}
 
 
 def _start_fix(text: str) -> str:

@@ -17,13 +17,17 @@ from typing import Any, Callable, Optional, Protocol, runtime_checkable
 
 @dataclass(frozen=True)
 class ChipSpec:
-    """One chip's spec sheet. ``peak_flops`` maps dtype -> dense FLOP/s per chip."""
+    """One chip's spec sheet. ``peak_flops`` maps dtype -> dense FLOP/s per chip.
+
+    "Chip" is what the framework sees as one device (one rank). A number the vendor does
+    not publish is left out (None, or the dtype missing): never estimated."""
 
     name: str
     peak_flops: Mapping[str, float] = field(default_factory=dict)
     memory_bytes: Optional[int] = None
     tdp_watts: Optional[float] = None
     source: str = ""  # where the numbers come from (datasheet name / URL)
+    memory_bandwidth: Optional[float] = None  # bytes/s, peak, from the same sheet
 
 
 class SamplerUnavailable(Exception):

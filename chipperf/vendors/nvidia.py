@@ -18,16 +18,16 @@ _TF = 1e12
 CHIPS = {
     "A100": ChipSpec("A100", {"fp64": 9.7 * _TF, "fp32": 19.5 * _TF, "tf32": 156 * _TF,
                               "bf16": 312 * _TF, "fp16": 312 * _TF},
-                     memory_bytes=80 * 2**30, tdp_watts=400,
-                     source="NVIDIA A100 datasheet (SXM4 80GB), dense"),
+                     memory_bytes=80 * 2**30, tdp_watts=400, memory_bandwidth=2039e9,
+                     source="NVIDIA A100 datasheet (SXM4 80GB: 2,039 GB/s), dense"),
     "H100": ChipSpec("H100", {"fp64": 34 * _TF, "fp32": 67 * _TF, "tf32": 494.5 * _TF,
                               "bf16": 989.5 * _TF, "fp16": 989.5 * _TF, "fp8": 1979 * _TF},
-                     memory_bytes=80 * 2**30, tdp_watts=700,
-                     source="NVIDIA H100 datasheet (SXM5), dense"),
+                     memory_bytes=80 * 2**30, tdp_watts=700, memory_bandwidth=3.35e12,
+                     source="NVIDIA H100 datasheet (SXM5: 3.35 TB/s), dense"),
     "H200": ChipSpec("H200", {"fp64": 34 * _TF, "fp32": 67 * _TF, "tf32": 494.5 * _TF,
                               "bf16": 989.5 * _TF, "fp16": 989.5 * _TF, "fp8": 1979 * _TF},
-                     memory_bytes=141 * 10**9, tdp_watts=700,
-                     source="NVIDIA H200 datasheet (SXM), dense"),
+                     memory_bytes=141 * 10**9, tdp_watts=700, memory_bandwidth=4.8e12,
+                     source="NVIDIA H200 datasheet (SXM: 4.8 TB/s), dense"),
 }
 
 

@@ -118,7 +118,7 @@ def test_check_lists_every_problem(catalogue):
 
 def test_unknown_vendor_and_bad_container_options(catalogue):
     cluster, test = configs({"resnet50:pytorch_2.13:xeon:1:1:1": "/d"}, vendor="acme")
-    test = TestConfig(**{**test.__dict__, "container_opt": "--gpus all --net=host"})
+    test = TestConfig(**{**test.__dict__, "container_opt": "--gpus all --net=bridge"})
     problems = check(cluster, test, catalogue)
     assert any("VENDOR 'acme' is unknown" in p for p in problems)
-    assert any("--net is not supported" in p for p in problems)
+    assert any("--net=bridge" in p and "host network" in p for p in problems)

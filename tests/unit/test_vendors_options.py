@@ -1,0 +1,92 @@
+"""Container options as FlagPerf's vendors write them (training/run_benchmarks/config/
+test_conf.py, its kunlunxin CI, and FlagPerf's own ``docker run`` arguments) parse into
+the docker SDK's ``containers.run()`` keywords; the SDK's own translation to the Engine
+API (``_create_container_args``) accepts every result; what chipperf cannot honour is
+refused, named."""
+
+from __future__ import annotations
+
+import pytest
+from docker.models.containers import _create_container_args
+
+from chipperf.containers.options import parse_cli_options
+from chipperf.containers.runtime import ContainerSpec, run_kwargs
+from chipperf.vendors import get_vendor, vendor_names
+
+# From FlagPerf test_conf.py's ACCE_CONTAINER_OPT comment block, verbatim except ascend's,
+# whose comment contains Python concatenation marks ("+ \") and a davinciX placeholder:
+# those are removed / written as davinci0 (the "+" itself is refused: see below).
+FLAGPERF = {
+    "iluvatar": " -v /lib/modules:/lib/modules ",
+    "kunlunxin": (" --device=/dev/xpu0 --device=/dev/xpu1 --device=/dev/xpu2"
+                  " --device=/dev/xpu3 --device=/dev/xpu4 --device=/dev/xpu5"
+                  " --device=/dev/xpu6 --device=/dev/xpu7 --device=/dev/xpuctrl"),
+    "nvidia": " --gpus all",
+    "ascend": ("--device=/dev/davinci0 --device=/dev/davinci_manager "
+               "--device=/dev/devmm_svm --device=/dev/hisi_hdc "
+               "-v /usr/local/Ascend/driver -v /usr/local/dcmi -v /usr/local/bin/npu-smi"),
+    "mthreads": " --env MTHREADS_VISIBLE_DEVICES=all",
+    "metax": " --device=/dev/infiniband --device=/dev/dri --device=/dev/mxcd --group-add video",
+    "dcu": "-v /opt/hyhal/:/opt/hyhal/ --device=/dev/kfd --device=/dev/dri/ --group-add video",
+}
+# FlagPerf's run.py adds these to every container it starts.
+FLAGPERF_BASE = (" --rm --init --detach --net=host --uts=host --ipc=host"
+                 " --security-opt=seccomp=unconfined --privileged=true --ulimit=stack=67108864"
+                 " --ulimit=memlock=-1 --shm-size=32G")
+
+
+def sdk_args(options):
+    spec = ContainerSpec("c", "img", ("python3", "-V"), {"MASTER_PORT": "29500"},
+                         {"/work": "rw"}, "run1", "16g", options)
+    return _create_container_args({"image": "img", "version": "1.41", **run_kwargs(spec)})
+
+
+@pytest.mark.parametrize("vendor", sorted(FLAGPERF))
+def test_flagperf_vendor_options_parse_and_reach_the_sdk(vendor):
+    kwargs, problems = parse_cli_options(FLAGPERF[vendor] + FLAGPERF_BASE)
+    assert problems == []
+    host = sdk_args(kwargs)["host_config"]
+    assert host["NetworkMode"] == "host" and host["Privileged"] is True
+    assert host["ShmSize"] == 32 * 2**30 and host["IpcMode"] == "host"
+    assert {u["Name"]: u["Soft"] for u in host["Ulimits"]} == {"stack": 67108864, "memlock": -1}
+
+
+def test_what_each_flagperf_option_becomes():
+    host = lambda v: sdk_args(parse_cli_options(FLAGPERF[v])[0])["host_config"]  # noqa: E731
+    assert host("nvidia")["DeviceRequests"][0]["Count"] == -1
+    assert [d["PathOnHost"] for d in host("kunlunxin")["Devices"]][-1] == "/dev/xpuctrl"
+    assert len(host("kunlunxin")["Devices"]) == 9
+    assert host("metax")["GroupAdd"] == ["video"]
+    assert "/opt/hyhal/:/opt/hyhal/:rw" in host("dcu")["Binds"]
+    assert "/lib/modules:/lib/modules:rw" in host("iluvatar")["Binds"]
+    # docker's meaning of `-v /path` is an anonymous volume, and so it is here
+    assert [m["Target"] for m in host("ascend")["Mounts"]] == [
+        "/usr/local/Ascend/driver", "/usr/local/dcmi", "/usr/local/bin/npu-smi"]
+    env = sdk_args(parse_cli_options(FLAGPERF["mthreads"])[0])["environment"]
+    assert env == {"MTHREADS_VISIBLE_DEVICES": "all", "MASTER_PORT": "29500"}
+
+
+def test_options_do_not_override_the_plan():
+    kwargs, problems = parse_cli_options("--env MASTER_PORT=1 --env CHIPPERF_DEVICE=cpu")
+    assert kwargs == {} and len(problems) == 2
+    assert all("the plan sets this variable" in p for p in problems)
+
+
+@pytest.mark.parametrize("text, named", [
+    ("--net=bridge", "host network"), ("--network none", "host network"),
+    ("+", "+ is not an option"), ("-it", "not interactive"), ("--name x", "names its containers"),
+    ("--gpus some", "use 'all'"), ("--device=dri", "/dev/host"), ("--ulimit nofile=lots", "name=soft"),
+    ("-v a:b:c:d", "/host/path"), ("--env NOVALUE", "NAME=value"), ("--shm-size=big", "size"),
+    ("--privileged=maybe", "true or false"), ("--ipc=private", "only host"), ("--gpus", "needs a value"),
+    ("--cpus 4", "--cpus is not an option"), ("--rm=false", "always does this"),
+    ("-v /a:/b -v /a:/c", "mounted twice"), ("--device '/dev/x", "cannot split"),
+])
+def test_refused_options_are_named(text, named):
+    _, problems = parse_cli_options(text)
+    assert len(problems) == 1 and named in problems[0], problems
+
+
+@pytest.mark.parametrize("vendor", vendor_names())
+def test_every_vendor_options_reach_the_sdk(vendor):
+    for nproc in (1, 8):
+        sdk_args(dict(get_vendor(vendor).container_options(nproc)))
