@@ -52,6 +52,8 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
     try:
         log.info("run %s: %d case(s) on %s; results in %s", run_id, len(plan.cases),
                  ", ".join(plan.hosts), run_dir)
+        for note in (n for case in plan.cases for n in case.notes):
+            log.warning("%s", note)
         hosts = preflight(plan, cluster, record)
         tags = prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:

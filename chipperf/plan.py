@@ -16,6 +16,7 @@ from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, ClusterConfig, TestConfig
 from chipperf.containers.options import parse_cli_options
 from chipperf.device import launch_env as device_launch_env
+from chipperf.frameworks import ImageChoice, choose_folder
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
 from chipperf.vendors import get_vendor, vendor_names
 
@@ -62,6 +63,8 @@ class CasePlan:
     image_name: str        # repository part; the tag is the build-input hash (containers.images)
     image_context: Path
     rounds: tuple[RoundPlan, ...]
+    image_folder: str = ""           # <vendor>/docker_image/<image_folder>
+    notes: tuple[str, ...] = ()      # warnings decided while planning (substitutions, aliases)
 
 
 @dataclass(frozen=True)
@@ -134,9 +137,11 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         problems.append(f"{where}: missing vendor config {catalogue.vendor_cases[vendor_key]}/config/"
                         f"{config_name}: add it, or use a topology that has one "
                         f"({', '.join(have) or 'none'})")
-    if (test.vendor, key.framework) not in catalogue.images:
+    choice = image_choice(key.framework, test, catalogue)
+    if choice.folder is None:
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
-                        f"{key.framework}/Dockerfile: add one for framework {key.framework!r}")
+                        f"{key.framework}/Dockerfile ({choice.note}): add one for framework "
+                        f"{key.framework!r}, or use one of the folders in the case key")
     unknown = [h for h in entry.hosts if h not in cluster.hosts]
     if unknown:
         problems.append(f"{where}: host(s) {', '.join(unknown)} are not in the cluster config: "
@@ -174,17 +179,26 @@ def _uploads(test: TestConfig, catalogue: Catalogue) -> tuple[Upload, ...]:
     return tuple(dict.fromkeys(uploads))
 
 
+def image_choice(framework: str, test: TestConfig, catalogue: Catalogue) -> ImageChoice:
+    """The vendor's image folder for a case key's framework (FRAMEWORK_MATCH decides)."""
+    folders = [f for (vendor, f) in catalogue.images if vendor == test.vendor]
+    return choose_folder(framework, folders, test.framework_match)
+
+
 def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                catalogue: Catalogue, run_id: str) -> CasePlan:
     key = entry.key
     rounds = tuple(_plan_round(entry, n, cluster, test, run_id, catalogue)
                    for n in range(1, key.repeat + 1))
+    choice = image_choice(key.framework, test, catalogue)
+    folder = choice.folder or key.framework
     return CasePlan(
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
         family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,
         data_dir=entry.data_dir,
-        image_name=f"chipperf/{_suite_prefix(catalogue)}{test.vendor}-{key.framework}".lower(),
-        image_context=catalogue.images[(test.vendor, key.framework)], rounds=rounds)
+        image_name=f"chipperf/{_suite_prefix(catalogue)}{test.vendor}-{folder}".lower(),
+        image_context=catalogue.images[(test.vendor, folder)], rounds=rounds,
+        image_folder=folder, notes=(f"{key}: {choice.note}",) if choice.note else ())
 
 
 def _suite_prefix(catalogue: Catalogue) -> str:

@@ -23,6 +23,7 @@ from chipperf.config.model import (
 )
 from chipperf.config.pyconfig import read_py_config
 from chipperf.errors import ConfigError
+from chipperf.frameworks import MODES
 
 log = logging.getLogger(__name__)
 
@@ -141,6 +142,12 @@ def _str_tuple(value: Any) -> tuple[str, ...]:
     raise ValueError("expected a string or a list of strings")
 
 
+def _framework_match(value: Any) -> str:
+    if value not in MODES:
+        raise ValueError(f"not one of {', '.join(MODES)}")
+    return str(value)
+
+
 def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -257,6 +264,8 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         container_opt=f.get("container_opt", str, ""),
         visible_devices_env=f.get("visible_devices_env", str, None),
         clear_caches=f.get("clear_caches", _flag, False),
+        framework_match=f.get("framework_match", _framework_match, "nearest",
+                              f"use one of {', '.join(MODES)}"),
         round_timeout_s=f.get("round_timeout_s", _positive, 3600.0, "use seconds > 0"),
         monitor_interval_s=f.get("monitor_interval_s", _positive, 1.0, "use seconds > 0"),
         result_root=f.get("result_root", str, "result"),
