@@ -152,6 +152,11 @@ def _code_archive(plan: RunPlan) -> bytes:
         for upload in plan.uploads:
             tar.add(upload.source, arcname=upload.target,
                     filter=lambda t: None if "__pycache__" in t.name else t)
+        for target, text in plan.files:
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(target)
+            info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+            tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
 
 

@@ -70,8 +70,12 @@ class PyConfig:
         return f"{path}:{line}" if line else str(path)
 
 
-def read_py_config(path: Path, _reading: tuple[Path, ...] = ()) -> PyConfig:
-    """Evaluate ``path`` as data (see the module doc); never raises for bad content."""
+def read_py_config(path: Path, packages: tuple[Path, ...] = (),
+                   _reading: tuple[Path, ...] = ()) -> PyConfig:
+    """Evaluate ``path`` as data (see the module doc); never raises for bad content.
+
+    ``packages``: folders where a dotted module (``from textlm.bert_base import *``) is
+    looked up as ``<folder>/textlm/bert_base.py`` (a case's ``benchmarks/`` root)."""
     path = Path(path)
     config = PyConfig(path)
     try:
@@ -84,15 +88,15 @@ def read_py_config(path: Path, _reading: tuple[Path, ...] = ()) -> PyConfig:
         config.problems.append(f"{path}: cannot be read ({exc}): give a readable UTF-8 file")
         config.fatal = True
         return config
-    reader = _Reader(config, (*_reading, path.resolve()))
+    reader = _Reader(config, (*_reading, path.resolve()), packages)
     for node in tree.body:
         reader.statement(node)
     return config
 
 
 class _Reader:
-    def __init__(self, config: PyConfig, reading: tuple[Path, ...]):
-        self.config, self.reading = config, reading
+    def __init__(self, config: PyConfig, reading: tuple[Path, ...], packages: tuple[Path, ...]):
+        self.config, self.reading, self.packages = config, reading, packages
 
     def problem(self, line: int, text: str) -> None:
         self.config.problems.append(f"{self.config.path}:{line}: {text}")
@@ -158,8 +162,8 @@ class _Reader:
                      else _Unreadable(f"module {alias.name}"), node.lineno)
 
     def _import_from(self, node: ast.ImportFrom) -> None:
-        sibling = self.config.path.parent / f"{node.module}.py" if node.module else None
-        if node.level or sibling is None or "." in (node.module or ""):
+        sibling = self._module_file(node)
+        if sibling is None:
             self._opaque_import(node)
             return
         if not sibling.is_file():
@@ -173,7 +177,17 @@ class _Reader:
             self.problem(node.lineno, f"from {node.module} import ...: {sibling} imports itself "
                          "(directly or through another file): remove the circle")
             return
-        self._take(read_py_config(sibling, self.reading), node)
+        self._take(read_py_config(sibling, self.packages, self.reading), node)
+
+    def _module_file(self, node: ast.ImportFrom) -> Path | None:
+        """The config file a ``from X import`` reads: a sibling, or a dotted module in a package
+        folder; None for anything else (a library)."""
+        if node.level or not node.module:
+            return None
+        if "." not in node.module:
+            return self.config.path.parent / f"{node.module}.py"
+        relative = Path(*node.module.split(".")).with_suffix(".py")
+        return next((root / relative for root in self.packages if (root / relative).is_file()), None)
 
     def _take(self, imported: PyConfig, node: ast.ImportFrom) -> None:
         self.config.problems += imported.problems
