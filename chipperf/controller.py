@@ -52,6 +52,8 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
     try:
         log.info("run %s: %d case(s) on %s; results in %s", run_id, len(plan.cases),
                  ", ".join(plan.hosts), run_dir)
+        for note in (n for case in plan.cases for n in case.notes):
+            log.warning("%s", note)
         hosts = preflight(plan, cluster, record)
         tags = prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
@@ -150,6 +152,11 @@ def _code_archive(plan: RunPlan) -> bytes:
         for upload in plan.uploads:
             tar.add(upload.source, arcname=upload.target,
                     filter=lambda t: None if "__pycache__" in t.name else t)
+        for target, text in plan.files:
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(target)
+            info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+            tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
 
 

@@ -14,8 +14,10 @@ from typing import Mapping
 
 from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, ClusterConfig, TestConfig
+from chipperf.config.vendorconfig import VendorConfig, check_vendor_config, render_translated, translated_name
 from chipperf.containers.options import parse_cli_options
 from chipperf.device import launch_env as device_launch_env
+from chipperf.frameworks import ImageChoice, choose_folder
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
 from chipperf.vendors import get_vendor, vendor_names
 
@@ -62,6 +64,8 @@ class CasePlan:
     image_name: str        # repository part; the tag is the build-input hash (containers.images)
     image_context: Path
     rounds: tuple[RoundPlan, ...]
+    image_folder: str = ""           # <vendor>/docker_image/<image_folder>
+    notes: tuple[str, ...] = ()      # warnings decided while planning (substitutions, aliases)
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,8 @@ class RunPlan:
     hosts: tuple[str, ...]
     uploads: tuple[Upload, ...]
     cases: tuple[CasePlan, ...]
+    files: tuple[tuple[str, str], ...] = ()   # (target, text) written beside the uploads
+
 
     def work_dir(self, host: str, work_root: str) -> str:
         return host_work_dir(work_root, self.run_id, host)
@@ -134,9 +140,12 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         problems.append(f"{where}: missing vendor config {catalogue.vendor_cases[vendor_key]}/config/"
                         f"{config_name}: add it, or use a topology that has one "
                         f"({', '.join(have) or 'none'})")
-    if (test.vendor, key.framework) not in catalogue.images:
+    problems += list(vendor_config(entry, test, catalogue).problems)
+    choice = image_choice(key.framework, test, catalogue)
+    if choice.folder is None:
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
-                        f"{key.framework}/Dockerfile: add one for framework {key.framework!r}")
+                        f"{key.framework}/Dockerfile ({choice.note}): add one for framework "
+                        f"{key.framework!r}, or use one of the folders in the case key")
     unknown = [h for h in entry.hosts if h not in cluster.hosts]
     if unknown:
         problems.append(f"{where}: host(s) {', '.join(unknown)} are not in the cluster config: "
@@ -159,7 +168,35 @@ def make_plan(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
     cases = tuple(_plan_case(entry, cluster, test, catalogue, run_id) for entry in test.cases)
     used = {h for e in test.cases for h in case_hosts(e, cluster)}
     used_hosts = tuple(h for h in cluster.hosts if h in used)
-    return RunPlan(run_id, result_root / run_id, used_hosts, _uploads(test, catalogue), cases)
+    return RunPlan(run_id, result_root / run_id, used_hosts, _uploads(test, catalogue), cases,
+                   _translated_files(test, catalogue))
+
+
+def vendor_config(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> VendorConfig:
+    """The case's vendor config checked against its knobs (training cases that declare them)."""
+    key = entry.key
+    case_dir = catalogue.cases.get((key.model, key.family))
+    vendor_dir = catalogue.vendor_cases.get((test.vendor, key.model, key.family))
+    if catalogue.suite != "training" or case_dir is None or vendor_dir is None:
+        return VendorConfig()
+    vendor_file = vendor_dir / "config" / key.vendor_config_name
+    if not vendor_file.is_file():
+        return VendorConfig()
+    return check_vendor_config(case_dir / "config", vendor_file, f"{key.model}:{key.family}",
+                               (catalogue.root / "benchmarks",))
+
+
+def _translated_files(test: TestConfig, catalogue: Catalogue) -> tuple[tuple[str, str], ...]:
+    files = {}
+    for entry in test.cases:
+        config = vendor_config(entry, test, catalogue)
+        if config.renamed:
+            key = entry.key
+            source = catalogue.vendor_cases[(test.vendor, key.model, key.family)] / "config" / \
+                key.vendor_config_name
+            target = f"code/vendor/{key.model}-{key.family}/config/{translated_name(source.name)}"
+            files[target] = render_translated(config.values, source, config.renamed)
+    return tuple(files.items())
 
 
 def _uploads(test: TestConfig, catalogue: Catalogue) -> tuple[Upload, ...]:
@@ -174,17 +211,29 @@ def _uploads(test: TestConfig, catalogue: Catalogue) -> tuple[Upload, ...]:
     return tuple(dict.fromkeys(uploads))
 
 
+def image_choice(framework: str, test: TestConfig, catalogue: Catalogue) -> ImageChoice:
+    """The vendor's image folder for a case key's framework (FRAMEWORK_MATCH decides)."""
+    folders = [f for (vendor, f) in catalogue.images if vendor == test.vendor]
+    return choose_folder(framework, folders, test.framework_match)
+
+
 def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                catalogue: Catalogue, run_id: str) -> CasePlan:
     key = entry.key
     rounds = tuple(_plan_round(entry, n, cluster, test, run_id, catalogue)
                    for n in range(1, key.repeat + 1))
+    choice = image_choice(key.framework, test, catalogue)
+    folder = choice.folder or key.framework
+    config = vendor_config(entry, test, catalogue)
+    notes = ((f"{key}: {choice.note}",) if choice.note else ()) + tuple(
+        f"{key}: {n}" for n in config.notes(Path(key.vendor_config_name)))
     return CasePlan(
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
         family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,
         data_dir=entry.data_dir,
-        image_name=f"chipperf/{_suite_prefix(catalogue)}{test.vendor}-{key.framework}".lower(),
-        image_context=catalogue.images[(test.vendor, key.framework)], rounds=rounds)
+        image_name=f"chipperf/{_suite_prefix(catalogue)}{test.vendor}-{folder}".lower(),
+        image_context=catalogue.images[(test.vendor, folder)], rounds=rounds,
+        image_folder=folder, notes=notes)
 
 
 def _suite_prefix(catalogue: Catalogue) -> str:
@@ -218,7 +267,7 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
         master_port=cluster.master_port, node_addr=host, hosts=hosts,
         entry=f"{code}/benchmarks/{key.model}/{key.family}/{catalogue.entry}",
         case_args=("--data_dir", entry.data_dir, "--extern_config_dir", vendor_dir,
-                   "--extern_config_file", catalogue.vendor_config_name(key, test.vendor),
+                   "--extern_config_file", _config_file(entry, test, catalogue),
                    "--output_dir", output_dir),
         output_dir=output_dir)
     launcher = get_launcher(key.family)
@@ -226,6 +275,11 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
     name = f"chipperf-{run_id}-{key.slug}-r{number}-n{rank}".replace(".", "_").lower()
     return NodePlan(host, rank, work, name, f"{name}-monitor", result_rel, output_dir,
                     env, tuple(launcher.command(ctx)))
+
+
+def _config_file(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> str:
+    name = catalogue.vendor_config_name(entry.key, test.vendor)
+    return translated_name(name) if vendor_config(entry, test, catalogue).renamed else name
 
 
 def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, number: int,

@@ -56,7 +56,8 @@ class RunRecord:
     @staticmethod
     def _case(case: CasePlan) -> dict[str, Any]:
         return {"key": case.key, "vendor": case.vendor, "chip": case.chip,
-                "framework": case.framework, "data_dir": case.data_dir, "image": None,
+                "framework": case.framework, "image_folder": case.image_folder,
+                "notes": list(case.notes), "data_dir": case.data_dir, "image": None,
                 "status": "pending", "reason": "", "rounds": []}
 
     def save(self) -> None:

@@ -20,6 +20,7 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
     for case in plan.cases:
         lines += ["", f"case {case.key}",
                   f"  image     {case.image_name}:<hash of {case.image_context}>",
+                  *(f"  warning   {note}" for note in case.notes),
                   f"  data      {case.data_dir}",
                   f"  rounds    {len(case.rounds)}, deadline {case.rounds[0].timeout_s:.0f} s each"]
         first = case.rounds[0]

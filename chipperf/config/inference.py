@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_mapping, test_fields
+from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_config, test_fields
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 
 KEY_FORM = "model:framework (e.g. resnet50:pytorch_2.13)"
@@ -24,12 +24,13 @@ def load_inference(path: str | Path, suite_dir: Path
                    ) -> tuple[ClusterConfig, TestConfig, list[str]]:
     """Both configs (defaults where a value was bad) and every problem found."""
     path = Path(path)
-    f = Fields(path, read_mapping(path))
+    raw = read_config(path)
+    f = Fields(path, raw.values, raw.broken)
     cluster = cluster_fields(f)
     chip = f.get("chip", str, "")
     cases = _cases(f, cluster.hosts, chip, suite_dir)
     test = test_fields(f, cases, suite="inference")
-    return cluster, test, finish(f, IGNORED | INFERENCE_KEYS)
+    return cluster, test, raw.problems + finish(f, IGNORED | INFERENCE_KEYS)
 
 
 def _cases(f: Fields, hosts: tuple[str, ...], chip: str, suite_dir: Path) -> tuple[CaseEntry, ...]:

@@ -7,10 +7,9 @@ warnings, not errors, so FlagPerf's own config files load unchanged.
 
 from __future__ import annotations
 
-import ast
 import logging
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 import yaml
 
@@ -22,7 +21,9 @@ from chipperf.config.model import (
     ImageBuildConfig,
     TestConfig,
 )
+from chipperf.config.pyconfig import read_py_config
 from chipperf.errors import ConfigError
+from chipperf.frameworks import MODES
 
 log = logging.getLogger(__name__)
 
@@ -39,16 +40,47 @@ ALIASES = {
     "pip_extra_index_url": "pip_extra_index_urls",
     "pip_cert": "ca_bundle",
 }
-IGNORED = {"flagperf_path", "flagperf_ssh_port", "flagperf_log_file"}
+IGNORED = {"flagperf_path", "flagperf_ssh_port", "flagperf_log_file", "hosts_ports"}
+
+
+ALL = "*"  # in ``RawConfig.broken``: the whole file could not be read
+
+
+class RawConfig(NamedTuple):
+    values: dict[str, Any]     # keys lower-cased, FlagPerf aliases applied
+    problems: list[str]        # the file's own problems (syntax, code that needs execution)
+    broken: frozenset[str]     # keys whose value could not be read (ALL: the whole file)
 
 
 def read_mapping(path: Path) -> dict[str, Any]:
     """A config file's top-level names -> values (keys lower-cased, aliases applied)."""
+    raw = read_config(path)
+    _raise_if(raw.problems)
+    return raw.values
+
+
+def read_config(path: Path) -> RawConfig:
+    """Like ``read_mapping``, but the file's problems are returned, so that the problems of
+    several files can be reported together (what could be read is still returned)."""
     if not path.is_file():
-        raise ConfigError([f"{path}: no such file: give the path of an existing .py or .yaml config"])
-    text = path.read_text(encoding="utf-8")
-    raw = _read_yaml(path, text) if path.suffix in (".yaml", ".yml") else _read_py(path, text)
-    return {ALIASES.get(k.lower(), k.lower()): v for k, v in raw.items()}
+        return RawConfig({}, [f"{path}: no such file: give the path of an existing .py or .yaml "
+                              "config"], frozenset({ALL}))
+    if path.suffix not in (".yaml", ".yml"):
+        config = read_py_config(path)
+        broken = frozenset({ALL}) if config.fatal else frozenset(_key(n) for n in config.unreadable())
+        return RawConfig(_keys(config.public()), config.problems, broken)
+    try:
+        return RawConfig(_keys(_read_yaml(path, path.read_text(encoding="utf-8"))), [], frozenset())
+    except ConfigError as exc:
+        return RawConfig({}, list(exc.problems), frozenset({ALL}))
+
+
+def _key(name: str) -> str:
+    return ALIASES.get(name.lower(), name.lower())
+
+
+def _keys(raw: Mapping[str, Any]) -> dict[str, Any]:
+    return {_key(k): v for k, v in raw.items()}
 
 
 def _read_yaml(path: Path, text: str) -> dict[str, Any]:
@@ -61,35 +93,11 @@ def _read_yaml(path: Path, text: str) -> dict[str, Any]:
     return data
 
 
-def _read_py(path: Path, text: str) -> dict[str, Any]:
-    try:
-        tree = ast.parse(text, filename=str(path))
-    except SyntaxError as exc:
-        raise ConfigError([f"{path}:{exc.lineno}: Python syntax error: {exc.msg}"]) from exc
-    values: dict[str, Any] = {}
-    problems: list[str] = []
-    for node in tree.body:
-        if not isinstance(node, (ast.Assign, ast.AnnAssign)):
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for target in targets:
-            if not isinstance(target, ast.Name) or node.value is None:
-                continue
-            try:
-                values[target.id] = ast.literal_eval(node.value)
-            except ValueError:
-                problems.append(f"{path}:{node.lineno}: {target.id} is not a literal value: "
-                                "write it as a plain string, number, list or dict")
-    if problems:
-        raise ConfigError(problems)
-    return values
-
-
 class Fields:
     """Typed reads from a config mapping that record problems instead of raising."""
 
-    def __init__(self, path: Path, data: Mapping[str, Any]):
-        self.path, self.data = path, data
+    def __init__(self, path: Path, data: Mapping[str, Any], broken: frozenset[str] = frozenset()):
+        self.path, self.data, self.broken = path, data, broken
         self.problems: list[str] = []
         self.used: set[str] = set()
 
@@ -104,6 +112,8 @@ class Fields:
             return default
 
     def fail(self, key: str, what: str, fix: str = "") -> None:
+        if key in self.broken or ALL in self.broken:
+            return  # the file's reader already said why this value is missing
         self.problems.append(f"{self.path}: {key.upper()}: {what}" + (f": {fix}" if fix else ""))
 
     def unused(self) -> list[str]:
@@ -130,6 +140,12 @@ def _str_tuple(value: Any) -> tuple[str, ...]:
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return tuple(value)
     raise ValueError("expected a string or a list of strings")
+
+
+def _framework_match(value: Any) -> str:
+    if value not in MODES:
+        raise ValueError(f"not one of {', '.join(MODES)}")
+    return str(value)
 
 
 def _flag(value: Any) -> bool:
@@ -162,9 +178,10 @@ def load_cluster(path: str | Path) -> ClusterConfig:
 def parse_cluster(path: str | Path) -> tuple[ClusterConfig, list[str]]:
     """The config (defaults where a value was bad) and every problem found."""
     path = Path(path)
-    f = Fields(path, read_mapping(path))
+    raw = read_config(path)
+    f = Fields(path, raw.values, raw.broken)
     config = cluster_fields(f)
-    return config, finish(f, IGNORED)
+    return config, raw.problems + finish(f, IGNORED)
 
 
 def cluster_fields(f: Fields) -> ClusterConfig:
@@ -229,9 +246,10 @@ def load_test(path: str | Path) -> TestConfig:
 def parse_test(path: str | Path) -> tuple[TestConfig, list[str]]:
     """The config (defaults where a value was bad, bad case keys left out) and every problem."""
     path = Path(path)
-    f = Fields(path, read_mapping(path))
+    raw = read_config(path)
+    f = Fields(path, raw.values, raw.broken)
     config = test_fields(f, _cases(f))
-    return config, finish(f, IGNORED)
+    return config, raw.problems + finish(f, IGNORED)
 
 
 def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training") -> TestConfig:
@@ -246,6 +264,8 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         container_opt=f.get("container_opt", str, ""),
         visible_devices_env=f.get("visible_devices_env", str, None),
         clear_caches=f.get("clear_caches", _flag, False),
+        framework_match=f.get("framework_match", _framework_match, "nearest",
+                              f"use one of {', '.join(MODES)}"),
         round_timeout_s=f.get("round_timeout_s", _positive, 3600.0, "use seconds > 0"),
         monitor_interval_s=f.get("monitor_interval_s", _positive, 1.0, "use seconds > 0"),
         result_root=f.get("result_root", str, "result"),

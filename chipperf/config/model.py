@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from chipperf.frameworks import family as framework_family
+
 CASE_KEY_FORM = "model:framework:chip:nnodes:nproc:repeat"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
@@ -39,8 +41,9 @@ class CaseKey:
 
     @property
     def family(self) -> str:
-        """The launcher / standard case folder: the framework's part before '_'."""
-        return self.framework.split("_", 1)[0]
+        """The launcher / standard case folder: the framework's part before '_' or '-'
+        (FlagPerf's ``ngctorch2403`` is pytorch)."""
+        return framework_family(self.framework)
 
     @property
     def vendor_config_name(self) -> str:
@@ -104,6 +107,7 @@ class TestConfig:
     container_opt: str = ""                 # extra docker options, CLI form ("--gpus all ...")
     visible_devices_env: Optional[str] = None  # override the vendor's variable
     clear_caches: bool = False
+    framework_match: str = "nearest"        # "nearest" | "exact" (chipperf.frameworks)
     round_timeout_s: float = 3600.0
     monitor_interval_s: float = 1.0
     result_root: str = "result"

@@ -99,9 +99,12 @@ def test_python_config_is_read_as_data_not_executed(tmp_path):
     marker = tmp_path / "executed"
     path = write(tmp_path, "evil.py", f'import os\nos.system("touch {marker}")\n'
                                       f'HOSTS = [str(1)]\n')
-    with pytest.raises(ConfigError, match="HOSTS is not a literal"):
+    with pytest.raises(ConfigError) as err:
         load_cluster(path)
     assert not marker.exists()
+    assert [p.split(": ", 1)[0] for p in err.value.problems] == [f"{path}:2", f"{path}:3"]
+    assert "call to os.system() needs real execution" in err.value.problems[0]
+    assert "HOSTS: calls str(), which needs real execution" in err.value.problems[1]
 
 
 def test_cluster_problems(tmp_path):

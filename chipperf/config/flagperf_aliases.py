@@ -1,0 +1,25 @@
+"""FlagPerf's vendor-config parameter names -> the chipperf case knob with the same meaning.
+
+One table per case (``model:family``). Only names whose meaning is the same are listed: a
+FlagPerf name whose value means something else here (FlagPerf's resnet50 ``lr`` is the
+learning rate itself, chipperf's ``base_lr`` is scaled by ``global_batch_size /
+lr_reference_batch``; ``train_batch_size`` is per device, ``global_batch_size`` is not;
+``target_acc1`` is a percentage, ``target_accuracy`` a share) is not an alias, and a vendor
+config that sets it is refused at plan time with the case's allowed names.
+
+Each alias maps to one knob (a list here is refused: one name cannot set two knobs).
+"""
+
+from __future__ import annotations
+
+FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
+    # FlagPerf training/benchmarks/resnet50/pytorch/config/_base.py: max_epoch
+    "resnet50:pytorch": {"max_epoch": "max_epochs"},
+    "resnet50:tensorflow2": {"max_epoch": "max_epochs"},
+    # FlagPerf training/benchmarks/llama2_7b/deepspeed/run_pretraining.py: seqlength is the
+    # sequence length, batchsize the per-rank DataLoader batch (the micro batch)
+    "llama2_7b:deepspeed": {"seqlength": "seq_len", "batchsize": "micro_batch_size"},
+    # FlagPerf training/benchmarks/bert/*/config/_base.py: weight_decay_rate
+    "bert:pytorch": {"weight_decay_rate": "weight_decay"},
+    "bert:paddle": {"weight_decay_rate": "weight_decay"},
+}

@@ -1,0 +1,128 @@
+"""A vendor case config (``config_<chip>x<nnodes>x<nproc>.py``), checked on the master at plan time.
+
+The case code reads its vendor config inside the container and refuses a name its
+``config/mutable_params.py`` does not list, or a value whose kind differs from the
+``config/_base.py`` default. The same rules are applied here, before any image is built,
+to the file read as data (``chipperf.config.pyconfig``; ``from config_common import *``
+works), with FlagPerf's parameter names mapped to the case's knobs of the same meaning
+(``chipperf.config.flagperf_aliases``, with a warning). When a name was mapped, the case
+gets a translated file (``translated_name``) holding the resolved values under the case's
+own names, and reads that one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from chipperf.config.flagperf_aliases import FLAGPERF_ALIASES
+from chipperf.config.pyconfig import PyConfig, read_py_config
+
+BASE_FILE, MUTABLE_FILE = "_base.py", "mutable_params.py"
+TRANSLATED_PREFIX = "chipperf_"
+
+
+@dataclass(frozen=True)
+class VendorConfig:
+    values: dict[str, Any] = field(default_factory=dict)     # under the case's own names
+    renamed: dict[str, str] = field(default_factory=dict)    # FlagPerf name -> case knob
+    problems: tuple[str, ...] = ()
+    checked: bool = False                                     # the case declares its knobs
+
+    def notes(self, path: Path) -> tuple[str, ...]:
+        return tuple(f"{path}: {old} is FlagPerf's name for {new}: set as {new}"
+                     for old, new in sorted(self.renamed.items()))
+
+
+def translated_name(config_name: str) -> str:
+    return f"{TRANSLATED_PREFIX}{config_name}"
+
+
+def check_vendor_config(case_config_dir: Path, vendor_file: Path, case: str,
+                        packages: tuple[Path, ...] = ()) -> VendorConfig:
+    """``case`` is ``model:family``; ``packages`` the folders case code imports from."""
+    base = read_py_config(case_config_dir / BASE_FILE, packages)
+    mutable = read_py_config(case_config_dir / MUTABLE_FILE, packages)
+    if not (base.path.is_file() and mutable.path.is_file()):
+        return VendorConfig()  # the case declares no knobs: its own code is the judge
+    vendor = read_py_config(vendor_file)
+    allowed = mutable.public().get("mutable_params")
+    problems = base.problems + mutable.problems + vendor.problems
+    if not isinstance(allowed, list) or not all(isinstance(n, str) for n in allowed):
+        problems.append(f"{mutable.path}: must set mutable_params = [names a vendor config may set]")
+        return VendorConfig(problems=tuple(problems), checked=True)
+    aliases, alias_problems = _aliases(case, set(allowed))
+    values, renamed, name_problems = _rename(vendor, aliases, allowed)
+    origin = {new: old for old, new in renamed.items()}
+    kinds = [p for knob, value in values.items()
+             for p in _kind_problem(vendor, origin.get(knob, knob), knob, value, base)]
+    return VendorConfig(values, renamed, tuple(problems + alias_problems + name_problems + kinds), True)
+
+
+def _aliases(case: str, allowed: set[str]) -> tuple[dict[str, str], list[str]]:
+    table, problems, aliases = FLAGPERF_ALIASES.get(case, {}), [], {}
+    where = f"chipperf/config/flagperf_aliases.py: {case}"
+    for old, new in table.items():
+        if not isinstance(new, str):
+            problems.append(f"{where}: {old} maps to {new!r}: an alias maps to one knob; keep one")
+        elif new not in allowed:
+            problems.append(f"{where}: {old} maps to {new}, which the case's {MUTABLE_FILE} does "
+                            "not list: fix the table")
+        else:
+            aliases[old] = new
+    return aliases, problems
+
+
+def _rename(vendor: PyConfig, aliases: Mapping[str, str], allowed: list[str]
+            ) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    values: dict[str, Any] = {}
+    renamed: dict[str, str] = {}
+    problems: list[str] = []
+    for name, value in vendor.public().items():
+        knob = aliases.get(name, name)
+        if knob not in allowed:
+            problems.append(f"{vendor.where(name)}: sets {name!r}, which this case does not have"
+                            f"{_alias_hint(aliases)}; allowed: {', '.join(sorted(allowed))}")
+            continue
+        if knob in values:
+            first = next(n for n in vendor.public() if aliases.get(n, n) == knob)
+            problems.append(f"{vendor.where(name)}: sets {knob} twice ({first} and {name}): keep one")
+            continue
+        values[knob] = value
+        if knob != name:
+            renamed[name] = knob
+    return values, renamed, problems
+
+
+def _alias_hint(aliases: Mapping[str, str]) -> str:
+    if not aliases:
+        return ""
+    return " (FlagPerf names understood: " + ", ".join(f"{o}->{n}" for o, n in sorted(aliases.items())) + ")"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, (list, tuple)):
+        return "sequence"
+    return type(value).__name__
+
+
+def _kind_problem(vendor: PyConfig, name: str, knob: str, value: Any, base: PyConfig) -> list[str]:
+    default = base.public().get(knob)
+    if default is None or value is None or _kind(default) == _kind(value):
+        return []
+    return [f"{vendor.where(name)}: {name} = {value!r} "
+            f"is a {_kind(value)}, but its default {default!r} ({base.where(knob)}) is a "
+            f"{_kind(default)}: give a {_kind(default)}"]
+
+
+def render_translated(values: Mapping[str, Any], source: Path, renamed: Mapping[str, str]) -> str:
+    """The translated vendor config: plain literals under the case's names."""
+    lines = [f"# Written by chipperf from {source.name}: FlagPerf's names mapped to this case's",
+             "# (" + ", ".join(f"{o} -> {n}" for o, n in sorted(renamed.items())) + ").", ""]
+    lines += [f"{name} = {value!r}" for name, value in values.items()]
+    return "\n".join(lines) + "\n"
