@@ -5,7 +5,7 @@ Pure parsers: lines in, (values, problems) out; each problem names its line.
 LLM cases (FlagPerf's deepspeed / megatron / flagscale ``run_pretraining.py``) print, on
 rank 0, after training::
 
-    Step 10/1000, Loss: tensor(2.3456, device='cuda:0', ...)   deepspeed, every 10 steps
+    Step 10/1000, Loss: tensor(2.3456, device=..., ...)   deepspeed, every 10 steps
     ... | lm loss: 2.345678E+00 | ...                          megatron iteration lines
     System tokens per second:  123456.7
     Tokens/p/s:  15432.1                                       per chip

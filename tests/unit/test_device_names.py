@@ -16,10 +16,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 # Case code (shipped into containers), and the engine.
 TREES = ("training/benchmarks", "inference/benchmarks", "base", "operation", "chipperf")
-# Where naming CUDA is the point: the device layer, and what belongs to the nvidia vendor
-# (its module, and any folder named nvidia: configs, images, NVIDIA-only engines).
-ALLOWED_DIRS = ("chipperf/device",)
-ALLOWED_FILES = ("chipperf/vendors/nvidia.py",)
+# Where naming CUDA is the point: the device layer; the vendor modules, which name their
+# device kind (nvidia, and the CUDA-compatible builds of amd, dcu, iluvatar and metax); and
+# any folder named nvidia (configs, images, the NVIDIA-only inference engines).
+ALLOWED_DIRS = ("chipperf/device", "chipperf/vendors")
+ALLOWED_FILES: tuple[str, ...] = ()
 CUDA = re.compile(r"cuda", re.IGNORECASE)
 
 
