@@ -70,9 +70,17 @@ def calibrate(target_s: float = 0.5) -> int:
         iterations *= 4
 
 
-def start_sidecar(out: Path, interval: float, vendor: str) -> subprocess.Popen[bytes]:
+# The sidecar with psutil made unimportable: the cpu and mem sources parse /proc themselves.
+WITHOUT_PSUTIL = ("import runpy, sys; sys.modules['psutil'] = None; "
+                  "sys.argv[0] = 'chipperf.monitors'; "
+                  "runpy.run_module('chipperf.monitors', run_name='__main__')")
+
+
+def start_sidecar(out: Path, interval: float, vendor: str,
+                  without_psutil: bool = False) -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONPATH=f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
-    return subprocess.Popen([sys.executable, "-m", "chipperf.monitors", "--out", str(out),
+    entry = ["-c", WITHOUT_PSUTIL] if without_psutil else ["-m", "chipperf.monitors"]
+    return subprocess.Popen([sys.executable, *entry, "--out", str(out),
                              "--interval", str(interval), "--vendor", vendor],
                             env=env, stdin=subprocess.DEVNULL)
 
@@ -93,7 +101,7 @@ def measure(args: argparse.Namespace, out: Path) -> dict[str, float]:
         os.sched_setaffinity(0, {cpu})
     iterations = calibrate()
     launched = time.monotonic()
-    sidecar = start_sidecar(out, args.interval, args.vendor)
+    sidecar = start_sidecar(out, args.interval, args.vendor, args.without_psutil)
     if cpu is not None:
         os.sched_setaffinity(sidecar.pid, {cpu})
     try:
@@ -139,7 +147,8 @@ def report(args: argparse.Namespace, r: dict[str, float]) -> str:
     pinned = f"all on CPU {args.cpu}" if args.cpu != "none" else "not pinned"
     return "\n".join([
         f"sidecar: python3 -m chipperf.monitors --interval {args.interval:g} --vendor "
-        f"{args.vendor} ({pinned})",
+        f"{args.vendor} ({pinned}; cpu/mem read "
+        f"{'from /proc, psutil blocked' if args.without_psutil else 'through psutil'})",
         f"sidecar start-up (imports, sys_info.json, first tick): {r['startup_cpu_s']:.3f} s CPU "
         f"in {r['startup_wall_s']:.2f} s",
         f"phase A, sidecar running {r['running_s']:.1f} s beside the workload, "
@@ -167,6 +176,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--vendor", default="cpu")
     parser.add_argument("--cpu", default="0", help="core to pin both to, or 'none'")
     parser.add_argument("--keep", type=Path, help="keep the sidecar's files here")
+    parser.add_argument("--without-psutil", action="store_true",
+                        help="make psutil unimportable in the sidecar, so the cpu and mem "
+                             "sources parse /proc themselves (compare the two readers)")
     return parser.parse_args(argv)
 
 

@@ -8,7 +8,8 @@ Run it as ``python3 -m chipperf.monitors --out DIR --interval 1 --vendor nvidia
 
 (line format: ``chipperf.monitors.records``; docs/monitors.md). The files are
 summarised over the timed window by the results code (``chipperf.results.power``).
-Only the standard library is imported here: the package is uploaded into containers.
+Only the standard library is imported at module level (psutil is used when installed): the
+package is uploaded into containers.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""Memory and swap from /proc/meminfo. ``used`` is total - available, as ``free`` reports it."""
+"""Memory and swap: psutil's ``virtual_memory``/``swap_memory`` where psutil is installed, else
+/proc/meminfo parsed here. ``used`` is total - available, as ``free`` reports it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from chipperf.monitors.source import SampleError, SamplerUnavailable, read_text
+from chipperf.monitors.source import SampleError, SamplerUnavailable, psutil_or_none, read_text
 
 _NEEDED = ("MemTotal", "MemAvailable")
 
@@ -42,22 +43,42 @@ def mem_sample(info: dict[str, int]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}  # absent, never a made-up 0
 
 
+def psutil_meminfo(psutil: Any) -> dict[str, int]:
+    """The /proc/meminfo fields ``mem_sample`` reads, from psutil (which reads that file)."""
+    memory, swap = psutil.virtual_memory(), psutil.swap_memory()
+    info = {"MemTotal": memory.total, "MemAvailable": memory.available, "MemFree": memory.free,
+            "SwapTotal": swap.total, "SwapFree": swap.free}
+    for key, field in (("Buffers", "buffers"), ("Cached", "cached")):
+        if hasattr(memory, field):
+            info[key] = getattr(memory, field)
+    return info
+
+
 class MemSource:
     name = "mem"
     file = "mem_monitor.log"
 
-    def __init__(self, meminfo: str = "/proc/meminfo"):
+    def __init__(self, meminfo: str = "/proc/meminfo", psutil: Any = None):
+        """``psutil`` as for ``CpuSource``: used for the kernel's file, never for a given one."""
         self._path = meminfo
+        self._psutil = psutil if psutil is not None else (
+            psutil_or_none() if meminfo == "/proc/meminfo" else None)
+
+    def _info(self) -> dict[str, int]:
+        if self._psutil is not None:
+            return psutil_meminfo(self._psutil)
+        return parse_meminfo(read_text(self._path))
 
     def setup(self) -> dict[str, Any]:
         try:
-            sample = mem_sample(parse_meminfo(read_text(self._path)))
+            sample = mem_sample(self._info())
         except (OSError, SampleError) as e:
             raise SamplerUnavailable(f"cannot use {self._path}: {e}") from e
-        return {"path": self._path, "total_bytes": sample["total_bytes"]}
+        reader = f"psutil {self._psutil.__version__}" if self._psutil is not None else self._path
+        return {"path": self._path, "reader": reader, "total_bytes": sample["total_bytes"]}
 
     def sample(self) -> dict[str, Any] | None:
-        return mem_sample(parse_meminfo(read_text(self._path)))
+        return mem_sample(self._info())
 
     def close(self) -> None:
         pass

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from chipperf.vendors.base import SampleError, SamplerUnavailable
 
-__all__ = ["SampleError", "SamplerUnavailable", "Source", "read_text"]
+__all__ = ["SampleError", "SamplerUnavailable", "Source", "psutil_or_none", "read_text"]
 
 
 class Source(Protocol):
@@ -31,3 +31,13 @@ class Source(Protocol):
 def read_text(path: str) -> str:
     with open(path, encoding="ascii", errors="replace") as f:
         return f.read()
+
+
+def psutil_or_none() -> Any:
+    """psutil when this interpreter has it (chipperf's images do), else None: the cpu and mem
+    sources then parse /proc themselves, so the sidecar runs in any vendor image."""
+    try:
+        import psutil
+    except ImportError:
+        return None
+    return psutil

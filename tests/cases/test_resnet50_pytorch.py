@@ -102,3 +102,25 @@ def test_a_device_this_machine_lacks_stops_the_case_instead_of_training_on_the_c
     assert_case_error(result, f"chipperf case error: vendor '{vendor}' names device '{device}'",
                       missing, "does not fall back to the CPU")
     assert "INIT_END" not in result.stdout
+
+
+def test_the_round_reason_leads_with_the_device_error_the_rank_printed(
+        digits: Path, tmp_path: Path) -> None:
+    """What the engine does with that rank: its log (as rankexec writes it) makes the failed
+    node's reason, and so the round's, lead with the device layer's message."""
+    from chipperf import rounds
+    from chipperf.plan import NodePlan
+
+    result = CASE.run_config(digits, env=CASE.env(CHIPPERF_VENDOR="ascend",
+                                                   CHIPPERF_DEVICE="npu"))
+    node_dir = tmp_path / "node"
+    node_dir.mkdir()
+    (node_dir / "rank0.out.log").write_text(result.stdout + result.stderr)
+    node = NodePlan("10.0.0.1", 0, "/w", "case", "monitor", "r/round1/h_noderank0", "/w/out",
+                    {}, ())
+    state = rounds.NodeState(node, status="failed", reason="rank 0 exited with status 2")
+    rounds._name_case_error(state, node_dir)
+    assert state.reason.startswith("rank0.out.log: vendor 'ascend' names device 'npu' (Huawei "
+                                   "Ascend NPUs (torch_npu)), but its PyTorch plug-in 'torch_npu' "
+                                   "does not import")
+    assert state.reason.endswith("(rank 0 exited with status 2)")

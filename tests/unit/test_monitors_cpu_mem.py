@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -141,3 +143,44 @@ def test_power_sources_absent_here_are_recorded_once(real_run: Path) -> None:
             assert kinds == ["unavailable", "end"], (source, records)
             assert records[0]["unavailable"]
             assert not any("power_w" in r for r in records)
+
+
+def test_psutil_reads_the_same_counters_as_proc() -> None:
+    """psutil (used when installed) and the /proc parser agree on this host's cores, memory
+    total and the order of the counters (busy time grows on both between two reads)."""
+    psutil = pytest.importorskip("psutil")
+    from chipperf.monitors.cpu import CpuSource, psutil_snapshot
+    from chipperf.monitors.mem import MemSource, psutil_meminfo
+
+    proc = parse_proc_stat(open("/proc/stat").read())
+    through_psutil = psutil_snapshot(psutil)
+    assert set(through_psutil) == set(proc)
+    for name in proc:  # the same counters: psutil's seconds x CLK_TCK are /proc's ticks
+        ticks = [t * os.sysconf("SC_CLK_TCK") for t in through_psutil[name]]
+        assert abs(sum(ticks) - sum(proc[name])) <= 0.02 * sum(proc[name]) + 200
+    meminfo = parse_meminfo(open("/proc/meminfo").read())
+    assert psutil_meminfo(psutil)["MemTotal"] == meminfo["MemTotal"]
+
+    cpu, mem = CpuSource(), MemSource()
+    assert cpu.setup()["reader"] == mem.setup()["reader"] == f"psutil {psutil.__version__}"
+    assert cpu.sample() is None  # the priming read
+    sum(i * i for i in range(200_000))
+    sample = cpu.sample()
+    assert sample is not None and 0.0 <= sample["util_pct"] <= 100.0
+    assert set(sample["per_core_util_pct"]) == {str(i) for i in range(len(proc) - 1)}
+    assert 0 < mem.sample()["used_bytes"] < meminfo["MemTotal"]
+
+
+def test_without_psutil_the_sources_parse_proc(monkeypatch) -> None:
+    import chipperf.monitors.source as source
+    from chipperf.monitors.cpu import CpuSource
+    from chipperf.monitors.mem import MemSource
+
+    monkeypatch.setitem(sys.modules, "psutil", None)  # import fails, as in an image without it
+    assert source.psutil_or_none() is None
+    cpu, mem = CpuSource(), MemSource()
+    assert cpu.setup()["reader"] == "/proc/stat" and mem.setup()["reader"] == "/proc/meminfo"
+    assert cpu.sample() is None
+    time.sleep(0.1)  # ten clock ticks for the counters to move
+    assert 0.0 <= cpu.sample()["util_pct"] <= 100.0
+    assert mem.sample()["total_bytes"] == parse_meminfo(open("/proc/meminfo").read())["MemTotal"]
