@@ -8,8 +8,8 @@
         ...                                           # window power and energy cover
     case.finish(result)                               # FINISHED (rank 0)
 
-``run_bench(main)`` maps a ``BenchError`` (bad input) to ``chipperf case error: ...`` and
-exit 2, and ``Unsupported`` (the device lacks the dtype or the link) to a FINISHED that
+``run_bench(build, body)`` maps a ``BenchError`` (bad input) to ``chipperf case error: ...``
+and exit 2, a ``WrongResult`` (an operator failing its correctness check) to exit 4, and ``Unsupported`` (the device lacks the dtype or the link) to a FINISHED that
 says so, the same error line with ``unsupported:`` and exit 3: a measurement the device
 cannot make is reported with its reason, never as 0.
 
@@ -32,11 +32,15 @@ from typing import Any, NoReturn, Optional
 
 from chipperf.perflog import PerfLogger
 
-EXIT_BAD_INPUT, EXIT_UNSUPPORTED = 2, 3
+EXIT_BAD_INPUT, EXIT_UNSUPPORTED, EXIT_WRONG = 2, 3, 4
 
 
 class BenchError(Exception):
     """Bad input: a name, a setting or a topology the benchmark cannot run with."""
+
+
+class WrongResult(Exception):
+    """The measured operation computed a wrong result (after its FINISHED said so)."""
 
 
 class Unsupported(Exception):
@@ -168,6 +172,8 @@ def run_bench(build: Callable[[], BenchCase], body: Callable[[BenchCase], None])
         body(case)
     except BenchError as exc:
         _stop(f"{exc}", EXIT_BAD_INPUT)
+    except WrongResult as exc:
+        _stop(f"wrong result: {exc}", EXIT_WRONG)
     except Unsupported as exc:
         if case is not None:
             case.unsupported(str(exc))

@@ -94,7 +94,7 @@ def measure(case: BenchCase) -> None:
     tflops = flops / timed.seconds / 1e12
     peak = flops_peak(case.vendor, case.chip, DTYPES[name][1])
     case.finish({
-        "spec": case.name, **common_finished(tflops, "TFLOP/s", flops, "FLOP", timed.seconds,
+        "spec": case.name, "world_size": 1, "ranks_measuring": case.world_size, **common_finished(tflops, "TFLOP/s", flops, "FLOP", timed.seconds,
                                              DTYPES[name][1], 1.0, device.max_memory_allocated()),
         "converged": True,
         "method": {"what": "C = A @ B, 2*M*N*K FLOPs per GEMM", "M": m, "N": n, "K": k,

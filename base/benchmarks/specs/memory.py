@@ -39,7 +39,7 @@ def bandwidth(case: BenchCase) -> None:
     moved = 2.0 * src.numel() * 4 * timed.iterations
     gbs = moved / timed.seconds / 1e9
     case.finish({
-        "spec": case.name,
+        "spec": case.name, "world_size": 1, "ranks_measuring": case.world_size,
         **common_finished(gbs, "GB/s", moved, "bytes", timed.seconds, "fp32", 0.0,
                           device.max_memory_allocated()),
         "converged": bool(torch.equal(dst[:1024], src[:1024])),
@@ -62,7 +62,7 @@ def capacity(case: BenchCase) -> None:
     seconds = case.window_s or 0.0
     gib = held / 2**30
     case.finish({
-        "spec": case.name,
+        "spec": case.name, "world_size": 1, "ranks_measuring": case.world_size,
         **common_finished(gib, "GiB", held, "bytes", seconds, "bytes", 0.0,
                           device.max_memory_allocated()),
         "converged": held > 0, "method": method,
