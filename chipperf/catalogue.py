@@ -16,6 +16,13 @@
     configs/<model>/vendor_config/<vendor>_configuration.yaml   vendor overrides
     <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
 
+``base/`` and ``operation/`` (one folder per spec or operator)::
+
+    benchmarks/<spec or op>/pytorch/main.py              the program
+    benchmarks/specs/, benchmarks/operators/             shared base / operation code
+    configs/vendor_config/<vendor>_configuration.yaml    the vendor's sizes and repetitions
+    <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
+
 ``Catalogue.scan`` reads the tree once; planning then uses only this frozen view.
 """
 
@@ -32,6 +39,8 @@ ENTRY = "run_pretraining.py"
 SHARED_DIRS = ("driver", "textlm")
 INFERENCE_ENTRY = "run_inference.py"
 INFERENCE_SHARED_DIRS = ("common",)
+SPEC_ENTRY = "main.py"
+SPEC_SHARED_DIRS = {"base": ("specs",), "operation": ("operators",)}
 
 
 def default_training_dir() -> Path:
@@ -58,22 +67,30 @@ class Catalogue:
 
     @property
     def entry(self) -> str:
+        if self.suite in SPEC_SHARED_DIRS:
+            return SPEC_ENTRY
         return INFERENCE_ENTRY if self.suite == "inference" else ENTRY
 
     @property
     def config_subdir(self) -> str:
         """Where the vendor config file sits inside the uploaded vendor case folder."""
-        return "" if self.suite == "inference" else "config"
+        return "config" if self.suite == "training" else ""
 
     def vendor_config_name(self, key: "CaseKey", vendor: str) -> str:
-        if self.suite == "inference":
+        if self.suite != "training":
             return f"{vendor}_configuration.yaml"
         return key.vendor_config_name
+
+    def case_name(self, model: str) -> str:
+        """The case folder of a key's model: an operation key's model is <op>-<DTYPE>-<provider>."""
+        return model.split("-", 1)[0] if self.suite == "operation" else model
 
     @classmethod
     def scan(cls, root: Path, suite: str = "training") -> "Catalogue":
         if suite == "inference":
             return cls._scan_inference(Path(root).resolve())
+        if suite in SPEC_SHARED_DIRS:
+            return cls._scan_specs(Path(root).resolve(), suite)
         root = Path(root).resolve()
         bench = root / "benchmarks"
         cases = {(p.parent.parent.name, p.parent.name): p.parent
@@ -108,3 +125,20 @@ class Catalogue:
                   for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
         shared = tuple(bench / d for d in INFERENCE_SHARED_DIRS if (bench / d).is_dir())
         return cls(root, cases, vendor_cases, vendor_configs, images, shared, "inference")
+
+    @classmethod
+    def _scan_specs(cls, root: Path, suite: str) -> "Catalogue":
+        bench = root / "benchmarks"
+        cases = {(p.parent.parent.name, p.parent.name): p.parent
+                 for p in sorted(bench.glob(f"*/*/{SPEC_ENTRY}"))}
+        config_dir = root / "configs" / "vendor_config"
+        vendor_cases, vendor_configs = {}, {}
+        for vendor_file in sorted(config_dir.glob("*_configuration.yaml")):
+            vendor = vendor_file.name[: -len("_configuration.yaml")]
+            for (model, family) in cases:
+                vendor_cases[(vendor, model, family)] = config_dir
+                vendor_configs[(vendor, model, family)] = frozenset({vendor_file.name})
+        images = {(d.parent.parent.parent.name, d.parent.name): d.parent
+                  for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
+        shared = tuple(bench / d for d in SPEC_SHARED_DIRS[suite] if (bench / d).is_dir())
+        return cls(root, cases, vendor_cases, vendor_configs, images, shared, suite)

@@ -49,7 +49,22 @@ def load_inference_all(host_config: str, suite_dir: str | None
     return cluster, test, catalogue
 
 
+def load_spec_suite_all(suite: str, host_config: str, suite_dir: str | None
+                        ) -> tuple[ClusterConfig, TestConfig, Catalogue]:
+    """base/ or operation/: FlagPerf's <suite>/configs/host.yaml."""
+    from chipperf.config.specsuites import load_spec_suite
+
+    root = Path(suite_dir or default_suite_dir(suite))
+    cluster, test, problems = load_spec_suite(host_config, suite)
+    catalogue = Catalogue.scan(root, suite=suite)
+    _raise_all(problems + check(cluster, test, catalogue, where=host_config))
+    return cluster, test, catalogue
+
+
 def load_for(args: argparse.Namespace) -> tuple[ClusterConfig, TestConfig, Catalogue]:
+    if args.suite in ("base", "operation"):
+        return load_spec_suite_all(args.suite, args.host_config or str(
+            default_suite_dir(args.suite) / "configs" / "host.yaml"), args.training_dir)
     if args.suite == "inference":
         return load_inference_all(args.host_config or str(default_suite_dir("inference") / "configs"
                                                           / "host.yaml"), args.training_dir)
@@ -125,10 +140,12 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def configs(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--suite", choices=("training", "inference"), default="training")
+        q.add_argument("--suite", choices=("training", "inference", "base", "operation"),
+                       default="training")
         q.add_argument("--cluster", help="training: cluster config (.py or .yaml)")
         q.add_argument("--test", help="training: test config (.py or .yaml)")
-        q.add_argument("--host-config", help="inference: host.yaml (default inference/configs/host.yaml)")
+        q.add_argument("--host-config", help="inference, base, operation: host.yaml "
+                                             "(default <suite>/configs/host.yaml)")
         q.add_argument("--training-dir", help="case catalogue root (default: the repo's <suite>/)")
 
     q = sub.add_parser("run", help="run the configured cases on the cluster")

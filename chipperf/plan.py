@@ -123,15 +123,18 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     if key.family not in launcher_names():
         problems.append(f"{where}: framework {key.framework!r} has no launcher {key.family!r}: "
                         f"use one of {', '.join(launcher_names())}")
-    if (key.model, key.family) not in catalogue.cases:
+    model = catalogue.case_name(key.model)
+    if (model, key.family) not in catalogue.cases:
         known = sorted(f"{m}:{f}" for m, f in catalogue.cases)
-        problems.append(f"{where}: no case code {catalogue.root}/benchmarks/{key.model}/{key.family}/"
+        problems.append(f"{where}: no case code {catalogue.root}/benchmarks/{model}/{key.family}/"
                         f"{catalogue.entry}: use one of {', '.join(known) or '(none)'}")
-    vendor_key = (test.vendor, key.model, key.family)
+    vendor_key = (test.vendor, model, key.family)
     config_name = catalogue.vendor_config_name(key, test.vendor)
     if vendor_key not in catalogue.vendor_cases:
         folder = (f"{catalogue.root}/configs/{key.model}/vendor_config/{config_name}"
                   if catalogue.suite == "inference" else
+                  f"{catalogue.root}/configs/vendor_config/{config_name}"
+                  if catalogue.suite != "training" else
                   f"{catalogue.root}/{test.vendor}/{key.model}-{key.family}")
         problems.append(f"{where}: vendor {test.vendor!r} has no case folder {folder}: add it "
                         "(see docs/adding-a-case.md)")
@@ -204,7 +207,7 @@ def _uploads(test: TestConfig, catalogue: Catalogue) -> tuple[Upload, ...]:
     uploads = [Upload(package, "code/chipperf")]
     uploads += [Upload(p, f"code/benchmarks/{p.name}") for p in catalogue.shared]
     for entry in test.cases:
-        model, family = entry.key.model, entry.key.family
+        model, family = catalogue.case_name(entry.key.model), entry.key.family
         uploads.append(Upload(catalogue.cases[(model, family)], f"code/benchmarks/{model}/{family}"))
         uploads.append(Upload(catalogue.vendor_cases[(test.vendor, model, family)],
                               f"code/vendor/{model}-{family}"))
@@ -257,18 +260,19 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
                cluster: ClusterConfig, test: TestConfig, run_id: str,
                catalogue: Catalogue) -> NodePlan:
     key, host = entry.key, hosts[rank]
+    model = catalogue.case_name(key.model)
     work = host_work_dir(cluster.work_root, run_id, host)
     result_rel = f"{case_dir_name(entry)}/round{number}/{host}_noderank{rank}"
     output_dir = f"{work}/results/{result_rel}"
     code = f"{work}/code"
-    vendor_dir = f"{code}/vendor/{key.model}-{key.family}/{catalogue.config_subdir}".rstrip("/")
+    vendor_dir = f"{code}/vendor/{model}-{key.family}/{catalogue.config_subdir}".rstrip("/")
     ctx = LaunchContext(
         nnodes=key.nnodes, node_rank=rank, nproc_per_node=key.nproc, master_addr=hosts[0],
         master_port=cluster.master_port, node_addr=host, hosts=hosts,
-        entry=f"{code}/benchmarks/{key.model}/{key.family}/{catalogue.entry}",
+        entry=f"{code}/benchmarks/{model}/{key.family}/{catalogue.entry}",
         case_args=("--data_dir", entry.data_dir, "--extern_config_dir", vendor_dir,
                    "--extern_config_file", _config_file(entry, test, catalogue),
-                   "--output_dir", output_dir),
+                   "--output_dir", output_dir, *entry.case_args),
         output_dir=output_dir)
     launcher = get_launcher(key.family)
     env = {**_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx)}

@@ -64,6 +64,7 @@ class CaseEntry:
     key: CaseKey
     data_dir: str
     hosts: tuple[str, ...] = ()  # pinned nodes (inference: one host per case); () = first nnodes
+    case_args: tuple[str, ...] = ()  # passed to the entry after the contract's (operation: --dtype ...)
 
 
 @dataclass(frozen=True)
@@ -113,4 +114,4 @@ class TestConfig:
     result_root: str = "result"
     training_dir: Optional[str] = None      # case catalogue root; default: the repo's <suite>/
     log_level: str = "info"
-    suite: str = "training"                 # "training" | "inference"
+    suite: str = "training"                 # "training" | "inference" | "base" | "operation"

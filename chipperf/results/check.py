@@ -29,7 +29,7 @@ from chipperf.results.samples import read_lines
 RUN_STATUSES = ("running", "succeeded", "failed", "canceled")
 CASE_STATUSES = ("pending", "running", "succeeded", "failed", "timeout", "canceled", "skipped")
 UNFINISHED_CASE = ("pending", "running")
-SUITES = ("training", "inference")
+SUITES = ("training", "inference", "base", "operation")
 REQUIRED_EVENTS = ("INIT_START", "TRAIN_START", "TRAIN_END", "FINISHED")
 NODE_FILES = ("launcher.log", "sys_info.json", "cpu_monitor.log", "mem_monitor.log",
               "pwr_monitor.log")

@@ -56,7 +56,7 @@ def test_run_json_keys_types_and_closed_sets(run):
             "run.json: lacks 'chipperf_version'",
             "run.json: 'hosts' has type list",
             "run.json: status: 'done' is not one of running, succeeded, failed, canceled",
-            "run.json: suite: 'serving' is not one of training, inference",
+            "run.json: suite: 'serving' is not one of training, inference, base, operation",
             "run.json: started_at 'yesterday' is not ISO 8601",
             f"{where}: status: 'weird' is not one of pending, running, succeeded, failed, timeout, "
             "canceled, skipped",

@@ -1,0 +1,6 @@
+"""base spec computation-FP64 (see base/benchmarks/specs/__init__.py for its method)."""
+
+from specs import main
+
+if __name__ == "__main__":
+    main("computation-FP64")

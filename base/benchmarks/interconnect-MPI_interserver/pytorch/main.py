@@ -1,0 +1,6 @@
+"""base spec interconnect-MPI_interserver (see base/benchmarks/specs/__init__.py for its method)."""
+
+from specs import main
+
+if __name__ == "__main__":
+    main("interconnect-MPI_interserver")

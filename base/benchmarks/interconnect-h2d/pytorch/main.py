@@ -1,0 +1,6 @@
+"""base spec interconnect-h2d (see base/benchmarks/specs/__init__.py for its method)."""
+
+from specs import main
+
+if __name__ == "__main__":
+    main("interconnect-h2d")

@@ -1,0 +1,83 @@
+"""A chip's spec-sheet peaks, from its vendor module (chipperf.vendors ChipSpec).
+
+``find_chip`` matches the chip name of the case key against the vendor's sheets: exactly
+(ignoring case), else the sheet whose name starts the key's chip followed by ``_``, so
+FlagPerf's ``A100_40_SXM`` finds ``A100``. Every lookup returns a ``Peak`` or the reason
+there is none; a share of peak is then absent with that reason, never 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Optional, Union
+
+from chipperf.vendors import get_vendor, vendor_names
+
+
+@dataclass(frozen=True)
+class Peak:
+    value: float     # FLOP/s, bytes/s or bytes
+    unit: str
+    source: str      # the sheet it comes from
+
+
+Found = Union[Peak, str]   # a peak, or why there is none
+
+
+def find_chip(vendor: str, chip: str) -> tuple[Optional[Any], str]:
+    """(the ChipSpec, '') or (None, why not)."""
+    if vendor not in vendor_names():
+        return None, f"vendor {vendor!r} has no module in chipperf/vendors"
+    v = get_vendor(vendor)
+    spec = v.chip(chip)
+    if spec is None:
+        spec = next((c for name, c in v.chips.items()
+                     if chip.lower().startswith(name.lower() + "_")), None)
+    if spec is None:
+        known = ", ".join(sorted(v.chips)) or "none"
+        return None, f"vendor {vendor!r} has no spec sheet for chip {chip!r} (sheets: {known})"
+    return spec, ""
+
+
+def flops_peak(vendor: str, chip: str, dtype: str) -> Found:
+    """Dense FLOP/s (OP/s for int8) of ``dtype`` ("fp32", "bf16", ...) per chip."""
+    spec, why = find_chip(vendor, chip)
+    if spec is None:
+        return why
+    value = spec.peak_flops.get(dtype.lower())
+    if not value:
+        have = ", ".join(sorted(spec.peak_flops)) or "none"
+        return f"chip {spec.name!r} has no {dtype} peak on its spec sheet (has: {have})"
+    return Peak(float(value), "FLOP/s", spec.source or spec.name)
+
+
+def memory_bandwidth_peak(vendor: str, chip: str) -> Found:
+    """Bytes/s of the chip's main memory, from the sheet's bandwidth field where it has one
+    (a value below 1e6 is read as GB/s, above as bytes/s)."""
+    spec, why = find_chip(vendor, chip)
+    if spec is None:
+        return why
+    for f in dataclasses.fields(spec):
+        value = getattr(spec, f.name)
+        if "bandwidth" in f.name and isinstance(value, (int, float)) and value > 0:
+            scale = 1e9 if value < 1e6 else 1.0
+            return Peak(float(value) * scale, "bytes/s", spec.source or spec.name)
+    return f"chip {spec.name!r}: its spec sheet has no memory bandwidth"
+
+
+def memory_capacity_peak(vendor: str, chip: str) -> Found:
+    spec, why = find_chip(vendor, chip)
+    if spec is None:
+        return why
+    if not spec.memory_bytes:
+        return f"chip {spec.name!r}: its spec sheet has no memory size"
+    return Peak(float(spec.memory_bytes), "bytes", spec.source or spec.name)
+
+
+def share(measured: float, peak: Found) -> dict[str, Any]:
+    """FINISHED's ``spec_peak`` part: the peak, its source and the share, or the reason."""
+    if isinstance(peak, str):
+        return {"spec_peak": None, "share_of_peak": None, "share_reason": peak}
+    return {"spec_peak": {"value": peak.value, "unit": peak.unit, "source": peak.source},
+            "share_of_peak": measured / peak.value}

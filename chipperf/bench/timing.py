@@ -1,0 +1,90 @@
+"""Timed loops: warm-up, then at least ``iters`` iterations and at least ``min_time_s``.
+
+``sync`` (the device layer's ``synchronize``) is called before every clock reading, so
+queued device work is counted in the window it belongs to.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+Sync = Callable[[], None]
+
+
+@dataclass(frozen=True)
+class Loop:
+    """How a measurement is repeated (the method a result states)."""
+
+    warmup: int = 3
+    iters: int = 10
+    min_time_s: float = 0.0
+
+    def describe(self) -> dict[str, float]:
+        return {"warmup": self.warmup, "min_iters": self.iters, "min_time_s": self.min_time_s}
+
+
+@dataclass(frozen=True)
+class Timed:
+    iterations: int
+    seconds: float                  # the whole timed window
+    per_iter_s: tuple[float, ...]   # each iteration (only when timed one by one)
+
+    @property
+    def mean_s(self) -> float:
+        return self.seconds / self.iterations
+
+
+def warm(fn: Callable[[], object], sync: Sync, loop: Loop) -> None:
+    for _ in range(loop.warmup):
+        fn()
+    sync()
+
+
+def run_window(fn: Callable[[], object], sync: Sync, loop: Loop,
+               clock: Callable[[], float] = time.perf_counter) -> Timed:
+    """Batches of ``iters`` back to back (one sync per batch) until ``min_time_s`` is reached."""
+    sync()
+    start = clock()
+    done = 0
+    while True:
+        for _ in range(loop.iters):
+            fn()
+        done += loop.iters
+        sync()
+        elapsed = clock() - start
+        if elapsed >= loop.min_time_s:
+            return Timed(done, elapsed, ())
+
+
+def run_each(fn: Callable[[], object], sync: Sync, loop: Loop,
+             clock: Callable[[], float] = time.perf_counter) -> Timed:
+    """Every iteration timed on its own (a sync after each), for latency percentiles."""
+    times: list[float] = []
+    total = 0.0
+    while len(times) < loop.iters or total < loop.min_time_s:
+        sync()
+        start = clock()
+        fn()
+        sync()
+        times.append(clock() - start)
+        total += times[-1]
+    return Timed(len(times), total, tuple(times))
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) by linear interpolation between closest ranks."""
+    if not values:
+        raise ValueError("percentile of no values")
+    ordered = sorted(values)
+    at = (len(ordered) - 1) * q / 100
+    low, high = math.floor(at), math.ceil(at)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+
+
+def latency_ms(values: Sequence[float]) -> dict[str, float | int]:
+    ms = [v * 1000 for v in values]
+    return {"p50": percentile(ms, 50), "p90": percentile(ms, 90), "p99": percentile(ms, 99),
+            "min": min(ms), "max": max(ms), "mean": sum(ms) / len(ms), "count": len(ms)}

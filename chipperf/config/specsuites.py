@@ -1,0 +1,110 @@
+"""The base/ and operation/ suites' config: FlagPerf's ``<suite>/configs/host.yaml``.
+
+One file holds the cluster part (HOSTS, SSH_PORT, MASTER_PORT, ...) and the test part
+(VENDOR, NPROC_PER_NODE, CASES, image settings). Case keys, as FlagPerf writes them:
+
+    base        "computation-FP32[:CHIP]": "<framework image folder>"      e.g. pytorch_2.13
+    operation   "mm:FP16:312:nativetorch:A100_40_SXM": "<framework image folder>"
+                (op:dtype:spec TFLOP/s:provider:chip; the spec number may be left out)
+
+Each maps onto the engine's ``CaseKey`` (model:framework:chip:nnodes:nproc:repeat): a base
+spec's model is its name and its topology follows from what it measures (SPEC_NODES);
+an operator's model is ``<op>-<DTYPE>-<provider>`` (one case folder per op, see
+``Catalogue.case_name``), its dtype, provider and spec peak reach the program as arguments.
+A chip left out of the key is CHIP's, else the vendor's name (no spec sheet: shares of peak
+are then absent with that reason).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_mapping, test_fields
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+
+SUITE_KEYS = {"chip", "nproc_per_node", "repeat", "benchmarks_or_toolkits", "hosts_ports",
+              "device", "log_call_information"}
+BASE_FORM = "spec[:chip] (e.g. computation-FP32 or computation-FP32:A100)"
+OPERATION_FORM = "op:dtype:spec_tflops:provider:chip (e.g. mm:FP16:312:nativetorch:A100)"
+NO_DATA = "/tmp"   # specs and operators read no dataset; the contract still passes --data_dir
+
+
+def load_spec_suite(path: str | Path, suite: str) -> tuple[ClusterConfig, TestConfig, list[str]]:
+    """Both configs (defaults where a value was bad) and every problem found."""
+    path = Path(path)
+    f = Fields(path, read_mapping(path))
+    cluster = cluster_fields(f)
+    nproc = f.get("nproc_per_node", int, 1, "use a whole number >= 1")
+    repeat = f.get("repeat", int, 1, "use a whole number >= 1")
+    chip = f.get("chip", str, "") or f.get("vendor", str, "")
+    raw = f.get("cases", lambda v: v, {})
+    form = BASE_FORM if suite == "base" else OPERATION_FORM
+    if not isinstance(raw, dict) or not raw:
+        f.fail("cases", "no cases listed", f"set CASES to {{'{form}': 'pytorch_2.13'}}")
+        raw = {}
+    parse = _base_entry if suite == "base" else _operation_entry
+    cases = []
+    for text, framework in raw.items():
+        try:
+            cases.append(parse(str(text), str(framework), chip, nproc, repeat, cluster.hosts))
+        except ValueError as exc:
+            f.fail("cases", f"case {text!r}: {exc}")
+    test = test_fields(f, tuple(cases), suite=suite)
+    return cluster, test, finish(f, IGNORED | SUITE_KEYS)
+
+
+def spec_topology(spec: str, nproc: int, hosts: tuple[str, ...]) -> tuple[int, int]:
+    """(nnodes, nproc per node) of a base spec; ValueError when the cluster cannot hold it."""
+    if spec == "interconnect-P2P_intraserver":
+        return 1, 2
+    if spec == "interconnect-P2P_interserver":
+        _two_hosts(spec, hosts)
+        return 2, 1
+    if spec == "interconnect-MPI_intraserver":
+        if nproc < 2:
+            raise ValueError(f"{spec} all-reduces across the ranks of one server and "
+                             f"NPROC_PER_NODE is {nproc}: set NPROC_PER_NODE >= 2")
+        return 1, nproc
+    if spec == "interconnect-MPI_interserver":
+        _two_hosts(spec, hosts)
+        return len(hosts), nproc
+    return 1, nproc
+
+
+def _two_hosts(spec: str, hosts: tuple[str, ...]) -> None:
+    if len(hosts) < 2:
+        raise ValueError(f"{spec} measures between servers and HOSTS lists {len(hosts)} host: "
+                         "list at least 2 hosts")
+
+
+def _base_entry(text: str, framework: str, chip: str, nproc: int, repeat: int,
+                hosts: tuple[str, ...]) -> CaseEntry:
+    parts = text.split(":")
+    if len(parts) > 2:
+        raise ValueError(f"has {len(parts)} ':'-separated parts: write it as {BASE_FORM}")
+    spec = parts[0]
+    nnodes, per_node = spec_topology(spec, nproc, hosts)
+    key = _key(spec, framework, parts[1] if len(parts) == 2 else chip, nnodes, per_node, repeat)
+    return CaseEntry(key, NO_DATA)
+
+
+def _operation_entry(text: str, framework: str, chip: str, nproc: int, repeat: int,
+                     hosts: tuple[str, ...]) -> CaseEntry:
+    parts = text.split(":")
+    if len(parts) == 4:                       # op:dtype:provider:chip (no spec number)
+        parts = [parts[0], parts[1], "0", parts[2], parts[3]]
+    if len(parts) != 5:
+        raise ValueError(f"has {len(parts)} ':'-separated parts: write it as {OPERATION_FORM}")
+    op, dtype, peak, provider, key_chip = parts
+    try:
+        tflops = float(peak)
+    except ValueError:
+        raise ValueError(f"spec peak {peak!r} is not a number of TFLOP/s") from None
+    key = _key(f"{op}-{dtype.upper()}-{provider.lower()}", framework, key_chip or chip, 1, 1,
+               repeat)
+    args = ("--dtype", dtype.upper(), "--provider", provider.lower(), "--spec_tflops", f"{tflops:g}")
+    return CaseEntry(key, NO_DATA, case_args=args)
+
+
+def _key(model: str, framework: str, chip: str, nnodes: int, nproc: int, repeat: int) -> CaseKey:
+    return CaseKey.parse(f"{model}:{framework}:{chip}:{nnodes}:{nproc}:{repeat}")

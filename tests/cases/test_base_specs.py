@@ -1,0 +1,84 @@
+"""base/ specs measured for real on this host's CPU (cpu vendor), through their programs."""
+
+from __future__ import annotations
+
+import pytest
+from benchrun import finished, run, run_ranks
+from caserun import assert_case_error
+
+from chipperf.perflog import finished_problems, parse_lines
+
+CPU_GEMMS = ["FP64", "FP32", "FP16", "BF16", "INT8", "FP8"]
+
+
+def _measured(value: dict, unit: str) -> None:
+    assert finished_problems(value) == []
+    assert value["unit"] == unit and value["value"] > 0 and value["converged"] is True
+    assert value["train_time_s"] > 0 and value["work_done"] > 0
+    assert value["method"]["iterations"] >= value["method"]["min_iters"]
+    print(value["spec"], f"{value['value']:.4g} {unit}", value.get("share_reason", ""))
+
+
+@pytest.mark.parametrize("dtype", CPU_GEMMS)
+def test_gemm_per_dtype(dtype: str) -> None:
+    result = run("base", f"computation-{dtype}", "--chip", "xeon")
+    assert result.returncode == 0, result.stderr[-2000:]
+    value = finished(result.stdout)
+    _measured(value, "TFLOP/s")
+    # flops counted = 2*M*N*K per GEMM, and the figure is that over the timed window
+    m = value["method"]
+    assert value["work_done"] == 2 * m["M"] * m["N"] * m["K"] * m["iterations"]
+    assert value["value"] == pytest.approx(value["work_done"] / value["train_time_s"] / 1e12)
+    # the cpu vendor's sheets have no peak: the share is absent with the reason, not 0
+    assert value["share_of_peak"] is None and "no " in value["share_reason"]
+
+
+def test_tf32_is_unsupported_on_the_cpu_with_its_reason() -> None:
+    result = run("base", "computation-TF32")
+    assert result.returncode == 3, result.stderr[-2000:]
+    assert "chipperf case error: unsupported: TF32 on cpu" in result.stderr
+    events, problems = parse_lines(result.stdout.splitlines())
+    value = events[-1].value
+    assert problems == [] and events[-1].name == "FINISHED"
+    assert value["unsupported"].startswith("TF32 on cpu") and "value" not in value
+
+
+def test_h2d_is_unsupported_on_the_cpu() -> None:
+    result = run("base", "interconnect-h2d")
+    assert result.returncode == 3 and "no host-to-device link" in result.stderr
+
+
+def test_memory_bandwidth_and_capacity() -> None:
+    bandwidth = run("base", "main_memory-bandwidth")
+    assert bandwidth.returncode == 0, bandwidth.stderr[-2000:]
+    _measured(finished(bandwidth.stdout), "GB/s")
+    capacity = run("base", "main_memory-capacity")
+    assert capacity.returncode == 0, capacity.stderr[-2000:]
+    value = finished(capacity.stdout)
+    _measured({**value, "method": {"iterations": 1, "min_iters": 1}}, "GiB")
+    assert value["work_done"] <= value["method"]["physical_bytes"]
+
+
+@pytest.mark.parametrize("spec,nproc,nnodes,factor", [
+    ("interconnect-P2P_intraserver", 2, 1, 1.0),
+    ("interconnect-MPI_intraserver", 2, 1, 1.0),        # 2(n-1)/n at n=2
+    ("interconnect-MPI_intraserver", 3, 1, 4 / 3),
+    ("interconnect-P2P_interserver", 1, 2, 1.0),
+    ("interconnect-MPI_interserver", 1, 2, 1.0),
+])
+def test_links_use_nccl_tests_bandwidths(spec: str, nproc: int, nnodes: int,
+                                         factor: float) -> None:
+    value = finished(run_ranks(spec, nproc, nnodes)[0])
+    _measured(value, "GB/s")
+    assert value["world_size"] == nproc * nnodes
+    assert value["busbw_gbs"] == pytest.approx(value["algbw_gbs"] * factor)
+    m = value["method"]
+    assert value["algbw_gbs"] == pytest.approx(
+        m["bytes"] * m["iterations"] / value["train_time_s"] / 1e9, rel=0.05)
+
+
+def test_bad_inputs_are_one_clear_message() -> None:
+    one_node = run("base", "interconnect-MPI_interserver")
+    assert_case_error(one_node, "measures between servers", "list at least 2 hosts")
+    alone = run("base", "interconnect-MPI_intraserver")
+    assert_case_error(alone, "needs at least 2 ranks")

@@ -1,0 +1,109 @@
+"""base/ and operation/ host.yaml (FlagPerf's forms) -> configs, catalogue and plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chipperf.catalogue import Catalogue, default_suite_dir
+from chipperf.cli import load_spec_suite_all, main
+from chipperf.config.specsuites import load_spec_suite
+from chipperf.errors import ConfigError
+from chipperf.plan import make_plan
+
+# FlagPerf's base/configs/host.yaml and operation/configs/host.yaml, as they ship
+FLAGPERF_BASE = """FLAGPERF_PATH: "/home/FlagPerf/base"
+FLAGPERF_LOG_PATH: "result"
+VENDOR: "nvidia"
+FLAGPERF_LOG_LEVEL: "info"
+BENCHMARKS_OR_TOOLKITS: "BENCHMARK"
+HOSTS: ["192.168.1.2", "192.168.1.3"]
+NPROC_PER_NODE: 8
+SSH_PORT: "22"
+HOSTS_PORTS: ["2222"]
+MASTER_PORT: "29501"
+SHM_SIZE: "32G"
+ACCE_CONTAINER_OPT: " --gpus all"
+PIP_SOURCE: "https://mirror.baidu.com/pypi/simple"
+CLEAR_CACHES: True
+ACCE_VISIBLE_DEVICE_ENV_NAME: "CUDA_VISIBLE_DEVICES"
+CASES:
+    "computation-FP32": "pytorch_2.3"
+"""
+FLAGPERF_OPERATION = FLAGPERF_BASE.replace("/base", "/operation").replace(
+    '"computation-FP32": "pytorch_2.3"', '"mm:FP16:312:nativetorch:A100_40_SXM": "ngctorch2403"')
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "host.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_flagperf_base_host_yaml_loads(tmp_path: Path) -> None:
+    cluster, test, problems = load_spec_suite(_write(tmp_path, FLAGPERF_BASE), "base")
+    assert problems == [] and test.suite == "base" and test.vendor == "nvidia"
+    (entry,) = test.cases
+    assert str(entry.key) == "computation-FP32:pytorch_2.3:nvidia:1:8:1"
+    assert cluster.hosts == ("192.168.1.2", "192.168.1.3")
+
+
+def test_flagperf_operation_host_yaml_loads(tmp_path: Path) -> None:
+    _, test, problems = load_spec_suite(_write(tmp_path, FLAGPERF_OPERATION), "operation")
+    assert problems == []
+    (entry,) = test.cases
+    assert str(entry.key) == "mm-FP16-nativetorch:ngctorch2403:A100_40_SXM:1:1:1"
+    assert entry.case_args == ("--dtype", "FP16", "--provider", "nativetorch",
+                               "--spec_tflops", "312")
+
+
+@pytest.mark.parametrize("spec,topology", [
+    ("computation-BF16", (1, 8)), ("interconnect-P2P_intraserver", (1, 2)),
+    ("interconnect-P2P_interserver", (2, 1)), ("interconnect-MPI_intraserver", (1, 8)),
+    ("interconnect-MPI_interserver", (2, 8)), ("main_memory-capacity:H100", (1, 8)),
+])
+def test_spec_topologies(tmp_path: Path, spec: str, topology: tuple[int, int]) -> None:
+    text = FLAGPERF_BASE.replace('"computation-FP32"', f'"{spec}"')
+    _, test, problems = load_spec_suite(_write(tmp_path, text), "base")
+    assert problems == []
+    key = test.cases[0].key
+    assert (key.nnodes, key.nproc) == topology
+    assert key.chip == ("H100" if ":" in spec else "nvidia")
+
+
+def test_bad_inputs_one_clear_message_each(tmp_path: Path) -> None:
+    text = FLAGPERF_BASE.replace('HOSTS: ["192.168.1.2", "192.168.1.3"]', 'HOSTS: ["10.0.0.1"]') \
+        .replace('"computation-FP32": "pytorch_2.3"',
+                 '"interconnect-MPI_interserver": "pytorch_2.13"\n    "computation-FP42": '
+                 '"pytorch_2.13"')
+    with pytest.raises(ConfigError) as err:
+        load_spec_suite_all("base", str(_write(tmp_path, text)), None)
+    text = str(err.value)
+    assert "interconnect-MPI_interserver measures between servers and HOSTS lists 1 host" in text
+    assert "no case code" in text and "computation-FP42" in text \
+        and "computation-FP32:pytorch" in text       # lists the known specs
+    bad_op = FLAGPERF_OPERATION.replace("mm:FP16:312", "mm:FP16:lots")
+    with pytest.raises(ConfigError, match="spec peak 'lots' is not a number"):
+        load_spec_suite_all("operation", str(_write(tmp_path, bad_op)), None)
+
+
+@pytest.mark.parametrize("suite", ["base", "operation"])
+def test_shipped_host_yaml_plans(suite: str, capsys: pytest.CaptureFixture) -> None:
+    cluster, test, catalogue = load_spec_suite_all(
+        suite, str(default_suite_dir(suite) / "configs" / "host.yaml"), None)
+    plan = make_plan(cluster, test, catalogue, "run1", Path("result"))
+    node = plan.cases[0].rounds[0].nodes[0]
+    program = catalogue.case_name(test.cases[0].key.model)
+    assert f"/code/benchmarks/{program}/pytorch/main.py" in " ".join(node.command)
+    assert f"code/benchmarks/{'specs' if suite == 'base' else 'operators'}" in \
+        {u.target for u in plan.uploads}
+    assert main(["plan", "--suite", suite]) == 0
+    assert "main.py" in capsys.readouterr().out
+
+
+def test_catalogue_holds_every_spec_and_operator() -> None:
+    base = Catalogue.scan(default_suite_dir("base"), suite="base")
+    assert len(base.cases) == 14 and ("cpu", "computation-FP8", "pytorch") in base.vendor_cases
+    operation = Catalogue.scan(default_suite_dir("operation"), suite="operation")
+    assert len(operation.cases) >= 25 and operation.case_name("mm-FP16-flaggems") == "mm"
