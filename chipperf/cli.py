@@ -103,7 +103,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from chipperf.results.entry import report_main
 
     return report_main(Path(args.run_dir), readme_table=args.readme_table,
-                       into=Path(args.into) if args.into else None, case=args.case)
+                       into=Path(args.into) if args.into else None, case=args.case,
+                       measured_peaks=Path(args.measured_peaks) if args.measured_peaks else None)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -168,6 +169,9 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--case", metavar="MODEL|GLOB",
                    help="with --readme-table: only the cases with this model name, or whose "
                         "key (bert:paddle*) or case directory matches this glob")
+    q.add_argument("--measured-peaks", metavar="BASE_RUN_DIR",
+                   help="a base/ suite run of the same vendor and chip: MFU is also divided by "
+                        "its measured GEMM peak (mfu_measured), beside the spec-sheet peak")
     q.set_defaults(fn=cmd_report)
     q = sub.add_parser("compare", help="compare the same cases across result directories")
     q.add_argument("run_dirs", nargs="+")

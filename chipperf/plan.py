@@ -19,6 +19,7 @@ from chipperf.containers.options import parse_cli_options
 from chipperf.device import launch_env as device_launch_env
 from chipperf.frameworks import ImageChoice, choose_folder
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
+from chipperf.results.measured import read_measured_peaks
 from chipperf.vendors import get_vendor, vendor_names
 
 
@@ -105,6 +106,9 @@ def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
     if test.vendor and test.vendor not in vendor_names():
         problems.append(f"{where}: VENDOR {test.vendor!r} is unknown: use one of "
                         f"{', '.join(vendor_names())} (vendor modules live in chipperf/vendors/)")
+    if test.measured_peaks:
+        _, peak_problems = read_measured_peaks(Path(test.measured_peaks))
+        problems += [f"{where}: MEASURED_PEAKS: {p}" for p in peak_problems]
     _, option_problems = parse_cli_options(test.container_opt)
     problems += [f"{where}: ACCE_CONTAINER_OPT: {p}" for p in option_problems]
     seen: set[str] = set()

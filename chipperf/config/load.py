@@ -272,4 +272,5 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         training_dir=f.get("training_dir", str, None),
         log_level=f.get("log_level", str, "info"),
         suite=suite,
+        measured_peaks=f.get("measured_peaks", str, None),
     )

@@ -115,3 +115,4 @@ class TestConfig:
     training_dir: Optional[str] = None      # case catalogue root; default: the repo's <suite>/
     log_level: str = "info"
     suite: str = "training"                 # "training" | "inference" | "base" | "operation"
+    measured_peaks: Optional[str] = None    # a base/ run dir: MFU also against its GEMM peaks

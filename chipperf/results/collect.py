@@ -21,6 +21,7 @@ from chipperf.results.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
 from chipperf.results.flagperf import case_identity
 from chipperf.results.inference import per_item
 from chipperf.results.layout import STATUSES, read_status
+from chipperf.results.measured import MeasuredPeaks, read_measured_peaks
 from chipperf.results.perf import RankLog, mfu, performance, read_rank_log
 from chipperf.results.power import NodeSeries, node_result, node_series, read_node_files
 from chipperf.results.samples import Window
@@ -55,6 +56,7 @@ class RunContext:
     suite: str | None
     vendor: str | None
     intervals: Mapping[str, float]
+    measured: MeasuredPeaks | None = None   # base/ GEMM peaks (chipperf.results.measured)
 
 
 @dataclass(frozen=True)
@@ -71,16 +73,24 @@ class CaseContext:
         return self.run.run_dir / self.dir_name
 
 
-def collect(run_dir: Path) -> Collected:
+def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
+    """``measured_peaks``: a base/ run whose GEMM peaks divide MFU too (default: the run's
+    own MEASURED_PEAKS setting, when it had one)."""
     run_dir = Path(run_dir)
     run, problems = load_run_json(run_dir)
     test = _dict(run.get("test"))
+    measured = None
+    peaks_dir = measured_peaks or _str(test.get("measured_peaks"))
+    if peaks_dir:
+        measured, peak_problems = read_measured_peaks(Path(peaks_dir))
+        problems += peak_problems
     source = "chipperf" if (run_dir / "run.json").is_file() else "flagperf"
     interval = test.get("monitor_interval_s")
     intervals = dict(FLAGPERF_INTERVALS) if source == "flagperf" else \
         {k: float(interval) if isinstance(interval, (int, float)) and _is_number(interval)
          else 1.0 for k in FLAGPERF_INTERVALS}
-    ctx = RunContext(run_dir, source, _str(run.get("suite")), _str(test.get("vendor")), intervals)
+    ctx = RunContext(run_dir, source, _str(run.get("suite")), _str(test.get("vendor")), intervals,
+                     measured)
     cases, series = [], []
     for name, entry in discover_cases(run_dir, run, problems, source):
         case, case_series = collect_case(ctx, name, entry)
@@ -230,11 +240,28 @@ def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
                peak_flops_per_chip=result.peak_flops_per_chip)
     if result.value is None:
         reasons["mfu"] = result.reason
+    if case.run.measured is not None:
+        out.update(_measured_mfu(case.run.measured, vendor, case.chip, chips, fields, reasons))
     work = fields.get("window_work")
     out.update(rounds.per_joule(work, out, reasons))
     if suite == "inference":
         out.update(per_item(work, out, reasons))
     return out
+
+
+def _measured_mfu(peaks: MeasuredPeaks, vendor: str | None, chip: str | None,
+                  chips: int | None, fields: Mapping[str, Any],
+                  reasons: dict[str, str]) -> dict[str, Any]:
+    """MFU against the base/ run's measured GEMM peak of the same vendor, chip and dtype."""
+    peak, why = peaks.peak(vendor, chip, fields.get("dtype"))
+    work, per_unit, seconds = (fields.get(k) for k in ("window_work", "flops_per_unit",
+                                                        "train_time_s"))
+    if peak is None or not (work and per_unit and seconds and chips):
+        reasons["mfu_measured"] = why or "achieved FLOP/s unknown (see mfu)"
+        return {}
+    return {"mfu_measured": work * per_unit / seconds / (peak.flops_per_s * chips),
+            "measured_peak_flops_per_chip": peak.flops_per_s,
+            "measured_peak_source": peak.source}
 
 
 def _collect_node(case: CaseContext, node_dir: Path, name: str, listed: str | None,

@@ -20,11 +20,11 @@ from chipperf.results.schema import RunSummary
 
 
 def report_main(run_dir: Path, readme_table: bool = False, into: Path | None = None,
-                case: str | None = None) -> int:
+                case: str | None = None, measured_peaks: Path | None = None) -> int:
     """Write summary.json/csv/md, report.html and result.json files, then print the cases
     table; with ``readme_table`` print the README table (only the cases ``case`` names,
     when given) and write nothing, or with ``into`` put it between the results markers of
-    that README instead."""
+    that README instead. ``measured_peaks``: a base/ run whose GEMM peaks give ``mfu_measured``."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         print(f"chipperf report: {run_dir}: not a directory")
@@ -32,7 +32,7 @@ def report_main(run_dir: Path, readme_table: bool = False, into: Path | None = N
     if (into is not None or case is not None) and not readme_table:
         print("chipperf report: --into and --case go with --readme-table")
         return 2
-    collected = collect(run_dir)
+    collected = collect(run_dir, measured_peaks)
     if readme_table:
         return _readme_table(collected.summary, into, case)
     try:

@@ -12,12 +12,12 @@ from chipperf.results.schema import (
     round_value,
 )
 
-ROUND_FIGURES = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu",
+ROUND_FIGURES = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu", "mfu_measured",
                  "avg_power_w_per_chip", "peak_power_w_per_chip", "avg_power_w_per_node",
                  "energy_j", "work_per_joule", "peak_accel_memory_bytes")
 INFERENCE_ROUND_FIGURES = ("throughput_raw", "latency_p50_ms", "latency_p90_ms",
                            "latency_p99_ms", "train_time_s", "e2e_time_s", "metric_value",
-                           "reference_max_abs_diff", "mfu", "avg_power_w_per_chip",
+                           "reference_max_abs_diff", "mfu", "mfu_measured", "avg_power_w_per_chip",
                            "energy_j", "energy_per_item_j", "accel_energy_per_item_j",
                            "peak_memory_bytes", "peak_accel_memory_bytes")
 
@@ -65,6 +65,12 @@ def case_section(case: CaseResult) -> list[str]:
     if any(r.mfu is not None for r in case.rounds):
         lines += [f"MFU divides achieved FLOP/s by the spec-sheet peak in {case.mfu_dtype} "
                   "times the number of chips.", ""]
+    measured = next((r for r in case.rounds if r.mfu_measured is not None), None)
+    if measured is not None:
+        lines += [f"MFU vs measured peak divides the same FLOP/s by the GEMM peak the base/ "
+                  f"suite measured on this chip in {case.mfu_dtype} "
+                  f"({measured.measured_peak_flops_per_chip / 1e12:.4g} TFLOP/s per chip, "
+                  f"{measured.measured_peak_source}) times the number of chips.", ""]
     if case.inference:
         lines += ["The timed window holds the offline scenario (throughput) and then the "
                   "single-stream queries (latency); MFU and energy per item count the items "

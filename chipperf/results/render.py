@@ -64,7 +64,7 @@ def _significant(value: float) -> str:
 def kind_of(name: str) -> str:
     if "bytes" in name:
         return "bytes"
-    if name == "mfu":
+    if name in ("mfu", "mfu_measured"):
         return "ratio"
     if name.endswith("_pct"):
         return "pct"

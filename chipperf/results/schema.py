@@ -179,6 +179,9 @@ class RoundResult(_Schema):
     mfu: float | None = None
     mfu_dtype: str | None = None
     peak_flops_per_chip: float | None = None
+    mfu_measured: float | None = None             # against base/'s measured GEMM peak
+    measured_peak_flops_per_chip: float | None = None
+    measured_peak_source: str | None = None       # <base run>/<case dir>/round<N>
     chips: int | None = None
     avg_accel_util_pct: float | None = None
     avg_cpu_util_pct: float | None = None
@@ -283,6 +286,7 @@ AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
     "reference_max_abs_diff": ("reference.max_abs_diff", False, "max |diff| vs reference"),
     "reference_mean_abs_diff": ("reference.mean_abs_diff", False, "mean |diff| vs reference"),
     "mfu": ("mfu", True, "MFU"),
+    "mfu_measured": ("mfu_measured", True, "MFU vs measured peak"),
     "avg_power_w_per_chip": ("avg_power_w_per_chip", False, "avg power/chip (W)"),
     "peak_power_w_per_chip": ("peak_power_w_per_chip", False, "peak power/chip (W)"),
     "avg_power_w_per_node": ("avg_power_w_per_node", False, "avg power/node (W)"),

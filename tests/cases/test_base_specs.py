@@ -82,3 +82,39 @@ def test_bad_inputs_are_one_clear_message() -> None:
     assert_case_error(one_node, "measures between servers", "list at least 2 hosts")
     alone = run("base", "interconnect-MPI_intraserver")
     assert_case_error(alone, "needs at least 2 ranks")
+
+
+def test_a_measured_gemm_peak_gives_mfu_where_the_spec_sheet_has_none(tmp_path) -> None:
+    """A base/ run's computation-FP32 result (measured here, for real) divides a cpu training
+    run's achieved FLOP/s: mfu_measured exists although the cpu spec sheet has no peak."""
+    import json
+
+    from chipperf.results.collect import collect
+    from chipperf.results.synthetic import SynthCase, write_run
+
+    result = run("base", "computation-FP32")
+    assert result.returncode == 0, result.stderr[-2000:]
+    measured_tflops = finished(result.stdout)["value"]
+    base = tmp_path / "base-run"
+    node = base / "computation-FP32-pytorch_2.13-xeon-1x1" / "round1" / "h1_noderank0"
+    node.mkdir(parents=True)
+    (node / "rank0.out.log").write_text(result.stdout)
+    (base / "run.json").write_text(json.dumps({
+        "suite": "base", "test": {"vendor": "cpu"},
+        "cases": {"computation-FP32-pytorch_2.13-xeon-1x1": {"chip": "xeon"}}}))
+
+    case = SynthCase(vendor="cpu", chip="xeon", dtype="fp32", nnodes=1, nproc=2)
+    training = write_run(tmp_path / "training", [case])
+    (collected_case,) = collect(training, base).summary.cases
+    for r in collected_case.rounds:
+        assert r.mfu is None and "no peak FLOP/s" in r.reasons["mfu"]
+        achieved = r.window_work * r.flops_per_unit / r.train_time_s
+        assert r.measured_peak_flops_per_chip == pytest.approx(measured_tflops * 1e12)
+        assert r.mfu_measured == pytest.approx(achieved / (measured_tflops * 1e12 * r.chips))
+        assert r.measured_peak_source == ("base-run/computation-FP32-pytorch_2.13-xeon-1x1/"
+                                          "round1")
+    other = SynthCase(vendor="cpu", chip="xeon", dtype="bf16", nnodes=1, nproc=2)
+    (bf16,) = collect(write_run(tmp_path / "bf16", [other]), base).summary.cases
+    assert bf16.rounds[0].mfu_measured is None
+    assert "has no computation-BF16 result for chip xeon (it has: xeon fp32)" in \
+        bf16.rounds[0].reasons["mfu_measured"]
