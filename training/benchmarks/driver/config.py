@@ -96,6 +96,7 @@ def _thaw(value: Any) -> Any:
 def _importable(folder: Path) -> Iterator[None]:
     """Let a config file import its siblings (``from config_common import *``); the siblings
     are forgotten afterwards, so another vendor folder's file of the same name is read anew."""
+    folder = Path(folder).resolve()  # a relative folder would never match a module's file
     before = set(sys.modules)
     sys.path.insert(0, str(folder))
     try:
@@ -104,7 +105,7 @@ def _importable(folder: Path) -> Iterator[None]:
         if str(folder) in sys.path:
             sys.path.remove(str(folder))
         for name in set(sys.modules) - before:
-            if Path(getattr(sys.modules[name], "__file__", None) or "/").parent == folder:
+            if Path(getattr(sys.modules[name], "__file__", None) or "/").resolve().parent == folder:
                 del sys.modules[name]
 
 
