@@ -12,7 +12,6 @@ sys.path.insert(0, str(REPO / "training" / "benchmarks"))
 from driver.config import read_python  # noqa: E402
 
 
-
 def test_two_folders_with_a_common_file_each_read_their_own(tmp_path, monkeypatch) -> None:
     for vendor, batch in (("a", 64), ("b", 128)):
         folder = tmp_path / vendor / "config"
