@@ -238,13 +238,12 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
         family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,
         data_dir=entry.data_dir,
-        image_name=f"chipperf/{_suite_prefix(catalogue)}{test.vendor}-{folder}".lower(),
+        # Named by vendor and folder only: the tag is the hash of the build inputs, so suites
+        # whose folders hold the same files (base/ and operation/ link training's cpu image)
+        # share one image, built and shipped once.
+        image_name=f"chipperf/{test.vendor}-{folder}".lower(),
         image_context=catalogue.images[(test.vendor, folder)], rounds=rounds,
         image_folder=folder, notes=notes)
-
-
-def _suite_prefix(catalogue: Catalogue) -> str:
-    return "" if catalogue.suite == "training" else f"{catalogue.suite}-"
 
 
 def _plan_round(entry: CaseEntry, number: int, cluster: ClusterConfig, test: TestConfig,
