@@ -12,12 +12,16 @@ Each standard case folder may hold ``case.yaml``::
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from chipperf.catalogue import Catalogue
+from chipperf.vendors import hardware_status
+
+_CHIP = re.compile(r"^config_(?P<chip>.+)x\d+x\d+\.py$")
 
 
 def catalogue_rows(root: Path) -> list[dict[str, Any]]:
@@ -31,11 +35,24 @@ def catalogue_rows(root: Path) -> list[dict[str, Any]]:
             "vendors": sorted(v for v, m, f in catalogue.vendor_cases if (m, f) == (model, family)),
             "configs": {v: sorted(c) for (v, m, f), c in catalogue.vendor_configs.items()
                         if (m, f) == (model, family)},
+            "hardware": _hardware(catalogue, model, family),
             "description": meta.get("description", ""),
             "work_unit": meta.get("work_unit"),
             "params": full.get("params"), "flops_per_unit": full.get("flops_per_unit"),
         })
     return rows
+
+
+def _hardware(catalogue: Catalogue, model: str, family: str) -> dict[str, dict[str, Any]]:
+    """vendor/chip -> {"ran": bool | None, "note": str}: has chipperf run it on real hardware?"""
+    out = {}
+    for (vendor, m, f), names in sorted(catalogue.vendor_configs.items()):
+        if (m, f) != (model, family):
+            continue
+        for chip in sorted({c["chip"] for c in map(_CHIP.match, names) if c}):
+            ran, note = hardware_status(vendor, chip)
+            out[f"{vendor}/{chip}"] = {"ran": ran, "note": note}
+    return out
 
 
 def _meta(path: Path) -> dict[str, Any]:
@@ -56,4 +73,7 @@ def print_cases(root: Path, as_json: bool = False) -> int:
         flops = f"{float(r['flops_per_unit']):.3g}" if r["flops_per_unit"] else "?"
         print(f"{r['model']:<12} {r['framework']:<12} {params:>15} {flops:>12}  "
               f"{', '.join(r['vendors'])}")
+    print("\nhas chipperf run it on real hardware here? (per vendor and chip)")
+    for line in sorted({h["note"] for r in rows for h in r["hardware"].values()}):
+        print(f"  {line}")
     return 0

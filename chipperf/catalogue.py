@@ -41,6 +41,8 @@ INFERENCE_ENTRY = "run_inference.py"
 INFERENCE_SHARED_DIRS = ("common",)
 SPEC_ENTRY = "main.py"
 SPEC_SHARED_DIRS = {"base": ("specs",), "operation": ("operators",)}
+# What a vendor case's per-topology configs import (STYLE.md 16); not a topology of its own.
+COMMON_CONFIG = "config_common.py"
 
 
 def default_training_dir() -> Path:
@@ -103,7 +105,8 @@ class Catalogue:
                 model, family = case_dir.name.rsplit("-", 1)
                 key = (vendor_dir.name, model, family)
                 vendor_cases[key] = case_dir
-                vendor_configs[key] = frozenset(p.name for p in (case_dir / "config").glob("config_*.py"))
+                vendor_configs[key] = frozenset(p.name for p in (case_dir / "config").glob("config_*.py")
+                                                if p.name != COMMON_CONFIG)
             for dockerfile in sorted((vendor_dir / "docker_image").glob("*/Dockerfile")):
                 images[(vendor_dir.name, dockerfile.parent.name)] = dockerfile.parent
         shared = tuple(bench / d for d in SHARED_DIRS if (bench / d).is_dir())

@@ -6,6 +6,7 @@ import shlex
 
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.plan import RunPlan
+from chipperf.vendors import hardware_status
 
 
 def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
@@ -15,11 +16,13 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
         f"hosts       {', '.join(plan.hosts)} (ssh port {cluster.ssh_port}, "
         f"host keys: {cluster.host_key_policy})",
         f"vendor      {test.vendor}",
+        f"hardware    {hardware_status(test.vendor)[1]}",
         "uploads     " + ", ".join(u.target for u in plan.uploads),
     ]
     for case in plan.cases:
         lines += ["", f"case {case.key}",
                   f"  image     {case.image_name}:<hash of {case.image_context}>",
+                  f"  hardware  {hardware_status(case.vendor, case.chip)[1]}",
                   *(f"  warning   {note}" for note in case.notes),
                   f"  data      {case.data_dir}",
                   f"  rounds    {len(case.rounds)}, deadline {case.rounds[0].timeout_s:.0f} s each"]

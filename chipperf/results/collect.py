@@ -158,6 +158,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         results.append(result)
         series.append(round_series)
         vendor = vendor or found
+    validated, note = _hardware(vendor or ctx.vendor, ctx.chip)
     case = CaseResult(
         dir_name=name, key=_str(entry.get("key")) or "", suite=run.suite,
         model=_str(ident.get("model")),
@@ -166,8 +167,18 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         vendor=vendor or ctx.vendor, nnodes=ctx.nnodes, nproc=ctx.nproc,
         repeat=_int(ident.get("repeat")), image=_str(entry.get("image")),
         status=_str(entry.get("status")) or rounds.case_status(results),
-        reason=_str(entry.get("reason")) or "", rounds=tuple(results), problems=tuple(problems))
+        reason=_str(entry.get("reason")) or "", hardware_validated=validated, hardware_note=note,
+        rounds=tuple(results), problems=tuple(problems))
     return aggregate.aggregate_case(case, run.suite), series
+
+
+def _hardware(vendor: str | None, chip: str | None) -> tuple[bool | None, str]:
+    """Whether chipperf's path for this vendor and chip has run on real hardware here."""
+    from chipperf.vendors import hardware_status
+
+    if not vendor:
+        return None, "vendor unknown: no hardware status"
+    return hardware_status(vendor, chip)
 
 
 def _identity(name: str, entry: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from html import escape
 
 from chipperf.results.collect import Collected, RoundSeries
 from chipperf.results.markdown import absent_reasons, round_rows, stats_rows
-from chipperf.results.render import DASH, case_rows, fmt
+from chipperf.results.render import DASH, case_rows, fmt, hardware_lines
 from chipperf.results.schema import CaseResult, RoundResult, RunSummary
 from chipperf.results.svg import Bar, Line, bar_chart, line_chart
 
@@ -56,7 +56,7 @@ def report_html(collected: Collected) -> str:
     summary = collected.summary
     series = {(s.case, s.number): s for s in collected.series}
     body = [f"<h1>chipperf run <code>{escape(summary.run_id)}</code></h1>", _facts(summary),
-            "<h2>Cases</h2>", html_table(*case_rows(summary))]
+            "<h2>Cases</h2>", html_table(*case_rows(summary)), *_hardware(summary)]
     for case in summary.cases:
         body += case_section(case, series)
     body += _problems(summary)
@@ -64,6 +64,15 @@ def report_html(collected: Collected) -> str:
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>chipperf {escape(summary.run_id)}</title><style>{CSS}</style></head>"
             "<body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def _hardware(summary: RunSummary) -> list[str]:
+    lines = hardware_lines(summary)
+    if not lines:
+        return []
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    return ["<p>Has chipperf's path for each vendor and chip run on real hardware here?</p>",
+            f"<ul>{items}</ul>"]
 
 
 def html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -89,6 +98,9 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries]) -
               if case.inference else "")
            + f"image <code>{escape(case.image or DASH)}</code>, "
            f"status <b>{escape(case.status or 'unknown')}</b> {escape(case.reason)}</p>"]
+    if case.hardware_note:
+        css = "" if case.hardware_validated else ' class="bad"'
+        out.append(f"<p{css}>Hardware status: {escape(case.hardware_note)}</p>")
     chart = throughput_chart(case)
     if chart:
         out.append(f'<div class="charts">{chart}</div>')

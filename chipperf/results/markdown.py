@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chipperf.results.render import DASH, case_rows, fmt, kind_of, table
+from chipperf.results.render import DASH, case_rows, fmt, hardware_lines, kind_of, table
 from chipperf.results.schema import (
     CaseResult,
     RunSummary,
@@ -28,6 +28,9 @@ def summary_markdown(summary: RunSummary) -> str:
     parts += ["## Cases", "", table(header, rows) if rows else "(no cases)", "",
               "Means over the counted rounds ± coefficient of variation; — means not measured "
               "(reasons under each case).", ""]
+    if hardware_lines(summary):
+        parts += ["Has chipperf's path for each vendor and chip run on real hardware here?", "",
+                  *(f"- {line}" for line in hardware_lines(summary)), ""]
     for case in summary.cases:
         parts += case_section(case)
     problems = list(summary.problems)
@@ -56,6 +59,8 @@ def case_section(case: CaseResult) -> list[str]:
              f"Dir `{case.dir_name}`, vendor {case.vendor or DASH}, chip {case.chip or DASH}, "
              f"{engine}image {case.image or DASH}, status **{case.status or 'unknown'}**"
              + (f": {case.reason}" if case.reason else "") + ".", ""]
+    if case.hardware_note:
+        lines += [f"Hardware status: {case.hardware_note}.", ""]
     lines += ["### Rounds", "", round_table(case), ""]
     if case.excluded:
         lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)

@@ -173,6 +173,11 @@ def is_inference(summary: RunSummary) -> bool:
         c.inference for c in summary.cases)
 
 
+def hardware_lines(summary: RunSummary) -> list[str]:
+    """Per vendor and chip of the run, once: has chipperf's path run on real hardware here?"""
+    return list(dict.fromkeys(c.hardware_note for c in summary.cases if c.hardware_note))
+
+
 def case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     """The cases table (console, summary.md, report.html)."""
     return inference_case_rows(summary) if is_inference(summary) else training_case_rows(summary)

@@ -237,6 +237,10 @@ class CaseResult(_Schema):
     mfu_dtype: str | None = None
     engine: str | None = None                        # inference: as the rounds report it
     precision: str | None = None
+    # Has chipperf's path for this vendor and chip run on real hardware here (the vendor
+    # module's validated_on_hardware, when the report was written)? None: unknown vendor.
+    hardware_validated: bool | None = None
+    hardware_note: str = ""
     rounds: tuple[RoundResult, ...] = ()
     counted: tuple[int, ...] = ()                    # round numbers in the aggregate
     excluded: tuple[Exclusion, ...] = ()

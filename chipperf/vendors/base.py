@@ -30,6 +30,28 @@ class ChipSpec:
     memory_bandwidth: Optional[float] = None  # bytes/s, peak, from the same sheet
 
 
+@dataclass(frozen=True)
+class HardwareValidation:
+    """Whether chipperf's path for a vendor (its image, device layer, sampler, a training
+    case) has run on that vendor's real hardware here, and what is known about it.
+
+    ``chips``: the chips it ran on; None means every chip of the vendor (the cpu vendor,
+    whose "chips" are labels for whatever CPU the host has). Set ``ran`` only with a note
+    saying where and when, and the vendor README recording what happened."""
+
+    ran: bool = False
+    note: str = "not yet run on this vendor's hardware by chipperf: spec sheet, plan and code only"
+    chips: Optional[tuple[str, ...]] = None
+
+    def covers(self, chip: Optional[str]) -> bool:
+        """True when this vendor path ran on real hardware with ``chip`` (any chip: None)."""
+        if not self.ran:
+            return False
+        if self.chips is None or chip is None:
+            return True
+        return chip.lower() in {c.lower() for c in self.chips}
+
+
 class SamplerUnavailable(Exception):
     """The accelerator telemetry source is not available on this node (raised at setup)."""
 
@@ -129,6 +151,8 @@ class Vendor:
     device: str = "cpu"
     device_plugin: Optional[str] = None
     dist_backend: Optional[str] = None
+    # Honest status: has this path run on the vendor's real hardware here? (plan, cases, report)
+    validated_on_hardware: HardwareValidation = HardwareValidation()
 
     def chip(self, name: str) -> Optional[ChipSpec]:
         return self.chips.get(name) or self.chips.get(name.lower()) or next(

@@ -6,17 +6,24 @@ Container options as FlagPerf's test_conf.py and its kunlunxin CI write them:
 ``--device=/dev/xpu0 ... --device=/dev/xpuN --device=/dev/xpuctrl`` (here one device
 node per process of the node). Visible devices: ``XPU_VISIBLE_DEVICES`` (FlagPerf).
 
-Telemetry: not yet. ``xpu-smi -m`` prints one machine-format line per XPU (FlagPerf's
-kunlunxin monitor reads its fields by position), but no public sample of that output
-was found to test a parser against, so the sampler reports itself unavailable with that
-reason instead of guessing at the format.
+Telemetry: ``xpu-smi -q -x``, an XML report per XPU with named fields (nvidia-smi's
+``-q -x`` shape: ``fb_memory_usage``, ``utilization/xpu_util``, ``temperature/xpu_temp``,
+``power_readings/power_draw``), parsed from a published sample of a P800 OAM node
+(tests/unit/data/smi/xpu-smi_q_x_p800.txt names it). FlagPerf's own kunlunxin monitor
+cuts columns out of the plain ``xpu_smi`` table by position instead; no complete public
+sample of that table was found, so it is not used. Intel's tool is also named ``xpu-smi``:
+output without the ``xpu_smi_log`` root is refused as not Kunlunxin's.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import xml.etree.ElementTree as ET
+from typing import Any, Mapping, Optional
 
-from chipperf.vendors.base import ChipSpec, SamplerUnavailable, Vendor
+from chipperf.vendors import _smi
+from chipperf.vendors.base import ChipSpec, SmiToolSampler, Vendor
+
+_UNREADABLE = {"N/A", "Invalid Argument", ""}  # what xpu-smi prints for a value it cannot read
 
 CHIPS = {
     # Kunlunxin publishes no R300 / P800 datasheet with peak FLOP/s, memory, bandwidth or
@@ -33,9 +40,48 @@ def _container_options(nproc: int) -> Mapping[str, Any]:
                           "--ulimit memlock=-1 --ulimit stack=67108864")
 
 
-def _sampler() -> Any:
-    raise SamplerUnavailable("kunlunxin: no xpu-smi parser yet (no public sample of "
-                             "`xpu-smi -m` output to validate one against)")
+def parse_xpu_smi_xml(text: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """``xpu-smi -q -x`` -> one dict per ``<xpu>``; index = ``minor_number`` (``/dev/xpuN``)."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        return [], [f"xpu-smi -q -x: not XML ({e})"]
+    if root.tag != "xpu_smi_log":
+        return [], [f"xpu-smi -q -x: root <{root.tag}>, not <xpu_smi_log>: not Kunlunxin's xpu-smi"]
+    devices: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for position, xpu in enumerate(root.findall("xpu")):
+        try:
+            devices.append(_xpu(xpu, position))
+        except ValueError as e:
+            problems.append(f"xpu-smi <xpu id={xpu.get('id')!r}>: {e}")
+    return devices, _smi.no_devices(devices, problems, "xpu-smi -q -x")
+
+
+def _xpu(xpu: ET.Element, position: int) -> dict[str, Any]:
+    minor = _text(xpu, "minor_number")
+    sample: dict[str, Any] = {"index": int(minor) if minor is not None else position}
+    for key, path, what in (("util_pct", "utilization/xpu_util", "xpu_util"),
+                            ("temp_c", "temperature/xpu_temp", "xpu_temp"),
+                            ("power_w", "power_readings/power_draw", "power_draw")):
+        value = _text(xpu, path)
+        if value is not None:
+            sample[key] = _smi.number(value, what)
+    used, total = _text(xpu, "fb_memory_usage/used"), _text(xpu, "fb_memory_usage/total")
+    if used is not None and total is not None:
+        sample.update(_smi.memory(*_smi.used_total_mib(f"{used} / {total}", "fb_memory_usage")))
+    return sample
+
+
+def _text(element: ET.Element, path: str) -> Optional[str]:
+    """The element's text, None when absent or one of xpu-smi's 'cannot read' words."""
+    found = element.find(path)
+    text = (found.text or "").strip() if found is not None else ""
+    return None if text in _UNREADABLE else text
+
+
+def _sampler() -> SmiToolSampler:
+    return SmiToolSampler(["xpu-smi", "-q", "-x"], parse_xpu_smi_xml, {"tool": "xpu-smi -q -x"})
 
 
 VENDOR = Vendor(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Mapping
 
-from chipperf.vendors.base import ChipSpec, SampleError, SamplerUnavailable, Vendor
+from chipperf.vendors.base import ChipSpec, HardwareValidation, SampleError, SamplerUnavailable, Vendor
 
 _TF = 1e12
 
@@ -157,4 +157,7 @@ VENDOR = Vendor(
     container_options=_container_options,
     accelerator_sampler=NvmlSampler,
     device="cuda",
+    validated_on_hardware=HardwareValidation(
+        ran=False, note="not yet run on an NVIDIA GPU by chipperf: the image, the NVML sampler "
+        "and the configs are untested there; the case READMEs under training/nvidia/ say so"),
 )

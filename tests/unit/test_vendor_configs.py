@@ -1,8 +1,12 @@
 """Every vendor config of every training case layers onto its case's base config: it sets only
-parameters vendors may change (nvidia's configs never run in CI, so this is their check)."""
+parameters vendors may change (nvidia's and the other accelerator vendors' configs never run in
+CI, so this is their check). The plan-side reader (chipperf.config, read as data) and the
+case-side loader (driver.config, run as Python) agree on every value, ``from config_common
+import *`` included."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -13,6 +17,10 @@ TRAINING = REPO / "training"
 sys.path[:0] = [p for p in (str(REPO), str(TRAINING / "benchmarks")) if p not in sys.path]
 
 from driver import load_case_config  # noqa: E402
+from driver.config import VENDOR  # noqa: E402
+
+from chipperf.config.vendorconfig import check_vendor_config  # noqa: E402
+from chipperf.vendors import get_vendor, hardware_status, vendor_names  # noqa: E402
 
 VENDOR_CONFIGS = sorted(TRAINING.glob("*/*-*/config/config_*x*x*.py"))
 
@@ -39,4 +47,28 @@ def test_every_case_has_cpu_and_nvidia_configs_for_the_required_topologies() -> 
                          ids=[str(p.relative_to(TRAINING)) for p in VENDOR_CONFIGS])
 def test_vendor_config_layers_onto_the_case_base(vendor_config: Path) -> None:
     config = load_case_config(case_config_dir(vendor_config), vendor_config)
-    assert config is not None
+    vendor_layer = {k: v for k, v in config.as_dict().items() if config.source(k) == VENDOR}
+    case = vendor_config.parent.parent.name.replace("-", ":", 1)
+    planned = check_vendor_config(case_config_dir(vendor_config), vendor_config, case,
+                                  (TRAINING / "benchmarks",))
+    assert planned.problems == ()
+    assert planned.values == vendor_layer
+    nnodes, nproc = (int(n) for n in vendor_config.stem.rsplit("x", 2)[1:])
+    assert config.global_batch_size % (nnodes * nproc) == 0
+
+
+def test_every_accelerator_vendor_has_resnet50_and_bert_pytorch_configs() -> None:
+    """Each vendor module has configs for a chip of its spec sheets; a vendor config folder
+    whose path has not run on that hardware says so in its README."""
+    missing, unsaid = [], []
+    for vendor in vendor_names():
+        for case in ("resnet50-pytorch", "bert-pytorch"):
+            folder = TRAINING / vendor / case
+            chips = {p.stem[len("config_"):].rsplit("x", 2)[0]
+                     for p in (folder / "config").glob("config_*x*x*.py")}
+            if not any(get_vendor(vendor).chip(c) for c in chips):
+                missing.append(f"{vendor}/{case}: {sorted(chips)}")
+            readme = (folder / "README.md").read_text() if (folder / "README.md").is_file() else ""
+            if hardware_status(vendor)[0] is False and not re.search(r"not (been )?run", readme, re.I):
+                unsaid.append(f"{vendor}/{case}/README.md")
+    assert missing == [] and unsaid == []

@@ -115,3 +115,41 @@ def test_truncated_rows_are_named():
     assert "5 fields, queried 11" in problems[0]
     _, problems = parse_concise_table(sample("rocm-smi_dcu.txt").replace("0    30.0c  38.0W", "0  30.0c"))
     assert "columns" in problems[0]
+
+
+def test_xpu_smi_xml_of_eight_p800():
+    from chipperf.vendors.kunlunxin import parse_xpu_smi_xml
+
+    devices = parsed(parse_xpu_smi_xml, "xpu-smi_q_x_p800.txt")
+    assert [d["index"] for d in devices] == list(range(8))          # minor_number = /dev/xpuN
+    assert devices[0] == {"index": 0, "util_pct": 0.0, "temp_c": 36.0, "power_w": 87.0,
+                          "mem_used_bytes": 0, "mem_total_bytes": 98304 * MIB}
+    assert [d["power_w"] for d in devices] == [87.0, 84.0, 86.0, 86.0, 84.0, 83.0, 84.0, 85.0]
+    assert [d["temp_c"] for d in devices] == [36.0, 37.0, 36.0, 37.0, 33.0, 36.0, 33.0, 36.0]
+
+
+def test_xpu_smi_xml_leaves_out_what_it_cannot_read():
+    """'N/A' and 'Invalid Argument' (as xpu-smi prints them in the sample) are absent, not 0."""
+    from chipperf.vendors.kunlunxin import parse_xpu_smi_xml
+
+    text = sample("xpu-smi_q_x_p800.txt")
+    text = text.replace("<power_draw>87.00 W</power_draw>", "<power_draw>N/A</power_draw>", 1)
+    text = text.replace("<xpu_util>0 %</xpu_util>", "<xpu_util>Invalid Argument</xpu_util>", 1)
+    devices, problems = parse_xpu_smi_xml(text)
+    assert problems == [] and len(devices) == 8
+    assert "power_w" not in devices[0] and "util_pct" not in devices[0]
+    assert devices[0]["temp_c"] == 36.0 and devices[1]["power_w"] == 84.0
+
+
+@pytest.mark.parametrize("text, expect", [
+    ("Intel(R) XPU System Management Interface -- v1.0", "not XML"),
+    ("<xpum><device/></xpum>", "root <xpum>, not <xpu_smi_log>: not Kunlunxin's xpu-smi"),
+    ("<xpu_smi_log><attached_xpus>0</attached_xpus></xpu_smi_log>", "no device row found"),
+    ("<xpu_smi_log><xpu id='00000000:03:00.0'><temperature><xpu_temp>hot</xpu_temp>"
+     "</temperature></xpu></xpu_smi_log>", "<xpu id='00000000:03:00.0'>: xpu_temp: no number"),
+])
+def test_xpu_smi_xml_refuses_other_output(text, expect):
+    from chipperf.vendors.kunlunxin import parse_xpu_smi_xml
+
+    devices, problems = parse_xpu_smi_xml(text)
+    assert devices == [] and len(problems) == 1 and expect in problems[0], problems

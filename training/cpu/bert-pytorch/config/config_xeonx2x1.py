@@ -1,11 +1,2 @@
-# bert / PyTorch on 2 nodes x 1 CPU process: the CI size ("tiny": 2 layers, hidden 128,
-# vocab 1024) on prepare_data.py's corpus (seq 64), fp32. See ../README.md.
-model_size = "tiny"
-eval_samples = 1024
-global_batch_size = 32
-learning_rate = 3e-3
-warmup_steps = 100
-max_steps = 800
-eval_every_steps = 50
-log_every_steps = 10
-dtype = "fp32"
+# bert / PyTorch on 2 nodes x 1 CPU process: config_common.py's CI settings.
+from config_common import *  # noqa: F403 - the settings every topology shares

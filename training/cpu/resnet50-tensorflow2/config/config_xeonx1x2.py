@@ -1,15 +1,2 @@
-# resnet50 / TensorFlow 2 on CPU, 1 node(s) x 2 process(es): the CI configuration.
-# Model: the "tiny" preset (same code as ResNet-50, one block per stage, width 16).
-# Data: scikit-learn's digits written by training/benchmarks/resnet50/pytorch/prepare_digits.py
-# (8x8 grayscale, resized to 32x32); target top-1 0.90 on its 359-image val split.
-# Measured runs and commands: ../README.md.
-model_size = "tiny"
-image_size = 32
-train_augment = "resize"
-val_crop_ratio = 1.0
-global_batch_size = 32
-base_lr = 0.1
-lr_reference_batch = 32
-warmup_epochs = 1
-max_epochs = 10
-log_every_steps = 5
+# resnet50 / TensorFlow 2 on CPU, 1 node x 2 processes: config_common.py's CI settings.
+from config_common import *  # noqa: F403 - the settings every topology shares

@@ -1,12 +1,4 @@
-# bert / Paddle on 16 NVIDIA A100 GPU(s) (2 node(s) x 8): BERT-large masked-LM pretraining
-# from scratch on 512-token sequences, bf16 AMP (O1), AdamW. Global batch 512 = 32 per GPU.
-# Not run by chipperf's CI (no GPU there): see ../README.md.
-model_size = "large"
-eval_samples = 10000
+# bert / Paddle, 2 node(s) x 8 NVIDIA A100: global batch 512 = 32 per GPU.
+from config_common import *  # noqa: F403 - the settings every topology shares
+
 global_batch_size = 512
-learning_rate = 1e-4
-warmup_steps = 10000
-max_steps = 1000000
-eval_every_steps = 1000
-log_every_steps = 50
-dtype = "bf16"

@@ -1,16 +1,5 @@
-# resnet50 / PyTorch on 8 NVIDIA GPU(s): ImageNet-1k at 224x224, bf16 autocast, SGD + cosine.
-# Global batch 2048 = 256 per GPU; lr scales linearly with the batch from 0.1 at 256.
-# Not run by chipperf's CI (no GPU there): see ../README.md.
-image_size = 224
-train_augment = "random_resized_crop_flip"
-num_workers = 12
+# resnet50 / PyTorch, 1 node(s) x 8 NVIDIA H100: global batch 2048 = 256 per GPU.
+from config_common import *  # noqa: F403 - the settings every topology shares
+
 global_batch_size = 2048
-base_lr = 0.1
-lr_reference_batch = 256
-warmup_epochs = 5
-max_epochs = 90
-target_accuracy = 0.759
-dtype = "bf16"
-channels_last = True
-cudnn_benchmark = True
-log_every_steps = 50
+num_workers = 12       # DataLoader workers per rank on an H100 host

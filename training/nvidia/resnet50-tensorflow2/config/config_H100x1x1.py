@@ -1,14 +1,4 @@
-# resnet50 / TensorFlow 2 on 1 NVIDIA H100 GPU(s) (1 node(s) x 1): ImageNet-1k at 224x224,
-# bf16 mixed precision, SGD + cosine. Global batch 256 = 256 per GPU; lr scales linearly with the
-# batch from 0.1 at 256. Not run by chipperf's CI (no GPU there): see ../README.md.
-model_size = "resnet50"
-image_size = 224
-train_augment = "random_resized_crop_flip"
+# resnet50 / TensorFlow 2, 1 node(s) x 1 NVIDIA H100: global batch 256 = 256 per GPU.
+from config_common import *  # noqa: F403 - the settings every topology shares
+
 global_batch_size = 256
-base_lr = 0.1
-lr_reference_batch = 256
-warmup_epochs = 5
-max_epochs = 90
-dtype = "bf16"
-collective = "nccl"
-log_every_steps = 50

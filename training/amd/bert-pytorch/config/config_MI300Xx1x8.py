@@ -1,0 +1,4 @@
+# bert-pytorch, 1 node(s) x 8 MI300X: global batch 512 = 64 per chip.
+from config_common import *  # noqa: F403 - the settings every topology shares
+
+global_batch_size = 512

@@ -1,0 +1,21 @@
+# resnet50 / PyTorch on Huawei Ascend 910B (Atlas 800T A2), every topology: ImageNet-1k at
+# 224x224, SGD + cosine, the nvidia configs' recipe; lr scales linearly with the batch from
+# 0.1 at 256. Not run on this hardware by chipperf: see ../README.md.
+# Per-chip batch (set by the per-topology files): 256 per chip, the nvidia configs' per-GPU
+# batch unchanged: the chip's spec sheet gives no memory size to scale by.
+image_size = 224
+train_augment = "random_resized_crop_flip"
+base_lr = 0.1
+lr_reference_batch = 256
+warmup_epochs = 5
+max_epochs = 90
+target_accuracy = 0.759
+# bf16 autocast as on NVIDIA; the spec sheet lists no bf16 figure for this chip: set dtype =
+# "fp16" if its PyTorch build lacks bf16 autocast.
+dtype = "bf16"
+# channels_last left at the case default (False): it is a cuDNN layout choice and this
+# vendor's device is npu.
+# DataLoader workers per rank: the nvidia A100 configs' value; this vendor's host CPUs are
+# unknown here.
+num_workers = 10
+log_every_steps = 50

@@ -1,0 +1,4 @@
+# bert-pytorch, 1 node(s) x 8 C500: global batch 192 = 24 per chip.
+from config_common import *  # noqa: F403 - the settings every topology shares
+
+global_batch_size = 192

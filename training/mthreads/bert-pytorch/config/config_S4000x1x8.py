@@ -1,0 +1,4 @@
+# bert-pytorch, 1 node(s) x 8 S4000: global batch 128 = 16 per chip.
+from config_common import *  # noqa: F403 - the settings every topology shares
+
+global_batch_size = 128

@@ -1,0 +1,20 @@
+# resnet50 / PyTorch on Moore Threads MTT S4000, every topology: ImageNet-1k at 224x224, SGD +
+# cosine, the nvidia configs' recipe; lr scales linearly with the batch from 0.1 at 256. Not
+# run on this hardware by chipperf: see ../README.md.
+# Per-chip batch (set by the per-topology files): 136 per chip: the nvidia configs' 256 per 80
+# GiB A100 scaled by memory (44.7 GiB / 80 GiB = 143.1), rounded down to a multiple of 8.
+image_size = 224
+train_augment = "random_resized_crop_flip"
+base_lr = 0.1
+lr_reference_batch = 256
+warmup_epochs = 5
+max_epochs = 90
+target_accuracy = 0.759
+# bf16 autocast as on NVIDIA (the spec sheet lists a bf16 peak).
+dtype = "bf16"
+# channels_last left at the case default (False): it is a cuDNN layout choice and this
+# vendor's device is musa.
+# DataLoader workers per rank: the nvidia A100 configs' value; this vendor's host CPUs are
+# unknown here.
+num_workers = 10
+log_every_steps = 50
