@@ -253,17 +253,22 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def entry_main(prog: str, description: str, argv: Sequence[str], suite: str,
-               **defaults: str) -> int:
-    """An entry script (run_benchmarks/run.py, inference/run.py): its own help, configs
-    defaulting to the files beside it, then `chipperf run`."""
+def entry_parser(prog: str, description: str, suite: str, **defaults: str
+                 ) -> argparse.ArgumentParser:
+    """An entry script's parser: its own help, configs defaulting to the files beside it."""
     p = argparse.ArgumentParser(prog=prog, description=description, epilog=
                                 f"Same as `chipperf run --suite {suite}` with these defaults; "
                                 "`chipperf --help` lists the other commands.",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
     add_config_options(p, suite, **defaults)
-    args = p.parse_args(argv)
+    return p
+
+
+def entry_main(prog: str, description: str, argv: Sequence[str], suite: str,
+               **defaults: str) -> int:
+    """An entry script (run_benchmarks/run.py, inference/run.py): `chipperf run` on its configs."""
+    args = entry_parser(prog, description, suite, **defaults).parse_args(argv)
     forward = [f"--{name.replace('_', '-')}={value}" for name, value in vars(args).items()
                if name != "debug" and value is not None]
     return main((["--debug"] if args.debug else []) + ["run", f"--suite={suite}", *forward])
