@@ -58,7 +58,8 @@ def _entry(repo: Path, venv: bool) -> subprocess.CompletedProcess[str]:
         python.chmod(0o755)
     code = ("import sys; from pathlib import Path; import chipperf.entrypython as e; "
             "e.REQUIREMENTS = {'no_such_module_for_this_test': 'nosuchpkg'}; "
-            f"sys.argv = ['run_benchmarks/run.py', '--debug']; e.python_with_requirements(Path({str(repo)!r}))")
+            "sys.argv = ['run_benchmarks/run.py', '--debug']; "
+            f"e.python_with_requirements(Path({str(repo)!r}))")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
 
