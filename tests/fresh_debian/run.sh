@@ -92,10 +92,11 @@ base_image() {  # prints the image tag, building it when missing
 # ----------------------------------------------------------------------------- pip mirrors
 pip_mounts() {  # prints -v options: pip config files, the local folders they name, the CA bundle
     local files words p
-    files="$(python3 -m pip config debug 2>/dev/null | sed -n 's/^ *\(\/[^,]*\), exists: True$/\1/p')"
-    words="$files $(python3 -m pip config list 2>/dev/null | cut -d= -f2- | tr -d "'")"
+    # (no pip on this machine: nothing to mount)
+    files="$(python3 -m pip config debug 2>/dev/null | sed -n 's/^ *\(\/[^,]*\), exists: True$/\1/p' || true)"
+    words="$files $(python3 -m pip config list 2>/dev/null | cut -d= -f2- | tr -d "'" || true)"
     words+=" $(env | sed -n 's/^PIP_[A-Z_]*=//p')"
-    for p in $(printf '%s\n' $words | sed 's|^file://||' | grep '^/'); do
+    for p in $(printf '%s\n' $words | sed 's|^file://||' | grep '^/' || true); do
         [[ -e "$p" ]] || continue
         # a simple index names a folder's simple/ page: mount its parent (the packages' folder)
         [[ "$(basename "$p")" == simple ]] && p="$(dirname "$p")"
@@ -104,7 +105,7 @@ pip_mounts() {  # prints -v options: pip config files, the local folders they na
 }
 
 pip_env() {  # prints -e options for this shell's PIP_* settings
-    env | grep '^PIP_' | while read -r kv; do printf -- '-e\n%s\n' "$kv"; done
+    env | { grep '^PIP_' || true; } | while read -r kv; do printf -- '-e\n%s\n' "$kv"; done
 }
 
 # ----------------------------------------------------------------------------- the container
