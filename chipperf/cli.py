@@ -78,10 +78,35 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     cluster, test, catalogue = load_for(args)
     outcome = controller.run(cluster, test, catalogue, suite=test.suite, debug=args.debug)
-    print(f"\nResults: {outcome.run_dir}")
-    for key, (status, reason) in outcome.cases.items():
-        print(f"  {status:<10} {key}" + (f"\n             {reason}" if reason else ""))
+    print(final_screen(outcome.run_dir, outcome.cases), end="")
     return EXIT_OK if outcome.ok else EXIT_FAILED
+
+
+def final_screen(run_dir: Path, cases: dict[str, tuple[str, str]]) -> str:
+    """What a run prints last: why each case that did not succeed failed, the headline table
+    as `chipperf report` prints it, and where the results are, from where the user stands."""
+    from chipperf.results.collect import collect
+    from chipperf.results.render import console
+
+    where = shown_path(run_dir)
+    lines = ["", *(f"{status}: {key}: {reason}" for key, (status, reason) in cases.items()
+                   if status != "succeeded")]
+    try:
+        lines.append(console(collect(run_dir).summary).rstrip("\n"))
+    except Exception as exc:  # the run is over and on disk: a report bug must not hide where
+        lines.append(f"(the summary table could not be made: {exc}; try chipperf report {where})")
+    lines += [f"Results: {where}/  (report.html, summary.md, run.json; "
+              f"`chipperf report {where}` prints this table again)"]
+    return "\n".join(lines) + "\n"
+
+
+def shown_path(path: Path) -> str:
+    """``path`` relative to the working directory when it lies under it, else absolute."""
+    absolute = Path(path).resolve()
+    try:
+        return str(absolute.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(absolute)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -135,32 +160,76 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="chipperf", description=__doc__)
-    p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
-    sub = p.add_subparsers(dest="command", required=True)
+DESCRIPTION = """\
+chipperf evaluates AI hardware: it runs benchmark cases (training or inference) on the hosts
+of a cluster, each in its vendor's Docker container, samples CPU, memory, power and
+accelerator telemetry, and writes a result directory with throughput, target metric, MFU and
+energy per case (result/run<timestamp>/: run.json, summary.md, report.html)."""
 
-    def configs(q: argparse.ArgumentParser) -> None:
+EPILOG = """\
+examples:
+  chipperf plan --cluster cluster_conf.py --test test_conf.py   check configs, show what runs where
+  chipperf run --cluster cluster_conf.py --test test_conf.py    run the training cases
+  chipperf run --suite inference                                run inference/configs/host.yaml
+  chipperf report result/run20250101120000                      the headline table of a run
+  chipperf compare result/runA result/runB                      two runs side by side
+
+`chipperf COMMAND --help` describes each command. Exit status: 0 every case succeeded,
+1 a case or the command failed, 2 bad configs or options, 130 interrupted."""
+
+
+def add_config_options(q: argparse.ArgumentParser, suite: str | None = None,
+                       cluster: str | None = None, test: str | None = None,
+                       host_config: str | None = None) -> None:
+    """The options that say which configs to run: both suites' (``suite`` None, with
+    --suite), or one suite's with defaults (an entry script's: the files beside it)."""
+    if suite is None:
         q.add_argument("--suite", choices=("training", "inference", "base", "operation"),
-                       default="training")
-        q.add_argument("--cluster", help="training: cluster config (.py or .yaml)")
-        q.add_argument("--test", help="training: test config (.py or .yaml)")
-        q.add_argument("--host-config", help="inference, base, operation: host.yaml "
-                                             "(default <suite>/configs/host.yaml)")
-        q.add_argument("--training-dir", help="case catalogue root (default: the repo's <suite>/)")
+                       default="training",
+                       help="which suite's configs and cases (default: %(default)s)")
+    if suite in (None, "training"):
+        q.add_argument("--cluster", metavar="FILE", default=cluster,
+                       help="training: cluster config, .py or .yaml: HOSTS, SSH settings, "
+                            "ports" + (" (default: %(default)s)" if cluster else ""))
+        q.add_argument("--test", metavar="FILE", default=test,
+                       help="training: test config, .py or .yaml: VENDOR, CASES, image and "
+                            "run settings" + (" (default: %(default)s)" if test else ""))
+    if suite in (None, "inference", "base", "operation"):
+        q.add_argument("--host-config", metavar="FILE", default=host_config,
+                       help="inference, base, operation: host.yaml: HOSTS, VENDOR, CHIP, CASES "
+                            "(default: " + (host_config or "<suite>/configs/host.yaml") + ")")
+    q.add_argument("--training-dir", metavar="DIR",
+                   help="case catalogue root (default: the repo's <suite>/ folder)")
 
-    q = sub.add_parser("run", help="run the configured cases on the cluster")
-    configs(q)
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="chipperf", description=DESCRIPTION, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    q = sub.add_parser("run", help="run the configured cases on the cluster",
+                       description="Run every case of the configs on their hosts and write "
+                                   "result/run<timestamp>/ (RESULT_ROOT).")
+    add_config_options(q)
     q.set_defaults(fn=cmd_run)
-    q = sub.add_parser("plan", help="validate the configs and print what would run where")
-    configs(q)
+    q = sub.add_parser("plan", help="validate the configs and print what would run where",
+                       description="Validate both configs (every problem at once) and print "
+                                   "hosts, ranks, images, containers, commands and result "
+                                   "paths, without touching a host.")
+    add_config_options(q)
     q.set_defaults(fn=cmd_plan)
-    q = sub.add_parser("cases", help="list the case catalogue")
-    q.add_argument("--json", action="store_true")
-    q.add_argument("--training-dir")
+    q = sub.add_parser("cases", help="list the case catalogue",
+                       description="List the cases this checkout can run, with their vendors, "
+                                   "frameworks and vendor configs.")
+    q.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    q.add_argument("--training-dir", metavar="DIR",
+                   help="case catalogue root (default: the repo's training/)")
     q.set_defaults(fn=cmd_cases)
-    q = sub.add_parser("report", help="summarise a result directory (again)")
-    q.add_argument("run_dir")
+    q = sub.add_parser("report", help="summarise a result directory (again)",
+                       description="Rewrite summary.json/csv/md, report.html and each case's "
+                                   "result.json of a result directory, and print its table.")
+    q.add_argument("run_dir", help="a result directory (result/run<timestamp>, or FlagPerf's)")
     q.add_argument("--readme-table", action="store_true", help="print a case README's results table")
     q.add_argument("--into", metavar="README.md",
                    help="with --readme-table: replace the lines between the README's "
@@ -173,23 +242,56 @@ def parser() -> argparse.ArgumentParser:
                    help="a base/ suite run of the same vendor and chip: MFU is also divided by "
                         "its measured GEMM peak (mfu_measured), beside the spec-sheet peak")
     q.set_defaults(fn=cmd_report)
-    q = sub.add_parser("compare", help="compare the same cases across result directories")
-    q.add_argument("run_dirs", nargs="+")
-    q.add_argument("--baseline", type=int, default=0, help="index of the baseline directory")
+    q = sub.add_parser("compare", help="compare the same cases across result directories",
+                       description="Put the same cases of several runs side by side, with "
+                                   "ratios to the baseline run and noise flags.")
+    q.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="result directories")
+    q.add_argument("--baseline", type=int, default=0, metavar="N",
+                   help="index of the baseline among RUN_DIRs (default: %(default)s, the first)")
     q.set_defaults(fn=cmd_compare)
-    q = sub.add_parser("check", help="validate a result directory and its PerfLog lines")
-    q.add_argument("run_dir")
+    q = sub.add_parser("check", help="validate a result directory and its PerfLog lines",
+                       description="Check a result directory against the documented layout "
+                                   "(docs/results.md); exit 1 with every problem found.")
+    q.add_argument("run_dir", help="a result directory")
     q.set_defaults(fn=cmd_check)
-    q = sub.add_parser("clean", help="remove every chipperf container and work dir from the hosts")
-    q.add_argument("--cluster", required=True)
+    q = sub.add_parser("clean", help="remove every chipperf container and work dir from the hosts",
+                       description="Remove the containers and work dirs any chipperf run left "
+                                   "on the cluster's hosts (after a crash of the master).")
+    q.add_argument("--cluster", required=True, metavar="FILE", help="cluster config (.py or .yaml)")
     q.set_defaults(fn=cmd_clean)
-    q = sub.add_parser("monitor", help="run the telemetry sampler by hand")
-    q.add_argument("--out", required=True)
-    q.add_argument("--interval", type=float, default=1.0)
-    q.add_argument("--duration", type=float, default=None)
-    q.add_argument("--vendor", default="cpu")
+    q = sub.add_parser("monitor", help="run the telemetry sampler by hand",
+                       description="Sample CPU, memory, power and the vendor's accelerators "
+                                   "into JSONL files, as the sidecar does in a run.")
+    q.add_argument("--out", required=True, metavar="DIR", help="directory for the *_monitor.log files")
+    q.add_argument("--interval", type=float, default=1.0, metavar="S",
+                   help="seconds between samples (default: %(default)s)")
+    q.add_argument("--duration", type=float, default=None, metavar="S",
+                   help="stop after this many seconds (default: until Ctrl-C)")
+    q.add_argument("--vendor", default="cpu", help="vendor whose accelerator sampler to use "
+                                                   "(default: %(default)s)")
     q.set_defaults(fn=cmd_monitor)
     return p
+
+
+def entry_parser(prog: str, description: str, suite: str, **defaults: str
+                 ) -> argparse.ArgumentParser:
+    """An entry script's parser: its own help, configs defaulting to the files beside it."""
+    p = argparse.ArgumentParser(prog=prog, description=description, epilog=
+                                f"Same as `chipperf run --suite {suite}` with these defaults; "
+                                "`chipperf --help` lists the other commands.",
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    add_config_options(p, suite, **defaults)
+    return p
+
+
+def entry_main(prog: str, description: str, argv: Sequence[str], suite: str,
+               **defaults: str) -> int:
+    """An entry script (run_benchmarks/run.py, inference/run.py): `chipperf run` on its configs."""
+    args = entry_parser(prog, description, suite, **defaults).parse_args(argv)
+    forward = [f"--{name.replace('_', '-')}={value}" for name, value in vars(args).items()
+               if name != "debug" and value is not None]
+    return main((["--debug"] if args.debug else []) + ["run", f"--suite={suite}", *forward])
 
 
 def _setup_logging(debug: bool) -> None:

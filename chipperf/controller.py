@@ -16,7 +16,7 @@ from chipperf.catalogue import Catalogue
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
 from chipperf.containers.options import parse_cli_options
-from chipperf.containers.pipconf import master_pip_settings, with_master_pip
+from chipperf.containers.pipconf import MasterPip, fill_from_master, master_pip_settings
 from chipperf.errors import ChipperfError, GroupError, HostError, ImageError
 from chipperf.plan import CasePlan, RunPlan, make_plan
 from chipperf.record import RunRecord, attach_run_log
@@ -164,9 +164,10 @@ def prepare_images(plan: RunPlan, test: TestConfig, hosts: HostGroup, record: Ru
                    outcome: RunOutcome) -> dict[str, str]:
     """Build each case's image once on the master's engine and load it into every host's engine."""
     builder = _builder_engine(hosts)
-    build_cfg = test.image
-    if build_cfg.pip_from_master:
-        build_cfg = with_master_pip(build_cfg, master_pip_settings())
+    master = fill_from_master(test.image, master_pip_settings()) if test.image.pip_from_master \
+        else MasterPip(test.image)
+    build_cfg = master.config
+    record.image_build(images.build_settings(build_cfg, master.filled, master.skipped))
     tags: dict[str, str] = {}
     for case in plan.cases:
         started = time.monotonic()
@@ -179,7 +180,7 @@ def prepare_images(plan: RunPlan, test: TestConfig, hosts: HostGroup, record: Ru
             _case_failed(case, record, outcome, f"image: {exc}")
             continue
         tags[case.key] = tag
-        record.case(case.dir_name, image=tag)
+        record.case(case.dir_name, image=tag, image_build=images.case_build(builder, inputs))
         log.info("image %s ready on %d host(s) in %.1f s", tag, len(used), time.monotonic() - started)
     return tags
 

@@ -72,6 +72,11 @@ class RunRecord:
         self.data["cases"][dir_name].update(fields)
         self.save()
 
+    def image_build(self, settings: dict[str, Any]) -> None:
+        """The effective image build settings (after filling from the master's pip)."""
+        self.data["image_build"] = settings
+        self.save()
+
     def round(self, dir_name: str, entry: dict[str, Any]) -> None:
         self.data["cases"][dir_name]["rounds"].append(entry)
         self.save()

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Set up this machine as a one-host chipperf cluster and run the default benchmark
-# (resnet50 on PyTorch, cpu vendor, scikit-learn's digits in ImageNet layout).
-# Debian/Ubuntu, as root. Re-runnable.
+# (resnet50 on PyTorch, cpu vendor, scikit-learn's digits in ImageNet layout: a smoke test).
+# Debian/Ubuntu, as root. Re-runnable. Results go to result/ under the directory you start it
+# from; `chipperf` is linked into /usr/local/bin (or the line to put it on PATH is printed).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+HERE="$PWD"
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$REPO"
+
+stop() { echo "quickstart: $*" >&2; exit 1; }
+
+[[ $(id -u) -eq 0 ]] || stop "run as root (it installs Docker and starts its engine): sudo $0"
+command -v apt-get >/dev/null \
+  || stop "needs apt-get (Debian or Ubuntu); install Docker, debootstrap and python3-venv, then run this again"
 
 export DEBIAN_FRONTEND=noninteractive
 need=()
@@ -12,15 +21,17 @@ command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v python3 >/dev/null || need+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq
-  apt-get install -y -qq "${need[@]}" ca-certificates
+  echo "installing ${need[*]}"
+  { apt-get update -qq && apt-get install -y -qq "${need[@]}" ca-certificates; } \
+    || stop "could not install ${need[*]} with apt-get (no network for apt?): install them, then run this again"
 fi
 
 if ! docker version >/dev/null 2>&1; then
   echo "starting dockerd (log: /var/log/chipperf-dockerd.log)"
   nohup dockerd >/var/log/chipperf-dockerd.log 2>&1 &
   for _ in $(seq 60); do docker version >/dev/null 2>&1 && break; sleep 1; done
-  docker version >/dev/null
+  docker version >/dev/null 2>&1 \
+    || stop "dockerd did not answer within 60 s: see /var/log/chipperf-dockerd.log"
 fi
 
 # The master needs only requirements.txt; scikit-learn and Pillow make the default dataset.
@@ -29,5 +40,14 @@ fi
 DATA=/tmp/chipperf-data/digits
 [ -d "$DATA/train" ] || .venv/bin/python training/benchmarks/resnet50/pytorch/prepare_digits.py "$DATA"
 
-cd training
-exec ../.venv/bin/python run_benchmarks/run.py "$@"
+# chipperf on PATH: a link to the .venv's script (it runs with the .venv's python).
+LINK=/usr/local/bin/chipperf
+if [[ ! -e "$LINK" || "$(readlink "$LINK")" == "$REPO/.venv/bin/chipperf" ]]; then
+  ln -sfn "$REPO/.venv/bin/chipperf" "$LINK"
+  echo "chipperf is on PATH: $LINK -> $REPO/.venv/bin/chipperf"
+else
+  echo "$LINK is another chipperf; to use this one: source $REPO/.venv/bin/activate"
+fi
+
+cd "$HERE"
+exec "$REPO/.venv/bin/python" "$REPO/training/run_benchmarks/run.py" "$@"

@@ -3,8 +3,13 @@
 The build context is the image folder plus ``chipperf-build/`` holding ``wheels/``
 (the wheelhouse and find-links directories) and ``ca.crt`` (the CA bundle, or
 empty); pip settings pass through as build args, which RUN steps see as
-environment. A missing local base image (``chipperf/debian:bookworm``) is built
-from Debian with debootstrap so everything works offline.
+environment.
+
+Base images: the local Debian base (``LOCAL_BASE``, the default of every cpu
+Dockerfile) is always built here from Debian with debootstrap and never pulled:
+no registry holds it, and a name on a public registry would run whatever someone
+published under it. Any other base is one a vendor's Dockerfile or the user named
+(``ARG BASE_IMAGE``): that is pulled from the registry its name says when missing.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ from chipperf.errors import ImageError
 
 log = logging.getLogger("chipperf")
 
-LOCAL_BASE = "chipperf/debian:bookworm"
+# ".local" is reserved for local names (RFC 6762): no public registry can serve this name.
+LOCAL_BASE = "chipperf.local/debian:bookworm"
 SKIP = ("__pycache__", ".pyc")
 
 
@@ -83,6 +89,42 @@ def image_tag(name: str, inputs: BuildInputs) -> str:
     return f"{name}:{inputs.digest()}"
 
 
+def redact(text: str) -> str:
+    """``text`` with the password of every ``scheme://user:password@`` URL in it masked."""
+    return re.sub(r"(://[^/\s:@]+:)[^/\s@]+@", r"\1***@", text)
+
+
+def build_settings(cfg: ImageBuildConfig, from_master: tuple[str, ...] = (),
+                   skipped: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The settings every image build of a run uses, as run.json records them."""
+    return {
+        "pip_index_url": cfg.pip_index_url, "pip_extra_index_urls": list(cfg.pip_extra_index_urls),
+        "pip_find_links": list(cfg.pip_find_links), "wheelhouse": cfg.wheelhouse,
+        "ca_bundle": cfg.ca_bundle,
+        **{k: redact(v) if v else v for k, v in (("http_proxy", cfg.http_proxy),
+                                                 ("https_proxy", cfg.https_proxy))},
+        "no_proxy": cfg.no_proxy, "debian_mirror": cfg.debian_mirror,
+        "pip_from_master": cfg.pip_from_master, "from_master": list(from_master),
+        "not_used": list(skipped),
+    }
+
+
+def case_build(client: Any, inputs: BuildInputs) -> dict[str, Any]:
+    """What one case's image was built from: base images (name, id, origin), build args, wheels."""
+    bases = []
+    for name in base_images(inputs.context / "Dockerfile", inputs.build_args):
+        try:
+            image_id = client.images.get(name).id
+        except Exception:  # a reused image's base may have been removed since: still record it
+            image_id = None
+        origin = "debootstrap (local)" if name == LOCAL_BASE else "named by the Dockerfile"
+        bases.append({"name": name, "id": image_id, "origin": origin})
+    return {"base_images": bases,
+            "build_args": {k: redact(v) for k, v in inputs.build_args.items()},
+            "wheel_files": [w.name for w in inputs.wheel_files],
+            "ca_bundle": str(inputs.ca_bundle) if inputs.ca_bundle else None}
+
+
 # ---------------------------------------------------------------- building
 
 
@@ -92,7 +134,7 @@ def ensure_image(client: Any, name: str, inputs: BuildInputs, cfg: ImageBuildCon
     if _has_image(client, tag):
         log.info("image %s is up to date (inputs unchanged)", tag)
         return tag
-    for base in base_images(inputs.context / "Dockerfile"):
+    for base in base_images(inputs.context / "Dockerfile", inputs.build_args):
         ensure_base(client, base, cfg)
     log.info("building image %s from %s", tag, inputs.context)
     with tempfile.TemporaryFile() as context:
@@ -153,9 +195,10 @@ def _build(client: Any, context: Any, tag: str, inputs: BuildInputs, cfg: ImageB
                          + "".join(tail[-30:])) from exc
 
 
-def base_images(dockerfile: Path) -> list[str]:
-    """FROM images of a Dockerfile, with ARG defaults substituted (stage names skipped)."""
-    args: dict[str, str] = {}
+def base_images(dockerfile: Path, build_args: Mapping[str, str] | None = None) -> list[str]:
+    """FROM images of a Dockerfile, with build args, else ARG defaults, substituted (stage
+    names skipped)."""
+    args: dict[str, str] = dict(build_args or {})
     bases, stages = [], set()
     for line in dockerfile.read_text(encoding="utf-8").splitlines():
         words = line.strip().split()
@@ -172,19 +215,22 @@ def base_images(dockerfile: Path) -> list[str]:
 
 
 def ensure_base(client: Any, image: str, cfg: ImageBuildConfig) -> None:
+    """Make ``image`` present: the local base is built here, any other named base is pulled."""
     if _has_image(client, image):
         return
-    log.info("base image %s is missing; pulling it", image)
+    if image == LOCAL_BASE:
+        log.info("base image %s is missing; building it with debootstrap from %s",
+                 image, cfg.debian_mirror)
+        build_local_base(client, image, cfg.debian_mirror)
+        return
+    log.info("base image %s is missing; pulling it (named by the Dockerfile)", image)
     try:
         client.images.pull(image)
-        return
     except Exception as exc:
-        if image != LOCAL_BASE:
-            raise ImageError(f"base image {image} is not on the build engine and cannot be "
-                             f"pulled ({exc}): load it with `docker load`, or make a registry "
-                             "reachable") from exc
-        log.info("no registry reachable (%s); building %s with debootstrap", exc, image)
-    build_local_base(client, image, cfg.debian_mirror)
+        raise ImageError(f"base image {image} is not on the build engine and cannot be "
+                         f"pulled ({exc}): load it with `docker load`, make its registry "
+                         f"reachable, or use the local Debian base ({LOCAL_BASE}, built "
+                         "with debootstrap)") from exc
 
 
 def build_local_base(client: Any, image: str, mirror: str) -> None:

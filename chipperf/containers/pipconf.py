@@ -41,20 +41,43 @@ def master_pip_settings() -> dict[str, str]:
     return found
 
 
+@dataclasses.dataclass(frozen=True)
+class MasterPip:
+    """The build config after filling from the master, and what the filling did."""
+
+    config: ImageBuildConfig
+    filled: tuple[str, ...] = ()    # ImageBuildConfig fields taken from the master
+    skipped: tuple[str, ...] = ()   # "option value: why it was not used"
+
+
 def with_master_pip(cfg: ImageBuildConfig, settings: dict[str, str]) -> ImageBuildConfig:
+    return fill_from_master(cfg, settings).config
+
+
+def fill_from_master(cfg: ImageBuildConfig, settings: dict[str, str]) -> MasterPip:
     changes: dict[str, Any] = {}
+    skipped: list[str] = []
     for option, field in _KEYS.items():
         if option not in settings or getattr(cfg, field):
             continue
-        value = settings[option]
-        if field in ("pip_extra_index_urls", "pip_find_links"):
-            parts = tuple(v for v in value.split() if not v.startswith("file://"))
-            if parts:
-                changes[field] = parts
-        elif field == "pip_index_url" and value.startswith("file://"):
-            continue
-        elif field == "ca_bundle" and not os.path.isfile(value):
-            continue
-        else:
+        raw = settings[option]
+        value, why = _usable(field, raw)
+        if isinstance(value, tuple):
+            skipped += [f"{option} {v}: {why}" for v in raw.split() if v not in value]
+        elif value is None:
+            skipped.append(f"{option} {raw}: {why}")
+        if value:
             changes[field] = value
-    return dataclasses.replace(cfg, **changes)
+    return MasterPip(dataclasses.replace(cfg, **changes), tuple(changes), tuple(skipped))
+
+
+def _usable(field: str, value: str) -> tuple[Any, str]:
+    """The part of the master's ``value`` a build can use, and why the rest cannot be."""
+    if field in ("pip_extra_index_urls", "pip_find_links"):
+        return (tuple(v for v in value.split() if not v.startswith("file://")),
+                "a file:// index cannot be reached from an image build")
+    if field == "pip_index_url" and value.startswith("file://"):
+        return None, "a file:// index cannot be reached from an image build"
+    if field == "ca_bundle" and not os.path.isfile(value):
+        return None, "not a file on the master"
+    return value, ""

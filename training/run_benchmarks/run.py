@@ -1,27 +1,24 @@
-"""FlagPerf-style entry: `sudo python run_benchmarks/run.py` from training/.
+"""Run the training benchmarks (FlagPerf's entry): `python3 run_benchmarks/run.py` from training/.
 
-Uses run_benchmarks/config/cluster_conf.py and test_conf.py beside this file
-unless --cluster/--test say otherwise; everything else is `chipperf run`.
+Reads run_benchmarks/config/cluster_conf.py (which hosts) and test_conf.py (which vendor
+and cases) beside this file, unless --cluster/--test name others, runs every case on the
+cluster and writes result/run<timestamp>/ under the directory you start it from.
 """
 
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent))  # the repo root, when chipperf is not installed
+REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO))  # the repo root, when chipperf is not installed
 
-from chipperf.cli import main  # noqa: E402
+from chipperf.entrypython import python_with_requirements  # noqa: E402
 
+python_with_requirements(REPO)
 
-def _args(argv: list) -> list:
-    extra = list(argv)
-    if "--cluster" not in extra:
-        extra += ["--cluster", str(HERE / "config" / "cluster_conf.py")]
-    if "--test" not in extra:
-        extra += ["--test", str(HERE / "config" / "test_conf.py")]
-    debug = ["--debug"] if "--debug" in extra else []
-    return debug + ["run"] + [a for a in extra if a != "--debug"]
-
+from chipperf.cli import entry_main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main(_args(sys.argv[1:])))
+    sys.exit(entry_main("run_benchmarks/run.py", __doc__, sys.argv[1:], "training",
+                        cluster=str(HERE / "config" / "cluster_conf.py"),
+                        test=str(HERE / "config" / "test_conf.py")))
