@@ -1,7 +1,11 @@
-"""FlagPerf-style entry for the base suite: `python base/run.py`.
+"""Run the hardware-spec benchmarks: `python3 base/run.py`.
 
-Uses base/configs/host.yaml unless --host-config says otherwise; everything else is
-`chipperf run --suite base`.
+The suite: FlagPerf's base/: GEMM FLOP/s per dtype, memory bandwidth and capacity, host-to-device
+and chip-to-chip bandwidth..
+
+Reads base/configs/host.yaml (FlagPerf's form: hosts, vendor, chip and cases) unless
+--host-config names another, runs each case through the vendor's image on the cluster and
+writes result/run<timestamp>/ under the directory you start it from.
 """
 
 import sys
@@ -10,16 +14,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the repo root, when chipperf is not installed
 
-from chipperf.cli import main  # noqa: E402
+from chipperf.entrypython import python_with_requirements  # noqa: E402
 
+python_with_requirements(HERE.parent)
 
-def _args(argv: list) -> list:
-    extra = [a for a in argv if a != "--debug"]
-    if "--host-config" not in extra:
-        extra += ["--host-config", str(HERE / "configs" / "host.yaml")]
-    debug = ["--debug"] if "--debug" in argv else []
-    return debug + ["run", "--suite", "base"] + extra
-
+from chipperf.cli import entry_main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main(_args(sys.argv[1:])))
+    sys.exit(entry_main("base/run.py", __doc__, sys.argv[1:], "base",
+                        host_config=str(HERE / "configs" / "host.yaml")))

@@ -1,7 +1,11 @@
-"""FlagPerf-style entry for the operation suite: `python operation/run.py`.
+"""Run the operator benchmarks: `python3 operation/run.py`.
 
-Uses operation/configs/host.yaml unless --host-config says otherwise; everything else is
-`chipperf run --suite operation`.
+The suite: FlagPerf's operation/: correctness against a float64
+reference, latency percentiles, TFLOP/s or GB/s per operator..
+
+Reads operation/configs/host.yaml (FlagPerf's form: hosts, vendor, chip and cases) unless
+--host-config names another, runs each case through the vendor's image on the cluster and
+writes result/run<timestamp>/ under the directory you start it from.
 """
 
 import sys
@@ -10,16 +14,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the repo root, when chipperf is not installed
 
-from chipperf.cli import main  # noqa: E402
+from chipperf.entrypython import python_with_requirements  # noqa: E402
 
+python_with_requirements(HERE.parent)
 
-def _args(argv: list) -> list:
-    extra = [a for a in argv if a != "--debug"]
-    if "--host-config" not in extra:
-        extra += ["--host-config", str(HERE / "configs" / "host.yaml")]
-    debug = ["--debug"] if "--debug" in argv else []
-    return debug + ["run", "--suite", "operation"] + extra
-
+from chipperf.cli import entry_main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main(_args(sys.argv[1:])))
+    sys.exit(entry_main("operation/run.py", __doc__, sys.argv[1:], "operation",
+                        host_config=str(HERE / "configs" / "host.yaml")))
