@@ -1,7 +1,7 @@
 """Run the hardware-spec benchmarks: `python3 base/run.py`.
 
 The suite: FlagPerf's base/: GEMM FLOP/s per dtype, memory bandwidth and capacity, host-to-device
-and chip-to-chip bandwidth..
+and chip-to-chip bandwidth.
 
 Reads base/configs/host.yaml (FlagPerf's form: hosts, vendor, chip and cases) unless
 --host-config names another, runs each case through the vendor's image on the cluster and
