@@ -1,7 +1,7 @@
 """Run the operator benchmarks: `python3 operation/run.py`.
 
 The suite: FlagPerf's operation/: correctness against a float64
-reference, latency percentiles, TFLOP/s or GB/s per operator..
+reference, latency percentiles, TFLOP/s or GB/s per operator.
 
 Reads operation/configs/host.yaml (FlagPerf's form: hosts, vendor, chip and cases) unless
 --host-config names another, runs each case through the vendor's image on the cluster and
