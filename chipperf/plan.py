@@ -134,6 +134,8 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"{catalogue.entry}: use one of {', '.join(known) or '(none)'}")
     vendor_key = (test.vendor, model, key.family)
     config_name = catalogue.vendor_config_name(key, test.vendor)
+    if problems and (model, key.family) not in catalogue.cases:
+        return problems  # no such case: its vendor folder and config say nothing more
     if vendor_key not in catalogue.vendor_cases:
         folder = (f"{catalogue.root}/configs/{key.model}/vendor_config/{config_name}"
                   if catalogue.suite == "inference" else

@@ -26,6 +26,9 @@ SUITE_KEYS = {"chip", "nproc_per_node", "repeat", "benchmarks_or_toolkits", "hos
               "device", "log_call_information"}
 BASE_FORM = "spec[:chip] (e.g. computation-FP32 or computation-FP32:A100)"
 OPERATION_FORM = "op:dtype:spec_tflops:provider:chip (e.g. mm:FP16:312:nativetorch:A100)"
+# What operation/benchmarks/operators runs (its DTYPES and providers).
+OPERATOR_DTYPES = ("FP64", "FP32", "FP16", "BF16")
+OPERATOR_PROVIDERS = ("nativetorch", "flaggems")
 NO_DATA = "/tmp"   # specs and operators read no dataset; the contract still passes --data_dir
 
 
@@ -96,6 +99,12 @@ def _operation_entry(text: str, framework: str, chip: str, nproc: int, repeat: i
     if len(parts) != 5:
         raise ValueError(f"has {len(parts)} ':'-separated parts: write it as {OPERATION_FORM}")
     op, dtype, peak, provider, key_chip = parts
+    if dtype.upper() not in OPERATOR_DTYPES:
+        raise ValueError(f"dtype {dtype!r} is not one the operators run in: use one of "
+                         f"{', '.join(OPERATOR_DTYPES)}")
+    if provider.lower() not in OPERATOR_PROVIDERS:
+        raise ValueError(f"provider {provider!r} is unknown: use one of "
+                         f"{', '.join(OPERATOR_PROVIDERS)}")
     try:
         tflops = float(peak)
     except ValueError:

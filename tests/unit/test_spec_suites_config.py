@@ -86,6 +86,14 @@ def test_bad_inputs_one_clear_message_each(tmp_path: Path) -> None:
     bad_op = FLAGPERF_OPERATION.replace("mm:FP16:312", "mm:FP16:lots")
     with pytest.raises(ConfigError, match="spec peak 'lots' is not a number"):
         load_spec_suite_all("operation", str(_write(tmp_path, bad_op)), None)
+    assert "has no case folder" not in text  # an unknown spec gets one message, not two
+    for wrong, message in (("mm:FP12:312:nativetorch", "dtype 'FP12' is not one the operators "
+                            "run in: use one of FP64, FP32, FP16, BF16"),
+                           ("mm:FP16:312:triton", "provider 'triton' is unknown: use one of "
+                            "nativetorch, flaggems")):
+        bad = FLAGPERF_OPERATION.replace("mm:FP16:312:nativetorch", wrong)
+        with pytest.raises(ConfigError, match=message):
+            load_spec_suite_all("operation", str(_write(tmp_path, bad)), None)
 
 
 @pytest.mark.parametrize("suite", ["base", "operation"])
