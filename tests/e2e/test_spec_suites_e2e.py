@@ -20,6 +20,7 @@ import yaml
 from conftest import REPO, WORK_ROOT, latest_run_dir, leftovers
 
 from chipperf.perflog import parse_lines
+from chipperf.results.check import check
 from chipperf.results.layout import read_status
 
 pytestmark = pytest.mark.e2e
@@ -83,6 +84,7 @@ def test_base_specs_on_two_hosts(tmp_path, sim_cluster):
     n = allreduce["world_size"]  # nccl-tests' all-reduce bus bandwidth: algbw * 2(n-1)/n
     assert allreduce["busbw_gbs"] == pytest.approx(allreduce["algbw_gbs"] * 2 * (n - 1) / n)
     assert (run_dir / "report.html").is_file()
+    assert check(run_dir).problems == []  # the result-directory contract holds
     assert leftovers(sim_cluster, run_dir.name) == []
 
 
@@ -96,4 +98,5 @@ def test_every_operator_on_the_engine(tmp_path, sim_cluster):
         assert f["correctness"]["passed"] is True and f["converged"] is True, (case_dir, f)
         latency = f["latency_ms"]
         assert 0 < latency["p50"] <= latency["p90"] <= latency["p99"], (case_dir, latency)
+    assert check(run_dir).problems == []
     assert leftovers(sim_cluster, run_dir.name) == []
