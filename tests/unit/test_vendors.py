@@ -85,6 +85,7 @@ def test_without_the_tool_the_monitor_writes_unavailable(name, tmp_path, monkeyp
     ("ascend", "npu-smi", "npu-smi_info_910.txt"), ("cambricon", "cnmon", "cnmon_mlu370x8.txt"),
     ("metax", "mx-smi", "mx-smi_c500.txt"), ("iluvatar", "ixsmi", "ixsmi_bi-v100.txt"),
     ("dcu", "hy-smi", "rocm-smi_dcu.txt"), ("intel_gaudi", "hl-smi", "hl-smi_q_gaudi3.txt"),
+    ("mthreads", "mthreads-gmi", "mthreads-gmi_s4000.txt"),
 ])
 def test_vendor_sampler_through_the_monitor(name, tool, sample, tmp_path, monkeypatch):
     # The vendor's tool replaced by a script printing that tool's real published output.

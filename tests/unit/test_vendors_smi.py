@@ -153,3 +153,28 @@ def test_xpu_smi_xml_refuses_other_output(text, expect):
 
     devices, problems = parse_xpu_smi_xml(text)
     assert devices == [] and len(problems) == 1 and expect in problems[0], problems
+
+
+@pytest.mark.parametrize("name,total_mib,used_mib,temps", [
+    ("mthreads-gmi_s4000.txt", 49152, (0, 0), (44.0, 44.0)),
+    ("mthreads-gmi_s5000.txt", 81920, (66641, 64889), (52.0, 51.0)),
+])
+def test_mthreads_gmi_table(name, total_mib, used_mib, temps):
+    from chipperf.vendors.mthreads import parse_mthreads_gmi
+
+    devices = parsed(parse_mthreads_gmi, name)
+    assert [d["index"] for d in devices] == [0, 1]
+    assert [d["mem_total_bytes"] for d in devices] == [total_mib * MIB] * 2
+    assert tuple(d["mem_used_bytes"] for d in devices) == tuple(u * MIB for u in used_mib)
+    assert tuple(d["temp_c"] for d in devices) == temps
+    assert all(d["util_pct"] == 0.0 and "power_w" not in d for d in devices)  # no power column
+
+
+def test_mthreads_gmi_unexpected_output_is_named():
+    from chipperf.vendors.mthreads import parse_mthreads_gmi
+
+    assert parse_mthreads_gmi("Error: driver not loaded\n") == (
+        [], ["no device row found in mthreads-gmi output"])
+    text = sample("mthreads-gmi_s4000.txt").replace("0MiB(49152MiB)", "0MiB", 1)
+    devices, problems = parse_mthreads_gmi(text)
+    assert len(devices) == 1 and "Mem: expected 'usedMiB(totalMiB)'" in problems[0]
