@@ -7,6 +7,10 @@ onnxruntime fp32 1x1``), so only the same engine at the same precision meets. Ea
 cell is the mean over the counted rounds, its coefficient of variation and round
 count, and (besides the baseline) its ratio to the baseline.
 
+base/ and operation/ cases match on the spec or operator alone (their figures are per
+chip), so the same spec measured on different chips and topologies is one row: the chips
+side by side, with the measured value (TFLOP/s, GB/s, GiB) as the figure.
+
 Noise rule: a difference from the baseline is flagged ``~ noise`` when both sides
 have >= 2 counted rounds and either their [min, max] ranges overlap or
 |mean - baseline mean| < 2 x (the larger CV) x baseline mean. With fewer rounds
@@ -52,8 +56,17 @@ class Comparison:
     notes: tuple[str, ...] = ()
 
 
-def match_key(case: CaseResult) -> str:
+# Suites whose figures are per chip: a spec or operator meets itself whatever the topology
+# (a cpu host's 2 ranks and an 8-GPU node's 8 measure the same thing), which is the point of
+# laying chips side by side.
+PER_CHIP_SUITES = ("base", "operation")
+SPEC_FIGURES = ("metric_value", "avg_power_w_per_chip", "energy_j")
+
+
+def match_key(case: CaseResult, suite: str | None = None) -> str:
     family = case.family or (case.framework or "?").split("_", 1)[0]
+    if suite in PER_CHIP_SUITES:
+        return f"{case.model or case.dir_name}:{family} ({suite})"
     served = f" {case.engine or '?'} {case.precision or '?'}" if case.inference else ""
     return f"{case.model or case.dir_name}:{family}{served} {case.topology}"
 
@@ -87,7 +100,7 @@ def compare(summaries: Sequence[RunSummary], baseline: int = 0) -> Comparison:
     for summary in summaries:
         found: dict[str, CaseResult] = {}
         for case in summary.cases:
-            key = match_key(case)
+            key = match_key(case, summary.suite)
             if key in found:
                 notes.append(f"{summary.run_id}: {case.dir_name} matches {key} as "
                              f"{found[key].dir_name} does: compared the first only")
@@ -104,6 +117,8 @@ def compare(summaries: Sequence[RunSummary], baseline: int = 0) -> Comparison:
 
 def _figures(key: str, per_run: list[dict[str, CaseResult]]) -> tuple[str, ...]:
     cases = [found[key] for found in per_run if key in found]
+    if key.endswith(tuple(f" ({suite})" for suite in PER_CHIP_SUITES)):
+        return SPEC_FIGURES
     return INFERENCE_FIGURES if any(c.inference for c in cases) else FIGURES
 
 
@@ -118,6 +133,9 @@ def _row(key: str, figure: str, per_run: list[dict[str, CaseResult]], baseline: 
         cells.append(Cell(s, s.mean / base.mean, within_noise(s, base)))
     units = [found[key].throughput_unit for found in per_run if key in found]
     unit = next((u for u in units if u), "") if figure == "throughput_raw" else ""
+    if figure == "metric_value" and key.endswith(tuple(f" ({x})" for x in PER_CHIP_SUITES)):
+        names = [found[key].metric_name for found in per_run if key in found]
+        unit = next((n for n in names if n), "")   # the spec's unit: TFLOP/s, GB/s, GiB
     return Row(key, figure, unit, tuple(cells))
 
 
