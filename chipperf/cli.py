@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 from chipperf.catalogue import Catalogue, default_suite_dir, default_training_dir
 from chipperf.config import ClusterConfig, TestConfig, load_cluster
 from chipperf.config.load import parse_cluster, parse_test
-from chipperf.errors import ChipperfError, ConfigError
+from chipperf.errors import ChipperfError, ConfigError, Interrupted
 from chipperf.plan import check, make_plan
 from chipperf.results.layout import new_run_id
 
@@ -305,13 +305,14 @@ def _setup_logging(debug: bool) -> None:
 
 
 def _sigterm_as_interrupt() -> None:
-    """SIGTERM, and SIGINT even where the parent left it ignored (a background job of a shell
-    script starts with SIGINT ignored, and Python then installs no Ctrl-C handler), unwind
-    through the teardown like Ctrl-C."""
+    """SIGTERM, SIGHUP, and SIGINT even where the parent left it ignored (a background job of
+    a shell script starts with SIGINT ignored, and Python then installs no Ctrl-C handler),
+    unwind through the teardown like Ctrl-C; the run records which signal it was."""
     def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        raise Interrupted(signal.Signals(signum).name)
 
     signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGHUP, handler)
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 

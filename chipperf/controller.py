@@ -17,7 +17,7 @@ from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
 from chipperf.containers.options import parse_cli_options
 from chipperf.containers.pipconf import MasterPip, fill_from_master, master_pip_settings
-from chipperf.errors import ChipperfError, GroupError, HostError, ImageError
+from chipperf.errors import ChipperfError, GroupError, HostError, ImageError, interruption
 from chipperf.plan import CasePlan, RunPlan, make_plan
 from chipperf.record import RunRecord, attach_run_log
 from chipperf.remote import Host, HostGroup, LocalHost
@@ -60,15 +60,21 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
             if case.key not in outcome.cases:
                 run_case(case, tags[case.key], plan, test, hosts, record, outcome)
         record.finish("succeeded" if outcome.ok else "failed")
-    except KeyboardInterrupt:
-        log.error("interrupted: stopping everything this run started")
-        _mark_unfinished(plan, record, outcome, "canceled", "interrupted (Ctrl-C)")
+    except KeyboardInterrupt as exc:
+        log.error("%s: stopping everything this run started", interruption(exc))
+        _mark_unfinished(plan, record, outcome, "canceled", interruption(exc))
         record.finish("canceled")
         raise
     except ChipperfError as exc:
         log.error("%s", exc)
         _mark_unfinished(plan, record, outcome, "failed", str(exc))
         record.finish("failed")
+    except Exception as exc:  # a bug, or an error nobody wrapped: the record still closes
+        log.exception("internal error: %s", exc)
+        _mark_unfinished(plan, record, outcome, "failed",
+                         f"internal error: {type(exc).__name__}: {exc} (see run.log)")
+        record.finish("failed")
+        raise
     finally:
         if hosts is not None:
             teardown(plan, cluster, hosts)
@@ -211,7 +217,13 @@ def run_case(case: CasePlan, tag: str, plan: RunPlan, test: TestConfig, hosts: H
     for rnd in case.rounds:
         log.info("case %s round %d/%d: starting on %s", case.key, rnd.number, len(case.rounds),
                  ", ".join(n.host for n in rnd.nodes))
-        result = run_round(hosts, case, rnd, settings)
+        try:
+            result = run_round(hosts, case, rnd, settings)
+        except KeyboardInterrupt as exc:  # the canceled round is in run.json like any other
+            canceled = getattr(exc, "round_outcome", None)
+            if canceled is not None:
+                record.round(case.dir_name, canceled.to_dict())
+            raise
         record.round(case.dir_name, result.to_dict())
         log.info("case %s round %d: %s %s", case.key, rnd.number, result.status, result.reason)
     rounds = record.data["cases"][case.dir_name]["rounds"]

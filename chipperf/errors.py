@@ -46,3 +46,16 @@ class ImageError(ChipperfError):
 def _describe(host: str, exc: BaseException) -> str:
     text = str(exc)
     return text if text.startswith(f"{host}:") else f"{host}: {text}"
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop asked by a signal: unwinds like Ctrl-C, and records which signal it was."""
+
+    def __init__(self, signal_name: str):
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+
+
+def interruption(exc: BaseException) -> str:
+    """'interrupted (SIGTERM)', 'interrupted (SIGHUP)', or 'interrupted (Ctrl-C)'."""
+    return f"interrupted ({getattr(exc, 'signal_name', 'Ctrl-C')})"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 from chipperf.catalogue import Catalogue
-from chipperf.config.model import CaseEntry, ClusterConfig, TestConfig
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.config.vendorconfig import VendorConfig, check_vendor_config, render_translated, translated_name
 from chipperf.containers.options import parse_cli_options
 from chipperf.device import launch_env as device_launch_env
@@ -134,8 +134,10 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"{catalogue.entry}: use one of {', '.join(known) or '(none)'}")
     vendor_key = (test.vendor, model, key.family)
     config_name = catalogue.vendor_config_name(key, test.vendor)
-    if problems and (model, key.family) not in catalogue.cases:
-        return problems  # no such case: its vendor folder and config say nothing more
+    unknown_spec = catalogue.suite in ("base", "operation") and \
+        (model, key.family) not in catalogue.cases   # one vendor file serves every spec
+    if unknown_spec:
+        return problems + _hosts_and_data(entry, cluster, key, where)
     if vendor_key not in catalogue.vendor_cases:
         folder = (f"{catalogue.root}/configs/{key.model}/vendor_config/{config_name}"
                   if catalogue.suite == "inference" else
@@ -155,6 +157,12 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
                         f"{key.framework}/Dockerfile ({choice.note}): add one for framework "
                         f"{key.framework!r}, or use one of the folders in the case key")
+    return problems + _hosts_and_data(entry, cluster, key, where)
+
+
+def _hosts_and_data(entry: CaseEntry, cluster: ClusterConfig, key: CaseKey,
+                    where: str) -> list[str]:
+    problems = []
     unknown = [h for h in entry.hosts if h not in cluster.hosts]
     if unknown:
         problems.append(f"{where}: host(s) {', '.join(unknown)} are not in the cluster config: "

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from chipperf.containers import runtime
 from chipperf.containers.runtime import ContainerSpec
-from chipperf.errors import HostError
+from chipperf.errors import HostError, interruption
 from chipperf.perflog import case_error, parse_lines
 from chipperf.plan import CasePlan, NodePlan, RoundPlan
 from chipperf.remote import HostGroup, each
@@ -76,6 +76,7 @@ def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings
     for st in states:
         write_status(_local(s, st), "starting")
     canceled = False
+    interrupted: BaseException | None = None
     try:
         each(states, lambda st: _start_node(hosts, case, st, s), "start containers",
              key=lambda st: st.node.host, raise_errors=False)
@@ -87,14 +88,16 @@ def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings
         else:
             for st in states:
                 st.finish("canceled", f"not run: node {failed[0].node.node_rank} failed to start")
-    except KeyboardInterrupt:
-        canceled = True
+    except KeyboardInterrupt as exc:
+        canceled, interrupted = True, exc
         for st in states:
-            st.finish("canceled", "interrupted (Ctrl-C)")
+            st.finish("canceled", interruption(exc))
         raise
     finally:
         _teardown(hosts, states, s)
         outcome = _outcome(rnd, states, started, canceled)
+        if interrupted is not None:  # the caller records the canceled round from the exception
+            interrupted.round_outcome = outcome  # type: ignore[attr-defined]
     return outcome
 
 

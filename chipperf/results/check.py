@@ -110,6 +110,10 @@ def _run_json(run_dir: Path, report: Report) -> dict[str, Any]:
             report.add("run.json", f"{key} {run[key]!r} is not ISO 8601")
     if run.get("status") != "running" and "finished_at" in run and run["finished_at"] is None:
         report.add("run.json", f"status {run.get('status')!r} but finished_at is null")
+    if run.get("status") == "running":
+        report.add("run.json", "status 'running': the run is still going, or its master stopped "
+                               "without closing the record (killed, or the machine went down); "
+                               "its cases' results are incomplete either way")
     return run
 
 

@@ -77,6 +77,12 @@ def test_a_finished_run_has_no_pending_case(run):
         f"run.json: cases[{CASE!r}]: status 'pending' in a run whose status is 'succeeded'"]
 
 
+def test_a_record_left_running_is_flagged(run):
+    edit_json(run / "run.json", lambda m: m.update(status="running", finished_at=None))
+    assert any(p.startswith("run.json: status 'running': the run is still going, or its "
+                            "master stopped without closing the record") for p in check(run).problems)
+
+
 def test_tree_against_run_json(run):
     (run / CASE / "round3" / "10.0.0.1_noderank0").mkdir(parents=True)
     (run / CASE / "round1" / "stray").mkdir()

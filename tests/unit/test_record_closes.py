@@ -1,0 +1,41 @@
+"""run.json always closes: an exception nobody expected (a bug, an unwrapped library error)
+ends the run as failed with the error named, instead of leaving it "running"."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from chipperf import controller
+from chipperf.catalogue import Catalogue
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+
+
+def test_an_unexpected_error_closes_the_record(tmp_path: Path, monkeypatch) -> None:
+    root = tmp_path / "training"
+    for rel in ("benchmarks/resnet50/pytorch/run_pretraining.py", "benchmarks/driver/__init__.py",
+                "cpu/resnet50-pytorch/config/config_xeonx1x1.py",
+                "cpu/docker_image/pytorch_2.13/Dockerfile"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("")
+    cluster = ClusterConfig(hosts=("10.0.0.1",), master_port=29600, work_root="/w")
+    test = TestConfig(vendor="cpu", cases=(CaseEntry(CaseKey.parse(
+        "resnet50:pytorch_2.13:xeon:1:1:1"), "/d"),))
+    test = replace(test, result_root=str(tmp_path / "result"))
+
+    def broken_preflight(*args, **kwargs):
+        raise RuntimeError("a bug in preflight")
+
+    monkeypatch.setattr(controller, "preflight", broken_preflight)
+    with pytest.raises(RuntimeError, match="a bug in preflight"):
+        controller.run(cluster, test, Catalogue.scan(root))
+    (run_dir,) = (tmp_path / "result").iterdir()
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "failed"
+    (case,) = record["cases"].values()
+    assert case["status"] == "failed"
+    assert case["reason"] == "internal error: RuntimeError: a bug in preflight (see run.log)"
+    assert "a bug in preflight" in (run_dir / "run.log").read_text()  # with its traceback
