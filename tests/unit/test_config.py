@@ -124,9 +124,14 @@ def test_missing_file_and_bad_syntax(tmp_path):
         load_test(write(tmp_path, "s.yaml", "vendor: [\n"))
 
 
-@pytest.mark.parametrize("text", ["a:b:c:1:1", "a:b:c:1:1:x", "a b:c:d:1:1:1", "a:b:c:1:-1:1"])
-def test_malformed_case_keys(text):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("text,why", [
+    ("a:b:c:1:1", "has 5 ':'-separated parts, expected 6"),
+    ("a:b:c:1:1:x", "repeat 'x' must be a whole number >= 1"),
+    ("a b:c:d:1:1:1", "model 'a b' must be letters, digits"),
+    ("a:b:c:1:-1:1", "nproc '-1' must be a whole number >= 1"),
+])
+def test_malformed_case_keys(text, why):
+    with pytest.raises(ValueError, match=why):
         CaseKey.parse(text)
 
 

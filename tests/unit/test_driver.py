@@ -240,10 +240,19 @@ def test_times_need_a_closed_train_window() -> None:
         w.train_end()
 
 
-def test_process_start_defaults_to_before_now() -> None:
+def test_process_start_defaults_to_this_process_start() -> None:
+    """The default is read from /proc and agrees with psutil's create_time (a failed read
+    would give 0 s, i.e. 'now')."""
     import time
+
+    import psutil
+    from driver.timing import seconds_since_process_start
+
+    since = seconds_since_process_start()
+    by_psutil = time.time() - psutil.Process().create_time()
+    assert since > 0.05 and abs(since - by_psutil) < 0.5
     w = Windows()
-    assert w.process_start < time.perf_counter()
+    assert time.perf_counter() - w.process_start == pytest.approx(since, abs=0.5)
 
 
 # ---------------------------------------------------------------- FINISHED

@@ -51,7 +51,7 @@ def test_nested_set_and_numbers(case_dir: Path) -> None:
 
 def test_result_is_read_only(case_dir: Path) -> None:
     merged = config.load(case_dir, None)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="does not support item assignment"):
         merged["engine"] = "x"  # type: ignore[index]
     assert config.thaw(merged)["tolerance"]["default"]["fp32"] == 1.0e-3
 

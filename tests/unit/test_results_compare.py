@@ -53,7 +53,7 @@ def test_same_model_family_and_topology_meet_in_one_row(runs):
 def test_baseline_can_be_any_run(runs):
     row = throughput_row(compare(runs, baseline=1))
     assert row.cells[0].ratio == pytest.approx(0.5)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="baseline 4 is not an index of the"):
         compare(runs, baseline=4)
 
 
