@@ -18,7 +18,7 @@ from chipperf.containers import images, runtime
 from chipperf.containers.options import parse_cli_options
 from chipperf.containers.pipconf import MasterPip, fill_from_master, master_pip_settings
 from chipperf.errors import ChipperfError, GroupError, HostError, ImageError, interruption
-from chipperf.plan import CasePlan, RunPlan, make_plan
+from chipperf.plan import CasePlan, RoundPlan, RunPlan, make_plan
 from chipperf.record import RunRecord, attach_run_log
 from chipperf.remote import Host, HostGroup, LocalHost
 from chipperf.results.layout import create_run_dir, new_run_id
@@ -215,6 +215,8 @@ def run_case(case: CasePlan, tag: str, plan: RunPlan, test: TestConfig, hosts: H
                               for h, f in record.data["hosts"].items()})
     record.case(case.dir_name, status="running")
     for rnd in case.rounds:
+        if test.clear_caches:
+            record.case(case.dir_name, clear_caches=drop_page_caches(rnd, hosts))
         log.info("case %s round %d/%d: starting on %s", case.key, rnd.number, len(case.rounds),
                  ", ".join(n.host for n in rnd.nodes))
         try:
@@ -232,6 +234,30 @@ def run_case(case: CasePlan, tag: str, plan: RunPlan, test: TestConfig, hosts: H
     reason = "" if not bad else f"round {bad[0]['number']}: {bad[0]['reason']}"
     record.case(case.dir_name, status=status, reason=reason)
     outcome.cases[case.key] = (status, reason)
+
+
+DROP_CACHES = ("sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")
+
+
+def drop_page_caches(rnd: RoundPlan, hosts: HostGroup) -> dict[str, str]:
+    """FlagPerf's CLEAR_CACHES: before each round, every host of the round writes its dirty
+    pages and drops its page cache, so no round reads its data from a cache a previous one
+    warmed. Per host: "dropped", or why not (the round still runs, and the log says so)."""
+    done = {}
+    for host in sorted({n.host for n in rnd.nodes}):
+        try:
+            result = hosts[host].run(DROP_CACHES, timeout=300, check=False)
+            why = "" if result.ok else (result.stderr or result.stdout).strip()[-200:] or \
+                f"exit {result.exit_code}"
+        except HostError as exc:
+            why = str(exc)
+        done[host] = "dropped" if not why else f"not dropped: {why}"
+        if why:
+            log.warning("[%s] CLEAR_CACHES: the page cache was not dropped (%s): this round "
+                        "may read from a warm cache", host, why)
+        else:
+            log.info("[%s] CLEAR_CACHES: page cache dropped before round %d", host, rnd.number)
+    return done
 
 
 def _sensor_options(present: dict[str, bool]) -> dict[str, Any]:
