@@ -249,7 +249,11 @@ def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
     result = mfu(fields, vendor, case.chip, chips, suite)
     out.update(mfu=result.value, mfu_dtype=result.dtype, chips=result.chips,
                peak_flops_per_chip=result.peak_flops_per_chip)
-    if result.value is None:
+    if result.value is None and fields.get("mfu_reported") is not None:
+        out.update(mfu=fields["mfu_reported"])   # FlagPerf's own MFU: its peak, its FLOPs
+        reasons["mfu"] = (f"as the FlagPerf case printed it (peak {fields.get('reported_peak_tflops')}"
+                          " TFLOPS per chip, its 'Theory TFLOPS'), not computed by chipperf")
+    elif result.value is None:
         reasons["mfu"] = result.reason
     if case.run.measured is not None:
         out.update(_measured_mfu(case.run.measured, vendor, case.chip, chips, fields, reasons))

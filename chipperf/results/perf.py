@@ -96,6 +96,10 @@ def performance(log: RankLog, rel: str, suite: str | None = None
         reasons["window"] = f"{rel} has no {' / '.join(missing)} with time_ms"
     if log.finished is None:
         why = f"{rel} missing" if not log.present else f"{rel} has no FINISHED event"
+        llm = flagperf_llm_fields(log.path, reasons) if log.present else None
+        if llm is not None:  # a FlagPerf LLM case: its summary lines stand for FINISHED
+            fields.update(llm)
+            return fields, reasons
         return fields, {**reasons, "finished": why}
     value = normalize_finished(log.finished.value)
     fields.update(_finished_fields(value, reasons))
@@ -106,6 +110,27 @@ def performance(log: RankLog, rel: str, suite: str | None = None
     fields["window_work"] = window_work(fields, suite, reasons)
     _fill_target(fields, log.submit_info)
     return fields, reasons
+
+
+def flagperf_llm_fields(path: Path, reasons: dict[str, str]) -> dict[str, Any] | None:
+    """RoundResult fields from the summary lines a FlagPerf LLM case (deepspeed, megatron,
+    flagscale) prints instead of FINISHED: system tokens/s, MFU (as the case computed it,
+    over FlagPerf's "Theory TFLOPS"), final loss; None when the log has no such summary."""
+    from chipperf.results.flagperf_text import parse_llm_log
+
+    values, problems = parse_llm_log(text for _, text, _ in read_lines(path))
+    if problems or "system_tokens_per_s" not in values:
+        return None
+    reasons["finished"] = ("FlagPerf LLM case: no FINISHED event; figures from its summary "
+                           "lines (System tokens per second, MFU, loss)")
+    out: dict[str, Any] = {
+        "throughput": Throughput(raw=values["system_tokens_per_s"], unit="tokens/s"),
+        "work_unit": "tokens", "mfu_reported": values["mfu"]}
+    if "final_loss" in values:
+        out["metric"] = Metric("final_loss", values["final_loss"], None, False)
+    if "theory_tflops" in values:
+        out["reported_peak_tflops"] = values["theory_tflops"]
+    return out
 
 
 def _window_time(fields: dict[str, Any], reasons: dict[str, str]) -> None:

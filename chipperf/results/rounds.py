@@ -32,6 +32,9 @@ def round_status(entry: Mapping[str, Any], nodes: Sequence[NodeResult], log: Any
         return "succeeded", ""
     if not statuses and log is not None and log.finished is not None:
         return "succeeded", "no status files (FlagPerf): rank 0 logged FINISHED"
+    if not statuses and fields.get("mfu_reported") is not None:
+        return "succeeded", ("no status files (FlagPerf): rank 0 printed the LLM case's summary "
+                             "(System tokens per second, MFU)")
     if not statuses:
         return "failed", "no status files and no FINISHED from rank 0"
     return None, "node statuses do not agree: " + ", ".join(sorted(set(statuses)))

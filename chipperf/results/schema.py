@@ -180,6 +180,8 @@ class RoundResult(_Schema):
     mfu_dtype: str | None = None
     peak_flops_per_chip: float | None = None
     mfu_measured: float | None = None             # against base/'s measured GEMM peak
+    mfu_reported: float | None = None             # as a FlagPerf LLM case printed it
+    reported_peak_tflops: float | None = None     # its "Theory TFLOPS" (the peak it used)
     measured_peak_flops_per_chip: float | None = None
     measured_peak_source: str | None = None       # <base run>/<case dir>/round<N>
     chips: int | None = None

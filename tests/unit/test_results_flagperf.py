@@ -129,3 +129,25 @@ def test_timestamps():
     assert parse_timestamp(stamp(0)) == START * 1000
     assert parse_timestamp(stamp(0, " ") + ".250") == START * 1000 + 250
     assert parse_timestamp("nonsense") is None
+
+
+def test_a_flagperf_llm_run_is_read_from_its_summary_lines(tmp_path):
+    """FlagPerf's deepspeed/megatron/flagscale cases print tokens/s and MFU lines, no PerfLog
+    FINISHED: the round succeeds with those figures instead of failing."""
+    sample = Path(__file__).parent / "data" / "flagperf" / "logs" / "llama2_7b_deepspeed_rank0.out.log"
+    node = tmp_path / "run20240101100000" / "llama2_7b:deepspeed:A100:1:8:1" / "round1" / \
+        "10.1.2.2_noderank0"
+    node.mkdir(parents=True)
+    (node / "rank0.out.log").write_text(sample.read_text())
+    summary = summarize(tmp_path / "run20240101100000")
+    (case,) = summary.cases
+    (first,) = case.rounds
+    assert first.status == "succeeded", first.reason
+    assert first.throughput.raw == 24576.0 and first.throughput.unit == "tokens/s"
+    assert first.mfu == pytest.approx(0.41353846153846156)
+    assert "as the FlagPerf case printed it (peak 312.0 TFLOPS" in first.reasons["mfu"]
+    assert (first.metric.name, first.metric.value) == ("final_loss", 6.5021)
+    truncated = sample.read_text().split("System tokens per second")[0]
+    (node / "rank0.out.log").write_text(truncated)
+    (again,) = summarize(tmp_path / "run20240101100000").cases[0].rounds
+    assert again.status == "failed" and again.mfu is None
