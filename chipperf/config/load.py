@@ -7,7 +7,9 @@ warnings, not errors, so FlagPerf's own config files load unchanged.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple
 
@@ -142,6 +144,27 @@ def _str_tuple(value: Any) -> tuple[str, ...]:
     raise ValueError("expected a string or a list of strings")
 
 
+# A host as SSH can reach it: an IP literal, or a name of letters, digits, '-', '_' and dots
+# (no spaces or shell metacharacters: host names reach command lines and paths).
+_HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?"
+                        r"(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$")
+
+
+def _host_list(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"a {type(value).__name__}, expected a list of host names or addresses")
+    for host in value:
+        if not isinstance(host, str):
+            raise ValueError(f"host {host!r} is a {type(host).__name__}, not a string")
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            if not _HOST_NAME.match(host):
+                raise ValueError(f"host {host!r} is neither an IP address nor a host name "
+                                 "(letters, digits, '-', '_', '.')") from None
+    return tuple(value)
+
+
 def _framework_match(value: Any) -> str:
     if value not in MODES:
         raise ValueError(f"not one of {', '.join(MODES)}")
@@ -185,7 +208,7 @@ def parse_cluster(path: str | Path) -> tuple[ClusterConfig, list[str]]:
 
 
 def cluster_fields(f: Fields) -> ClusterConfig:
-    hosts = f.get("hosts", _str_tuple, (), "list the hosts, e.g. HOSTS = ['10.1.2.3', '10.1.2.4']")
+    hosts = f.get("hosts", _host_list, (), "list the hosts, e.g. HOSTS = ['10.1.2.3', '10.1.2.4']")
     if not hosts:
         f.fail("hosts", "no hosts listed", "set HOSTS to a list of addresses; the first is the master")
     if len(set(hosts)) != len(hosts):
@@ -208,7 +231,11 @@ def cluster_fields(f: Fields) -> ClusterConfig:
 
 def _cases(f: Fields) -> tuple[CaseEntry, ...]:
     raw = f.get("cases", lambda v: v, {})
-    if not isinstance(raw, dict) or not raw:
+    if raw and not isinstance(raw, dict):
+        f.fail("cases", f"a {type(raw).__name__}, expected a mapping of case key to data dir",
+               f"write CASES = {{'{CASE_KEY_FORM}': '/path/to/data'}}")
+        return ()
+    if not raw:
         f.fail("cases", "no cases listed",
                f"set CASES = {{'{CASE_KEY_FORM}': '/path/to/data'}}")
         return ()
