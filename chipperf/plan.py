@@ -7,7 +7,9 @@ result path is decided here, from data alone: no host, clock or docker is touche
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -106,6 +108,8 @@ def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
     if test.vendor and test.vendor not in vendor_names():
         problems.append(f"{where}: VENDOR {test.vendor!r} is unknown: use one of "
                         f"{', '.join(vendor_names())} (vendor modules live in chipperf/vendors/)")
+    problems += [f"{where}: RESULT_ROOT {test.result_root!r}: {p}"
+                 for p in result_root_problems(Path(test.result_root))]
     if test.measured_peaks:
         _, peak_problems = read_measured_peaks(Path(test.measured_peaks))
         problems += [f"{where}: MEASURED_PEAKS: {p}" for p in peak_problems]
@@ -118,6 +122,31 @@ def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
             problems.append(f"{where}: CASES[{str(entry.key)!r}]: listed twice: keep one entry")
         seen.add(entry.key.slug)
     return problems
+
+
+# Less free space than this on the result root fails the plan: a run's files (logs, monitor
+# samples, reports) are tens of MB for a one-hour 8-node case, docs/benchmarks.md.
+MIN_RESULT_ROOT_FREE = 256 * 2**20
+
+
+def result_root_problems(root: Path) -> list[str]:
+    """Whether a run can write under ``root``: it exists as a directory or can be made (its
+    nearest existing parent is a writable directory), is writable, and has room."""
+    existing = root.absolute()
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return [f"{existing} is not a directory: point RESULT_ROOT at a directory"]
+    if not os.access(existing, os.W_OK | os.X_OK):
+        what = "is not writable" if existing == root.absolute() else \
+            f"cannot be created: {existing} is not writable"
+        return [f"{what} by this user: choose a directory you can write, or fix its permissions"]
+    free = shutil.disk_usage(existing).free
+    if free < MIN_RESULT_ROOT_FREE:
+        return [f"has {free / 2**20:.0f} MiB free on its file system, less than the "
+                f"{MIN_RESULT_ROOT_FREE / 2**20:.0f} MiB a run needs: free space or choose "
+                "another directory"]
+    return []
 
 
 def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,

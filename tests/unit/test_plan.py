@@ -122,3 +122,23 @@ def test_unknown_vendor_and_bad_container_options(catalogue):
     problems = check(cluster, test, catalogue)
     assert any("VENDOR 'acme' is unknown" in p for p in problems)
     assert any("--net=bridge" in p and "host network" in p for p in problems)
+
+
+def test_result_root_is_checked_at_plan_time(tmp_path, monkeypatch):
+    from chipperf import plan as planning
+    from chipperf.plan import result_root_problems
+
+    assert result_root_problems(tmp_path / "new" / "deeper") == []   # creatable
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    assert result_root_problems(afile / "result") == [
+        f"{afile} is not a directory: point RESULT_ROOT at a directory"]
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    monkeypatch.setattr(planning.os, "access", lambda path, mode: Path(path) != locked)
+    assert result_root_problems(locked)[0].startswith("is not writable by this user")
+    assert result_root_problems(locked / "run")[0].startswith(
+        f"cannot be created: {locked} is not writable")
+    monkeypatch.undo()
+    monkeypatch.setattr(planning, "MIN_RESULT_ROOT_FREE", 2**62)
+    assert "MiB free on its file system, less than the" in result_root_problems(tmp_path)[0]
