@@ -46,7 +46,21 @@ def hf_model(arch: str, preset: Mapping[str, Any], classes: int, image_size: int
     config_name, model_name = ARCHS[arch]
     config = getattr(transformers, config_name)(
         **preset, num_labels=classes, image_size=image_size, num_channels=3)
-    return Logits(getattr(transformers, model_name)(config))
+    return Logits(reset_norms(getattr(transformers, model_name)(config)))
+
+
+NORMS = (nn.BatchNorm2d, nn.LayerNorm, nn.GroupNorm)
+
+
+def reset_norms(model: nn.Module) -> nn.Module:
+    """Normalisation layers at their identity start (scale 1, shift 0, fresh running stats).
+    transformers 5's initialiser draws some models' BatchNorm scales from N(0, 0.02)
+    (EfficientNet: activations shrink ~50x per layer, the logits start at 1e-35)."""
+    for module in model.modules():
+        if isinstance(module, NORMS) and module.weight is not None and \
+                module.weight.device.type != "meta":
+            module.reset_parameters()
+    return model
 
 
 def count_forward_flops(net: nn.Module, image_size: int) -> int:
