@@ -79,7 +79,7 @@ def test_prepare_digits_writes_a_stratified_split(digits: Path) -> None:
 
 
 def test_image_folder_yields_normalised_tensors(digits: Path) -> None:
-    from imagecls import data   # the shared image folders (caserun puts benchmarks/ on sys.path)
+    from imagecls import data  # the shared image folders (caserun puts benchmarks/ on sys.path)
     train, val = data.read_splits(digits)
     assert train.classes == tuple(str(d) for d in range(10)) and len(val.samples) == 359
     for augment in ("resize", "random_resized_crop_flip", None):

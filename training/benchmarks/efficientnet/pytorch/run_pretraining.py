@@ -1,4 +1,5 @@
-"""efficientnet / PyTorch: EfficientNet-B0 (transformers' EfficientNetForImageClassification, built from its config)
+"""efficientnet / PyTorch: EfficientNet-B0 (transformers' EfficientNetForImageClassification,
+built from its config)
 trained from scratch to a top-1 target on ImageNet-layout folders, DDP under torchrun.
 
 The loop, data and FINISHED are the shared image-classification case (imagecls); this file
@@ -10,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from driver import run_case
-
 from imagecls.case import main
 from imagecls.hf import hf_image_model
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from driver import Config, run_case
+from imagecls.case import ImageModel, main
 from model import ResNet50, flops_per_sample
 from torch import nn
-
-from imagecls.case import ImageModel, main
 
 # model is this folder's module (python puts the script's folder on sys.path)
 CASE_DIR = Path(__file__).resolve().parent

@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from driver import run_case
-
 from imagecls.case import main
 from imagecls.hf import hf_image_model
 

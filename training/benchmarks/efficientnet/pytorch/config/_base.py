@@ -7,7 +7,9 @@ mutable_params.py.
 
 from imagecls.base import *  # noqa: F403 - image_size, global_batch_size, ... (see there)
 
-model_size = "base"           # "base" (EfficientNet-B0) or "tiny" (width and depth x 0.25, the CI model): run_pretraining.PRESETS
+# model_size: "base" (EfficientNet-B0) or "tiny" (width and depth x 0.25, the CI model);
+# the presets are run_pretraining.PRESETS
+model_size = "base"
 optimizer = "sgd"
 global_batch_size = 1024
 base_lr = 0.1

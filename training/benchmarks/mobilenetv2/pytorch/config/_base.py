@@ -8,7 +8,8 @@ mutable_params.py.
 
 from imagecls.base import *  # noqa: F403 - image_size, global_batch_size, ... (see there)
 
-model_size = "base"           # "base" (MobileNetV2 1.0) or "tiny" (width x 0.35, the CI model): run_pretraining.PRESETS
+# model_size: "base" (MobileNetV2 1.0) or "tiny" (width x 0.35, the CI model) (run_pretraining.PRESETS)
+model_size = "base"
 optimizer = "sgd"
 global_batch_size = 256
 base_lr = 0.036               # torchvision's mobilenet_v2 recipe, batch 256
