@@ -6,7 +6,6 @@ prepared with the case's own prepare_digits.py; the vendor config is the cpu CI 
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -80,10 +79,7 @@ def test_prepare_digits_writes_a_stratified_split(digits: Path) -> None:
 
 
 def test_image_folder_yields_normalised_tensors(digits: Path) -> None:
-    name = "chipperf_case_resnet50_pytorch_data"   # data.py imports driver (caserun: on sys.path)
-    spec = importlib.util.spec_from_file_location(name, CASE.dir / "data.py")
-    data = sys.modules[name] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(data)
+    from imagecls import data  # the shared image folders (caserun puts benchmarks/ on sys.path)
     train, val = data.read_splits(digits)
     assert train.classes == tuple(str(d) for d in range(10)) and len(val.samples) == 359
     for augment in ("resize", "random_resized_crop_flip", None):

@@ -18,7 +18,7 @@ from driver.datadir import (
     scan_image_folder,
 )
 from driver.dist import DistEnv, split_batch
-from driver.errors import CaseError, ConfigError, DataError, LaunchError
+from driver.errors import CaseError, ConfigError, DataError, Diverged, LaunchError
 from driver.events import CaseLog
 from driver.finished import Metric, build_finished, total_over_ranks
 from driver.main import run_case
@@ -32,6 +32,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "DataError",
+    "Diverged",
     "DistEnv",
     "Driver",
     "LaunchError",

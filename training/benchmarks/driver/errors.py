@@ -21,3 +21,7 @@ class LaunchError(CaseError):
 
 class DeviceUnavailable(CaseError):
     """The vendor's device cannot be used here (the case never falls back to the CPU)."""
+
+
+class Diverged(CaseError):
+    """Training produced a non-finite loss: the case ends as failed, naming the step."""

@@ -12,6 +12,7 @@ num_classes = None            # None: the number of class folders in <data_dir>/
 num_workers = 4               # DataLoader worker processes per rank
 
 # ---- optimisation
+optimizer = "sgd"             # "sgd" or "adamw" (imagecls.case)
 global_batch_size = 256       # all ranks together; must divide by the world size
 base_lr = 0.1                 # SGD learning rate for a global batch of lr_reference_batch
 lr_reference_batch = 256      # lr = base_lr * global_batch_size / lr_reference_batch
@@ -21,6 +22,7 @@ label_smoothing = 0.1
 warmup_epochs = 5             # linear warmup, then cosine decay to 0 at max_epochs
 nesterov = False
 bn_momentum = 0.1             # BatchNorm running-stats momentum (PyTorch's default)
+clip_grad_norm = None         # clip the gradients' global norm (None: no clipping)
 
 # ---- run length and quality target
 max_epochs = 90

@@ -3,7 +3,7 @@
 mutable_params = [
     "image_size", "train_augment", "val_crop_ratio", "num_workers",
     "global_batch_size", "base_lr", "lr_reference_batch", "momentum", "weight_decay",
-    "label_smoothing", "warmup_epochs", "nesterov", "bn_momentum",
+    "label_smoothing", "warmup_epochs", "nesterov", "bn_momentum", "optimizer", "clip_grad_norm",
     "max_epochs", "target_accuracy", "eval_every_epochs", "max_steps",
     "dtype", "channels_last", "cpu_threads", "seed", "cudnn_benchmark", "log_every_steps",
 ]

@@ -1,4 +1,4 @@
-"""ImageNet-layout image folders read with Pillow (no torchvision).
+"""ImageNet-layout image folders read with Pillow (no torchvision): every image-classification case.
 
     <data_dir>/train/<class>/*.{JPEG,jpg,png}
     <data_dir>/val/<class>/*.{JPEG,jpg,png}

@@ -1,4 +1,5 @@
-"""The training loop: timed compute regions, per-epoch top-1 evaluation, early stop."""
+"""The image-classification training loop: timed compute regions, per-epoch top-1
+evaluation, early stop (every case built on ``imagecls.case``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
-from driver import Driver, Metric
+from driver import Diverged, Driver, Metric
 from driver.torchdist import all_reduce_sum
 from torch import nn
 
@@ -17,7 +18,7 @@ AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
 @dataclass
 class Loop:
-    """What the loop needs besides the driver (built by run_pretraining.setup)."""
+    """What the loop needs besides the driver (built by ``imagecls.case.build_loop``)."""
 
     model: nn.Module
     optimizer: torch.optim.Optimizer
@@ -29,6 +30,7 @@ class Loop:
     dtype: str
     channels_last: bool
     scaler: Any = None  # torch.amp.GradScaler for fp16
+    clip_grad_norm: float | None = None   # clip the gradients' global norm to this
 
 
 @dataclass
@@ -60,13 +62,31 @@ def train_step(loop: Loop, images: torch.Tensor, labels: torch.Tensor) -> torch.
         loss = loop.criterion(loop.model(images), labels)
     if loop.scaler is not None:
         loop.scaler.scale(loss).backward()
+        clip(loop, unscale=True)
         loop.scaler.step(loop.optimizer)
         loop.scaler.update()
     else:
         loss.backward()
+        clip(loop)
         loop.optimizer.step()
     loop.scheduler.step()
     return loss.detach()
+
+
+def clip(loop: Loop, unscale: bool = False) -> None:
+    if loop.clip_grad_norm is None:
+        return
+    if unscale:
+        loop.scaler.unscale_(loop.optimizer)
+    nn.utils.clip_grad_norm_(loop.model.parameters(), loop.clip_grad_norm)
+
+
+def logged_loss(loss: torch.Tensor, step: int) -> float:
+    """The loss as a number; a non-finite one ends the case (``Diverged``) naming the step."""
+    value = float(loss.item())
+    if not math.isfinite(value):
+        raise Diverged(f"training diverged: loss is {value} at step {step}")
+    return value
 
 
 @torch.no_grad()
@@ -96,7 +116,8 @@ def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int |
         progress.step += 1
         progress.samples += labels.numel()
         if progress.step % every == 0:
-            driver.step_end(progress.step, epoch=progress.epoch, loss=loss.item(),
+            driver.step_end(progress.step, epoch=progress.epoch,
+                            loss=logged_loss(loss, progress.step),
                             lr=loop.scheduler.get_last_lr()[0])
         if max_steps is not None and progress.step >= max_steps:
             return

@@ -1,0 +1,75 @@
+"""The transformers-built vision cases: case.yaml's full-size numbers are the built model's,
+the published parameter counts hold, and the FLOP counter agrees with resnet50's analytic one."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+BENCHMARKS = REPO / "training" / "benchmarks"
+# published sizes: timm/torchvision's vit_base_patch16_224, mobilenet_v2, efficientnet_b0,
+# swin_t model cards
+PUBLISHED_PARAMS = {"vit": 86_567_656, "mobilenetv2": 3_504_872, "efficientnet": 5_288_548,
+                    "swin_transformer": 28_288_354}
+
+if str(BENCHMARKS) not in sys.path:
+    sys.path.insert(0, str(BENCHMARKS))
+
+
+def entry(case: str) -> ModuleType:
+    name = f"vision_models_{case}"
+    spec = importlib.util.spec_from_file_location(
+        name, BENCHMARKS / case / "pytorch" / "run_pretraining.py")
+    module = sys.modules[name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("case", sorted(PUBLISHED_PARAMS))
+def test_case_yaml_holds_the_full_size_model_built_on_meta(case: str) -> None:
+    import torch
+    from imagecls.hf import count_forward_flops, hf_model
+
+    module = entry(case)
+    full = module.FULL_SIZE
+    with torch.device("meta"):
+        net = hf_model(case, module.PRESETS[full["model_size"]], full["classes"],
+                       full["image_size"])
+    params = sum(p.numel() for p in net.parameters())
+    meta = yaml.safe_load((BENCHMARKS / case / "pytorch" / "case.yaml").read_text())
+    assert meta["work_unit"] == "samples"
+    assert meta["full_size"] == {"params": params,
+                                 "flops_per_unit": 3 * count_forward_flops(net, 224)}
+    assert params == PUBLISHED_PARAMS[case]
+
+
+def test_flop_counter_matches_resnet50s_analytic_count() -> None:
+    """The counter the vision cases use gives resnet50's hand-derived 2 x 4,089,184,256."""
+    import torch
+    from imagecls.hf import count_forward_flops
+
+    sys.path.insert(0, str(BENCHMARKS / "resnet50" / "pytorch"))
+    try:
+        from model import ResNet50, flops_per_sample
+    finally:
+        sys.path.pop(0)
+    with torch.device("meta"):
+        net = ResNet50(1000)
+    assert count_forward_flops(net, 224) == flops_per_sample(net, 224).forward == 8_178_368_512
+
+
+def test_an_unknown_model_size_is_refused_with_the_choices() -> None:
+    from driver import ConfigError
+    from imagecls.hf import preset_of
+
+    class Cfg:
+        model_size = "huge"
+
+    with pytest.raises(ConfigError, match=r"model_size 'huge' is unknown: use one of \['base', 'tiny'\]"):
+        preset_of(Cfg(), entry("vit").PRESETS)  # type: ignore[arg-type]

@@ -1,0 +1,4 @@
+# mobilenetv2 / PyTorch on 16 NVIDIA H100 GPUs (2 x 8): 256 images per GPU.
+from config_common import *  # noqa: F403
+
+global_batch_size = 4096

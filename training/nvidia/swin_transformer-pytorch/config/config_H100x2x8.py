@@ -1,0 +1,4 @@
+# swin_transformer / PyTorch on 16 NVIDIA H100 GPUs (2 x 8): 128 images per GPU.
+from config_common import *  # noqa: F403
+
+global_batch_size = 2048

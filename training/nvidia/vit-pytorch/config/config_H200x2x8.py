@@ -1,0 +1,4 @@
+# vit / PyTorch on 16 NVIDIA H200 GPUs (2 x 8): 128 images per GPU.
+from config_common import *  # noqa: F403
+
+global_batch_size = 2048
