@@ -108,11 +108,29 @@ def compare(summaries: Sequence[RunSummary], baseline: int = 0) -> Comparison:
             found[key] = case
         per_run.append(found)
     keys = list(dict.fromkeys(k for found in per_run for k in found))
+    notes += _harness_notes(summaries, per_run, keys)
     rows = [_row(key, figure, per_run, baseline) for key in keys
             for figure in _figures(key, per_run)]
     return Comparison(tuple(column_label(s) for s in summaries), baseline,
                       tuple(r for r in rows if any(c.stat and c.stat.n for c in r.cells)),
                       tuple(notes))
+
+
+def _harness_notes(summaries: Sequence[RunSummary], per_run: list[dict[str, CaseResult]],
+                   keys: list[str]) -> list[str]:
+    """A row that pairs a FlagPerf result with a chipperf one compares two harnesses' cases of
+    the same name, which need not be the same workload (FlagPerf's resnet50 trains ImageNet
+    at 224x224; chipperf's default resnet50 is a 32x32 digits smoke test): say so, by row."""
+    notes = []
+    for key in keys:
+        sources = {summaries[i].source for i, found in enumerate(per_run) if key in found}
+        if len(sources) > 1:
+            runs = ", ".join(f"{s.run_id} ({s.source})" for s, found in zip(summaries, per_run)
+                             if key in found)
+            notes.append(f"{key}: pairs FlagPerf's and chipperf's cases of that name ({runs}); "
+                         "they may differ in dataset, image size or sequence length and batch: "
+                         "check the workloads match before reading the ratios")
+    return notes
 
 
 def _figures(key: str, per_run: list[dict[str, CaseResult]]) -> tuple[str, ...]:

@@ -99,6 +99,9 @@ def test_flagperf_run_compares_with_a_chipperf_run(flagperf_run, tmp_path):
     assert row.match == "bert:pytorch 1x8"
     assert row.cells[1].ratio == pytest.approx(1620.0 / 810.0)
     assert row.cells[1].noise == ""
+    (note,) = comparison.notes   # two harnesses' cases of one name: said, not assumed equal
+    assert note.startswith("bert:pytorch 1x8: pairs FlagPerf's and chipperf's cases of that name")
+    assert "check the workloads match before reading the ratios" in note
     assert write_reports(flagperf_run)
 
 
