@@ -170,7 +170,12 @@ main() {
     printf 'command\texit\twall_s\n' >"$OUT/results.tsv"
     RC_ALL=0
     [[ "$ONLY" == ci ]] || run_step quickstart "./scripts/quickstart.sh"
-    [[ "$ONLY" == quickstart ]] || run_step ci ".ci/run"
+    if [[ "$ONLY" != quickstart ]]; then
+        free_gb=$(df --output=avail -B1G "$(docker info -f '{{.DockerRootDir}}')" | tail -1 | tr -d ' ')
+        [[ $free_gb -ge 40 ]] || log "warning: ${free_gb} GB free for Docker data; .ci/run in" \
+            "here needs more than 36 GB (it may fail with 'no space left on device')"
+        run_step ci ".ci/run"
+    fi
 
     echo "=== fresh Debian $SUITE, $REF ($SHA):"
     awk -F'\t' '{printf "  %-24s %5s %7s\n", $1, $2, $3}' "$OUT/results.tsv"
