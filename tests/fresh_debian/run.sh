@@ -142,19 +142,6 @@ done < /proc/self/cgroup
 mkdir -p /sys/fs/cgroup/unified && mount -t cgroup2 none /sys/fs/cgroup/unified || true
 grep " /sys/fs/cgroup" /proc/self/mounts'
 
-# ----------------------------------------------------------------------------- main
-log "repo $REPO at $REF ($SHA); logs and figures in $OUT"
-git clone -q "$REPO" "$WORK/src"
-git -C "$WORK/src" checkout -q --detach "$SHA"
-IMAGE="$(base_image)"
-start_container "$IMAGE"
-docker exec "$NAME" sh -c "$CGROUP_SETUP" >"$OUT/cgroups.log" 2>&1 \
-    || { cat "$OUT/cgroups.log" >&2; die "mounting the cgroup hierarchies inside failed"; }
-docker exec "$NAME" git clone -q /mnt/src /root/chipperf
-docker exec "$NAME" git -C /root/chipperf checkout -q --detach "$SHA"
-
-printf 'command\texit\twall_s\n' >"$OUT/results.tsv"
-rc_all=0
 run_step() {  # run_step LOGNAME COMMAND: run COMMAND verbatim in /root/chipperf
     local t0 t1 rc=0
     log "run: $2 (log $OUT/$1.log)"
@@ -164,11 +151,34 @@ run_step() {  # run_step LOGNAME COMMAND: run COMMAND verbatim in /root/chipperf
     printf '%s\t%d\t%d\n' "$2" "$rc" $((t1 - t0)) >>"$OUT/results.tsv"
     log "done: $2: exit $rc in $((t1 - t0)) s; its last lines:"
     tail -n 25 "$OUT/$1.log"
-    [[ $rc -eq 0 ]] || rc_all=1
+    [[ $rc -eq 0 ]] || RC_ALL=1
 }
-[[ "$ONLY" == ci ]] || run_step quickstart "./scripts/quickstart.sh"
-[[ "$ONLY" == quickstart ]] || run_step ci ".ci/run"
 
-echo "=== fresh Debian $SUITE, $REF ($SHA):"
-awk -F'\t' '{printf "  %-24s %5s %7s\n", $1, $2, $3}' "$OUT/results.tsv"
-exit $rc_all
+# ----------------------------------------------------------------------------- main
+# (one function, read whole before it runs: editing this file during a run cannot derail it)
+main() {
+    log "repo $REPO at $REF ($SHA); logs and figures in $OUT"
+    git clone -q "$REPO" "$WORK/src"
+    git -C "$WORK/src" checkout -q --detach "$SHA"
+    IMAGE="$(base_image)"
+    start_container "$IMAGE"
+    docker exec "$NAME" sh -c "$CGROUP_SETUP" >"$OUT/cgroups.log" 2>&1 \
+        || { cat "$OUT/cgroups.log" >&2; die "mounting the cgroup hierarchies inside failed"; }
+    docker exec "$NAME" git clone -q /mnt/src /root/chipperf
+    docker exec "$NAME" git -C /root/chipperf checkout -q --detach "$SHA"
+
+    printf 'command\texit\twall_s\n' >"$OUT/results.tsv"
+    RC_ALL=0
+    [[ "$ONLY" == ci ]] || run_step quickstart "./scripts/quickstart.sh"
+    if [[ "$ONLY" != quickstart ]]; then
+        free_gb=$(df --output=avail -B1G "$(docker info -f '{{.DockerRootDir}}')" | tail -1 | tr -d ' ')
+        [[ $free_gb -ge 40 ]] || log "warning: ${free_gb} GB free for Docker data; .ci/run in" \
+            "here needs more than 36 GB (it may fail with 'no space left on device')"
+        run_step ci ".ci/run"
+    fi
+
+    echo "=== fresh Debian $SUITE, $REF ($SHA):"
+    awk -F'\t' '{printf "  %-24s %5s %7s\n", $1, $2, $3}' "$OUT/results.tsv"
+    exit $RC_ALL
+}
+main
