@@ -261,6 +261,7 @@ def _image(f: Fields) -> ImageBuildConfig:
         debian_mirror=f.get("debian_mirror", str, "http://deb.debian.org/debian"),
         build_timeout_s=f.get("build_timeout_s", _positive, 3600.0, "use seconds > 0"),
         pip_from_master=f.get("pip_from_master", _flag, True),
+        base_image=f.get("base_image", str, None),
     )
 
 

@@ -95,6 +95,7 @@ class ImageBuildConfig:
     debian_mirror: str = "http://deb.debian.org/debian"
     build_timeout_s: float = 3600.0
     pip_from_master: bool = True           # fill unset pip settings from the master's pip
+    base_image: Optional[str] = None       # BASE_IMAGE build arg: the user's registry's image
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,8 @@ def build_inputs(context: Path, cfg: ImageBuildConfig) -> BuildInputs:
         "PIP_CERT": "/chipperf-build/ca.crt" if cfg.ca_bundle else "",
         "HTTP_PROXY": cfg.http_proxy or "", "HTTPS_PROXY": cfg.https_proxy or "",
         "NO_PROXY": cfg.no_proxy or "",
+        # The test config's BASE_IMAGE over the Dockerfile's default (the user's registry).
+        "BASE_IMAGE": cfg.base_image or "",
     }
     ca = Path(cfg.ca_bundle) if cfg.ca_bundle else None
     return BuildInputs(context, wheels, ca, {k: v for k, v in args.items() if v})

@@ -69,3 +69,21 @@ def test_base_images_take_build_args_over_arg_defaults(tmp_path: Path) -> None:
                           "FROM build\n")
     assert images.base_images(dockerfile) == [images.LOCAL_BASE]
     assert images.base_images(dockerfile, {"BASE_IMAGE": "reg.example/b:2"}) == ["reg.example/b:2"]
+
+
+def test_the_test_configs_base_image_replaces_the_dockerfiles_default(tmp_path: Path) -> None:
+    """BASE_IMAGE in the test config is the build arg: the user's registry's image is the
+    base (and part of the image's hash), the local Debian base is not used."""
+    from chipperf.config.load import load_test
+
+    (tmp_path / "test.yaml").write_text(
+        "vendor: cpu\ncases: {'resnet50:pytorch_2.13:xeon:1:1:1': '/d'}\n"
+        "base_image: registry.example.com/team/debian:bookworm\n")
+    cfg = load_test(tmp_path / "test.yaml").image
+    context = REPO / "training" / "cpu" / "docker_image" / "pytorch_2.13"
+    inputs = images.build_inputs(context, cfg)
+    assert inputs.build_args["BASE_IMAGE"] == "registry.example.com/team/debian:bookworm"
+    assert images.base_images(context / "Dockerfile", inputs.build_args) == [
+        "registry.example.com/team/debian:bookworm"]
+    default = images.build_inputs(context, ImageBuildConfig())
+    assert "BASE_IMAGE" not in default.build_args and default.digest() != inputs.digest()
