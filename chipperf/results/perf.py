@@ -103,6 +103,8 @@ def performance(log: RankLog, rel: str, suite: str | None = None
         return fields, {**reasons, "finished": why}
     value = normalize_finished(log.finished.value)
     fields.update(_finished_fields(value, reasons))
+    if suite in ("base", "operation") and isinstance(log.finished.value, Mapping):
+        fields.update(_spec_fields(log.finished.value, reasons))
     if suite == "inference":
         fields.update(inference_fields(value, reasons))
         _window_time(fields, reasons)
@@ -169,6 +171,16 @@ def _finished_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[
     out["throughput"] = _throughput(value.get("throughput"), reasons)
     out["metric"] = _metric(value.get("metric"), reasons)
     return out
+
+
+def _spec_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
+    """base/ and operation/ FINISHED: the share of the chip's spec-sheet peak, or why none."""
+    share = value.get("share_of_peak")
+    if isinstance(share, (int, float)) and not isinstance(share, bool):
+        return {"share_of_peak": float(share)}
+    reasons["share_of_peak"] = str(value.get("share_reason") or value.get("unsupported")
+                                   or "FINISHED has no share_of_peak")
+    return {}
 
 
 def _number(value: Mapping[str, Any], key: str, reasons: dict[str, str]) -> float | None:

@@ -64,7 +64,7 @@ def _significant(value: float) -> str:
 def kind_of(name: str) -> str:
     if "bytes" in name:
         return "bytes"
-    if name in ("mfu", "mfu_measured"):
+    if name in ("mfu", "mfu_measured", "share_of_peak"):
         return "ratio"
     if name.endswith("_pct"):
         return "pct"
@@ -180,7 +180,31 @@ def hardware_lines(summary: RunSummary) -> list[str]:
 
 def case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     """The cases table (console, summary.md, report.html)."""
+    if summary.suite in ("base", "operation"):
+        return spec_case_rows(summary)
     return inference_case_rows(summary) if is_inference(summary) else training_case_rows(summary)
+
+
+def spec_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    """base/ and operation/: the measured figure with its unit and its share of the chip's
+    spec-sheet peak (or why there is none), power and energy over the timed window."""
+    header = ["case", "chip", "nodes x procs", "status", "rounds counted", "value",
+              "share of spec peak", "avg W/chip", "energy (J)"]
+    rows = []
+    for c in summary.cases:
+        agg = c.aggregate
+        value = stat_text(agg.get("metric_value"))
+        share = stat_text(agg.get("share_of_peak"), "ratio")
+        if share == DASH:
+            why = next((r.reasons.get("share_of_peak") for r in c.rounds
+                        if r.reasons.get("share_of_peak")), None)
+            share = f"— ({why})" if why else DASH
+        rows.append([
+            c.key or c.dir_name, c.chip or DASH, c.topology, c.status or DASH,
+            f"{len(c.counted)}/{len(c.rounds)}",
+            f"{value} {c.metric_name}" if value != DASH and c.metric_name else value, share,
+            stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j"))])
+    return header, rows
 
 
 def training_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:

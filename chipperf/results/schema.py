@@ -181,6 +181,7 @@ class RoundResult(_Schema):
     peak_flops_per_chip: float | None = None
     mfu_measured: float | None = None             # against base/'s measured GEMM peak
     mfu_reported: float | None = None             # as a FlagPerf LLM case printed it
+    share_of_peak: float | None = None            # base/ and operation/: of the spec sheet's
     reported_peak_tflops: float | None = None     # its "Theory TFLOPS" (the peak it used)
     measured_peak_flops_per_chip: float | None = None
     measured_peak_source: str | None = None       # <base run>/<case dir>/round<N>
@@ -293,6 +294,7 @@ AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
     "reference_mean_abs_diff": ("reference.mean_abs_diff", False, "mean |diff| vs reference"),
     "mfu": ("mfu", True, "MFU"),
     "mfu_measured": ("mfu_measured", True, "MFU vs measured peak"),
+    "share_of_peak": ("share_of_peak", True, "share of spec peak"),
     "avg_power_w_per_chip": ("avg_power_w_per_chip", False, "avg power/chip (W)"),
     "peak_power_w_per_chip": ("peak_power_w_per_chip", False, "peak power/chip (W)"),
     "avg_power_w_per_node": ("avg_power_w_per_node", False, "avg power/node (W)"),
