@@ -73,6 +73,7 @@ def _visible(kind: str) -> int:
         return paddle.device.cuda.device_count() if paddle.device.is_compiled_with_cuda() else 0
     if kind == "xpu" and paddle.device.is_compiled_with_xpu():
         return int(paddle.device.xpu.device_count())
-    if kind not in paddle.device.get_all_custom_device_type():
+    if kind not in (paddle.device.get_all_custom_device_type() or []):
         return 0
-    return sum(1 for d in paddle.device.get_available_custom_device() if d.split(":")[0] == kind)
+    return sum(1 for d in paddle.device.get_available_custom_device() or []
+               if d.split(":")[0] == kind)

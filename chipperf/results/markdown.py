@@ -70,8 +70,9 @@ def case_section(case: CaseResult) -> list[str]:
     if any(r.mfu is not None for r in case.rounds):
         lines += [f"MFU divides achieved FLOP/s by the spec-sheet peak in {case.mfu_dtype} "
                   "times the number of chips.", ""]
-    measured = next((r for r in case.rounds if r.mfu_measured is not None), None)
-    if measured is not None:
+    measured = next((r for r in case.rounds if r.mfu_measured is not None
+                     and r.measured_peak_flops_per_chip is not None), None)
+    if measured is not None and measured.measured_peak_flops_per_chip is not None:
         lines += [f"MFU vs measured peak divides the same FLOP/s by the GEMM peak the base/ "
                   f"suite measured on this chip in {case.mfu_dtype} "
                   f"({measured.measured_peak_flops_per_chip / 1e12:.4g} TFLOP/s per chip, "
