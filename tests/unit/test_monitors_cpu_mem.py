@@ -165,6 +165,9 @@ def test_psutil_reads_the_same_counters_as_proc() -> None:
     assert cpu.setup()["reader"] == mem.setup()["reader"] == f"psutil {psutil.__version__}"
     assert cpu.sample() is None  # the priming read
     sum(i * i for i in range(200_000))
+    # every core's counters (busy or idle) advance CLK_TCK times a second; a core whose counters
+    # did not move since the priming read has no utilisation yet, so wait several ticks.
+    time.sleep(0.25)
     sample = cpu.sample()
     assert sample is not None and 0.0 <= sample["util_pct"] <= 100.0
     assert set(sample["per_core_util_pct"]) == {str(i) for i in range(len(proc) - 1)}
