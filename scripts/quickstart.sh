@@ -21,9 +21,12 @@ command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v python3 >/dev/null || need+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
-  echo "installing ${need[*]}"
-  { apt-get update -qq && apt-get install -y -qq "${need[@]}" ca-certificates; } \
-    || stop "could not install ${need[*]} with apt-get (no network for apt?): install them, then run this again"
+  echo "installing ${need[*]} with apt-get"
+  # apt's own output only when it fails, as one line of the one message
+  if ! out="$({ apt-get update -qq && apt-get install -y -qq "${need[@]}" ca-certificates; } 2>&1)"; then
+    said="$(printf '%s\n' "$out" | grep -m1 '^E:' || printf '%s\n' "$out" | tail -n1)"
+    stop "could not install ${need[*]} with apt-get (${said:-no output}; no network for apt?): install them, then run this again"
+  fi
 fi
 
 if ! docker version >/dev/null 2>&1; then
