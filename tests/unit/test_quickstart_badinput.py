@@ -29,7 +29,7 @@ def quickstart(tmp_path: Path, uid: int, apt: str | None) -> tuple[subprocess.Co
     shutil.copy2(REPO / "scripts" / "quickstart.sh", clone / "scripts" / "quickstart.sh")
     bin_ = tmp_path / "bin"
     bin_.mkdir()
-    for tool in ("dirname", "grep", "tail"):
+    for tool in ("dirname", "grep", "tail", "mktemp", "rm", "cat"):
         (bin_ / tool).symlink_to(shutil.which(tool) or f"/usr/bin/{tool}")
     (bin_ / "id").write_text(f"#!/bin/sh\necho {uid}\n")
     if apt is not None:
@@ -37,7 +37,9 @@ def quickstart(tmp_path: Path, uid: int, apt: str | None) -> tuple[subprocess.Co
     for script in bin_.iterdir():
         if not script.is_symlink():
             script.chmod(0o755)
-    env = {"PATH": str(bin_), "CALLS": str(tmp_path / "calls"), "HOME": str(tmp_path)}
+    (tmp_path / "tmp").mkdir()
+    env = {"PATH": str(bin_), "CALLS": str(tmp_path / "calls"), "HOME": str(tmp_path),
+           "TMPDIR": str(tmp_path / "tmp")}
     proc = subprocess.run([shutil.which("bash") or "/bin/bash", "scripts/quickstart.sh"],
                           cwd=clone, env=env, capture_output=True, text=True, timeout=60)
     return proc, clone
@@ -68,3 +70,4 @@ def test_first_command_stops_with_one_message_and_changes_nothing(
         assert calls == ["apt-get update -qq"]     # only the failed update ran
         assert proc.stdout == "installing docker.io debootstrap python3 python3-venv with apt-get\n"
     assert files(clone) == ["scripts", "scripts/quickstart.sh"]       # no .venv, no data
+    assert files(tmp_path / "tmp") == []                              # apt's errors: removed
