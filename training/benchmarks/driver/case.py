@@ -98,7 +98,16 @@ class Driver:
     def epoch_end(self, epoch: int, **value: Any) -> None:
         self.log.emit("EPOCH_END", {"epoch": epoch, **value})
 
-    def step_end(self, step: int, **value: Any) -> None:
+    def step_end(self, step: int, work: float | None = None, **value: Any) -> None:
+        """STEP_END every ``log_every_steps`` steps. ``work``: samples or tokens this rank has
+        trained since train_start; the event then carries ``throughput_so_far`` (this rank's
+        pace times the world size, per second of the train window so far, unsynchronised): a
+        progress figure for the console, results come from FINISHED."""
+        if step % self.log.step_every:
+            return
+        elapsed = self.windows.train_elapsed()
+        if work is not None and elapsed:
+            value = {**value, "throughput_so_far": work * self.dist.world_size / elapsed}
         self.log.step_end(step, value)
 
     def evaluate(self, epoch: int, metric: Metric, **value: Any) -> None:
