@@ -51,6 +51,7 @@ class SynthCase:
     energy_counter: bool = False          # accelerator lines carry a running energy_mj
     step_every_s: int = 1                 # one STEP_END per this many seconds
     engine: str = "onnxruntime"           # inference only
+    config: tuple[tuple[str, object], ...] = ()   # SUBMIT_INFO's config (the workload)
 
     @property
     def key(self) -> str:
@@ -153,7 +154,8 @@ def _event(out: TextIO, name: str, value: dict, time_ms: int) -> None:
 def _write_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
                  times: tuple[int, int, int, int]) -> None:
     start, train_start, train_end, end = times
-    _event(out, "SUBMIT_INFO", {"vendor": case.vendor, "model": case.model, "config": {}}, start)
+    _event(out, "SUBMIT_INFO", {"vendor": case.vendor, "model": case.model,
+                                "config": dict(case.config)}, start)
     _event(out, "INIT_START", {}, start)
     out.write("loading data...\n")
     _event(out, "INIT_END", {}, train_start - 100)
@@ -187,7 +189,8 @@ def _write_inference_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
     scenario (80 % of it) and then ``spec.queries`` single-stream queries."""
     start, train_start, train_end, end = times
     _event(out, "SUBMIT_INFO", {"vendor": case.vendor, "model": case.model,
-                                "engine": case.engine, "precision": case.dtype, "config": {}},
+                                "engine": case.engine, "precision": case.dtype,
+                                "config": dict(case.config)},
            start)
     _event(out, "INIT_START", {}, start)
     _event(out, "INIT_END", {"engine_build_time_s": 1.0}, train_start - 100)
