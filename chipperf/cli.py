@@ -85,8 +85,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def final_screen(run_dir: Path, cases: dict[str, tuple[str, str]]) -> str:
     """What a run prints last: why each case that did not succeed failed, the headline table
     as `chipperf report` prints it, and where the results are, from where the user stands."""
-    from chipperf.results.collect import collect
-    from chipperf.results.render import console
+    from chipperf.results.read.collect import collect
+    from chipperf.results.render.console import console
 
     where = shown_path(run_dir)
     lines = ["", *(f"{status}: {key}: {reason}" for key, (status, reason) in cases.items()

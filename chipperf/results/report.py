@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipperf.results.collect import Collected, collect
-from chipperf.results.html import report_html
+from chipperf.results.compute.schema import RunSummary
 from chipperf.results.layout import atomic_write
-from chipperf.results.markdown import summary_markdown
-from chipperf.results.render import case_json, to_csv, to_json
-from chipperf.results.schema import RunSummary
+from chipperf.results.read.collect import Collected, collect
+from chipperf.results.render.data import case_json, to_csv, to_json
+from chipperf.results.render.html import report_html
+from chipperf.results.render.markdown import summary_markdown
 
 REPORT_MODE = 0o644
 

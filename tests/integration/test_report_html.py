@@ -21,7 +21,7 @@ pytestmark = pytest.mark.integration
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--no-first-run", "--enable-logging=stderr",
                   "--v=0")
-BLUE = (0x1F, 0x77, 0xB4)        # the first series / bar colour of chipperf.results.svg
+BLUE = (0x1F, 0x77, 0xB4)        # the first series / bar colour of chipperf.results.render.svg
 
 
 def chromium() -> str:

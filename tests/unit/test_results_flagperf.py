@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.results.compare import compare
-from chipperf.results.flagperf import case_identity, parse_timestamp
+from chipperf.results.read.flagperf import case_identity, parse_timestamp
+from chipperf.results.render.compare import compare
 from chipperf.results.report import summarize, write_reports
 from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 

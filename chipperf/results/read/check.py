@@ -24,7 +24,7 @@ from typing import Any
 
 from chipperf.perflog import EVENTS, MARKER, finished_problems, parse_record
 from chipperf.results.layout import STATUSES
-from chipperf.results.samples import read_lines
+from chipperf.results.read.samples import read_lines
 
 RUN_STATUSES = ("running", "succeeded", "failed", "canceled")
 CASE_STATUSES = ("pending", "running", "succeeded", "failed", "timeout", "canceled", "skipped")

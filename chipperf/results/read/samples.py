@@ -13,9 +13,10 @@ A monitor file (``cpu_monitor.log``, ``mem_monitor.log``, ``pwr_monitor.log``,
 
 One file may hold several sources (``pwr_monitor.log``: ``ipmi`` wall power and
 ``rapl`` CPU package power), so a channel is (source or device index, quantity).
-FlagPerf's text monitor logs are read too (``chipperf.results.flagperf``).
+FlagPerf's text monitor logs become the same records (``chipperf.results.read.flagperf``);
+``chipperf.results.read.monitors.read_monitor`` picks the reader of a file.
 
-``read_monitor`` keeps running figures per channel over the timed window and a
+``accumulate`` keeps running figures per channel over the timed window and a
 time-bucketed series for plots whose size is bounded: an hour of 1 Hz samples of
 eight chips costs a few hundred points per chip, never every sample.
 """
@@ -29,10 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chipperf.results.channel import PLOT_POINTS, Channel, Device, Downsampler, Key, Window
+from chipperf.results.compute.channel import PLOT_POINTS, Channel, Device, Downsampler, Key, Window
 
-__all__ = ["PLOT_POINTS", "Channel", "Device", "Downsampler", "Key", "MonitorFile", "Window",
-           "read_monitor"]
+__all__ = ["PLOT_POINTS", "Channel", "Device", "Downsampler", "Key", "MonitorFile", "Window"]
 
 # Sample keys read (unit in the name) -> (quantity, scale to the quantity's unit).
 QUANTITIES: dict[str, tuple[str, float]] = {
@@ -245,31 +245,3 @@ def _channel_for(out: MonitorFile, device: Device, key: str) -> Channel | None:
 def _flush(out: MonitorFile) -> None:
     for key, channel in out.channels.items():
         channel.flush(out.window, out.max_gap_ms, out.plot, key)
-
-
-def read_monitor(path: Path, window: Window | None, interval_s: float = 1.0) -> MonitorFile:
-    """Summarise one monitor file (JSONL, or FlagPerf's text format) over ``window``;
-    ``interval_s`` is the sampling period unless the file's info line says otherwise."""
-    out = MonitorFile(path=path, window=window, interval_s=interval_s)
-    if not path.is_file():
-        return out
-    out.present = True
-    try:
-        if _is_text_format(path):
-            from chipperf.results.flagperf import text_records
-
-            accumulate(text_records(path, read_lines(path), out), out)
-        else:
-            accumulate(jsonl_records(path, out), out)
-    except OSError as exc:
-        out.problem(0, f"unreadable: {exc}")
-    return out
-
-
-def _is_text_format(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        for raw in handle:
-            text = raw.strip()
-            if text:
-                return not text.startswith(b"{")
-    return False

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from chipperf.results.schema import (
+from chipperf.results.compute.schema import (
     CaseResult,
     Exclusion,
     RoundResult,

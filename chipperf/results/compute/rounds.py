@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from chipperf.results.schema import NodeResult, RoundResult
+from chipperf.results.compute.schema import NodeResult, RoundResult
 
 FAILED = ("failed", "timeout", "canceled")
 UNFINISHED = ("running", "starting")

@@ -16,16 +16,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from chipperf.results import aggregate, rounds
-from chipperf.results.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
-from chipperf.results.flagperf import case_identity
-from chipperf.results.inference import per_item
+from chipperf.results.compute import aggregate, rounds
+from chipperf.results.compute.inference import per_item
+from chipperf.results.compute.measured import MeasuredPeaks, read_measured_peaks
+from chipperf.results.compute.perf import RankLog, mfu, performance, read_rank_log
+from chipperf.results.compute.power import NodeSeries, node_result, node_series, read_node_files
+from chipperf.results.compute.schema import CaseResult, NodeResult, RoundResult, RunSummary
 from chipperf.results.layout import STATUSES, read_status
-from chipperf.results.measured import MeasuredPeaks, read_measured_peaks
-from chipperf.results.perf import RankLog, mfu, performance, read_rank_log
-from chipperf.results.power import NodeSeries, node_result, node_series, read_node_files
-from chipperf.results.samples import Window
-from chipperf.results.schema import CaseResult, NodeResult, RoundResult, RunSummary
+from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
+from chipperf.results.read.flagperf import case_identity
+from chipperf.results.read.samples import Window
 
 NODE_DIR = re.compile(r"^(?P<host>.+)_noderank(?P<rank>\d+)$")
 ROUND_DIR = re.compile(r"^round(?P<number>\d+)$")
@@ -56,7 +56,7 @@ class RunContext:
     suite: str | None
     vendor: str | None
     intervals: Mapping[str, float]
-    measured: MeasuredPeaks | None = None   # base/ GEMM peaks (chipperf.results.measured)
+    measured: MeasuredPeaks | None = None   # base/ GEMM peaks (chipperf.results.compute.measured)
 
 
 @dataclass(frozen=True)

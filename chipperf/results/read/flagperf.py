@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from chipperf.results.samples import MonitorFile, Record
+from chipperf.results.read.samples import MonitorFile, Record
 
 _TS = re.compile(r"^(\d{4}-\d{2}-\d{2})[-T ](\d{2}:\d{2}:\d{2})(?:[.,](\d+))?")
 _TOKEN = re.compile(r"^(-?\d+(?:\.\d+)?)(C|W|MiB|GiB|KiB|MB|GB|%)$")

@@ -21,15 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chipperf.results.samples import (
+from chipperf.results.compute.schema import NodeResult
+from chipperf.results.read.monitors import read_monitor
+from chipperf.results.read.samples import (
     MIN_COVERAGE,
     Channel,
     Device,
     MonitorFile,
     Window,
-    read_monitor,
 )
-from chipperf.results.schema import NodeResult
 
 WALL = ("ipmi", None)        # sources of node wall power (None: a line without "source")
 RAPL = ("rapl",)

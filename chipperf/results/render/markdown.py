@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from chipperf.results.render import DASH, case_rows, fmt, hardware_lines, kind_of, table
-from chipperf.results.schema import (
+from chipperf.results.compute.schema import (
     CaseResult,
     RunSummary,
     figures_for,
@@ -11,6 +10,8 @@ from chipperf.results.schema import (
     round_reason,
     round_value,
 )
+from chipperf.results.render.console import case_rows, hardware_lines
+from chipperf.results.render.text import DASH, fmt, kind_of, table
 
 ROUND_FIGURES = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu", "mfu_measured",
                  "avg_power_w_per_chip", "peak_power_w_per_chip", "avg_power_w_per_node",

@@ -4,7 +4,7 @@
 (non-UTF-8 bytes are replaced and reported). ``performance`` turns the events into
 the round's performance fields, each absent with a reason when the log cannot
 tell (an inference round's latency, engine and reference deviation too, see
-``chipperf.results.inference``). ``mfu`` divides achieved FLOP/s by the vendor spec
+``chipperf.results.compute.inference``). ``mfu`` divides achieved FLOP/s by the vendor spec
 sheet's peak.
 """
 
@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from chipperf.perflog import Event, iter_records, normalize_finished
-from chipperf.results.flagperf import target_from_config
-from chipperf.results.inference import inference_fields, window_work
-from chipperf.results.samples import read_lines
-from chipperf.results.schema import Metric, Throughput
+from chipperf.results.compute.inference import inference_fields, window_work
+from chipperf.results.compute.schema import Metric, Throughput
+from chipperf.results.read.flagperf import target_from_config
+from chipperf.results.read.samples import read_lines
 
 TIMES = ("e2e_time_s", "train_time_s", "train_no_eval_time_s", "pure_compute_time_s")
 
@@ -118,7 +118,7 @@ def flagperf_llm_fields(path: Path, reasons: dict[str, str]) -> dict[str, Any] |
     """RoundResult fields from the summary lines a FlagPerf LLM case (deepspeed, megatron,
     flagscale) prints instead of FINISHED: system tokens/s, MFU (as the case computed it,
     over FlagPerf's "Theory TFLOPS"), final loss; None when the log has no such summary."""
-    from chipperf.results.flagperf_text import parse_llm_log
+    from chipperf.results.read.flagperf_text import parse_llm_log
 
     values, problems = parse_llm_log(text for _, text, _ in read_lines(path))
     if problems or "system_tokens_per_s" not in values:

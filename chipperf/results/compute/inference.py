@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chipperf.results.schema import Latency, Reference
+from chipperf.results.compute.schema import Latency, Reference
 
 LATENCY_PARTS = ("p50", "p90", "p99", "mean", "min", "max")
 REFERENCE_PARTS = ("max_abs_diff", "mean_abs_diff", "bound", "tolerance")

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chipperf.results.render import DASH, console_table, fmt, kind_of, table
-from chipperf.results.schema import CaseResult, RunSummary, Stat
+from chipperf.results.compute.schema import CaseResult, RunSummary, Stat
+from chipperf.results.render.text import DASH, console_table, fmt, kind_of, table
 
 FIGURES = ("throughput_raw", "train_time_s", "metric_value", "mfu", "avg_power_w_per_chip",
            "work_per_joule", "peak_accel_memory_bytes")
@@ -173,7 +173,7 @@ def _cell_text(cell: Cell, figure: str) -> str:
 
 
 def rows_of(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
-    from chipperf.results.schema import AGGREGATED
+    from chipperf.results.compute.schema import AGGREGATED
 
     header = ["case", "figure"] + [
         label + (" [baseline]" if i == comparison.baseline else "")

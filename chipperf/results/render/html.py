@@ -12,11 +12,12 @@ import re
 from collections.abc import Sequence
 from html import escape
 
-from chipperf.results.collect import Collected, RoundSeries
-from chipperf.results.markdown import absent_reasons, round_rows, stats_rows
-from chipperf.results.render import DASH, case_rows, fmt, hardware_lines
-from chipperf.results.schema import CaseResult, RoundResult, RunSummary
-from chipperf.results.svg import Bar, Line, bar_chart, line_chart
+from chipperf.results.compute.schema import CaseResult, RoundResult, RunSummary
+from chipperf.results.read.collect import Collected, RoundSeries
+from chipperf.results.render.console import case_rows, hardware_lines
+from chipperf.results.render.markdown import absent_reasons, round_rows, stats_rows
+from chipperf.results.render.svg import Bar, Line, bar_chart, line_chart
+from chipperf.results.render.text import DASH, fmt
 
 # series name -> (chart title, y label, y scale, NodeResult field whose reason explains a gap)
 CHARTS = (
