@@ -45,7 +45,8 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q -e . scikit-learn Pillow numpy
 DATA=/tmp/chipperf-data/digits
-[ -d "$DATA/train" ] || .venv/bin/python training/benchmarks/resnet50/pytorch/prepare_digits.py "$DATA"
+[ -f "$DATA/dataset.json" ] \
+  || .venv/bin/python training/benchmarks/resnet50/pytorch/prepare_digits.py --force "$DATA"
 
 # chipperf on PATH: a link to the .venv's script (it runs with the .venv's python).
 LINK=/usr/local/bin/chipperf

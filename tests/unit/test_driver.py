@@ -338,6 +338,16 @@ def test_driver_emits_the_lifecycle_and_a_valid_finished(case: Path) -> None:
     assert fin["world_size"] == 2 and fin["throughput"]["pure_compute"] == 64.0
 
 
+def test_submit_info_carries_the_data_dirs_dataset_card(case: Path) -> None:
+    out = io.StringIO()
+    start(case, {}, FakeClock(), out)
+    (case / "dataset.json").write_text('{"name": "digits", "smoke_test": "tiny images"}')
+    start(case, {}, FakeClock(), out)
+    cards = [e.value["dataset"] for e in parse_lines(out.getvalue().splitlines())[0]
+             if e.name == "SUBMIT_INFO"]
+    assert cards == [None, {"name": "digits", "smoke_test": "tiny images"}]
+
+
 def test_other_ranks_stay_quiet(case: Path) -> None:
     out = io.StringIO()
     d = start(case, {"RANK": "1", "WORLD_SIZE": "2"}, FakeClock(), out)

@@ -25,6 +25,7 @@ framework) once the device is chosen: every clock reading then waits for queued 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -41,6 +42,19 @@ from driver.version import code_digest
 
 DEFAULT_STEP_EVERY = 10
 STEP_EVERY_PARAM = "log_every_steps"
+
+
+DATASET_CARD = "dataset.json"
+
+
+def dataset_card(data_dir: Path) -> dict[str, Any] | None:
+    """``<data_dir>/dataset.json`` as the data's writer left it (name, what it is, and
+    ``smoke_test``: why its figures do not compare with the full-size workload), or None."""
+    try:
+        card = json.loads((Path(data_dir) / DATASET_CARD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return card if isinstance(card, dict) else None
 
 
 class Driver:
@@ -87,6 +101,7 @@ class Driver:
             "config_sources": {k: self.config.source(k) for k in self.config},
             "world_size": self.dist.world_size, "nnodes": self.dist.nnodes,
             "nproc_per_node": self.dist.nproc_per_node,
+            "dataset": dataset_card(self.args.data_dir),
         })
 
     def init_end(self, **value: Any) -> None:
