@@ -53,6 +53,7 @@ class SynthCase:
     engine: str = "onnxruntime"           # inference only
     evaluations: int = 0                  # EVALUATE events spread over the window (training)
     smoke_test: str = ""                  # the dataset card's smoke_test (SUBMIT_INFO)
+    config: tuple[tuple[str, object], ...] = ()   # SUBMIT_INFO's config (the workload)
 
     @property
     def key(self) -> str:
@@ -174,8 +175,7 @@ def _write_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
     card = {"name": f"{case.model} data", "smoke_test": case.smoke_test} if case.smoke_test \
         else None
     _event(out, "SUBMIT_INFO", {"vendor": case.vendor, "model": case.model, "dataset": card,
-                                "config": {"image_size": 224, "global_batch_size": 256,
-                                           "dtype": case.dtype, "max_epochs": 90}}, start)
+                                "config": dict(case.config)}, start)
     _event(out, "INIT_START", {}, start)
     out.write("loading data...\n")
     _event(out, "INIT_END", {}, train_start - 100)
@@ -214,7 +214,8 @@ def _write_inference_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
     scenario (80 % of it) and then ``spec.queries`` single-stream queries."""
     start, train_start, train_end, end = times
     _event(out, "SUBMIT_INFO", {"vendor": case.vendor, "model": case.model,
-                                "engine": case.engine, "precision": case.dtype, "config": {}},
+                                "engine": case.engine, "precision": case.dtype,
+                                "config": dict(case.config)},
            start)
     _event(out, "INIT_START", {}, start)
     _event(out, "INIT_END", {"engine_build_time_s": 1.0}, train_start - 100)

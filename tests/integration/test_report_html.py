@@ -43,7 +43,9 @@ def run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("html")
-    cases = [SynthCase(seconds=30, evaluations=4,
+    workload = (("image_size", 224), ("global_batch_size", 256), ("dtype", "bf16"),
+                ("max_epochs", 90))
+    cases = [SynthCase(seconds=30, evaluations=4, config=workload,
                        rounds=(SynthRound(), SynthRound(1020.0), SynthRound(980.0, converged=False))),
              SynthCase(model="bert", vendor="cpu", chip="xeon", nnodes=1, seconds=20,
                        smoke_test="digits at 32x32 check the harness only",

@@ -128,21 +128,24 @@ def _number(value: Any) -> bool:
 
 def _workload(case: CaseResult, entry: Mapping[str, Any], config: Mapping[str, Any],
               card: Mapping[str, Any], events: Mapping[int, Sequence[Event]]) -> tuple:
+    """The case's workload fingerprint (compute/fingerprint.py), else SUBMIT_INFO's config,
+    with the data dir, the dataset card's name and the steps each round logged."""
+    fp = case.fingerprint
     data = str(entry.get("data_dir") or "")
-    named = str(card.get("name") or "")
+    named = str(card.get("name") or (fp.dataset if fp is not None else "") or "")
     rows = [("dataset", f"{named} ({data})" if named and data else named or data)]
-    size = _first(config, IMAGE_SIZE)
+    size = (fp.image_size if fp is not None else None) or _first(config, IMAGE_SIZE)
     if size is not None:
         rows.append(("image size", f"{size}x{size}" if _number(size) else str(size)))
-    seq = _first(config, SEQ_LENGTH)
+    seq = (fp.seq_len if fp is not None else None) or _first(config, SEQ_LENGTH)
     if seq is not None:
         rows.append(("sequence length", str(seq)))
-    batch = _first(config, GLOBAL_BATCH)
+    batch: Any = (fp.global_batch if fp is not None else None) or _first(config, GLOBAL_BATCH)
     if batch is None and _first(config, LOCAL_BATCH) is not None:
         batch = f"{_first(config, LOCAL_BATCH)} per rank"
     rows.append(("global batch", "" if batch is None else str(batch)))
     dtypes = sorted({r.dtype for r in case.rounds if r.dtype}) or \
-        ([str(config["dtype"])] if config.get("dtype") else [])
+        [str(x) for x in ((fp.precision if fp is not None else None), config.get("dtype")) if x][:1]
     rows.append(("precision", ", ".join(dtypes)))
     steps = [max((int(e.value["step"]) for e in evs if e.name == "STEP_END"
                   and _number(e.value.get("step"))), default=None) for evs in events.values()]
