@@ -439,3 +439,18 @@ def test_driver_package_imports_no_framework() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(REPO / "training" / "benchmarks")}).stdout
     assert out.strip() == "[]"
+
+
+def test_submit_info_carries_a_digest_of_the_case_code(case: Path) -> None:
+    from driver.version import code_digest
+
+    out = io.StringIO()
+    start(case, {"RANK": "0", "WORLD_SIZE": "1"}, FakeClock(), out)
+    events, _ = parse_lines(out.getvalue().splitlines())
+    digest = events[1].value["case_version"]
+    assert digest.startswith("sha256:") and digest == code_digest(case / "case")
+    (case / "case" / "model.py").write_text("LAYERS = 50\n")
+    changed = code_digest(case / "case")
+    assert changed != digest and changed == code_digest(case / "case")
+    resnet = REPO / "training" / "benchmarks" / "resnet50" / "pytorch"
+    assert code_digest(resnet) == code_digest(resnet)

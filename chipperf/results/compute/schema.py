@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-SCHEMA_VERSION = 2                 # 2: inference figures (latency, engine, reference)
+SCHEMA_VERSION = 3                 # 2: inference figures (latency, engine, reference)
+                                   # 3: the workload fingerprint of a case
 
 
 def to_dict(obj: Any) -> Any:
@@ -215,9 +216,25 @@ class Exclusion(_Schema):
 
 
 @dataclass(frozen=True)
+class Fingerprint(_Schema):
+    """The workload a case ran (chipperf.results.compute.fingerprint): two results are one
+    comparison only when these agree. None: the result does not say."""
+
+    case: str | None = None           # the implementation: "<harness>:<model>/<framework>"
+    case_version: str | None = None   # a digest of the case's code, or the harness version
+    framework: str | None = None      # the family: pytorch, paddle, tensorflow2, deepspeed...
+    global_batch: int | None = None   # samples per step, all ranks together
+    seq_len: int | None = None        # tokens per sample (text cases)
+    image_size: int | None = None     # pixels per side (image cases)
+    dataset: str | None = None        # the data set's name, or its data directory's
+    precision: str | None = None      # fp32, bf16, fp16, amp...
+
+
+@dataclass(frozen=True)
 class CaseResult(_Schema):
     NESTED: ClassVar[Mapping[str, Any]] = {
-        "rounds": (RoundResult,), "excluded": (Exclusion,), "aggregate": {"": Stat}}
+        "rounds": (RoundResult,), "excluded": (Exclusion,), "aggregate": {"": Stat},
+        "fingerprint": Fingerprint}
 
     dir_name: str
     key: str = ""                                    # model:framework:chip:nnodes:nproc:repeat
@@ -244,6 +261,7 @@ class CaseResult(_Schema):
     # module's validated_on_hardware, when the report was written)? None: unknown vendor.
     hardware_validated: bool | None = None
     hardware_note: str = ""
+    fingerprint: Fingerprint | None = None           # the workload (compare matches on it)
     rounds: tuple[RoundResult, ...] = ()
     counted: tuple[int, ...] = ()                    # round numbers in the aggregate
     excluded: tuple[Exclusion, ...] = ()

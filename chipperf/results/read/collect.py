@@ -17,11 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from chipperf.results.compute import aggregate, rounds
+from chipperf.results.compute.fingerprint import differences, fingerprint
 from chipperf.results.compute.inference import per_item
 from chipperf.results.compute.measured import MeasuredPeaks, read_measured_peaks
 from chipperf.results.compute.perf import RankLog, mfu, performance, read_rank_log
 from chipperf.results.compute.power import NodeSeries, node_result, node_series, read_node_files
-from chipperf.results.compute.schema import CaseResult, NodeResult, RoundResult, RunSummary
+from chipperf.results.compute.schema import (
+    CaseResult,
+    Fingerprint,
+    NodeResult,
+    RoundResult,
+    RunSummary,
+)
 from chipperf.results.layout import STATUSES, read_status
 from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
 from chipperf.results.read.flagperf import case_identity
@@ -57,6 +64,7 @@ class RunContext:
     vendor: str | None
     intervals: Mapping[str, float]
     measured: MeasuredPeaks | None = None   # base/ GEMM peaks (chipperf.results.compute.measured)
+    version: str | None = None              # the chipperf version that wrote the run
 
 
 @dataclass(frozen=True)
@@ -90,7 +98,7 @@ def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
         {k: float(interval) if isinstance(interval, (int, float)) and _is_number(interval)
          else 1.0 for k in FLAGPERF_INTERVALS}
     ctx = RunContext(run_dir, source, _str(run.get("suite")), _str(test.get("vendor")), intervals,
-                     measured)
+                     measured, _str(run.get("chipperf_version")))
     cases, series = [], []
     for name, entry in discover_cases(run_dir, run, problems, source):
         case, case_series = collect_case(ctx, name, entry)
@@ -152,12 +160,14 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
                if m}
     problems = [f"{name}/round{n}/: round listed in run.json has no dir" for n in sorted(listed)
                 if n not in on_disk and _dict(listed[n]).get("nodes")]
-    results, series = [], []
+    results, series, workloads = [], [], []
     for number in sorted(set(listed) | on_disk):
-        result, round_series, found = collect_round(ctx, number, _dict(listed.get(number)))
+        result, round_series, found, submit = collect_round(ctx, number, _dict(listed.get(number)))
         results.append(result)
         series.append(round_series)
+        workloads.append((number, _workload(ctx, ident, entry, submit)))
         vendor = vendor or found
+    workload = _one_workload(name, workloads, problems)
     validated, note = _hardware(vendor or ctx.vendor, ctx.chip)
     case = CaseResult(
         dir_name=name, key=_str(entry.get("key")) or "", suite=run.suite,
@@ -165,11 +175,34 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         framework=_str(ident.get("framework")),
         family=(_str(ident.get("framework")) or "").split("_", 1)[0] or None, chip=ctx.chip,
         vendor=vendor or ctx.vendor, nnodes=ctx.nnodes, nproc=ctx.nproc,
-        repeat=_int(ident.get("repeat")), image=_str(entry.get("image")),
+        repeat=_int(ident.get("repeat")), image=_str(entry.get("image")), fingerprint=workload,
         status=_str(entry.get("status")) or rounds.case_status(results),
         reason=_str(entry.get("reason")) or "", hardware_validated=validated, hardware_note=note,
         rounds=tuple(results), problems=tuple(problems))
     return aggregate.aggregate_case(case, run.suite), series
+
+
+def _workload(ctx: CaseContext, ident: Mapping[str, Any], entry: Mapping[str, Any],
+              submit: Mapping[str, Any] | None) -> Fingerprint:
+    framework = _str(ident.get("framework"))
+    return fingerprint(
+        ctx.run.source, _str(ident.get("model")), framework.split("_", 1)[0] if framework else None,
+        submit, data_dir=_str(entry.get("data_dir")), harness_version=ctx.run.version,
+        chips=ctx.nnodes * ctx.nproc if ctx.nnodes and ctx.nproc else None)
+
+
+def _one_workload(name: str, workloads: list[tuple[int, Fingerprint]],
+                  problems: list[str]) -> Fingerprint | None:
+    """The case's fingerprint (its first round's); a round that ran another workload is a
+    problem of the case (rounds of one case must measure one thing)."""
+    if not workloads:
+        return None
+    first_number, first = workloads[0]
+    for number, other in workloads[1:]:
+        if other != first:
+            problems.append(f"{name}/round{number}/: ran another workload than round "
+                            f"{first_number}: {'; '.join(differences(first, other))}")
+    return first
 
 
 def _hardware(vendor: str | None, chip: str | None) -> tuple[bool | None, str]:
@@ -200,8 +233,9 @@ def _identity(name: str, entry: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
-                  ) -> tuple[RoundResult, RoundSeries, str | None]:
-    """The round's result, its plot series, and the vendor its rank-0 log names."""
+                  ) -> tuple[RoundResult, RoundSeries, str | None, Mapping[str, Any] | None]:
+    """The round's result, its plot series, the vendor its rank-0 log names and that log's
+    SUBMIT_INFO value."""
     rel = f"{case.dir_name}/round{number}"
     round_dir = case.path / f"round{number}"
     listed = {str(k): _str(v) for k, v in _dict(entry.get("nodes")).items()}
@@ -225,7 +259,8 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
         problems=tuple(problems), **fields)
     plots = RoundSeries(case.dir_name, number, window, result.started_ms,
                         tuple(plot for _, plot in collected))
-    return result, plots, vendor
+    info = log.submit_info if log is not None else None
+    return result, plots, vendor, info.value if info is not None else None
 
 
 def _rank_zero(round_dir: Path, rel: str, names: list[str], problems: list[str],

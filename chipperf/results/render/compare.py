@@ -7,6 +7,11 @@ onnxruntime fp32 1x1``), so only the same engine at the same precision meets. Ea
 cell is the mean over the counted rounds, its coefficient of variation and round
 count, and (besides the baseline) its ratio to the baseline.
 
+Cases meet in one row only when their workload fingerprints agree too (case implementation
+and version, framework, global batch, sequence length or image size, data set, precision:
+``chipperf.results.compute.fingerprint``); cases of one key that ran different workloads get
+a row each (``[workload A]``, ``[workload B]``) and a note naming the fields that differ.
+
 base/ and operation/ cases match on the spec or operator alone (their figures are per
 chip), so the same spec measured on different chips and topologies is one row: the chips
 side by side, with the measured value (TFLOP/s, GB/s, GiB) as the figure.
@@ -22,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chipperf.results.compute.schema import CaseResult, RunSummary, Stat
+from chipperf.results.compute.fingerprint import differences
+from chipperf.results.compute.schema import CaseResult, Fingerprint, RunSummary, Stat
 from chipperf.results.render.text import DASH, console_table, fmt, kind_of, table
 
 FIGURES = ("throughput_raw", "train_time_s", "metric_value", "mfu", "avg_power_w_per_chip",
@@ -107,8 +113,9 @@ def compare(summaries: Sequence[RunSummary], baseline: int = 0) -> Comparison:
                 continue
             found[key] = case
         per_run.append(found)
-    keys = list(dict.fromkeys(k for found in per_run for k in found))
-    notes += _harness_notes(summaries, per_run, keys)
+    keys, split = _split_workloads(summaries, per_run,
+                                   list(dict.fromkeys(k for found in per_run for k in found)))
+    notes += split
     rows = [_row(key, figure, per_run, baseline) for key in keys
             for figure in _figures(key, per_run)]
     return Comparison(tuple(column_label(s) for s in summaries), baseline,
@@ -116,28 +123,52 @@ def compare(summaries: Sequence[RunSummary], baseline: int = 0) -> Comparison:
                       tuple(notes))
 
 
-def _harness_notes(summaries: Sequence[RunSummary], per_run: list[dict[str, CaseResult]],
-                   keys: list[str]) -> list[str]:
-    """A row that pairs a FlagPerf result with a chipperf one compares two harnesses' cases of
-    the same name, which need not be the same workload (FlagPerf's resnet50 trains ImageNet
-    at 224x224; chipperf's default resnet50 is a 32x32 digits smoke test): say so, by row."""
-    notes = []
+def _split_workloads(summaries: Sequence[RunSummary], per_run: list[dict[str, CaseResult]],
+                     keys: list[str]) -> tuple[list[str], list[str]]:
+    """Cases of one match key that ran different workloads (their fingerprints differ) get a
+    row each, ``<key> [workload A]``, ``[workload B]``...; a note says which run is which and
+    which fields differ. Returns the row keys and the notes (``per_run`` is re-keyed)."""
+    out_keys: list[str] = []
+    notes: list[str] = []
     for key in keys:
-        sources = {summaries[i].source for i, found in enumerate(per_run) if key in found}
-        if len(sources) > 1:
-            runs = ", ".join(f"{s.run_id} ({s.source})" for s, found in zip(summaries, per_run)
-                             if key in found)
-            notes.append(f"{key}: pairs FlagPerf's and chipperf's cases of that name ({runs}); "
-                         "they may differ in dataset, image size or sequence length and batch: "
-                         "check the workloads match before reading the ratios")
-    return notes
+        groups: list[Fingerprint | None] = []
+        for found in per_run:
+            if key in found and found[key].fingerprint not in groups:
+                groups.append(found[key].fingerprint)
+        if len(groups) == 1:
+            out_keys.append(key)
+            continue
+        labels = [f"{key} [workload {chr(ord('A') + i)}]" for i in range(len(groups))]
+        members: list[list[str]] = [[] for _ in groups]
+        for summary, found in zip(summaries, per_run):
+            if key in found:
+                case = found.pop(key)
+                index = groups.index(case.fingerprint)
+                found[labels[index]] = case
+                members[index].append(f"{summary.run_id} ({summary.source})")
+        out_keys += labels
+        notes.append(f"{key}: not one workload, so not compared in one row: " + "; ".join(
+            f"[workload {chr(ord('A') + i)}] {', '.join(runs)}" for i, runs in enumerate(members))
+            + ". " + " ".join(_differ(groups[0], fp, chr(ord('A') + i))
+                              for i, fp in enumerate(groups) if i))
+    return out_keys, notes
+
+
+def _differ(a: Fingerprint | None, b: Fingerprint | None, name: str) -> str:
+    found = differences(a or Fingerprint(), b or Fingerprint())
+    return f"A and {name} differ in " + ("; ".join(found) if found else "whether a workload is "
+                                         "recorded (an older summary)") + "."
 
 
 def _figures(key: str, per_run: list[dict[str, CaseResult]]) -> tuple[str, ...]:
     cases = [found[key] for found in per_run if key in found]
-    if key.endswith(tuple(f" ({suite})" for suite in PER_CHIP_SUITES)):
+    if _per_chip(key):
         return SPEC_FIGURES
     return INFERENCE_FIGURES if any(c.inference for c in cases) else FIGURES
+
+
+def _per_chip(key: str) -> bool:
+    return any(f" ({suite})" in key for suite in PER_CHIP_SUITES)
 
 
 def _row(key: str, figure: str, per_run: list[dict[str, CaseResult]], baseline: int) -> Row:
@@ -151,7 +182,7 @@ def _row(key: str, figure: str, per_run: list[dict[str, CaseResult]], baseline: 
         cells.append(Cell(s, s.mean / base.mean, within_noise(s, base)))
     units = [found[key].throughput_unit for found in per_run if key in found]
     unit = next((u for u in units if u), "") if figure == "throughput_raw" else ""
-    if figure == "metric_value" and key.endswith(tuple(f" ({x})" for x in PER_CHIP_SUITES)):
+    if figure == "metric_value" and _per_chip(key):
         names = [found[key].metric_name for found in per_run if key in found]
         unit = next((n for n in names if n), "")   # the spec's unit: TFLOP/s, GB/s, GiB
     return Row(key, figure, unit, tuple(cells))

@@ -38,6 +38,7 @@ from driver.dist import DistEnv
 from driver.events import CaseLog
 from driver.finished import Metric, build_finished
 from driver.timing import Clock, Windows
+from driver.version import code_digest
 
 DEFAULT_STEP_EVERY = 10
 STEP_EVERY_PARAM = "log_every_steps"
@@ -67,6 +68,7 @@ class Driver:
         self.log = log
         self.vendor = environ.get("CHIPPERF_VENDOR", "unknown")
         self.case_key = environ.get("CHIPPERF_CASE")
+        self.case_version: str | None = None       # driver.version.code_digest of the case
 
     @classmethod
     def start(cls, model: str, case_dir: Path, argv: Sequence[str] | None = None,
@@ -84,6 +86,7 @@ class Driver:
         config = load_case_config(Path(case_dir) / "config", args.vendor_config, args.overrides)
         log.step_every = max(1, int(config.get(STEP_EVERY_PARAM, DEFAULT_STEP_EVERY)))
         driver = cls(model, args, config, dist, windows, log, env)
+        driver.case_version = code_digest(Path(case_dir))
         driver.submit_info()
         return driver
 
@@ -92,6 +95,7 @@ class Driver:
     def submit_info(self) -> None:
         self.log.emit("SUBMIT_INFO", {
             "vendor": self.vendor, "model": self.model, "case": self.case_key,
+            "case_version": self.case_version,
             "config_file": None if self.args.vendor_config is None else str(self.args.vendor_config),
             "config": self.config.as_dict(),
             "config_sources": {k: self.config.source(k) for k in self.config},
