@@ -22,7 +22,7 @@ from chipperf.containers.options import parse_cli_options
 from chipperf.device import launch_env as device_launch_env
 from chipperf.frameworks import ImageChoice, choose_folder
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
-from chipperf.results.measured import read_measured_peaks
+from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.vendors import get_vendor, vendor_names
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from chipperf import cli
-from chipperf.results.collect import collect
-from chipperf.results.render import console
+from chipperf.results.read.collect import collect
+from chipperf.results.render.console import console
 from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 REPO = Path(__file__).resolve().parents[2]
