@@ -135,7 +135,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from chipperf.results.entry import compare_main
 
-    return compare_main([Path(d) for d in args.run_dirs], baseline=args.baseline)
+    return compare_main([Path(d) for d in args.run_dirs], baseline=args.baseline,
+                        html=Path(args.html) if args.html else None)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -248,6 +249,9 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="result directories")
     q.add_argument("--baseline", type=int, default=0, metavar="N",
                    help="index of the baseline among RUN_DIRs (default: %(default)s, the first)")
+    q.add_argument("--html", metavar="FILE",
+                   help="also write the comparison as one self-contained page (tables with "
+                        "ratios and noise flags, a bar chart per figure) to FILE")
     q.set_defaults(fn=cmd_compare)
     q = sub.add_parser("check", help="validate a result directory and its PerfLog lines",
                        description="Check a result directory against the documented layout "

@@ -17,6 +17,7 @@ from chipperf.results.read.check_flagperf import check_flagperf, is_flagperf_dir
 from chipperf.results.read.collect import collect
 from chipperf.results.render import readme as readme_block
 from chipperf.results.render.compare import compare, comparison_console
+from chipperf.results.render.compare_html import comparison_html
 from chipperf.results.render.console import console
 from chipperf.results.report import write_collected
 
@@ -85,9 +86,9 @@ def _write_into(readme: Path, table: str, summary: RunSummary) -> int:
     return 0
 
 
-def compare_main(dirs: list[Path], baseline: int = 0) -> int:
+def compare_main(dirs: list[Path], baseline: int = 0, html: Path | None = None) -> int:
     """Compare the runs in ``dirs``; ``baseline`` is the index (0 = first) of the one the
-    ratios are taken against."""
+    ratios are taken against; ``html``: also write the comparison page there."""
     missing = [d for d in dirs if not Path(d).is_dir()]
     if missing:
         print("chipperf compare: not a directory: " + ", ".join(map(str, missing)))
@@ -102,6 +103,9 @@ def compare_main(dirs: list[Path], baseline: int = 0) -> int:
         print("chipperf compare: no case has a counted round to compare")
         return 1
     print(comparison_console(comparison), end="")
+    if html is not None:
+        atomic_write(html, comparison_html(comparison, summaries))
+        print(f"Comparison page: {html}")
     return 0
 
 

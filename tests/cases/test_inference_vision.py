@@ -126,3 +126,26 @@ def test_unknown_model_size_is_one_clear_error(digits, tmp_path, capsys, monkeyp
     err = capsys.readouterr().err
     assert "chipperf inference case vit_l_16:pytorch_2.13: error: model_size 'huge' is unknown: " \
            "use one of large, tiny" in err
+
+
+def test_flagperf_config_files_drive_the_case(digits, tmp_path, capsys) -> None:
+    """FlagPerf's vit_l_16 folder (configurations.yaml, parameters.yaml) beside chipperf's
+    configuration.yaml, with a FlagPerf-form cpu vendor file: its keys reach the run."""
+    import shutil
+
+    folder = tmp_path / "vit_l_16"
+    shutil.copytree(REPO / "tests/unit/data/flagperf/inference/configs/vit_l_16", folder)
+    shutil.copy(REPO / "inference/configs/vit_l_16/configuration.yaml", folder)
+    (folder / "vendor_config" / "cpu_configurations.yaml").write_text(
+        "compiler: null\nfp16: false\nbatch_size: 8\nnum_workers: 2\n")
+    module = load_entry("vit_l_16")
+    args = argv("vit_l_16", digits, tmp_path, "repeat=1")
+    args[args.index("--extern_config_dir") + 1] = str(folder)
+    assert module.main(module.CASE, args) == 0
+    captured = capsys.readouterr()
+    events, _ = parse_lines(captured.out.splitlines())
+    f = events[-1].value
+    assert (f["engine"], f["precision"], f["flops_per_unit"]) == ("eager", "fp32", 6.16e10)
+    assert f["offline"]["passes"] == 5 and f["work_done"] == 5 * 16     # FlagPerf's repeat
+    assert "note: " in captured.err and "FlagPerf key 'num_workers' has no meaning here" in captured.err
+    assert any("'weights'" in n for n in events[1].value["config_notes"])

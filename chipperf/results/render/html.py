@@ -1,9 +1,10 @@
 """report.html: one self-contained page (inline CSS and SVG; no script, font or fetch).
 
-Per case: throughput per round (rounds not counted in grey), the round and
-statistics tables, and per round one chart per telemetry (node power, accelerator
-power / utilisation / memory, CPU, host memory), one line per node, the timed
-window shaded.
+Per case: the smoke-test label where the dataset says so; the workload, hardware and
+software; throughput per round (rounds not counted in grey), the round and statistics
+tables, what was not measured (each reason once); and per round the loss and target-metric
+curves, one chart per telemetry (node power, accelerator power / utilisation / memory, CPU,
+host memory; one line per node, the timed window shaded) and links to every node's logs.
 """
 
 from __future__ import annotations
@@ -14,8 +15,16 @@ from html import escape
 
 from chipperf.results.compute.schema import CaseResult, RoundResult, RunSummary
 from chipperf.results.read.collect import Collected, RoundSeries
+from chipperf.results.read.details import CaseDetails
+from chipperf.results.render.casehtml import (
+    curve_charts,
+    facts_tables,
+    log_links,
+    not_measured,
+    smoke_banner,
+)
 from chipperf.results.render.console import case_rows, hardware_lines
-from chipperf.results.render.markdown import absent_reasons, round_rows, stats_rows
+from chipperf.results.render.markdown import round_rows, stats_rows
 from chipperf.results.render.svg import Bar, Line, bar_chart, line_chart
 from chipperf.results.render.text import DASH, fmt
 
@@ -50,16 +59,27 @@ svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}svg .window{fill:#fde9b0;
 svg .mean{stroke:#333;stroke-dasharray:4 3}
 .bad{color:#b00020}.muted{color:#777}details{margin:8px 0}summary{cursor:pointer;font-weight:600}
 code{background:#f4f4f4;padding:0 3px}
+.smoke{background:#fff4d6;border:1px solid #e0b84c;padding:6px 10px}
+div.facts{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+table.facts caption{text-align:left;font-weight:600}table.facts th{text-align:left}
+table.facts td{text-align:left}ul.logs a{margin-right:8px}
 """
 
 
-def report_html(collected: Collected) -> str:
+def report_html(collected: Collected, details: dict[str, CaseDetails] | None = None) -> str:
+    """``details``: per case dir, what chipperf.results.read.details reads beside the figures."""
     summary = collected.summary
     series = {(s.case, s.number): s for s in collected.series}
+    details = details or {}
+    smoke = [c.key or c.dir_name for c in summary.cases
+             if details.get(c.dir_name) and details[c.dir_name].smoke]
     body = [f"<h1>chipperf run <code>{escape(summary.run_id)}</code></h1>", _facts(summary),
             "<h2>Cases</h2>", html_table(*case_rows(summary)), *_hardware(summary)]
+    if smoke:
+        body.append(f'<p class="smoke">Smoke test, not a performance figure: '
+                    f'{escape(", ".join(smoke))} (see the case below).</p>')
     for case in summary.cases:
-        body += case_section(case, series)
+        body += case_section(case, series, details.get(case.dir_name))
     body += _problems(summary)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -91,17 +111,22 @@ def _facts(summary: RunSummary) -> str:
     return html_table(["", ""], [[k, v or DASH] for k, v in facts])
 
 
-def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries]) -> list[str]:
-    out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.key or case.dir_name)}</h2>',
+def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
+                 details: CaseDetails | None = None) -> list[str]:
+    smoke = " (smoke test)" if details is not None and details.smoke else ""
+    out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.key or case.dir_name)}'
+           f"{smoke}</h2>",
            f"<p>vendor {escape(case.vendor or DASH)}, chip {escape(case.chip or DASH)}, "
            f"{case.topology} (nodes x procs), "
            + (f"engine {escape(case.engine or DASH)} ({escape(case.precision or DASH)}), "
               if case.inference else "")
            + f"image <code>{escape(case.image or DASH)}</code>, "
            f"status <b>{escape(case.status or 'unknown')}</b> {escape(case.reason)}</p>"]
+    out.append(smoke_banner(details))
     if case.hardware_note:
         css = "" if case.hardware_validated else ' class="bad"'
         out.append(f"<p{css}>Hardware status: {escape(case.hardware_note)}</p>")
+    out.append(facts_tables(details))
     chart = throughput_chart(case)
     if chart:
         out.append(f'<div class="charts">{chart}</div>')
@@ -112,12 +137,16 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries]) -
     header, rows = stats_rows(case)
     out += [f"<h3>Over the counted rounds ({len(case.counted)})</h3>",
             html_table(header, rows) if rows else "<p>(no figure measured)</p>"]
-    absent = absent_reasons(case)
-    if absent:
-        items = "".join(f"<li>{escape(n)}: {escape(w)}</li>" for n, w in absent)
-        out.append(f"<h3>Not measured</h3><ul>{items}</ul>")
+    curves = {c.number: c for c in details.curves} if details is not None else {}
+    rounds, gaps = [], {}
     for i, result in enumerate(case.rounds):
-        out.append(round_details(result, series.get((case.dir_name, result.number)), i == 0))
+        plots = series.get((case.dir_name, result.number))
+        charts, gaps[result.number] = round_charts(result, plots) if plots else ([], [])
+        charts = curve_charts(curves.get(result.number)) + charts
+        logs = log_links(details.logs, result.number) if details is not None else ""
+        rounds.append(round_details(result, charts, logs, i == 0))
+    out.append(not_measured(case, gaps))
+    out += rounds
     out.append("</section>")
     return out
 
@@ -134,19 +163,17 @@ def throughput_chart(case: CaseResult) -> str:
                      mean.mean if mean is not None else None)
 
 
-def round_details(result: RoundResult, plots: RoundSeries | None, open_: bool) -> str:
+def round_details(result: RoundResult, charts: Sequence[str], logs: str, open_: bool) -> str:
+    """One round: its timed window, its charts (what it lacks is in the case's Not measured
+    list) and its nodes' logs."""
     title = (f"Round {result.number}: {result.status or 'unknown'}"
              + (f" ({result.reason})" if result.reason else ""))
     parts = [f"<details{' open' if open_ else ''}><summary>{escape(title)}</summary>",
              _window_note(result)]
-    if plots is not None:
-        charts, gaps = round_charts(result, plots)
+    if charts:
         parts.append(f'<div class="charts">{"".join(charts)}</div>')
-        if gaps:
-            items = "".join(f"<li>{escape(t)}: {escape(w)}</li>" for t, w in gaps)
-            parts.append(f'<ul class="muted">{items}</ul>')
-    parts.append("</details>")
-    return "\n".join(parts)
+    parts += [logs, "</details>"]
+    return "\n".join(p for p in parts if p)
 
 
 def _window_note(result: RoundResult) -> str:

@@ -150,14 +150,15 @@ def _legend(i: int, label: str, color: str, box: bool = False) -> list[str]:
                   f"<title>{escape(label)}</title></text>"]
 
 
-def bar_chart(title: str, bars: Sequence[Bar], y_label: str, mean: float | None = None) -> str:
+def bar_chart(title: str, bars: Sequence[Bar], y_label: str, mean: float | None = None,
+              x_label: str = "round") -> str:
     values = [b.value for b in bars if b.value is not None]
     if not values:
         return ""
     yticks = nice_ticks(0.0, max(values), 5)
     frame = _Frame((0, len(bars)), (yticks[0], yticks[-1]))
     out = _open(title, "bars")
-    out += _axes(frame, [], yticks, "round", y_label, 1.0)
+    out += _axes(frame, [], yticks, x_label, y_label, 1.0)
     slot = frame.w / len(bars)
     for i, bar in enumerate(bars):
         x = LEFT + i * slot + slot * 0.15
