@@ -180,13 +180,15 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
               if (n := _int(r.get("number"))) is not None}
     problems = [f"{name}/round{n}/: round listed in run.json has no dir" for n in sorted(listed)
                 if n not in on_disk and _dict(listed[n]).get("nodes")]
-    results, series, workloads = [], [], []
+    results, series, workloads, smoke = [], [], [], ""
     for number in sorted(set(listed) | on_disk):
         result, round_series, found, log = collect_round(ctx, number, _dict(listed.get(number)))
         results.append(result)
         series.append(round_series)
         workloads.append((number, _workload(ctx, ident, entry, log)))
         vendor = vendor or found
+        submit = log.submit_info.value if log is not None and log.submit_info else None
+        smoke = smoke or _str(_dict(_dict(submit).get("dataset")).get("smoke_test")) or ""
     workload = _one_workload(name, workloads, problems)
     validated, note = _hardware(vendor or ctx.vendor, ctx.chip)
     case = CaseResult(
@@ -198,7 +200,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         repeat=_int(ident.get("repeat")), image=_str(entry.get("image")), fingerprint=workload,
         status=_str(entry.get("status")) or rounds.case_status(results),
         reason=_str(entry.get("reason")) or "", hardware_validated=validated, hardware_note=note,
-        rounds=tuple(results), problems=tuple(problems))
+        smoke_test=smoke, rounds=tuple(results), problems=tuple(problems))
     return aggregate.aggregate_case(case, ctx.suite), series
 
 
