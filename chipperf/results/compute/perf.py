@@ -21,6 +21,8 @@ from chipperf.results.compute.schema import Metric, Throughput
 from chipperf.results.read.flagperf import target_from_config
 from chipperf.results.read.samples import read_lines
 
+# reasons[FIGURES_FROM]: a FlagPerf round whose figures come from its text lines, not FINISHED
+FIGURES_FROM = "figures_from"
 TIMES = ("e2e_time_s", "train_time_s", "train_no_eval_time_s", "pure_compute_time_s")
 
 
@@ -35,6 +37,7 @@ class RankLog:
     train_start: Event | None = None
     train_end: Event | None = None
     finished: Event | None = None
+    finish_info: Mapping[str, Any] | None = None  # FlagPerf inference: its Finish Info dict
     events: int = 0
     problems: list[str] = field(default_factory=list)
 
@@ -52,6 +55,20 @@ def read_rank_log(path: Path) -> RankLog:
                 _keep(out, event)
     except OSError as exc:
         out.problems.append(f"{path.name}: unreadable: {exc}")
+    return out
+
+
+def read_finish_info_log(path: Path) -> RankLog:
+    """A FlagPerf inference case's ``container.out.log``: its one ``Finish Info {...}`` line
+    stands for FINISHED (a log without it, or cut inside it, is a problem naming the line)."""
+    from chipperf.results.read.flagperf_text import parse_finish_info
+
+    out = RankLog(path=path, present=path.is_file())
+    if not out.present:
+        return out
+    info, problems = parse_finish_info(text for _, text, _ in read_lines(path))
+    out.finish_info = info or None
+    out.problems += [f"{path.name}:{p.removeprefix('line ')}" for p in problems]
     return out
 
 
@@ -94,6 +111,9 @@ def performance(log: RankLog, rel: str, suite: str | None = None
         missing = [n for n, e in (("TRAIN_START", log.train_start), ("TRAIN_END", log.train_end))
                    if e is None or e.time_ms is None]
         reasons["window"] = f"{rel} has no {' / '.join(missing)} with time_ms"
+    if log.finish_info is not None:
+        fields.update(finish_info_fields(log.finish_info, reasons))
+        return fields, reasons
     if log.finished is None:
         why = f"{rel} missing" if not log.present else f"{rel} has no FINISHED event"
         llm = flagperf_llm_fields(log.path, reasons) if log.present else None
@@ -123,8 +143,9 @@ def flagperf_llm_fields(path: Path, reasons: dict[str, str]) -> dict[str, Any] |
     values, problems = parse_llm_log(text for _, text, _ in read_lines(path))
     if problems or "system_tokens_per_s" not in values:
         return None
-    reasons["finished"] = ("FlagPerf LLM case: no FINISHED event; figures from its summary "
-                           "lines (System tokens per second, MFU, loss)")
+    reasons[FIGURES_FROM] = ("FlagPerf LLM case: no FINISHED event; figures from its summary "
+                             "lines (System tokens per second, MFU, loss); it reports no "
+                             "convergence")
     out: dict[str, Any] = {
         "throughput": Throughput(raw=values["system_tokens_per_s"], unit="tokens/s"),
         "work_unit": "tokens", "mfu_reported": values["mfu"]}
@@ -132,6 +153,37 @@ def flagperf_llm_fields(path: Path, reasons: dict[str, str]) -> dict[str, Any] |
         out["metric"] = Metric("final_loss", values["final_loss"], None, False)
     if "theory_tflops" in values:
         out["reported_peak_tflops"] = values["theory_tflops"]
+    return out
+
+
+def finish_info_fields(info: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
+    """RoundResult fields from a FlagPerf inference Finish Info: throughput (whole: the
+    e2e inference pass; pure compute: its starred ``*p_inference_core(qps)``), end-to-end
+    time, precision, the compiler as the engine, and the inference accuracy as the metric."""
+    def number(key: str) -> float | None:
+        value = info.get(key)
+        return float(value) if isinstance(value, (int, float)) and \
+            not isinstance(value, bool) else None
+
+    reasons[FIGURES_FROM] = "FlagPerf inference case: no FINISHED event; figures from its " \
+                            "Finish Info line"
+    reasons["latency_ms"] = "FlagPerf's Finish Info has no latency percentiles"
+    reasons["reference"] = "FlagPerf's Finish Info has no deviation from a reference"
+    reasons["train_time_s"] = "FlagPerf's Finish Info has no timed window"
+    raw, core = number("p_inference_whole(qps)"), number("*p_inference_core(qps)")
+    out: dict[str, Any] = {
+        "e2e_time_s": number("e2e_time(second)"), "work_unit": "items",
+        "throughput": Throughput(raw=raw, pure_compute=core, unit="items/s")
+        if raw is not None or core is not None else None,
+        "precision": info.get("precision") if isinstance(info.get("precision"), str) else None,
+        "engine": info.get("compiler") if isinstance(info.get("compiler"), str) else None}
+    out["dtype"] = out["precision"]
+    accuracy = number("infer_average_acc")
+    if accuracy is not None:
+        out["metric"] = Metric("infer_average_acc", accuracy, None, True)
+    for key, name in (("throughput", "p_inference_whole(qps)"), ("e2e_time_s", "e2e_time(second)")):
+        if out[key] is None:
+            reasons[key] = f"Finish Info has no numeric {name!r}"
     return out
 
 
