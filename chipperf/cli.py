@@ -121,7 +121,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def cmd_cases(args: argparse.Namespace) -> int:
     from chipperf.cases import print_cases
 
-    return print_cases(Path(args.training_dir or default_training_dir()), as_json=args.json)
+    root = args.training_dir or (default_training_dir() if args.suite == "training"
+                                 else default_suite_dir(args.suite))
+    return print_cases(Path(root), as_json=args.json, suite=args.suite)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -223,9 +225,11 @@ def parser() -> argparse.ArgumentParser:
     q = sub.add_parser("cases", help="list the case catalogue",
                        description="List the cases this checkout can run, with their vendors, "
                                    "frameworks and vendor configs.")
+    q.add_argument("--suite", choices=("training", "inference", "base", "operation"),
+                   default="training", help="which suite's catalogue (default: training)")
     q.add_argument("--json", action="store_true", help="print JSON instead of a table")
     q.add_argument("--training-dir", metavar="DIR",
-                   help="case catalogue root (default: the repo's training/)")
+                   help="case catalogue root (default: the repo's <suite>/ folder)")
     q.set_defaults(fn=cmd_cases)
     q = sub.add_parser("report", help="summarise a result directory (again)",
                        description="Rewrite summary.json/csv/md, report.html and each case's "

@@ -262,6 +262,9 @@ class CaseResult(_Schema):
     hardware_validated: bool | None = None
     hardware_note: str = ""
     fingerprint: Fingerprint | None = None           # the workload (compare matches on it)
+    # Why this case's figures are a smoke test's, not the chip's performance (the data dir's
+    # dataset.json card, via SUBMIT_INFO's "dataset"); "" when the data does not say so.
+    smoke_test: str = ""
     rounds: tuple[RoundResult, ...] = ()
     counted: tuple[int, ...] = ()                    # round numbers in the aggregate
     excluded: tuple[Exclusion, ...] = ()

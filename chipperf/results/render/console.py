@@ -120,6 +120,8 @@ def console(summary: RunSummary) -> str:
     body = console_table(header, rows) if rows else "(no cases)"
     body += "".join(f"\n{c.key or c.dir_name}: round {e.round} not counted: {e.why}"
                     for c in summary.cases for e in c.excluded)
+    body += "".join(f"\n{c.key or c.dir_name}: smoke test, not a performance figure: "
+                    f"{c.smoke_test}" for c in summary.cases if c.smoke_test)
     tail = [f"{len(summary.problems) + sum(_problem_count(c) for c in summary.cases)} problem(s); "
             "see summary.md"] if _has_problems(summary) else []
     return "\n".join([head, body, *tail]) + "\n"
