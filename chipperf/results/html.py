@@ -16,6 +16,7 @@ from chipperf.results.collect import Collected, RoundSeries
 from chipperf.results.markdown import absent_reasons, round_rows, stats_rows
 from chipperf.results.render import DASH, case_rows, fmt, hardware_lines
 from chipperf.results.schema import CaseResult, RoundResult, RunSummary
+from chipperf.results.serving import best_rates, has_serving, serving_rows
 from chipperf.results.svg import Bar, Line, bar_chart, line_chart
 
 # series name -> (chart title, y label, y scale, NodeResult field whose reason explains a gap)
@@ -108,6 +109,9 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries]) -
     if case.excluded:
         items = "".join(f"<li>round {e.round}: {escape(e.why)}</li>" for e in case.excluded)
         out.append(f'<p class="bad">Not counted:</p><ul>{items}</ul>')
+    if has_serving(case):
+        out += ["<h3>LLM serving (times in ms)</h3>", html_table(*serving_rows(case)),
+                *(f"<p>{escape(line)}.</p>" for line in best_rates(case))]
     header, rows = stats_rows(case)
     out += [f"<h3>Over the counted rounds ({len(case.counted)})</h3>",
             html_table(header, rows) if rows else "<p>(no figure measured)</p>"]
