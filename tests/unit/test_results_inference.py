@@ -12,10 +12,10 @@ import pytest
 
 from chipperf.perflog import MARKER, finished_problems
 from chipperf.results import check_main, report_main
-from chipperf.results.check import check
-from chipperf.results.compare import compare, comparison_markdown, match_key
+from chipperf.results.compute.schema import RunSummary
+from chipperf.results.read.check import check
+from chipperf.results.render.compare import compare, comparison_markdown, match_key
 from chipperf.results.report import summarize, write_reports
-from chipperf.results.schema import RunSummary
 from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 A100_FP16 = 312e12

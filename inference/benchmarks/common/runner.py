@@ -39,7 +39,6 @@ from common.settings import Settings
 from common.stats import latency_summary
 
 EXIT_CASE_ERROR = 2
-VENDOR_SUFFIX = "_configuration.yaml"
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -69,12 +68,15 @@ def main(case: Case, argv: Sequence[str] | None = None) -> int:
 def run(case: Case, args: argparse.Namespace, log: PerfLogger) -> dict:
     start = time.perf_counter()
     log.event("INIT_START", {"model": case.model})
-    config = configuration.load(args.extern_config_dir, args.extern_config_file, args.set)
+    config, notes = configuration.load_with_notes(args.extern_config_dir,
+                                                  args.extern_config_file, args.set)
+    for note in notes:
+        print(f"chipperf inference case {case.model}: note: {note}", file=sys.stderr, flush=True)
     s = Settings.from_config(config)
     device = open_device(s)
     log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": case.model,
                               "engine": s.engine, "precision": s.precision, "device": device.type,
-                              "config": configuration.thaw(config)})
+                              "config": configuration.thaw(config), "config_notes": notes})
     setup_torch(s, device)
     with tempfile.TemporaryDirectory(prefix="chipperf-infer-") as scratch:
         options = engine_options(s, case, Path(scratch), device)
@@ -161,10 +163,7 @@ def check_targets(s: Settings) -> None:
 
 
 def vendor_name(vendor_file: str | None) -> str | None:
-    if not vendor_file:
-        return None
-    name = Path(vendor_file).name
-    return name[: -len(VENDOR_SUFFIX)] if name.endswith(VENDOR_SUFFIX) else name
+    return configuration.vendor_of(vendor_file) if vendor_file else None
 
 
 def setup_torch(s: Settings, device: TorchDevice) -> None:
