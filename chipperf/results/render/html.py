@@ -25,9 +25,9 @@ from chipperf.results.render.casehtml import (
 )
 from chipperf.results.render.console import case_rows, hardware_lines
 from chipperf.results.render.markdown import round_rows, stats_rows
+from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.svg import Bar, Line, bar_chart, line_chart
 from chipperf.results.render.text import DASH, fmt
-from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 
 # series name -> (chart title, y label, y scale, NodeResult field whose reason explains a gap)
 CHARTS = (

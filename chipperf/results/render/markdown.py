@@ -11,8 +11,8 @@ from chipperf.results.compute.schema import (
     round_value,
 )
 from chipperf.results.render.console import case_rows, hardware_lines
-from chipperf.results.render.text import DASH, fmt, kind_of, table
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
+from chipperf.results.render.text import DASH, fmt, kind_of, table
 
 ROUND_FIGURES = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu", "mfu_measured",
                  "avg_power_w_per_chip", "peak_power_w_per_chip", "avg_power_w_per_node",
