@@ -51,6 +51,11 @@ def test_truncated_rank_zero_log_is_one_problem_naming_file_and_line(tmp_path):
     assert check_flagperf(run).problems == [
         f"{CASE}/round1/10.1.2.2_noderank0/rank0.out.log:8: the log ends without a FINISHED "
         "event: the case did not finish (or the log is truncated)"]
+    (first,) = summarize(run).cases[0].rounds            # chipperf report says it the same way
+    assert first.status == "failed"
+    assert first.reasons["finished"] == ("10.1.2.2_noderank0/rank0.out.log has no FINISHED "
+                                         "event (it ends at line 8: the case did not finish, "
+                                         "or the log is truncated)")
 
 
 def test_missing_node_round_and_bad_monitor_lines(tmp_path):
@@ -109,3 +114,7 @@ def test_deepspeed_llm_dir_reads_its_rank0_log_txt(tmp_path):
     (problem,) = check_flagperf(run).problems
     assert problem.startswith("llama2_7b:deepspeed:A100:1:8:1/round1/10.1.2.2_noderank0/"
                               "rank0.log.txt:4: the log ends without FlagPerf's System tokens")
+    (cut_round,) = summarize(run).cases[0].rounds
+    assert cut_round.status == "failed"
+    assert cut_round.reasons["finished"].startswith(
+        "10.1.2.2_noderank0/rank0.log.txt:4: the log ends without FlagPerf's System tokens")

@@ -39,6 +39,7 @@ class RankLog:
     finished: Event | None = None
     finish_info: Mapping[str, Any] | None = None  # FlagPerf inference: its Finish Info dict
     events: int = 0
+    lines: int = 0                                # the last line read
     problems: list[str] = field(default_factory=list)
 
 
@@ -75,6 +76,7 @@ def read_finish_info_log(path: Path) -> RankLog:
 def _decoded(path: Path, out: RankLog) -> Iterator[str]:
     """Every line of the log (streamed); lines with bad bytes are reported as they pass."""
     for number, text, clean in read_lines(path):
+        out.lines = number
         if not clean:
             out.problems.append(f"{path.name}:{number}: not valid UTF-8 (bytes replaced)")
         yield text
@@ -115,12 +117,14 @@ def performance(log: RankLog, rel: str, suite: str | None = None
         fields.update(finish_info_fields(log.finish_info, reasons))
         return fields, reasons
     if log.finished is None:
-        why = f"{rel} missing" if not log.present else f"{rel} has no FINISHED event"
-        llm = flagperf_llm_fields(log.path, reasons) if log.present else None
+        why = f"{rel} missing" if not log.present else \
+            f"{rel} has no FINISHED event (it ends at line {log.lines}: the case did not " \
+            "finish, or the log is truncated)"
+        llm, cut = flagperf_llm_fields(log.path, reasons) if log.present else (None, "")
         if llm is not None:  # a FlagPerf LLM case: its summary lines stand for FINISHED
             fields.update(llm)
             return fields, reasons
-        return fields, {**reasons, "finished": why}
+        return fields, {**reasons, "finished": f"{rel.rsplit('/', 1)[0]}/{cut}" if cut else why}
     value = normalize_finished(log.finished.value)
     fields.update(_finished_fields(value, reasons))
     if suite in ("base", "operation") and isinstance(log.finished.value, Mapping):
@@ -134,15 +138,18 @@ def performance(log: RankLog, rel: str, suite: str | None = None
     return fields, reasons
 
 
-def flagperf_llm_fields(path: Path, reasons: dict[str, str]) -> dict[str, Any] | None:
+def flagperf_llm_fields(path: Path, reasons: dict[str, str]
+                        ) -> tuple[dict[str, Any] | None, str]:
     """RoundResult fields from the summary lines a FlagPerf LLM case (deepspeed, megatron,
     flagscale) prints instead of FINISHED: system tokens/s, MFU (as the case computed it,
-    over FlagPerf's "Theory TFLOPS"), final loss; None when the log has no such summary."""
+    over FlagPerf's "Theory TFLOPS"), final loss. (None, '<file>:<line>: what') for an LLM
+    log that ends before its summary; (None, '') for a log with no LLM lines at all."""
     from chipperf.results.read.flagperf_text import parse_llm_log
 
     values, problems = parse_llm_log(text for _, text, _ in read_lines(path))
     if problems or "system_tokens_per_s" not in values:
-        return None
+        cut = problems[0].removeprefix("line ") if values and problems else ""
+        return None, f"{path.name}:{cut}" if cut else ""
     reasons[FIGURES_FROM] = ("FlagPerf LLM case: no FINISHED event; figures from its summary "
                              "lines (System tokens per second, MFU, loss); it reports no "
                              "convergence")
@@ -153,7 +160,7 @@ def flagperf_llm_fields(path: Path, reasons: dict[str, str]) -> dict[str, Any] |
         out["metric"] = Metric("final_loss", values["final_loss"], None, False)
     if "theory_tflops" in values:
         out["reported_peak_tflops"] = values["theory_tflops"]
-    return out
+    return out, ""
 
 
 def finish_info_fields(info: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
