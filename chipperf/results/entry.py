@@ -13,6 +13,7 @@ from pathlib import Path
 from chipperf.results.compute.schema import RunSummary
 from chipperf.results.layout import atomic_write
 from chipperf.results.read.check import check
+from chipperf.results.read.check_flagperf import check_flagperf, is_flagperf_dir
 from chipperf.results.read.collect import collect
 from chipperf.results.render import readme as readme_block
 from chipperf.results.render.compare import compare, comparison_console
@@ -114,7 +115,11 @@ def check_main(run_dir: Path) -> int:
     if not run_dir.is_dir():
         print(f"chipperf check: {run_dir}: not a directory")
         return 2
-    report = check(run_dir)
+    flagperf = is_flagperf_dir(run_dir)
+    report = check_flagperf(run_dir) if flagperf else check(run_dir)
+    if flagperf:
+        print(f"{run_dir}: a FlagPerf result directory (no run.json): checked what FlagPerf "
+              "writes (docs/results.md, section 6)")
     for problem in report.problems:
         print(problem)
     counts = (f"{report.cases} case(s), {report.rounds} round(s), {report.nodes} node dir(s), "
@@ -122,5 +127,6 @@ def check_main(run_dir: Path) -> int:
     if report.problems:
         print(f"{len(report.problems)} problem(s) in {run_dir} ({counts} checked)")
         return 1
-    print(f"ok: {run_dir} follows the result-directory contract ({counts} checked)")
+    contract = "FlagPerf's result layout" if flagperf else "the result-directory contract"
+    print(f"ok: {run_dir} follows {contract} ({counts} checked)")
     return 0

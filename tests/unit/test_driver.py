@@ -332,6 +332,7 @@ def test_driver_emits_the_lifecycle_and_a_valid_finished(case: Path) -> None:
     submit = events[1].value
     assert submit["vendor"] == "cpu" and submit["config"]["lr"] == 0.2
     assert submit["config_sources"]["lr"] == "vendor"
+    assert submit["flagperf_aliases"] == {}        # a translated config lists its mapping
     fin = events[-1].value
     assert finished_problems(fin) == []
     assert fin["train_time_s"] == 11.0 and fin["pure_compute_time_s"] == 10.0
@@ -454,3 +455,15 @@ def test_submit_info_carries_a_digest_of_the_case_code(case: Path) -> None:
     assert changed != digest and changed == code_digest(case / "case")
     resnet = REPO / "training" / "benchmarks" / "resnet50" / "pytorch"
     assert code_digest(resnet) == code_digest(resnet)
+
+
+def test_submit_info_reports_the_flagperf_names_a_translated_config_mapped(case: Path) -> None:
+    vendor = vendor_file(case, "lr = 0.2\n_flagperf_aliases = {'learning_rate': 'lr'}\n")
+    argv = ["--data_dir", str(case), "--extern_config_dir", str(vendor.parent),
+            "--extern_config_file", vendor.name, "--output_dir", str(case / "out")]
+    out = io.StringIO()
+    Driver.start("m", case / "case", argv, environ={"RANK": "0"}, clock=FakeClock(), stream=out)
+    events, _ = parse_lines(out.getvalue().splitlines())
+    submit = events[1].value
+    assert submit["flagperf_aliases"] == {"learning_rate": "lr"}
+    assert submit["config"]["lr"] == 0.2 and "_flagperf_aliases" not in submit["config"]

@@ -57,7 +57,7 @@ def exclusion(result: RoundResult, suite: str | None) -> str:
         return f"status {result.status or 'unknown'}{detail}"
     if "finished" in result.reasons:
         return result.reasons["finished"]
-    if suite == "inference":
+    if suite == "inference" or "figures_from" in result.reasons:   # FlagPerf LLM / Finish Info
         return ""
     if result.converged is False:
         return "did not converge" + _metric_text(result)

@@ -21,6 +21,8 @@ from chipperf.results.compute.schema import Metric, Throughput
 from chipperf.results.read.flagperf import target_from_config
 from chipperf.results.read.samples import read_lines
 
+# reasons[FIGURES_FROM]: a FlagPerf round whose figures come from its text lines, not FINISHED
+FIGURES_FROM = "figures_from"
 TIMES = ("e2e_time_s", "train_time_s", "train_no_eval_time_s", "pure_compute_time_s")
 
 
@@ -35,7 +37,9 @@ class RankLog:
     train_start: Event | None = None
     train_end: Event | None = None
     finished: Event | None = None
+    finish_info: Mapping[str, Any] | None = None  # FlagPerf inference: its Finish Info dict
     events: int = 0
+    lines: int = 0                                # the last line read
     problems: list[str] = field(default_factory=list)
 
 
@@ -55,9 +59,24 @@ def read_rank_log(path: Path) -> RankLog:
     return out
 
 
+def read_finish_info_log(path: Path) -> RankLog:
+    """A FlagPerf inference case's ``container.out.log``: its one ``Finish Info {...}`` line
+    stands for FINISHED (a log without it, or cut inside it, is a problem naming the line)."""
+    from chipperf.results.read.flagperf_text import parse_finish_info
+
+    out = RankLog(path=path, present=path.is_file())
+    if not out.present:
+        return out
+    info, problems = parse_finish_info(text for _, text, _ in read_lines(path))
+    out.finish_info = info or None
+    out.problems += [f"{path.name}:{p.removeprefix('line ')}" for p in problems]
+    return out
+
+
 def _decoded(path: Path, out: RankLog) -> Iterator[str]:
     """Every line of the log (streamed); lines with bad bytes are reported as they pass."""
     for number, text, clean in read_lines(path):
+        out.lines = number
         if not clean:
             out.problems.append(f"{path.name}:{number}: not valid UTF-8 (bytes replaced)")
         yield text
@@ -94,13 +113,18 @@ def performance(log: RankLog, rel: str, suite: str | None = None
         missing = [n for n, e in (("TRAIN_START", log.train_start), ("TRAIN_END", log.train_end))
                    if e is None or e.time_ms is None]
         reasons["window"] = f"{rel} has no {' / '.join(missing)} with time_ms"
+    if log.finish_info is not None:
+        fields.update(finish_info_fields(log.finish_info, reasons))
+        return fields, reasons
     if log.finished is None:
-        why = f"{rel} missing" if not log.present else f"{rel} has no FINISHED event"
-        llm = flagperf_llm_fields(log.path, reasons) if log.present else None
+        why = f"{rel} missing" if not log.present else \
+            f"{rel} has no FINISHED event (it ends at line {log.lines}: the case did not " \
+            "finish, or the log is truncated)"
+        llm, cut = flagperf_llm_fields(log.path, reasons) if log.present else (None, "")
         if llm is not None:  # a FlagPerf LLM case: its summary lines stand for FINISHED
             fields.update(llm)
             return fields, reasons
-        return fields, {**reasons, "finished": why}
+        return fields, {**reasons, "finished": f"{rel.rsplit('/', 1)[0]}/{cut}" if cut else why}
     value = normalize_finished(log.finished.value)
     fields.update(_finished_fields(value, reasons))
     if suite in ("base", "operation") and isinstance(log.finished.value, Mapping):
@@ -114,17 +138,21 @@ def performance(log: RankLog, rel: str, suite: str | None = None
     return fields, reasons
 
 
-def flagperf_llm_fields(path: Path, reasons: dict[str, str]) -> dict[str, Any] | None:
+def flagperf_llm_fields(path: Path, reasons: dict[str, str]
+                        ) -> tuple[dict[str, Any] | None, str]:
     """RoundResult fields from the summary lines a FlagPerf LLM case (deepspeed, megatron,
     flagscale) prints instead of FINISHED: system tokens/s, MFU (as the case computed it,
-    over FlagPerf's "Theory TFLOPS"), final loss; None when the log has no such summary."""
+    over FlagPerf's "Theory TFLOPS"), final loss. (None, '<file>:<line>: what') for an LLM
+    log that ends before its summary; (None, '') for a log with no LLM lines at all."""
     from chipperf.results.read.flagperf_text import parse_llm_log
 
     values, problems = parse_llm_log(text for _, text, _ in read_lines(path))
     if problems or "system_tokens_per_s" not in values:
-        return None
-    reasons["finished"] = ("FlagPerf LLM case: no FINISHED event; figures from its summary "
-                           "lines (System tokens per second, MFU, loss)")
+        cut = problems[0].removeprefix("line ") if values and problems else ""
+        return None, f"{path.name}:{cut}" if cut else ""
+    reasons[FIGURES_FROM] = ("FlagPerf LLM case: no FINISHED event; figures from its summary "
+                             "lines (System tokens per second, MFU, loss); it reports no "
+                             "convergence")
     out: dict[str, Any] = {
         "throughput": Throughput(raw=values["system_tokens_per_s"], unit="tokens/s"),
         "work_unit": "tokens", "mfu_reported": values["mfu"]}
@@ -132,6 +160,37 @@ def flagperf_llm_fields(path: Path, reasons: dict[str, str]) -> dict[str, Any] |
         out["metric"] = Metric("final_loss", values["final_loss"], None, False)
     if "theory_tflops" in values:
         out["reported_peak_tflops"] = values["theory_tflops"]
+    return out, ""
+
+
+def finish_info_fields(info: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
+    """RoundResult fields from a FlagPerf inference Finish Info: throughput (whole: the
+    e2e inference pass; pure compute: its starred ``*p_inference_core(qps)``), end-to-end
+    time, precision, the compiler as the engine, and the inference accuracy as the metric."""
+    def number(key: str) -> float | None:
+        value = info.get(key)
+        return float(value) if isinstance(value, (int, float)) and \
+            not isinstance(value, bool) else None
+
+    reasons[FIGURES_FROM] = "FlagPerf inference case: no FINISHED event; figures from its " \
+                            "Finish Info line"
+    reasons["latency_ms"] = "FlagPerf's Finish Info has no latency percentiles"
+    reasons["reference"] = "FlagPerf's Finish Info has no deviation from a reference"
+    reasons["train_time_s"] = "FlagPerf's Finish Info has no timed window"
+    raw, core = number("p_inference_whole(qps)"), number("*p_inference_core(qps)")
+    out: dict[str, Any] = {
+        "e2e_time_s": number("e2e_time(second)"), "work_unit": "items",
+        "throughput": Throughput(raw=raw, pure_compute=core, unit="items/s")
+        if raw is not None or core is not None else None,
+        "precision": info.get("precision") if isinstance(info.get("precision"), str) else None,
+        "engine": info.get("compiler") if isinstance(info.get("compiler"), str) else None}
+    out["dtype"] = out["precision"]
+    accuracy = number("infer_average_acc")
+    if accuracy is not None:
+        out["metric"] = Metric("infer_average_acc", accuracy, None, True)
+    for key, name in (("throughput", "p_inference_whole(qps)"), ("e2e_time_s", "e2e_time(second)")):
+        if out[key] is None:
+            reasons[key] = f"Finish Info has no numeric {name!r}"
     return out
 
 

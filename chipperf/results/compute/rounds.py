@@ -32,6 +32,8 @@ def round_status(entry: Mapping[str, Any], nodes: Sequence[NodeResult], log: Any
         return "succeeded", ""
     if not statuses and log is not None and log.finished is not None:
         return "succeeded", "no status files (FlagPerf): rank 0 logged FINISHED"
+    if not statuses and log is not None and getattr(log, "finish_info", None):
+        return "succeeded", "no status files (FlagPerf inference): the case logged Finish Info"
     if not statuses and fields.get("mfu_reported") is not None:
         return "succeeded", ("no status files (FlagPerf): rank 0 printed the LLM case's summary "
                              "(System tokens per second, MFU)")

@@ -20,7 +20,13 @@ from chipperf.results.compute import aggregate, rounds
 from chipperf.results.compute.fingerprint import differences, fingerprint
 from chipperf.results.compute.inference import per_item
 from chipperf.results.compute.measured import MeasuredPeaks, read_measured_peaks
-from chipperf.results.compute.perf import RankLog, mfu, performance, read_rank_log
+from chipperf.results.compute.perf import (
+    RankLog,
+    mfu,
+    performance,
+    read_finish_info_log,
+    read_rank_log,
+)
 from chipperf.results.compute.power import NodeSeries, node_result, node_series, read_node_files
 from chipperf.results.compute.schema import (
     CaseResult,
@@ -31,7 +37,7 @@ from chipperf.results.compute.schema import (
 )
 from chipperf.results.layout import STATUSES, read_status
 from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
-from chipperf.results.read.flagperf import case_identity
+from chipperf.results.read.flagperf import case_identity, rank_zero_log
 from chipperf.results.read.samples import Window
 
 NODE_DIR = re.compile(r"^(?P<host>.+)_noderank(?P<rank>\d+)$")
@@ -75,10 +81,18 @@ class CaseContext:
     chip: str | None
     nnodes: int | None
     nproc: int | None
+    flat: bool = False    # FlagPerf inference: <case>/<host>_noderank0/, no round dirs
 
     @property
     def path(self) -> Path:
         return self.run.run_dir / self.dir_name
+
+    def round_dir(self, number: int) -> Path:
+        return self.path if self.flat else self.path / f"round{number}"
+
+    @property
+    def suite(self) -> str | None:
+        return "inference" if self.flat else self.run.suite
 
 
 def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
@@ -105,9 +119,11 @@ def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
         cases.append(case)
         series += case_series
     vendors = sorted({c.vendor for c in cases if c.vendor})
+    suites = {c.suite for c in cases}
+    suite = ctx.suite or (suites.pop() if len(suites) == 1 else None)
     summary = RunSummary(
         run_id=_str(run.get("run_id")) or run_dir.name, run_dir=str(run_dir), source=source,
-        chipperf_version=_str(run.get("chipperf_version")), suite=ctx.suite,
+        chipperf_version=_str(run.get("chipperf_version")), suite=suite,
         vendor=ctx.vendor or (vendors[0] if len(vendors) == 1 else None),
         status=_str(run.get("status")), started_at=_str(run.get("started_at")),
         finished_at=_str(run.get("finished_at")), hosts=tuple(_dict(run.get("hosts"))),
@@ -134,7 +150,8 @@ def discover_cases(run_dir: Path, run: Mapping[str, Any], problems: list[str],
                    source: str) -> list[tuple[str, Mapping[str, Any]]]:
     listed = _dict(run.get("cases"))
     on_disk = sorted(p.name for p in _subdirs(run_dir) if any(
-        ROUND_DIR.match(r.name) for r in _subdirs(p)))
+        ROUND_DIR.match(r.name) or (source == "flagperf" and NODE_DIR.match(r.name))
+        for r in _subdirs(p)))
     for name in on_disk:
         if source == "chipperf" and name not in listed:
             problems.append(f"{name}/: case dir not listed in run.json")
@@ -152,26 +169,30 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
                  ) -> tuple[CaseResult, list[RoundSeries]]:
     ident = _identity(name, entry)
     vendor = _str(entry.get("vendor")) or run.vendor
+    on_disk = {int(m["number"]) for m in (ROUND_DIR.match(p.name) for p in _subdirs(
+        run.run_dir / name)) if m}
+    flat = run.source == "flagperf" and not on_disk and any(
+        NODE_DIR.match(p.name) for p in _subdirs(run.run_dir / name))
     ctx = CaseContext(run, name, vendor, _str(ident.get("chip")), _int(ident.get("nnodes")),
-                      _int(ident.get("nproc")))
+                      _int(ident.get("nproc")), flat)
+    on_disk = on_disk or ({1} if flat else set())
     listed = {n: r for r in map(_dict, _list(entry.get("rounds")))
               if (n := _int(r.get("number"))) is not None}
-    on_disk = {int(m["number"]) for m in (ROUND_DIR.match(p.name) for p in _subdirs(ctx.path))
-               if m}
     problems = [f"{name}/round{n}/: round listed in run.json has no dir" for n in sorted(listed)
                 if n not in on_disk and _dict(listed[n]).get("nodes")]
     results, series, workloads, smoke = [], [], [], ""
     for number in sorted(set(listed) | on_disk):
-        result, round_series, found, submit = collect_round(ctx, number, _dict(listed.get(number)))
+        result, round_series, found, log = collect_round(ctx, number, _dict(listed.get(number)))
         results.append(result)
         series.append(round_series)
-        workloads.append((number, _workload(ctx, ident, entry, submit)))
+        workloads.append((number, _workload(ctx, ident, entry, log)))
         vendor = vendor or found
+        submit = log.submit_info.value if log is not None and log.submit_info else None
         smoke = smoke or _str(_dict(_dict(submit).get("dataset")).get("smoke_test")) or ""
     workload = _one_workload(name, workloads, problems)
     validated, note = _hardware(vendor or ctx.vendor, ctx.chip)
     case = CaseResult(
-        dir_name=name, key=_str(entry.get("key")) or "", suite=run.suite,
+        dir_name=name, key=_str(entry.get("key")) or "", suite=ctx.suite,
         model=_str(ident.get("model")),
         framework=_str(ident.get("framework")),
         family=(_str(ident.get("framework")) or "").split("_", 1)[0] or None, chip=ctx.chip,
@@ -180,16 +201,18 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         status=_str(entry.get("status")) or rounds.case_status(results),
         reason=_str(entry.get("reason")) or "", hardware_validated=validated, hardware_note=note,
         smoke_test=smoke, rounds=tuple(results), problems=tuple(problems))
-    return aggregate.aggregate_case(case, run.suite), series
+    return aggregate.aggregate_case(case, ctx.suite), series
 
 
 def _workload(ctx: CaseContext, ident: Mapping[str, Any], entry: Mapping[str, Any],
-              submit: Mapping[str, Any] | None) -> Fingerprint:
+              log: RankLog | None) -> Fingerprint:
     framework = _str(ident.get("framework"))
+    submit = log.submit_info.value if log is not None and log.submit_info is not None else None
     return fingerprint(
         ctx.run.source, _str(ident.get("model")), framework.split("_", 1)[0] if framework else None,
         submit, data_dir=_str(entry.get("data_dir")), harness_version=ctx.run.version,
-        chips=ctx.nnodes * ctx.nproc if ctx.nnodes and ctx.nproc else None)
+        chips=ctx.nnodes * ctx.nproc if ctx.nnodes and ctx.nproc else None,
+        finish_info=log.finish_info if log is not None else None)
 
 
 def _one_workload(name: str, workloads: list[tuple[int, Fingerprint]],
@@ -234,17 +257,16 @@ def _identity(name: str, entry: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
-                  ) -> tuple[RoundResult, RoundSeries, str | None, Mapping[str, Any] | None]:
-    """The round's result, its plot series, the vendor its rank-0 log names and that log's
-    SUBMIT_INFO value."""
-    rel = f"{case.dir_name}/round{number}"
-    round_dir = case.path / f"round{number}"
+                  ) -> tuple[RoundResult, RoundSeries, str | None, RankLog | None]:
+    """The round's result, its plot series, the vendor its rank-0 log names and that log."""
+    rel = case.dir_name if case.flat else f"{case.dir_name}/round{number}"
+    round_dir = case.round_dir(number)
     listed = {str(k): _str(v) for k, v in _dict(entry.get("nodes")).items()}
     names = sorted(set(listed) | {p.name for p in _subdirs(round_dir) if NODE_DIR.match(p.name)},
                    key=_node_rank)
     problems = [f"{rel}/{n}/: node listed in run.json has no dir" for n in names
                 if n in listed and not (round_dir / n).is_dir()]
-    log, fields, reasons = _rank_zero(round_dir, rel, names, problems, case.run.suite)
+    log, fields, reasons = _rank_zero(round_dir, rel, names, problems, case.suite)
     vendor = case.vendor or _vendor_of(log)
     window = Window(fields["train_start_ms"], fields["train_end_ms"]) \
         if "train_start_ms" in fields else None
@@ -260,8 +282,7 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
         problems=tuple(problems), **fields)
     plots = RoundSeries(case.dir_name, number, window, result.started_ms,
                         tuple(plot for _, plot in collected))
-    info = log.submit_info if log is not None else None
-    return result, plots, vendor, info.value if info is not None else None
+    return result, plots, vendor, log
 
 
 def _rank_zero(round_dir: Path, rel: str, names: list[str], problems: list[str],
@@ -269,9 +290,15 @@ def _rank_zero(round_dir: Path, rel: str, names: list[str], problems: list[str],
     """Global rank 0's log (in the lowest node rank's dir) and the figures it gives."""
     if not names:
         return None, {}, {"finished": f"{rel}/ has no node dir"}
-    log = read_rank_log(round_dir / names[0] / "rank0.out.log")
+    node = round_dir / names[0]
+    name = rank_zero_log(node).name
+    if not (node / name).is_file() and (node / "container.out.log").is_file():
+        name = "container.out.log"                  # FlagPerf inference: its Finish Info
+        log = read_finish_info_log(node / name)
+    else:
+        log = read_rank_log(node / name)
     problems += [f"{rel}/{names[0]}/{p}" for p in log.problems]
-    fields, reasons = performance(log, f"{names[0]}/rank0.out.log", suite)
+    fields, reasons = performance(log, f"{names[0]}/{name}", suite)
     return log, fields, reasons
 
 
@@ -281,7 +308,7 @@ def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
     reasons.update(why)
     chips = fields.get("world_size") or (case.nnodes * case.nproc
                                          if case.nnodes and case.nproc else None)
-    suite = case.run.suite
+    suite = case.suite
     result = mfu(fields, vendor, case.chip, chips, suite)
     out.update(mfu=result.value, mfu_dtype=result.dtype, chips=result.chips,
                peak_flops_per_chip=result.peak_flops_per_chip)
@@ -353,6 +380,8 @@ def _accelerator_file(node_dir: Path, vendor: str | None) -> tuple[str | None, s
 
 def _vendor_of(log: RankLog | None) -> str | None:
     info = log.submit_info if log is not None else None
+    if info is None and log is not None and log.finish_info is not None:
+        return _str(log.finish_info.get("vendor"))
     return _str(info.value.get("vendor")) if info is not None else None
 
 

@@ -25,12 +25,30 @@ import re
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Protocol
 
-from chipperf.results.read.samples import MonitorFile, Record
+from chipperf.results.read.samples import Record
 
 _TS = re.compile(r"^(\d{4}-\d{2}-\d{2})[-T ](\d{2}:\d{2}:\d{2})(?:[.,](\d+))?")
 _TOKEN = re.compile(r"^(-?\d+(?:\.\d+)?)(C|W|MiB|GiB|KiB|MB|GB|%)$")
 _UNIT_BYTES = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "MB": 10**6, "GB": 10**9}
+
+# Global rank 0's log, by FlagPerf launcher: pytorch/paddle/flagscale name a rank's log by its
+# global rank; tensorflow2 one log per node; deepspeed/megatron one torchrun log per node.
+RANK_ZERO_LOGS = ("rank0.out.log", "noderank0.out.log", "rank0.log.txt")
+
+
+class ProblemSink(Protocol):
+    """Where a reader reports a bad line (``samples.MonitorFile``, or the checker)."""
+
+    def problem(self, line: int, message: str) -> None: ...
+
+
+def rank_zero_log(node_dir: Path) -> Path:
+    """Global rank 0's log in node rank 0's dir (rank0.out.log when none is there)."""
+    return next((node_dir / n for n in RANK_ZERO_LOGS if (node_dir / n).is_file()),
+                node_dir / RANK_ZERO_LOGS[0])
+
 
 # FlagPerf's sampling periods (sys_monitor.py rate1/rate2, <vendor>_monitor.py rate).
 INTERVAL_S = {"cpu": 5.0, "mem": 5.0, "pwr": 120.0, "accel": 5.0}
@@ -60,7 +78,7 @@ def monitor_kind(path: Path) -> str:
 
 
 def text_records(path: Path, lines: Iterable[tuple[int, str, bool]],
-                 out: MonitorFile) -> Iterator[Record]:
+                 out: ProblemSink) -> Iterator[Record]:
     """Samples of a FlagPerf text monitor log."""
     kind = monitor_kind(path)
     if kind == "accel":
@@ -69,7 +87,7 @@ def text_records(path: Path, lines: Iterable[tuple[int, str, bool]],
 
 
 def _scalar_records(kind: str, lines: Iterable[tuple[int, str, bool]],
-                    out: MonitorFile) -> list[Record]:
+                    out: ProblemSink) -> list[Record]:
     key = {"cpu": "util_pct", "mem": "used_pct", "pwr": "power_w"}[kind]
     rows: list[tuple[int, int, float]] = []
     for number, text, clean in lines:
@@ -97,7 +115,7 @@ def _number(tokens: list[str]) -> float | None:
         return None
 
 
-def _accel_records(lines: Iterable[tuple[int, str, bool]], out: MonitorFile) -> Iterator[Record]:
+def _accel_records(lines: Iterable[tuple[int, str, bool]], out: ProblemSink) -> Iterator[Record]:
     ts: int | None = None
     device = 0
     for number, text, clean in lines:

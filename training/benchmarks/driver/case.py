@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from driver.args import CaseArgs, parse_args
-from driver.config import Config, load_case_config
+from driver.config import Config, load_case_config, read_aliases
 from driver.dist import DistEnv
 from driver.events import CaseLog
 from driver.finished import Metric, build_finished
@@ -96,6 +96,7 @@ class Driver:
         self.log.emit("SUBMIT_INFO", {
             "vendor": self.vendor, "model": self.model, "case": self.case_key,
             "case_version": self.case_version,
+            "flagperf_aliases": read_aliases(self.args.vendor_config),
             "config_file": None if self.args.vendor_config is None else str(self.args.vendor_config),
             "config": self.config.as_dict(),
             "config_sources": {k: self.config.source(k) for k in self.config},
