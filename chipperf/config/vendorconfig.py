@@ -135,9 +135,14 @@ def _kind_problem(vendor: PyConfig, name: str, knob: str, value: Any, base: PyCo
             f"{_kind(default)}: give a {_kind(default)}"]
 
 
+ALIASES_NAME = "_flagperf_aliases"   # in a translated config: FlagPerf name -> case knob
+
+
 def render_translated(values: Mapping[str, Any], source: Path, renamed: Mapping[str, str]) -> str:
     """The translated vendor config: plain literals under the case's names."""
     lines = [f"# Written by chipperf from {source.name}: FlagPerf's names mapped to this case's",
              "# (" + ", ".join(f"{o} -> {n}" for o, n in sorted(renamed.items())) + ").", ""]
     lines += [f"{name} = {value!r}" for name, value in values.items()]
+    lines += ["", "# The case's SUBMIT_INFO reports this mapping (flagperf_aliases).",
+              f"{ALIASES_NAME} = {dict(sorted(renamed.items()))!r}"]
     return "\n".join(lines) + "\n"

@@ -142,3 +142,6 @@ def test_plan_ships_a_translated_config_and_says_so(catalogue):
     written = catalogue.root / "translated.py"
     written.write_text(text)
     assert read_python(written) == {"seq_len": 4096, "micro_batch_size": 1, "learning_rate": 3e-4}
+    from driver.config import read_aliases  # what the case's SUBMIT_INFO reports
+
+    assert read_aliases(written) == {"batchsize": "micro_batch_size", "seqlength": "seq_len"}

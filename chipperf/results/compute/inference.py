@@ -5,7 +5,8 @@ percentiles and the deviation from the fp32 reference. ``window_work`` is the
 work done inside the timed window: for training that is ``work_done``; an
 inference window holds the offline scenario (``work_done`` items) and then the
 single-stream queries (``latency_ms.count`` queries of one item each), so both
-count. MFU, work per joule and energy per item divide by it, so numerator and
+count; an LLM serving case reports ``window_work`` itself (tokens generated in all its
+scenarios), and that is used. MFU, work per joule and energy per item divide by it, so numerator and
 denominator cover the same window. ``per_item`` is energy over the window per
 item; absent with the energy's reason when the energy was not measured.
 """
@@ -34,6 +35,11 @@ def inference_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[
             reasons[key] = f"FINISHED lacks {key!r}"
     out["latency_ms"] = latency(value.get("latency_ms"), reasons)
     out["reference"] = reference(value.get("reference"), reasons)
+    reported = value.get("window_work")
+    if isinstance(reported, int) and not isinstance(reported, bool):
+        out["window_work"] = reported       # an LLM case counts its generated tokens itself
+    serving = value.get("serving")
+    out["serving"] = serving if isinstance(serving, Mapping) else None
     return out
 
 
@@ -72,6 +78,8 @@ def window_work(fields: Mapping[str, Any], suite: str | None,
         return None
     if suite != "inference":
         return int(done)
+    if isinstance(fields.get("window_work"), int):
+        return int(fields["window_work"])
     latency_ms = fields.get("latency_ms")
     if latency_ms is None or latency_ms.count is None:
         what = "lacks 'latency_ms'" if latency_ms is None else "latency_ms has no 'count'"

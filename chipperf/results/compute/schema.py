@@ -174,6 +174,7 @@ class RoundResult(_Schema):
     latency_ms: Latency | None = None
     reference: Reference | None = None
     window_work: int | None = None                # work done inside the timed window
+    serving: Mapping[str, Any] | None = None      # LLM serving figures per scenario (FINISHED)
     energy_per_item_j: float | None = None        # energy_j / window_work
     accel_energy_per_item_j: float | None = None  # accel_energy_j / window_work
     cpu_energy_per_item_j: float | None = None    # cpu_energy_j / window_work

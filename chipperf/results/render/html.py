@@ -25,6 +25,7 @@ from chipperf.results.render.casehtml import (
 )
 from chipperf.results.render.console import case_rows, hardware_lines
 from chipperf.results.render.markdown import round_rows, stats_rows
+from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.svg import Bar, Line, bar_chart, line_chart
 from chipperf.results.render.text import DASH, fmt
 
@@ -134,6 +135,9 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
     if case.excluded:
         items = "".join(f"<li>round {e.round}: {escape(e.why)}</li>" for e in case.excluded)
         out.append(f'<p class="bad">Not counted:</p><ul>{items}</ul>')
+    if has_serving(case):
+        out += ["<h3>LLM serving (times in ms)</h3>", html_table(*serving_rows(case)),
+                *(f"<p>{escape(line)}.</p>" for line in best_rates(case))]
     header, rows = stats_rows(case)
     out += [f"<h3>Over the counted rounds ({len(case.counted)})</h3>",
             html_table(header, rows) if rows else "<p>(no figure measured)</p>"]

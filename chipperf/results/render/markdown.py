@@ -11,6 +11,7 @@ from chipperf.results.compute.schema import (
     round_value,
 )
 from chipperf.results.render.console import case_rows, hardware_lines
+from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.text import DASH, fmt, kind_of, table
 
 ROUND_FIGURES = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu", "mfu_measured",
@@ -78,7 +79,14 @@ def case_section(case: CaseResult) -> list[str]:
                   f"suite measured on this chip in {case.mfu_dtype} "
                   f"({measured.measured_peak_flops_per_chip / 1e12:.4g} TFLOP/s per chip, "
                   f"{measured.measured_peak_source}) times the number of chips.", ""]
-    if case.inference:
+    if case.inference and has_serving(case):
+        lines += ["### LLM serving (times in ms)", "", table(*serving_rows(case)), "",
+                  *(f"{line}." for line in best_rates(case)), "",
+                  "The timed window holds the offline, single-stream and server scenarios; "
+                  "throughput is offline generated tokens/s, latency the single-stream "
+                  "requests'; MFU and energy per item count the tokens generated in all of "
+                  "them.", ""]
+    elif case.inference:
         lines += ["The timed window holds the offline scenario (throughput) and then the "
                   "single-stream queries (latency); MFU and energy per item count the items "
                   "of both over it.", ""]

@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 
 import torch
 
+from chipperf.codeversion import script_digest
 from chipperf.device import DeviceError
 from chipperf.device.torch import TorchDevice, open_torch_device
 from chipperf.perflog import PerfLogger
@@ -76,6 +77,7 @@ def run(case: Case, args: argparse.Namespace, log: PerfLogger) -> dict:
     device = open_device(s)
     log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": case.model,
                               "engine": s.engine, "precision": s.precision, "device": device.type,
+                              "case_version": script_digest(),
                               "config": configuration.thaw(config), "config_notes": notes})
     setup_torch(s, device)
     with tempfile.TemporaryDirectory(prefix="chipperf-infer-") as scratch:
