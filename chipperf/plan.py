@@ -27,6 +27,7 @@ from chipperf.config.vendorconfig import (
     render_translated,
     translated_name,
 )
+from chipperf.containers.images import base_images
 from chipperf.containers.options import parse_cli_options
 from chipperf.device import launch_env as device_launch_env
 from chipperf.frameworks import ImageChoice, choose_folder
@@ -197,7 +198,20 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
                         f"{key.framework}/Dockerfile ({choice.note}): add one for framework "
                         f"{key.framework!r}, or use one of the folders in the case key")
+    else:
+        problems += _base_image_problems(catalogue.images[(test.vendor, choice.folder)], test, where)
     return problems + _hosts_and_data(entry, cluster, key, where)
+
+
+def _base_image_problems(context: Path, test: TestConfig, where: str) -> list[str]:
+    """A Dockerfile whose FROM names no image without BASE_IMAGE (a vendor with no public
+    image: its users point BASE_IMAGE at their registry) needs BASE_IMAGE in the test config."""
+    args = {"BASE_IMAGE": test.image.base_image} if test.image.base_image else {}
+    if "" not in base_images(context / "Dockerfile", args):
+        return []
+    return [f"{where}: {context}/Dockerfile names no base image by default (vendor "
+            f"{test.vendor!r} has no public image): set BASE_IMAGE in the test config to the "
+            "vendor's PyTorch image in your registry"]
 
 
 def _needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue, where: str) -> list[str]:
