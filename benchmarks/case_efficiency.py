@@ -83,7 +83,7 @@ GPT2 = Dataset("gpt2", ("gpt2/pytorch/prepare_data.py", "--output"))
 CASES = (
     Case("resnet50-pytorch", "resnet50:pytorch_2.13", DIGITS, threads_param=True),
     Case("resnet50-tensorflow2", "resnet50:tensorflow2_2.21", DIGITS, threads_param=True),
-    Case("bert-pytorch", "bert:pytorch_2.13", BERT),
+    Case("bert-pytorch", "bert:pytorch_2.13", BERT, threads_param=True),
     Case("bert-paddle", "bert:paddle_3.3", BERT, threads_param=True),
     Case("llama2_7b-deepspeed", "llama2_7b:deepspeed_0.19", LLAMA,
          env=(("DS_ACCELERATOR", "cpu"),)),

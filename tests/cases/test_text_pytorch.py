@@ -22,7 +22,7 @@ from chipperf.launchers import pytorch as pytorch_launcher
 
 CASES = {name: Case(name, "pytorch") for name in ("gpt2", "distilbert")}
 # case -> (data fixture, metric, CI target, work unit)
-EXPECTED = {"gpt2": ("gpt2_corpus", "lm_accuracy", 0.2, "tokens"),
+EXPECTED = {"gpt2": ("gpt2_corpus", "lm_accuracy", 0.17, "tokens"),
             "distilbert": ("bert_corpus", "mlm_accuracy", 0.12, "samples")}
 
 

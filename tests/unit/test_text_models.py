@@ -14,8 +14,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "training" / "benchmarks"
-# published sizes: Hugging Face's gpt2-medium and distilbert-base-uncased (MLM heads tied)
-PUBLISHED_PARAMS = {"gpt2": 354_823_168, "distilbert": 66_985_530}
+# published sizes: Hugging Face's gpt2-medium, distilbert-base-uncased and t5-small (heads tied)
+PUBLISHED_PARAMS = {"gpt2": 354_823_168, "distilbert": 66_985_530, "t5_small": 60_506_624}
 
 if str(BENCHMARKS) not in sys.path:
     sys.path.insert(0, str(BENCHMARKS))
@@ -72,3 +72,20 @@ def test_an_unknown_model_size_is_refused_with_the_choices() -> None:
 
     with pytest.raises(ConfigError, match=r"model_size 'huge' is unknown: use one of \['medium', 'tiny'\]"):
         preset_of(Cfg(), entry("gpt2").PRESETS)  # type: ignore[arg-type]
+
+
+def test_span_corruption_replaces_each_span_by_one_sentinel() -> None:
+    import numpy as np
+    from hftext import spans
+
+    rng = np.random.default_rng(0)
+    tokens = np.arange(10, 50)
+    mask = spans.noise_mask(len(tokens), 0.15, 3.0, rng)
+    assert mask.sum() == 6 and not mask[0]
+    source, target = spans.corrupt(tokens, mask, first_sentinel=1000, end=3)
+    starts = int((mask & ~np.concatenate([[False], mask[:-1]])).sum())
+    assert [t for t in source if t < 1000] == tokens[~mask].tolist()
+    assert [t for t in target[:-1] if t < 1000] == tokens[mask].tolist() and target[-1] == 3
+    assert [t for t in source if t >= 1000] == [t for t in target if t >= 1000] == \
+        list(range(1000, 1000 + starts))
+    assert len(target) <= spans.target_length(len(tokens), 0.15, 3.0)

@@ -30,7 +30,7 @@ LR_DECAYS = ("linear", "cosine")
 
 def check_config(cfg: Config, model: TextModel) -> Mapping[str, Any]:
     """The preset of ``model_size``; every configuration problem in one ConfigError."""
-    problems = size_problems(cfg, model.presets, "target_accuracy") + dtype_problems(cfg, DTYPES)
+    problems = size_problems(cfg, model.presets, model.target) + dtype_problems(cfg, DTYPES)
     problems += count_problems(cfg, ("global_batch_size", "max_steps", "eval_every_steps"))
     if cfg.lr_decay not in LR_DECAYS:
         problems.append(f"lr_decay {cfg.lr_decay!r} is unknown: use one of {', '.join(LR_DECAYS)}")
@@ -93,7 +93,7 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     seq_len = task.seq_len(data, cfg)
     forward = forward_flops(model, preset, seq_len)
     loop = build_loop(cfg, dist, device, model, net, data)
-    goal = Goal(task.metric, float(cfg.target_accuracy[cfg.model_size]))
+    goal = Goal(task.metric, float(cfg[model.target][cfg.model_size]))
     driver.init_end(**device.describe(), threads=threads, architecture=dict(preset),
                     parameters=sum(p.numel() for p in net.parameters()), seq_len=seq_len,
                     eval_size=task.eval_size(data, cfg), forward_flops_per_sequence=forward)
@@ -102,5 +102,10 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     driver.finish(work_done=work_done, work_unit=task.work_unit, metric=goal.metric(progress.value),
                   flops_per_unit=task.train_flops(forward, seq_len), dtype=cfg.dtype,
                   peak_memory_bytes=device.max_memory_allocated())
+    # DDP's reducer goes first, while the process group still has other owners: were it the
+    # last owner, the group's destructor would join gloo's worker thread holding the GIL, and
+    # that thread may need the GIL to free a finished all-reduce's tensors (a deadlock seen
+    # after FINISHED). destroy_process_group then shuts the group down without the GIL.
+    del loop, net
     if tdist.is_initialized():
         tdist.destroy_process_group()

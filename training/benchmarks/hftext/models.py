@@ -36,6 +36,7 @@ class TextModel:
     presets: Mapping[str, Mapping[str, Any]]
     task: Task
     prepare: str          # the script that makes the CI data (named when the data dir is missing)
+    target: str = "target_accuracy"   # the parameter holding the target per model size
 
 
 def hf_config(arch: str, preset: Mapping[str, Any]) -> Any:

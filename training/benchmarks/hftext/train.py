@@ -64,9 +64,11 @@ def token_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
                            ignore_index=IGNORE)
 
 
-def token_correct(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(correct top-1 predictions, labelled positions), as device tensors (no sync)."""
-    chosen = labels != IGNORE
+def token_correct(logits: torch.Tensor, labels: torch.Tensor,
+                  scored: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(correct top-1 predictions, scored positions: ``scored``, else every labelled one), as
+    device tensors (no sync)."""
+    chosen = labels != IGNORE if scored is None else scored
     return ((logits.argmax(dim=-1) == labels) & chosen).sum(), chosen.sum()
 
 
@@ -84,7 +86,7 @@ def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
 
 @torch.no_grad()
 def evaluate(loop: Loop) -> float:
-    """Top-1 accuracy over every labelled eval position (each rank holds a disjoint share and
+    """Top-1 accuracy over every scored eval position (each rank holds a disjoint share and
     may run a different number of batches: the forward goes around the DDP wrapper)."""
     net = getattr(loop.model, "module", loop.model)
     net.eval()
@@ -92,7 +94,7 @@ def evaluate(loop: Loop) -> float:
     total = torch.zeros((), dtype=torch.int64, device=loop.device)
     for raw in loop.eval_set:
         batch = loop.task.tensors(raw, loop.device)
-        right, seen = token_correct(logits_of(net, loop, batch), batch.labels)
+        right, seen = token_correct(logits_of(net, loop, batch), batch.labels, batch.scored)
         correct, total = correct + right, total + seen
     net.train()
     right_all, seen_all = all_reduce_sum([float(correct.item()), float(total.item())], loop.device)
