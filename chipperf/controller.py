@@ -15,6 +15,7 @@ from typing import Any
 from chipperf.catalogue import Catalogue
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
+from chipperf.containers.incontainer import InContainerEngine
 from chipperf.containers.options import parse_cli_options
 from chipperf.containers.pipconf import MasterPip, fill_from_master, master_pip_settings
 from chipperf.errors import ChipperfError, GroupError, HostError, ImageError, interruption
@@ -54,8 +55,9 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
                  ", ".join(plan.hosts), run_dir)
         for note in (n for case in plan.cases for n in case.notes):
             log.warning("%s", note)
-        hosts = preflight(plan, cluster, record)
-        tags = prepare_images(plan, test, hosts, record, outcome)
+        hosts = preflight(plan, cluster, record, test.in_container_launch)
+        tags = in_container_tags(plan, record) if test.in_container_launch else \
+            prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
             if case.key not in outcome.cases:
                 run_case(case, tags[case.key], plan, test, hosts, record, outcome)
@@ -84,10 +86,15 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
     return outcome
 
 
-def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord) -> HostGroup:
-    """Connect, check engines and data dirs everywhere at once, upload the code."""
+def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord,
+              in_container: bool = False) -> HostGroup:
+    """Connect, check engines and data dirs everywhere at once, upload the code.
+    ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH)."""
     started = time.monotonic()
     hosts = HostGroup.connect(plan.hosts, cluster)
+    if in_container:
+        for host in hosts.hosts.values():
+            host.use_engine(InContainerEngine(host))
     claimed: list[Host] = []
     try:
         facts = hosts.run_step("check hosts", lambda h: _check_host(h, plan))
@@ -189,6 +196,16 @@ def prepare_images(plan: RunPlan, test: TestConfig, hosts: HostGroup, record: Ru
         record.case(case.dir_name, image=tag, image_build=images.case_build(builder, inputs))
         log.info("image %s ready on %d host(s) in %.1f s", tag, len(used), time.monotonic() - started)
     return tags
+
+
+def in_container_tags(plan: RunPlan, record: RunRecord) -> dict[str, str]:
+    """IN_CONTAINER_LAUNCH: no image is built or shipped; the cases run in the containers
+    the hosts are, as they are."""
+    log.info("IN_CONTAINER_LAUNCH: no image build, no container started or removed; the cases "
+             "run as processes in the existing containers %s", ", ".join(plan.hosts))
+    for case in plan.cases:
+        record.case(case.dir_name, image=None, in_container_launch=True)
+    return {case.key: "" for case in plan.cases}
 
 
 def _ship(builder: Any, tag: str, host: Host) -> bool:

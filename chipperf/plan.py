@@ -14,14 +14,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from chipperf.bench.peaks import plan_note
+from chipperf.cases import read_case_meta
 from chipperf.catalogue import Catalogue
+from chipperf.config.caseneeds import needs_problems
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
-from chipperf.config.vendorconfig import VendorConfig, check_vendor_config, render_translated, translated_name
+from chipperf.config.pyconfig import read_py_config
+from chipperf.config.vendorconfig import (
+    BASE_FILE,
+    VendorConfig,
+    check_vendor_config,
+    render_translated,
+    translated_name,
+)
 from chipperf.containers.options import parse_cli_options
 from chipperf.device import launch_env as device_launch_env
 from chipperf.frameworks import ImageChoice, choose_folder
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
-from chipperf.results.measured import read_measured_peaks
+from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.vendors import get_vendor, vendor_names
 
 
@@ -165,7 +175,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     config_name = catalogue.vendor_config_name(key, test.vendor)
     unknown_spec = catalogue.suite in ("base", "operation") and \
         (model, key.family) not in catalogue.cases   # one vendor file serves every spec
-    if unknown_spec:
+    if unknown_spec or test.vendor not in vendor_names():   # said once, not per case and folder
         return problems + _hosts_and_data(entry, cluster, key, where)
     if vendor_key not in catalogue.vendor_cases:
         folder = (f"{catalogue.root}/configs/{key.model}/vendor_config/{config_name}"
@@ -181,12 +191,31 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"{config_name}: add it, or use a topology that has one "
                         f"({', '.join(have) or 'none'})")
     problems += list(vendor_config(entry, test, catalogue).problems)
+    problems += _needs(entry, test, catalogue, where)
     choice = image_choice(key.framework, test, catalogue)
     if choice.folder is None:
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
                         f"{key.framework}/Dockerfile ({choice.note}): add one for framework "
                         f"{key.framework!r}, or use one of the folders in the case key")
     return problems + _hosts_and_data(entry, cluster, key, where)
+
+
+def _needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue, where: str) -> list[str]:
+    """The case's parallel layout and memory needs (case.yaml) against its vendor config,
+    topology and chip spec sheet."""
+    key = entry.key
+    case_dir = catalogue.cases.get((key.model, key.family))
+    config = vendor_config(entry, test, catalogue)
+    if catalogue.suite != "training" or case_dir is None or not config.checked or config.problems:
+        return []
+    needs = read_case_meta(case_dir)
+    if not (needs.get("parallel") or needs.get("memory")):
+        return []
+    base = read_py_config(case_dir / "config" / BASE_FILE, (catalogue.root / "benchmarks",))
+    values = {**base.public(), **config.values}
+    chip = get_vendor(test.vendor).chip(key.chip) if test.vendor in vendor_names() else None
+    return needs_problems(needs, values, key.nnodes, key.nproc, chip,
+                          f"{where}: {key.vendor_config_name}")
 
 
 def _hosts_and_data(entry: CaseEntry, cluster: ClusterConfig, key: CaseKey,
@@ -273,6 +302,9 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     config = vendor_config(entry, test, catalogue)
     notes = ((f"{key}: {choice.note}",) if choice.note else ()) + tuple(
         f"{key}: {n}" for n in config.notes(Path(key.vendor_config_name)))
+    peak_note = plan_note(catalogue.suite, catalogue.case_name(key.model), test.vendor, key.chip,
+                          entry.case_args)
+    notes += (f"{key}: {peak_note}",) if peak_note else ()
     return CasePlan(
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
         family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,

@@ -31,9 +31,9 @@ class Run:
 def digits_dir() -> Path:
     """scikit-learn's handwritten digits in ImageNet layout, on every (shared-filesystem) host."""
     target = DATA_ROOT / "digits"
-    if not (target / "train").is_dir():
+    if not (target / "dataset.json").is_file():     # (a copy older than the card: remade)
         subprocess.run([sys.executable, str(REPO / "training/benchmarks/resnet50/pytorch/prepare_digits.py"),
-                        str(target)], check=True)
+                        "--force", str(target)], check=True)
     return target
 
 
@@ -72,7 +72,16 @@ def bert_text_dir() -> Path:
 def llama_text_dir() -> Path:
     """The llama2_7b case's byte-level token shards from text already on Debian."""
     return prepared_text_dir("llama2-bytes", REPO / "training/benchmarks/llama2_7b/deepspeed",
-                             "prepare_data.py", "../../textlm/corpus.py")
+                             "prepare_data.py", "../../textlm/corpus.py",
+                             "../../textlm/bytelevel.py")
+
+
+@pytest.fixture(scope="session")
+def llm_text_dir() -> Path:
+    """The llama3_8B and mixtral_8x7B cases' byte-level token shards (the same layout)."""
+    return prepared_text_dir("llm-bytes", REPO / "training/benchmarks/llama3_8B/pytorch",
+                             "prepare_data.py", "../../textlm/corpus.py",
+                             "../../textlm/bytelevel.py")
 
 
 @pytest.fixture(scope="session")

@@ -250,7 +250,9 @@ def test_process_start_defaults_to_this_process_start() -> None:
 
     since = seconds_since_process_start()
     by_psutil = time.time() - psutil.Process().create_time()
-    assert since > 0.05 and abs(since - by_psutil) < 0.5
+    # psutil adds the start ticks to /proc/stat's btime, whole seconds of wall clock: up to
+    # 1 s off (0.87 s seen on a machine up for 5 minutes), more if the clock was stepped
+    assert since > 0.05 and abs(since - by_psutil) < 1.5
     w = Windows()
     assert time.perf_counter() - w.process_start == pytest.approx(since, abs=0.5)
 
@@ -330,10 +332,21 @@ def test_driver_emits_the_lifecycle_and_a_valid_finished(case: Path) -> None:
     submit = events[1].value
     assert submit["vendor"] == "cpu" and submit["config"]["lr"] == 0.2
     assert submit["config_sources"]["lr"] == "vendor"
+    assert submit["flagperf_aliases"] == {}        # a translated config lists its mapping
     fin = events[-1].value
     assert finished_problems(fin) == []
     assert fin["train_time_s"] == 11.0 and fin["pure_compute_time_s"] == 10.0
     assert fin["world_size"] == 2 and fin["throughput"]["pure_compute"] == 64.0
+
+
+def test_submit_info_carries_the_data_dirs_dataset_card(case: Path) -> None:
+    out = io.StringIO()
+    start(case, {}, FakeClock(), out)
+    (case / "dataset.json").write_text('{"name": "digits", "smoke_test": "tiny images"}')
+    start(case, {}, FakeClock(), out)
+    cards = [e.value["dataset"] for e in parse_lines(out.getvalue().splitlines())[0]
+             if e.name == "SUBMIT_INFO"]
+    assert cards == [None, {"name": "digits", "smoke_test": "tiny images"}]
 
 
 def test_other_ranks_stay_quiet(case: Path) -> None:
@@ -362,6 +375,18 @@ def test_step_end_frequency_comes_from_log_every_steps(case: Path) -> None:
     steps = [e.value["step"] for e in parse_lines(out.getvalue().splitlines())[0]
              if e.name == "STEP_END"]
     assert steps == [3, 6, 9]
+
+
+def test_step_end_with_work_carries_the_pace_so_far_for_the_console(case: Path) -> None:
+    clock, out = FakeClock(), io.StringIO()
+    d = start(case, {"RANK": "0", "WORLD_SIZE": "2"}, clock, out)
+    d.step_end(10, work=320, loss=2.0)            # before train_start: no pace to tell
+    d.train_start()
+    clock.advance(4.0)
+    d.step_end(20, work=640, loss=1.5)            # 640 samples on this rank x 2 ranks / 4 s
+    steps = [e.value for e in parse_lines(out.getvalue().splitlines())[0] if e.name == "STEP_END"]
+    assert steps == [{"step": 10, "loss": 2.0},
+                     {"step": 20, "loss": 1.5, "throughput_so_far": 320.0}]
 
 
 # ---------------------------------------------------------------- data dir and network
@@ -415,3 +440,55 @@ def test_driver_package_imports_no_framework() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(REPO / "training" / "benchmarks")}).stdout
     assert out.strip() == "[]"
+
+
+def test_submit_info_carries_a_digest_of_the_case_code(case: Path) -> None:
+    from chipperf.codeversion import code_digest
+
+    benchmarks = REPO / "training" / "benchmarks"
+    out = io.StringIO()
+    start(case, {"RANK": "0", "WORLD_SIZE": "1"}, FakeClock(), out)
+    events, _ = parse_lines(out.getvalue().splitlines())
+    digest = events[1].value["case_version"]
+    assert digest.startswith("sha256:") and digest == code_digest(case / "case", benchmarks)
+    (case / "case" / "model.py").write_text("LAYERS = 50\n")
+    changed = code_digest(case / "case", benchmarks)
+    assert changed != digest and changed == code_digest(case / "case", benchmarks)
+    resnet = REPO / "training" / "benchmarks" / "resnet50" / "pytorch"
+    assert code_digest(resnet) == code_digest(resnet)
+
+
+def test_submit_info_reports_the_flagperf_names_a_translated_config_mapped(case: Path) -> None:
+    vendor = vendor_file(case, "lr = 0.2\n_flagperf_aliases = {'learning_rate': 'lr'}\n")
+    argv = ["--data_dir", str(case), "--extern_config_dir", str(vendor.parent),
+            "--extern_config_file", vendor.name, "--output_dir", str(case / "out")]
+    out = io.StringIO()
+    Driver.start("m", case / "case", argv, environ={"RANK": "0"}, clock=FakeClock(), stream=out)
+    events, _ = parse_lines(out.getvalue().splitlines())
+    submit = events[1].value
+    assert submit["flagperf_aliases"] == {"learning_rate": "lr"}
+    assert submit["config"]["lr"] == 0.2 and "_flagperf_aliases" not in submit["config"]
+
+
+def test_the_digest_covers_the_sibling_packages_a_case_imports(tmp_path: Path) -> None:
+    from chipperf.codeversion import code_digest
+
+    root = tmp_path / "benchmarks"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "__init__.py").write_text("X = 1\n")
+    (root / "m" / "pytorch").mkdir(parents=True)
+    (root / "m" / "pytorch" / "run.py").write_text("from lib import X\n")
+    first = code_digest(root / "m" / "pytorch")               # root: its grandparent
+    (root / "lib" / "__init__.py").write_text("X = 2\n")
+    assert code_digest(root / "m" / "pytorch", root) != first
+
+
+def test_a_case_script_gets_a_digest_and_other_programs_none(monkeypatch) -> None:
+    from chipperf.codeversion import code_digest, script_digest
+
+    script = REPO / "inference" / "benchmarks" / "resnet50" / "pytorch" / "run_inference.py"
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    assert script_digest() == code_digest(script.parent) != code_digest(
+        REPO / "inference" / "benchmarks" / "bert_large" / "pytorch")
+    monkeypatch.setattr(sys, "argv", [sys.executable])
+    assert script_digest() is None

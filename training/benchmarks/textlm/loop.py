@@ -91,7 +91,7 @@ def train_epoch(driver: Driver, trainer: Trainer, progress: Progress,
             continue
         progress.step += 1
         if progress.step % driver.log.step_every == 0:
-            driver.step_end(progress.step, epoch=progress.epoch,
+            driver.step_end(progress.step, work=progress.work, epoch=progress.epoch,
                             loss=finite_loss(loss, progress.step), lr=trainer.lr())
         last = progress.step >= schedule.max_steps
         if (progress.step % schedule.eval_every == 0 or last) and \
