@@ -20,9 +20,11 @@ PRESETS = {
     # 16 heads, 1024 positions, GPT-2's 50,257-token vocabulary, LM head tied to the embeddings
     "medium": {"vocab_size": 50257, "n_positions": 1024, "n_embd": 1024, "n_layer": 24,
                "n_head": 16},
-    # CI: 2 x 256, 4 heads, 128 positions, prepare_data.py's 1,024-token BPE, no dropout
+    # CI: 2 x 256, 4 heads, 128 positions, prepare_data.py's 1,024-token BPE (<|endoftext|>
+    # is its id 0), no dropout
     "tiny": {"vocab_size": 1024, "n_positions": 128, "n_embd": 256, "n_layer": 2, "n_head": 4,
-             "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0},
+             "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0, "bos_token_id": 0,
+             "eos_token_id": 0},
 }
 FULL_SIZE = {"model_size": "medium", "seq_len": 1024}
 TEXT_MODEL = TextModel("gpt2", PRESETS, CausalLM("gpt2"),
