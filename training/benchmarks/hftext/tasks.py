@@ -48,8 +48,10 @@ def positions(arch: Any) -> int:
 
 
 class Task(Protocol):
-    metric: str                  # the EVALUATE / FINISHED metric name
-    work_unit: str               # "samples" or "tokens"
+    @property
+    def metric(self) -> str: ...         # the EVALUATE / FINISHED metric name
+    @property
+    def work_unit(self) -> str: ...      # "samples" or "tokens"
 
     def open(self, data_dir: Path, arch: Any, cfg: Config, prepare: str) -> Any: ...
     def seq_len(self, data: Any, cfg: Config) -> int: ...
