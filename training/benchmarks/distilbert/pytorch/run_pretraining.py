@@ -9,6 +9,7 @@ presets. The data is the bert cases' layout (``textlm.mlm``, made by bert/pytorc
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from driver import run_case
 from hftext.case import main
@@ -16,7 +17,7 @@ from hftext.models import TextModel
 from hftext.tasks import MaskedLM
 
 CASE_DIR = Path(__file__).resolve().parent
-PRESETS = {
+PRESETS: dict[str, dict[str, Any]] = {
     # DistilBERT-base-uncased (FlagPerf's distilbert): 6 x 768, 12 heads, FFN 3072, 512
     # positions, BERT's 30,522-token vocabulary, MLM head tied to the embeddings
     "base": {"vocab_size": 30522, "max_position_embeddings": 512, "n_layers": 6, "n_heads": 12,

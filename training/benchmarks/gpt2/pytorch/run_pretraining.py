@@ -8,6 +8,7 @@ presets. See README.md.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from driver import run_case
 from hftext.case import main
@@ -15,7 +16,7 @@ from hftext.models import TextModel
 from hftext.tasks import CausalLM
 
 CASE_DIR = Path(__file__).resolve().parent
-PRESETS = {
+PRESETS: dict[str, dict[str, Any]] = {
     # GPT-2 Medium (FlagPerf's gpt2, Megatron's 345M; Hugging Face gpt2-medium): 24 x 1024,
     # 16 heads, 1024 positions, GPT-2's 50,257-token vocabulary, LM head tied to the embeddings
     "medium": {"vocab_size": 50257, "n_positions": 1024, "n_embd": 1024, "n_layer": 24,
