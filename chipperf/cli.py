@@ -334,6 +334,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("chipperf: interrupted; everything the run started was stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug: named in one line; --debug (and run.log) has the traceback
+        if args.debug:
+            raise
+        print(f"chipperf: internal error: {type(exc).__name__}: {exc} (a bug: `chipperf --debug "
+              f"{args.command} ...` shows the traceback; a run's run.log has it)", file=sys.stderr)
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

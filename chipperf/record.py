@@ -81,8 +81,12 @@ class RunRecord:
         self.data["cases"][dir_name]["rounds"].append(entry)
         self.save()
 
-    def finish(self, status: str) -> None:
+    def finish(self, status: str, error: BaseException | None = None) -> None:
+        """Close the record; a run that ended on an exception names its type and message
+        (its traceback is in run.log)."""
         self.data.update(status=status, finished_at=_now())
+        if error is not None:
+            self.data["error"] = {"type": type(error).__name__, "message": str(error)}
         self.save()
 
 

@@ -292,6 +292,7 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         container_opt=f.get("container_opt", str, ""),
         visible_devices_env=f.get("visible_devices_env", str, None),
         clear_caches=f.get("clear_caches", _flag, False),
+        retry_lost_hosts=f.get("retry_lost_hosts", _flag, False),
         framework_match=f.get("framework_match", _framework_match, "nearest",
                               f"use one of {', '.join(MODES)}"),
         round_timeout_s=f.get("round_timeout_s", _positive, 3600.0, "use seconds > 0"),

@@ -54,6 +54,11 @@ class Host:
         """Unpack a tar archive (bytes) into ``remote_dir``, creating it."""
         raise NotImplementedError
 
+    def hold(self, argv: Sequence[str]) -> None:
+        """Start ``argv`` with its stdin held open by this connection until ``close()`` (or
+        this process's end): a lease that lives exactly as long as the master does."""
+        raise NotImplementedError
+
     def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> list[str]:
         """Copy a remote directory's contents into ``local_dir``; returns what was not copied
         (links, sockets, devices), relative to ``remote_dir``."""
@@ -107,6 +112,14 @@ class LocalHost(Host):
     def __init__(self, name: str = "127.0.0.1"):
         self.name = name
         self._docker: Any = None
+        self._held: list[subprocess.Popen] = []
+
+    def hold(self, argv: Sequence[str]) -> None:
+        try:
+            self._held.append(subprocess.Popen(list(argv), stdin=subprocess.PIPE,
+                                               stdout=subprocess.DEVNULL))
+        except OSError as exc:
+            raise HostError(self.name, f"cannot start {argv[0]} ({exc})") from exc
 
     def run(self, argv: Sequence[str], timeout: float = 300, check: bool = True) -> CommandResult:
         try:
@@ -178,6 +191,11 @@ class LocalHost(Host):
         return self._docker
 
     def close(self) -> None:
+        for proc in self._held:
+            if proc.stdin is not None:
+                proc.stdin.close()
+            proc.wait(timeout=10)
+        self._held.clear()
         if self._docker is not None:
             self._docker.close()
 
@@ -200,7 +218,17 @@ class SSHHost(Host):
         self._docker: Any = None
         self._sftp_lock = threading.Lock()
         self._sftp_client: paramiko.SFTPClient | None = None
+        self._held: list[paramiko.Channel] = []
         self.client = self._connect()
+
+    def hold(self, argv: Sequence[str]) -> None:
+        try:
+            channel = self._transport().open_session(timeout=self.cluster.connect_timeout_s)
+            channel.exec_command(shlex.join(argv))
+        except (paramiko.SSHException, OSError, EOFError) as exc:
+            raise HostError(self.name, f"cannot start `{argv[0]}` ({exc})",
+                            unreachable=True) from exc
+        self._held.append(channel)
 
     def _connect_kwargs(self) -> dict[str, Any]:
         c = self.cluster
@@ -252,10 +280,12 @@ class SSHHost(Host):
                              "HOST_KEY_POLICY = 'accept-any' to opt out of verification")
         if isinstance(exc, (socket.timeout, TimeoutError)):
             return HostError(self.name, f"{where}: no answer within {kwargs['timeout']:.0f} s",
-                             "check the address, that the host is up and that SSH_PORT is right")
+                             "check the address, that the host is up and that SSH_PORT is right",
+                             unreachable=True)
         if isinstance(exc, (paramiko.ssh_exception.NoValidConnectionsError, OSError)):
             return HostError(self.name, f"{where}: cannot connect ({exc})",
-                             "check the address, that sshd runs and that SSH_PORT is right")
+                             "check the address, that sshd runs and that SSH_PORT is right",
+                             unreachable=True)
         return HostError(self.name, f"{where}: {type(exc).__name__}: {exc}")
 
     def _transport(self) -> paramiko.Transport:
@@ -277,7 +307,7 @@ class SSHHost(Host):
             raise HostError(self.name, f"`{shlex.join(argv)}` did not finish in {timeout:.0f} s") from exc
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise HostError(self.name, f"lost the SSH connection running `{argv[0]}` ({exc})",
-                            "check that the host is up") from exc
+                            "check that the host is up", unreachable=True) from exc
         return self._checked(CommandResult(tuple(argv), code, out, err), check)
 
     def put_archive(self, data: bytes, remote_dir: str) -> None:
@@ -350,6 +380,8 @@ class SSHHost(Host):
         return self._connect()
 
     def close(self) -> None:
+        for channel in self._held:
+            channel.close()
         if self._docker is not None:
             self._docker.close()
         if self._sftp_client is not None:

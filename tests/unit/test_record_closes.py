@@ -34,8 +34,10 @@ def test_an_unexpected_error_closes_the_record(tmp_path: Path, monkeypatch) -> N
         controller.run(cluster, test, Catalogue.scan(root))
     (run_dir,) = (tmp_path / "result").iterdir()
     record = json.loads((run_dir / "run.json").read_text())
-    assert record["status"] == "failed"
+    assert record["status"] == "failed" and record["finished_at"]
+    assert record["error"] == {"type": "RuntimeError", "message": "a bug in preflight"}
     (case,) = record["cases"].values()
     assert case["status"] == "failed"
-    assert case["reason"] == "internal error: RuntimeError: a bug in preflight (see run.log)"
-    assert "a bug in preflight" in (run_dir / "run.log").read_text()  # with its traceback
+    assert case["reason"] == "internal error: RuntimeError: a bug in preflight (traceback in run.log)"
+    log = (run_dir / "run.log").read_text()
+    assert "Traceback (most recent call last)" in log and "in broken_preflight" in log
