@@ -19,10 +19,10 @@ from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
 from chipperf.containers.pipconf import MasterPip, fill_from_master, master_pip_settings
 from chipperf.errors import ChipperfError, GroupError, HostError, ImageError, interruption
-from chipperf.lease import MasterLease, hold_argv
+from chipperf.lease import MasterLease, hold_argv, lease_path
 from chipperf.plan import CasePlan, RoundPlan, RunPlan, make_plan
 from chipperf.record import RunRecord, attach_run_log
-from chipperf.remote import Host, HostGroup, LocalHost
+from chipperf.remote import Host, HostGroup, LocalHost, each
 from chipperf.results.layout import create_run_dir, new_run_id
 from chipperf.rounds import RoundOutcome, RoundSettings, run_round
 
@@ -103,14 +103,38 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord
                        lambda h: _claim(h, plan.work_dir(h.name, cluster.work_root), plan, claimed))
         archive = _code_archive(plan)
         hosts.run_step("upload code", lambda h: _upload(h, archive, plan.work_dir(h.name, cluster.work_root)))
+        _sweep_earlier_runs(hosts, cluster, plan.run_id)
     except BaseException:
         for host in claimed:  # only what this run made: a dir it found belongs to another run
-            _remove_quietly(host, plan.work_dir(host.name, cluster.work_root))
+            work = plan.work_dir(host.name, cluster.work_root)
+            _remove_quietly(host, work)
+            host.run(["rm", "-f", "--", lease_path(work)], check=False)
+            host.run(["rmdir", str(Path(work).parent)], check=False)
         hosts.close()
         raise
     log.info("preflight on %d host(s): %.1f s (code archive %.1f KiB)", len(plan.hosts),
              time.monotonic() - started, len(archive) / 1024)
     return hosts, sensors
+
+
+def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -> None:
+    """Files earlier runs left on these hosts (a host that came back, a full result root)
+    are brought home to their run dirs, and what those runs left is removed."""
+    from chipperf.leftovers import sweep_host
+
+    done = each(list(hosts.hosts.values()), lambda h: sweep_host(
+        h, cluster.work_root, skip=run_id, with_origin_only=True), "sweep",
+        key=lambda h: h.name, raise_errors=False)
+    for name, swept in done.items():
+        if isinstance(swept, BaseException):
+            log.warning("[%s] looking for what earlier runs left failed: %s", name, swept)
+            continue
+        for line in swept.collected:
+            log.warning("[%s] brought home files an earlier run left: %s (marked late in its "
+                        "run.json)", name, line)
+        if swept.containers or swept.work_dirs:
+            log.info("[%s] removed what earlier runs left: %s", name,
+                     ", ".join(swept.containers + swept.work_dirs))
 
 
 def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
@@ -133,6 +157,7 @@ def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host]) -> Non
     a run with the same id (the same second) on this host, and both would tear down the
     other's containers and files."""
     host.makedirs(str(Path(work_dir).parent))
+    host.hold(hold_argv(work_dir))  # first: `chipperf clean` leaves this run alone while it lives
     if not host.make_dir(work_dir):
         raise HostError(host.name, f"work dir {work_dir} exists already: another chipperf run "
                                    f"with id {plan.run_id} is using this host (started in the "
@@ -140,7 +165,6 @@ def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host]) -> Non
                         "start the run again; if no run is going on, `chipperf clean` removes "
                         "what a crashed run left")
     claimed.append(host)
-    host.hold(hold_argv(work_dir))  # `chipperf clean` leaves this run alone while it lives
 
 
 def _remove_quietly(host: Host, path: str) -> None:
@@ -310,30 +334,13 @@ def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup) -> None:
         if left:
             log.warning("[%s] removed leftover containers: %s", host.name, ", ".join(left))
         work = plan.work_dir(host.name, cluster.work_root)
-        host.run(["rm", "-rf", work], check=False)
+        host.run(["rm", "-rf", "--", work, lease_path(work)], check=False)
         host.run(["rmdir", str(Path(work).parent)], check=False)
 
     try:
         hosts.run_step("teardown", clean)
     except GroupError as exc:
         log.error("teardown incomplete: %s", exc)
-    finally:
-        hosts.close()
-
-
-def clean(cluster: ClusterConfig) -> dict[str, list[str]]:
-    """After a master crash: every chipperf container and work dir on every host, removed."""
-    def clean_host(host: Host) -> list[str]:
-        client = host.docker()
-        found = client.containers.list(all=True, filters={"label": runtime.LABEL_RUN})
-        for container in found:
-            runtime.remove(container)
-        host.run(["rm", "-rf", cluster.work_root], check=False)
-        return [c.name for c in found]
-
-    hosts = HostGroup.connect(cluster.hosts, cluster)
-    try:
-        return hosts.run_step("clean", clean_host)
     finally:
         hosts.close()
 

@@ -5,10 +5,10 @@ kernel drops the lock when that process ends in any way (SIGKILL included), so
 ``chipperf check`` can tell a record left "running" by a master that is gone from a run
 that is going on.
 
-On each host, the run's work dir holds ``lease``, flock'ed by a `flock ... cat` process
-whose stdin is an SSH channel of the master: when the master or its connection goes, cat
-reads end-of-file and exits, and the lock is free. ``chipperf clean`` and ``collect`` touch
-only runs whose lease is free.
+On each host, ``<work dir>.lease`` is flock'ed by a `flock ... cat` process whose stdin is
+an SSH channel of the master: when the master or its connection goes, cat reads
+end-of-file and exits, and the lock is free. ``chipperf clean`` and ``collect`` touch only
+runs whose lease is free, and remove a work dir while holding its lease.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import IO, Any
 
 MASTER_LOCK = "master.lock"
-HOST_LEASE = "lease"
 
 
 class MasterLease:
@@ -69,11 +68,26 @@ def master_of(run_dir: Path) -> dict[str, Any]:
         return {}
 
 
+def lease_path(work_dir: str) -> str:
+    """Beside the work dir (``<work_root>/<run_id>/<host>.lease``): taken before the work dir
+    is made, so a sweep never removes the dir of a run that is starting."""
+    return f"{work_dir.rstrip('/')}.lease"
+
+
+BUSY = 75   # what the non-blocking forms exit with when the run holds its lease
+
+
 def hold_argv(work_dir: str) -> list[str]:
-    """The host command that holds the run's lease until its stdin closes."""
-    return ["flock", "--nonblock", f"{work_dir.rstrip('/')}/{HOST_LEASE}", "cat"]
+    """Holds the run's lease until stdin closes (cat runs only once flock holds it)."""
+    return ["flock", "--wait", "20", lease_path(work_dir), "cat"]
 
 
-def free_argv(work_dir: str) -> list[str]:
-    """Exits 0 when nobody holds the lease (the run is not running on this host)."""
-    return ["flock", "--nonblock", "--shared", f"{work_dir.rstrip('/')}/{HOST_LEASE}", "true"]
+def busy_argv(work_dir: str) -> list[str]:
+    """Exits BUSY while the run holds its lease on this host, 0 when it does not."""
+    return ["flock", "--nonblock", "--conflict-exit-code", str(BUSY), lease_path(work_dir), "true"]
+
+
+def remove_argv(work_dir: str) -> list[str]:
+    """Removes the work dir under the lease, so a run holding it is never touched (BUSY)."""
+    return ["flock", "--nonblock", "--conflict-exit-code", str(BUSY), lease_path(work_dir),
+            "rm", "-rf", "--", work_dir]

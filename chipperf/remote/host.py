@@ -42,6 +42,9 @@ class CommandResult:
         return self.exit_code == 0
 
 
+HELD = b"held\n"   # what hold() sends through cat and waits to see back
+
+
 class Host:
     """The interface every step uses; see ``SSHHost`` and ``LocalHost``."""
 
@@ -54,9 +57,10 @@ class Host:
         """Unpack a tar archive (bytes) into ``remote_dir``, creating it."""
         raise NotImplementedError
 
-    def hold(self, argv: Sequence[str]) -> None:
-        """Start ``argv`` with its stdin held open by this connection until ``close()`` (or
-        this process's end): a lease that lives exactly as long as the master does."""
+    def hold(self, argv: Sequence[str], timeout: float = 60) -> None:
+        """Start ``argv`` (a command ending in ``cat``) with its stdin held open by this
+        connection until ``close()`` or this process's end: a lease that lives exactly as
+        long as the master does. Returns once cat echoed a line, i.e. once it runs."""
         raise NotImplementedError
 
     def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> list[str]:
@@ -114,12 +118,18 @@ class LocalHost(Host):
         self._docker: Any = None
         self._held: list[subprocess.Popen] = []
 
-    def hold(self, argv: Sequence[str]) -> None:
+    def hold(self, argv: Sequence[str], timeout: float = 60) -> None:
         try:
-            self._held.append(subprocess.Popen(list(argv), stdin=subprocess.PIPE,
-                                               stdout=subprocess.DEVNULL))
+            proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL)
         except OSError as exc:
             raise HostError(self.name, f"cannot start {argv[0]} ({exc})") from exc
+        self._held.append(proc)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(HELD)
+        proc.stdin.flush()
+        if proc.stdout.readline() != HELD:
+            raise HostError(self.name, f"`{shlex.join(argv)}` ended (exit {proc.wait()})")
 
     def run(self, argv: Sequence[str], timeout: float = 300, check: bool = True) -> CommandResult:
         try:
@@ -221,14 +231,27 @@ class SSHHost(Host):
         self._held: list[paramiko.Channel] = []
         self.client = self._connect()
 
-    def hold(self, argv: Sequence[str]) -> None:
+    def hold(self, argv: Sequence[str], timeout: float = 60) -> None:
+        deadline, said = time.monotonic() + timeout, b""
         try:
             channel = self._transport().open_session(timeout=self.cluster.connect_timeout_s)
+            self._held.append(channel)
             channel.exec_command(shlex.join(argv))
+            channel.sendall(HELD)
+            while HELD not in said:
+                if channel.exit_status_ready() and not channel.recv_ready():
+                    raise HostError(self.name, f"`{shlex.join(argv)}` ended (exit "
+                                               f"{channel.recv_exit_status()})")
+                if time.monotonic() > deadline:
+                    raise HostError(self.name, f"`{shlex.join(argv)}` did not start in "
+                                               f"{timeout:.0f} s")
+                if channel.recv_ready():
+                    said += channel.recv(4096)
+                else:
+                    time.sleep(0.05)
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise HostError(self.name, f"cannot start `{argv[0]}` ({exc})",
                             unreachable=True) from exc
-        self._held.append(channel)
 
     def _connect_kwargs(self) -> dict[str, Any]:
         c = self.cluster
