@@ -34,6 +34,7 @@ ORIGIN = "origin.json"   # in each host's work dir: the run id and its result di
 class RunOutcome:
     run_dir: Path
     cases: dict[str, tuple[str, str]] = field(default_factory=dict)  # case key -> (status, reason)
+    kept: list[str] = field(default_factory=list)   # host:dir of node files not collected
 
     @property
     def ok(self) -> bool:
@@ -78,7 +79,12 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
         raise
     finally:
         if hosts is not None:
-            teardown(plan, cluster, hosts)
+            teardown(plan, cluster, hosts, keep={k.split(":", 1)[0] for k in outcome.kept})
+        if outcome.kept:
+            log.error("the files of %d node(s) stay on their hosts (%s): the result root could "
+                      "not take them, or the host could not be reached; `chipperf collect %s` "
+                      "brings them home (chipperf run and clean also do)", len(outcome.kept),
+                      ", ".join(outcome.kept), run_dir)
         write_reports(run_dir)
         lease.release()
         logging.getLogger("chipperf").removeHandler(handler)
@@ -256,9 +262,11 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
         except KeyboardInterrupt as exc:  # the canceled round is in run.json like any other
             canceled = getattr(exc, "round_outcome", None)
             if canceled is not None:
+                outcome.kept += canceled.kept_on_hosts.values()
                 record.round(case.dir_name, canceled.to_dict())
             raise
         outcomes.append(result)
+        outcome.kept += result.kept_on_hosts.values()
         record.round(case.dir_name, result.to_dict())
         log.info("case %s round %d: %s %s", case.key, rnd.number, result.status, result.reason)
     status, reason = case_status(outcomes)
@@ -327,12 +335,16 @@ def _mark_unfinished(plan: RunPlan, record: RunRecord, outcome: RunOutcome, stat
             outcome.cases[case.key] = (status, reason)
 
 
-def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup) -> None:
-    """Remove whatever the run left on any host: containers (by label) and work dirs."""
+def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup,
+             keep: frozenset[str] | set[str] = frozenset()) -> None:
+    """Remove whatever the run left on any host: containers (by label) and work dirs; the
+    work dir of a host in ``keep`` stays, with the node files that could not come home."""
     def clean(host: Host) -> None:
         left = runtime.remove_run_containers(host.docker(), plan.run_id)
         if left:
             log.warning("[%s] removed leftover containers: %s", host.name, ", ".join(left))
+        if host.name in keep:
+            return
         work = plan.work_dir(host.name, cluster.work_root)
         host.run(["rm", "-rf", "--", work, lease_path(work)], check=False)
         host.run(["rmdir", str(Path(work).parent)], check=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import platform
 import sys
 import threading
@@ -43,6 +44,7 @@ class RunRecord:
     def __init__(self, plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str):
         self.path = plan.result_dir / "run.json"
         self._lock = threading.Lock()
+        self._fell_back = False
         self.data: dict[str, Any] = {
             "run_id": plan.run_id, "chipperf_version": __version__, "suite": suite,
             "started_at": _now(), "finished_at": None, "status": "running",
@@ -61,8 +63,20 @@ class RunRecord:
                 "status": "pending", "reason": "", "rounds": []}
 
     def save(self) -> None:
+        """Atomically; when the result root cannot take it (full, gone, read-only), under
+        fallback_dir() instead, said once in the log."""
         with self._lock:
-            write_json(self.path, self.data)
+            try:
+                write_json(self.path, self.data)
+                return
+            except OSError as exc:
+                problem = exc
+            fallback = fallback_dir() / f"{self.data['run_id']}.run.json"
+            write_json(fallback, self.data)
+            if not self._fell_back:
+                self._fell_back = True
+                log.error("run.json could not be written to %s (%s); it is written to %s "
+                          "until the result root takes it again", self.path, problem, fallback)
 
     def host(self, name: str, **facts: Any) -> None:
         self.data["hosts"].setdefault(name, {}).update(facts)
@@ -88,6 +102,12 @@ class RunRecord:
         if error is not None:
             self.data["error"] = {"type": type(error).__name__, "message": str(error)}
         self.save()
+
+
+def fallback_dir() -> Path:
+    """Where a run's record goes when its result root cannot take it."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "chipperf" / "runs"
 
 
 def attach_run_log(run_dir: Path, debug: bool) -> logging.Handler:

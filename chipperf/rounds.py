@@ -21,7 +21,7 @@ from chipperf.errors import HostError, failure, interruption, log_failure
 from chipperf.perflog import case_error, parse_lines
 from chipperf.plan import CasePlan, NodePlan, RoundPlan
 from chipperf.remote import HostGroup, each
-from chipperf.results.layout import write_status
+from chipperf.results import layout
 
 log = logging.getLogger("chipperf")
 PROGRESS_EVERY_S = 20.0
@@ -103,6 +103,15 @@ def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings
         if interrupted is not None:  # the caller records the canceled round from the exception
             interrupted.round_outcome = outcome  # type: ignore[attr-defined]
     return outcome
+
+
+def write_status(local: Path, status: str, reason: str = "") -> None:
+    """The node dir's status file; a result root that filled up is said, not raised: the
+    node's files stay on its host (see _teardown_node)."""
+    try:
+        layout.write_status(local, status, reason)
+    except OSError as exc:
+        log.error("could not write %s/status (%s): the result root is full or unusable", local, exc)
 
 
 def _local(s: RoundSettings, st: NodeState) -> Path:
@@ -259,8 +268,11 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
 
 def _stop_case_container(st: NodeState, local: Path) -> None:
     if st.status in ("failed", "timeout", "running"):
-        local.mkdir(parents=True, exist_ok=True)
-        (local / "container.log").write_text(runtime.logs_tail(st.container, 200))
+        try:
+            local.mkdir(parents=True, exist_ok=True)
+            (local / "container.log").write_text(runtime.logs_tail(st.container, 200))
+        except OSError as exc:  # the container is stopped all the same
+            log.error("[%s] could not keep the container's log in %s: %s", st.node.host, local, exc)
     st.lifetime = runtime.lifetime(st.container)
     if st.lifetime.get("running", True):
         runtime.stop(st.container)
