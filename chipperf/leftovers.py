@@ -182,12 +182,40 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
     if master_alive(run_dir):
         raise ChipperfError(f"{run_dir}: the run is going on (its master holds it); it collects "
                             "its own files when its rounds end")
+    close_abandoned(Path(run_dir))
     done = on_hosts(hosts, cluster, lambda h: sweep_host(h, cluster.work_root, only=run_id))
     from chipperf.controller import write_reports
 
     if any(s.collected for s in done[0]):
         write_reports(Path(run_dir))
     return done
+
+
+def close_abandoned(run_dir: Path) -> None:
+    """A record left "running" by a master that is gone (killed, its machine down) is closed
+    as failed, naming that, with every unfinished case."""
+    from chipperf.lease import master_alive, master_of
+    from chipperf.results.layout import write_json
+
+    path = run_dir / "run.json"
+    record = json.loads(path.read_text())
+    if record.get("status") != "running" or master_alive(run_dir) is not False:
+        return
+    who = master_of(run_dir)
+    why = (f"the run's master (pid {who.get('pid')} on {who.get('node')}) ended without closing "
+           "the record (killed, or its machine went down)")
+    from chipperf.results.layout import read_status, write_status
+
+    for case in record.get("cases", {}).values():
+        if case.get("status") in ("pending", "running"):
+            case.update(status="failed", reason=why)
+    for node in run_dir.glob("*/round*/*_noderank*"):
+        if read_status(node)[0] in ("starting", "running"):
+            write_status(node, "failed", why)
+    record.update(status="failed", error={"type": "MasterGone", "message": why},
+                  finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    write_json(path, record)
+    log.warning("%s: %s; closed as failed", run_dir, why)
 
 
 def clean(cluster: ClusterConfig) -> tuple[list[Swept], list[str]]:

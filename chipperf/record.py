@@ -110,8 +110,21 @@ def fallback_dir() -> Path:
     return Path(state) / "chipperf" / "runs"
 
 
+class RunLog(logging.FileHandler):
+    """run.log; a result root that fills up mid-run is said once on stderr, not with a
+    traceback per line (the console keeps the whole log)."""
+
+    failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's name)
+        if not self.failed:
+            self.failed = True
+            print(f"chipperf: cannot write {self.baseFilename} ({sys.exc_info()[1]}); the "
+                  "console has the rest of the log", file=sys.stderr)
+
+
 def attach_run_log(run_dir: Path, debug: bool) -> logging.Handler:
-    handler = logging.FileHandler(run_dir / "run.log", encoding="utf-8")
+    handler = RunLog(run_dir / "run.log", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     handler.setLevel(logging.DEBUG if debug else logging.INFO)
     logging.getLogger("chipperf").addHandler(handler)
