@@ -24,8 +24,8 @@ from chipperf.vendors import hardware_status
 _CHIP = re.compile(r"^config_(?P<chip>.+)x\d+x\d+\.py$")
 
 
-def catalogue_rows(root: Path) -> list[dict[str, Any]]:
-    catalogue = Catalogue.scan(root)
+def catalogue_rows(root: Path, suite: str = "training") -> list[dict[str, Any]]:
+    catalogue = Catalogue.scan(root, suite=suite)
     rows = []
     for (model, family), folder in sorted(catalogue.cases.items()):
         meta = _meta(folder / "case.yaml")
@@ -49,6 +49,10 @@ def _hardware(catalogue: Catalogue, model: str, family: str) -> dict[str, dict[s
     for (vendor, m, f), names in sorted(catalogue.vendor_configs.items()):
         if (m, f) != (model, family):
             continue
+        if catalogue.suite != "training":   # one config per vendor, for all of its chips
+            ran, note = hardware_status(vendor)
+            out[vendor] = {"ran": ran, "note": note}
+            continue
         for chip in sorted({c["chip"] for c in map(_CHIP.match, names) if c}):
             ran, note = hardware_status(vendor, chip)
             out[f"{vendor}/{chip}"] = {"ran": ran, "note": note}
@@ -62,18 +66,32 @@ def _meta(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def print_cases(root: Path, as_json: bool = False) -> int:
-    rows = catalogue_rows(root)
+def print_cases(root: Path, as_json: bool = False, suite: str = "training") -> int:
+    rows = catalogue_rows(root, suite)
     if as_json:
         print(json.dumps(rows, indent=2))
         return 0
+    if suite in ("base", "operation"):
+        _print_spec_rows(rows, "spec" if suite == "base" else "operator")
+    else:
+        _print_model_rows(rows)
+    print("\nhas chipperf run it on real hardware here? (per vendor and chip)")
+    for line in sorted({h["note"] for r in rows for h in r["hardware"].values()}):
+        print(f"  {line}")
+    return 0
+
+
+def _print_spec_rows(rows: list[dict[str, Any]], what: str) -> None:
+    width = max([len(r["model"]) for r in rows] + [len(what)])
+    print(f"{what:<{width}} {'framework':<10} vendors")
+    for r in rows:
+        print(f"{r['model']:<{width}} {r['framework']:<10} {', '.join(r['vendors'])}")
+
+
+def _print_model_rows(rows: list[dict[str, Any]]) -> None:
     print(f"{'model':<12} {'framework':<12} {'params':>15} {'FLOPs/unit':>12}  vendors")
     for r in rows:
         params = f"{r['params']:,}" if r["params"] else "?"
         flops = f"{float(r['flops_per_unit']):.3g}" if r["flops_per_unit"] else "?"
         print(f"{r['model']:<12} {r['framework']:<12} {params:>15} {flops:>12}  "
               f"{', '.join(r['vendors'])}")
-    print("\nhas chipperf run it on real hardware here? (per vendor and chip)")
-    for line in sorted({h["note"] for r in rows for h in r["hardware"].values()}):
-        print(f"  {line}")
-    return 0

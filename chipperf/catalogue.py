@@ -15,6 +15,7 @@
     benchmarks/common/                                   shared inference code
     configs/<model>/configuration.yaml                   the case's settings
     configs/<model>/vendor_config/<vendor>_configuration.yaml   vendor overrides
+    (FlagPerf's configurations.yaml, parameters.yaml and <vendor>_configurations.yaml too)
     <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
 
 ``base/`` and ``operation/`` (one folder per spec or operator)::
@@ -40,6 +41,9 @@ ENTRY = "run_pretraining.py"
 SHARED_DIRS = ("driver", "textlm", "imagecls")
 INFERENCE_ENTRY = "run_inference.py"
 INFERENCE_SHARED_DIRS = ("common",)
+# chipperf's vendor file, and FlagPerf's name for it
+INFERENCE_VENDOR_SUFFIX = "_configuration.yaml"
+FLAGPERF_VENDOR_SUFFIX = "_configurations.yaml"
 SPEC_ENTRY = "main.py"
 SPEC_SHARED_DIRS = {"base": ("specs",), "operation": ("operators",)}
 # What a vendor case's per-topology configs import (STYLE.md 16); not a topology of its own.
@@ -121,10 +125,10 @@ class Catalogue:
         vendor_cases, vendor_configs = {}, {}
         for (model, family) in cases:
             config_dir = root / "configs" / model
-            for vendor_file in sorted(config_dir.glob("vendor_config/*_configuration.yaml")):
-                vendor = vendor_file.name[: -len("_configuration.yaml")]
+            for vendor in _inference_vendors(config_dir / "vendor_config"):
                 vendor_cases[(vendor, model, family)] = config_dir
-                vendor_configs[(vendor, model, family)] = frozenset({vendor_file.name})
+                # the case reads both forms of the vendor's file under this one name
+                vendor_configs[(vendor, model, family)] = frozenset({f"{vendor}{INFERENCE_VENDOR_SUFFIX}"})
         images = {(d.parent.parent.parent.name, d.parent.name): d.parent
                   for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
         shared = tuple(bench / d for d in INFERENCE_SHARED_DIRS if (bench / d).is_dir())
@@ -146,3 +150,11 @@ class Catalogue:
                   for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
         shared = tuple(bench / d for d in SPEC_SHARED_DIRS[suite] if (bench / d).is_dir())
         return cls(root, cases, vendor_cases, vendor_configs, images, shared, suite)
+
+
+def _inference_vendors(folder: Path) -> list[str]:
+    """Vendors with a file in ``vendor_config/``, in chipperf's or FlagPerf's name."""
+    vendors: set[str] = set()
+    for suffix in (INFERENCE_VENDOR_SUFFIX, FLAGPERF_VENDOR_SUFFIX):
+        vendors.update(p.name[: -len(suffix)] for p in folder.glob(f"*{suffix}"))
+    return sorted(vendors)

@@ -86,8 +86,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def final_screen(run_dir: Path, cases: dict[str, tuple[str, str]]) -> str:
     """What a run prints last: why each case that did not succeed failed, the headline table
     as `chipperf report` prints it, and where the results are, from where the user stands."""
-    from chipperf.results.collect import collect
-    from chipperf.results.render import console
+    from chipperf.results.read.collect import collect
+    from chipperf.results.render.console import console
 
     where = shown_path(run_dir)
     lines = ["", *(f"{status}: {key}: {reason}" for key, (status, reason) in cases.items()
@@ -122,7 +122,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def cmd_cases(args: argparse.Namespace) -> int:
     from chipperf.cases import print_cases
 
-    return print_cases(Path(args.training_dir or default_training_dir()), as_json=args.json)
+    root = args.training_dir or (default_training_dir() if args.suite == "training"
+                                 else default_suite_dir(args.suite))
+    return print_cases(Path(root), as_json=args.json, suite=args.suite)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -136,7 +138,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from chipperf.results.entry import compare_main
 
-    return compare_main([Path(d) for d in args.run_dirs], baseline=args.baseline)
+    return compare_main([Path(d) for d in args.run_dirs], baseline=args.baseline,
+                        html=Path(args.html) if args.html else None)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -237,9 +240,11 @@ def parser() -> argparse.ArgumentParser:
     q = sub.add_parser("cases", help="list the case catalogue",
                        description="List the cases this checkout can run, with their vendors, "
                                    "frameworks and vendor configs.")
+    q.add_argument("--suite", choices=("training", "inference", "base", "operation"),
+                   default="training", help="which suite's catalogue (default: training)")
     q.add_argument("--json", action="store_true", help="print JSON instead of a table")
     q.add_argument("--training-dir", metavar="DIR",
-                   help="case catalogue root (default: the repo's training/)")
+                   help="case catalogue root (default: the repo's <suite>/ folder)")
     q.set_defaults(fn=cmd_cases)
     q = sub.add_parser("report", help="summarise a result directory (again)",
                        description="Rewrite summary.json/csv/md, report.html and each case's "
@@ -263,6 +268,9 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="result directories")
     q.add_argument("--baseline", type=int, default=0, metavar="N",
                    help="index of the baseline among RUN_DIRs (default: %(default)s, the first)")
+    q.add_argument("--html", metavar="FILE",
+                   help="also write the comparison as one self-contained page (tables with "
+                        "ratios and noise flags, a bar chart per figure) to FILE")
     q.set_defaults(fn=cmd_compare)
     q = sub.add_parser("check", help="validate a result directory and its PerfLog lines",
                        description="Check a result directory against the documented layout "

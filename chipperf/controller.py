@@ -17,6 +17,7 @@ from typing import Any
 from chipperf.catalogue import Catalogue
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
+from chipperf.containers.incontainer import InContainerEngine
 from chipperf.containers.pipconf import MasterPip, fill_from_master, master_pip_settings
 from chipperf.errors import ChipperfError, GroupError, HostError, ImageError, interruption
 from chipperf.lease import MasterLease, hold_argv, lease_path
@@ -55,8 +56,9 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
                  ", ".join(plan.hosts), run_dir)
         for note in (n for case in plan.cases for n in case.notes):
             log.warning("%s", note)
-        hosts, sensors = preflight(plan, cluster, record)
-        tags = prepare_images(plan, test, hosts, record, outcome)
+        hosts, sensors = preflight(plan, cluster, record, test.in_container_launch)
+        tags = in_container_tags(plan, record) if test.in_container_launch else \
+            prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
             if case.key not in outcome.cases:
                 settings = RoundSettings(plan.result_dir, tags[case.key], sensors)
@@ -92,12 +94,17 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
     return outcome
 
 
-def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord
-              ) -> tuple[HostGroup, dict[str, frozenset[str]]]:
+def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord,
+              in_container: bool = False) -> tuple[HostGroup, dict[str, frozenset[str]]]:
     """Connect, check engines, data dirs and sensors everywhere at once, upload the code.
-    Returns the hosts and, per host, the sensor paths its monitor sidecars can mount."""
+    Returns the hosts and, per host, the sensor paths its monitor sidecars can mount.
+    ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH): no lease is
+    held and no earlier run's leftovers are swept there (chipperf starts no containers)."""
     started = time.monotonic()
     hosts = HostGroup.connect(plan.hosts, cluster)
+    if in_container:
+        for host in hosts.hosts.values():
+            host.use_engine(InContainerEngine(host))
     claimed: list[Host] = []
     try:
         facts = hosts.run_step("check hosts", lambda h: _check_host(h, plan))
@@ -105,11 +112,12 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord
             record.host(name, **info)
         sensors = {name: frozenset(p for p, there in info["sensors"].items() if there)
                    for name, info in facts.items()}
-        hosts.run_step("claim work dirs",
-                       lambda h: _claim(h, plan.work_dir(h.name, cluster.work_root), plan, claimed))
+        hosts.run_step("claim work dirs", lambda h: _claim(
+            h, plan.work_dir(h.name, cluster.work_root), plan, claimed, not in_container))
         archive = _code_archive(plan)
         hosts.run_step("upload code", lambda h: _upload(h, archive, plan.work_dir(h.name, cluster.work_root)))
-        _sweep_earlier_runs(hosts, cluster, plan.run_id)
+        if not in_container:
+            _sweep_earlier_runs(hosts, cluster, plan.run_id)
     except BaseException:
         for host in claimed:  # only what this run made: a dir it found belongs to another run
             work = plan.work_dir(host.name, cluster.work_root)
@@ -158,12 +166,13 @@ def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
             "sensors": sensors}
 
 
-def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host]) -> None:
+def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host], lease: bool) -> None:
     """Create this run's work dir on the host; finding it there means another master started
     a run with the same id (the same second) on this host, and both would tear down the
     other's containers and files."""
     host.makedirs(str(Path(work_dir).parent))
-    host.hold(hold_argv(work_dir))  # first: `chipperf clean` leaves this run alone while it lives
+    if lease:  # first: `chipperf clean` leaves this run alone while it lives
+        host.hold(hold_argv(work_dir))
     if not host.make_dir(work_dir):
         raise HostError(host.name, f"work dir {work_dir} exists already: another chipperf run "
                                    f"with id {plan.run_id} is using this host (started in the "
@@ -228,6 +237,16 @@ def prepare_images(plan: RunPlan, test: TestConfig, hosts: HostGroup, record: Ru
         record.case(case.dir_name, image=tag, image_build=images.case_build(builder, inputs))
         log.info("image %s ready on %d host(s) in %.1f s", tag, len(used), time.monotonic() - started)
     return tags
+
+
+def in_container_tags(plan: RunPlan, record: RunRecord) -> dict[str, str]:
+    """IN_CONTAINER_LAUNCH: no image is built or shipped; the cases run in the containers
+    the hosts are, as they are."""
+    log.info("IN_CONTAINER_LAUNCH: no image build, no container started or removed; the cases "
+             "run as processes in the existing containers %s", ", ".join(plan.hosts))
+    for case in plan.cases:
+        record.case(case.dir_name, image=None, in_container_launch=True)
+    return {case.key: "" for case in plan.cases}
 
 
 def _ship(builder: Any, tag: str, host: Host) -> bool:

@@ -37,7 +37,10 @@ Inference FINISHED (suite ``inference``; docs/inference.md) requires instead::
     world_size           int
     peak_memory_bytes    int or null
 
-and may carry the training times too (``train_time_s`` = the timed window).
+and may carry the training times too (``train_time_s`` = the timed window). An LLM serving
+case (work_unit "tokens": generated tokens) adds ``window_work`` (tokens generated in the whole
+timed window) and ``serving`` (per scenario: TTFT, TPOT, latency percentiles, tokens/s,
+requests/s; the server scenario's rates and the highest meeting the bound).
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ INFERENCE_FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
 }
 # Other FINISHED keys of the inference suite the results code reads when present.
 INFERENCE_OPTIONAL_KEYS = ("device", "batch_size", "peak_memory_source", "engine_build_time_s",
-                           "offline")
+                           "offline", "window_work", "serving")
 # Required parts of FINISHED's nested objects, per suite: key -> (part, its types).
 _NUMBER = (int, float)
 _FINISHED_PARTS: Mapping[str, Mapping[str, Mapping[str, tuple[type, ...]]]] = {

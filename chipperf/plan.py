@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from chipperf.bench.peaks import plan_note
 from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.config.vendorconfig import VendorConfig, check_vendor_config, render_translated, translated_name
@@ -23,7 +24,7 @@ from chipperf.containers.spec import ContainerSpec
 from chipperf.device import launch_env as device_launch_env
 from chipperf.frameworks import ImageChoice, choose_folder
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
-from chipperf.results.measured import read_measured_peaks
+from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.vendors import get_vendor, vendor_names
 
 
@@ -181,7 +182,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     config_name = catalogue.vendor_config_name(key, test.vendor)
     unknown_spec = catalogue.suite in ("base", "operation") and \
         (model, key.family) not in catalogue.cases   # one vendor file serves every spec
-    if unknown_spec:
+    if unknown_spec or test.vendor not in vendor_names():   # said once, not per case and folder
         return problems + _hosts_and_data(entry, cluster, key, where)
     if vendor_key not in catalogue.vendor_cases:
         folder = (f"{catalogue.root}/configs/{key.model}/vendor_config/{config_name}"
@@ -289,6 +290,9 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     config = vendor_config(entry, test, catalogue)
     notes = ((f"{key}: {choice.note}",) if choice.note else ()) + tuple(
         f"{key}: {n}" for n in config.notes(Path(key.vendor_config_name)))
+    peak_note = plan_note(catalogue.suite, catalogue.case_name(key.model), test.vendor, key.chip,
+                          entry.case_args)
+    notes += (f"{key}: {peak_note}",) if peak_note else ()
     return CasePlan(
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
         family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,

@@ -219,13 +219,19 @@ def _progress(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[Nod
              len(states), _event_text(last))
 
 
+# Shown first in a progress line, when the event has them (a STEP_END: step, loss, pace).
+PROGRESS_KEYS = ("step", "epoch", "loss", "throughput_so_far")
+
+
 def _event_text(event: Any) -> str:
     if event is None:
         return "no PerfLog event yet"
     numbers = {k: v for k, v in event.value.items()
                if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    shown = " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                     for k, v in list(numbers.items())[:6])
+    keys = [k for k in PROGRESS_KEYS if k in numbers]
+    keys += [k for k in numbers if k not in keys]
+    shown = " ".join(f"{k}={numbers[k]:.4g}" if isinstance(numbers[k], float)
+                     else f"{k}={numbers[k]}" for k in keys[:6])
     return f"last event {event.name} {shown}".rstrip()
 
 

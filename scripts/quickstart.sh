@@ -21,9 +21,16 @@ command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v python3 >/dev/null || need+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
-  echo "installing ${need[*]}"
-  { apt-get update -qq && apt-get install -y -qq "${need[@]}" ca-certificates; } \
-    || stop "could not install ${need[*]} with apt-get (no network for apt?): install them, then run this again"
+  echo "installing ${need[*]} with apt-get"
+  # apt's progress as it comes; its errors, when it fails, as one line of the one message
+  err="$(mktemp)"
+  if ! { apt-get update -qq && apt-get install -y -qq "${need[@]}" ca-certificates; } 2>"$err"; then
+    said="$(grep -m1 '^E:' "$err" || tail -n1 "$err")"
+    rm -f "$err"
+    stop "could not install ${need[*]} with apt-get (${said:-no output}; no network for apt?): install them, then run this again"
+  fi
+  cat "$err" >&2
+  rm -f "$err"
 fi
 
 if ! docker version >/dev/null 2>&1; then
@@ -38,7 +45,8 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q -e . scikit-learn Pillow numpy
 DATA=/tmp/chipperf-data/digits
-[ -d "$DATA/train" ] || .venv/bin/python training/benchmarks/resnet50/pytorch/prepare_digits.py "$DATA"
+[ -f "$DATA/dataset.json" ] \
+  || .venv/bin/python training/benchmarks/resnet50/pytorch/prepare_digits.py --force "$DATA"
 
 # chipperf on PATH: a link to the .venv's script (it runs with the .venv's python).
 LINK=/usr/local/bin/chipperf

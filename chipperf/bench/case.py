@@ -145,6 +145,13 @@ class BenchCase:
                                "converged": False, "world_size": self.world_size})
 
 
+def is_out_of_memory(exc: BaseException) -> bool:
+    """An allocation that did not fit: ``torch.OutOfMemoryError``, or the RuntimeError that a
+    vendor plug-in's allocator raises instead ("NPU out of memory", "MLU out of memory", ...)."""
+    return type(exc).__name__ == "OutOfMemoryError" or (
+        isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower())
+
+
 def common_finished(value: float, unit: str, work: float, work_unit: str, window_s: float,
                     dtype: str, flops_per_unit: float, peak_memory: Optional[int]
                     ) -> dict[str, Any]:

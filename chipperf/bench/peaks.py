@@ -23,6 +23,10 @@ class Peak:
 
 
 Found = Union[Peak, str]   # a peak, or why there is none
+# The operators rated in TFLOP/s against the key's spec number (operation/benchmarks/operators
+# table.py: those with a FLOP count); the others are rated in GB/s against the sheet's bandwidth.
+COMPUTE_BOUND_OPERATORS = frozenset({"mm", "bmm", "addmm", "linear", "conv2d",
+                                     "scaled_dot_product_attention"})
 
 
 def find_chip(vendor: str, chip: str) -> tuple[Optional[Any], str]:
@@ -73,6 +77,45 @@ def memory_capacity_peak(vendor: str, chip: str) -> Found:
     if not spec.memory_bytes:
         return f"chip {spec.name!r}: its spec sheet has no memory size"
     return Peak(float(spec.memory_bytes), "bytes", spec.source or spec.name)
+
+
+def plan_note(suite: str, spec: str, vendor: str, chip: str, case_args: tuple[str, ...] = ()
+              ) -> Optional[str]:
+    """Why a base/ or operation/ case will report no share of spec-sheet peak, said at plan
+    time (the case still runs and reports its value; the share is absent with this reason)."""
+    if suite == "base":
+        return _base_note(spec, vendor, chip)
+    if suite == "operation":
+        return _operation_note(spec, vendor, chip, case_args)
+    return None
+
+
+def _base_note(spec: str, vendor: str, chip: str) -> Optional[str]:
+    found: Found
+    if spec.startswith("computation-"):
+        found = flops_peak(vendor, chip, spec.split("-", 1)[1])
+    elif spec == "main_memory-bandwidth":
+        found = memory_bandwidth_peak(vendor, chip)
+    elif spec == "main_memory-capacity":
+        found = memory_capacity_peak(vendor, chip)
+    else:
+        return None
+    if not isinstance(found, str):
+        return None
+    hint = ": set CHIP in host.yaml or write the key as spec:CHIP" if "no spec sheet" in found else ""
+    return f"no share of spec peak: {found}{hint}"
+
+
+def _operation_note(op: str, vendor: str, chip: str, case_args: tuple[str, ...]
+                    ) -> Optional[str]:
+    if op in COMPUTE_BOUND_OPERATORS:
+        args = dict(zip(case_args[::2], case_args[1::2]))
+        if float(args.get("--spec_tflops", "0")) > 0:
+            return None
+        return ("no share of spec peak: the key gives no spec TFLOP/s "
+                "(op:dtype:TFLOPS:provider:chip)")
+    bandwidth = memory_bandwidth_peak(vendor, chip)
+    return f"no share of spec peak: {bandwidth}" if isinstance(bandwidth, str) else None
 
 
 def share(measured: float, peak: Found) -> dict[str, Any]:

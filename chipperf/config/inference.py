@@ -2,12 +2,14 @@
 
 One file holds both the cluster part (HOSTS, SSH_PORT, ...) and the test part
 (VENDOR, CASES, image settings ...). A case key is ``model:framework`` (or the full
-training form); an inference case runs on one node, cases are spread over the hosts
+training form, whose chip wins over CHIP; without CHIP, as FlagPerf writes host.yaml, the
+vendor's default chip); an inference case runs on one node, cases are spread over the hosts
 in turn, and its number of rounds is ``repeat`` in ``configs/<model>/configuration.yaml``.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ import yaml
 from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_config, test_fields
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 
+log = logging.getLogger(__name__)
 KEY_FORM = "model:framework (e.g. resnet50:pytorch_2.13)"
 INFERENCE_KEYS = {"chip", "log_call_information", "hosts_ports"}
 
@@ -27,10 +30,25 @@ def load_inference(path: str | Path, suite_dir: Path
     raw = read_config(path)
     f = Fields(path, raw.values, raw.broken)
     cluster = cluster_fields(f)
-    chip = f.get("chip", str, "")
+    chip = f.get("chip", str, "") or _default_chip(f.path, str(f.data.get("vendor") or ""))
     cases = _cases(f, cluster.hosts, chip, suite_dir)
     test = test_fields(f, cases, suite="inference")
     return cluster, test, raw.problems + finish(f, IGNORED | INFERENCE_KEYS)
+
+
+def _default_chip(path: Path, vendor: str) -> str:
+    """FlagPerf's inference host.yaml has no CHIP: the vendor's default chip, the first of its
+    spec sheet (cpu: xeon, nvidia: A100), said in a warning. A case key's own chip
+    (model:framework:chip:1:1:repeat) still wins."""
+    from chipperf.vendors import get_vendor, vendor_names
+
+    if vendor not in vendor_names() or not get_vendor(vendor).chips:
+        return ""
+    chip = next(iter(get_vendor(vendor).chips))
+    log.warning("%s: CHIP is not set: case keys without a chip get vendor %s's default chip %s "
+                "(the first of its spec sheet, chipperf/vendors/%s.py); set CHIP to name another",
+                path, vendor, chip, vendor)
+    return chip
 
 
 def _cases(f: Fields, hosts: tuple[str, ...], chip: str, suite_dir: Path) -> tuple[CaseEntry, ...]:

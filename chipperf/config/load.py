@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple
@@ -280,6 +281,11 @@ def parse_test(path: str | Path) -> tuple[TestConfig, list[str]]:
     return config, raw.problems + finish(f, IGNORED)
 
 
+def _exec_in_container() -> bool:
+    """FlagPerf's switch for IN_CONTAINER_LAUNCH: ``export EXEC_IN_CONTAINER=True`` on the master."""
+    return os.environ.get("EXEC_IN_CONTAINER", "").strip().lower() in ("true", "1", "yes")
+
+
 def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training") -> TestConfig:
     vendor = f.get("vendor", str, "")
     if not vendor:
@@ -293,6 +299,7 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         visible_devices_env=f.get("visible_devices_env", str, None),
         clear_caches=f.get("clear_caches", _flag, False),
         retry_lost_hosts=f.get("retry_lost_hosts", _flag, False),
+        in_container_launch=f.get("in_container_launch", _flag, _exec_in_container()),
         framework_match=f.get("framework_match", _framework_match, "nearest",
                               f"use one of {', '.join(MODES)}"),
         round_timeout_s=f.get("round_timeout_s", _positive, 3600.0, "use seconds > 0"),

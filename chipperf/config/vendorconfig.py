@@ -60,9 +60,24 @@ def check_vendor_config(case_config_dir: Path, vendor_file: Path, case: str,
     return VendorConfig(values, renamed, tuple(problems + alias_problems + name_problems + kinds), True)
 
 
+def _alias_table_line(case: str) -> str:
+    """'chipperf/config/flagperf_aliases.py:<line>' of the case's table (the file alone when
+    the entry is not written there)."""
+    from chipperf.config import flagperf_aliases
+
+    name = "chipperf/config/flagperf_aliases.py"
+    try:
+        lines = Path(flagperf_aliases.__file__).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return name
+    found = next((i for i, line in enumerate(lines, 1) if line.lstrip().startswith(f'"{case}"')),
+                 None)
+    return f"{name}:{found}" if found else name
+
+
 def _aliases(case: str, allowed: set[str]) -> tuple[dict[str, str], list[str]]:
     table, problems, aliases = FLAGPERF_ALIASES.get(case, {}), [], {}
-    where = f"chipperf/config/flagperf_aliases.py: {case}"
+    where = f"{_alias_table_line(case)}: {case}"
     for old, new in table.items():
         if not isinstance(new, str):
             problems.append(f"{where}: {old} maps to {new!r}: an alias maps to one knob; keep one")
@@ -120,9 +135,14 @@ def _kind_problem(vendor: PyConfig, name: str, knob: str, value: Any, base: PyCo
             f"{_kind(default)}: give a {_kind(default)}"]
 
 
+ALIASES_NAME = "_flagperf_aliases"   # in a translated config: FlagPerf name -> case knob
+
+
 def render_translated(values: Mapping[str, Any], source: Path, renamed: Mapping[str, str]) -> str:
     """The translated vendor config: plain literals under the case's names."""
     lines = [f"# Written by chipperf from {source.name}: FlagPerf's names mapped to this case's",
              "# (" + ", ".join(f"{o} -> {n}" for o, n in sorted(renamed.items())) + ").", ""]
     lines += [f"{name} = {value!r}" for name, value in values.items()]
+    lines += ["", "# The case's SUBMIT_INFO reports this mapping (flagperf_aliases).",
+              f"{ALIASES_NAME} = {dict(sorted(renamed.items()))!r}"]
     return "\n".join(lines) + "\n"

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from chipperf.config.model import ImageBuildConfig
+from chipperf.containers.progress import Every, counted, human_bytes, stage
 from chipperf.errors import ImageError
 
 log = logging.getLogger("chipperf")
@@ -176,7 +177,10 @@ def _dir_info(name: str) -> tarfile.TarInfo:
 
 
 def _build(client: Any, context: Any, tag: str, inputs: BuildInputs, cfg: ImageBuildConfig) -> None:
+    """Build ``tag``, logging each Dockerfile step and, within a long one (apt, pip), its
+    latest output line every 10 s."""
     tail: list[str] = []
+    every = Every()
     try:
         stream = client.api.build(fileobj=context, custom_context=True, tag=tag, rm=True,
                                   forcerm=True, buildargs=dict(inputs.build_args), decode=True,
@@ -190,6 +194,9 @@ def _build(client: Any, context: Any, tag: str, inputs: BuildInputs, cfg: ImageB
                 tail.append(text)
                 if text.startswith("Step ") or text.startswith("#"):
                     log.info("  %s", text.strip())
+                    every = Every()
+                elif text.strip() and every.due():
+                    log.info("    (%.0f s in this step) %s", every.elapsed(), text.strip()[:160])
     except ImageError:
         raise
     except Exception as exc:
@@ -242,17 +249,35 @@ def build_local_base(client: Any, image: str, mirror: str) -> None:
                          "apt-get install -y debootstrap (needs root)")
     with tempfile.TemporaryDirectory(prefix="chipperf-rootfs-") as tmp:
         root = Path(tmp) / "rootfs"
-        proc = subprocess.run(["debootstrap", "--variant=minbase", "bookworm", str(root), mirror],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
+        code, output = debootstrap(
+            ["debootstrap", "--variant=minbase", "bookworm", str(root), mirror])
+        if code != 0:
             raise ImageError(f"debootstrap of {image} from {mirror} failed: "
-                             f"{(proc.stderr or proc.stdout)[-1500:]}: check the mirror, or set "
+                             f"{output[-1500:]}: check the mirror, or set "
                              "DEBIAN_MIRROR in the test config")
         archive = Path(tmp) / "rootfs.tar"
         subprocess.run(["tar", "-C", str(root), "-cf", str(archive), "."], check=True)
         repo, _, tag = image.partition(":")
         client.api.import_image_from_file(str(archive), repository=repo, tag=tag or "latest")
     log.info("built base image %s", image)
+
+
+def debootstrap(argv: list[str], every_s: float = 10.0) -> tuple[int, str]:
+    """Run debootstrap, logging each new stage (Retrieving, Extracting, Installing, ...) and,
+    within one, its latest line every ``every_s``; returns (exit status, its last output)."""
+    tail: list[str] = []
+    last, count, every = "", 0, Every(every_s)
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace") as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            tail = (tail + [line])[-40:]
+            now, count = stage(line), count + 1
+            if now != last or every.due():
+                log.info("  debootstrap (%.0f s, %d lines): %s", every.elapsed(), count,
+                         line.strip()[:160])
+                last = now
+    return proc.returncode, "".join(tail)
 
 
 # ---------------------------------------------------------------- shipping
@@ -262,9 +287,17 @@ def ship_image(source: Any, target: Any, tag: str, host: str) -> bool:
     """Load ``tag`` from the source engine into the target engine; False when already there."""
     if _has_image(target, tag):
         return False
-    log.info("[%s] loading image %s", host, tag)
+    size = source.images.get(tag).attrs.get("Size")
+    log.info("[%s] loading image %s (about %s)", host, tag, human_bytes(size))
+    every = Every()
+
+    def report(sent: int, done: bool) -> None:
+        log.info("[%s] %s image %s: %s of about %s in %.0f s", host,
+                 "sent" if done else "sending", tag, human_bytes(sent), human_bytes(size),
+                 every.elapsed())
+
     try:
-        target.api.load_image(source.api.get_image(tag))
+        target.api.load_image(counted(source.api.get_image(tag), report, every))
     except Exception as exc:
         raise ImageError(f"{host}: loading image {tag} failed ({exc}): check free disk space on "
                          "the host's Docker data root") from exc

@@ -7,7 +7,7 @@ Run it as ``python3 -m chipperf.monitors --out DIR --interval 1 --vendor nvidia
     cpu_monitor.log  mem_monitor.log  pwr_monitor.log  <vendor>_monitor.log  sys_info.json
 
 (line format: ``chipperf.monitors.records``; docs/monitors.md). The files are
-summarised over the timed window by the results code (``chipperf.results.power``).
+summarised over the timed window by the results code (``chipperf.results.compute.power``).
 Only the standard library is imported at module level (psutil is used when installed): the
 package is uploaded into containers.
 """

@@ -92,6 +92,11 @@ class Host:
         """A docker.DockerClient talking to this host's engine."""
         raise NotImplementedError
 
+    def use_engine(self, engine: Any) -> None:
+        """Answer ``docker()`` with ``engine`` from now on (IN_CONTAINER_LAUNCH: the host is a
+        container, chipperf.containers.incontainer)."""
+        self._docker = engine
+
     def close(self) -> None:
         pass
 

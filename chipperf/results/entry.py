@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipperf.results import render
-from chipperf.results.check import check
-from chipperf.results.collect import collect
-from chipperf.results.compare import compare, comparison_console
+from chipperf.results.compute.schema import RunSummary
 from chipperf.results.layout import atomic_write
+from chipperf.results.read.check import check
+from chipperf.results.read.check_flagperf import check_flagperf, is_flagperf_dir
+from chipperf.results.read.collect import collect
+from chipperf.results.render import readme as readme_block
+from chipperf.results.render.compare import compare, comparison_console
+from chipperf.results.render.compare_html import comparison_html
+from chipperf.results.render.console import console
 from chipperf.results.report import write_collected
-from chipperf.results.schema import RunSummary
 
 
 def report_main(run_dir: Path, readme_table: bool = False, into: Path | None = None,
@@ -40,7 +43,7 @@ def report_main(run_dir: Path, readme_table: bool = False, into: Path | None = N
     except OSError as exc:
         print(f"chipperf report: cannot write the reports into {run_dir}: {exc}")
         return 1
-    print(render.console(collected.summary), end="")
+    print(console(collected.summary), end="")
     print("wrote " + ", ".join(str(p.relative_to(run_dir)) for p in written[:4])
           + f" and {len(written) - 4} case result.json file(s) in {run_dir}")
     return 0
@@ -48,12 +51,12 @@ def report_main(run_dir: Path, readme_table: bool = False, into: Path | None = N
 
 def _readme_table(summary: RunSummary, into: Path | None, case: str | None) -> int:
     if case is not None:
-        summary = render.select_cases(summary, case)
+        summary = readme_block.select_cases(summary, case)
         if not summary.cases:
             print(f"chipperf report: no case of run {summary.run_id} matches {case!r} "
                   "(give a model name, or a glob over the case key or case directory)")
             return 1
-    table = render.readme_table(summary)
+    table = readme_block.readme_table(summary)
     if into is None:
         print(table, end="")
         return 0
@@ -67,10 +70,10 @@ def _write_into(readme: Path, table: str, summary: RunSummary) -> int:
     except OSError as exc:
         print(f"chipperf report: cannot read {readme}: {exc}")
         return 1
-    updated, problems = render.replace_results_block(text, table)
+    updated, problems = readme_block.replace_results_block(text, table)
     if updated is None:
         print(f"chipperf report: {readme}: " + "; ".join(problems) + ". Put one line "
-              f"{render.RESULTS_START} and, below it, one line {render.RESULTS_END} "
+              f"{readme_block.RESULTS_START} and, below it, one line {readme_block.RESULTS_END} "
               "where the table goes.")
         return 1
     try:
@@ -83,9 +86,9 @@ def _write_into(readme: Path, table: str, summary: RunSummary) -> int:
     return 0
 
 
-def compare_main(dirs: list[Path], baseline: int = 0) -> int:
+def compare_main(dirs: list[Path], baseline: int = 0, html: Path | None = None) -> int:
     """Compare the runs in ``dirs``; ``baseline`` is the index (0 = first) of the one the
-    ratios are taken against."""
+    ratios are taken against; ``html``: also write the comparison page there."""
     missing = [d for d in dirs if not Path(d).is_dir()]
     if missing:
         print("chipperf compare: not a directory: " + ", ".join(map(str, missing)))
@@ -100,6 +103,9 @@ def compare_main(dirs: list[Path], baseline: int = 0) -> int:
         print("chipperf compare: no case has a counted round to compare")
         return 1
     print(comparison_console(comparison), end="")
+    if html is not None:
+        atomic_write(html, comparison_html(comparison, summaries))
+        print(f"Comparison page: {html}")
     return 0
 
 
@@ -109,7 +115,11 @@ def check_main(run_dir: Path) -> int:
     if not run_dir.is_dir():
         print(f"chipperf check: {run_dir}: not a directory")
         return 2
-    report = check(run_dir)
+    flagperf = is_flagperf_dir(run_dir)
+    report = check_flagperf(run_dir) if flagperf else check(run_dir)
+    if flagperf:
+        print(f"{run_dir}: a FlagPerf result directory (no run.json): checked what FlagPerf "
+              "writes (docs/results.md, section 6)")
     for problem in report.problems:
         print(problem)
     counts = (f"{report.cases} case(s), {report.rounds} round(s), {report.nodes} node dir(s), "
@@ -117,5 +127,6 @@ def check_main(run_dir: Path) -> int:
     if report.problems:
         print(f"{len(report.problems)} problem(s) in {run_dir} ({counts} checked)")
         return 1
-    print(f"ok: {run_dir} follows the result-directory contract ({counts} checked)")
+    contract = "FlagPerf's result layout" if flagperf else "the result-directory contract"
+    print(f"ok: {run_dir} follows {contract} ({counts} checked)")
     return 0

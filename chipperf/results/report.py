@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipperf.results.collect import Collected, collect
-from chipperf.results.html import report_html
+from chipperf.results.compute.schema import RunSummary
 from chipperf.results.layout import atomic_write
-from chipperf.results.markdown import summary_markdown
-from chipperf.results.render import case_json, to_csv, to_json
-from chipperf.results.schema import RunSummary
+from chipperf.results.read.collect import Collected, collect
+from chipperf.results.read.details import read_details
+from chipperf.results.render.data import case_json, to_csv, to_json
+from chipperf.results.render.html import report_html
+from chipperf.results.render.markdown import summary_markdown
 
 REPORT_MODE = 0o644
 
@@ -38,7 +39,7 @@ def write_collected(run_dir: Path, collected: Collected) -> list[Path]:
         run_dir / "summary.json": to_json(summary),
         run_dir / "summary.csv": to_csv(summary),
         run_dir / "summary.md": summary_markdown(summary),
-        run_dir / "report.html": report_html(collected),
+        run_dir / "report.html": report_html(collected, read_details(run_dir, summary)),
     }
     for case in summary.cases:
         if (run_dir / case.dir_name).is_dir():

@@ -51,6 +51,9 @@ class SynthCase:
     energy_counter: bool = False          # accelerator lines carry a running energy_mj
     step_every_s: int = 1                 # one STEP_END per this many seconds
     engine: str = "onnxruntime"           # inference only
+    evaluations: int = 0                  # EVALUATE events spread over the window (training)
+    smoke_test: str = ""                  # the dataset card's smoke_test (SUBMIT_INFO)
+    config: tuple[tuple[str, object], ...] = ()   # SUBMIT_INFO's config (the workload)
 
     @property
     def key(self) -> str:
@@ -99,6 +102,7 @@ def _write_case(run_dir: Path, case: SynthCase, clock: _Clock, interval_s: float
         rounds.append(_write_round(run_dir, case, number, spec, clock, (interval_s, suite)))
     failed = [r for r in rounds if r["status"] != "succeeded"]
     return {"key": case.key, "vendor": case.vendor, "chip": case.chip,
+            "data_dir": f"/data/{case.model}",
             "image": f"chipperf/{case.vendor}-{case.framework}:abc123",
             "status": failed[0]["status"] if failed else "succeeded",
             "reason": failed[0]["reason"] if failed else "", "rounds": rounds}
@@ -130,7 +134,7 @@ def _write_node(node_dir: Path, case: SynthCase, node_rank: int, spec: SynthRoun
     reason = "" if spec.status == "succeeded" else "rank 0 exited with 1"
     (node_dir / "status").write_text(spec.status + (f"\n{reason}\n" if reason else "\n"))
     (node_dir / "launcher.log").write_text("launching torchrun\n")
-    (node_dir / "sys_info.json").write_text(json.dumps({"hostname": node_dir.name}))
+    (node_dir / "sys_info.json").write_text(json.dumps(_sys_info(node_dir.name, case)))
     for local in range(case.nproc):
         rank = node_rank * case.nproc + local
         with open(node_dir / f"rank{rank}.out.log", "w") as out:
@@ -143,6 +147,21 @@ def _write_node(node_dir: Path, case: SynthCase, node_rank: int, spec: SynthRoun
     _write_monitors(node_dir, case, node_rank, times, interval_s)
 
 
+def _sys_info(name: str, case: SynthCase) -> dict[str, Any]:
+    """A node's sys_info.json as chipperf.monitors.sysinfo writes it (the parts reports read)."""
+    accel = {"vendor": case.vendor, "count": 0, "note": "no accelerator telemetry"} \
+        if case.vendor == "cpu" else \
+        {"vendor": case.vendor, "model": case.chip, "count": case.nproc,
+         "driver_version": "535.104.05", "runtime_version": "CUDA 12.2 (driver API)"}
+    return {"hostname": name, "os": {"name": "Debian GNU/Linux 12 (bookworm)"},
+            "kernel": {"release": "6.1.0-13-amd64"},
+            "cpu": {"model": "Intel(R) Xeon(R) Platinum 8358 CPU @ 2.60GHz", "logical_cpus": 128},
+            "memory": {"total_bytes": 1024 * 2**30}, "accelerators": accel,
+            "docker": {"server_version": "24.0.7"},
+            "frameworks": {"torch": {"distribution": "torch", "version": "2.13.0"},
+                           "paddle": {"unavailable": "none of paddlepaddle is installed"}}}
+
+
 def _event(out: TextIO, name: str, value: dict, time_ms: int) -> None:
     record = {"event": name, "value": value,
               "metadata": {"file": "run_pretraining.py", "lineno": 1, "time_ms": time_ms,
@@ -153,7 +172,10 @@ def _event(out: TextIO, name: str, value: dict, time_ms: int) -> None:
 def _write_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
                  times: tuple[int, int, int, int]) -> None:
     start, train_start, train_end, end = times
-    _event(out, "SUBMIT_INFO", {"vendor": case.vendor, "model": case.model, "config": {}}, start)
+    card = {"name": f"{case.model} data", "smoke_test": case.smoke_test} if case.smoke_test \
+        else None
+    _event(out, "SUBMIT_INFO", {"vendor": case.vendor, "model": case.model, "dataset": card,
+                                "config": dict(case.config)}, start)
     _event(out, "INIT_START", {}, start)
     out.write("loading data...\n")
     _event(out, "INIT_END", {}, train_start - 100)
@@ -162,6 +184,11 @@ def _write_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
         _event(out, "STEP_END", {"step": second, "loss": 1.0 / second},
                train_start + second * 1000 - 1)
         out.write(f"step {second} loss {1.0 / second:.4f}\n")
+    for k in range(1, case.evaluations + 1):
+        value = (0.76 if spec.converged else 0.5) * k / case.evaluations
+        _event(out, "EVALUATE", {"epoch": k, "name": "top1", "value": value, "target": 0.75,
+                                 "higher_is_better": True, "reached": value >= 0.75},
+               train_start + case.seconds * 1000 * k // case.evaluations - 2)
     _event(out, "TRAIN_END", {}, train_end)
     if not spec.finished:
         return
@@ -187,7 +214,8 @@ def _write_inference_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
     scenario (80 % of it) and then ``spec.queries`` single-stream queries."""
     start, train_start, train_end, end = times
     _event(out, "SUBMIT_INFO", {"vendor": case.vendor, "model": case.model,
-                                "engine": case.engine, "precision": case.dtype, "config": {}},
+                                "engine": case.engine, "precision": case.dtype,
+                                "config": dict(case.config)},
            start)
     _event(out, "INIT_START", {}, start)
     _event(out, "INIT_END", {"engine_build_time_s": 1.0}, train_start - 100)

@@ -40,8 +40,24 @@ def _container_options(nproc: int) -> Mapping[str, Any]:
                           "--ulimit memlock=-1 --ulimit stack=67108864")
 
 
+# amdsmi's Python API (amdsmi 7.0.2, amdsmi_interface.py) turns only 0xFFFF into "N/A"; the
+# C library sets an unsupported member to UINT32_MAX (amdsmi.h: "Unsupported struct members are
+# set to UINT32_MAX"). Neither is a reading: any value at or above 0xFFFF is left out.
+_UNSUPPORTED = 0xFFFF
+
+
+def _reading(value: Any) -> float | None:
+    """A number amdsmi reported, or None for "N/A" and the unsupported sentinels."""
+    if isinstance(value, (int, float)) and 0 <= value < _UNSUPPORTED:
+        return float(value)
+    return None
+
+
 def _activity(smi: Any, h: Any) -> dict[str, Any]:
-    return {"util_pct": float(smi.amdsmi_get_gpu_activity(h)["gfx_activity"])}
+    value = _reading(smi.amdsmi_get_gpu_activity(h)["gfx_activity"])
+    if value is None:
+        raise SampleError("amdsmi reports no gfx_activity on this GPU")
+    return {"util_pct": value}
 
 
 def _vram(smi: Any, h: Any) -> dict[str, Any]:
@@ -51,13 +67,14 @@ def _vram(smi: Any, h: Any) -> dict[str, Any]:
 
 
 def _power(smi: Any, h: Any) -> dict[str, Any]:
-    info = smi.amdsmi_get_power_info(h)  # W; "N/A" where the ASIC does not report it
-    value = info.get("current_socket_power")
-    if value in (None, "N/A"):
-        value = info.get("average_socket_power")
-    if value in (None, "N/A"):
-        raise SampleError("amdsmi power info has neither current nor average socket power")
-    return {"power_w": float(value)}
+    """W: MI300 and later report current_socket_power, MI200 and earlier average_socket_power;
+    socket_power (newer libraries) last. A zero is taken as a reading only from the last."""
+    info = smi.amdsmi_get_power_info(h)
+    for key in ("current_socket_power", "average_socket_power", "socket_power"):
+        value = _reading(info.get(key))
+        if value is not None and (value > 0 or key == "socket_power"):
+            return {"power_w": value}
+    raise SampleError("amdsmi power info has no current, average or socket power")
 
 
 def _temp(smi: Any, h: Any) -> dict[str, Any]:

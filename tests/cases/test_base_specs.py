@@ -89,7 +89,7 @@ def test_a_measured_gemm_peak_gives_mfu_where_the_spec_sheet_has_none(tmp_path) 
     run's achieved FLOP/s: mfu_measured exists although the cpu spec sheet has no peak."""
     import json
 
-    from chipperf.results.collect import collect
+    from chipperf.results.read.collect import collect
     from chipperf.results.synthetic import SynthCase, write_run
 
     result = run("base", "computation-FP32")

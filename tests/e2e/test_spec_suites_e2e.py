@@ -20,8 +20,8 @@ import yaml
 from conftest import REPO, WORK_ROOT, latest_run_dir, leftovers
 
 from chipperf.perflog import parse_lines
-from chipperf.results.check import check
 from chipperf.results.layout import read_status
+from chipperf.results.read.check import check
 
 pytestmark = pytest.mark.e2e
 

@@ -55,7 +55,8 @@ mkdir -p "$OUT"
 WORK="$(mktemp -d /tmp/chipperf-fresh-work.XXXXXX)"
 NAME="chipperf-fresh-$$"
 
-cleanup() {
+cleanup() {  # the container with its anonymous /var/lib/docker volume (the inner engine's
+    # images: tens of GB), and the clone; the base image stays (about 200 MB, reused by key)
     if [[ $KEEP -eq 1 ]]; then
         echo "kept: container $NAME (docker rm -fv $NAME), clone $WORK"
     else
@@ -64,6 +65,22 @@ cleanup() {
     fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+remove_stale() {  # containers of earlier runs whose script is gone (killed with -9, machine
+    # restarted): without this, their volumes hold tens of GB until someone notices (--keep's
+    # containers stay until removed by hand)
+    local c pid
+    for c in $(docker ps -aq --filter label=chipperf-fresh.pid); do
+        pid="$(docker inspect -f '{{index .Config.Labels "chipperf-fresh.pid"}}' "$c")"
+        [[ "$(docker inspect -f '{{index .Config.Labels "chipperf-fresh.keep"}}' "$c")" != 1 ]] || continue
+        if ! kill -0 "$pid" 2>/dev/null || [[ "$(ps -o args= -p "$pid")" != *fresh_debian/run.sh* ]]; then
+            log "removing container $c (and its volumes) of an earlier run (pid $pid is gone)"
+            docker rm -fv "$c" >/dev/null
+        fi
+    done
+}
 
 log() { echo "=== [$(date -u +%H:%M:%S)] $*"; }
 
@@ -113,7 +130,8 @@ start_container() {  # start_container IMAGE
     local -a opts
     mapfile -t opts < <(pip_mounts; pip_env)
     log "container $NAME from $1; mounted read-only: $(printf '%s ' "${opts[@]}" | grep -o '/[^ ]*:ro' | tr '\n' ' ')"
-    docker run -d --name "$NAME" --hostname fresh-debian --init \
+    docker run -d --name "$NAME" --hostname fresh-debian --init --label "chipperf-fresh.pid=$$" \
+        --label "chipperf-fresh.keep=$KEEP" \
         --cap-add ALL --cap-drop SYS_RESOURCE \
         --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
         --device-cgroup-rule='a *:* rwm' --cgroupns=private \
@@ -158,6 +176,7 @@ run_step() {  # run_step LOGNAME COMMAND: run COMMAND verbatim in /root/chipperf
 # (one function, read whole before it runs: editing this file during a run cannot derail it)
 main() {
     log "repo $REPO at $REF ($SHA); logs and figures in $OUT"
+    remove_stale
     git clone -q "$REPO" "$WORK/src"
     git -C "$WORK/src" checkout -q --detach "$SHA"
     IMAGE="$(base_image)"

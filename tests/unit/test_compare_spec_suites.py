@@ -3,8 +3,8 @@ topology (its figure is per chip), with the spec's unit on the row."""
 
 from __future__ import annotations
 
-from chipperf.results.collect import collect
-from chipperf.results.compare import compare, rows_of
+from chipperf.results.read.collect import collect
+from chipperf.results.render.compare import compare, rows_of
 from chipperf.results.synthetic import SynthCase, write_run
 
 
@@ -29,7 +29,7 @@ def test_the_report_table_of_a_spec_run_shows_value_and_share_of_peak(tmp_path) 
     import json
 
     from chipperf.perflog import MARKER
-    from chipperf.results.render import case_rows
+    from chipperf.results.render.console import case_rows
 
     run = write_run(tmp_path, [SynthCase(model="computation-FP32", vendor="nvidia", chip="H100",
                                          nnodes=1, nproc=8)], suite="base")

@@ -336,10 +336,21 @@ def test_driver_emits_the_lifecycle_and_a_valid_finished(case: Path) -> None:
     submit = events[1].value
     assert submit["vendor"] == "cpu" and submit["config"]["lr"] == 0.2
     assert submit["config_sources"]["lr"] == "vendor"
+    assert submit["flagperf_aliases"] == {}        # a translated config lists its mapping
     fin = events[-1].value
     assert finished_problems(fin) == []
     assert fin["train_time_s"] == 11.0 and fin["pure_compute_time_s"] == 10.0
     assert fin["world_size"] == 2 and fin["throughput"]["pure_compute"] == 64.0
+
+
+def test_submit_info_carries_the_data_dirs_dataset_card(case: Path) -> None:
+    out = io.StringIO()
+    start(case, {}, FakeClock(), out)
+    (case / "dataset.json").write_text('{"name": "digits", "smoke_test": "tiny images"}')
+    start(case, {}, FakeClock(), out)
+    cards = [e.value["dataset"] for e in parse_lines(out.getvalue().splitlines())[0]
+             if e.name == "SUBMIT_INFO"]
+    assert cards == [None, {"name": "digits", "smoke_test": "tiny images"}]
 
 
 def test_other_ranks_stay_quiet(case: Path) -> None:
@@ -368,6 +379,18 @@ def test_step_end_frequency_comes_from_log_every_steps(case: Path) -> None:
     steps = [e.value["step"] for e in parse_lines(out.getvalue().splitlines())[0]
              if e.name == "STEP_END"]
     assert steps == [3, 6, 9]
+
+
+def test_step_end_with_work_carries_the_pace_so_far_for_the_console(case: Path) -> None:
+    clock, out = FakeClock(), io.StringIO()
+    d = start(case, {"RANK": "0", "WORLD_SIZE": "2"}, clock, out)
+    d.step_end(10, work=320, loss=2.0)            # before train_start: no pace to tell
+    d.train_start()
+    clock.advance(4.0)
+    d.step_end(20, work=640, loss=1.5)            # 640 samples on this rank x 2 ranks / 4 s
+    steps = [e.value for e in parse_lines(out.getvalue().splitlines())[0] if e.name == "STEP_END"]
+    assert steps == [{"step": 10, "loss": 2.0},
+                     {"step": 20, "loss": 1.5, "throughput_so_far": 320.0}]
 
 
 # ---------------------------------------------------------------- data dir and network
@@ -421,3 +444,30 @@ def test_driver_package_imports_no_framework() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(REPO / "training" / "benchmarks")}).stdout
     assert out.strip() == "[]"
+
+
+def test_submit_info_carries_a_digest_of_the_case_code(case: Path) -> None:
+    from driver.version import code_digest
+
+    out = io.StringIO()
+    start(case, {"RANK": "0", "WORLD_SIZE": "1"}, FakeClock(), out)
+    events, _ = parse_lines(out.getvalue().splitlines())
+    digest = events[1].value["case_version"]
+    assert digest.startswith("sha256:") and digest == code_digest(case / "case")
+    (case / "case" / "model.py").write_text("LAYERS = 50\n")
+    changed = code_digest(case / "case")
+    assert changed != digest and changed == code_digest(case / "case")
+    resnet = REPO / "training" / "benchmarks" / "resnet50" / "pytorch"
+    assert code_digest(resnet) == code_digest(resnet)
+
+
+def test_submit_info_reports_the_flagperf_names_a_translated_config_mapped(case: Path) -> None:
+    vendor = vendor_file(case, "lr = 0.2\n_flagperf_aliases = {'learning_rate': 'lr'}\n")
+    argv = ["--data_dir", str(case), "--extern_config_dir", str(vendor.parent),
+            "--extern_config_file", vendor.name, "--output_dir", str(case / "out")]
+    out = io.StringIO()
+    Driver.start("m", case / "case", argv, environ={"RANK": "0"}, clock=FakeClock(), stream=out)
+    events, _ = parse_lines(out.getvalue().splitlines())
+    submit = events[1].value
+    assert submit["flagperf_aliases"] == {"learning_rate": "lr"}
+    assert submit["config"]["lr"] == 0.2 and "_flagperf_aliases" not in submit["config"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipperf.results.flagperf_text import parse_finish_info, parse_llm_log
+from chipperf.results.read.flagperf_text import parse_finish_info, parse_llm_log
 
 LOGS = Path(__file__).resolve().parent / "data" / "flagperf" / "logs"
 

@@ -99,7 +99,7 @@ def test_an_alias_that_maps_to_two_knobs_is_refused(tmp_path, monkeypatch):
     path.write_text("seed = 1\n")
     checked = check_vendor_config(TRAINING / "benchmarks/resnet50/pytorch/config", path,
                                   "resnet50:pytorch")
-    assert checked.problems == ("chipperf/config/flagperf_aliases.py: resnet50:pytorch: lr maps to "
+    assert checked.problems == ("chipperf/config/flagperf_aliases.py:17: resnet50:pytorch: lr maps to "
                                 "['base_lr', 'lr_reference_batch']: an alias maps to one knob; keep one",)
 
 
@@ -142,3 +142,6 @@ def test_plan_ships_a_translated_config_and_says_so(catalogue):
     written = catalogue.root / "translated.py"
     written.write_text(text)
     assert read_python(written) == {"seq_len": 4096, "micro_batch_size": 1, "learning_rate": 3e-4}
+    from driver.config import read_aliases  # what the case's SUBMIT_INFO reports
+
+    assert read_aliases(written) == {"batchsize": "micro_batch_size", "seqlength": "seq_len"}

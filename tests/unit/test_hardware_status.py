@@ -103,3 +103,18 @@ def test_report_and_summary_carry_the_status(tmp_path):
     assert "Hardware status: cpu/xeon: ran on real hardware here (" in markdown
     html = (run / "report.html").read_text()
     assert '<p class="bad">Hardware status: nvidia/A100: NOT run on real hardware' in html
+
+
+@pytest.mark.parametrize("suite,name,count", [("base", "computation-FP32", 14),
+                                              ("operation", "softmax", 25),
+                                              ("inference", "resnet50", 1)])
+def test_cases_of_the_other_suites_give_the_status_per_vendor(suite, name, count):
+    rows = {r["model"]: r for r in catalogue_rows(REPO / suite, suite)}
+    assert len(rows) >= count
+    hardware = rows[name]["hardware"]
+    assert {v for v, h in hardware.items() if h["ran"]} == {"cpu"}
+    assert hardware["nvidia"]["note"].startswith("nvidia: NOT run on real hardware here (")
+    out = subprocess.run([sys.executable, "-m", "chipperf.cli", "cases", "--suite", suite],
+                         cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert f"\n{name} " in out and "  cpu: ran on real hardware here (" in out
+    assert "  nvidia: NOT run on real hardware here (" in out

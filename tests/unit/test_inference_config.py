@@ -74,7 +74,7 @@ def test_host_yaml_plans_one_node_per_case_spread_over_hosts(suite, tmp_path):
 
 def test_inference_config_problems(suite, tmp_path):
     host = tmp_path / "host.yaml"
-    host.write_text("VENDOR: cpu\nHOSTS: [a]\nCASES:\n  'resnet50:pytorch_2.13': /d\n  'x': /d\n")
+    host.write_text("VENDOR: acme\nHOSTS: [a]\nCASES:\n  'resnet50:pytorch_2.13': /d\n  'x': /d\n")
     _, _, problems = load_inference(host, suite)
     text = "\n".join(problems)
     assert "names no chip and CHIP is not set" in text and "case key 'x'" in text

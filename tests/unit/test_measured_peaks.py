@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from chipperf.results.measured import read_measured_peaks
+from chipperf.results.compute.measured import read_measured_peaks
 
 
 def test_not_a_base_run_is_named(tmp_path) -> None:

@@ -122,6 +122,8 @@ def test_unknown_vendor_and_bad_container_options(catalogue):
     problems = check(cluster, test, catalogue)
     assert any("VENDOR 'acme' is unknown" in p for p in problems)
     assert any("--net=bridge" in p and "host network" in p for p in problems)
+    # the unknown vendor is said once, not again as a missing case folder and image per case
+    assert len(problems) == 2, problems
 
 
 def test_result_root_is_checked_at_plan_time(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ import pytest
 
 from chipperf.cli import main as cli_main
 from chipperf.results import summarize
-from chipperf.results.render import (
+from chipperf.results.render.readme import (
     RESULTS_END,
     RESULTS_START,
     readme_table,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chipperf.perflog import MARKER
-from chipperf.results.check import check
+from chipperf.results.read.check import check
 from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 CASE = "resnet50-pytorch_2.13-A100-2x2"

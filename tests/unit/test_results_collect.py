@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from chipperf.results.aggregate import stat
+from chipperf.results.compute.aggregate import stat
+from chipperf.results.compute.schema import RunSummary
 from chipperf.results.report import summarize
-from chipperf.results.schema import RunSummary
 from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 A100_BF16 = 312e12

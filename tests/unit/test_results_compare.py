@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chipperf.results.aggregate import stat
-from chipperf.results.compare import compare, comparison_markdown, within_noise
+from chipperf.results.compute.aggregate import stat
+from chipperf.results.render.compare import compare, comparison_markdown, within_noise
 from chipperf.results.report import summarize
 from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.results.compare import compare
-from chipperf.results.flagperf import case_identity, parse_timestamp
+from chipperf.results.read.flagperf import case_identity, parse_timestamp
+from chipperf.results.render.compare import compare
 from chipperf.results.report import summarize, write_reports
 from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
@@ -36,7 +36,10 @@ def flagperf_node(node: Path, throughput: float, sep: str = "-") -> None:
                 "throughput(ips)_raw": throughput}
     (node / "rank0.out.log").write_text("\n".join([
         perflog("SUBMIT_INFO", 0, {"vendor": "nvidia", "model": "bert", "config_path": "x",
-                                   "config": {"target_mlm_accuracy": 0.72, "lr": 1e-4}}),
+                                   "config": {"target_mlm_accuracy": 0.72, "lr": 1e-4,
+                                              "train_batch_size": 8, "max_seq_length": 512,
+                                              "data_dir": "/raid/dataset/bert_data/",
+                                              "amp": True, "fp16": False}}),
         perflog("INIT_START", 1), perflog("TRAIN_START", TRAIN_S[0]),
         "some framework output",
         perflog("TRAIN_END", TRAIN_S[1]), perflog("FINISHED", 700, finished)]) + "\n")
@@ -91,18 +94,36 @@ def test_flagperf_run_is_summarised(flagperf_run):
     assert all(not r.problems for r in case.rounds)
 
 
-def test_flagperf_run_compares_with_a_chipperf_run(flagperf_run, tmp_path):
+def test_flagperf_and_chipperf_cases_of_one_name_are_separate_rows(flagperf_run, tmp_path):
+    """FlagPerf's bert and chipperf's bert are different implementations (and here different
+    batches): two rows, no ratio between them, and a note naming what differs."""
     new = write_run(tmp_path / "new", [SynthCase(model="bert", nnodes=1, nproc=8, seconds=5,
-                                                 rounds=(SynthRound(1600.0), SynthRound(1640.0)))])
+                                                 rounds=(SynthRound(1600.0), SynthRound(1640.0)),
+                                                 config=(("global_batch_size", 256),))])
     comparison = compare([summarize(flagperf_run), summarize(new)], baseline=0)
-    row = next(r for r in comparison.rows if r.figure == "throughput_raw")
-    assert row.match == "bert:pytorch 1x8"
-    assert row.cells[1].ratio == pytest.approx(1620.0 / 810.0)
-    assert row.cells[1].noise == ""
-    (note,) = comparison.notes   # two harnesses' cases of one name: said, not assumed equal
-    assert note.startswith("bert:pytorch 1x8: pairs FlagPerf's and chipperf's cases of that name")
-    assert "check the workloads match before reading the ratios" in note
+    rows = [r for r in comparison.rows if r.figure == "throughput_raw"]
+    assert [r.match for r in rows] == ["bert:pytorch 1x8 [workload A]",
+                                       "bert:pytorch 1x8 [workload B]"]
+    assert rows[0].cells[1].stat is None and rows[1].cells[0].stat is None
+    assert all(c.ratio is None for r in rows for c in r.cells)
+    (note,) = comparison.notes
+    assert note.startswith("bert:pytorch 1x8: not one workload, so not compared in one row: "
+                           "[workload A] run20230303100000 (flagperf); [workload B] ")
+    assert "case flagperf:bert/pytorch vs chipperf:bert/pytorch" in note
+    assert "global_batch 64 vs 256" in note      # FlagPerf: 8 per chip x 8 chips
     assert write_reports(flagperf_run)
+
+
+def test_flagperf_runs_of_one_workload_meet_in_one_row(flagperf_run, tmp_path):
+    other = tmp_path / "run20230304100000"
+    flagperf_node(other / "bert:pytorch_1.8:A100:1:8:1" / "round1" / "10.1.2.3_noderank0", 900.0)
+    comparison = compare([summarize(flagperf_run), summarize(other)], baseline=0)
+    row = next(r for r in comparison.rows if r.figure == "throughput_raw")
+    assert row.match == "bert:pytorch 1x8" and comparison.notes == ()
+    assert row.cells[1].ratio == pytest.approx(900.0 / 810.0)
+    fp = summarize(other).cases[0].fingerprint
+    assert (fp.case, fp.framework, fp.global_batch, fp.seq_len, fp.dataset, fp.precision) == (
+        "flagperf:bert/pytorch", "pytorch", 64, 512, "bert_data", "amp")
 
 
 def test_bad_flagperf_monitor_lines_are_problems(flagperf_run):

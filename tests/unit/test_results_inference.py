@@ -12,10 +12,10 @@ import pytest
 
 from chipperf.perflog import MARKER, finished_problems
 from chipperf.results import check_main, report_main
-from chipperf.results.check import check
-from chipperf.results.compare import compare, comparison_markdown, match_key
+from chipperf.results.compute.schema import RunSummary
+from chipperf.results.read.check import check
+from chipperf.results.render.compare import compare, comparison_markdown, match_key
 from chipperf.results.report import summarize, write_reports
-from chipperf.results.schema import RunSummary
 from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 A100_FP16 = 312e12
@@ -303,3 +303,30 @@ def test_finished_problems_per_suite():
     assert finished_problems(value) == []                 # training's schema: all keys there
     assert "FINISHED lacks 'latency_ms'" in finished_problems({}, "inference")
     assert "FINISHED lacks 'train_time_s'" not in finished_problems({}, "inference")
+
+
+# FINISHED of the llama3_8b case (eager fp32, cpu vendor config, CI size) as its runner logged
+# it: `run_inference.py --extern_config_file cpu_configuration.yaml`, values unchanged.
+LLM_FINISHED = json.loads((Path(__file__).parent / "data" / "llama3_8b_cpu_finished.json")
+                          .read_text())
+
+
+def test_an_llm_finished_reports_its_window_tokens_and_serving_table(run, capsys):
+    edit_finished(rank0(run), lambda v: (v.clear(), v.update(LLM_FINISHED)))
+    assert finished_problems(LLM_FINISHED, "inference") == []
+    assert check_main(run) == 0
+    capsys.readouterr()
+    first = summarize(run).cases[0].rounds[0]
+    assert first.work_unit == "tokens" and first.window_work == LLM_FINISHED["window_work"]
+    assert first.serving == LLM_FINISHED["serving"]
+    write_reports(run)
+    md = (run / "summary.md").read_text()
+    assert "### LLM serving (times in ms)" in md
+    assert "| round | scenario | requests | tokens/s | requests/s | TTFT p50 | TTFT p90 | " \
+           "TTFT p99 | TPOT p50 | TPOT p90 | TPOT p99 | meets bound |" in md
+    offline = LLM_FINISHED["serving"]["offline"]
+    assert f"| 1 | offline | 8 | {offline['tokens_per_s']:.4g} |" in md
+    assert "| 1 | server @ 3.124/s | 6 |" in md
+    assert "Round 1: bound p99 TTFT <= 5000 ms and TPOT <= 1000 ms; highest server rate " \
+           "meeting it: 3.124 requests/s." in md
+    assert "LLM serving (times in ms)" in (run / "report.html").read_text()

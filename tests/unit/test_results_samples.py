@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.results import samples
-from chipperf.results.samples import Window, read_monitor
+from chipperf.results.read import samples
+from chipperf.results.read.monitors import read_monitor
+from chipperf.results.read.samples import Window
 
 T0 = 1_700_000_000_000
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from chipperf import cli
-from chipperf.results.collect import collect
-from chipperf.results.render import console
+from chipperf.results.read.collect import collect
+from chipperf.results.render.console import console
 from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,3 +83,15 @@ def test_requirements_present_means_no_reexec() -> None:
 
     assert missing_requirements() == []
     python_with_requirements(Path("/nonexistent"))  # returns: nothing to do
+
+
+def test_final_screen_says_a_smoke_test_is_one(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    smoke = SynthCase(vendor="cpu", chip="xeon", nnodes=1, nproc=1, rounds=(SynthRound(),),
+                      smoke_test="8x8 digits at 32x32 check the harness only")
+    run_dir = write_run(tmp_path / "result", (smoke,))
+    monkeypatch.chdir(tmp_path)
+    screen = cli.final_screen(run_dir, {smoke.key: ("succeeded", "")})
+    assert (f"{smoke.key}: smoke test, not a performance figure: 8x8 digits at 32x32 check the "
+            "harness only") in screen.splitlines()
+    assert collect(run_dir).summary.cases[0].smoke_test.startswith("8x8 digits")

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from chipperf.bench.peaks import COMPUTE_BOUND_OPERATORS
 from chipperf.catalogue import Catalogue, default_suite_dir
 from chipperf.cli import load_spec_suite_all, main
 from chipperf.config.specsuites import load_spec_suite
 from chipperf.errors import ConfigError
 from chipperf.plan import make_plan
+from chipperf.vendors import get_vendor, vendor_names
 
 # FlagPerf's base/configs/host.yaml and operation/configs/host.yaml, as they ship
 FLAGPERF_BASE = """FLAGPERF_PATH: "/home/FlagPerf/base"
@@ -115,3 +117,53 @@ def test_catalogue_holds_every_spec_and_operator() -> None:
     assert len(base.cases) == 14 and ("cpu", "computation-FP8", "pytorch") in base.vendor_cases
     operation = Catalogue.scan(default_suite_dir("operation"), suite="operation")
     assert len(operation.cases) >= 25 and operation.case_name("mm-FP16-flaggems") == "mm"
+
+
+@pytest.mark.parametrize("suite", ["base", "operation"])
+@pytest.mark.parametrize("vendor", vendor_names())
+def test_every_vendor_plans_both_suites_on_its_training_image(tmp_path: Path, suite: str,
+                                                               vendor: str) -> None:
+    """FlagPerf's host.yaml with each vendor: its vendor config, its training image (the same
+    image, linked, not a copy) and its device named in the launch environment."""
+    text = FLAGPERF_BASE if suite == "base" else FLAGPERF_OPERATION
+    text = text.replace('VENDOR: "nvidia"', f'VENDOR: "{vendor}"').replace(
+        'ACCE_CONTAINER_OPT: " --gpus all"', 'ACCE_CONTAINER_OPT: ""')
+    cluster, test, catalogue = load_spec_suite_all(suite, str(_write(tmp_path, text)), None)
+    case = make_plan(cluster, test, catalogue, "run1", Path("result")).cases[0]
+    if vendor != "nvidia":   # nvidia's suite images are their own (operation's adds flag-gems)
+        assert case.image_context.resolve() == (
+            default_suite_dir("training") / vendor / "docker_image" / case.image_folder).resolve()
+    requirements = (case.image_context / "requirements.txt").read_text()
+    assert "pyyaml" in requirements.lower()      # the programs read their vendor config with it
+    env = case.rounds[0].nodes[0].env
+    assert env["CHIPPERF_VENDOR"] == vendor and env["CHIPPERF_DEVICE"] == get_vendor(vendor).device
+
+
+@pytest.mark.parametrize("suite,key,chip,note", [
+    ("base", "computation-FP8", "A100", "chip 'A100' has no FP8 peak on its spec sheet"),
+    ("base", "computation-FP32", "", "vendor 'nvidia' has no spec sheet for chip 'nvidia' "
+     "(sheets: A100, H100, H200): set CHIP"),
+    ("base", "main_memory-bandwidth:Z9", "", "no spec sheet for chip 'Z9'"),
+    ("base", "computation-BF16", "H100", None),
+    ("operation", "mm:FP16:0:nativetorch:A100", "", "the key gives no spec TFLOP/s"),
+    ("operation", "mm:FP16:312:nativetorch:A100", "", None),
+    ("operation", "softmax:FP16:0:nativetorch:A100_40_SXM", "", None),   # the sheet's GB/s
+    ("operation", "softmax:FP16:0:nativetorch:Z9", "", "no spec sheet for chip 'Z9'"),
+])
+def test_plan_says_when_a_share_of_spec_peak_will_be_absent(
+        tmp_path: Path, suite: str, key: str, chip: str, note: str | None) -> None:
+    text = FLAGPERF_BASE if suite == "base" else FLAGPERF_OPERATION
+    text = text.replace('"computation-FP32": "pytorch_2.3"', f'"{key}": "pytorch_2.13"').replace(
+        '"mm:FP16:312:nativetorch:A100_40_SXM": "ngctorch2403"', f'"{key}": "pytorch_2.13"')
+    text += f'CHIP: "{chip}"\n' if chip else ""
+    cluster, test, catalogue = load_spec_suite_all(suite, str(_write(tmp_path, text)), None)
+    notes = [n for n in make_plan(cluster, test, catalogue, "run1", Path("result")).cases[0].notes
+             if "spec peak" in n]
+    assert notes == [] if note is None else (len(notes) == 1 and note in notes[0]), notes
+
+
+def test_compute_bound_operators_are_the_table_s_flop_counted_ones(monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(default_suite_dir("operation") / "benchmarks"))
+    from operators.table import OPS
+
+    assert COMPUTE_BOUND_OPERATORS == {name for name, op in OPS.items() if op.flops is not None}

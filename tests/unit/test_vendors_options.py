@@ -94,3 +94,26 @@ def test_refused_options_are_named(text, named):
 def test_every_vendor_options_reach_the_sdk(vendor):
     for nproc in (1, 8):
         sdk_args(dict(get_vendor(vendor).container_options(nproc)))
+
+
+# The options issue 11 lists, each as a docker run user writes it, and what the SDK gets.
+@pytest.mark.parametrize("text, field, expect", [
+    ("--gpus all", "DeviceRequests", [{"Driver": "", "Count": -1, "DeviceIDs": [],
+                                       "Capabilities": [["gpu"]], "Options": {}}]),
+    ("--device=/dev/xpu0", "Devices", [{"PathOnHost": "/dev/xpu0", "PathInContainer": "/dev/xpu0",
+                                        "CgroupPermissions": "rwm"}]),
+    ("--group-add video", "GroupAdd", ["video"]),
+    ("-v /opt/hyhal:/opt/hyhal", "Binds", ["/opt/hyhal:/opt/hyhal:rw", "/work:/work:rw"]),
+    ("--privileged", "Privileged", True),
+    ("--ipc=host", "IpcMode", "host"),
+    ("--ulimit nofile=65536:65536", "Ulimits", [{"Name": "nofile", "Soft": 65536, "Hard": 65536}]),
+    ("--cap-add SYS_PTRACE --cap-add=IPC_LOCK", "CapAdd", ["SYS_PTRACE", "IPC_LOCK"]),
+    ("--security-opt seccomp=unconfined", "SecurityOpt", ["seccomp=unconfined"]),
+    ("--net=host", "NetworkMode", "host"),
+    ("--shm-size 64g", "ShmSize", 64 * 2**30),
+])
+def test_each_option_the_issue_names_reaches_the_sdk(text, field, expect):
+    kwargs, problems = parse_cli_options(text)
+    assert problems == []
+    host = sdk_args(kwargs)["host_config"]
+    assert (sorted(host[field]) if field == "Binds" else host[field]) == expect

@@ -26,6 +26,11 @@ class Dataset(Protocol):
     def describe(self) -> dict: ...
 
 
+def top1(scored_rows: torch.Tensor) -> torch.Tensor:
+    """The default decision: the top-1 class of every row (item, token, query)."""
+    return scored_rows.argmax(dim=-1)
+
+
 @dataclass(frozen=True)
 class Case:
     """One inference case. The runner does everything else (engines, scenarios, accuracy)."""
@@ -40,3 +45,11 @@ class Case:
     scored: Callable[[torch.Tensor, torch.Tensor], "tuple[torch.Tensor, torch.Tensor]"]
     # checkpoint keys the model does not use and that may be ignored (prefixes)
     ignorable_keys: tuple[str, ...] = ()
+    # engine output -> the decisions a user reads (host-side post-processing of every query,
+    # and what is compared with the reference's and the labels): top-1 class by default;
+    # a mask case decides in/out per pixel, an image case the 8-bit value per channel
+    decide: Callable[[torch.Tensor], torch.Tensor] = top1
+    # the metric without a checkpoint: share of decisions equal to the fp32 reference's
+    agreement_metric: str = "top1_agreement"
+    # False: the data has no labels, so the metric is the agreement even with a checkpoint
+    labelled: bool = True

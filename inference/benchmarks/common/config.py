@@ -1,8 +1,13 @@
 """Layered case configuration: configuration.yaml, then the vendor's file, then ``--set k=v``.
 
     <extern_config_dir>/configuration.yaml                        the case's keys and defaults
+    <extern_config_dir>/configurations.yaml, parameters.yaml       FlagPerf's files, if present
+    <extern_config_dir>/vendor_config/<vendor>_configurations.yaml FlagPerf's vendor file, if present
     <extern_config_dir>/vendor_config/<vendor>_configuration.yaml  vendor overrides
     --set key=value (repeatable; nested keys with dots: tolerance.default.bf16=0.1)
+
+FlagPerf's files are mapped onto chipperf's keys by ``common.flagperf`` (its keys with no
+meaning here become notes, not errors); the vendor needs at least one of its two files.
 
 The keys of configuration.yaml are the allowed keys: a vendor file or ``--set`` may only
 override keys it lists (a typo is an error, not a silent new key). A value must keep the type
@@ -19,31 +24,77 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
+from common import flagperf
 from common.errors import CaseError
 
 BASE_FILE = "configuration.yaml"
 VENDOR_DIR = "vendor_config"
+VENDOR_SUFFIX = "_configuration.yaml"
 
 
 def load(config_dir: str | Path, vendor_file: str | None, sets: Sequence[str] = ()) -> Mapping:
     """The merged, read-only configuration; raises CaseError listing every problem."""
+    return load_with_notes(config_dir, vendor_file, sets)[0]
+
+
+def load_with_notes(config_dir: str | Path, vendor_file: str | None,
+                    sets: Sequence[str] = ()) -> tuple[Mapping, list[str]]:
+    """(configuration, notes about FlagPerf keys that were ignored)."""
     config_dir = Path(config_dir)
-    base_path = config_dir / BASE_FILE
     problems: list[str] = []
-    base = _read_yaml(base_path, problems, required=True)
-    merged = dict(base)
-    if vendor_file:
-        vendor_path = config_dir / VENDOR_DIR / vendor_file
-        vendor = _read_yaml(vendor_path, problems, required=True)
-        merged, found = merge(merged, vendor, str(vendor_path))
-        problems += found
+    notes: list[str] = []
+    base = _read_yaml(config_dir / BASE_FILE, problems, required=True)
+    layers = [*_flagperf_layers(config_dir, flagperf.FILES, base, problems, notes),
+              *_vendor_layers(config_dir, vendor_file, base, problems, notes)]
     overrides, found = parse_sets(sets)
     problems += found
-    merged, found = merge(merged, overrides, "--set")
-    problems += found
+    merged = dict(base)
+    for source, layer in [*layers, ("--set", overrides)]:
+        merged, found = merge(merged, layer, source)
+        problems += found
     if problems:
         raise CaseError("configuration problems:\n  " + "\n  ".join(problems))
-    return freeze(merged)
+    return freeze(merged), notes
+
+
+def _vendor_layers(config_dir: Path, vendor_file: str | None, base: Mapping,
+                   problems: list[str], notes: list[str]) -> list[tuple[str, dict]]:
+    """FlagPerf's <vendor>_configurations.yaml (mapped), then chipperf's <vendor>_configuration.yaml."""
+    if not vendor_file:
+        return []
+    vendor = vendor_of(vendor_file)
+    folder = config_dir / VENDOR_DIR
+    ours = folder / f"{vendor}{VENDOR_SUFFIX}"
+    theirs = folder / f"{vendor}{flagperf.VENDOR_SUFFIX}"
+    if not ours.is_file() and not theirs.is_file():
+        problems.append(f"{folder / vendor_file}: file not found: create it (an empty file means "
+                        f"no overrides; FlagPerf's {theirs.name} is read too)")
+        return []
+    layers = _flagperf_layers(folder, (theirs.name,), base, problems, notes)
+    return [*layers, (str(ours), _read_yaml(ours, problems, required=False))]
+
+
+def _flagperf_layers(folder: Path, names: Sequence[str], base: Mapping, problems: list[str],
+                     notes: list[str]) -> list[tuple[str, dict]]:
+    layers = []
+    for name in names:
+        path = folder / name
+        if path.is_file():
+            mapped, found_notes, found = flagperf.translate(
+                str(path), _read_yaml(path, problems, required=False), base)
+            notes += found_notes
+            problems += found
+            layers.append((str(path), mapped))
+    return layers
+
+
+def vendor_of(vendor_file: str) -> str:
+    """``nvidia_configuration.yaml`` or FlagPerf's ``nvidia_configurations.yaml`` -> ``nvidia``."""
+    name = Path(vendor_file).name
+    for suffix in (flagperf.VENDOR_SUFFIX, VENDOR_SUFFIX):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
 
 
 def _read_yaml(path: Path, problems: list[str], required: bool) -> dict:

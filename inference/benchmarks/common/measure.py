@@ -14,20 +14,22 @@ import torch
 from torch import nn
 
 from chipperf.device.torch import TorchDevice
-from common.case import Batch, Dataset
+from common.case import Batch, Dataset, top1
 from common.engines.base import Runner
 from common.stats import Deviation
 
 Scorer = Callable[[torch.Tensor, torch.Tensor], "tuple[torch.Tensor, torch.Tensor]"]
+Decide = Callable[[torch.Tensor], torch.Tensor]
 
 
 def to_device(tensors: Sequence[torch.Tensor], device: TorchDevice) -> tuple[torch.Tensor, ...]:
     return tuple(t.to(device.device, non_blocking=False) for t in tensors)
 
 
-def postprocess(output: torch.Tensor) -> torch.Tensor:
-    """Host-side result of a query: the top-1 class of every item (or token)."""
-    return output.argmax(dim=-1).cpu()
+def postprocess(output: torch.Tensor, decide: Decide = top1) -> torch.Tensor:
+    """Host-side result of a query: the case's decisions (top-1 class of every item or
+    token by default), on the host."""
+    return decide(output).cpu()
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,8 @@ class Offline:
         return self.items / self.compute_s
 
 
-def offline(run: Runner, data: Dataset, batch_size: int, passes: int, device: TorchDevice) -> Offline:
+def offline(run: Runner, data: Dataset, batch_size: int, passes: int, device: TorchDevice,
+            decide: Decide = top1) -> Offline:
     """``passes`` passes over the full batches of ``data``, pre- and post-processing included."""
     per_pass = len(data) // batch_size
     compute = 0.0
@@ -60,7 +63,7 @@ def offline(run: Runner, data: Dataset, batch_size: int, passes: int, device: To
             output = run(*inputs)
             device.synchronize()
             compute += time.perf_counter() - t0
-            postprocess(output)
+            postprocess(output, decide)
     wall = time.perf_counter() - start
     return Offline(per_pass * batch_size * passes, per_pass * passes, wall, compute)
 
@@ -71,14 +74,14 @@ def latency_samples(data: Dataset, count: int, device: TorchDevice) -> list[tupl
 
 
 def single_stream(run: Runner, samples: Sequence[tuple[torch.Tensor, ...]], queries: int,
-                  device: TorchDevice) -> list[float]:
+                  device: TorchDevice, decide: Decide = top1) -> list[float]:
     """Latency (ms) of ``queries`` one-item queries, issued one after another."""
     latencies = []
     for q in range(queries):
         inputs = samples[q % len(samples)]
         device.synchronize()
         t0 = time.perf_counter()
-        postprocess(run(*inputs))
+        postprocess(run(*inputs), decide)
         latencies.append((time.perf_counter() - t0) * 1000.0)
     return latencies
 
@@ -87,15 +90,15 @@ def single_stream(run: Runner, samples: Sequence[tuple[torch.Tensor, ...]], quer
 class Accuracy:
     items: int
     scored: int                 # scored outputs (items, or masked tokens)
-    correct: int                # engine top-1 == label
-    agree: int                  # engine top-1 == reference top-1
-    reference_correct: int      # reference top-1 == label
-    distinct_reference: int     # distinct top-1 classes of the reference
+    correct: int                # engine decision (top-1) == label
+    agree: int                  # engine decision == reference decision
+    reference_correct: int      # reference decision == label
+    distinct_reference: int     # distinct decisions of the reference
     deviation: Deviation
 
 
 def accuracy(run: Runner, reference: Runner, data: Dataset, items: int, batch_size: int,
-             scored: Scorer, device: TorchDevice) -> Accuracy:
+             scored: Scorer, device: TorchDevice, decide: Decide = top1) -> Accuracy:
     """Engine and fp32 reference on the same inputs, for the first ``items`` items."""
     dev, counts, distinct = Deviation(), [0, 0, 0, 0], set()
     for start in range(0, items, batch_size):
@@ -108,11 +111,11 @@ def accuracy(run: Runner, reference: Runner, data: Dataset, items: int, batch_si
         dev = dev.add(*_deviation(out, ref))
         rows, labels = scored(out, batch.targets[:real].to(out.device))
         ref_rows, _ = scored(ref, batch.targets[:real].to(ref.device))
-        top, ref_top = rows.argmax(-1), ref_rows.argmax(-1)
+        top, ref_top = decide(rows), decide(ref_rows)
         counts[0] += labels.numel()
         for i, hits in enumerate((top == labels, top == ref_top, ref_top == labels), start=1):
             counts[i] += int(hits.sum())
-        distinct.update(ref_top.tolist())
+        distinct.update(torch.unique(ref_top).tolist())
     return Accuracy(items, counts[0], counts[1], counts[2], counts[3], len(distinct), dev)
 
 

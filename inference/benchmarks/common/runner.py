@@ -39,7 +39,6 @@ from common.settings import Settings
 from common.stats import latency_summary
 
 EXIT_CASE_ERROR = 2
-VENDOR_SUFFIX = "_configuration.yaml"
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -69,18 +68,21 @@ def main(case: Case, argv: Sequence[str] | None = None) -> int:
 def run(case: Case, args: argparse.Namespace, log: PerfLogger) -> dict:
     start = time.perf_counter()
     log.event("INIT_START", {"model": case.model})
-    config = configuration.load(args.extern_config_dir, args.extern_config_file, args.set)
+    config, notes = configuration.load_with_notes(args.extern_config_dir,
+                                                  args.extern_config_file, args.set)
+    for note in notes:
+        print(f"chipperf inference case {case.model}: note: {note}", file=sys.stderr, flush=True)
     s = Settings.from_config(config)
     device = open_device(s)
     log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": case.model,
                               "engine": s.engine, "precision": s.precision, "device": device.type,
-                              "config": configuration.thaw(config)})
+                              "config": configuration.thaw(config), "config_notes": notes})
     setup_torch(s, device)
     with tempfile.TemporaryDirectory(prefix="chipperf-infer-") as scratch:
         options = engine_options(s, case, Path(scratch), device)
         engine = get_engine(s.engine, options)
         engine.check(s.precision)
-        check_targets(s)
+        check_targets(s, case)
         return measure_case(case, config, s, engine, options, args, log, start)
 
 
@@ -108,19 +110,20 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
     model = build_model(case, config, data, s, device)
     example = measure.to_device(measure.first_batch(data, s.batch_size).inputs, device)
     flops = s.flops_per_item or measure.forward_flops(model, [t[:1] for t in example])
-    engine_run, samples, build_s = build_engine(engine, model, example, data, s, log, device)
+    engine_run, samples, build_s = build_engine(engine, model, example, data, s, log, device,
+                                                case)
 
     log.event("TRAIN_START", {"scenarios": ["offline", "single_stream"]})
     window = time.perf_counter()
-    offline = measure.offline(engine_run, data, s.batch_size, s.offline_passes, device)
-    latencies = measure.single_stream(engine_run, samples, s.latency_queries, device)
+    offline = measure.offline(engine_run, data, s.batch_size, s.offline_passes, device, case.decide)
+    latencies = measure.single_stream(engine_run, samples, s.latency_queries, device, case.decide)
     window_s = time.perf_counter() - window
     log.event("TRAIN_END", {"time_s": window_s, "items": offline.items})
 
     items = min(s.accuracy_items or len(data), len(data))
     acc = measure.accuracy(engine_run, reference_runner(model), data, items, s.batch_size,
-                           case.scored, device)
-    evaluation = evaluate(acc, s)
+                           case.scored, device, case.decide)
+    evaluation = evaluate(acc, s, case)
     log.event("EVALUATE", evaluation)
     finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start,
                                device)
@@ -129,8 +132,8 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
 
 
 def build_engine(engine: Any, model: torch.nn.Module, example: Sequence[torch.Tensor],
-                 data: Any, s: Settings, log: PerfLogger,
-                 device: TorchDevice) -> tuple[Runner, list, float]:
+                 data: Any, s: Settings, log: PerfLogger, device: TorchDevice,
+                 case: Case) -> tuple[Runner, list, float]:
     """Build and warm up the engine; INIT_END. Returns (runner, latency samples, build s)."""
     built = time.perf_counter()
     engine_run = engine.prepare(model, example, s.precision)
@@ -138,7 +141,7 @@ def build_engine(engine: Any, model: torch.nn.Module, example: Sequence[torch.Te
     samples = measure.latency_samples(data, min(s.latency_queries, len(data)), device)
     warm = time.perf_counter()
     try:
-        warm_up(engine_run, example, samples, s)
+        warm_up(engine_run, example, samples, s, case)
     except CaseError:
         raise
     except Exception as exc:  # noqa: BLE001 - the engine built but cannot run these inputs
@@ -150,21 +153,18 @@ def build_engine(engine: Any, model: torch.nn.Module, example: Sequence[torch.Te
     return engine_run, samples, build_s
 
 
-def check_targets(s: Settings) -> None:
+def check_targets(s: Settings, case: Case) -> None:
     if s.tolerance_for(s.engine, s.precision) is None:
         raise CaseError(f"no tolerance for engine {s.engine!r} at {s.precision}: add "
                         f"tolerance.{s.engine}.{s.precision} (or tolerance.default."
                         f"{s.precision}) to configuration.yaml")
-    if not s.checkpoint and s.agreement_for(s.precision) is None:
+    if not (s.checkpoint and case.labelled) and s.agreement_for(s.precision) is None:
         raise CaseError(f"no agreement_target for precision {s.precision}: add "
                         f"agreement_target.{s.precision} to configuration.yaml")
 
 
 def vendor_name(vendor_file: str | None) -> str | None:
-    if not vendor_file:
-        return None
-    name = Path(vendor_file).name
-    return name[: -len(VENDOR_SUFFIX)] if name.endswith(VENDOR_SUFFIX) else name
+    return configuration.vendor_of(vendor_file) if vendor_file else None
 
 
 def setup_torch(s: Settings, device: TorchDevice) -> None:
@@ -187,7 +187,7 @@ def build_model(case: Case, config: Mapping[str, Any], data: Any, s: Settings,
     model = case.build_model(config, data)
     if s.checkpoint:
         load_into(model, s.checkpoint, case.ignorable_keys)
-    return model.to(device.device).eval()
+    return model.to(device.device).eval().requires_grad_(False)
 
 
 def reference_runner(model: torch.nn.Module) -> Runner:
@@ -201,25 +201,26 @@ def reference_runner(model: torch.nn.Module) -> Runner:
 
 
 def warm_up(run: Runner, example: Sequence[torch.Tensor], samples: Sequence[Sequence],
-            s: Settings) -> None:
+            s: Settings, case: Case) -> None:
     """Both query shapes (batch_size and 1), so lazy builds happen before the timed window."""
     for _ in range(s.warmup_batches):
-        measure.postprocess(run(*example))
+        measure.postprocess(run(*example), case.decide)
     for q in range(max(1, s.latency_warmup)):
-        measure.postprocess(run(*samples[q % len(samples)]))
+        measure.postprocess(run(*samples[q % len(samples)]), case.decide)
 
 
-def evaluate(acc: measure.Accuracy, s: Settings) -> dict:
+def evaluate(acc: measure.Accuracy, s: Settings, case: Case) -> dict:
     """The metric: top-1 vs labels with real weights, else top-1 agreement with fp32 eager."""
     scored = max(acc.scored, 1)
     tolerance = s.tolerance_for(s.engine, s.precision)
-    if s.checkpoint:
+    if s.checkpoint and case.labelled:
         metric = {"name": "top1_accuracy", "value": acc.correct / scored,
                   "target": s.accuracy_target, "higher_is_better": True}
     else:
-        metric = {"name": "top1_agreement", "value": acc.agree / scored,
+        why = "random weights (no checkpoint)" if not s.checkpoint else "the data has no labels"
+        metric = {"name": case.agreement_metric, "value": acc.agree / scored,
                   "target": s.agreement_for(s.precision), "higher_is_better": True,
-                  "note": "random weights (no checkpoint): agreement with fp32 eager"}
+                  "note": f"{why}: agreement with fp32 eager"}
     return {"metric": metric, "reference": acc.deviation.report(tolerance or 0.0),
             "items": acc.items, "scored": acc.scored,
             "top1_vs_labels": acc.correct / scored, "top1_agreement": acc.agree / scored,

@@ -25,6 +25,7 @@ framework) once the device is chosen: every clock reading then waits for queued 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -32,14 +33,28 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from driver.args import CaseArgs, parse_args
-from driver.config import Config, load_case_config
+from driver.config import Config, load_case_config, read_aliases
 from driver.dist import DistEnv
 from driver.events import CaseLog
 from driver.finished import Metric, build_finished
 from driver.timing import Clock, Windows
+from driver.version import code_digest
 
 DEFAULT_STEP_EVERY = 10
 STEP_EVERY_PARAM = "log_every_steps"
+
+
+DATASET_CARD = "dataset.json"
+
+
+def dataset_card(data_dir: Path) -> dict[str, Any] | None:
+    """``<data_dir>/dataset.json`` as the data's writer left it (name, what it is, and
+    ``smoke_test``: why its figures do not compare with the full-size workload), or None."""
+    try:
+        card = json.loads((Path(data_dir) / DATASET_CARD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return card if isinstance(card, dict) else None
 
 
 class Driver:
@@ -53,6 +68,7 @@ class Driver:
         self.log = log
         self.vendor = environ.get("CHIPPERF_VENDOR", "unknown")
         self.case_key = environ.get("CHIPPERF_CASE")
+        self.case_version: str | None = None       # driver.version.code_digest of the case
 
     @classmethod
     def start(cls, model: str, case_dir: Path, argv: Sequence[str] | None = None,
@@ -70,6 +86,7 @@ class Driver:
         config = load_case_config(Path(case_dir) / "config", args.vendor_config, args.overrides)
         log.step_every = max(1, int(config.get(STEP_EVERY_PARAM, DEFAULT_STEP_EVERY)))
         driver = cls(model, args, config, dist, windows, log, env)
+        driver.case_version = code_digest(Path(case_dir))
         driver.submit_info()
         return driver
 
@@ -78,11 +95,14 @@ class Driver:
     def submit_info(self) -> None:
         self.log.emit("SUBMIT_INFO", {
             "vendor": self.vendor, "model": self.model, "case": self.case_key,
+            "case_version": self.case_version,
+            "flagperf_aliases": read_aliases(self.args.vendor_config),
             "config_file": None if self.args.vendor_config is None else str(self.args.vendor_config),
             "config": self.config.as_dict(),
             "config_sources": {k: self.config.source(k) for k in self.config},
             "world_size": self.dist.world_size, "nnodes": self.dist.nnodes,
             "nproc_per_node": self.dist.nproc_per_node,
+            "dataset": dataset_card(self.args.data_dir),
         })
 
     def init_end(self, **value: Any) -> None:
@@ -98,7 +118,16 @@ class Driver:
     def epoch_end(self, epoch: int, **value: Any) -> None:
         self.log.emit("EPOCH_END", {"epoch": epoch, **value})
 
-    def step_end(self, step: int, **value: Any) -> None:
+    def step_end(self, step: int, work: float | None = None, **value: Any) -> None:
+        """STEP_END every ``log_every_steps`` steps. ``work``: samples or tokens this rank has
+        trained since train_start; the event then carries ``throughput_so_far`` (this rank's
+        pace times the world size, per second of the train window so far, unsynchronised): a
+        progress figure for the console, results come from FINISHED."""
+        if step % self.log.step_every:
+            return
+        elapsed = self.windows.train_elapsed()
+        if work is not None and elapsed:
+            value = {**value, "throughput_so_far": work * self.dist.world_size / elapsed}
         self.log.step_end(step, value)
 
     def evaluate(self, epoch: int, metric: Metric, **value: Any) -> None:

@@ -124,6 +124,27 @@ def read_python(path: Path) -> dict[str, Any]:
     return {k: v for k, v in namespace.items() if _is_param(k, v)}
 
 
+ALIASES_NAME = "_flagperf_aliases"   # chipperf.config.vendorconfig.render_translated writes it
+
+
+def read_aliases(path: Path | None) -> dict[str, str]:
+    """FlagPerf names chipperf mapped to this case's knobs in a translated vendor config
+    (``_flagperf_aliases``; {} in any other config), for SUBMIT_INFO."""
+    if path is None or not Path(path).is_file():
+        return {}
+    import ast
+
+    for node in ast.parse(Path(path).read_text()).body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == ALIASES_NAME for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return {}
+            return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+    return {}
+
+
 def _is_param(name: str, value: Any) -> bool:
     if name.startswith("_"):
         return False

@@ -72,6 +72,13 @@ class Windows:
             raise CaseError("train_end() before train_start()")
         self.train_ended = self.now()
 
+    def train_elapsed(self) -> float | None:
+        """Seconds since train_start() on the clock, without a device sync (progress only)."""
+        if self.train_started is None:
+            return None
+        return (self.train_ended if self.train_ended is not None else self._clock()) \
+            - self.train_started
+
     @property
     def in_train(self) -> bool:
         return self.train_started is not None and self.train_ended is None

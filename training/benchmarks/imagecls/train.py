@@ -116,7 +116,7 @@ def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int |
         progress.step += 1
         progress.samples += labels.numel()
         if progress.step % every == 0:
-            driver.step_end(progress.step, epoch=progress.epoch,
+            driver.step_end(progress.step, work=progress.samples, epoch=progress.epoch,
                             loss=logged_loss(loss, progress.step),
                             lr=loop.scheduler.get_last_lr()[0])
         if max_steps is not None and progress.step >= max_steps:

@@ -90,8 +90,8 @@ def train_epoch(driver: Driver, trainer: Trainer, progress: Progress,
             continue
         progress.step += 1
         if progress.step % driver.log.step_every == 0:
-            driver.step_end(progress.step, epoch=progress.epoch, loss=float(loss),
-                            lr=trainer.lr())
+            driver.step_end(progress.step, work=progress.work, epoch=progress.epoch,
+                            loss=float(loss), lr=trainer.lr())
         last = progress.step >= schedule.max_steps
         if (progress.step % schedule.eval_every == 0 or last) and \
                 evaluate_now(driver, trainer, progress, schedule.goal):

@@ -176,7 +176,8 @@ def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int |
         progress.samples += int(labels.shape[0])
         if progress.step % every == 0:
             lr = float(loop.optimizer.learning_rate)
-            driver.step_end(progress.step, epoch=progress.epoch, loss=float(loss), lr=lr)
+            driver.step_end(progress.step, work=progress.samples, epoch=progress.epoch,
+                            loss=float(loss), lr=lr)
         if max_steps is not None and progress.step >= max_steps:
             return
 

@@ -1,0 +1,146 @@
+"""FlagPerf's IN_CONTAINER_LAUNCH: cases run in containers that already exist.
+
+With ``IN_CONTAINER_LAUNCH = True`` in test_conf (or FlagPerf's switch, the master's
+environment ``EXEC_IN_CONTAINER=True``) the cluster config's HOSTS are containers the user made
+(by hand, or Kubernetes), reached over SSH like hosts: chipperf builds no image and creates,
+stops or removes no container. Each node's case command and monitor run as processes inside
+the container it reaches, with the plan's environment; the result tree is the same.
+
+``InContainerEngine`` stands where a host's Docker engine stands (``Host.docker()``), so the
+round logic is one for both modes: ``containers.run`` starts the spec's command through
+``chipperf.launchers.detach`` (image, mounts, devices and other docker options are the
+container's own already and are not applied), and the returned ``Process`` answers ``wait``,
+``reload``/``attrs``, ``stop``, ``remove`` and ``logs`` from the process's state dir
+(``STATE_ROOT/<run id>/<name>``) on that container. The user makes sure the containers have
+the case's software, the devices, the data dirs and SSH between them (FlagPerf's terms).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from chipperf.errors import HostError
+
+log = logging.getLogger("chipperf")
+
+STATE_ROOT = "/tmp/chipperf-incontainer"
+LABEL_RUN = "chipperf.run"
+POLL_S = 1.0
+
+
+class InContainerEngine:
+    """The calls chipperf makes of a host's engine, answered inside an existing container."""
+
+    def __init__(self, host: Any):
+        self.host = host
+        self.containers = Processes(host)
+
+    def version(self) -> dict[str, Any]:
+        """What preflight records of a host's engine: here the container's Python and kernel."""
+        try:
+            python = self.host.run(["python3", "--version"], check=False)
+        except HostError:          # LocalHost: no such command
+            python = None
+        if python is None or not python.ok:
+            raise HostError(self.host.name, "IN_CONTAINER_LAUNCH: no python3 in this container",
+                            "run the cases' image there (it has python3 and the frameworks)")
+        uname = self.host.run(["uname", "-s", "-r", "-m"], check=False).stdout.split()
+        os_name, kernel, arch = (uname + [None, None, None])[:3]
+        return {"Version": f"none: IN_CONTAINER_LAUNCH ({python.stdout.strip()})",
+                "Os": os_name, "KernelVersion": kernel, "Arch": arch}
+
+    def ping(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        """Nothing to close: the container's processes are reached through the host's SSH."""
+
+
+class Processes:
+    """``engine.containers``: run and list this run's processes in the container."""
+
+    def __init__(self, host: Any):
+        self.host = host
+
+    def run(self, image: str, *, command: list[str], name: str, environment: Mapping[str, str],
+            labels: Mapping[str, str], **docker_only: Any) -> Process:
+        state = f"{STATE_ROOT}/{labels.get(LABEL_RUN, 'run')}/{name}"
+        python_path = environment.get("PYTHONPATH", "")
+        argv = ["env", *(f"{k}={v}" for k, v in environment.items()), "python3", "-m",
+                "chipperf.launchers.detach", "start", state, *command]
+        result = self.host.run(argv, timeout=60, check=False)
+        if not result.ok:
+            raise HostError(self.host.name, f"IN_CONTAINER_LAUNCH: starting {name} failed: "
+                            f"{(result.stderr or result.stdout).strip()[-300:]}")
+        log.debug("[%s] %s: process %s in the container", self.host.name, name,
+                  result.stdout.strip())
+        return Process(self.host, name, state, python_path)
+
+    def list(self, all: bool = True, filters: Mapping[str, str] | None = None) -> list[Process]:
+        """This run's processes (``filters={"label": "chipperf.run=<id>"}``)."""
+        run_id = (filters or {}).get("label", "").partition("=")[2]
+        if not run_id:
+            return []
+        where = f"{STATE_ROOT}/{run_id}"
+        found = self.host.run(["find", where, "-mindepth", "1", "-maxdepth", "1", "-type", "d"],
+                              check=False)
+        return [Process(self.host, path.rsplit("/", 1)[1], path, "")
+                for path in found.stdout.split() if found.ok]
+
+
+class Process:
+    """One detached process, shaped like the docker SDK's Container where chipperf uses it."""
+
+    def __init__(self, host: Any, name: str, state: str, python_path: str):
+        self.host, self.name, self.state, self.python_path = host, name, state, python_path
+        self.attrs: dict[str, Any] = {"State": {}}
+
+    def wait(self, timeout: float | None = None) -> dict[str, int]:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.host.exists(f"{self.state}/exit"):
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"{self.name} still running after {timeout:.0f} s")
+            time.sleep(POLL_S)
+        code = self._number("exit", None)
+        return {"StatusCode": -1 if code is None else code}
+
+    def reload(self) -> None:
+        code = self._number("exit", None)
+        self.attrs = {"State": {"StartedAt": _stamp(self._number("started_ms", None)),
+                                "FinishedAt": _stamp(self._number("finished_ms", None)),
+                                "ExitCode": code, "Running": code is None}}
+
+    def stop(self, timeout: int = 10) -> None:
+        env = ["env", f"PYTHONPATH={self.python_path}"] if self.python_path else []
+        self.host.run([*env, "python3", "-m", "chipperf.launchers.detach", "stop", self.state,
+                       str(timeout)], timeout=timeout + 30, check=False)
+
+    def remove(self, force: bool = False) -> None:
+        if force and not self.host.exists(f"{self.state}/exit"):
+            self.stop(0)
+        self.host.remove_tree(self.state)
+        self.host.run(["rmdir", self.state.rsplit("/", 1)[0]], check=False)  # the run's, if empty
+
+    def logs(self, tail: int = 50) -> bytes:
+        try:
+            data = self.host.read_tail(f"{self.state}/output.log", 65536)
+        except HostError:
+            return b""
+        return b"\n".join(data.splitlines()[-tail:])
+
+    def _number(self, name: str, default: int | None) -> int | None:
+        try:
+            return int(self.host.read_tail(f"{self.state}/{name}", 64).decode().strip())
+        except (HostError, ValueError):
+            return default
+
+
+def _stamp(epoch_ms: int | None) -> str:
+    """Docker's time form, as ``runtime.lifetime`` reads it."""
+    if epoch_ms is None:
+        return ""
+    when = datetime.fromtimestamp(epoch_ms / 1000, tz=timezone.utc)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{epoch_ms % 1000:03d}Z"

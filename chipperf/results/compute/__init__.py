@@ -1,0 +1,1 @@
+"""Computing figures from what was read: the schema, per-round and per-case figures, peaks."""

@@ -1,0 +1,370 @@
+"""What global rank 0's PerfLog says about a round: times, throughput, metric, MFU.
+
+``read_rank_log`` streams a ``rank<R>.out.log`` through ``chipperf.perflog.parse_lines``
+(non-UTF-8 bytes are replaced and reported). ``performance`` turns the events into
+the round's performance fields, each absent with a reason when the log cannot
+tell (an inference round's latency, engine and reference deviation too, see
+``chipperf.results.compute.inference``). ``mfu`` divides achieved FLOP/s by the vendor spec
+sheet's peak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chipperf.perflog import Event, iter_records, normalize_finished
+from chipperf.results.compute.inference import inference_fields, window_work
+from chipperf.results.compute.schema import Metric, Throughput
+from chipperf.results.read.flagperf import target_from_config
+from chipperf.results.read.samples import read_lines
+
+# reasons[FIGURES_FROM]: a FlagPerf round whose figures come from its text lines, not FINISHED
+FIGURES_FROM = "figures_from"
+TIMES = ("e2e_time_s", "train_time_s", "train_no_eval_time_s", "pure_compute_time_s")
+
+
+@dataclass
+class RankLog:
+    """The events of one rank log that matter to a summary."""
+
+    path: Path
+    present: bool = False
+    submit_info: Event | None = None
+    init_start: Event | None = None
+    train_start: Event | None = None
+    train_end: Event | None = None
+    finished: Event | None = None
+    finish_info: Mapping[str, Any] | None = None  # FlagPerf inference: its Finish Info dict
+    events: int = 0
+    lines: int = 0                                # the last line read
+    problems: list[str] = field(default_factory=list)
+
+
+def read_rank_log(path: Path) -> RankLog:
+    out = RankLog(path=path)
+    if not path.is_file():
+        return out
+    out.present = True
+    try:
+        for event, problem in iter_records(_decoded(path, out)):
+            if problem is not None:
+                out.problems.append(f"{path.name}:{problem.line}: {problem.message}")
+            if event is not None:
+                _keep(out, event)
+    except OSError as exc:
+        out.problems.append(f"{path.name}: unreadable: {exc}")
+    return out
+
+
+def read_finish_info_log(path: Path) -> RankLog:
+    """A FlagPerf inference case's ``container.out.log``: its one ``Finish Info {...}`` line
+    stands for FINISHED (a log without it, or cut inside it, is a problem naming the line)."""
+    from chipperf.results.read.flagperf_text import parse_finish_info
+
+    out = RankLog(path=path, present=path.is_file())
+    if not out.present:
+        return out
+    info, problems = parse_finish_info(text for _, text, _ in read_lines(path))
+    out.finish_info = info or None
+    out.problems += [f"{path.name}:{p.removeprefix('line ')}" for p in problems]
+    return out
+
+
+def _decoded(path: Path, out: RankLog) -> Iterator[str]:
+    """Every line of the log (streamed); lines with bad bytes are reported as they pass."""
+    for number, text, clean in read_lines(path):
+        out.lines = number
+        if not clean:
+            out.problems.append(f"{path.name}:{number}: not valid UTF-8 (bytes replaced)")
+        yield text
+
+
+def _keep(out: RankLog, event: Event) -> None:
+    out.events += 1
+    name = event.name
+    if name == "SUBMIT_INFO" and out.submit_info is None:
+        out.submit_info = event
+    elif name == "INIT_START" and out.init_start is None:
+        out.init_start = event
+    elif name == "TRAIN_START" and out.train_start is None:
+        out.train_start = event
+    elif name == "TRAIN_END":
+        out.train_end = event
+    elif name == "FINISHED":
+        out.finished = event
+
+
+# ---------------------------------------------------------------- performance fields
+
+
+def performance(log: RankLog, rel: str, suite: str | None = None
+                ) -> tuple[dict[str, Any], dict[str, str]]:
+    """RoundResult fields from rank 0's events, and the reason for each absent one."""
+    fields: dict[str, Any] = {}
+    reasons: dict[str, str] = {}
+    if log.train_start and log.train_end and log.train_start.time_ms is not None \
+            and log.train_end.time_ms is not None:
+        fields["train_start_ms"] = log.train_start.time_ms
+        fields["train_end_ms"] = log.train_end.time_ms
+    else:
+        missing = [n for n, e in (("TRAIN_START", log.train_start), ("TRAIN_END", log.train_end))
+                   if e is None or e.time_ms is None]
+        reasons["window"] = f"{rel} has no {' / '.join(missing)} with time_ms"
+    if log.finish_info is not None:
+        fields.update(finish_info_fields(log.finish_info, reasons))
+        return fields, reasons
+    if log.finished is None:
+        why = f"{rel} missing" if not log.present else \
+            f"{rel} has no FINISHED event (it ends at line {log.lines}: the case did not " \
+            "finish, or the log is truncated)"
+        llm, cut = flagperf_llm_fields(log.path, reasons) if log.present else (None, "")
+        if llm is not None:  # a FlagPerf LLM case: its summary lines stand for FINISHED
+            fields.update(llm)
+            return fields, reasons
+        return fields, {**reasons, "finished": f"{rel.rsplit('/', 1)[0]}/{cut}" if cut else why}
+    value = normalize_finished(log.finished.value)
+    fields.update(_finished_fields(value, reasons))
+    if suite in ("base", "operation") and isinstance(log.finished.value, Mapping):
+        fields.update(_spec_fields(log.finished.value, reasons))
+    if suite == "inference":
+        fields.update(inference_fields(value, reasons))
+        _window_time(fields, reasons)
+        reasons.pop("throughput.no_eval", None)      # a training figure; inference has none
+    fields["window_work"] = window_work(fields, suite, reasons)
+    _fill_target(fields, log.submit_info)
+    return fields, reasons
+
+
+def flagperf_llm_fields(path: Path, reasons: dict[str, str]
+                        ) -> tuple[dict[str, Any] | None, str]:
+    """RoundResult fields from the summary lines a FlagPerf LLM case (deepspeed, megatron,
+    flagscale) prints instead of FINISHED: system tokens/s, MFU (as the case computed it,
+    over FlagPerf's "Theory TFLOPS"), final loss. (None, '<file>:<line>: what') for an LLM
+    log that ends before its summary; (None, '') for a log with no LLM lines at all."""
+    from chipperf.results.read.flagperf_text import parse_llm_log
+
+    values, problems = parse_llm_log(text for _, text, _ in read_lines(path))
+    if problems or "system_tokens_per_s" not in values:
+        cut = problems[0].removeprefix("line ") if values and problems else ""
+        return None, f"{path.name}:{cut}" if cut else ""
+    reasons[FIGURES_FROM] = ("FlagPerf LLM case: no FINISHED event; figures from its summary "
+                             "lines (System tokens per second, MFU, loss); it reports no "
+                             "convergence")
+    out: dict[str, Any] = {
+        "throughput": Throughput(raw=values["system_tokens_per_s"], unit="tokens/s"),
+        "work_unit": "tokens", "mfu_reported": values["mfu"]}
+    if "final_loss" in values:
+        out["metric"] = Metric("final_loss", values["final_loss"], None, False)
+    if "theory_tflops" in values:
+        out["reported_peak_tflops"] = values["theory_tflops"]
+    return out, ""
+
+
+def finish_info_fields(info: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
+    """RoundResult fields from a FlagPerf inference Finish Info: throughput (whole: the
+    e2e inference pass; pure compute: its starred ``*p_inference_core(qps)``), end-to-end
+    time, precision, the compiler as the engine, and the inference accuracy as the metric."""
+    def number(key: str) -> float | None:
+        value = info.get(key)
+        return float(value) if isinstance(value, (int, float)) and \
+            not isinstance(value, bool) else None
+
+    reasons[FIGURES_FROM] = "FlagPerf inference case: no FINISHED event; figures from its " \
+                            "Finish Info line"
+    reasons["latency_ms"] = "FlagPerf's Finish Info has no latency percentiles"
+    reasons["reference"] = "FlagPerf's Finish Info has no deviation from a reference"
+    reasons["train_time_s"] = "FlagPerf's Finish Info has no timed window"
+    raw, core = number("p_inference_whole(qps)"), number("*p_inference_core(qps)")
+    out: dict[str, Any] = {
+        "e2e_time_s": number("e2e_time(second)"), "work_unit": "items",
+        "throughput": Throughput(raw=raw, pure_compute=core, unit="items/s")
+        if raw is not None or core is not None else None,
+        "precision": info.get("precision") if isinstance(info.get("precision"), str) else None,
+        "engine": info.get("compiler") if isinstance(info.get("compiler"), str) else None}
+    out["dtype"] = out["precision"]
+    accuracy = number("infer_average_acc")
+    if accuracy is not None:
+        out["metric"] = Metric("infer_average_acc", accuracy, None, True)
+    for key, name in (("throughput", "p_inference_whole(qps)"), ("e2e_time_s", "e2e_time(second)")):
+        if out[key] is None:
+            reasons[key] = f"Finish Info has no numeric {name!r}"
+    return out
+
+
+def _window_time(fields: dict[str, Any], reasons: dict[str, str]) -> None:
+    """Inference FINISHED need not carry train_time_s: the TRAIN_START..TRAIN_END span of
+    rank 0 is the timed window then."""
+    if fields.get("train_time_s") is not None:
+        return
+    start, end = fields.get("train_start_ms"), fields.get("train_end_ms")
+    if start is not None and end is not None and end > start:
+        fields["train_time_s"] = (end - start) / 1000
+        reasons.pop("train_time_s", None)
+    else:
+        reasons["train_time_s"] = "FINISHED has no 'train_time_s' and rank 0 logged no " \
+                                  "TRAIN_START..TRAIN_END span"
+    if fields.get("train_no_eval_time_s") is None:
+        reasons["train_no_eval_time_s"] = "FINISHED has no 'train_no_eval_time_s' (optional " \
+                                          "for inference)"
+
+
+def _finished_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in TIMES:
+        out[key] = _number(value, key, reasons)
+    out["work_done"] = _integer(value, "work_done", reasons)
+    out["work_unit"] = _text(value, "work_unit", reasons)
+    out["flops_per_unit"] = _number(value, "flops_per_unit", reasons)
+    out["dtype"] = _text(value, "dtype", reasons)
+    out["world_size"] = _integer(value, "world_size", reasons)
+    out["peak_memory_bytes"] = _integer(value, "peak_memory_bytes", reasons)
+    if "peak_memory_bytes" in value and value["peak_memory_bytes"] is None:
+        reasons["peak_memory_bytes"] = "the framework could not tell (FINISHED reports null)"
+    converged = value.get("converged")
+    out["converged"] = converged if isinstance(converged, bool) else None
+    if out["converged"] is None:
+        reasons["converged"] = "FINISHED lacks 'converged'"
+    out["throughput"] = _throughput(value.get("throughput"), reasons)
+    out["metric"] = _metric(value.get("metric"), reasons)
+    return out
+
+
+def _spec_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
+    """base/ and operation/ FINISHED: the share of the chip's spec-sheet peak, or why none."""
+    share = value.get("share_of_peak")
+    if isinstance(share, (int, float)) and not isinstance(share, bool):
+        return {"share_of_peak": float(share)}
+    reasons["share_of_peak"] = str(value.get("share_reason") or value.get("unsupported")
+                                   or "FINISHED has no share_of_peak")
+    return {}
+
+
+def _number(value: Mapping[str, Any], key: str, reasons: dict[str, str]) -> float | None:
+    item = value.get(key)
+    if isinstance(item, (int, float)) and not isinstance(item, bool):
+        return float(item)
+    reasons[key] = f"FINISHED lacks {key!r}" if item is None else f"FINISHED {key!r} is not a number"
+    return None
+
+
+def _integer(value: Mapping[str, Any], key: str, reasons: dict[str, str]) -> int | None:
+    number = _number(value, key, reasons)
+    return None if number is None else int(number)
+
+
+def _text(value: Mapping[str, Any], key: str, reasons: dict[str, str]) -> str | None:
+    item = value.get(key)
+    if isinstance(item, str) and item:
+        return item
+    reasons[key] = f"FINISHED lacks {key!r}"
+    return None
+
+
+def _throughput(item: Any, reasons: dict[str, str]) -> Throughput | None:
+    if not isinstance(item, Mapping):
+        reasons["throughput"] = "FINISHED lacks 'throughput'"
+        return None
+    out = {}
+    for kind in ("raw", "no_eval", "pure_compute"):
+        number = item.get(kind)
+        out[kind] = float(number) if isinstance(number, (int, float)) \
+            and not isinstance(number, bool) else None
+        if out[kind] is None:
+            reasons[f"throughput.{kind}"] = f"FINISHED throughput lacks {kind!r}"
+    unit = item.get("unit") if isinstance(item.get("unit"), str) else None
+    return Throughput(unit=unit, **out)
+
+
+def _metric(item: Any, reasons: dict[str, str]) -> Metric | None:
+    if not isinstance(item, Mapping):
+        reasons["metric"] = "FINISHED lacks 'metric'"
+        return None
+
+    def number(key: str) -> float | None:
+        v = item.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    metric = Metric(name=str(item.get("name")) if item.get("name") is not None else None,
+                    value=number("value"), target=number("target"),
+                    higher_is_better=item.get("higher_is_better")
+                    if isinstance(item.get("higher_is_better"), bool) else None)
+    if metric.value is None:
+        reasons["metric.value"] = "FINISHED metric has no numeric value"
+    return metric
+
+
+def _fill_target(fields: dict[str, Any], submit_info: Event | None) -> None:
+    """FlagPerf's target lives in SUBMIT_INFO's config, not in FINISHED."""
+    metric = fields.get("metric")
+    if metric is None or metric.target is not None or submit_info is None:
+        return
+    target = target_from_config(submit_info.value.get("config"))
+    if target is not None:
+        fields["metric"] = Metric(metric.name, metric.value, target, metric.higher_is_better)
+
+
+# ---------------------------------------------------------------- MFU
+
+
+@dataclass(frozen=True)
+class Mfu:
+    value: float | None
+    dtype: str | None
+    peak_flops_per_chip: float | None
+    chips: int | None
+    reason: str = ""
+
+
+def mfu(fields: Mapping[str, Any], vendor: str | None, chip: str | None,
+        chips: int | None, suite: str | None = None) -> Mfu:
+    """(window_work x flops_per_unit / timed window) / (peak FLOP/s for dtype x chips).
+
+    flops_per_unit is what FINISHED says one unit costs: training FLOPs (forward +
+    backward) per sample or token for training, forward FLOPs per item for inference,
+    so the one formula serves both. The timed window is ``train_time_s`` (for inference,
+    where FINISHED need not carry it, ``performance`` fills in rank 0's
+    TRAIN_START..TRAIN_END span)."""
+    dtype = fields.get("dtype")
+    peak, why = chip_peak(vendor, chip, dtype)
+    seconds = fields.get("train_time_s")
+    needed = (("work_done", fields.get("window_work")),
+              ("flops_per_unit", fields.get("flops_per_unit")),
+              ("train_time_s" + (" (nor a TRAIN_START..TRAIN_END span)"
+                                 if suite == "inference" else ""), seconds))
+    missing = [k for k, v in needed if not v]
+    if missing == ["work_done"] and fields.get("work_done"):   # inference: queries unknown
+        why = why or "items in the timed window unknown (FINISHED lacks latency_ms.count)"
+    elif missing:
+        why = why or f"FINISHED has no (positive) {', '.join(missing)}"
+    if not chips:
+        why = why or "number of chips unknown (no FINISHED world_size, no case topology)"
+    if why or peak is None or not chips or not seconds:
+        return Mfu(None, dtype, peak, chips, why or "no peak FLOP/s")
+    achieved = fields["window_work"] * fields["flops_per_unit"] / seconds
+    return Mfu(achieved / (peak * chips), dtype, peak, chips)
+
+
+def chip_peak(vendor: str | None, chip: str | None, dtype: str | None) -> tuple[float | None, str]:
+    """The spec sheet's peak FLOP/s of one chip in ``dtype``, or (None, why not)."""
+    from chipperf.vendors import get_vendor
+
+    if not dtype:
+        return None, "FINISHED has no dtype"
+    if not vendor or not chip:
+        return None, "vendor or chip of the case unknown"
+    try:
+        spec = get_vendor(vendor).chip(chip)
+    except KeyError:
+        return None, f"no vendor module {vendor!r} in chipperf/vendors/"
+    if spec is None:
+        return None, f"{vendor} vendor spec sheet has no chip {chip}"
+    if not spec.peak_flops:
+        return None, f"{vendor} vendor spec sheet has no peak FLOP/s for chip {chip}"
+    peak = spec.peak_flops.get(dtype) or spec.peak_flops.get(dtype.lower())
+    if not peak:
+        have = ", ".join(sorted(spec.peak_flops))
+        return None, f"{vendor} spec sheet for {chip} has no peak FLOP/s in {dtype} (has {have})"
+    return float(peak), ""

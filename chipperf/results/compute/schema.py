@@ -1,0 +1,376 @@
+"""The one typed result schema: per node, per round, per case, per run.
+
+Every renderer (JSON, CSV, Markdown, console, HTML) reads these objects and
+nothing else. A figure that could not be measured is ``None`` and its field
+name maps to the reason in ``reasons``; it is never zero. ``to_dict`` /
+``from_dict`` round-trip through plain JSON; ``from_dict`` ignores unknown keys
+and defaults missing ones, so an older or newer ``summary.json`` still loads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+SCHEMA_VERSION = 3                 # 2: inference figures (latency, engine, reference)
+                                   # 3: the workload fingerprint of a case
+
+
+def to_dict(obj: Any) -> Any:
+    """A dataclass tree -> JSON-ready dicts and lists (tuples become lists)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Mapping):
+        return {str(k): to_dict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_dict(v) for v in obj]
+    return obj
+
+
+def _from_dict(cls: type, data: Any) -> Any:
+    if not isinstance(data, Mapping):
+        return None
+    nested: Mapping[str, Any] = getattr(cls, "NESTED", {})
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        kind = nested.get(f.name)
+        if isinstance(kind, tuple):          # (Class,): a tuple of Class
+            value = tuple(_from_dict(kind[0], v) for v in value or ())
+        elif isinstance(kind, dict):         # {"": Class}: a mapping of str -> Class
+            value = {k: _from_dict(kind[""], v) for k, v in (value or {}).items()}
+        elif kind is not None:
+            value = _from_dict(kind, value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        kwargs[f.name] = value
+    return cls(**kwargs)
+
+
+class _Schema:
+    NESTED: ClassVar[Mapping[str, Any]] = {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Any:
+        return _from_dict(cls, data)
+
+
+@dataclass(frozen=True)
+class Throughput(_Schema):
+    raw: float | None = None
+    no_eval: float | None = None
+    pure_compute: float | None = None
+    unit: str | None = None          # "<work_unit>/s"
+
+
+@dataclass(frozen=True)
+class Metric(_Schema):
+    name: str | None = None
+    value: float | None = None
+    target: float | None = None
+    higher_is_better: bool | None = None
+
+
+@dataclass(frozen=True)
+class Latency(_Schema):
+    """Single-stream query latency of an inference round, in milliseconds (FINISHED)."""
+
+    p50: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    mean: float | None = None
+    min: float | None = None
+    max: float | None = None
+    count: int | None = None                      # queries measured
+
+
+@dataclass(frozen=True)
+class Reference(_Schema):
+    """An inference engine's outputs against the fp32 eager reference (FINISHED)."""
+
+    max_abs_diff: float | None = None
+    mean_abs_diff: float | None = None
+    bound: float | None = None                    # tolerance x max |reference output|
+    tolerance: float | None = None
+    within_bound: bool | None = None
+    nonfinite_outputs: int | None = None
+
+
+@dataclass(frozen=True)
+class NodeResult(_Schema):
+    """One node of one round; power and utilisation over the round's timed window."""
+
+    name: str                                        # "<host>_noderank<K>"
+    host: str = ""
+    node_rank: int | None = None
+    status: str | None = None
+    reason: str = ""
+    chips: int | None = None                      # devices the accelerator monitor saw
+    avg_power_w: float | None = None              # whole node (pwr_monitor)
+    peak_power_w: float | None = None
+    energy_j: float | None = None
+    cpu_power_w: float | None = None                 # CPU packages + DRAM (RAPL), window avg
+    cpu_energy_j: float | None = None
+    accel_avg_power_w_per_chip: float | None = None
+    accel_peak_power_w_per_chip: float | None = None
+    accel_energy_j: float | None = None           # all chips of the node together
+    peak_accel_memory_bytes: int | None = None    # highest one chip reached
+    avg_accel_util_pct: float | None = None
+    avg_cpu_util_pct: float | None = None
+    peak_host_memory_bytes: int | None = None
+    peak_host_memory_pct: float | None = None
+    coverage: Mapping[str, float] = field(default_factory=dict)  # monitor -> share of window
+    samples: Mapping[str, int] = field(default_factory=dict)     # monitor -> samples in window
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RoundResult(_Schema):
+    NESTED: ClassVar[Mapping[str, Any]] = {
+        "throughput": Throughput, "metric": Metric, "latency_ms": Latency,
+        "reference": Reference, "nodes": (NodeResult,)}
+
+    number: int
+    status: str | None = None
+    reason: str = ""
+    started_ms: int | None = None
+    finished_ms: int | None = None
+    train_start_ms: int | None = None             # PerfLog TRAIN_START on global rank 0
+    train_end_ms: int | None = None               # PerfLog TRAIN_END on global rank 0
+    e2e_time_s: float | None = None
+    train_time_s: float | None = None
+    train_no_eval_time_s: float | None = None
+    pure_compute_time_s: float | None = None
+    work_unit: str | None = None
+    work_done: int | None = None
+    throughput: Throughput | None = None
+    converged: bool | None = None
+    metric: Metric | None = None
+    dtype: str | None = None
+    flops_per_unit: float | None = None
+    world_size: int | None = None
+    peak_memory_bytes: int | None = None          # as the framework reported it (FINISHED)
+    peak_accel_memory_bytes: int | None = None    # as the accelerator monitor saw it
+    avg_power_w_per_chip: float | None = None
+    peak_power_w_per_chip: float | None = None
+    avg_power_w_per_node: float | None = None
+    peak_power_w_per_node: float | None = None
+    energy_j: float | None = None                 # all nodes' wall power over the window
+    accel_energy_j: float | None = None           # all chips over the window
+    cpu_energy_j: float | None = None             # all nodes' CPU packages + DRAM (RAPL)
+    work_per_joule: float | None = None           # window_work / energy_j
+    work_per_joule_accel: float | None = None     # window_work / accel_energy_j
+    # inference rounds (suite "inference"); absent with a reason there, None elsewhere
+    engine: str | None = None
+    precision: str | None = None
+    latency_ms: Latency | None = None
+    reference: Reference | None = None
+    window_work: int | None = None                # work done inside the timed window
+    serving: Mapping[str, Any] | None = None      # LLM serving figures per scenario (FINISHED)
+    energy_per_item_j: float | None = None        # energy_j / window_work
+    accel_energy_per_item_j: float | None = None  # accel_energy_j / window_work
+    cpu_energy_per_item_j: float | None = None    # cpu_energy_j / window_work
+    mfu: float | None = None
+    mfu_dtype: str | None = None
+    peak_flops_per_chip: float | None = None
+    mfu_measured: float | None = None             # against base/'s measured GEMM peak
+    mfu_reported: float | None = None             # as a FlagPerf LLM case printed it
+    share_of_peak: float | None = None            # base/ and operation/: of the spec sheet's
+    reported_peak_tflops: float | None = None     # its "Theory TFLOPS" (the peak it used)
+    measured_peak_flops_per_chip: float | None = None
+    measured_peak_source: str | None = None       # <base run>/<case dir>/round<N>
+    chips: int | None = None
+    avg_accel_util_pct: float | None = None
+    avg_cpu_util_pct: float | None = None
+    nodes: tuple[NodeResult, ...] = ()
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Stat(_Schema):
+    """One figure over the counted rounds."""
+
+    n: int = 0
+    mean: float | None = None
+    median: float | None = None
+    min: float | None = None
+    max: float | None = None
+    stdev: float | None = None
+    cv: float | None = None                       # stdev / mean (sample stdev, n - 1)
+    olympic_mean: float | None = None             # mean without fastest and slowest, n >= 5
+    reasons: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Exclusion(_Schema):
+    round: int
+    why: str
+
+
+@dataclass(frozen=True)
+class Fingerprint(_Schema):
+    """The workload a case ran (chipperf.results.compute.fingerprint): two results are one
+    comparison only when these agree. None: the result does not say."""
+
+    case: str | None = None           # the implementation: "<harness>:<model>/<framework>"
+    case_version: str | None = None   # a digest of the case's code, or the harness version
+    framework: str | None = None      # the family: pytorch, paddle, tensorflow2, deepspeed...
+    global_batch: int | None = None   # samples per step, all ranks together
+    seq_len: int | None = None        # tokens per sample (text cases)
+    image_size: int | None = None     # pixels per side (image cases)
+    dataset: str | None = None        # the data set's name, or its data directory's
+    precision: str | None = None      # fp32, bf16, fp16, amp...
+
+
+@dataclass(frozen=True)
+class CaseResult(_Schema):
+    NESTED: ClassVar[Mapping[str, Any]] = {
+        "rounds": (RoundResult,), "excluded": (Exclusion,), "aggregate": {"": Stat},
+        "fingerprint": Fingerprint}
+
+    dir_name: str
+    key: str = ""                                    # model:framework:chip:nnodes:nproc:repeat
+    suite: str | None = None                         # "training" | "inference" (run.json)
+    model: str | None = None
+    framework: str | None = None
+    family: str | None = None
+    chip: str | None = None
+    vendor: str | None = None
+    nnodes: int | None = None
+    nproc: int | None = None
+    repeat: int | None = None
+    image: str | None = None
+    status: str | None = None
+    reason: str = ""
+    work_unit: str | None = None
+    throughput_unit: str | None = None
+    metric_name: str | None = None
+    metric_target: float | None = None
+    mfu_dtype: str | None = None
+    engine: str | None = None                        # inference: as the rounds report it
+    precision: str | None = None
+    # Has chipperf's path for this vendor and chip run on real hardware here (the vendor
+    # module's validated_on_hardware, when the report was written)? None: unknown vendor.
+    hardware_validated: bool | None = None
+    hardware_note: str = ""
+    fingerprint: Fingerprint | None = None           # the workload (compare matches on it)
+    # Why this case's figures are a smoke test's, not the chip's performance (the data dir's
+    # dataset.json card, via SUBMIT_INFO's "dataset"); "" when the data does not say so.
+    smoke_test: str = ""
+    rounds: tuple[RoundResult, ...] = ()
+    counted: tuple[int, ...] = ()                    # round numbers in the aggregate
+    excluded: tuple[Exclusion, ...] = ()
+    aggregate: Mapping[str, Stat] = field(default_factory=dict)
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+    @property
+    def topology(self) -> str:
+        return f"{self.nnodes or '?'}x{self.nproc or '?'}"
+
+    @property
+    def inference(self) -> bool:
+        return self.suite == "inference"
+
+
+@dataclass(frozen=True)
+class RunSummary(_Schema):
+    NESTED: ClassVar[Mapping[str, Any]] = {"cases": (CaseResult,)}
+
+    run_id: str
+    run_dir: str = ""
+    schema_version: int = SCHEMA_VERSION
+    source: str = "chipperf"                         # "chipperf" | "flagperf"
+    chipperf_version: str | None = None
+    suite: str | None = None
+    vendor: str | None = None
+    status: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    hosts: tuple[str, ...] = ()
+    cases: tuple[CaseResult, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+# Figures aggregated over rounds: name -> (attribute path, higher is better, label).
+AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
+    "throughput_raw": ("throughput.raw", True, "throughput"),
+    "throughput_no_eval": ("throughput.no_eval", True, "throughput (no eval)"),
+    "throughput_pure_compute": ("throughput.pure_compute", True, "throughput (pure compute)"),
+    "latency_p50_ms": ("latency_ms.p50", False, "latency p50 (ms)"),
+    "latency_p90_ms": ("latency_ms.p90", False, "latency p90 (ms)"),
+    "latency_p99_ms": ("latency_ms.p99", False, "latency p99 (ms)"),
+    "e2e_time_s": ("e2e_time_s", False, "e2e time (s)"),
+    "train_time_s": ("train_time_s", False, "train time (s)"),
+    "metric_value": ("metric.value", True, "final metric"),
+    "reference_max_abs_diff": ("reference.max_abs_diff", False, "max |diff| vs reference"),
+    "reference_mean_abs_diff": ("reference.mean_abs_diff", False, "mean |diff| vs reference"),
+    "mfu": ("mfu", True, "MFU"),
+    "mfu_measured": ("mfu_measured", True, "MFU vs measured peak"),
+    "share_of_peak": ("share_of_peak", True, "share of spec peak"),
+    "avg_power_w_per_chip": ("avg_power_w_per_chip", False, "avg power/chip (W)"),
+    "peak_power_w_per_chip": ("peak_power_w_per_chip", False, "peak power/chip (W)"),
+    "avg_power_w_per_node": ("avg_power_w_per_node", False, "avg power/node (W)"),
+    "peak_power_w_per_node": ("peak_power_w_per_node", False, "peak power/node (W)"),
+    "energy_j": ("energy_j", False, "energy (J)"),
+    "accel_energy_j": ("accel_energy_j", False, "accelerator energy (J)"),
+    "cpu_energy_j": ("cpu_energy_j", False, "CPU energy, RAPL (J)"),
+    "work_per_joule": ("work_per_joule", True, "work/J"),
+    "work_per_joule_accel": ("work_per_joule_accel", True, "work/J (accelerators)"),
+    "energy_per_item_j": ("energy_per_item_j", False, "energy/item (J)"),
+    "accel_energy_per_item_j": ("accel_energy_per_item_j", False, "accel energy/item (J)"),
+    "cpu_energy_per_item_j": ("cpu_energy_per_item_j", False, "CPU energy/item, RAPL (J)"),
+    "peak_accel_memory_bytes": ("peak_accel_memory_bytes", False, "peak accel memory"),
+    "peak_memory_bytes": ("peak_memory_bytes", False, "peak memory (framework)"),
+    "avg_accel_util_pct": ("avg_accel_util_pct", True, "avg accel util (%)"),
+    "avg_cpu_util_pct": ("avg_cpu_util_pct", True, "avg CPU util (%)"),
+}
+
+
+# Figures that only one suite reports; the other's summaries leave them out entirely.
+INFERENCE_ONLY = frozenset({
+    "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "reference_max_abs_diff",
+    "reference_mean_abs_diff", "energy_per_item_j", "accel_energy_per_item_j",
+    "cpu_energy_per_item_j"})
+TRAINING_ONLY = frozenset({"throughput_no_eval"})
+
+
+def figures_for(suite: str | None) -> tuple[str, ...]:
+    """The AGGREGATED figures a case of ``suite`` reports (None: training, FlagPerf)."""
+    skip = TRAINING_ONLY if suite == "inference" else INFERENCE_ONLY
+    return tuple(name for name in AGGREGATED if name not in skip)
+
+
+def label(name: str, suite: str | None = None) -> str:
+    """The figure's label; an inference case's train time is its timed window."""
+    if suite == "inference" and name == "train_time_s":
+        return "timed window (s)"
+    return AGGREGATED[name][2]
+
+
+def round_value(result: RoundResult, name: str) -> float | None:
+    """The figure ``name`` (a key of AGGREGATED) of one round, or None."""
+    obj: Any = result
+    for part in AGGREGATED[name][0].split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    if isinstance(obj, bool) or not isinstance(obj, (int, float)):
+        return None
+    return float(obj)
+
+
+def round_reason(result: RoundResult, name: str) -> str:
+    """Why the figure ``name`` is absent from a round ('' when present or unknown)."""
+    path = AGGREGATED[name][0]
+    head = path.split(".")[0]
+    return result.reasons.get(path) or result.reasons.get(head) or result.reasons.get(name, "")

@@ -1,0 +1,420 @@
+"""Read a run directory into the result schema (see docs/results.md).
+
+``collect(run_dir)`` walks ``run.json`` and the tree on disk together: a case,
+round or node that one lists and the other lacks is still summarised as far as
+its files go and the gap is reported as a problem, by path. Old FlagPerf result
+directories (no ``run.json``) are read the same way with FlagPerf's sampling
+periods and file formats.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from chipperf.results.compute import aggregate, rounds
+from chipperf.results.compute.fingerprint import differences, fingerprint
+from chipperf.results.compute.inference import per_item
+from chipperf.results.compute.measured import MeasuredPeaks, read_measured_peaks
+from chipperf.results.compute.perf import (
+    RankLog,
+    mfu,
+    performance,
+    read_finish_info_log,
+    read_rank_log,
+)
+from chipperf.results.compute.power import NodeSeries, node_result, node_series, read_node_files
+from chipperf.results.compute.schema import (
+    CaseResult,
+    Fingerprint,
+    NodeResult,
+    RoundResult,
+    RunSummary,
+)
+from chipperf.results.layout import STATUSES, read_status
+from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
+from chipperf.results.read.flagperf import case_identity, rank_zero_log
+from chipperf.results.read.samples import Window
+
+NODE_DIR = re.compile(r"^(?P<host>.+)_noderank(?P<rank>\d+)$")
+ROUND_DIR = re.compile(r"^round(?P<number>\d+)$")
+NOT_ACCELERATOR = {"cpu_monitor.log", "mem_monitor.log", "pwr_monitor.log", "sys_monitor.log"}
+
+
+@dataclass(frozen=True)
+class RoundSeries:
+    """Plot series of one round, for the HTML report (not part of summary.json)."""
+
+    case: str
+    number: int
+    window: Window | None
+    started_ms: int | None
+    nodes: tuple[NodeSeries, ...]
+
+
+@dataclass(frozen=True)
+class Collected:
+    summary: RunSummary
+    series: tuple[RoundSeries, ...]
+
+
+@dataclass(frozen=True)
+class RunContext:
+    run_dir: Path
+    source: str                       # "chipperf" | "flagperf"
+    suite: str | None
+    vendor: str | None
+    intervals: Mapping[str, float]
+    measured: MeasuredPeaks | None = None   # base/ GEMM peaks (chipperf.results.compute.measured)
+    version: str | None = None              # the chipperf version that wrote the run
+
+
+@dataclass(frozen=True)
+class CaseContext:
+    run: RunContext
+    dir_name: str
+    vendor: str | None
+    chip: str | None
+    nnodes: int | None
+    nproc: int | None
+    flat: bool = False    # FlagPerf inference: <case>/<host>_noderank0/, no round dirs
+
+    @property
+    def path(self) -> Path:
+        return self.run.run_dir / self.dir_name
+
+    def round_dir(self, number: int) -> Path:
+        return self.path if self.flat else self.path / f"round{number}"
+
+    @property
+    def suite(self) -> str | None:
+        return "inference" if self.flat else self.run.suite
+
+
+def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
+    """``measured_peaks``: a base/ run whose GEMM peaks divide MFU too (default: the run's
+    own MEASURED_PEAKS setting, when it had one)."""
+    run_dir = Path(run_dir)
+    run, problems = load_run_json(run_dir)
+    test = _dict(run.get("test"))
+    measured = None
+    peaks_dir = measured_peaks or _str(test.get("measured_peaks"))
+    if peaks_dir:
+        measured, peak_problems = read_measured_peaks(Path(peaks_dir))
+        problems += peak_problems
+    source = "chipperf" if (run_dir / "run.json").is_file() else "flagperf"
+    interval = test.get("monitor_interval_s")
+    intervals = dict(FLAGPERF_INTERVALS) if source == "flagperf" else \
+        {k: float(interval) if isinstance(interval, (int, float)) and _is_number(interval)
+         else 1.0 for k in FLAGPERF_INTERVALS}
+    ctx = RunContext(run_dir, source, _str(run.get("suite")), _str(test.get("vendor")), intervals,
+                     measured, _str(run.get("chipperf_version")))
+    cases, series = [], []
+    for name, entry in discover_cases(run_dir, run, problems, source):
+        case, case_series = collect_case(ctx, name, entry)
+        cases.append(case)
+        series += case_series
+    vendors = sorted({c.vendor for c in cases if c.vendor})
+    suites = {c.suite for c in cases}
+    suite = ctx.suite or (suites.pop() if len(suites) == 1 else None)
+    summary = RunSummary(
+        run_id=_str(run.get("run_id")) or run_dir.name, run_dir=str(run_dir), source=source,
+        chipperf_version=_str(run.get("chipperf_version")), suite=suite,
+        vendor=ctx.vendor or (vendors[0] if len(vendors) == 1 else None),
+        status=_str(run.get("status")), started_at=_str(run.get("started_at")),
+        finished_at=_str(run.get("finished_at")), hosts=tuple(_dict(run.get("hosts"))),
+        cases=tuple(cases), problems=tuple(problems))
+    return Collected(summary, tuple(series))
+
+
+def load_run_json(run_dir: Path) -> tuple[dict[str, Any], list[str]]:
+    path = run_dir / "run.json"
+    if not run_dir.is_dir():
+        return {}, [f"{run_dir}: not a directory"]
+    if not path.is_file():
+        return {}, ["run.json missing (read as a FlagPerf result directory)"]
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+    except ValueError as exc:
+        return {}, [f"run.json: not valid JSON ({exc}); summarised from the tree alone"]
+    if not isinstance(data, dict):
+        return {}, ["run.json: not a JSON object; summarised from the tree alone"]
+    return data, []
+
+
+def discover_cases(run_dir: Path, run: Mapping[str, Any], problems: list[str],
+                   source: str) -> list[tuple[str, Mapping[str, Any]]]:
+    listed = _dict(run.get("cases"))
+    on_disk = sorted(p.name for p in _subdirs(run_dir) if any(
+        ROUND_DIR.match(r.name) or (source == "flagperf" and NODE_DIR.match(r.name))
+        for r in _subdirs(p)))
+    for name in on_disk:
+        if source == "chipperf" and name not in listed:
+            problems.append(f"{name}/: case dir not listed in run.json")
+    for name, entry in listed.items():
+        if name not in on_disk and _dict(entry).get("status") != "skipped":
+            problems.append(f"{name}/: case listed in run.json has no round dir on disk")
+    names = list(listed) + [n for n in on_disk if n not in listed]
+    return [(name, _dict(listed.get(name))) for name in names]
+
+
+# ---------------------------------------------------------------- cases
+
+
+def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
+                 ) -> tuple[CaseResult, list[RoundSeries]]:
+    ident = _identity(name, entry)
+    vendor = _str(entry.get("vendor")) or run.vendor
+    on_disk = {int(m["number"]) for m in (ROUND_DIR.match(p.name) for p in _subdirs(
+        run.run_dir / name)) if m}
+    flat = run.source == "flagperf" and not on_disk and any(
+        NODE_DIR.match(p.name) for p in _subdirs(run.run_dir / name))
+    ctx = CaseContext(run, name, vendor, _str(ident.get("chip")), _int(ident.get("nnodes")),
+                      _int(ident.get("nproc")), flat)
+    on_disk = on_disk or ({1} if flat else set())
+    listed = {n: r for r in map(_dict, _list(entry.get("rounds")))
+              if (n := _int(r.get("number"))) is not None}
+    problems = [f"{name}/round{n}/: round listed in run.json has no dir" for n in sorted(listed)
+                if n not in on_disk and _dict(listed[n]).get("nodes")]
+    results, series, workloads, smoke = [], [], [], ""
+    for number in sorted(set(listed) | on_disk):
+        result, round_series, found, log = collect_round(ctx, number, _dict(listed.get(number)))
+        results.append(result)
+        series.append(round_series)
+        workloads.append((number, _workload(ctx, ident, entry, log)))
+        vendor = vendor or found
+        submit = log.submit_info.value if log is not None and log.submit_info else None
+        smoke = smoke or _str(_dict(_dict(submit).get("dataset")).get("smoke_test")) or ""
+    workload = _one_workload(name, workloads, problems)
+    validated, note = _hardware(vendor or ctx.vendor, ctx.chip)
+    case = CaseResult(
+        dir_name=name, key=_str(entry.get("key")) or "", suite=ctx.suite,
+        model=_str(ident.get("model")),
+        framework=_str(ident.get("framework")),
+        family=(_str(ident.get("framework")) or "").split("_", 1)[0] or None, chip=ctx.chip,
+        vendor=vendor or ctx.vendor, nnodes=ctx.nnodes, nproc=ctx.nproc,
+        repeat=_int(ident.get("repeat")), image=_str(entry.get("image")), fingerprint=workload,
+        status=_str(entry.get("status")) or rounds.case_status(results),
+        reason=_str(entry.get("reason")) or "", hardware_validated=validated, hardware_note=note,
+        smoke_test=smoke, rounds=tuple(results), problems=tuple(problems))
+    return aggregate.aggregate_case(case, ctx.suite), series
+
+
+def _workload(ctx: CaseContext, ident: Mapping[str, Any], entry: Mapping[str, Any],
+              log: RankLog | None) -> Fingerprint:
+    framework = _str(ident.get("framework"))
+    submit = log.submit_info.value if log is not None and log.submit_info is not None else None
+    return fingerprint(
+        ctx.run.source, _str(ident.get("model")), framework.split("_", 1)[0] if framework else None,
+        submit, data_dir=_str(entry.get("data_dir")), harness_version=ctx.run.version,
+        chips=ctx.nnodes * ctx.nproc if ctx.nnodes and ctx.nproc else None,
+        finish_info=log.finish_info if log is not None else None)
+
+
+def _one_workload(name: str, workloads: list[tuple[int, Fingerprint]],
+                  problems: list[str]) -> Fingerprint | None:
+    """The case's fingerprint (its first round's); a round that ran another workload is a
+    problem of the case (rounds of one case must measure one thing)."""
+    if not workloads:
+        return None
+    first_number, first = workloads[0]
+    for number, other in workloads[1:]:
+        if other != first:
+            problems.append(f"{name}/round{number}/: ran another workload than round "
+                            f"{first_number}: {'; '.join(differences(first, other))}")
+    return first
+
+
+def _hardware(vendor: str | None, chip: str | None) -> tuple[bool | None, str]:
+    """Whether chipperf's path for this vendor and chip has run on real hardware here."""
+    from chipperf.vendors import hardware_status
+
+    if not vendor:
+        return None, "vendor unknown: no hardware status"
+    return hardware_status(vendor, chip)
+
+
+def _identity(name: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    from chipperf.config.model import CaseKey
+
+    key = _str(entry.get("key"))
+    try:
+        parsed = CaseKey.parse(key) if key else None
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        found = case_identity(name)
+        return {**found, "chip": _str(entry.get("chip")) or found.get("chip")}
+    return {"model": parsed.model, "framework": parsed.framework, "chip": parsed.chip,
+            "nnodes": parsed.nnodes, "nproc": parsed.nproc, "repeat": parsed.repeat}
+
+
+# ---------------------------------------------------------------- rounds
+
+
+def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
+                  ) -> tuple[RoundResult, RoundSeries, str | None, RankLog | None]:
+    """The round's result, its plot series, the vendor its rank-0 log names and that log."""
+    rel = case.dir_name if case.flat else f"{case.dir_name}/round{number}"
+    round_dir = case.round_dir(number)
+    listed = {str(k): _str(v) for k, v in _dict(entry.get("nodes")).items()}
+    names = sorted(set(listed) | {p.name for p in _subdirs(round_dir) if NODE_DIR.match(p.name)},
+                   key=_node_rank)
+    problems = [f"{rel}/{n}/: node listed in run.json has no dir" for n in names
+                if n in listed and not (round_dir / n).is_dir()]
+    log, fields, reasons = _rank_zero(round_dir, rel, names, problems, case.suite)
+    vendor = case.vendor or _vendor_of(log)
+    window = Window(fields["train_start_ms"], fields["train_end_ms"]) \
+        if "train_start_ms" in fields else None
+    collected = [_collect_node(case, round_dir / n, n, listed.get(n), window, vendor)
+                 for n in names]
+    nodes = [node for node, _ in collected]
+    problems += [f"{rel}/{node.name}/{p}" for node in nodes for p in node.problems]
+    fields.update(_combined(case, vendor, fields, nodes, reasons))
+    status, reason = rounds.round_status(entry, nodes, log, fields)
+    result = RoundResult(
+        number=number, status=status, reason=reason, started_ms=_int(entry.get("started_ms")),
+        finished_ms=_int(entry.get("finished_ms")), nodes=tuple(nodes), reasons=reasons,
+        problems=tuple(problems), **fields)
+    plots = RoundSeries(case.dir_name, number, window, result.started_ms,
+                        tuple(plot for _, plot in collected))
+    return result, plots, vendor, log
+
+
+def _rank_zero(round_dir: Path, rel: str, names: list[str], problems: list[str],
+               suite: str | None) -> tuple[RankLog | None, dict[str, Any], dict[str, str]]:
+    """Global rank 0's log (in the lowest node rank's dir) and the figures it gives."""
+    if not names:
+        return None, {}, {"finished": f"{rel}/ has no node dir"}
+    node = round_dir / names[0]
+    name = rank_zero_log(node).name
+    if not (node / name).is_file() and (node / "container.out.log").is_file():
+        name = "container.out.log"                  # FlagPerf inference: its Finish Info
+        log = read_finish_info_log(node / name)
+    else:
+        log = read_rank_log(node / name)
+    problems += [f"{rel}/{names[0]}/{p}" for p in log.problems]
+    fields, reasons = performance(log, f"{names[0]}/{name}", suite)
+    return log, fields, reasons
+
+
+def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
+              nodes: list[NodeResult], reasons: dict[str, str]) -> dict[str, Any]:
+    out, why = rounds.combine_nodes(nodes)
+    reasons.update(why)
+    chips = fields.get("world_size") or (case.nnodes * case.nproc
+                                         if case.nnodes and case.nproc else None)
+    suite = case.suite
+    result = mfu(fields, vendor, case.chip, chips, suite)
+    out.update(mfu=result.value, mfu_dtype=result.dtype, chips=result.chips,
+               peak_flops_per_chip=result.peak_flops_per_chip)
+    if result.value is None and fields.get("mfu_reported") is not None:
+        out.update(mfu=fields["mfu_reported"])   # FlagPerf's own MFU: its peak, its FLOPs
+        reasons["mfu"] = (f"as the FlagPerf case printed it (peak {fields.get('reported_peak_tflops')}"
+                          " TFLOPS per chip, its 'Theory TFLOPS'), not computed by chipperf")
+    elif result.value is None:
+        reasons["mfu"] = result.reason
+    if case.run.measured is not None:
+        out.update(_measured_mfu(case.run.measured, vendor, case.chip, chips, fields, reasons))
+    work = fields.get("window_work")
+    out.update(rounds.per_joule(work, out, reasons))
+    if suite == "inference":
+        out.update(per_item(work, out, reasons))
+    return out
+
+
+def _measured_mfu(peaks: MeasuredPeaks, vendor: str | None, chip: str | None,
+                  chips: int | None, fields: Mapping[str, Any],
+                  reasons: dict[str, str]) -> dict[str, Any]:
+    """MFU against the base/ run's measured GEMM peak of the same vendor, chip and dtype."""
+    peak, why = peaks.peak(vendor, chip, fields.get("dtype"))
+    work, per_unit, seconds = (fields.get(k) for k in ("window_work", "flops_per_unit",
+                                                        "train_time_s"))
+    if peak is None or not (work and per_unit and seconds and chips):
+        reasons["mfu_measured"] = why or "achieved FLOP/s unknown (see mfu)"
+        return {}
+    return {"mfu_measured": work * per_unit / seconds / (peak.flops_per_s * chips),
+            "measured_peak_flops_per_chip": peak.flops_per_s,
+            "measured_peak_source": peak.source}
+
+
+def _collect_node(case: CaseContext, node_dir: Path, name: str, listed: str | None,
+                  window: Window | None, vendor: str | None) -> tuple[NodeResult, NodeSeries]:
+    match = NODE_DIR.match(name)
+    host, rank = (match["host"], int(match["rank"])) if match else (name, None)
+    status, reason = read_status(node_dir) if node_dir.is_dir() else (None, "node dir missing")
+    problems = []
+    if status is None and listed is not None:
+        status = listed
+    if node_dir.is_dir() and case.run.source == "chipperf":
+        if not (node_dir / "status").is_file():
+            problems.append("status: missing")
+        elif status not in STATUSES:
+            problems.append(f"status: {status!r} is not one of {', '.join(STATUSES)}")
+    accel, absent = _accelerator_file(node_dir, vendor)
+    files = read_node_files(node_dir, window, dict(case.run.intervals), accel, absent)
+    node = node_result(name, host, rank, status, reason if node_dir.is_dir() else "node dir missing",
+                       files)
+    node = replace(node, problems=tuple(problems) + node.problems)
+    return node, node_series(name, files)
+
+
+def _accelerator_file(node_dir: Path, vendor: str | None) -> tuple[str | None, str]:
+    """The node's accelerator monitor file name, or (None, why there is none)."""
+    if vendor:
+        from chipperf.vendors import get_vendor
+
+        try:
+            if get_vendor(vendor).accelerator_sampler is None:
+                return None, f"vendor {vendor} has no accelerator telemetry"
+        except KeyError:
+            pass
+        return f"{vendor}_monitor.log", ""
+    found = sorted(p.name for p in node_dir.glob("*_monitor.log") if p.name not in NOT_ACCELERATOR)
+    return (found[0], "") if found else (None, "vendor unknown and no <vendor>_monitor.log found")
+
+
+def _vendor_of(log: RankLog | None) -> str | None:
+    info = log.submit_info if log is not None else None
+    if info is None and log is not None and log.finish_info is not None:
+        return _str(log.finish_info.get("vendor"))
+    return _str(info.value.get("vendor")) if info is not None else None
+
+
+def _node_rank(name: str) -> tuple[int, str]:
+    match = NODE_DIR.match(name)
+    return (int(match["rank"]) if match else 1 << 30, name)
+
+
+# ---------------------------------------------------------------- tolerant readers
+
+
+def _subdirs(path: Path) -> list[Path]:
+    try:
+        return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        return []
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -1,0 +1,231 @@
+"""What report.html shows of a case besides its figures, read from the run directory:
+
+- the workload: the data dir (run.json) and its dataset card, image size or sequence length,
+  global batch, precision and steps (rank 0's SUBMIT_INFO config, the last STEP_END);
+- the hardware and software of every node (``sys_info.json``: CPU, memory, accelerators and
+  their driver, OS, Docker, framework versions) and the case's image;
+- the smoke-test label, when the dataset card says why its figures do not compare;
+- per round, the loss (STEP_END) and target-metric (EVALUATE) curves of global rank 0;
+- per round and node, every log file, as paths relative to the run directory.
+
+Missing files leave a field empty or say why; nothing here raises on a bad run directory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chipperf.perflog import Event, iter_records
+from chipperf.results.compute.schema import CaseResult, RunSummary
+from chipperf.results.read.samples import read_lines
+
+Points = tuple[tuple[float, float], ...]
+
+# SUBMIT_INFO config keys, first found wins (cases name the same thing differently).
+IMAGE_SIZE = ("image_size", "img_size", "resolution")
+SEQ_LENGTH = ("seq_length", "max_seq_length", "max_seq_len", "seq_len", "sequence_length")
+GLOBAL_BATCH = ("global_batch_size", "train_batch_size", "global_batch")
+LOCAL_BATCH = ("batch_size", "train_batch_size_per_rank", "micro_batch_size")
+LOGS = ("*.log", "status", "sys_info.json")
+
+
+@dataclass(frozen=True)
+class RoundCurves:
+    number: int
+    loss: Points = ()                  # (seconds since TRAIN_START, loss), STEP_END
+    metric: Points = ()                # (seconds since TRAIN_START, value), EVALUATE
+    metric_name: str = ""
+    target: float | None = None
+
+
+@dataclass(frozen=True)
+class NodeLogs:
+    round: int
+    node: str
+    files: tuple[str, ...]             # relative to the run directory
+
+
+@dataclass(frozen=True)
+class CaseDetails:
+    workload: tuple[tuple[str, str], ...] = ()
+    hardware: tuple[tuple[str, str], ...] = ()
+    software: tuple[tuple[str, str], ...] = ()
+    smoke: str = ""                    # why this case's figures are a smoke test's ("" if not)
+    curves: tuple[RoundCurves, ...] = ()
+    logs: tuple[NodeLogs, ...] = ()
+
+
+def read_details(run_dir: Path, summary: RunSummary) -> dict[str, CaseDetails]:
+    """CaseDetails per case dir name."""
+    run = _json(run_dir / "run.json")
+    listed = _dict(run.get("cases"))
+    return {case.dir_name: case_details(run_dir, case, _dict(listed.get(case.dir_name)))
+            for case in summary.cases}
+
+
+def case_details(run_dir: Path, case: CaseResult, entry: Mapping[str, Any]) -> CaseDetails:
+    rounds = [(r.number, run_dir / case.dir_name / f"round{r.number}") for r in case.rounds]
+    events = {n: _rank0_events(d) for n, d in rounds}
+    submit = next((e for n, _ in rounds for e in events[n] if e.name == "SUBMIT_INFO"), None)
+    info = submit.value if submit is not None else {}
+    card = _dict(info.get("dataset"))
+    infos = [_json(p) for _, d in rounds[:1] for p in sorted(d.glob("*/sys_info.json"))]
+    return CaseDetails(
+        workload=_workload(case, entry, _dict(info.get("config")), card, events),
+        hardware=_hardware(case, infos), software=_software(case, infos),
+        smoke=str(card.get("smoke_test") or ""),
+        curves=tuple(_curves(n, events[n]) for n, _ in rounds),
+        logs=tuple(log for n, d in rounds for log in _node_logs(run_dir, n, d)))
+
+
+# ---------------------------------------------------------------- events
+
+
+def _rank0_events(round_dir: Path) -> list[Event]:
+    """Global rank 0's events: rank0.out.log of the lowest node rank's dir."""
+    nodes = sorted(round_dir.glob("*_noderank*/rank0.out.log"), key=lambda p: _rank(p.parent.name))
+    if not nodes:
+        return []
+    try:
+        lines = (text for _, text, _ in read_lines(nodes[0]))
+        return [event for event, _ in iter_records(lines) if event is not None]
+    except OSError:
+        return []
+
+
+def _rank(name: str) -> int:
+    tail = name.rsplit("_noderank", 1)[-1]
+    return int(tail) if tail.isdigit() else 1 << 30
+
+
+def _curves(number: int, events: Sequence[Event]) -> RoundCurves:
+    start = next((e.time_ms for e in events if e.name == "TRAIN_START"), None)
+    if start is None:
+        start = next((e.time_ms for e in events if e.time_ms is not None), 0)
+
+    def points(name: str, key: str) -> Points:
+        return tuple(((e.time_ms - start) / 1000, float(e.value[key])) for e in events
+                     if e.name == name and e.time_ms is not None and _number(e.value.get(key)))
+
+    evaluated = [e for e in events if e.name == "EVALUATE"]
+    last = evaluated[-1].value if evaluated else {}
+    target = last.get("target")
+    return RoundCurves(number, loss=points("STEP_END", "loss"), metric=points("EVALUATE", "value"),
+                       metric_name=str(last.get("name") or ""),
+                       target=float(target) if isinstance(target, (int, float)) else None)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# ---------------------------------------------------------------- workload
+
+
+def _workload(case: CaseResult, entry: Mapping[str, Any], config: Mapping[str, Any],
+              card: Mapping[str, Any], events: Mapping[int, Sequence[Event]]) -> tuple:
+    """The case's workload fingerprint (compute/fingerprint.py), else SUBMIT_INFO's config,
+    with the data dir, the dataset card's name and the steps each round logged."""
+    fp = case.fingerprint
+    data = str(entry.get("data_dir") or "")
+    named = str(card.get("name") or (fp.dataset if fp is not None else "") or "")
+    rows = [("dataset", f"{named} ({data})" if named and data else named or data)]
+    size = (fp.image_size if fp is not None else None) or _first(config, IMAGE_SIZE)
+    if size is not None:
+        rows.append(("image size", f"{size}x{size}" if _number(size) else str(size)))
+    seq = (fp.seq_len if fp is not None else None) or _first(config, SEQ_LENGTH)
+    if seq is not None:
+        rows.append(("sequence length", str(seq)))
+    batch: Any = (fp.global_batch if fp is not None else None) or _first(config, GLOBAL_BATCH)
+    if batch is None and _first(config, LOCAL_BATCH) is not None:
+        batch = f"{_first(config, LOCAL_BATCH)} per rank"
+    rows.append(("global batch", "" if batch is None else str(batch)))
+    dtypes = sorted({r.dtype for r in case.rounds if r.dtype}) or \
+        [str(x) for x in ((fp.precision if fp is not None else None), config.get("dtype")) if x][:1]
+    rows.append(("precision", ", ".join(dtypes)))
+    steps = [max((int(e.value["step"]) for e in evs if e.name == "STEP_END"
+                  and _number(e.value.get("step"))), default=None) for evs in events.values()]
+    shown = [str(s) for s in steps if s is not None]
+    limits = ", ".join(f"{k} {config[k]}" for k in ("max_steps", "max_epochs") if config.get(k))
+    rows.append(("steps (per round, last logged)", ", ".join(shown)
+                 + (f" (limits: {limits})" if limits else "")))
+    return tuple((k, v or "not in the logs") for k, v in rows)
+
+
+def _first(config: Mapping[str, Any], keys: Sequence[str]) -> Any:
+    return next((config[k] for k in keys if config.get(k) is not None), None)
+
+
+# ---------------------------------------------------------------- hardware and software
+
+
+def _hardware(case: CaseResult, infos: Sequence[Mapping[str, Any]]) -> tuple:
+    chips = f"{case.nnodes or '?'} node(s) x {case.nproc or '?'} process(es)"
+    accel = [_dict(i.get("accelerators")) for i in infos]
+    per_node = _distinct(f"{a['count']} x {a['model']}" if a.get("count") and a.get("model")
+                         else a.get("note") or a.get("unavailable") for a in accel)
+    cpus = _distinct(f"{_dict(i.get('cpu')).get('model')} ({_dict(i.get('cpu')).get('logical_cpus')}"
+                     " logical CPUs)" for i in infos if _dict(i.get("cpu")).get("model"))
+    memory = _distinct(_gib(_dict(i.get("memory")).get("total_bytes")) for i in infos)
+    return tuple((k, v or "no sys_info.json") for k, v in (
+        ("chip", f"{case.vendor or '?'} {case.chip or '?'}, {chips}"),
+        ("accelerators per node", per_node),
+        ("CPU per node", cpus), ("memory per node", memory)))
+
+
+def _software(case: CaseResult, infos: Sequence[Mapping[str, Any]]) -> tuple:
+    frameworks = _distinct(
+        ", ".join(f"{name} {v['version']}" for name, v in _dict(i.get("frameworks")).items()
+                  if isinstance(v, dict) and v.get("version")) for i in infos)
+    drivers = _distinct(" ".join(str(a[k]) for k in ("driver_version", "runtime_version")
+                                 if a.get(k)) for a in (_dict(i.get("accelerators"))
+                                                        for i in infos))
+    docker = _distinct(_dict(i.get("docker")).get("server_version") for i in infos)
+    os_ = _distinct(f"{_dict(i.get('os')).get('name')}, kernel "
+                    f"{_dict(i.get('kernel')).get('release')}" for i in infos if i.get("os"))
+    return tuple((k, v or why) for k, v, why in (
+        ("image", case.image or "", "not recorded"),
+        ("frameworks", frameworks, "no sys_info.json"),
+        ("accelerator driver", drivers, "none reported (a CPU vendor has none)"),
+        ("Docker engine", docker, "no sys_info.json"),
+        ("OS", os_, "no sys_info.json")))
+
+
+def _distinct(values: Any) -> str:
+    return " / ".join(dict.fromkeys(str(v) for v in values if v))
+
+
+def _gib(value: Any) -> str:
+    return f"{value / 2**30:.1f} GiB" if _number(value) else ""
+
+
+# ---------------------------------------------------------------- logs
+
+
+def _node_logs(run_dir: Path, number: int, round_dir: Path) -> list[NodeLogs]:
+    out = []
+    for node in sorted((p for p in round_dir.glob("*_noderank*") if p.is_dir()),
+                       key=lambda p: _rank(p.name)):
+        files = sorted({str(f.relative_to(run_dir)) for pattern in LOGS
+                        for f in node.glob(pattern) if f.is_file()})
+        out.append(NodeLogs(number, node.name, tuple(files)))
+    return out
+
+
+# ---------------------------------------------------------------- tolerant readers
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,1 @@
+"""Rendering a RunSummary: console, JSON/CSV, Markdown, README table, HTML, SVG, compare."""

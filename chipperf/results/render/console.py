@@ -1,0 +1,135 @@
+"""The cases table of a RunSummary (console, summary.md, report.html) and the console view.
+
+Inference, training and the spec suites (base/, operation/) each have their own columns.
+"""
+
+from __future__ import annotations
+
+from chipperf.results.compute.schema import CaseResult, RunSummary
+from chipperf.results.render.text import DASH, console_table, fmt, stat_text
+
+
+def _unit(case: CaseResult) -> str:
+    return case.throughput_unit or "work/s"
+
+
+def is_inference(summary: RunSummary) -> bool:
+    """Whether the run's cases are inference cases (a run holds one suite)."""
+    return summary.suite == "inference" or bool(summary.cases) and all(
+        c.inference for c in summary.cases)
+
+
+def hardware_lines(summary: RunSummary) -> list[str]:
+    """Per vendor and chip of the run, once: has chipperf's path run on real hardware here?"""
+    return list(dict.fromkeys(c.hardware_note for c in summary.cases if c.hardware_note))
+
+
+def case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    """The cases table (console, summary.md, report.html)."""
+    if summary.suite in ("base", "operation"):
+        return spec_case_rows(summary)
+    return inference_case_rows(summary) if is_inference(summary) else training_case_rows(summary)
+
+
+def spec_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    """base/ and operation/: the measured figure with its unit and its share of the chip's
+    spec-sheet peak (or why there is none), power and energy over the timed window."""
+    header = ["case", "chip", "nodes x procs", "status", "rounds counted", "value",
+              "share of spec peak", "avg W/chip", "energy (J)"]
+    rows = []
+    for c in summary.cases:
+        agg = c.aggregate
+        value = stat_text(agg.get("metric_value"))
+        share = stat_text(agg.get("share_of_peak"), "ratio")
+        if share == DASH:
+            why = next((r.reasons.get("share_of_peak") for r in c.rounds
+                        if r.reasons.get("share_of_peak")), None)
+            share = f"— ({why})" if why else DASH
+        rows.append([
+            c.key or c.dir_name, c.chip or DASH, c.topology, c.status or DASH,
+            f"{len(c.counted)}/{len(c.rounds)}",
+            f"{value} {c.metric_name}" if value != DASH and c.metric_name else value, share,
+            stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j"))])
+    return header, rows
+
+
+def training_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    header = ["case", "chip", "nodes x procs", "status", "rounds counted", "throughput",
+              "train time (s)", "metric (target)", "MFU", "avg W/chip", "energy (J)", "work/J"]
+    rows = []
+    for c in summary.cases:
+        agg = c.aggregate
+        rows.append([
+            c.key or c.dir_name, c.chip or DASH, c.topology, c.status or DASH,
+            f"{len(c.counted)}/{len(c.rounds)}",
+            throughput_text(c), stat_text(agg.get("train_time_s")), metric_text(c),
+            mfu_text(c),
+            stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j")),
+            stat_text(agg.get("work_per_joule"))])
+    return header, rows
+
+
+def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    """Inference: engine and precision, throughput, p99 latency, accuracy and deviation
+    from the reference instead of train-time columns."""
+    header = ["case", "chip", "engine", "precision", "status", "rounds counted", "throughput",
+              "p99 latency (ms)", "metric (target)", "max |diff| vs reference", "MFU",
+              "energy/item (J)"]
+    rows = []
+    for c in summary.cases:
+        agg = c.aggregate
+        rows.append([
+            c.key or c.dir_name, c.chip or DASH, c.engine or DASH, c.precision or DASH,
+            c.status or DASH, f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
+            stat_text(agg.get("latency_p99_ms")), metric_text(c), reference_text(c),
+            mfu_text(c), stat_text(agg.get("energy_per_item_j"))])
+    return header, rows
+
+
+def reference_text(case: CaseResult) -> str:
+    """The largest deviation from the reference over the rounds and how many rounds were
+    within their bound, e.g. '3.2e-05 (1/1 within bound)'."""
+    refs = [r.reference for r in case.rounds if r.reference is not None]
+    diffs = [x.max_abs_diff for x in refs if x.max_abs_diff is not None]
+    if not diffs:
+        return DASH
+    within = sum(1 for x in refs if x.within_bound)
+    return f"{fmt(max(diffs))} ({within}/{len(case.rounds)} within bound)"
+
+
+def mfu_text(case: CaseResult) -> str:
+    text = stat_text(case.aggregate.get("mfu"), "ratio")
+    return f"{text} ({case.mfu_dtype})" if text != DASH and case.mfu_dtype else text
+
+
+def throughput_text(case: CaseResult) -> str:
+    text = stat_text(case.aggregate.get("throughput_raw"))
+    return f"{text} {_unit(case)}" if text != DASH else DASH
+
+
+def metric_text(case: CaseResult) -> str:
+    value = stat_text(case.aggregate.get("metric_value"))
+    name = case.metric_name or "metric"
+    target = f" (target {fmt(case.metric_target)})" if case.metric_target is not None else ""
+    return f"{name} {value}{target}" if value != DASH else DASH
+
+
+def console(summary: RunSummary) -> str:
+    header, rows = case_rows(summary)
+    head = f"run {summary.run_id} ({summary.source}, status {summary.status or 'unknown'})"
+    body = console_table(header, rows) if rows else "(no cases)"
+    body += "".join(f"\n{c.key or c.dir_name}: round {e.round} not counted: {e.why}"
+                    for c in summary.cases for e in c.excluded)
+    body += "".join(f"\n{c.key or c.dir_name}: smoke test, not a performance figure: "
+                    f"{c.smoke_test}" for c in summary.cases if c.smoke_test)
+    tail = [f"{len(summary.problems) + sum(_problem_count(c) for c in summary.cases)} problem(s); "
+            "see summary.md"] if _has_problems(summary) else []
+    return "\n".join([head, body, *tail]) + "\n"
+
+
+def _problem_count(case: CaseResult) -> int:
+    return len(case.problems) + sum(len(r.problems) for r in case.rounds)
+
+
+def _has_problems(summary: RunSummary) -> bool:
+    return bool(summary.problems) or any(_problem_count(c) for c in summary.cases)

@@ -1,0 +1,151 @@
+"""summary.md: the run, every case's rounds and statistics, and why figures are absent."""
+
+from __future__ import annotations
+
+from chipperf.results.compute.schema import (
+    CaseResult,
+    RunSummary,
+    figures_for,
+    label,
+    round_reason,
+    round_value,
+)
+from chipperf.results.render.console import case_rows, hardware_lines
+from chipperf.results.render.serving import best_rates, has_serving, serving_rows
+from chipperf.results.render.text import DASH, fmt, kind_of, table
+
+ROUND_FIGURES = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu", "mfu_measured",
+                 "avg_power_w_per_chip", "peak_power_w_per_chip", "avg_power_w_per_node",
+                 "energy_j", "work_per_joule", "peak_accel_memory_bytes")
+INFERENCE_ROUND_FIGURES = ("throughput_raw", "latency_p50_ms", "latency_p90_ms",
+                           "latency_p99_ms", "train_time_s", "e2e_time_s", "metric_value",
+                           "reference_max_abs_diff", "mfu", "mfu_measured", "avg_power_w_per_chip",
+                           "energy_j", "energy_per_item_j", "accel_energy_per_item_j",
+                           "peak_memory_bytes", "peak_accel_memory_bytes")
+
+
+def summary_markdown(summary: RunSummary) -> str:
+    parts = [f"# chipperf run `{summary.run_id}`", "", _run_facts(summary), ""]
+    header, rows = case_rows(summary)
+    parts += ["## Cases", "", table(header, rows) if rows else "(no cases)", "",
+              "Means over the counted rounds ± coefficient of variation; — means not measured "
+              "(reasons under each case).", ""]
+    if hardware_lines(summary):
+        parts += ["Has chipperf's path for each vendor and chip run on real hardware here?", "",
+                  *(f"- {line}" for line in hardware_lines(summary)), ""]
+    for case in summary.cases:
+        parts += case_section(case)
+    problems = list(summary.problems)
+    for case in summary.cases:
+        problems += list(case.problems)
+        for r in case.rounds:
+            problems += list(r.problems)
+    if problems:
+        parts += [f"## Problems ({len(problems)})", "", *(f"- `{p}`" for p in problems), ""]
+    return "\n".join(parts)
+
+
+def _run_facts(summary: RunSummary) -> str:
+    facts = [("source", summary.source), ("chipperf version", summary.chipperf_version),
+             ("suite", summary.suite), ("vendor", summary.vendor), ("status", summary.status),
+             ("started", summary.started_at), ("finished", summary.finished_at),
+             ("hosts", ", ".join(summary.hosts) or None)]
+    return table(["", ""], [[k, v or DASH] for k, v in facts])
+
+
+def case_section(case: CaseResult) -> list[str]:
+    title = case.key or case.dir_name
+    engine = f"engine {case.engine or DASH} ({case.precision or DASH}), " \
+        if case.inference else ""
+    lines = [f"## {title}", "",
+             f"Dir `{case.dir_name}`, vendor {case.vendor or DASH}, chip {case.chip or DASH}, "
+             f"{engine}image {case.image or DASH}, status **{case.status or 'unknown'}**"
+             + (f": {case.reason}" if case.reason else "") + ".", ""]
+    if case.hardware_note:
+        lines += [f"Hardware status: {case.hardware_note}.", ""]
+    lines += ["### Rounds", "", round_table(case), ""]
+    if case.excluded:
+        lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)
+                  + ".", ""]
+    lines += ["### Over the counted rounds " + f"({', '.join(map(str, case.counted)) or 'none'})",
+              "", stats_table(case), ""]
+    if any(r.mfu is not None for r in case.rounds):
+        lines += [f"MFU divides achieved FLOP/s by the spec-sheet peak in {case.mfu_dtype} "
+                  "times the number of chips.", ""]
+    measured = next((r for r in case.rounds if r.mfu_measured is not None
+                     and r.measured_peak_flops_per_chip is not None), None)
+    if measured is not None and measured.measured_peak_flops_per_chip is not None:
+        lines += [f"MFU vs measured peak divides the same FLOP/s by the GEMM peak the base/ "
+                  f"suite measured on this chip in {case.mfu_dtype} "
+                  f"({measured.measured_peak_flops_per_chip / 1e12:.4g} TFLOP/s per chip, "
+                  f"{measured.measured_peak_source}) times the number of chips.", ""]
+    if case.inference and has_serving(case):
+        lines += ["### LLM serving (times in ms)", "", table(*serving_rows(case)), "",
+                  *(f"{line}." for line in best_rates(case)), "",
+                  "The timed window holds the offline, single-stream and server scenarios; "
+                  "throughput is offline generated tokens/s, latency the single-stream "
+                  "requests'; MFU and energy per item count the tokens generated in all of "
+                  "them.", ""]
+    elif case.inference:
+        lines += ["The timed window holds the offline scenario (throughput) and then the "
+                  "single-stream queries (latency); MFU and energy per item count the items "
+                  "of both over it.", ""]
+    absent = absent_reasons(case)
+    if absent:
+        lines += ["### Not measured", "", *(f"- {name}: {why}" for name, why in absent), ""]
+    return lines
+
+
+def round_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
+    unit = case.throughput_unit or "work/s"
+    figures = INFERENCE_ROUND_FIGURES if case.inference else ROUND_FIGURES
+    header = ["round", "status", "converged"] + (["within bound"] if case.inference else []) + [
+        f"{label(n)} ({unit})" if n == "throughput_raw" else label(n, case.suite)
+        for n in figures]
+    rows = [[str(r.number), r.status or DASH, fmt(r.converged)]
+            + ([fmt(r.reference.within_bound if r.reference else None)] if case.inference
+               else [])
+            + [fmt(round_value(r, n), kind_of(n)) for n in figures] for r in case.rounds]
+    return header, rows
+
+
+def round_table(case: CaseResult) -> str:
+    return table(*round_rows(case))
+
+
+def stats_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
+    header = ["figure", "n", "mean", "median", "min", "max", "CV", "olympic mean"]
+    rows = []
+    for name in figures_for(case.suite):
+        s = case.aggregate.get(name)
+        if s is None or s.n == 0:
+            continue
+        kind = kind_of(name)
+        rows.append([label(name, case.suite), str(s.n), fmt(s.mean, kind),
+                     fmt(s.median, kind), fmt(s.min, kind), fmt(s.max, kind),
+                     fmt(s.cv, "ratio") if s.cv is not None else DASH,
+                     fmt(s.olympic_mean, kind)])
+    return header, rows
+
+
+def stats_table(case: CaseResult) -> str:
+    header, rows = stats_rows(case)
+    return table(header, rows) if rows else "(no figure measured in a counted round)"
+
+
+def absent_reasons(case: CaseResult) -> list[tuple[str, str]]:
+    """(figure label, why) for each figure some round lacks, with the rounds it concerns."""
+    out = []
+    for name in figures_for(case.suite):
+        lacking = [r for r in case.rounds if round_value(r, name) is None]
+        if not lacking:
+            continue
+        whys = {r.number: round_reason(r, name) or "not measured" for r in lacking}
+        if len(set(whys.values())) == 1:
+            which = "every round" if len(lacking) == len(case.rounds) else \
+                "round" + ("s " if len(lacking) > 1 else " ") + ", ".join(map(str, whys))
+            out.append((label(name, case.suite), f"{which}: {next(iter(whys.values()))}"))
+        else:
+            out.append((label(name, case.suite),
+                        "; ".join(f"round {n}: {w}" for n, w in whys.items())))
+    return out

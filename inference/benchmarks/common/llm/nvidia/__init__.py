@@ -1,0 +1,1 @@
+"""LLM engines that run on NVIDIA GPUs only (vLLM)."""

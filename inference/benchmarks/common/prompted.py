@@ -1,0 +1,74 @@
+"""Images with a point prompt, for promptable segmentation (sam_h).
+
+    <data_dir>/**/<image>   every image under the folder, in sorted order
+
+Pre-processing is SAM's (transformers' ``SamProcessor``): convert to RGB, resize the longest
+side to ``image_size`` (bilinear), scale to [0, 1], normalise with the ImageNet mean and
+standard deviation, pad bottom and right to ``image_size`` x ``image_size``. The prompt is one
+foreground point at the centre of the resized image, in the padded frame's pixels. The items
+cycle through the images up to ``datasize`` (FlagPerf's sam_h repeats one image 1000 times).
+There are no labels: the scored decisions are compared with the fp32 reference only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+from PIL import Image
+
+from common.case import Batch
+from common.errors import CaseError
+from common.images import EXTENSIONS, MEAN, STD
+
+NO_LABEL = -1
+
+
+@dataclass(frozen=True)
+class PromptedImages:
+    files: tuple[Path, ...]
+    size: int
+    image_size: int
+
+    @classmethod
+    def scan(cls, data_dir: str | Path, image_size: int, datasize: int | None,
+             max_items: int | None) -> "PromptedImages":
+        root = Path(data_dir)
+        if not root.is_dir():
+            raise CaseError(f"data dir {root} does not exist: give a folder of images in "
+                            "host.yaml CASES")
+        files = tuple(sorted(p for p in root.rglob("*") if p.suffix.lower() in EXTENSIONS))
+        if not files:
+            raise CaseError(f"data dir {root}: no images ({', '.join(sorted(EXTENSIONS))}) under "
+                            "it: give a folder of images (any layout)")
+        size = datasize or len(files)
+        return cls(files, min(size, max_items or size), image_size)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def batch(self, indices: Sequence[int]) -> Batch:
+        pairs = [preprocess(self.files[i % len(self.files)], self.image_size) for i in indices]
+        images = torch.from_numpy(np.stack([image for image, _ in pairs]))
+        points = torch.tensor([[[point]] for _, point in pairs], dtype=torch.float32)
+        return Batch((images, points), torch.full((len(pairs),), NO_LABEL, dtype=torch.long))
+
+    def describe(self) -> dict:
+        return {"images": len(self.files), "items": self.size, "image_size": self.image_size,
+                "root": str(self.files[0].parent), "prompt": "one point at the image centre"}
+
+
+def preprocess(path: Path, image_size: int) -> tuple[np.ndarray, list[float]]:
+    """One image -> (float32 CHW array padded to image_size, [x, y] of the centre point)."""
+    with Image.open(path) as file:
+        rgb = file.convert("RGB")
+    width, height = rgb.size
+    scale = image_size / max(width, height)
+    new = (max(1, round(width * scale)), max(1, round(height * scale)))
+    array = np.asarray(rgb.resize(new, Image.Resampling.BILINEAR), dtype=np.float32) / 255.0
+    padded = np.zeros((image_size, image_size, 3), dtype=np.float32)
+    padded[: new[1], : new[0]] = (array - MEAN) / STD
+    return np.ascontiguousarray(padded.transpose(2, 0, 1)), [new[0] / 2.0, new[1] / 2.0]

@@ -1,0 +1,150 @@
+"""The llama3_8b LLM serving case end to end on this machine at CI size (a 2-layer llama of
+hidden 64 from transformers' LlamaConfig, random weights; prompts cut from the licence texts
+Debian ships, tokenised by a byte-level BPE trained at prepare time): the three scenarios and
+their metrics, accuracy against fp32 eager, a rate the engine cannot sustain, and bad inputs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chipperf.perflog import finished_problems, normalize_finished, parse_lines
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH = REPO / "inference" / "benchmarks"
+CASE_DIR = BENCH / "llama3_8b" / "pytorch"
+ENTRY = CASE_DIR / "run_inference.py"
+CONFIG = REPO / "inference" / "configs" / "llama3_8b"
+LABEL = "llama3_8b:pytorch_2.13"
+TEXT_SOURCE = Path("/usr/share/common-licenses")
+ORDER = ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START", "TRAIN_END", "EVALUATE",
+         "FINISHED"]
+PERCENTILE_KEYS = ("ttft_ms", "tpot_ms", "latency_ms", "request_tokens_per_s")
+
+sys.path.insert(0, str(BENCH))
+
+
+@pytest.fixture(autouse=True)
+def _cpu_vendor_device(monkeypatch):
+    monkeypatch.setenv("CHIPPERF_VENDOR", "cpu")
+    monkeypatch.setenv("CHIPPERF_DEVICE", "cpu")
+    monkeypatch.setenv("CHIPPERF_CASE", LABEL)
+
+
+@pytest.fixture(scope="module")
+def prompts_dir(tmp_path_factory) -> Path:
+    assert TEXT_SOURCE.is_dir(), f"{TEXT_SOURCE} (Debian's base-files) is the CI text"
+    out = tmp_path_factory.mktemp("llm-prompts")
+    subprocess.run([sys.executable, str(CASE_DIR / "prepare_prompts.py"), str(TEXT_SOURCE),
+                    str(out)], check=True, timeout=300, stdout=subprocess.DEVNULL)
+    return out
+
+
+def run_in_process(data: Path, capsys, *sets: str) -> tuple[int, list, str]:
+    from common.llm.runner import main
+
+    argv = ["--data_dir", str(data), "--extern_config_dir", str(CONFIG),
+            "--extern_config_file", "cpu_configuration.yaml", "--output_dir", str(data)]
+    code = main("llama3_8b", argv + (["--set", *sets] if sets else []))
+    captured = capsys.readouterr()
+    events, problems = parse_lines(captured.out.splitlines())
+    assert problems == []
+    return code, events, captured.err
+
+
+def check_scenario(figures: dict, requests: int) -> None:
+    assert figures["requests"] == requests and figures["output_tokens"] >= 2 * requests
+    assert figures["tokens_per_s"] > 0 and figures["requests_per_s"] > 0
+    for key in PERCENTILE_KEYS:
+        stats = figures[key]
+        assert 0 < stats["p50"] <= stats["p90"] <= stats["p99"] <= stats["max"], (key, stats)
+    assert 0 <= figures["harness_share"] < 0.5
+
+
+def test_case_through_its_entry_measures_all_three_scenarios(prompts_dir, tmp_path) -> None:
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}"}
+    proc = subprocess.run(
+        [sys.executable, "-u", str(ENTRY), "--data_dir", str(prompts_dir), "--extern_config_dir",
+         str(CONFIG), "--extern_config_file", "cpu_configuration.yaml", "--output_dir",
+         str(tmp_path)], env=env, capture_output=True, text=True, timeout=600,
+        stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    events, problems = parse_lines(proc.stdout.splitlines())
+    assert problems == [] and [e.name for e in events] == ORDER
+    f = events[-1].value
+    assert finished_problems(f, "inference") == []
+    assert normalize_finished(f)["serving"] == f["serving"]  # survives the results parser
+    assert (f["engine"], f["precision"], f["work_unit"]) == ("eager", "fp32", "tokens")
+    serving = f["serving"]
+    check_scenario(serving["offline"], 8)
+    check_scenario(serving["single_stream"], 3)
+    assert f["work_done"] == serving["offline"]["output_tokens"]
+    assert f["latency_ms"] == serving["single_stream"]["latency_ms"]
+    server = serving["server"]
+    assert [r["target_rate"] for r in server["rates"]][0] > 0
+    for rate in server["rates"]:
+        if rate["meets_bound"]:
+            check_scenario(rate, 6)
+    assert server["max_rate_meeting_bound"] in [r["target_rate"] for r in server["rates"]] + [None]
+    assert f["window_work"] == serving["offline"]["output_tokens"] + serving["single_stream"][
+        "output_tokens"] + sum(r["output_tokens"] for r in server["rates"])
+    # eager fp32 is the reference itself: identical tokens and logits
+    assert f["metric"] == {**f["metric"], "name": "greedy_token_agreement", "value": 1.0}
+    assert f["reference"]["max_abs_diff"] == 0.0 and f["converged"] is True
+    workload = events[2].value["data"]
+    assert workload["prompt_tokens"] == {"distribution": "uniform integer", "min": 8, "max": 24}
+    assert workload["tokenizer_vocab_size"] == 512
+    assert f["flops_per_unit"] > 2 * (events[2].value["model"]["parameters"] - 512 * 64)
+
+
+def test_bf16_agrees_with_the_fp32_reference_within_its_bound(prompts_dir, capsys) -> None:
+    code, events, err = run_in_process(prompts_dir, capsys, "precision=bf16",
+                                       "server_load_fractions=[0.5]", "offline_requests=4",
+                                       "single_stream_requests=1", "server_requests=2",
+                                       "accuracy_requests=4")
+    assert code == 0, err
+    f = events[-1].value
+    assert f["precision"] == "bf16" and f["reference"]["within_bound"], f["reference"]
+    assert 0 < f["reference"]["max_abs_diff"] <= f["reference"]["bound"]
+    assert f["metric"]["value"] >= f["metric"]["target"] and f["converged"] is True
+
+
+def test_a_rate_the_engine_cannot_sustain_is_reported_saturated(prompts_dir, capsys) -> None:
+    code, events, err = run_in_process(prompts_dir, capsys, "server_rates=[10000, 20000]",
+                                       "saturation_wait_s=0.01", "server_requests=40")
+    assert code == 0, err
+    server = events[-1].value["serving"]["server"]
+    (only,) = server["rates"]  # the higher rate is not tried after the first failed
+    assert only["target_rate"] == 10000 and only["saturated"] is True
+    assert only["meets_bound"] is False and "saturated: request" in only["why_not"]
+    assert only["requests"] < 40 and server["max_rate_meeting_bound"] is None
+
+
+@pytest.mark.parametrize("sets,message", [
+    (["prompt_tokens_max=200"], "plus 6 output tokens (206) is longer than the model's "
+                                "context of 128 tokens (max_position)"),
+    (["engine=vllm"], "engine 'vllm' runs on NVIDIA GPUs (device cuda); vendor cpu names "
+                      "device cpu"),
+    (["tokenizer_file=/nonexistent/tokenizer.json"],
+     "tokenizer file /nonexistent/tokenizer.json not found"),
+    (["engine=onnxruntime"], "engine 'onnxruntime' is unknown for LLM cases"),
+    (["vocab_size=100"], "the tokenizer has 512 tokens, more than the model's vocab_size 100"),
+    (["num_kv_heads=3"], "num_heads must be a multiple of num_kv_heads"),
+    (["output_tokens_min=9"], "output_tokens_min 9 exceeds output_tokens_max 6"),
+])
+def test_bad_input_is_one_clear_error(prompts_dir, capsys, sets, message) -> None:
+    code, events, err = run_in_process(prompts_dir, capsys, *sets)
+    assert code == 2 and "TRAIN_START" not in [e.name for e in events]
+    assert f"chipperf inference case {LABEL}: error:" in err and message in err, err
+    assert len(err.strip().splitlines()) <= 2
+
+
+def test_missing_tokenizer_in_the_data_dir_is_a_clear_error(tmp_path, capsys) -> None:
+    (tmp_path / "a.txt").write_text("some text " * 100)
+    code, _, err = run_in_process(tmp_path, capsys)
+    assert code == 2 and f"tokenizer file {tmp_path / 'tokenizer.json'} not found" in err
+    assert "prepare_prompts.py" in err

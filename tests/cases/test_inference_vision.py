@@ -1,0 +1,151 @@
+"""The transformers vision classifiers of the inference suite (vit_l_16, swinTransformer) end
+to end through their real entries at CI size (tiny shapes on 32-pixel crops of the digits),
+with two engines against the fp32 eager reference; their full-size parameters and FLOPs;
+real transformers checkpoints; a bad model size."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from chipperf.perflog import finished_problems, parse_lines
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH = REPO / "inference" / "benchmarks"
+CI = ["model_size=tiny", "image_size=32", "resize_size=32", "batch_size=8", "max_items=16",
+      "latency_queries=4", "latency_warmup=1", "warmup_batches=1"]
+ORDER = ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START", "TRAIN_END", "EVALUATE",
+         "FINISHED"]
+# model -> (full preset, parameters at 1000 classes, forward FLOPs per 224-pixel image)
+FULL = {"vit_l_16": ("large", 304_326_632, 2 * 61.55e9),        # torchvision: 61.55 GMACs
+        "swinTransformer": ("base", 87_768_224, 2 * 15.43e9)}   # torchvision: 15.43 GMACs
+HF_CLASSES = {"vit_l_16": ("ViTConfig", "ViTForImageClassification"),
+              "swinTransformer": ("SwinConfig", "SwinForImageClassification")}
+
+sys.path.insert(0, str(BENCH))
+
+
+@pytest.fixture(autouse=True)
+def _cpu_vendor_device(monkeypatch):
+    monkeypatch.setenv("CHIPPERF_VENDOR", "cpu")
+    monkeypatch.setenv("CHIPPERF_DEVICE", "cpu")
+
+
+@pytest.fixture(scope="module")
+def digits(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("digits")
+    prepare = REPO / "training" / "benchmarks" / "resnet50" / "pytorch" / "prepare_digits.py"
+    subprocess.run([sys.executable, str(prepare), str(out)], check=True, timeout=300)
+    return out
+
+
+def entry(model: str) -> Path:
+    return BENCH / model / "pytorch" / "run_inference.py"
+
+
+def argv(model: str, data: Path, out: Path, *sets: str) -> list[str]:
+    return ["--data_dir", str(data), "--extern_config_dir", str(REPO / "inference" / "configs" / model),
+            "--extern_config_file", "cpu_configuration.yaml", "--output_dir", str(out),
+            "--set", *CI, *sets]
+
+
+def load_entry(model: str):
+    spec = importlib.util.spec_from_file_location(f"{model}_run_inference", entry(model))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("model", sorted(FULL))
+@pytest.mark.parametrize("engine", ["eager", "onnxruntime"])
+def test_case_runs_end_to_end_within_its_bound(digits, tmp_path, model, engine) -> None:
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}", "CHIPPERF_CASE": model}
+    proc = subprocess.run([sys.executable, "-u", str(entry(model)),
+                           *argv(model, digits, tmp_path, f"engine={engine}")],
+                          env=env, capture_output=True, text=True, timeout=900,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    events, problems = parse_lines(proc.stdout.splitlines())
+    assert problems == [] and [e.name for e in events] == ORDER
+    f = events[-1].value
+    assert finished_problems(f, "inference") == []
+    assert (f["engine"], f["precision"], f["device"]) == (engine, "fp32", "cpu")
+    assert f["work_done"] == 16 and f["latency_ms"]["count"] == 4
+    assert 0 < f["throughput"]["raw"] <= f["throughput"]["pure_compute"]
+    ref = f["reference"]
+    assert ref["within_bound"] and ref["max_abs_diff"] <= ref["bound"]
+    assert (ref["max_abs_diff"] == 0.0) == (engine == "eager")   # another engine really ran
+    assert f["metric"]["name"] == "top1_agreement" and f["metric"]["value"] >= 0.99
+    assert f["converged"] is True and f["flops_per_unit"] > 0
+    assert events[1].value["model"] == model and events[1].value["config"]["model_size"] == "tiny"
+
+
+@pytest.mark.parametrize("model", sorted(FULL))
+def test_full_size_parameters_and_flops(model) -> None:
+    from common.measure import forward_flops
+    from common.models.hf_vision import parameter_count
+
+    size, params, flops = FULL[model]
+    with torch.device("meta"):
+        net = load_entry(model).build({"model_size": size, "num_classes": 1000,
+                                       "image_size": 224}).eval()
+        assert parameter_count(net) == params
+        assert forward_flops(net, [torch.zeros(1, 3, 224, 224)]) == pytest.approx(flops, rel=0.01)
+
+
+@pytest.mark.parametrize("model", sorted(FULL))
+def test_a_transformers_checkpoint_loads_and_scores_against_labels(digits, tmp_path, capsys,
+                                                                   model) -> None:
+    """A state dict saved from transformers' own class (its parameter names) loads as is."""
+    import transformers
+
+    module = load_entry(model)
+    config_name, model_name = HF_CLASSES[model]
+    preset = module.PRESETS["tiny"]
+    hf = getattr(transformers, model_name)(getattr(transformers, config_name)(
+        **preset, num_labels=10, image_size=32, num_channels=3))
+    torch.save(hf.state_dict(), tmp_path / "weights.pt")
+    code = module.main(module.CASE, argv(model, digits, tmp_path, "num_classes=10",
+                                         f"checkpoint={tmp_path / 'weights.pt'}",
+                                         "accuracy_target=0.0", "engine=eager"))
+    assert code == 0
+    events, _ = parse_lines(capsys.readouterr().out.splitlines())
+    assert events[-1].value["metric"]["name"] == "top1_accuracy" and events[-1].value["converged"]
+
+
+def test_unknown_model_size_is_one_clear_error(digits, tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("CHIPPERF_CASE", "vit_l_16:pytorch_2.13")
+    module = load_entry("vit_l_16")
+    assert module.main(module.CASE, argv("vit_l_16", digits, tmp_path, "model_size=huge")) == 2
+    err = capsys.readouterr().err
+    assert "chipperf inference case vit_l_16:pytorch_2.13: error: model_size 'huge' is unknown: " \
+           "use one of large, tiny" in err
+
+
+def test_flagperf_config_files_drive_the_case(digits, tmp_path, capsys) -> None:
+    """FlagPerf's vit_l_16 folder (configurations.yaml, parameters.yaml) beside chipperf's
+    configuration.yaml, with a FlagPerf-form cpu vendor file: its keys reach the run."""
+    import shutil
+
+    folder = tmp_path / "vit_l_16"
+    shutil.copytree(REPO / "tests/unit/data/flagperf/inference/configs/vit_l_16", folder)
+    shutil.copy(REPO / "inference/configs/vit_l_16/configuration.yaml", folder)
+    (folder / "vendor_config" / "cpu_configurations.yaml").write_text(
+        "compiler: null\nfp16: false\nbatch_size: 8\nnum_workers: 2\n")
+    module = load_entry("vit_l_16")
+    args = argv("vit_l_16", digits, tmp_path, "repeat=1")
+    args[args.index("--extern_config_dir") + 1] = str(folder)
+    assert module.main(module.CASE, args) == 0
+    captured = capsys.readouterr()
+    events, _ = parse_lines(captured.out.splitlines())
+    f = events[-1].value
+    assert (f["engine"], f["precision"], f["flops_per_unit"]) == ("eager", "fp32", 6.16e10)
+    assert f["offline"]["passes"] == 5 and f["work_done"] == 5 * 16     # FlagPerf's repeat
+    assert "note: " in captured.err and "FlagPerf key 'num_workers' has no meaning here" in captured.err
+    assert any("'weights'" in n for n in events[1].value["config_notes"])

@@ -1,0 +1,114 @@
+"""FlagPerf's inference config files load (issue 14, item 4): host.yaml without CHIP, and a
+model folder's configurations.yaml, parameters.yaml and vendor_config/<vendor>_configurations.yaml
+mapped onto chipperf's keys, with a note for every key that means nothing here. The files
+under tests/unit/data/flagperf/inference are FlagPerf's, unchanged."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from chipperf.catalogue import Catalogue
+from chipperf.config.inference import load_inference
+
+REPO = Path(__file__).resolve().parents[2]
+FLAGPERF = Path(__file__).resolve().parent / "data" / "flagperf" / "inference" / "configs"
+sys.path.insert(0, str(REPO / "inference" / "benchmarks"))
+
+from common import config as configuration  # noqa: E402
+from common.errors import CaseError  # noqa: E402
+from common.flagperf import product  # noqa: E402
+
+
+def model_folder(tmp_path: Path, model: str, ours: bool = True) -> Path:
+    """chipperf's configuration.yaml (the schema) with FlagPerf's files of ``model`` beside it."""
+    folder = tmp_path / model
+    shutil.copytree(FLAGPERF / model, folder)
+    shutil.copy(REPO / "inference" / "configs" / model / "configuration.yaml", folder)
+    if ours:
+        shutil.copytree(REPO / "inference" / "configs" / model / "vendor_config", folder / "vendor_config",
+                        dirs_exist_ok=True)
+    return folder
+
+
+def test_flagperf_host_yaml_without_chip_takes_the_vendors_default(caplog, tmp_path) -> None:
+    with caplog.at_level(logging.WARNING):
+        cluster, test, problems = load_inference(FLAGPERF / "host.yaml", REPO / "inference")
+    assert problems == []
+    assert cluster.hosts == ("127.0.0.1",) and test.vendor == "nvidia"
+    assert [str(c.key) for c in test.cases] == ["vit_l_16:pytorch_2.1:A100:1:1:1"]
+    assert "CHIP is not set: case keys without a chip get vendor nvidia's default chip A100" in caplog.text
+    host = tmp_path / "host.yaml"   # a case key's own chip wins
+    host.write_text((FLAGPERF / "host.yaml").read_text().replace(
+        '"vit_l_16:pytorch_2.1"', '"vit_l_16:pytorch_2.1:H100:1:1:2"'))
+    _, test, problems = load_inference(host, REPO / "inference")
+    assert problems == [] and [str(c.key) for c in test.cases] == ["vit_l_16:pytorch_2.1:H100:1:1:2"]
+
+
+def test_flagperf_files_alone_map_onto_chipperfs_keys(tmp_path) -> None:
+    folder = model_folder(tmp_path, "vit_l_16", ours=False)
+    config, notes = configuration.load_with_notes(folder, "nvidia_configuration.yaml")
+    assert (config["batch_size"], config["precision"], config["engine"]) == (32, "fp32", "tensorrt")
+    assert config["flops_per_item"] == 6.16e10 and config["offline_passes"] == 5
+    assert config["onnx_file"] is None and config["repeat"] == 1   # rounds stay chipperf's
+    ignored = {n.split("FlagPerf key ")[1].split(" ")[0] for n in notes}
+    assert ignored == {"'num_workers'", "'log_freq'", "'no_validation'", "'exist_compiler_path'",
+                       "'weights'", "'trt_tmp_path'", "'has_dynamic_axis'", "'torchtrt_full_compile'"}
+    assert any("'weights' has no meaning here (nothing is downloaded: give a torch.save()d "
+               "state dict as checkpoint" in n for n in notes)
+
+
+def test_chipperfs_vendor_file_wins_over_flagperfs(tmp_path) -> None:
+    folder = model_folder(tmp_path, "swinTransformer")
+    config, _ = configuration.load_with_notes(folder, "nvidia_configuration.yaml")
+    assert config["flops_per_item"] == 1.55e10                  # FlagPerf's configurations.yaml
+    assert (config["engine"], config["precision"], config["batch_size"]) == ("tensorrt", "fp16", 256)
+    assert config["offline_passes"] == 3                        # chipperf's nvidia file, after
+
+
+def test_a_compiler_chipperf_lacks_is_one_clear_error(tmp_path) -> None:
+    folder = model_folder(tmp_path, "vit_l_16", ours=False)
+    with pytest.raises(CaseError) as err:
+        configuration.load_with_notes(folder, "kunlunxin_configuration.yaml")
+    assert "kunlunxin_configurations.yaml: compiler: compiler 'xtcl' has no engine in chipperf: " \
+           "set compiler to one of" in str(err.value)
+
+
+def test_no_vendor_file_in_either_form(tmp_path) -> None:
+    folder = model_folder(tmp_path, "vit_l_16", ours=False)
+    with pytest.raises(CaseError) as err:
+        configuration.load_with_notes(folder, "acme_configuration.yaml")
+    assert "acme_configuration.yaml: file not found" in str(err.value)
+    assert "FlagPerf's acme_configurations.yaml is read too" in str(err.value)
+
+
+def test_parameters_yaml_keys_the_case_has_are_applied(tmp_path) -> None:
+    folder = tmp_path / "sd"
+    shutil.copytree(FLAGPERF / "stable_diffusion_v1_4", folder)
+    (folder / "configuration.yaml").write_text(
+        "batch_size: 1\nprecision: fp32\nengine: eager\nflops_per_item: null\noffline_passes: 1\n"
+        "onnx_file: null\nnum_inference_steps: 2\nguidance_scale: 1.0\nheight: 64\n")
+    config, notes = configuration.load_with_notes(folder, "nvidia_configuration.yaml")
+    assert (config["num_inference_steps"], config["guidance_scale"], config["height"]) == (50, 7.5, 512)
+    assert config["batch_size"] == 2 and config["flops_per_item"] == 6.78e11
+    assert any("'eval_weights' has no meaning here (chipperf has no such setting" in n for n in notes)
+
+
+def test_flagperf_flops_forms() -> None:
+    assert product("6.16e10") == 6.16e10 and product(4.12e9) == 4.12e9
+    assert product("2*512*0.33e9") == pytest.approx(3.3792e11)
+    assert product("lots") is None and product(True) is None and product("0") is None
+
+
+def test_catalogue_finds_a_vendor_with_only_flagperfs_file(tmp_path) -> None:
+    root = tmp_path / "inference"
+    (root / "benchmarks/vit_l_16/pytorch").mkdir(parents=True)
+    (root / "benchmarks/vit_l_16/pytorch/run_inference.py").write_text("")
+    shutil.copytree(FLAGPERF / "vit_l_16", root / "configs" / "vit_l_16")
+    catalogue = Catalogue.scan(root, suite="inference")
+    assert sorted(v for v, _, _ in catalogue.vendor_cases) == ["kunlunxin", "nvidia"]
+    assert catalogue.vendor_configs[("nvidia", "vit_l_16", "pytorch")] == {"nvidia_configuration.yaml"}

@@ -1,0 +1,80 @@
+"""Every result carries its workload; compare pairs results only of one workload."""
+
+from __future__ import annotations
+
+from chipperf.results.compute.fingerprint import describe, differences, fingerprint
+from chipperf.results.compute.schema import CaseResult, Fingerprint
+from chipperf.results.render.compare import compare, comparison_console
+from chipperf.results.report import summarize
+from chipperf.results.synthetic import SynthCase, SynthRound, write_run
+
+RESNET = (("global_batch_size", 256), ("image_size", 224), ("dtype", "bf16"))
+
+
+def test_chipperf_training_config():
+    fp = fingerprint("chipperf", "resnet50", "pytorch",
+                     {"case_version": "sha256:0123abcd", "config": dict(RESNET)},
+                     data_dir="/data/imagenet/", harness_version="0.1.0")
+    assert fp == Fingerprint(case="chipperf:resnet50/pytorch", case_version="sha256:0123abcd",
+                             framework="pytorch", global_batch=256, image_size=224,
+                             dataset="imagenet", precision="bf16")
+    assert describe(fp).startswith("case=chipperf:resnet50/pytorch, case_version=sha256:")
+
+
+def test_without_a_case_version_the_harness_version_stands_for_it():
+    assert fingerprint("chipperf", "m", "pytorch", {}, harness_version="0.2").case_version == \
+        "chipperf 0.2"
+    assert fingerprint("flagperf", "m", "pytorch", {}).case_version is None
+
+
+def test_flagperf_per_chip_batch_switches_and_sizes():
+    config = {"train_batch_size": 4, "gradient_accumulation_steps": 8, "seq_length": 2048,
+              "fp16": True, "data_dir": "/raid/dataset/llama"}
+    fp = fingerprint("flagperf", "llama2_7b", "deepspeed", {"config": config}, chips=16)
+    assert (fp.global_batch, fp.seq_len, fp.precision, fp.dataset) == (512, 2048, "fp16", "llama")
+    assert fingerprint("flagperf", "m", "f", {"config": {"amp": False}}).precision == "fp32"
+    assert fingerprint("flagperf", "m", "f", {"config": {"input_size": [384, 384]}}).image_size \
+        == 384
+    assert fingerprint("flagperf", "m", "f", {"config": {"train_batch_size": 4}}).global_batch \
+        is None                                     # chips unknown: not guessed
+
+
+def test_flagperf_inference_finish_info():
+    fp = fingerprint("flagperf", "resnet50", "pytorch", None,
+                     finish_info={"batchsize": 256, "precision": "fp16"})
+    assert (fp.global_batch, fp.precision) == (256, "fp16")
+
+
+def test_differences_name_each_field():
+    a = Fingerprint(case="chipperf:resnet50/pytorch", global_batch=256, dataset="imagenet")
+    b = Fingerprint(case="chipperf:resnet50/pytorch", global_batch=64)
+    assert differences(a, b) == ["global_batch 256 vs 64", "dataset imagenet vs ?"]
+    assert differences(a, a) == []
+
+
+def _run(path, batch, model="resnet50", rounds=(SynthRound(1000.0), SynthRound(1010.0))):
+    case = SynthCase(model=model, nnodes=1, nproc=2, seconds=4, rounds=rounds,
+                     config=(("global_batch_size", batch), ("image_size", 224)))
+    return summarize(write_run(path, [case]))
+
+
+def test_every_case_carries_its_fingerprint_into_summary_json(tmp_path):
+    summary = _run(tmp_path / "a", 256)
+    (case,) = summary.cases
+    assert case.fingerprint.global_batch == 256 and case.fingerprint.image_size == 224
+    assert case.fingerprint.case_version == "chipperf 0.1.0"
+    again = CaseResult.from_dict(case.to_dict())
+    assert again.fingerprint == case.fingerprint
+
+
+def test_compare_same_workload_one_row_different_workload_two_rows(tmp_path):
+    a, b, c = _run(tmp_path / "a", 256), _run(tmp_path / "b", 256), _run(tmp_path / "c", 32)
+    same = compare([a, b])
+    assert [r.match for r in same.rows if r.figure == "throughput_raw"] == ["resnet50:pytorch 1x2"]
+    assert same.notes == ()
+    split = compare([a, c])
+    assert [r.match for r in split.rows if r.figure == "throughput_raw"] == [
+        "resnet50:pytorch 1x2 [workload A]", "resnet50:pytorch 1x2 [workload B]"]
+    text = comparison_console(split)
+    assert "note: resnet50:pytorch 1x2: not one workload, so not compared in one row" in text
+    assert "A and B differ in global_batch 256 vs 32." in text
