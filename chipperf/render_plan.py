@@ -38,7 +38,8 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
 
 def _spec(what: str, spec: ContainerSpec) -> list[str]:
     """A container spec as the run starts it (round 1; later rounds differ in the r<N> of
-    names and CHIPPERF_ROUND), and the `docker run` line that starts it by hand."""
+    names and CHIPPERF_ROUND), and the `docker run` line that starts it by hand (TAG: the
+    image's tag, which the run prints when it has built the image)."""
     mounts = [f"{m.source} -> {m.target} ({m.mode}{', where the host has it' if m.if_present else ''})"
               for m in spec.mounts]
     devices = [d.text() + (" (where the host has it)" if d.if_present else "") for d in spec.devices]
@@ -51,5 +52,5 @@ def _spec(what: str, spec: ContainerSpec) -> list[str]:
         *(f"      device    {d}" for d in devices),
         f"      shm       {spec.shm_size}" + ("; pid namespace: host" if spec.pid_host else ""),
         "      options   " + (" ".join(option_words(spec.options or {})) or "(none)"),
-        f"      by hand   {docker_run_line(spec)}",
+        f"      by hand   {docker_run_line(spec.tagged(f'{spec.image}:TAG'))}",
     ]

@@ -112,6 +112,7 @@ def test_plan_prints_the_specs_it_runs(catalogue):
     first = plan.cases[0].rounds[0].nodes
     for n in first:
         for spec in (n.case_spec, n.monitor_spec):
-            assert f"by hand   {shlex.join(docker_run_argv(spec))}" in text
+            assert f"by hand   {shlex.join(docker_run_argv(spec.tagged(spec.image + ':TAG')))}" \
+                in text
     assert "options   --ipc host" in text
     assert f"mount     {POWERCAP} -> /host/powercap (ro, where the host has it)" in text
