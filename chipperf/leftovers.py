@@ -50,18 +50,38 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
     for run_id in sorted(set(dirs) | set(containers)):
         if (only and run_id != only) or run_id == skip:
             continue
+        if run_id not in dirs:   # its work dir is not here: maybe another WORK_ROOT's run
+            if not with_origin_only:
+                _remove_stopped(containers[run_id], run_id, swept)
+            continue
         work = host_work_dir(work_root, run_id, host.name)
-        if host.run(busy_argv(work), check=False).exit_code == BUSY:
+        origin = _origin(host, work)
+        if origin is None and with_origin_only:
+            swept.left.append(f"{work}: not marked as a chipperf run's ({ORIGIN} missing)")
+            continue
+        if _busy(host, work):
             swept.left.append(f"{run_id}: running (its master holds the run's lease)")
             continue
-        if run_id in dirs and not _collect(host, work, run_id, swept, with_origin_only):
+        if not _collect(host, work, run_id, origin, swept):
             continue
         for container in containers.get(run_id, []):
             runtime.remove(container)
             swept.containers.append(container.name)
-        if run_id in dirs:
-            _remove(host, work, swept)
+        _remove(host, work, swept)
     return swept
+
+
+def _remove_stopped(found: list[Any], run_id: str, swept: Swept) -> None:
+    """Containers of a run with no work dir under this WORK_ROOT: the stopped ones go; a
+    running one may belong to a run of another work root, and is only named."""
+    for container in found:
+        if getattr(container, "status", "") == "running":
+            swept.left.append(f"container {container.name}: running, and its run {run_id} has "
+                              "no work dir under WORK_ROOT here (a run of another cluster "
+                              "config?): `docker rm -f` it if it is stale")
+        else:
+            runtime.remove(container)
+            swept.containers.append(container.name)
 
 
 def _run_dirs(host: Host, work_root: str) -> set[str]:
@@ -77,12 +97,16 @@ def _containers(host: Host) -> dict[str, list[Any]]:
     return by_run
 
 
-def _collect(host: Host, work: str, run_id: str, swept: Swept, with_origin_only: bool) -> bool:
+def _busy(host: Host, work: str) -> bool:
+    """Whether the run holds its lease here (a dir without a lease file has no holder: it is
+    not made, so nothing is left in another run's dir)."""
+    return host.exists(lease_path(work)) and \
+        host.run(busy_argv(work), check=False).exit_code == BUSY
+
+
+def _collect(host: Host, work: str, run_id: str, origin: dict[str, Any] | None,
+             swept: Swept) -> bool:
     """Bring the node dirs under ``work`` home; False when the dir must stay."""
-    origin = _origin(host, work)
-    if origin is None and with_origin_only:
-        swept.left.append(f"{work}: not marked as a chipperf run's ({ORIGIN} missing)")
-        return False
     nodes = _node_dirs(host, work)
     if not nodes:
         return True

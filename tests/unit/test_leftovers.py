@@ -16,6 +16,7 @@ from chipperf.remote import LocalHost
 class Container:
     def __init__(self, name: str, run_id: str, engine: "Engine"):
         self.name, self.labels, self.engine = name, {"chipperf.run": run_id}, engine
+        self.status = "exited"
 
     def remove(self, force: bool = False) -> None:
         self.engine.removed.append(self.name)
@@ -94,3 +95,17 @@ def test_run_leaves_dirs_it_cannot_tell_are_chipperf_runs(tmp_path):
     assert swept.left and "origin.json missing" in swept.left[0] and engine.removed == []
     swept = sweep_host(host, str(tmp_path / "work"))     # clean: its results have nowhere to go
     assert swept.left and "not collected" in swept.left[0]
+
+
+def test_containers_without_a_work_dir_here(tmp_path):
+    """A run with no work dir under this WORK_ROOT may be another config's, going on: run never
+    touches its containers, clean removes only the stopped ones and names the running one."""
+    engine = Engine()
+    stopped, running = Container("old-n0", "run9", engine), Container("live-n0", "run9", engine)
+    stopped.status, running.status = "exited", "running"
+    engine.all += [stopped, running]
+    host = Host(engine)
+    assert sweep_host(host, str(tmp_path / "work"), with_origin_only=True).left == []
+    assert engine.removed == []
+    swept = sweep_host(host, str(tmp_path / "work"))
+    assert engine.removed == ["old-n0"] and "container live-n0: running" in swept.left[0]
