@@ -172,7 +172,7 @@ def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host], lease:
     other's containers and files."""
     host.makedirs(str(Path(work_dir).parent))
     if lease:  # first: `chipperf clean` leaves this run alone while it lives
-        host.hold(hold_argv(work_dir))
+        _take_lease(host, work_dir)
     if not host.make_dir(work_dir):
         raise HostError(host.name, f"work dir {work_dir} exists already: another chipperf run "
                                    f"with id {plan.run_id} is using this host (started in the "
@@ -180,6 +180,14 @@ def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host], lease:
                         "start the run again; if no run is going on, `chipperf clean` removes "
                         "what a crashed run left")
     claimed.append(host)
+
+
+def _take_lease(host: Host, work_dir: str) -> None:
+    try:
+        host.hold(hold_argv(work_dir), timeout=30)
+    except HostError as exc:  # the run goes on; only clean cannot tell it is going on
+        log.warning("[%s] no lease on this run's work dir (%s): `chipperf clean` cannot tell "
+                    "this run from a finished one while it runs", host.name, exc)
 
 
 def _remove_quietly(host: Host, path: str) -> None:
