@@ -15,10 +15,20 @@ from pathlib import Path
 from typing import Mapping
 
 from chipperf.bench.peaks import plan_note
+from chipperf.cases import read_case_meta
 from chipperf.catalogue import Catalogue
+from chipperf.config.caseneeds import needs_problems
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
-from chipperf.config.vendorconfig import VendorConfig, check_vendor_config, render_translated, translated_name
+from chipperf.config.pyconfig import read_py_config
+from chipperf.config.vendorconfig import (
+    BASE_FILE,
+    VendorConfig,
+    check_vendor_config,
+    render_translated,
+    translated_name,
+)
 from chipperf.containerplan import NodeContainers, SpecParts, case_options, monitor_options, node_containers
+from chipperf.containers.images import base_images
 from chipperf.containers.options import parse_cli_options
 from chipperf.containers.spec import ContainerSpec
 from chipperf.device import launch_env as device_launch_env
@@ -198,12 +208,44 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"{config_name}: add it, or use a topology that has one "
                         f"({', '.join(have) or 'none'})")
     problems += list(vendor_config(entry, test, catalogue).problems)
+    problems += _needs(entry, test, catalogue, where)
     choice = image_choice(key.framework, test, catalogue)
     if choice.folder is None:
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
                         f"{key.framework}/Dockerfile ({choice.note}): add one for framework "
                         f"{key.framework!r}, or use one of the folders in the case key")
+    else:
+        problems += _base_image_problems(catalogue.images[(test.vendor, choice.folder)], test, where)
     return problems + _hosts_and_data(entry, cluster, key, where)
+
+
+def _base_image_problems(context: Path, test: TestConfig, where: str) -> list[str]:
+    """A Dockerfile whose FROM names no image without BASE_IMAGE (a vendor with no public
+    image: its users point BASE_IMAGE at their registry) needs BASE_IMAGE in the test config."""
+    args = {"BASE_IMAGE": test.image.base_image} if test.image.base_image else {}
+    if "" not in base_images(context / "Dockerfile", args):
+        return []
+    return [f"{where}: {context}/Dockerfile names no base image by default (vendor "
+            f"{test.vendor!r} has no public image): set BASE_IMAGE in the test config to the "
+            "vendor's PyTorch image in your registry"]
+
+
+def _needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue, where: str) -> list[str]:
+    """The case's parallel layout and memory needs (case.yaml) against its vendor config,
+    topology and chip spec sheet."""
+    key = entry.key
+    case_dir = catalogue.cases.get((key.model, key.family))
+    config = vendor_config(entry, test, catalogue)
+    if catalogue.suite != "training" or case_dir is None or not config.checked or config.problems:
+        return []
+    needs = read_case_meta(case_dir)
+    if not (needs.get("parallel") or needs.get("memory")):
+        return []
+    base = read_py_config(case_dir / "config" / BASE_FILE, (catalogue.root / "benchmarks",))
+    values = {**base.public(), **config.values}
+    chip = get_vendor(test.vendor).chip(key.chip) if test.vendor in vendor_names() else None
+    return needs_problems(needs, values, key.nnodes, key.nproc, chip,
+                          f"{where}: {key.vendor_config_name}")
 
 
 def _hosts_and_data(entry: CaseEntry, cluster: ClusterConfig, key: CaseKey,

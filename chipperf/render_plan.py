@@ -18,9 +18,14 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
         f"hardware    {hardware_status(test.vendor)[1]}",
         "uploads     " + ", ".join(u.target for u in plan.uploads),
     ]
+    if test.in_container_launch:
+        lines.append("launch      IN_CONTAINER_LAUNCH: the hosts are existing containers; no image "
+                     "is built and no container started: the commands below run as processes "
+                     "in them")
     for case in plan.cases:
         lines += ["", f"case {case.key}",
-                  f"  image     {case.image_name}:<hash of {case.image_context}>",
+                  f"  image     {case.image_name}:<hash of {case.image_context}>"
+                  if not test.in_container_launch else "  image     none (the container's own)",
                   f"  hardware  {hardware_status(case.vendor, case.chip)[1]}",
                   *(f"  warning   {note}" for note in case.notes),
                   f"  data      {case.data_dir}",

@@ -447,16 +447,17 @@ def test_driver_package_imports_no_framework() -> None:
 
 
 def test_submit_info_carries_a_digest_of_the_case_code(case: Path) -> None:
-    from driver.version import code_digest
+    from chipperf.codeversion import code_digest
 
+    benchmarks = REPO / "training" / "benchmarks"
     out = io.StringIO()
     start(case, {"RANK": "0", "WORLD_SIZE": "1"}, FakeClock(), out)
     events, _ = parse_lines(out.getvalue().splitlines())
     digest = events[1].value["case_version"]
-    assert digest.startswith("sha256:") and digest == code_digest(case / "case")
+    assert digest.startswith("sha256:") and digest == code_digest(case / "case", benchmarks)
     (case / "case" / "model.py").write_text("LAYERS = 50\n")
-    changed = code_digest(case / "case")
-    assert changed != digest and changed == code_digest(case / "case")
+    changed = code_digest(case / "case", benchmarks)
+    assert changed != digest and changed == code_digest(case / "case", benchmarks)
     resnet = REPO / "training" / "benchmarks" / "resnet50" / "pytorch"
     assert code_digest(resnet) == code_digest(resnet)
 
@@ -471,3 +472,27 @@ def test_submit_info_reports_the_flagperf_names_a_translated_config_mapped(case:
     submit = events[1].value
     assert submit["flagperf_aliases"] == {"learning_rate": "lr"}
     assert submit["config"]["lr"] == 0.2 and "_flagperf_aliases" not in submit["config"]
+
+
+def test_the_digest_covers_the_sibling_packages_a_case_imports(tmp_path: Path) -> None:
+    from chipperf.codeversion import code_digest
+
+    root = tmp_path / "benchmarks"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "__init__.py").write_text("X = 1\n")
+    (root / "m" / "pytorch").mkdir(parents=True)
+    (root / "m" / "pytorch" / "run.py").write_text("from lib import X\n")
+    first = code_digest(root / "m" / "pytorch")               # root: its grandparent
+    (root / "lib" / "__init__.py").write_text("X = 2\n")
+    assert code_digest(root / "m" / "pytorch", root) != first
+
+
+def test_a_case_script_gets_a_digest_and_other_programs_none(monkeypatch) -> None:
+    from chipperf.codeversion import code_digest, script_digest
+
+    script = REPO / "inference" / "benchmarks" / "resnet50" / "pytorch" / "run_inference.py"
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    assert script_digest() == code_digest(script.parent) != code_digest(
+        REPO / "inference" / "benchmarks" / "bert_large" / "pytorch")
+    monkeypatch.setattr(sys, "argv", [sys.executable])
+    assert script_digest() is None
