@@ -124,7 +124,7 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
 
     items = min(s.accuracy_items or len(data), len(data))
     acc = measure.accuracy(engine_run, reference_runner(model), data, items, s.batch_size,
-                           case.scored, device, case.decide)
+                           case.scored, device, case.decide, case.agree)
     evaluation = evaluate(acc, s, case)
     log.event("EVALUATE", evaluation)
     finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start,
