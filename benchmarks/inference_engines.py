@@ -106,7 +106,7 @@ def table(results: list[dict]) -> str:
 def llm_table(results: list[dict]) -> str:
     head = (f"{'engine':<8} {'prec':<5} {'offline tok/s':>13} {'TTFT p50 ms':>11} "
             f"{'TTFT p99 ms':>11} {'TPOT p50 ms':>11} {'server req/s':>12} {'harness %':>9} "
-            f"{'agree':>6} {'max|diff|':>10} {'build s':>8}")
+            f"{'agree':>6} {'max|diff|':>10} {'build+warm s':>12}")
     lines = [head, "-" * len(head)]
     for r in results:
         if "error" in r:
@@ -121,7 +121,8 @@ def llm_table(results: list[dict]) -> str:
             f"{single['tpot_ms']['p50']:>11.1f} "
             f"{'none' if best is None else f'{best:.3g}':>12} "
             f"{100 * single['harness_share']:>9.3f} {r['metric']['value']:>6.3f} "
-            f"{'n/a' if diff is None else f'{diff:.2e}':>10} {r['engine_build_time_s']:>8.1f}")
+            f"{'n/a' if diff is None else f'{diff:.2e}':>10} "
+            f"{r['engine_build_time_s'] + r.get('warmup_time_s', 0.0):>12.1f}")
     return "\n".join(lines)
 
 
