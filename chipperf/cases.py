@@ -7,6 +7,8 @@ Each standard case folder may hold ``case.yaml``::
     full_size:
       params: 25557032            # checked against the model by the case's tests
       flops_per_unit: 1.2e10      # training FLOPs per sample/token of the full-size model
+    parallel: ...                 # layout and memory needs checked at plan time:
+    memory: ...                   # see chipperf/config/caseneeds.py
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ def catalogue_rows(root: Path, suite: str = "training") -> list[dict[str, Any]]:
     catalogue = Catalogue.scan(root, suite=suite)
     rows = []
     for (model, family), folder in sorted(catalogue.cases.items()):
-        meta = _meta(folder / "case.yaml")
+        meta = read_case_meta(folder)
         full = meta.get("full_size") or {}
         rows.append({
             "model": model, "framework": family,
@@ -59,7 +61,9 @@ def _hardware(catalogue: Catalogue, model: str, family: str) -> dict[str, dict[s
     return out
 
 
-def _meta(path: Path) -> dict[str, Any]:
+def read_case_meta(case_dir: Path) -> dict[str, Any]:
+    """The case folder's case.yaml as a dict ({} when it has none)."""
+    path = case_dir / "case.yaml"
     if not path.is_file():
         return {}
     data = yaml.safe_load(path.read_text(encoding="utf-8"))

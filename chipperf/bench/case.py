@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NoReturn, Optional
 
+from chipperf.codeversion import script_digest
 from chipperf.perflog import PerfLogger
 
 EXIT_BAD_INPUT, EXIT_UNSUPPORTED, EXIT_WRONG = 2, 3, 4
@@ -119,7 +120,8 @@ class BenchCase:
     def start(self) -> None:
         self.emit("INIT_START")
         self.emit("SUBMIT_INFO", {"vendor": self.vendor, "model": self.name, "suite": self.suite,
-                                  "chip": self.chip, "config": dict(self.settings)})
+                                  "chip": self.chip, "config": dict(self.settings),
+                                  "case_version": script_digest()})
 
     def ready(self, facts: Mapping[str, Any]) -> None:
         self.emit("INIT_END", dict(facts))
@@ -143,6 +145,13 @@ class BenchCase:
         self.emit("FINISHED", {"e2e_time_s": time.perf_counter() - self.started,
                                "suite": self.suite, "case": self.name, "unsupported": reason,
                                "converged": False, "world_size": self.world_size})
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """An allocation that did not fit: ``torch.OutOfMemoryError``, or the RuntimeError that a
+    vendor plug-in's allocator raises instead ("NPU out of memory", "MLU out of memory", ...)."""
+    return type(exc).__name__ == "OutOfMemoryError" or (
+        isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower())
 
 
 def common_finished(value: float, unit: str, work: float, work_unit: str, window_s: float,

@@ -72,7 +72,16 @@ def bert_text_dir() -> Path:
 def llama_text_dir() -> Path:
     """The llama2_7b case's byte-level token shards from text already on Debian."""
     return prepared_text_dir("llama2-bytes", REPO / "training/benchmarks/llama2_7b/deepspeed",
-                             "prepare_data.py", "../../textlm/corpus.py")
+                             "prepare_data.py", "../../textlm/corpus.py",
+                             "../../textlm/bytelevel.py")
+
+
+@pytest.fixture(scope="session")
+def llm_text_dir() -> Path:
+    """The llama3_8B and mixtral_8x7B cases' byte-level token shards (the same layout)."""
+    return prepared_text_dir("llm-bytes", REPO / "training/benchmarks/llama3_8B/pytorch",
+                             "prepare_data.py", "../../textlm/corpus.py",
+                             "../../textlm/bytelevel.py")
 
 
 def write_configs(where: Path, hosts: list[str], cases: dict[str, str], *, ssh_port: int = 22,

@@ -107,3 +107,14 @@ def test_framework_match_option_in_test_conf(tmp_path):
     _, problems = parse_test(path)
     assert problems == [f"{path}: FRAMEWORK_MATCH: 'closest' is not valid (not one of nearest, "
                         "exact): use one of nearest, exact"]
+
+
+def test_plan_says_when_cases_run_in_existing_containers(catalogue):
+    import dataclasses
+
+    cluster, test = _configs("nearest")
+    test = dataclasses.replace(test, in_container_launch=True)
+    plan = make_plan(cluster, test, catalogue, "run1", Path("r"))
+    text = render_plan(plan, cluster, test)
+    assert "launch      IN_CONTAINER_LAUNCH: the hosts are existing containers" in text
+    assert "  image     none (the container's own)" in text

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import torch
 
-from chipperf.bench.case import BenchCase, BenchError
+from chipperf.bench.case import BenchCase, BenchError, is_out_of_memory
 from chipperf.device import DeviceError
 from chipperf.device.torch import TorchDevice, open_torch_device
 
@@ -90,6 +90,8 @@ def check_fits(case: BenchCase, device: TorchDevice, need: int, what: str) -> No
 def allocate(case: BenchCase, need: int, what: str, make):  # noqa: ANN001, ANN201
     try:
         return make()
-    except torch.OutOfMemoryError as exc:
+    except RuntimeError as exc:   # torch.OutOfMemoryError is one
+        if not is_out_of_memory(exc):
+            raise
         raise BenchError(f"{case.name}: {what} needs {need / 2**30:.2f} GiB and does not fit "
                          f"in device memory ({exc}): lower the size in the vendor config") from exc

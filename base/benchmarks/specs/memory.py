@@ -18,7 +18,7 @@ from typing import Callable
 
 import torch
 
-from chipperf.bench.case import BenchCase, common_finished
+from chipperf.bench.case import BenchCase, common_finished, is_out_of_memory
 from chipperf.bench.peaks import memory_bandwidth_peak, memory_capacity_peak, share
 from chipperf.bench.timing import Loop, run_window, warm
 from specs.device import allocate, check_fits, facts, open_device
@@ -90,7 +90,9 @@ def _fill(device, chunk_mib: int) -> tuple[int, dict]:  # noqa: ANN001
     while chunk >= 1 << 20:
         try:
             blocks.append(torch.empty(chunk, dtype=torch.uint8, device=device.device))
-        except torch.OutOfMemoryError:
+        except RuntimeError as exc:   # torch.OutOfMemoryError, or a plug-in's own
+            if not is_out_of_memory(exc):
+                raise
             chunk //= 2
     held = sum(b.numel() for b in blocks)
     del blocks

@@ -9,7 +9,14 @@ from typing import Any
 
 import torch
 
-from chipperf.bench.case import BenchCase, BenchError, Unsupported, WrongResult, common_finished
+from chipperf.bench.case import (
+    BenchCase,
+    BenchError,
+    Unsupported,
+    WrongResult,
+    common_finished,
+    is_out_of_memory,
+)
 from chipperf.bench.peaks import Peak, memory_bandwidth_peak, share
 from chipperf.bench.timing import Loop, latency_ms, run_each, warm
 from chipperf.device import DeviceError
@@ -76,10 +83,10 @@ def _prepare(case: BenchCase, op: Op, shape: Shape, dtype: torch.dtype, device: 
         inputs = op.make(shape, dtype, device.device, g)
         out = op.call(*inputs)
         device.synchronize()
-    except torch.OutOfMemoryError as exc:
-        raise BenchError(f"{op.name}: shape {list(shape)} does not fit in device memory "
-                         f"({exc}): use smaller shapes in the vendor config") from exc
     except (RuntimeError, NotImplementedError) as exc:
+        if is_out_of_memory(exc):
+            raise BenchError(f"{op.name}: shape {list(shape)} does not fit in device memory "
+                             f"({exc}): use smaller shapes in the vendor config") from exc
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise Unsupported(f"{op.name} in {dtype} on {device.name()}: {first}") from exc
     return shape, inputs, {"shape": list(shape), **compare(op, inputs, out, dtype)}

@@ -1,0 +1,92 @@
+"""What a training case needs of its topology and chip, checked at plan time from data.
+
+A standard case folder's ``case.yaml`` may declare, beside ``full_size``::
+
+    parallel:                       # model-parallel degrees set by vendor config knobs
+      degrees: [tensor_parallel]    # their product must divide the world size (data parallel
+                                    # takes the rest)
+      within_node: [tensor_parallel]   # each must divide the processes per node: the
+                                       # group sits inside one node
+    memory:                         # training state that must fit the chip's memory
+      size_knob: model_size         # the knob choosing the model size
+      params: {8b: 8030261248, tiny: 4790144}   # parameters per size
+      bytes_per_param: 16           # bytes of state per parameter, all ranks together
+      sharded: true                 # the state is split evenly over every rank (FSDP x TP)
+      note: fp32 weights + fp32 gradients + AdamW's two fp32 moments
+
+``needs_problems`` reads those against the resolved config values (``_base.py`` defaults
+overridden by the vendor file) and the chip's spec sheet; a chip without a memory figure (the
+cpu vendor's labels) is not checked. The memory check is a floor (activations and the
+all-gathered layer come on top), so a refused layout cannot run; an accepted one may still
+need a smaller micro-batch.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Optional
+
+from chipperf.vendors.base import ChipSpec
+
+GIB = 2**30
+
+
+def needs_problems(needs: Mapping[str, Any], values: Mapping[str, Any], nnodes: int, nproc: int,
+                   chip: Optional[ChipSpec], where: str) -> list[str]:
+    """Every reason this case's config cannot run on nnodes x nproc ``chip``s."""
+    problems = _parallel_problems(needs.get("parallel") or {}, values, nnodes, nproc, where)
+    memory = needs.get("memory")
+    if memory and chip is not None and chip.memory_bytes:
+        problems += _memory_problems(memory, values, nnodes * nproc, chip, where)
+    return problems
+
+
+def _degrees(names: Any, values: Mapping[str, Any], where: str,
+             problems: list[str]) -> dict[str, int]:
+    out = {}
+    for name in names or ():
+        value = values.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append(f"{where}: {name} = {value!r}: give a whole number >= 1")
+        else:
+            out[name] = value
+    return out
+
+
+def _parallel_problems(parallel: Mapping[str, Any], values: Mapping[str, Any], nnodes: int,
+                       nproc: int, where: str) -> list[str]:
+    problems: list[str] = []
+    degrees = _degrees(parallel.get("degrees"), values, where, problems)
+    world, product = nnodes * nproc, math.prod(degrees.values())
+    if degrees and world % product:
+        shown = " x ".join(f"{n} {v}" for n, v in degrees.items())
+        problems.append(f"{where}: {shown} does not divide the world size {world} ({nnodes} "
+                        f"node(s) x {nproc} processes): choose degrees whose product divides "
+                        f"{world}; data parallel is the world size over that product")
+        return problems
+    for name in parallel.get("within_node") or ():
+        tp = degrees.get(name)
+        if tp and nproc % tp:
+            problems.append(f"{where}: {name} {tp} does not fit the {nproc} processes per node:"
+                            f" use a divisor of {nproc}, so that each group sits inside a node")
+    return problems
+
+
+def _memory_problems(memory: Mapping[str, Any], values: Mapping[str, Any], world: int,
+                     chip: ChipSpec, where: str) -> list[str]:
+    size = values.get(memory.get("size_knob", "model_size"))
+    params = (memory.get("params") or {}).get(size)
+    if not isinstance(params, (int, float)) or chip.memory_bytes is None:
+        return []
+    per_chip = params * float(memory.get("bytes_per_param", 16))
+    if memory.get("sharded", True):
+        per_chip /= world
+    if per_chip <= chip.memory_bytes:
+        return []
+    need = math.ceil(params * float(memory.get("bytes_per_param", 16)) / chip.memory_bytes)
+    return [f"{where}: model_size {size!r} ({params:,} parameters) needs at least "
+            f"{per_chip / GIB:,.1f} GiB per chip for its training state "
+            f"({memory.get('note', 'weights, gradients and optimizer state')}, "
+            f"{memory.get('bytes_per_param', 16)} bytes per parameter over {world} chips), more "
+            f"than the {chip.memory_bytes / GIB:,.1f} GiB of a {chip.name} ({chip.source}): "
+            f"use at least {need} chips, or a chip with more memory"]

@@ -1,0 +1,88 @@
+"""The LLM cases (llama3_8B, mixtral_8x7B; PyTorch) on the host: two node launchers of
+chipperf's torchrun command on this machine, 2 processes each (tensor parallel inside a
+node, FSDP2 across the two), train the tiny CI size to its eval-loss target on gloo.
+
+The data dir is made by the case's own prepare_data.py from text already on the machine; the
+vendor configs are the cpu CI ones. Needs torch and transformers (requirements-test.txt).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from caserun import Case, assert_case_error, check_converged, free_port, init_end, perflog_events
+
+from chipperf.launchers import pytorch as pytorch_launcher
+
+CASES = {"llama3_8B": Case("llama3_8B", "pytorch"), "mixtral_8x7B": Case("mixtral_8x7B", "pytorch")}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("llm_ci")
+    subprocess.run([sys.executable, str(CASES["llama3_8B"].dir / "prepare_data.py"), "--output",
+                    str(out)], check=True, timeout=300)
+    return out
+
+
+def launch(case: Case, corpus: Path, out: Path, nnodes: int, nproc: int) -> list[int]:
+    """One chipperf torchrun launcher per node, all on this host (node dirs out/node<K>)."""
+    port, procs = free_port(), []
+    for node in range(nnodes):
+        node_dir = out / f"node{node}"
+        node_dir.mkdir(parents=True)
+        ctx = case.context(corpus, f"config_xeonx{nnodes}x{nproc}.py", node_dir, nproc,
+                           nnodes=nnodes, node_rank=node, master_port=port)
+        env = case.env(NNODES=str(nnodes), NODE_RANK=str(node), NPROC_PER_NODE=str(nproc))
+        with open(node_dir / "launcher.log", "w") as log:
+            procs.append(subprocess.Popen(pytorch_launcher.command(ctx), env=env, stdout=log,
+                                          stderr=subprocess.STDOUT))
+    try:
+        return [p.wait(timeout=600) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+
+
+def all_logs(out: Path) -> str:
+    return "\n".join(f"== {p}\n{p.read_text()[-3000:]}" for p in sorted(out.glob("node*/*.log")))
+
+
+@pytest.mark.parametrize("name", ["llama3_8B"])
+def test_tensor_parallel_inside_nodes_and_fsdp_across_reach_the_target(
+        name: str, corpus: Path, tmp_path: Path) -> None:
+    codes = launch(CASES[name], corpus, tmp_path, nnodes=2, nproc=2)
+    assert codes == [0, 0], all_logs(tmp_path)
+    events = perflog_events((tmp_path / "node0" / "rank0.out.log").read_text())
+    finished = check_converged(events)
+    init = init_end(events)
+    assert init["layout"] == {"world_size": 4, "data_parallel": 2, "tensor_parallel": 2,
+                              "expert_parallel": 2 if name == "mixtral_8x7B" else 1}
+    assert init["dist_backend"] == "gloo"
+    assert finished["world_size"] == 4 and finished["work_unit"] == "tokens"
+    assert finished["work_done"] > 0 and finished["work_done"] % (32 * 128) == 0
+    assert finished["metric"]["name"] == "eval_loss" and finished["flops_per_unit"] > 0
+    for rank in (1, 2, 3):
+        node = tmp_path / f"node{rank // 2}"
+        assert "[PerfLog]" not in (node / f"rank{rank}.out.log").read_text()
+
+
+# ---------------------------------------------------------------- errors before training
+
+
+@pytest.mark.parametrize("name", ["llama3_8B"])
+def test_a_layout_that_does_not_divide_the_world_fails(name: str, corpus: Path) -> None:
+    result = CASES[name].run_config(corpus, "--set", "tensor_parallel=3")
+    assert_case_error(result, "tensor_parallel 3 does not divide the world size 1")
+
+
+def test_a_nan_loss_ends_the_case_as_failed_at_its_step(corpus: Path) -> None:
+    result = CASES["llama3_8B"].run_config(corpus, "--set", "learning_rate=1e30",
+                                           "--set", "warmup_steps=1", "--set", "grad_clip_norm=0.0")
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert "chipperf case error: training diverged: loss is nan at step" in result.stderr
+    assert "TRAIN_START" in result.stdout and "FINISHED" not in result.stdout

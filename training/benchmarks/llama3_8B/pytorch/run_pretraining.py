@@ -1,0 +1,36 @@
+"""llama3_8B / PyTorch: Llama-3-8B (transformers' LlamaForCausalLM, built from its config)
+trained as a causal LM to an eval-loss target with tensor parallelism (DTensor) inside a
+node and FSDP2 across nodes, under torchrun.
+
+The mesh, model building, loop and FINISHED are the shared LLM case (``llmtrain``); this
+file holds the model presets. See README.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from driver import run_case
+from llmtrain.case import LLMSpec, main
+from transformers import LlamaConfig, LlamaForCausalLM
+
+CASE_DIR = Path(__file__).resolve().parent
+PRESETS = {
+    # Meta's Llama-3-8B (config.json of meta-llama/Meta-Llama-3-8B): 32 x 4096, 32 query
+    # heads over 8 key/value heads, SwiGLU 14336, RoPE theta 500000, 128256 tokens, untied
+    "8b": {"vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336,
+           "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "max_position_embeddings": 8192, "rope_theta": 500000.0, "rms_norm_eps": 1e-5,
+           "tie_word_embeddings": False},
+    # CI: the same shape of block (GQA 4 over 2) at 2 x 128, on the 259 byte-level ids of
+    # prepare_data.py's corpus
+    "tiny": {"vocab_size": 259, "hidden_size": 128, "intermediate_size": 352,
+             "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+             "max_position_embeddings": 512, "rope_theta": 500000.0, "rms_norm_eps": 1e-5,
+             "tie_word_embeddings": False},
+}
+SPEC = LLMSpec(LlamaForCausalLM, LlamaConfig, PRESETS,
+               "training/benchmarks/llama3_8B/pytorch/prepare_data.py")
+
+if __name__ == "__main__":
+    run_case(lambda: main("llama3_8B", CASE_DIR, SPEC), quick_exit=True)

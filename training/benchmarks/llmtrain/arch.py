@@ -1,0 +1,52 @@
+"""Parameter count and training FLOPs per token of a Llama-style decoder, dense or
+mixture-of-experts, from its transformers config values (standard library only, so the
+formulas are tested against the meta-built model without a GPU).
+
+Training FLOPs per token = 6 * N_active + 12 * L * (heads * head_dim) * s (PaLM, appendix B:
+forward + backward = 3 x forward, 2 FLOPs per multiply-add; the attention term counts the
+whole, not the causal half, score matrix). N_active is the weights used in a matmul for every
+token: Q/K/V/O, the router and the ``top_k`` routed experts' SwiGLU (all of the MLP when dense)
+and the lm_head; the input embedding is a lookup and the RMSNorm weights are elementwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+
+def head_dim(config: Mapping[str, Any]) -> int:
+    return int(config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"])
+
+def attention_params(config: Mapping[str, Any]) -> int:
+    h, d = config["hidden_size"], head_dim(config)
+    q = config["num_attention_heads"] * d
+    kv = config["num_key_value_heads"] * d
+    return h * q + 2 * h * kv + q * h
+
+def experts(config: Mapping[str, Any]) -> tuple[int, int]:
+    """(experts per layer, experts per token); (1, 1) for a dense MLP."""
+    return int(config.get("num_local_experts", 1)), int(config.get("num_experts_per_tok", 1))
+
+def mlp_params(config: Mapping[str, Any], active: bool) -> int:
+    """SwiGLU weights of a layer (of the routed experts only when ``active``), plus the router."""
+    total, per_token = experts(config)
+    one = 3 * config["hidden_size"] * config["intermediate_size"]
+    router = config["hidden_size"] * total if total > 1 else 0
+    return (per_token if active else total) * one + router
+
+def parameter_count(config: Mapping[str, Any]) -> int:
+    """Every parameter: embeddings, layers (with their two RMSNorms), final norm, lm_head."""
+    h, vocab, layers = config["hidden_size"], config["vocab_size"], config["num_hidden_layers"]
+    per_layer = attention_params(config) + mlp_params(config, active=False) + 2 * h
+    head = 0 if config.get("tie_word_embeddings") else h * vocab
+    return vocab * h + layers * per_layer + h + head
+
+def matmul_params(config: Mapping[str, Any]) -> int:
+    """N_active (module doc)."""
+    layers = config["num_hidden_layers"]
+    per_layer = attention_params(config) + mlp_params(config, active=True)
+    return layers * per_layer + config["hidden_size"] * config["vocab_size"]
+
+def train_flops_per_token(config: Mapping[str, Any], seq_len: int) -> int:
+    attention_width = config["num_attention_heads"] * head_dim(config)
+    return 6 * matmul_params(config) + 12 * config["num_hidden_layers"] * attention_width * seq_len
