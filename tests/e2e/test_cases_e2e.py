@@ -1,5 +1,6 @@
-"""End to end: `chipperf run` of bert (PyTorch) and llama2_7b (DeepSpeed) across two simulated
-hosts, one rank per host, to a converged FINISHED on each case's CI config (xeon 2x1).
+"""End to end: `chipperf run` of bert, gpt2 and distilbert (PyTorch) and llama2_7b (DeepSpeed)
+across two simulated hosts, one rank per host, to a converged FINISHED on each case's CI
+config (xeon 2x1).
 
 Each case's data is made once per session by its own prepare_data.py under
 /var/lib/chipperf-test/data, which every simulated host sees at the same path.
@@ -42,6 +43,11 @@ BERT = Case("bert:pytorch_2.13:xeon:2:1:1", "bert-pytorch_2.13-xeon-2x1", "bert_
 LLAMA = Case("llama2_7b:deepspeed_0.19:xeon:2:1:1", "llama2_7b-deepspeed_0.19-xeon-2x1",
              "llama_text_dir", "tokens", "eval_loss", 1.8, False,
              "nnodes=2, num_local_procs=1, node_rank={rank}")
+
+GPT2 = Case("gpt2:pytorch_2.13:xeon:2:1:1", "gpt2-pytorch_2.13-xeon-2x1", "gpt2_text_dir",
+            "tokens", "lm_accuracy", 0.17, True, "")
+DISTILBERT = Case("distilbert:pytorch_2.13:xeon:2:1:1", "distilbert-pytorch_2.13-xeon-2x1",
+                  "bert_text_dir", "samples", "mlm_accuracy", 0.12, True, "")
 
 
 def rank0_finished(node: Path) -> dict:
@@ -86,7 +92,8 @@ def check_summary(case: Case, run_dir: Path, finished: dict) -> None:
     assert "no peak FLOP/s for chip xeon" in round1.reasons["mfu"], round1.reasons
 
 
-@pytest.mark.parametrize("case", [BERT, LLAMA], ids=["bert_pytorch", "llama2_deepspeed"])
+@pytest.mark.parametrize("case", [BERT, LLAMA, GPT2, DISTILBERT],
+                         ids=["bert_pytorch", "llama2_deepspeed", "gpt2_pytorch", "distilbert_pytorch"])
 def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path):
     data_dir = request.getfixturevalue(case.data)
     h1, h2 = sim_cluster.hosts[:2]
