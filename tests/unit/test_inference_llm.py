@@ -120,3 +120,10 @@ def test_a_rate_it_cannot_sustain_stops_as_saturated() -> None:
                               scenarios.Bound(10_000.0, 2_000.0, 99), clock, sleep)
     assert [r["target_rate"] for r in result["rates"]] == [0.1, 100.0]   # stops at the first miss
     assert result["max_rate_meeting_bound"] == 0.1 and result["rates"][1]["saturated"] is True
+
+
+def test_warm_up_and_compiled_batches_use_power_of_two_sizes() -> None:
+    from common.llm.engines import batch_sizes
+
+    assert batch_sizes(1) == [1] and batch_sizes(4) == [1, 2, 4]
+    assert batch_sizes(32) == [1, 2, 4, 8, 16, 32] and batch_sizes(6) == [1, 2, 4, 6]
