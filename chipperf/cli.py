@@ -1,9 +1,11 @@
-"""`chipperf run|plan|report|compare|check|monitor|cases|clean`: parse, call one function, map errors."""
+"""`chipperf run|plan|report|compare|check|monitor|cases|clean|collect`: parse, call one function,
+map errors."""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from datetime import datetime
@@ -20,6 +22,7 @@ from chipperf.results.layout import new_run_id
 log = logging.getLogger("chipperf")
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 
 def load_all(cluster_path: str, test_path: str, training_dir: str | None
@@ -155,12 +158,26 @@ def cmd_monitor(args: argparse.Namespace) -> int:
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
-    from chipperf import controller
+    from chipperf.leftovers import clean
 
-    removed = controller.clean(load_cluster(args.cluster))
-    for host, names in removed.items():
-        print(f"{host}: removed {len(names)} container(s)" + (f": {', '.join(names)}" if names else ""))
-    return EXIT_OK
+    return _swept(*clean(load_cluster(args.cluster)))
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    from chipperf.leftovers import collect
+
+    return _swept(*collect(Path(args.run_dir)))
+
+
+def _swept(swept: list, unreachable: list[str]) -> int:
+    """Print what each host had; exit 1 when a host could not be reached or something stayed."""
+    from chipperf.leftovers import describe
+
+    for one in swept:
+        print("\n".join(describe(one)))
+    for line in unreachable:
+        print(f"{line} (not reached: run the command again when it is back)")
+    return EXIT_FAILED if unreachable or any(s.left for s in swept) else EXIT_OK
 
 
 DESCRIPTION = """\
@@ -262,11 +279,20 @@ def parser() -> argparse.ArgumentParser:
                                    "(docs/results.md); exit 1 with every problem found.")
     q.add_argument("run_dir", help="a result directory")
     q.set_defaults(fn=cmd_check)
-    q = sub.add_parser("clean", help="remove every chipperf container and work dir from the hosts",
-                       description="Remove the containers and work dirs any chipperf run left "
-                                   "on the cluster's hosts (after a crash of the master).")
+    q = sub.add_parser("clean", help="collect and remove what finished or crashed runs left on the hosts",
+                       description="On every host of the cluster: bring home the files runs "
+                                   "that are not running left (marked late in their run.json), "
+                                   "then remove their containers, sidecars and work dirs. A run "
+                                   "that is going on (its master holds its lease) is left alone.")
     q.add_argument("--cluster", required=True, metavar="FILE", help="cluster config (.py or .yaml)")
     q.set_defaults(fn=cmd_clean)
+    q = sub.add_parser("collect", help="bring home a run's files its hosts still have",
+                       description="Copy the node dirs a run left on its hosts (a host that "
+                                   "was lost and came back, a result root that was full) into "
+                                   "RUN_DIR, mark them late in run.json, write the reports "
+                                   "again, and remove the run's containers and work dirs.")
+    q.add_argument("run_dir", help="the run's result directory")
+    q.set_defaults(fn=cmd_collect)
     q = sub.add_parser("monitor", help="run the telemetry sampler by hand",
                        description="Sample CPU, memory, power and the vendor's accelerators "
                                    "into JSONL files, as the sidecar does in a run.")
@@ -342,6 +368,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("chipperf: interrupted; everything the run started was stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `chipperf cases | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except Exception as exc:  # a bug: named in one line; --debug (and run.log) has the traceback
+        if args.debug:
+            raise
+        print(f"chipperf: internal error: {type(exc).__name__}: {exc} (a bug: `chipperf --debug "
+              f"{args.command} ...` shows the traceback; a run's run.log has it)", file=sys.stderr)
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
+import platform
 import tarfile
 import time
 from dataclasses import dataclass, field
@@ -16,26 +18,24 @@ from chipperf.catalogue import Catalogue
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
 from chipperf.containers.incontainer import InContainerEngine
-from chipperf.containers.options import parse_cli_options
 from chipperf.containers.pipconf import MasterPip, fill_from_master, master_pip_settings
 from chipperf.errors import ChipperfError, GroupError, HostError, ImageError, interruption
+from chipperf.lease import MasterLease, hold_argv, lease_path
 from chipperf.plan import CasePlan, RoundPlan, RunPlan, make_plan
 from chipperf.record import RunRecord, attach_run_log
-from chipperf.remote import Host, HostGroup, LocalHost
+from chipperf.remote import Host, HostGroup, LocalHost, each
 from chipperf.results.layout import create_run_dir, new_run_id
-from chipperf.rounds import RoundSettings, run_round
-from chipperf.vendors import get_vendor
+from chipperf.rounds import RoundOutcome, RoundSettings, run_round
 
 log = logging.getLogger("chipperf")
-
-POWERCAP, IPMI = "/sys/devices/virtual/powercap", "/dev/ipmi0"
-SENSOR_PATHS = (POWERCAP, IPMI)
+ORIGIN = "origin.json"   # in each host's work dir: the run id and its result dir on the master
 
 
 @dataclass
 class RunOutcome:
     run_dir: Path
     cases: dict[str, tuple[str, str]] = field(default_factory=dict)  # case key -> (status, reason)
+    kept: list[str] = field(default_factory=list)   # host:dir of node files not collected
 
     @property
     def ok(self) -> bool:
@@ -47,6 +47,7 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
     run_id, run_dir = create_run_dir(Path(test.result_root), new_run_id(datetime.now()))
     plan = make_plan(cluster, test, catalogue, run_id, Path(test.result_root))
     handler = attach_run_log(run_dir, debug)
+    lease = MasterLease.take(run_dir)
     record = RunRecord(plan, cluster, test, suite)
     outcome = RunOutcome(run_dir)
     hosts = None
@@ -55,41 +56,50 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
                  ", ".join(plan.hosts), run_dir)
         for note in (n for case in plan.cases for n in case.notes):
             log.warning("%s", note)
-        hosts = preflight(plan, cluster, record, test.in_container_launch)
+        hosts, sensors = preflight(plan, cluster, record, test.in_container_launch)
         tags = in_container_tags(plan, record) if test.in_container_launch else \
             prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
             if case.key not in outcome.cases:
-                run_case(case, tags[case.key], plan, test, hosts, record, outcome)
+                settings = RoundSettings(plan.result_dir, tags[case.key], sensors)
+                run_case(case, settings, test, hosts, record, outcome)
         record.finish("succeeded" if outcome.ok else "failed")
     except KeyboardInterrupt as exc:
         log.error("%s: stopping everything this run started", interruption(exc))
         _mark_unfinished(plan, record, outcome, "canceled", interruption(exc))
-        record.finish("canceled")
+        record.finish("canceled", exc)
         raise
     except ChipperfError as exc:
         log.error("%s", exc)
         _mark_unfinished(plan, record, outcome, "failed", str(exc))
-        record.finish("failed")
-    except Exception as exc:  # a bug, or an error nobody wrapped: the record still closes
-        log.exception("internal error: %s", exc)
+        record.finish("failed", exc)
+    except BaseException as exc:  # a bug, or an error nobody wrapped: the record still closes
+        log.exception("internal error: %s: %s", type(exc).__name__, exc)
         _mark_unfinished(plan, record, outcome, "failed",
-                         f"internal error: {type(exc).__name__}: {exc} (see run.log)")
-        record.finish("failed")
+                         f"internal error: {type(exc).__name__}: {exc} (traceback in run.log)")
+        record.finish("failed", exc)
         raise
     finally:
         if hosts is not None:
-            teardown(plan, cluster, hosts)
+            teardown(plan, cluster, hosts, keep={k.split(":", 1)[0] for k in outcome.kept})
+        if outcome.kept:
+            log.error("the files of %d node(s) stay on their hosts (%s): the result root could "
+                      "not take them, or the host could not be reached; `chipperf collect %s` "
+                      "brings them home (chipperf run and clean also do)", len(outcome.kept),
+                      ", ".join(outcome.kept), run_dir)
         write_reports(run_dir)
+        lease.release()
         logging.getLogger("chipperf").removeHandler(handler)
         handler.close()
     return outcome
 
 
 def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord,
-              in_container: bool = False) -> HostGroup:
-    """Connect, check engines and data dirs everywhere at once, upload the code.
-    ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH)."""
+              in_container: bool = False) -> tuple[HostGroup, dict[str, frozenset[str]]]:
+    """Connect, check engines, data dirs and sensors everywhere at once, upload the code.
+    Returns the hosts and, per host, the sensor paths its monitor sidecars can mount.
+    ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH): no lease is
+    held and no earlier run's leftovers are swept there (chipperf starts no containers)."""
     started = time.monotonic()
     hosts = HostGroup.connect(plan.hosts, cluster)
     if in_container:
@@ -100,18 +110,45 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord,
         facts = hosts.run_step("check hosts", lambda h: _check_host(h, plan))
         for name, info in facts.items():
             record.host(name, **info)
-        hosts.run_step("claim work dirs",
-                       lambda h: _claim(h, plan.work_dir(h.name, cluster.work_root), plan, claimed))
+        sensors = {name: frozenset(p for p, there in info["sensors"].items() if there)
+                   for name, info in facts.items()}
+        hosts.run_step("claim work dirs", lambda h: _claim(
+            h, plan.work_dir(h.name, cluster.work_root), plan, claimed, not in_container))
         archive = _code_archive(plan)
         hosts.run_step("upload code", lambda h: _upload(h, archive, plan.work_dir(h.name, cluster.work_root)))
+        if not in_container:
+            _sweep_earlier_runs(hosts, cluster, plan.run_id)
     except BaseException:
         for host in claimed:  # only what this run made: a dir it found belongs to another run
-            _remove_quietly(host, plan.work_dir(host.name, cluster.work_root))
+            work = plan.work_dir(host.name, cluster.work_root)
+            _remove_quietly(host, work)
+            host.run(["rm", "-f", "--", lease_path(work)], check=False)
+            host.run(["rmdir", str(Path(work).parent)], check=False)
         hosts.close()
         raise
     log.info("preflight on %d host(s): %.1f s (code archive %.1f KiB)", len(plan.hosts),
              time.monotonic() - started, len(archive) / 1024)
-    return hosts
+    return hosts, sensors
+
+
+def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -> None:
+    """Files earlier runs left on these hosts (a host that came back, a full result root)
+    are brought home to their run dirs, and what those runs left is removed."""
+    from chipperf.leftovers import sweep_host
+
+    done = each(list(hosts.hosts.values()), lambda h: sweep_host(
+        h, cluster.work_root, skip=run_id, with_origin_only=True), "sweep",
+        key=lambda h: h.name, raise_errors=False)
+    for name, swept in done.items():
+        if isinstance(swept, BaseException):
+            log.warning("[%s] looking for what earlier runs left failed: %s", name, swept)
+            continue
+        for line in swept.collected:
+            log.warning("[%s] brought home files an earlier run left: %s (marked late in its "
+                        "run.json)", name, line)
+        if swept.containers or swept.work_dirs:
+            log.info("[%s] removed what earlier runs left: %s", name,
+                     ", ".join(swept.containers + swept.work_dirs))
 
 
 def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
@@ -121,7 +158,7 @@ def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
     if missing:
         raise HostError(host.name, f"data dir {', '.join(sorted(set(missing)))} does not exist",
                         "copy the dataset there, or fix the path in CASES")
-    sensors = {path: host.exists(path) for path in SENSOR_PATHS}
+    sensors = {path: host.exists(path) for path in plan.sensor_paths()}
     log.info("[%s] Docker %s (%s), data dirs present", host.name, version.get("Version"),
              version.get("KernelVersion"))
     return {"docker_version": version.get("Version"), "os": version.get("Os"),
@@ -129,11 +166,13 @@ def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
             "sensors": sensors}
 
 
-def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host]) -> None:
+def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host], lease: bool) -> None:
     """Create this run's work dir on the host; finding it there means another master started
     a run with the same id (the same second) on this host, and both would tear down the
     other's containers and files."""
     host.makedirs(str(Path(work_dir).parent))
+    if lease:  # first: `chipperf clean` leaves this run alone while it lives
+        _take_lease(host, work_dir)
     if not host.make_dir(work_dir):
         raise HostError(host.name, f"work dir {work_dir} exists already: another chipperf run "
                                    f"with id {plan.run_id} is using this host (started in the "
@@ -141,6 +180,14 @@ def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host]) -> Non
                         "start the run again; if no run is going on, `chipperf clean` removes "
                         "what a crashed run left")
     claimed.append(host)
+
+
+def _take_lease(host: Host, work_dir: str) -> None:
+    try:
+        host.hold(hold_argv(work_dir), timeout=30)
+    except HostError as exc:  # the run goes on; only clean cannot tell it is going on
+        log.warning("[%s] no lease on this run's work dir (%s): `chipperf clean` cannot tell "
+                    "this run from a finished one while it runs", host.name, exc)
 
 
 def _remove_quietly(host: Host, path: str) -> None:
@@ -165,7 +212,9 @@ def _code_archive(plan: RunPlan) -> bytes:
         for upload in plan.uploads:
             tar.add(upload.source, arcname=upload.target,
                     filter=lambda t: None if "__pycache__" in t.name else t)
-        for target, text in plan.files:
+        origin = {"run_id": plan.run_id, "result_dir": str(plan.result_dir.absolute()),
+                  "master": platform.node()}
+        for target, text in (*plan.files, (ORIGIN, json.dumps(origin))):
             data = text.encode("utf-8")
             info = tarfile.TarInfo(target)
             info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
@@ -221,17 +270,16 @@ def _builder_engine(hosts: HostGroup) -> Any:
         return first.docker()
 
 
-def run_case(case: CasePlan, tag: str, plan: RunPlan, test: TestConfig, hosts: HostGroup,
+def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: HostGroup,
              record: RunRecord, outcome: RunOutcome) -> None:
-    vendor = get_vendor(test.vendor)
-    extra, _ = parse_cli_options(test.container_opt)  # validated by plan.check already
-    settings = RoundSettings(plan.run_id, plan.result_dir, tag, test.vendor, test.shm_size,
-                             test.monitor_interval_s,
-                             {**vendor.container_options(case.nproc), **extra},
-                             {h: _sensor_options(f.get("sensors", {}))
-                              for h, f in record.data["hosts"].items()})
+    """The case's rounds, one after the other; its status is that of the rounds it had."""
     record.case(case.dir_name, status="running")
+    outcomes: list[RoundOutcome] = []
     for rnd in case.rounds:
+        lost = _lost_hosts(outcomes, rnd)
+        if lost and not test.retry_lost_hosts:
+            _skip_rest(case, rnd, lost, outcomes[-1].number, record)
+            break
         if test.clear_caches:
             record.case(case.dir_name, clear_caches=drop_page_caches(rnd, hosts))
         log.info("case %s round %d/%d: starting on %s", case.key, rnd.number, len(case.rounds),
@@ -241,16 +289,39 @@ def run_case(case: CasePlan, tag: str, plan: RunPlan, test: TestConfig, hosts: H
         except KeyboardInterrupt as exc:  # the canceled round is in run.json like any other
             canceled = getattr(exc, "round_outcome", None)
             if canceled is not None:
+                outcome.kept += canceled.kept_on_hosts.values()
                 record.round(case.dir_name, canceled.to_dict())
             raise
+        outcomes.append(result)
+        outcome.kept += result.kept_on_hosts.values()
         record.round(case.dir_name, result.to_dict())
         log.info("case %s round %d: %s %s", case.key, rnd.number, result.status, result.reason)
-    rounds = record.data["cases"][case.dir_name]["rounds"]
-    bad = [r for r in rounds if r["status"] != "succeeded"]
-    status = "succeeded" if not bad else bad[0]["status"]
-    reason = "" if not bad else f"round {bad[0]['number']}: {bad[0]['reason']}"
+    status, reason = case_status(outcomes)
     record.case(case.dir_name, status=status, reason=reason)
     outcome.cases[case.key] = (status, reason)
+
+
+def case_status(outcomes: list[RoundOutcome]) -> tuple[str, str]:
+    """(status, reason) of a case from its rounds' outcomes: the first round that did not
+    succeed decides."""
+    bad = next((r for r in outcomes if r.status != "succeeded"), None)
+    if not outcomes:
+        return "failed", "no round ran"
+    return ("succeeded", "") if bad is None else (bad.status, f"round {bad.number}: {bad.reason}")
+
+
+def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan) -> list[str]:
+    lost = {h for r in outcomes for h in r.lost_hosts}
+    return [n.host for n in rnd.nodes if n.host in lost]
+
+
+def _skip_rest(case: CasePlan, rnd: RoundPlan, lost: list[str], when: int,
+               record: RunRecord) -> None:
+    log.error("case %s: %s could not be reached in round %d: rounds %d-%d not started on it "
+              "(RETRY_LOST_HOSTS = True in the test config starts them anyway)", case.key,
+              ", ".join(lost), when, rnd.number, len(case.rounds))
+    record.case(case.dir_name, skipped_rounds=list(range(rnd.number, len(case.rounds) + 1)),
+                skipped_because=f"{', '.join(lost)} lost in round {when}")
 
 
 DROP_CACHES = ("sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")
@@ -277,17 +348,6 @@ def drop_page_caches(rnd: RoundPlan, hosts: HostGroup) -> dict[str, str]:
     return done
 
 
-def _sensor_options(present: dict[str, bool]) -> dict[str, Any]:
-    """What the monitor container needs to reach the host's RAPL and BMC, where it has them."""
-    options: dict[str, Any] = {}
-    if present.get(POWERCAP):
-        options["volumes_extra"] = {POWERCAP: {"bind": "/host/powercap", "mode": "ro"}}
-        options["environment"] = {"CHIPPERF_POWERCAP_ROOT": "/host/powercap"}
-    if present.get(IPMI):
-        options["devices"] = [f"{IPMI}:{IPMI}:rwm"]
-    return options
-
-
 def _case_failed(case: CasePlan, record: RunRecord, outcome: RunOutcome, reason: str) -> None:
     log.error("case %s: %s", case.key, reason)
     record.case(case.dir_name, status="failed", reason=reason)
@@ -302,37 +362,24 @@ def _mark_unfinished(plan: RunPlan, record: RunRecord, outcome: RunOutcome, stat
             outcome.cases[case.key] = (status, reason)
 
 
-def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup) -> None:
-    """Remove whatever the run left on any host: containers (by label) and work dirs."""
+def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup,
+             keep: frozenset[str] | set[str] = frozenset()) -> None:
+    """Remove whatever the run left on any host: containers (by label) and work dirs; the
+    work dir of a host in ``keep`` stays, with the node files that could not come home."""
     def clean(host: Host) -> None:
         left = runtime.remove_run_containers(host.docker(), plan.run_id)
         if left:
             log.warning("[%s] removed leftover containers: %s", host.name, ", ".join(left))
+        if host.name in keep:
+            return
         work = plan.work_dir(host.name, cluster.work_root)
-        host.run(["rm", "-rf", work], check=False)
+        host.run(["rm", "-rf", "--", work, lease_path(work)], check=False)
         host.run(["rmdir", str(Path(work).parent)], check=False)
 
     try:
         hosts.run_step("teardown", clean)
     except GroupError as exc:
         log.error("teardown incomplete: %s", exc)
-    finally:
-        hosts.close()
-
-
-def clean(cluster: ClusterConfig) -> dict[str, list[str]]:
-    """After a master crash: every chipperf container and work dir on every host, removed."""
-    def clean_host(host: Host) -> list[str]:
-        client = host.docker()
-        found = client.containers.list(all=True, filters={"label": runtime.LABEL_RUN})
-        for container in found:
-            runtime.remove(container)
-        host.run(["rm", "-rf", cluster.work_root], check=False)
-        return [c.name for c in found]
-
-    hosts = HostGroup.connect(cluster.hosts, cluster)
-    try:
-        return hosts.run_step("clean", clean_host)
     finally:
         hosts.close()
 

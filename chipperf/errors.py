@@ -21,9 +21,10 @@ class ConfigError(ChipperfError):
 class HostError(ChipperfError):
     """A step failed on one host (connection, command, file transfer, docker)."""
 
-    def __init__(self, host: str, message: str, fix: str = ""):
+    def __init__(self, host: str, message: str, fix: str = "", unreachable: bool = False):
         self.host = host
         self.fix = fix
+        self.unreachable = unreachable  # the host (or its engine) could not be reached
         text = f"{host}: {message}"
         super().__init__(f"{text}: {fix}" if fix else text)
 
@@ -59,3 +60,54 @@ class Interrupted(KeyboardInterrupt):
 def interruption(exc: BaseException) -> str:
     """'interrupted (SIGTERM)', 'interrupted (SIGHUP)', or 'interrupted (Ctrl-C)'."""
     return f"interrupted ({getattr(exc, 'signal_name', 'Ctrl-C')})"
+
+
+# The kinds of failure a node can end with, each with its own message (rounds, controller).
+UNREACHABLE, EXITED, TIMEOUT, INTERNAL, HOST = "unreachable", "exited", "timeout", "internal", "host"
+
+
+def failure(exc: BaseException, doing: str) -> tuple[str, str]:
+    """(kind, message) for an exception met while ``doing`` something on a node."""
+    import docker.errors
+    import requests.exceptions
+
+    if isinstance(exc, requests.exceptions.ReadTimeout):
+        return TIMEOUT, (f"{doing}: the host's Docker engine gave no answer before the round "
+                         f"deadline ({type(exc).__name__})")
+    if isinstance(exc, docker.errors.NotFound):
+        return EXITED, (f"{doing}: the container is gone (removed by someone else, or its "
+                        f"Docker engine restarted without it): {exc.explanation or exc}")
+    if is_connection_error(exc):
+        return UNREACHABLE, (f"{doing}: lost contact with the host or its Docker engine "
+                             f"({type(exc).__name__}: {exc}); the host may be down or cut off")
+    if isinstance(exc, ChipperfError):
+        return HOST, str(exc)
+    return INTERNAL, (f"{doing}: internal error: {type(exc).__name__}: {exc} "
+                      "(traceback in run.log)")
+
+
+def is_connection_error(exc: BaseException | None) -> bool:
+    """Whether ``exc`` or one of its causes is a lost or refused connection."""
+    import paramiko
+    import requests.exceptions
+
+    kinds = (ConnectionError, EOFError, TimeoutError, paramiko.SSHException,
+             requests.exceptions.ConnectionError)
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, kinds) or (isinstance(exc, HostError) and exc.unreachable):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+def log_failure(where: str, kind: str, reason: str, exc: BaseException | None) -> None:
+    """One line for the failure; its traceback in run.log for an internal error, and on the
+    console with --debug for any kind."""
+    import logging
+
+    log = logging.getLogger("chipperf")
+    log.error("%s: %s", where, reason)
+    if exc is not None:
+        log.log(logging.ERROR if kind == INTERNAL else logging.DEBUG, "%s: traceback", where,
+                exc_info=(type(exc), exc, exc.__traceback__))

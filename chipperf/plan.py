@@ -27,7 +27,10 @@ from chipperf.config.vendorconfig import (
     render_translated,
     translated_name,
 )
+from chipperf.containerplan import NodeContainers, SpecParts, case_options, monitor_options, node_containers
+from chipperf.containers.images import base_images
 from chipperf.containers.options import parse_cli_options
+from chipperf.containers.spec import ContainerSpec
 from chipperf.device import launch_env as device_launch_env
 from chipperf.frameworks import ImageChoice, choose_folder
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
@@ -52,6 +55,15 @@ class NodePlan:
     output_dir: str        # where the node's files are written on the host
     env: Mapping[str, str]
     command: tuple[str, ...]
+    containers: NodeContainers    # what runs: exactly these two are started
+
+    @property
+    def case_spec(self) -> ContainerSpec:
+        return self.containers.case
+
+    @property
+    def monitor_spec(self) -> ContainerSpec:
+        return self.containers.monitor
 
 
 @dataclass(frozen=True)
@@ -93,6 +105,11 @@ class RunPlan:
 
     def work_dir(self, host: str, work_root: str) -> str:
         return host_work_dir(work_root, self.run_id, host)
+
+    def sensor_paths(self) -> tuple[str, ...]:
+        """Host paths the sidecars mount where present: preflight looks for them."""
+        return tuple(dict.fromkeys(p for c in self.cases for r in c.rounds for n in r.nodes
+                                   for p in n.monitor_spec.sensor_paths()))
 
 
 def host_label(host: str) -> str:
@@ -197,7 +214,20 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
                         f"{key.framework}/Dockerfile ({choice.note}): add one for framework "
                         f"{key.framework!r}, or use one of the folders in the case key")
+    else:
+        problems += _base_image_problems(catalogue.images[(test.vendor, choice.folder)], test, where)
     return problems + _hosts_and_data(entry, cluster, key, where)
+
+
+def _base_image_problems(context: Path, test: TestConfig, where: str) -> list[str]:
+    """A Dockerfile whose FROM names no image without BASE_IMAGE (a vendor with no public
+    image: its users point BASE_IMAGE at their registry) needs BASE_IMAGE in the test config."""
+    args = {"BASE_IMAGE": test.image.base_image} if test.image.base_image else {}
+    if "" not in base_images(context / "Dockerfile", args):
+        return []
+    return [f"{where}: {context}/Dockerfile names no base image by default (vendor "
+            f"{test.vendor!r} has no public image): set BASE_IMAGE in the test config to the "
+            "vendor's PyTorch image in your registry"]
 
 
 def _needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue, where: str) -> list[str]:
@@ -312,7 +342,7 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         # Named by vendor and folder only: the tag is the hash of the build inputs, so suites
         # whose folders hold the same files (base/ and operation/ link training's cpu image)
         # share one image, built and shipped once.
-        image_name=f"chipperf/{test.vendor}-{folder}".lower(),
+        image_name=_image_name(test.vendor, key.framework, test, catalogue),
         image_context=catalogue.images[(test.vendor, folder)], rounds=rounds,
         image_folder=folder, notes=notes)
 
@@ -320,9 +350,16 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
 def _plan_round(entry: CaseEntry, number: int, cluster: ClusterConfig, test: TestConfig,
                 run_id: str, catalogue: Catalogue) -> RoundPlan:
     hosts = case_hosts(entry, cluster)
-    nodes = tuple(_plan_node(entry, number, rank, hosts, cluster, test, run_id, catalogue)
+    parts = (case_options(test.vendor, entry.key.nproc, test.container_opt),
+             monitor_options(test.vendor, entry.key.nproc))
+    nodes = tuple(_plan_node(entry, number, rank, hosts, cluster, test, run_id, catalogue, parts)
                   for rank in range(len(hosts)))
     return RoundPlan(number, hosts[0], cluster.master_port, test.round_timeout_s, nodes)
+
+
+def _image_name(vendor: str, framework: str, test: TestConfig, catalogue: Catalogue) -> str:
+    folder = image_choice(framework, test, catalogue).folder or framework
+    return f"chipperf/{vendor}-{folder}".lower()
 
 
 def case_hosts(entry: CaseEntry, cluster: ClusterConfig) -> tuple[str, ...]:
@@ -332,7 +369,7 @@ def case_hosts(entry: CaseEntry, cluster: ClusterConfig) -> tuple[str, ...]:
 
 def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
                cluster: ClusterConfig, test: TestConfig, run_id: str,
-               catalogue: Catalogue) -> NodePlan:
+               catalogue: Catalogue, parts: tuple[SpecParts, SpecParts]) -> NodePlan:
     key, host = entry.key, hosts[rank]
     model = catalogue.case_name(key.model)
     work = host_work_dir(cluster.work_root, run_id, host)
@@ -351,8 +388,14 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
     launcher = get_launcher(key.family)
     env = {**_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx)}
     name = f"chipperf-{run_id}-{key.slug}-r{number}-n{rank}".replace(".", "_").lower()
+    command = tuple(launcher.command(ctx))
+    containers = node_containers(
+        name=name, image=_image_name(test.vendor, key.framework, test, catalogue), run_id=run_id,
+        work_dir=work, data_dir=entry.data_dir, output_dir=output_dir, command=command, env=env,
+        shm_size=test.shm_size, vendor=test.vendor, interval_s=test.monitor_interval_s,
+        case=parts[0], monitor=parts[1])
     return NodePlan(host, rank, work, name, f"{name}-monitor", result_rel, output_dir,
-                    env, tuple(launcher.command(ctx)))
+                    env, command, containers)
 
 
 def _config_file(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import platform
 import sys
 import threading
@@ -43,6 +44,7 @@ class RunRecord:
     def __init__(self, plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str):
         self.path = plan.result_dir / "run.json"
         self._lock = threading.Lock()
+        self._fell_back = False
         self.data: dict[str, Any] = {
             "run_id": plan.run_id, "chipperf_version": __version__, "suite": suite,
             "started_at": _now(), "finished_at": None, "status": "running",
@@ -61,8 +63,20 @@ class RunRecord:
                 "status": "pending", "reason": "", "rounds": []}
 
     def save(self) -> None:
+        """Atomically; when the result root cannot take it (full, gone, read-only), under
+        fallback_dir() instead, said once in the log."""
         with self._lock:
-            write_json(self.path, self.data)
+            try:
+                write_json(self.path, self.data)
+                return
+            except OSError as exc:
+                problem = exc
+            fallback = fallback_dir() / f"{self.data['run_id']}.run.json"
+            write_json(fallback, self.data)
+            if not self._fell_back:
+                self._fell_back = True
+                log.error("run.json could not be written to %s (%s); it is written to %s "
+                          "until the result root takes it again", self.path, problem, fallback)
 
     def host(self, name: str, **facts: Any) -> None:
         self.data["hosts"].setdefault(name, {}).update(facts)
@@ -81,13 +95,36 @@ class RunRecord:
         self.data["cases"][dir_name]["rounds"].append(entry)
         self.save()
 
-    def finish(self, status: str) -> None:
+    def finish(self, status: str, error: BaseException | None = None) -> None:
+        """Close the record; a run that ended on an exception names its type and message
+        (its traceback is in run.log)."""
         self.data.update(status=status, finished_at=_now())
+        if error is not None:
+            self.data["error"] = {"type": type(error).__name__, "message": str(error)}
         self.save()
 
 
+def fallback_dir() -> Path:
+    """Where a run's record goes when its result root cannot take it."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "chipperf" / "runs"
+
+
+class RunLog(logging.FileHandler):
+    """run.log; a result root that fills up mid-run is said once on stderr, not with a
+    traceback per line (the console keeps the whole log)."""
+
+    failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's name)
+        if not self.failed:
+            self.failed = True
+            print(f"chipperf: cannot write {self.baseFilename} ({sys.exc_info()[1]}); the "
+                  "console has the rest of the log", file=sys.stderr)
+
+
 def attach_run_log(run_dir: Path, debug: bool) -> logging.Handler:
-    handler = logging.FileHandler(run_dir / "run.log", encoding="utf-8")
+    handler = RunLog(run_dir / "run.log", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     handler.setLevel(logging.DEBUG if debug else logging.INFO)
     logging.getLogger("chipperf").addHandler(handler)

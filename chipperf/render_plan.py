@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import shlex
-
 from chipperf.config.model import ClusterConfig, TestConfig
+from chipperf.containers.spec import ContainerSpec, docker_run_line, option_words
 from chipperf.plan import RunPlan
 from chipperf.vendors import hardware_status
 
@@ -34,12 +33,29 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
         first = case.rounds[0]
         lines.append(f"  master    {first.master_addr}:{first.master_port}")
         for node in first.nodes:
-            lines += [
-                f"  node {node.node_rank} on {node.host}",
-                f"    container {node.container} (+ {node.monitor})",
-                f"    work dir  {node.work_dir}",
-                f"    results   {plan.result_dir}/{node.result_rel}/",
-                f"    command   {shlex.join(node.command)}",
-                "    env       " + " ".join(f"{k}={v}" for k, v in sorted(node.env.items())),
-            ]
+            lines += [f"  node {node.node_rank} on {node.host}",
+                      f"    work dir  {node.work_dir}",
+                      f"    results   {plan.result_dir}/{node.result_rel}/",
+                      *_spec("case container", node.case_spec),
+                      *_spec("monitor sidecar", node.monitor_spec)]
     return "\n".join(lines)
+
+
+def _spec(what: str, spec: ContainerSpec) -> list[str]:
+    """A container spec as the run starts it (round 1; later rounds differ in the r<N> of
+    names and CHIPPERF_ROUND), and the `docker run` line that starts it by hand (TAG: the
+    image's tag, which the run prints when it has built the image)."""
+    mounts = [f"{m.source} -> {m.target} ({m.mode}{', where the host has it' if m.if_present else ''})"
+              for m in spec.mounts]
+    devices = [d.text() + (" (where the host has it)" if d.if_present else "") for d in spec.devices]
+    return [
+        f"    {what} {spec.name}",
+        f"      image     {spec.image}:<tag: hash of the image's build inputs>",
+        f"      command   {' '.join(spec.command)}",
+        "      env       " + " ".join(f"{k}={v}" for k, v in sorted(spec.env.items())),
+        *(f"      mount     {m}" for m in mounts),
+        *(f"      device    {d}" for d in devices),
+        f"      shm       {spec.shm_size}" + ("; pid namespace: host" if spec.pid_host else ""),
+        "      options   " + (" ".join(option_words(spec.options or {})) or "(none)"),
+        f"      by hand   {docker_run_line(spec.tagged(f'{spec.image}:TAG'))}",
+    ]

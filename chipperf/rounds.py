@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from chipperf.containers import runtime
-from chipperf.containers.runtime import ContainerSpec
-from chipperf.errors import HostError, interruption
+from chipperf.errors import HostError, failure, interruption, log_failure
 from chipperf.perflog import case_error, parse_lines
 from chipperf.plan import CasePlan, NodePlan, RoundPlan
 from chipperf.remote import HostGroup, each
-from chipperf.results.layout import write_status
+from chipperf.results import layout
 
 log = logging.getLogger("chipperf")
 PROGRESS_EVERY_S = 20.0
@@ -30,14 +29,9 @@ PROGRESS_EVERY_S = 20.0
 
 @dataclass(frozen=True)
 class RoundSettings:
-    run_id: str
     run_dir: Path
-    image: str
-    vendor: str
-    shm_size: str
-    monitor_interval_s: float
-    options: Mapping[str, Any]
-    sensors: Mapping[str, Mapping[str, Any]]   # host -> monitor-only docker options
+    image: str                                  # the built tag of the case's image
+    sensors: Mapping[str, frozenset[str]]       # host -> the sensor paths it has (preflight)
 
 
 @dataclass
@@ -45,13 +39,16 @@ class NodeState:
     node: NodePlan
     status: str = "starting"
     reason: str = ""
+    kind: str = ""                      # of a failure: exited, unreachable, timeout, internal
+    error: BaseException | None = None  # the exception behind it, kept for --debug and run.log
+    kept_on: str = ""                   # host:dir where its files stayed (not collected)
     container: Any = None
     monitor: Any = None
     lifetime: dict[str, Any] = field(default_factory=dict)
 
-    def finish(self, status: str, reason: str = "") -> None:
+    def finish(self, status: str, reason: str = "", kind: str = "") -> None:
         if self.status in ("starting", "running"):
-            self.status, self.reason = status, reason
+            self.status, self.reason, self.kind = status, reason, kind
 
 
 @dataclass
@@ -63,11 +60,18 @@ class RoundOutcome:
     finished_ms: int
     nodes: dict[str, str] = field(default_factory=dict)
     containers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    lost_hosts: tuple[str, ...] = ()    # hosts whose node ended because they could not be reached
+    kept_on_hosts: dict[str, str] = field(default_factory=dict)  # node -> host:dir not collected
 
     def to_dict(self) -> dict[str, Any]:
-        return {"number": self.number, "status": self.status, "reason": self.reason,
-                "started_ms": self.started_ms, "finished_ms": self.finished_ms, "nodes": self.nodes,
-                "containers": self.containers}
+        entry = {"number": self.number, "status": self.status, "reason": self.reason,
+                 "started_ms": self.started_ms, "finished_ms": self.finished_ms,
+                 "nodes": self.nodes, "containers": self.containers}
+        if self.lost_hosts:
+            entry["lost_hosts"] = list(self.lost_hosts)
+        if self.kept_on_hosts:
+            entry["kept_on_hosts"] = dict(self.kept_on_hosts)
+        return entry
 
 
 def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings) -> RoundOutcome:
@@ -78,7 +82,7 @@ def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings
     canceled = False
     interrupted: BaseException | None = None
     try:
-        each(states, lambda st: _start_node(hosts, case, st, s), "start containers",
+        each(states, lambda st: _start_node(hosts, st, s), "start containers",
              key=lambda st: st.node.host, raise_errors=False)
         failed = [st for st in states if st.status == "failed"]
         if not failed:
@@ -101,50 +105,43 @@ def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings
     return outcome
 
 
+def write_status(local: Path, status: str, reason: str = "") -> None:
+    """The node dir's status file; a result root that filled up is said, not raised: the
+    node's files stay on its host (see _teardown_node)."""
+    try:
+        layout.write_status(local, status, reason)
+    except OSError as exc:
+        log.error("could not write %s/status (%s): the result root is full or unusable", local, exc)
+
+
 def _local(s: RoundSettings, st: NodeState) -> Path:
     return s.run_dir / st.node.result_rel
 
 
-def _start_node(hosts: HostGroup, case: CasePlan, st: NodeState, s: RoundSettings) -> None:
-    """Make the node dir, then start the monitor sidecar and the case container side by side."""
+def _start_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
+    """Make the node dir, then start the monitor sidecar and the case container side by side:
+    the plan's specs, with the built image and the sensors this host has."""
     node, host = st.node, hosts[st.node.host]
     try:
         client = host.docker()
         host.makedirs(node.output_dir)
         with ThreadPoolExecutor(max_workers=1) as pool:
-            monitor = pool.submit(_start_monitor, client, case, st, s)
+            monitor = pool.submit(_start_monitor, client, st, s)
             try:
-                st.container = runtime.start(client, _case_spec(case, node, s), node.host)
+                st.container = runtime.start(client, node.case_spec.tagged(s.image), node.host)
             finally:
                 st.monitor = monitor.result()
         st.status = "running"
         log.info("[%s] node %d: started %s", node.host, node.node_rank, node.container)
     except Exception as exc:
-        st.status, st.reason = "failed", str(exc)
-        log.error("[%s] node %d: %s", node.host, node.node_rank, exc)
+        kind, reason = failure(exc, f"starting node {node.node_rank}")
+        st.status, st.reason, st.kind, st.error = "failed", reason, kind, exc
+        log_failure(f"[{node.host}] node {node.node_rank}", kind, reason, exc)
 
 
-def _case_spec(case: CasePlan, node: NodePlan, s: RoundSettings) -> ContainerSpec:
-    command = ("python3", "-m", "chipperf.launchers.rankexec", f"{node.output_dir}/launcher.log",
-               *node.command)
-    return ContainerSpec(node.container, s.image, command, node.env,
-                         {node.work_dir: "rw", case.data_dir: "ro"}, s.run_id, s.shm_size,
-                         s.options)
-
-
-def _start_monitor(client: Any, case: CasePlan, st: NodeState, s: RoundSettings) -> Any:
+def _start_monitor(client: Any, st: NodeState, s: RoundSettings) -> Any:
     node = st.node
-    command = ("python3", "-m", "chipperf.monitors", "--out", node.output_dir,
-               "--interval", str(s.monitor_interval_s), "--vendor", s.vendor)
-    sensors = dict(s.sensors.get(node.host, {}))
-    env = {"PYTHONPATH": node.env["PYTHONPATH"], "PYTHONUNBUFFERED": "1",
-           **sensors.pop("environment", {})}
-    options = {**s.options, **sensors,
-               "devices": [*s.options.get("devices", []), *sensors.get("devices", [])],
-               "volumes_extra": {**s.options.get("volumes_extra", {}),
-                                 **sensors.get("volumes_extra", {})}}
-    spec = ContainerSpec(node.monitor, s.image, command, env, {node.work_dir: "rw"}, s.run_id,
-                         "64m", options, pid_host=True)
+    spec = node.monitor_spec.tagged(s.image).on_host(s.sensors.get(node.host, frozenset()))
     try:
         return runtime.start(client, spec, node.host)
     except HostError as exc:  # the round goes on without telemetry; the gap is recorded
@@ -154,7 +151,7 @@ def _start_monitor(client: Any, case: CasePlan, st: NodeState, s: RoundSettings)
 
 def _wait(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState]) -> None:
     deadline = time.monotonic() + rnd.timeout_s
-    done: "queue.Queue[tuple[NodeState, int | None, str]]" = queue.Queue()
+    done: "queue.Queue[tuple[NodeState, int | None, BaseException | None]]" = queue.Queue()
     for st in states:
         threading.Thread(target=_waiter, args=(st, deadline, done), daemon=True).start()
     pending = len(states)
@@ -163,7 +160,8 @@ def _wait(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeSta
         now = time.monotonic()
         if now >= deadline:
             for st in states:
-                st.finish("timeout", f"still running after the round deadline of {rnd.timeout_s:.0f} s")
+                st.finish("timeout", f"still running after the round deadline of "
+                                     f"{rnd.timeout_s:.0f} s", "timeout")
             log.error("case %s round %d: timed out after %.0f s", case.key, rnd.number, rnd.timeout_s)
             return
         try:
@@ -184,23 +182,26 @@ def _wait(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeSta
 def _waiter(st: NodeState, deadline: float, done: "queue.Queue") -> None:
     try:
         code = runtime.exit_code(st.container, timeout=max(1.0, deadline - time.monotonic() + 5))
-        done.put((st, code, ""))
-    except Exception as exc:
-        done.put((st, None, f"lost contact with the host's Docker engine ({type(exc).__name__}: "
-                            f"{exc}); the host may have gone down"))
+        done.put((st, code, None))
+    except Exception as exc:  # kept whole: its kind decides the message, --debug its traceback
+        done.put((st, None, exc))
 
 
-def _record_exit(st: NodeState, code: int | None, error: str) -> bool:
+def _record_exit(st: NodeState, code: int | None, error: BaseException | None) -> bool:
     """True when the node finished well."""
     node = st.node
     if code == 0:
         st.finish("succeeded")
         log.info("[%s] node %d: finished", node.host, node.node_rank)
         return True
-    reason = error or f"launcher exited with status {code}; see {node.result_rel}/launcher.log " \
-                      "and rank*.out.log"
-    st.finish("failed", reason)
-    log.error("[%s] node %d: %s", node.host, node.node_rank, reason)
+    if error is not None:
+        kind, reason = failure(error, f"waiting for {node.container}")
+        st.error = error
+    else:
+        kind, reason = "exited", (f"launcher exited with status {code}; see "
+                                  f"{node.result_rel}/launcher.log and rank*.out.log")
+    st.finish("timeout" if kind == "timeout" else "failed", reason, kind)
+    log_failure(f"[{node.host}] node {node.node_rank}", kind, reason, error)
     return False
 
 
@@ -252,11 +253,15 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
         if skipped:
             log.warning("[%s] node %d: not copied back (not a regular file or directory): %s",
                         node.host, node.node_rank, ", ".join(skipped[:10]))
-    except HostError as exc:
-        log.error("[%s] node %d: could not collect %s: %s", node.host, node.node_rank,
-                  node.output_dir, exc)
+    except (HostError, OSError) as exc:
+        kept = f"{node.host}:{node.output_dir}"
+        st.kept_on = kept
+        log.error("[%s] node %d: could not collect %s: %s; the files stay on the host: "
+                  "`chipperf collect %s` brings them home when it can be reached and the "
+                  "result root has room", node.host, node.node_rank, node.output_dir,
+                  exc, s.run_dir)
         if st.status == "succeeded":
-            st.status, st.reason = "failed", f"results could not be collected: {exc}"
+            st.status, st.reason = "failed", f"results could not be collected (kept at {kept}): {exc}"
     else:  # collected: the host's copy goes (the run's teardown retries what is left)
         try:
             hosts[node.host].remove_tree(node.output_dir)
@@ -269,8 +274,11 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
 
 def _stop_case_container(st: NodeState, local: Path) -> None:
     if st.status in ("failed", "timeout", "running"):
-        local.mkdir(parents=True, exist_ok=True)
-        (local / "container.log").write_text(runtime.logs_tail(st.container, 200))
+        try:
+            local.mkdir(parents=True, exist_ok=True)
+            (local / "container.log").write_text(runtime.logs_tail(st.container, 200))
+        except OSError as exc:  # the container is stopped all the same
+            log.error("[%s] could not keep the container's log in %s: %s", st.node.host, local, exc)
     st.lifetime = runtime.lifetime(st.container)
     if st.lifetime.get("running", True):
         runtime.stop(st.container)
@@ -308,12 +316,19 @@ def _name_case_error(st: NodeState, local: Path) -> None:
 def _outcome(rnd: RoundPlan, states: list[NodeState], started: int, canceled: bool) -> RoundOutcome:
     nodes = {Path(st.node.result_rel).name: st.status for st in states}
     containers = {Path(st.node.result_rel).name: st.lifetime for st in states}
-    if all(st.status == "succeeded" for st in states):
-        status, reason = "succeeded", ""
-    else:
-        bad = [st for st in states if st.status not in ("succeeded", "canceled")]
-        first = bad[0] if bad else states[0]
-        status = "canceled" if canceled else first.status
-        reason = f"node {first.node.node_rank} ({first.node.host}): {first.reason}"
+    status, reason = "succeeded", ""
+    named = culprit(states)
+    if named is not None:
+        status = "canceled" if canceled else named.status
+        reason = f"node {named.node.node_rank} ({named.node.host}): {named.reason}"
+    lost = tuple(dict.fromkeys(st.node.host for st in states if st.kind == "unreachable"))
+    kept = {Path(st.node.result_rel).name: st.kept_on for st in states if st.kept_on}
     return RoundOutcome(rnd.number, status, reason, started, int(time.time() * 1000), nodes,
-                        containers)
+                        containers, lost, kept)
+
+
+def culprit(states: list[NodeState]) -> NodeState | None:
+    """The node a round that did not succeed is blamed on: the first that failed or timed
+    out; with none (a canceled round), the first that did not succeed; never one that did."""
+    bad = [st for st in states if st.status not in ("succeeded", "canceled")]
+    return next(iter(bad or [st for st in states if st.status != "succeeded"]), None)

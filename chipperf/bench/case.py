@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NoReturn, Optional
 
+from chipperf.codeversion import script_digest
 from chipperf.perflog import PerfLogger
 
 EXIT_BAD_INPUT, EXIT_UNSUPPORTED, EXIT_WRONG = 2, 3, 4
@@ -119,7 +120,8 @@ class BenchCase:
     def start(self) -> None:
         self.emit("INIT_START")
         self.emit("SUBMIT_INFO", {"vendor": self.vendor, "model": self.name, "suite": self.suite,
-                                  "chip": self.chip, "config": dict(self.settings)})
+                                  "chip": self.chip, "config": dict(self.settings),
+                                  "case_version": script_digest()})
 
     def ready(self, facts: Mapping[str, Any]) -> None:
         self.emit("INIT_END", dict(facts))

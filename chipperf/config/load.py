@@ -298,6 +298,7 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         container_opt=f.get("container_opt", str, ""),
         visible_devices_env=f.get("visible_devices_env", str, None),
         clear_caches=f.get("clear_caches", _flag, False),
+        retry_lost_hosts=f.get("retry_lost_hosts", _flag, False),
         in_container_launch=f.get("in_container_launch", _flag, _exec_in_container()),
         framework_match=f.get("framework_match", _framework_match, "nearest",
                               f"use one of {', '.join(MODES)}"),

@@ -109,6 +109,7 @@ class TestConfig:
     container_opt: str = ""                 # extra docker options, CLI form ("--gpus all ...")
     visible_devices_env: Optional[str] = None  # override the vendor's variable
     clear_caches: bool = False
+    retry_lost_hosts: bool = False          # start a case's later rounds on a host it lost
     in_container_launch: bool = False       # FlagPerf's: HOSTS are existing containers
     framework_match: str = "nearest"        # "nearest" | "exact" (chipperf.frameworks)
     round_timeout_s: float = 3600.0

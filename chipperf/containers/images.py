@@ -263,20 +263,22 @@ def build_local_base(client: Any, image: str, mirror: str) -> None:
 
 
 def debootstrap(argv: list[str], every_s: float = 10.0) -> tuple[int, str]:
-    """Run debootstrap, logging each new stage (Retrieving, Extracting, Installing, ...) and,
-    within one, its latest line every ``every_s``; returns (exit status, its last output)."""
+    """Run debootstrap, logging the first line of each stage (Retrieving, Extracting,
+    Installing, ...) and otherwise its latest line every ``every_s`` (Retrieving and Validating
+    alternate per package: each is logged once); returns (exit status, its last output)."""
     tail: list[str] = []
-    last, count, every = "", 0, Every(every_s)
+    seen: set[str] = set()
+    count, every = 0, Every(every_s)
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           errors="replace") as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
             tail = (tail + [line])[-40:]
             now, count = stage(line), count + 1
-            if now != last or every.due():
+            if now not in seen or every.due():
                 log.info("  debootstrap (%.0f s, %d lines): %s", every.elapsed(), count,
                          line.strip()[:160])
-                last = now
+                seen.add(now)
     return proc.returncode, "".join(tail)
 
 

@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
+from chipperf.containers.spec import LABEL_RUN, ContainerSpec, run_kwargs
 from chipperf.errors import HostError
 
+__all__ = ["LABEL_RUN", "ContainerSpec", "run_kwargs", "start"]
 log = logging.getLogger("chipperf")
-
-LABEL_RUN = "chipperf.run"
-
-
-@dataclass(frozen=True)
-class ContainerSpec:
-    name: str
-    image: str
-    command: tuple[str, ...]
-    env: Mapping[str, str]
-    mounts: Mapping[str, str]       # host path -> "rw" | "ro" (mounted at the same path)
-    run_id: str
-    shm_size: str = "16g"
-    options: Mapping[str, Any] = None  # type: ignore[assignment]  # vendor + user docker kwargs
-    pid_host: bool = False
 
 
 def start(client: Any, spec: ContainerSpec, host: str) -> Any:
@@ -34,22 +20,6 @@ def start(client: Any, spec: ContainerSpec, host: str) -> Any:
     except docker.errors.APIError as exc:
         raise HostError(host, f"starting container {spec.name} failed: {exc.explanation or exc}",
                         _start_fix(str(exc))) from exc
-
-
-def run_kwargs(spec: ContainerSpec) -> dict[str, Any]:
-    """The keyword arguments of ``containers.run()`` for ``spec`` (pure)."""
-    volumes = {path: {"bind": path, "mode": mode} for path, mode in spec.mounts.items()}
-    kwargs = dict(spec.options or {})
-    volumes.update(kwargs.pop("volumes_extra", {}))
-    # Options' variables (``--env X=all``) sit under the plan's own; ``--shm-size`` in the
-    # options is the more specific setting and wins over the test config's SHM_SIZE.
-    environment = {**kwargs.pop("environment", {}), **spec.env}
-    shm_size = kwargs.pop("shm_size", spec.shm_size)
-    if spec.pid_host:
-        kwargs["pid_mode"] = "host"
-    return {"command": list(spec.command), "name": spec.name, "detach": True,
-            "network_mode": "host", "shm_size": shm_size, "environment": environment,
-            "volumes": volumes, "labels": {LABEL_RUN: spec.run_id}, **kwargs}
 
 
 def _start_fix(text: str) -> str:

@@ -42,6 +42,9 @@ class CommandResult:
         return self.exit_code == 0
 
 
+HELD = b"held\n"   # what hold() sends through cat and waits to see back
+
+
 class Host:
     """The interface every step uses; see ``SSHHost`` and ``LocalHost``."""
 
@@ -52,6 +55,12 @@ class Host:
 
     def put_archive(self, data: bytes, remote_dir: str) -> None:
         """Unpack a tar archive (bytes) into ``remote_dir``, creating it."""
+        raise NotImplementedError
+
+    def hold(self, argv: Sequence[str], timeout: float = 60) -> None:
+        """Start ``argv`` (a command ending in ``cat``) with its stdin held open by this
+        connection until ``close()`` or this process's end: a lease that lives exactly as
+        long as the master does. Returns once cat echoed a line, i.e. once it runs."""
         raise NotImplementedError
 
     def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> list[str]:
@@ -112,6 +121,20 @@ class LocalHost(Host):
     def __init__(self, name: str = "127.0.0.1"):
         self.name = name
         self._docker: Any = None
+        self._held: list[subprocess.Popen] = []
+
+    def hold(self, argv: Sequence[str], timeout: float = 60) -> None:
+        try:
+            proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL)
+        except OSError as exc:
+            raise HostError(self.name, f"cannot start {argv[0]} ({exc})") from exc
+        self._held.append(proc)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(HELD)
+        proc.stdin.flush()
+        if proc.stdout.readline() != HELD:
+            raise HostError(self.name, f"`{shlex.join(argv)}` ended (exit {proc.wait()})")
 
     def run(self, argv: Sequence[str], timeout: float = 300, check: bool = True) -> CommandResult:
         try:
@@ -183,6 +206,11 @@ class LocalHost(Host):
         return self._docker
 
     def close(self) -> None:
+        for proc in self._held:
+            if proc.stdin is not None:
+                proc.stdin.close()
+            proc.wait(timeout=10)
+        self._held.clear()
         if self._docker is not None:
             self._docker.close()
 
@@ -205,7 +233,30 @@ class SSHHost(Host):
         self._docker: Any = None
         self._sftp_lock = threading.Lock()
         self._sftp_client: paramiko.SFTPClient | None = None
+        self._held: list[paramiko.Channel] = []
         self.client = self._connect()
+
+    def hold(self, argv: Sequence[str], timeout: float = 60) -> None:
+        deadline, said = time.monotonic() + timeout, b""
+        try:
+            channel = self._transport().open_session(timeout=self.cluster.connect_timeout_s)
+            self._held.append(channel)
+            channel.exec_command(shlex.join(argv))
+            channel.sendall(HELD)
+            while HELD not in said:
+                if channel.exit_status_ready() and not channel.recv_ready():
+                    raise HostError(self.name, f"`{shlex.join(argv)}` ended (exit "
+                                               f"{channel.recv_exit_status()})")
+                if time.monotonic() > deadline:
+                    raise HostError(self.name, f"`{shlex.join(argv)}` did not start in "
+                                               f"{timeout:.0f} s")
+                if channel.recv_ready():
+                    said += channel.recv(4096)
+                else:
+                    time.sleep(0.05)
+        except (paramiko.SSHException, OSError, EOFError) as exc:
+            raise HostError(self.name, f"cannot start `{argv[0]}` ({exc})",
+                            unreachable=True) from exc
 
     def _connect_kwargs(self) -> dict[str, Any]:
         c = self.cluster
@@ -257,10 +308,12 @@ class SSHHost(Host):
                              "HOST_KEY_POLICY = 'accept-any' to opt out of verification")
         if isinstance(exc, (socket.timeout, TimeoutError)):
             return HostError(self.name, f"{where}: no answer within {kwargs['timeout']:.0f} s",
-                             "check the address, that the host is up and that SSH_PORT is right")
+                             "check the address, that the host is up and that SSH_PORT is right",
+                             unreachable=True)
         if isinstance(exc, (paramiko.ssh_exception.NoValidConnectionsError, OSError)):
             return HostError(self.name, f"{where}: cannot connect ({exc})",
-                             "check the address, that sshd runs and that SSH_PORT is right")
+                             "check the address, that sshd runs and that SSH_PORT is right",
+                             unreachable=True)
         return HostError(self.name, f"{where}: {type(exc).__name__}: {exc}")
 
     def _transport(self) -> paramiko.Transport:
@@ -282,7 +335,7 @@ class SSHHost(Host):
             raise HostError(self.name, f"`{shlex.join(argv)}` did not finish in {timeout:.0f} s") from exc
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise HostError(self.name, f"lost the SSH connection running `{argv[0]}` ({exc})",
-                            "check that the host is up") from exc
+                            "check that the host is up", unreachable=True) from exc
         return self._checked(CommandResult(tuple(argv), code, out, err), check)
 
     def put_archive(self, data: bytes, remote_dir: str) -> None:
@@ -355,6 +408,8 @@ class SSHHost(Host):
         return self._connect()
 
     def close(self) -> None:
+        for channel in self._held:
+            channel.close()
         if self._docker is not None:
             self._docker.close()
         if self._sftp_client is not None:

@@ -133,6 +133,12 @@ class SmiToolSampler:
         pass
 
 
+# The device access a vendor's smi tool or library needs to see the accelerators: device
+# nodes, the engine's device requests, driver mounts, device groups. Not ipc, ulimits,
+# privileges or the user's own options (those are the case container's).
+SAMPLER_KEYS = ("devices", "device_requests", "volumes_extra", "group_add")
+
+
 @dataclass(frozen=True)
 class Vendor:
     name: str
@@ -140,6 +146,9 @@ class Vendor:
     chips: Mapping[str, ChipSpec]
     # docker SDK keyword arguments for containers.run(): device_requests, devices, ipc_mode ...
     container_options: Callable[[int], Mapping[str, Any]] = lambda nproc: {}
+    # What the monitor sidecar needs for the accelerator sampler (its own, not the case's
+    # options); None: the device access of ``container_options`` (SAMPLER_KEYS) and nothing else.
+    monitor_options: Optional[Callable[[int], Mapping[str, Any]]] = None
     # Factory of the accelerator sampler (None: the vendor has no accelerator telemetry).
     # Called once by the monitor; raises SamplerUnavailable when the source is missing.
     accelerator_sampler: Optional[Callable[[], AcceleratorSampler]] = None
@@ -153,6 +162,12 @@ class Vendor:
     dist_backend: Optional[str] = None
     # Honest status: has this path run on the vendor's real hardware here? (plan, cases, report)
     validated_on_hardware: HardwareValidation = HardwareValidation()
+
+    def sampler_options(self, nproc: int) -> Mapping[str, Any]:
+        """The docker options of the monitor sidecar's accelerator sampler."""
+        if self.monitor_options is not None:
+            return self.monitor_options(nproc)
+        return {k: v for k, v in self.container_options(nproc).items() if k in SAMPLER_KEYS}
 
     def chip(self, name: str) -> Optional[ChipSpec]:
         return self.chips.get(name) or self.chips.get(name.lower()) or next(

@@ -42,6 +42,14 @@ def _container_options(nproc: int) -> Mapping[str, Any]:
     }
 
 
+def _monitor_options(nproc: int) -> Mapping[str, Any]:
+    """NVML sees every GPU with the driver's utility capability alone (nvidia-smi, libnvidia-ml):
+    the sidecar gets no compute access to the GPUs the case uses."""
+    import docker.types
+
+    return {"device_requests": [docker.types.DeviceRequest(count=-1, capabilities=[["utility"]])]}
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -155,6 +163,7 @@ VENDOR = Vendor(
     visible_devices_env="CUDA_VISIBLE_DEVICES",
     chips=CHIPS,
     container_options=_container_options,
+    monitor_options=_monitor_options,
     accelerator_sampler=NvmlSampler,
     device="cuda",
     validated_on_hardware=HardwareValidation(

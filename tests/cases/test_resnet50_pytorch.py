@@ -105,6 +105,8 @@ def test_the_round_reason_leads_with_the_device_error_the_rank_printed(
     """What the engine does with that rank: its log (as rankexec writes it) makes the failed
     node's reason, and so the round's, lead with the device layer's message."""
     from chipperf import rounds
+    from chipperf.containerplan import NodeContainers
+    from chipperf.containers.spec import ContainerSpec
     from chipperf.plan import NodePlan
 
     result = CASE.run_config(digits, env=CASE.env(CHIPPERF_VENDOR="ascend",
@@ -112,8 +114,9 @@ def test_the_round_reason_leads_with_the_device_error_the_rank_printed(
     node_dir = tmp_path / "node"
     node_dir.mkdir()
     (node_dir / "rank0.out.log").write_text(result.stdout + result.stderr)
+    spec = ContainerSpec("case", "img", (), {}, (), "run1")
     node = NodePlan("10.0.0.1", 0, "/w", "case", "monitor", "r/round1/h_noderank0", "/w/out",
-                    {}, ())
+                    {}, (), NodeContainers(spec, spec))
     state = rounds.NodeState(node, status="failed", reason="rank 0 exited with status 2")
     rounds._name_case_error(state, node_dir)
     assert state.reason.startswith("rank0.out.log: vendor 'ascend' names device 'npu' (Huawei "

@@ -8,14 +8,17 @@ import os
 import pytest
 
 from chipperf import controller
+from chipperf.containerplan import NodeContainers
+from chipperf.containers.spec import ContainerSpec
 from chipperf.plan import NodePlan, RoundPlan
 from chipperf.remote.group import HostGroup
 from chipperf.remote.host import LocalHost
 
 
 def one_node_round() -> RoundPlan:
+    spec = ContainerSpec("c", "img", (), {}, (), "run1")
     node = NodePlan("127.0.0.1", 0, "/w", "c", "m", "case/round1/127.0.0.1_noderank0", "/w/o",
-                    {}, ())
+                    {}, (), NodeContainers(spec, spec))
     return RoundPlan(1, "127.0.0.1", 29500, 60.0, (node,))
 
 

@@ -241,20 +241,24 @@ def test_times_need_a_closed_train_window() -> None:
 
 
 def test_process_start_defaults_to_this_process_start() -> None:
-    """The default is read from /proc and agrees with psutil's create_time (a failed read
-    would give 0 s, i.e. 'now')."""
+    """Read from /proc: a child that slept 0.6 s after it started reports at least that
+    (a failed read gives 0 s, i.e. 'now'). psutil's create_time is no reference: it adds
+    the boot time, which /proc/stat gives in whole seconds."""
+    import subprocess
     import time
 
-    import psutil
+    code = ("import time; time.sleep(0.6); "
+            "from driver.timing import seconds_since_process_start as s; print(s())")
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=REPO / "training" / "benchmarks").stdout
+    lived = time.monotonic() - started
+    assert 0.6 <= float(out) <= lived + 0.05, (out, lived)
     from driver.timing import seconds_since_process_start
 
-    since = seconds_since_process_start()
-    by_psutil = time.time() - psutil.Process().create_time()
-    # psutil adds the start ticks to /proc/stat's btime, whole seconds of wall clock: up to
-    # 1 s off (0.87 s seen on a machine up for 5 minutes), more if the clock was stepped
-    assert since > 0.05 and abs(since - by_psutil) < 1.5
     w = Windows()
-    assert time.perf_counter() - w.process_start == pytest.approx(since, abs=0.5)
+    assert time.perf_counter() - w.process_start == pytest.approx(
+        seconds_since_process_start(), abs=0.1)
 
 
 # ---------------------------------------------------------------- FINISHED
@@ -443,16 +447,17 @@ def test_driver_package_imports_no_framework() -> None:
 
 
 def test_submit_info_carries_a_digest_of_the_case_code(case: Path) -> None:
-    from driver.version import code_digest
+    from chipperf.codeversion import code_digest
 
+    benchmarks = REPO / "training" / "benchmarks"
     out = io.StringIO()
     start(case, {"RANK": "0", "WORLD_SIZE": "1"}, FakeClock(), out)
     events, _ = parse_lines(out.getvalue().splitlines())
     digest = events[1].value["case_version"]
-    assert digest.startswith("sha256:") and digest == code_digest(case / "case")
+    assert digest.startswith("sha256:") and digest == code_digest(case / "case", benchmarks)
     (case / "case" / "model.py").write_text("LAYERS = 50\n")
-    changed = code_digest(case / "case")
-    assert changed != digest and changed == code_digest(case / "case")
+    changed = code_digest(case / "case", benchmarks)
+    assert changed != digest and changed == code_digest(case / "case", benchmarks)
     resnet = REPO / "training" / "benchmarks" / "resnet50" / "pytorch"
     assert code_digest(resnet) == code_digest(resnet)
 
@@ -467,3 +472,27 @@ def test_submit_info_reports_the_flagperf_names_a_translated_config_mapped(case:
     submit = events[1].value
     assert submit["flagperf_aliases"] == {"learning_rate": "lr"}
     assert submit["config"]["lr"] == 0.2 and "_flagperf_aliases" not in submit["config"]
+
+
+def test_the_digest_covers_the_sibling_packages_a_case_imports(tmp_path: Path) -> None:
+    from chipperf.codeversion import code_digest
+
+    root = tmp_path / "benchmarks"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "__init__.py").write_text("X = 1\n")
+    (root / "m" / "pytorch").mkdir(parents=True)
+    (root / "m" / "pytorch" / "run.py").write_text("from lib import X\n")
+    first = code_digest(root / "m" / "pytorch")               # root: its grandparent
+    (root / "lib" / "__init__.py").write_text("X = 2\n")
+    assert code_digest(root / "m" / "pytorch", root) != first
+
+
+def test_a_case_script_gets_a_digest_and_other_programs_none(monkeypatch) -> None:
+    from chipperf.codeversion import code_digest, script_digest
+
+    script = REPO / "inference" / "benchmarks" / "resnet50" / "pytorch" / "run_inference.py"
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    assert script_digest() == code_digest(script.parent) != code_digest(
+        REPO / "inference" / "benchmarks" / "bert_large" / "pytorch")
+    monkeypatch.setattr(sys, "argv", [sys.executable])
+    assert script_digest() is None

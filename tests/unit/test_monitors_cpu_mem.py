@@ -14,7 +14,7 @@ import pytest
 
 from chipperf.monitors import run_monitor
 from chipperf.monitors.cpu import cpu_sample, parse_proc_stat, utilisation
-from chipperf.monitors.mem import mem_sample, parse_meminfo
+from chipperf.monitors.mem import MemSource, mem_sample, parse_meminfo
 from chipperf.monitors.records import kind
 from chipperf.monitors.source import SampleError
 
@@ -99,11 +99,22 @@ def test_real_cpu_samples(real_run: Path) -> None:
         assert all(0.0 <= v <= 100.0 for v in r["per_core_util_pct"].values())
 
 
-def test_real_loop_does_not_drift(real_run: Path) -> None:
-    samples = [r for r in _lines(real_run / "cpu_monitor.log") if kind(r) == "sample"]
-    first, last = samples[0]["ts_ms"], samples[-1]["ts_ms"]
-    ticks = round((last - first) / 500)
-    assert abs((last - first) - ticks * 500) < 150  # on the 0.5 s grid, not accumulating lag
+class SlowMem(MemSource):
+    """A source that takes 0.2 s per sample: a loop that waits an interval after sampling
+    instead of keeping its grid falls 0.2 s further behind on every tick."""
+
+    def sample(self):
+        time.sleep(0.2)
+        return super().sample()
+
+
+def test_real_loop_does_not_drift(tmp_path: Path) -> None:
+    run_monitor(tmp_path, 0.5, 3.0, "cpu", sources=[SlowMem()])
+    stamps = [r["ts_ms"] for r in _lines(tmp_path / "mem_monitor.log") if kind(r) == "sample"]
+    ticks = [round((t - stamps[0]) / 500) for t in stamps]
+    assert len(stamps) >= 4 and all(b - a in (1, 2) for a, b in zip(ticks, ticks[1:])), stamps
+    # every sample on the 0.5 s grid of the first, measured from the first (no wrapping)
+    assert all(abs((t - stamps[0]) - k * 500) < 150 for t, k in zip(stamps, ticks)), stamps
 
 
 def test_real_mem_samples(real_run: Path) -> None:

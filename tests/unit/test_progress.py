@@ -53,7 +53,8 @@ def test_counted_passes_chunks_through_and_reports_bytes() -> None:
 def test_debootstrap_logs_each_stage_and_returns_its_tail(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     script = tmp_path / "debootstrap"
-    script.write_text("#!/bin/sh\nfor p in libc6 bash dash; do echo \"I: Retrieving $p\"; done\n"
+    script.write_text("#!/bin/sh\nfor p in libc6 bash dash; do echo \"I: Retrieving $p\"; "
+                      "echo \"I: Validating $p\"; done\n"
                       "echo 'I: Extracting libc6'\necho 'E: no space left' >&2\nexit 3\n")
     script.chmod(0o755)
     with caplog.at_level(logging.INFO, logger="chipperf"):
@@ -61,7 +62,7 @@ def test_debootstrap_logs_each_stage_and_returns_its_tail(
     assert code == 3 and output.endswith("E: no space left\n")
     lines = [r.getMessage() for r in caplog.records]
     assert [line.split(": ", 1)[1] for line in lines] == [
-        "I: Retrieving libc6", "I: Extracting libc6", "E: no space left"]
+        "I: Retrieving libc6", "I: Validating libc6", "I: Extracting libc6", "E: no space left"]
     assert lines[0].startswith("  debootstrap (0 s, 1 lines)")
 
 

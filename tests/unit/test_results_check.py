@@ -83,6 +83,22 @@ def test_a_record_left_running_is_flagged(run):
                             "master stopped without closing the record") for p in check(run).problems)
 
 
+def test_a_running_record_says_whether_its_master_is_gone(run):
+    """The run's master holds master.lock while it lives: check tells a run going on from
+    one whose master was killed (the lock is dropped by the kernel however it ends)."""
+    from chipperf.lease import MasterLease
+
+    edit_json(run / "run.json", lambda m: m.update(status="running", finished_at=None))
+    lease = MasterLease.take(run)
+    try:
+        (alive,) = [p for p in check(run).problems if "status 'running'" in p]
+        assert "the run is going on (pid " in alive and "holds it" in alive
+    finally:
+        lease.release()
+    (gone,) = [p for p in check(run).problems if "status 'running'" in p]
+    assert "but its master (pid " in gone and "is gone" in gone and "chipperf collect" in gone
+
+
 def test_tree_against_run_json(run):
     (run / CASE / "round3" / "10.0.0.1_noderank0").mkdir(parents=True)
     (run / CASE / "round1" / "stray").mkdir()

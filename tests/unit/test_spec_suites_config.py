@@ -119,6 +119,10 @@ def test_catalogue_holds_every_spec_and_operator() -> None:
     assert len(operation.cases) >= 25 and operation.case_name("mm-FP16-flaggems") == "mm"
 
 
+# Vendors whose Dockerfile has no default base image (none is public): BASE_IMAGE is required.
+NO_PUBLIC_IMAGE = {"cambricon", "iluvatar", "kunlunxin", "metax"}
+
+
 @pytest.mark.parametrize("suite", ["base", "operation"])
 @pytest.mark.parametrize("vendor", vendor_names())
 def test_every_vendor_plans_both_suites_on_its_training_image(tmp_path: Path, suite: str,
@@ -128,6 +132,10 @@ def test_every_vendor_plans_both_suites_on_its_training_image(tmp_path: Path, su
     text = FLAGPERF_BASE if suite == "base" else FLAGPERF_OPERATION
     text = text.replace('VENDOR: "nvidia"', f'VENDOR: "{vendor}"').replace(
         'ACCE_CONTAINER_OPT: " --gpus all"', 'ACCE_CONTAINER_OPT: ""')
+    if vendor in NO_PUBLIC_IMAGE:
+        with pytest.raises(ConfigError, match="names no base image by default .* set BASE_IMAGE"):
+            load_spec_suite_all(suite, str(_write(tmp_path, text)), None)
+        text += 'BASE_IMAGE: "registry.example.com/vendor/pytorch:2.4"\n'
     cluster, test, catalogue = load_spec_suite_all(suite, str(_write(tmp_path, text)), None)
     case = make_plan(cluster, test, catalogue, "run1", Path("result")).cases[0]
     if vendor != "nvidia":   # nvidia's suite images are their own (operation's adds flag-gems)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 from docker.models.containers import _create_container_args
 
+from chipperf.containerplan import split_options
 from chipperf.containers.options import parse_cli_options
-from chipperf.containers.runtime import ContainerSpec, run_kwargs
+from chipperf.containers.spec import ContainerSpec, Mount, run_kwargs
 from chipperf.vendors import get_vendor, vendor_names
 
 # From FlagPerf test_conf.py's ACCE_CONTAINER_OPT comment block, verbatim except ascend's,
@@ -36,8 +37,11 @@ FLAGPERF_BASE = (" --rm --init --detach --net=host --uts=host --ipc=host"
 
 
 def sdk_args(options):
-    spec = ContainerSpec("c", "img", ("python3", "-V"), {"MASTER_PORT": "29500"},
-                         {"/work": "rw"}, "run1", "16g", options)
+    """What the run passes to the SDK for these options, split as the plan splits them."""
+    parts = split_options(options)
+    spec = ContainerSpec("c", "img", ("python3", "-V"), {**parts.env, "MASTER_PORT": "29500"},
+                         (Mount("/work", "/work"), *parts.mounts), "run1",
+                         parts.shm_size or "16g", parts.devices, parts.options)
     return _create_container_args({"image": "img", "version": "1.41", **run_kwargs(spec)})
 
 

@@ -111,10 +111,26 @@ def _run_json(run_dir: Path, report: Report) -> dict[str, Any]:
     if run.get("status") != "running" and "finished_at" in run and run["finished_at"] is None:
         report.add("run.json", f"status {run.get('status')!r} but finished_at is null")
     if run.get("status") == "running":
-        report.add("run.json", "status 'running': the run is still going, or its master stopped "
-                               "without closing the record (killed, or the machine went down); "
-                               "its cases' results are incomplete either way")
+        report.add("run.json", _still_running(run_dir))
     return run
+
+
+def _still_running(run_dir: Path) -> str:
+    """Why a record says running: its master holds the run's lock, or is gone."""
+    from chipperf.lease import master_alive, master_of
+
+    alive, who = master_alive(run_dir), master_of(run_dir)
+    master = f"pid {who.get('pid')} on {who.get('node')}" if who else "its master"
+    if alive:
+        return (f"status 'running': the run is going on ({master} holds it); its results are "
+                "incomplete until it ends")
+    if alive is False:
+        return (f"status 'running' but its master ({master}) is gone: it was killed or its "
+                "machine went down before closing the record; the results are incomplete "
+                f"(`chipperf collect {run_dir}` brings home what the hosts kept)")
+    return ("status 'running': the run is still going, or its master stopped without closing "
+            "the record (killed, or the machine went down); its cases' results are incomplete "
+            "either way")
 
 
 def _keys(obj: Mapping[str, Any], keys: Mapping[str, tuple[type, ...]], where: str,

@@ -39,6 +39,7 @@ from chipperf.results.layout import STATUSES, read_status
 from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
 from chipperf.results.read.flagperf import case_identity, rank_zero_log
 from chipperf.results.read.samples import Window
+from chipperf.results.read.tolerant import as_dict, as_int, as_list, as_str, is_number, subdirs
 
 NODE_DIR = re.compile(r"^(?P<host>.+)_noderank(?P<rank>\d+)$")
 ROUND_DIR = re.compile(r"^round(?P<number>\d+)$")
@@ -100,19 +101,19 @@ def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
     own MEASURED_PEAKS setting, when it had one)."""
     run_dir = Path(run_dir)
     run, problems = load_run_json(run_dir)
-    test = _dict(run.get("test"))
+    test = as_dict(run.get("test"))
     measured = None
-    peaks_dir = measured_peaks or _str(test.get("measured_peaks"))
+    peaks_dir = measured_peaks or as_str(test.get("measured_peaks"))
     if peaks_dir:
         measured, peak_problems = read_measured_peaks(Path(peaks_dir))
         problems += peak_problems
     source = "chipperf" if (run_dir / "run.json").is_file() else "flagperf"
     interval = test.get("monitor_interval_s")
     intervals = dict(FLAGPERF_INTERVALS) if source == "flagperf" else \
-        {k: float(interval) if isinstance(interval, (int, float)) and _is_number(interval)
+        {k: float(interval) if isinstance(interval, (int, float)) and is_number(interval)
          else 1.0 for k in FLAGPERF_INTERVALS}
-    ctx = RunContext(run_dir, source, _str(run.get("suite")), _str(test.get("vendor")), intervals,
-                     measured, _str(run.get("chipperf_version")))
+    ctx = RunContext(run_dir, source, as_str(run.get("suite")), as_str(test.get("vendor")), intervals,
+                     measured, as_str(run.get("chipperf_version")))
     cases, series = [], []
     for name, entry in discover_cases(run_dir, run, problems, source):
         case, case_series = collect_case(ctx, name, entry)
@@ -122,11 +123,11 @@ def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
     suites = {c.suite for c in cases}
     suite = ctx.suite or (suites.pop() if len(suites) == 1 else None)
     summary = RunSummary(
-        run_id=_str(run.get("run_id")) or run_dir.name, run_dir=str(run_dir), source=source,
-        chipperf_version=_str(run.get("chipperf_version")), suite=suite,
+        run_id=as_str(run.get("run_id")) or run_dir.name, run_dir=str(run_dir), source=source,
+        chipperf_version=as_str(run.get("chipperf_version")), suite=suite,
         vendor=ctx.vendor or (vendors[0] if len(vendors) == 1 else None),
-        status=_str(run.get("status")), started_at=_str(run.get("started_at")),
-        finished_at=_str(run.get("finished_at")), hosts=tuple(_dict(run.get("hosts"))),
+        status=as_str(run.get("status")), started_at=as_str(run.get("started_at")),
+        finished_at=as_str(run.get("finished_at")), hosts=tuple(as_dict(run.get("hosts"))),
         cases=tuple(cases), problems=tuple(problems))
     return Collected(summary, tuple(series))
 
@@ -148,18 +149,18 @@ def load_run_json(run_dir: Path) -> tuple[dict[str, Any], list[str]]:
 
 def discover_cases(run_dir: Path, run: Mapping[str, Any], problems: list[str],
                    source: str) -> list[tuple[str, Mapping[str, Any]]]:
-    listed = _dict(run.get("cases"))
-    on_disk = sorted(p.name for p in _subdirs(run_dir) if any(
+    listed = as_dict(run.get("cases"))
+    on_disk = sorted(p.name for p in subdirs(run_dir) if any(
         ROUND_DIR.match(r.name) or (source == "flagperf" and NODE_DIR.match(r.name))
-        for r in _subdirs(p)))
+        for r in subdirs(p)))
     for name in on_disk:
         if source == "chipperf" and name not in listed:
             problems.append(f"{name}/: case dir not listed in run.json")
     for name, entry in listed.items():
-        if name not in on_disk and _dict(entry).get("status") != "skipped":
+        if name not in on_disk and as_dict(entry).get("status") != "skipped":
             problems.append(f"{name}/: case listed in run.json has no round dir on disk")
     names = list(listed) + [n for n in on_disk if n not in listed]
-    return [(name, _dict(listed.get(name))) for name in names]
+    return [(name, as_dict(listed.get(name))) for name in names]
 
 
 # ---------------------------------------------------------------- cases
@@ -168,49 +169,49 @@ def discover_cases(run_dir: Path, run: Mapping[str, Any], problems: list[str],
 def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
                  ) -> tuple[CaseResult, list[RoundSeries]]:
     ident = _identity(name, entry)
-    vendor = _str(entry.get("vendor")) or run.vendor
-    on_disk = {int(m["number"]) for m in (ROUND_DIR.match(p.name) for p in _subdirs(
+    vendor = as_str(entry.get("vendor")) or run.vendor
+    on_disk = {int(m["number"]) for m in (ROUND_DIR.match(p.name) for p in subdirs(
         run.run_dir / name)) if m}
     flat = run.source == "flagperf" and not on_disk and any(
-        NODE_DIR.match(p.name) for p in _subdirs(run.run_dir / name))
-    ctx = CaseContext(run, name, vendor, _str(ident.get("chip")), _int(ident.get("nnodes")),
-                      _int(ident.get("nproc")), flat)
+        NODE_DIR.match(p.name) for p in subdirs(run.run_dir / name))
+    ctx = CaseContext(run, name, vendor, as_str(ident.get("chip")), as_int(ident.get("nnodes")),
+                      as_int(ident.get("nproc")), flat)
     on_disk = on_disk or ({1} if flat else set())
-    listed = {n: r for r in map(_dict, _list(entry.get("rounds")))
-              if (n := _int(r.get("number"))) is not None}
+    listed = {n: r for r in map(as_dict, as_list(entry.get("rounds")))
+              if (n := as_int(r.get("number"))) is not None}
     problems = [f"{name}/round{n}/: round listed in run.json has no dir" for n in sorted(listed)
-                if n not in on_disk and _dict(listed[n]).get("nodes")]
+                if n not in on_disk and as_dict(listed[n]).get("nodes")]
     results, series, workloads, smoke = [], [], [], ""
     for number in sorted(set(listed) | on_disk):
-        result, round_series, found, log = collect_round(ctx, number, _dict(listed.get(number)))
+        result, round_series, found, log = collect_round(ctx, number, as_dict(listed.get(number)))
         results.append(result)
         series.append(round_series)
         workloads.append((number, _workload(ctx, ident, entry, log)))
         vendor = vendor or found
         submit = log.submit_info.value if log is not None and log.submit_info else None
-        smoke = smoke or _str(_dict(_dict(submit).get("dataset")).get("smoke_test")) or ""
+        smoke = smoke or as_str(as_dict(as_dict(submit).get("dataset")).get("smoke_test")) or ""
     workload = _one_workload(name, workloads, problems)
     validated, note = _hardware(vendor or ctx.vendor, ctx.chip)
     case = CaseResult(
-        dir_name=name, key=_str(entry.get("key")) or "", suite=ctx.suite,
-        model=_str(ident.get("model")),
-        framework=_str(ident.get("framework")),
-        family=(_str(ident.get("framework")) or "").split("_", 1)[0] or None, chip=ctx.chip,
+        dir_name=name, key=as_str(entry.get("key")) or "", suite=ctx.suite,
+        model=as_str(ident.get("model")),
+        framework=as_str(ident.get("framework")),
+        family=(as_str(ident.get("framework")) or "").split("_", 1)[0] or None, chip=ctx.chip,
         vendor=vendor or ctx.vendor, nnodes=ctx.nnodes, nproc=ctx.nproc,
-        repeat=_int(ident.get("repeat")), image=_str(entry.get("image")), fingerprint=workload,
-        status=_str(entry.get("status")) or rounds.case_status(results),
-        reason=_str(entry.get("reason")) or "", hardware_validated=validated, hardware_note=note,
+        repeat=as_int(ident.get("repeat")), image=as_str(entry.get("image")), fingerprint=workload,
+        status=as_str(entry.get("status")) or rounds.case_status(results),
+        reason=as_str(entry.get("reason")) or "", hardware_validated=validated, hardware_note=note,
         smoke_test=smoke, rounds=tuple(results), problems=tuple(problems))
     return aggregate.aggregate_case(case, ctx.suite), series
 
 
 def _workload(ctx: CaseContext, ident: Mapping[str, Any], entry: Mapping[str, Any],
               log: RankLog | None) -> Fingerprint:
-    framework = _str(ident.get("framework"))
+    framework = as_str(ident.get("framework"))
     submit = log.submit_info.value if log is not None and log.submit_info is not None else None
     return fingerprint(
-        ctx.run.source, _str(ident.get("model")), framework.split("_", 1)[0] if framework else None,
-        submit, data_dir=_str(entry.get("data_dir")), harness_version=ctx.run.version,
+        ctx.run.source, as_str(ident.get("model")), framework.split("_", 1)[0] if framework else None,
+        submit, data_dir=as_str(entry.get("data_dir")), harness_version=ctx.run.version,
         chips=ctx.nnodes * ctx.nproc if ctx.nnodes and ctx.nproc else None,
         finish_info=log.finish_info if log is not None else None)
 
@@ -241,14 +242,14 @@ def _hardware(vendor: str | None, chip: str | None) -> tuple[bool | None, str]:
 def _identity(name: str, entry: Mapping[str, Any]) -> dict[str, Any]:
     from chipperf.config.model import CaseKey
 
-    key = _str(entry.get("key"))
+    key = as_str(entry.get("key"))
     try:
         parsed = CaseKey.parse(key) if key else None
     except ValueError:
         parsed = None
     if parsed is None:
         found = case_identity(name)
-        return {**found, "chip": _str(entry.get("chip")) or found.get("chip")}
+        return {**found, "chip": as_str(entry.get("chip")) or found.get("chip")}
     return {"model": parsed.model, "framework": parsed.framework, "chip": parsed.chip,
             "nnodes": parsed.nnodes, "nproc": parsed.nproc, "repeat": parsed.repeat}
 
@@ -261,8 +262,8 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
     """The round's result, its plot series, the vendor its rank-0 log names and that log."""
     rel = case.dir_name if case.flat else f"{case.dir_name}/round{number}"
     round_dir = case.round_dir(number)
-    listed = {str(k): _str(v) for k, v in _dict(entry.get("nodes")).items()}
-    names = sorted(set(listed) | {p.name for p in _subdirs(round_dir) if NODE_DIR.match(p.name)},
+    listed = {str(k): as_str(v) for k, v in as_dict(entry.get("nodes")).items()}
+    names = sorted(set(listed) | {p.name for p in subdirs(round_dir) if NODE_DIR.match(p.name)},
                    key=_node_rank)
     problems = [f"{rel}/{n}/: node listed in run.json has no dir" for n in names
                 if n in listed and not (round_dir / n).is_dir()]
@@ -277,8 +278,8 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
     fields.update(_combined(case, vendor, fields, nodes, reasons))
     status, reason = rounds.round_status(entry, nodes, log, fields)
     result = RoundResult(
-        number=number, status=status, reason=reason, started_ms=_int(entry.get("started_ms")),
-        finished_ms=_int(entry.get("finished_ms")), nodes=tuple(nodes), reasons=reasons,
+        number=number, status=status, reason=reason, started_ms=as_int(entry.get("started_ms")),
+        finished_ms=as_int(entry.get("finished_ms")), nodes=tuple(nodes), reasons=reasons,
         problems=tuple(problems), **fields)
     plots = RoundSeries(case.dir_name, number, window, result.started_ms,
                         tuple(plot for _, plot in collected))
@@ -381,40 +382,10 @@ def _accelerator_file(node_dir: Path, vendor: str | None) -> tuple[str | None, s
 def _vendor_of(log: RankLog | None) -> str | None:
     info = log.submit_info if log is not None else None
     if info is None and log is not None and log.finish_info is not None:
-        return _str(log.finish_info.get("vendor"))
-    return _str(info.value.get("vendor")) if info is not None else None
+        return as_str(log.finish_info.get("vendor"))
+    return as_str(info.value.get("vendor")) if info is not None else None
 
 
 def _node_rank(name: str) -> tuple[int, str]:
     match = NODE_DIR.match(name)
     return (int(match["rank"]) if match else 1 << 30, name)
-
-
-# ---------------------------------------------------------------- tolerant readers
-
-
-def _subdirs(path: Path) -> list[Path]:
-    try:
-        return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
-    except OSError:
-        return []
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
-
-
-def _int(value: Any) -> int | None:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

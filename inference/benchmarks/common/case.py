@@ -31,6 +31,11 @@ def top1(scored_rows: torch.Tensor) -> torch.Tensor:
     return scored_rows.argmax(dim=-1)
 
 
+def equal(decisions: torch.Tensor, reference: torch.Tensor) -> torch.Tensor:
+    """The default agreement: the same decision (class, in/out)."""
+    return decisions == reference
+
+
 @dataclass(frozen=True)
 class Case:
     """One inference case. The runner does everything else (engines, scenarios, accuracy)."""
@@ -49,7 +54,10 @@ class Case:
     # and what is compared with the reference's and the labels): top-1 class by default;
     # a mask case decides in/out per pixel, an image case the 8-bit value per channel
     decide: Callable[[torch.Tensor], torch.Tensor] = top1
-    # the metric without a checkpoint: share of decisions equal to the fp32 reference's
+    # the metric without a checkpoint: share of decisions that agree with the fp32 reference's
     agreement_metric: str = "top1_agreement"
+    # (decisions, reference decisions) -> which agree (the same by default; an image case
+    # may accept a level or two of 8-bit difference)
+    agree: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = equal
     # False: the data has no labels, so the metric is the agreement even with a checkpoint
     labelled: bool = True

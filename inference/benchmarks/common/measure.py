@@ -14,12 +14,13 @@ import torch
 from torch import nn
 
 from chipperf.device.torch import TorchDevice
-from common.case import Batch, Dataset, top1
+from common.case import Batch, Dataset, equal, top1
 from common.engines.base import Runner
 from common.stats import Deviation
 
 Scorer = Callable[[torch.Tensor, torch.Tensor], "tuple[torch.Tensor, torch.Tensor]"]
 Decide = Callable[[torch.Tensor], torch.Tensor]
+Agree = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 def to_device(tensors: Sequence[torch.Tensor], device: TorchDevice) -> tuple[torch.Tensor, ...]:
@@ -98,7 +99,8 @@ class Accuracy:
 
 
 def accuracy(run: Runner, reference: Runner, data: Dataset, items: int, batch_size: int,
-             scored: Scorer, device: TorchDevice, decide: Decide = top1) -> Accuracy:
+             scored: Scorer, device: TorchDevice, decide: Decide = top1,
+             agree: Agree = equal) -> Accuracy:
     """Engine and fp32 reference on the same inputs, for the first ``items`` items."""
     dev, counts, distinct = Deviation(), [0, 0, 0, 0], set()
     for start in range(0, items, batch_size):
@@ -113,7 +115,7 @@ def accuracy(run: Runner, reference: Runner, data: Dataset, items: int, batch_si
         ref_rows, _ = scored(ref, batch.targets[:real].to(ref.device))
         top, ref_top = decide(rows), decide(ref_rows)
         counts[0] += labels.numel()
-        for i, hits in enumerate((top == labels, top == ref_top, ref_top == labels), start=1):
+        for i, hits in enumerate((top == labels, agree(top, ref_top), ref_top == labels), start=1):
             counts[i] += int(hits.sum())
         distinct.update(torch.unique(ref_top).tolist())
     return Accuracy(items, counts[0], counts[1], counts[2], counts[3], len(distinct), dev)

@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 
 import torch
 
+from chipperf.codeversion import script_digest
 from chipperf.device import DeviceError
 from chipperf.device.torch import TorchDevice, open_torch_device
 from chipperf.perflog import PerfLogger
@@ -76,6 +77,7 @@ def run(case: Case, args: argparse.Namespace, log: PerfLogger) -> dict:
     device = open_device(s)
     log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": case.model,
                               "engine": s.engine, "precision": s.precision, "device": device.type,
+                              "case_version": script_digest(),
                               "config": configuration.thaw(config), "config_notes": notes})
     setup_torch(s, device)
     with tempfile.TemporaryDirectory(prefix="chipperf-infer-") as scratch:
@@ -122,7 +124,7 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
 
     items = min(s.accuracy_items or len(data), len(data))
     acc = measure.accuracy(engine_run, reference_runner(model), data, items, s.batch_size,
-                           case.scored, device, case.decide)
+                           case.scored, device, case.decide, case.agree)
     evaluation = evaluate(acc, s, case)
     log.event("EVALUATE", evaluation)
     finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start,

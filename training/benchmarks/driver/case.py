@@ -32,13 +32,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from chipperf.codeversion import code_digest
 from driver.args import CaseArgs, parse_args
 from driver.config import Config, load_case_config, read_aliases
 from driver.dist import DistEnv
 from driver.events import CaseLog
 from driver.finished import Metric, build_finished
 from driver.timing import Clock, Windows
-from driver.version import code_digest
 
 DEFAULT_STEP_EVERY = 10
 STEP_EVERY_PARAM = "log_every_steps"
@@ -86,7 +86,7 @@ class Driver:
         config = load_case_config(Path(case_dir) / "config", args.vendor_config, args.overrides)
         log.step_every = max(1, int(config.get(STEP_EVERY_PARAM, DEFAULT_STEP_EVERY)))
         driver = cls(model, args, config, dist, windows, log, env)
-        driver.case_version = code_digest(Path(case_dir))
+        driver.case_version = code_digest(Path(case_dir), Path(__file__).resolve().parent.parent)
         driver.submit_info()
         return driver
 

@@ -1,0 +1,265 @@
+"""What runs left on the hosts: their files brought home, then their containers and work dirs
+removed, for every run that is not running (its host lease is free, chipperf.lease).
+
+``chipperf collect RUN_DIR`` does this for one run, ``chipperf clean --cluster C`` for every
+run on the cluster's hosts, and ``chipperf run`` for earlier runs on the hosts it uses.
+Files that come home this way are marked late in the run's run.json (``late``: node dir ->
+host and when), and the run's reports are written again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+from chipperf.config.model import ClusterConfig
+from chipperf.containers import runtime
+from chipperf.containers.spec import LABEL_RUN
+from chipperf.errors import ChipperfError, HostError
+from chipperf.lease import BUSY, busy_argv, lease_path, remove_argv
+from chipperf.plan import host_label, host_work_dir
+from chipperf.remote.host import Host
+
+log = logging.getLogger("chipperf")
+ORIGIN = "origin.json"
+
+
+@dataclass
+class Swept:
+    """What one host had: per run id, what was collected, removed, or left and why."""
+    host: str
+    collected: list[str] = field(default_factory=list)     # <run_id>/<node dir>
+    containers: list[str] = field(default_factory=list)    # container names removed
+    work_dirs: list[str] = field(default_factory=list)     # removed
+    left: list[str] = field(default_factory=list)          # "<what>: <why>"
+
+
+def sweep_host(host: Host, work_root: str, *, only: str | None = None,
+               skip: str | None = None, with_origin_only: bool = False) -> Swept:
+    """Collect, then remove, what every run that is not running left on ``host`` (only the
+    run ``only`` when given; never ``skip``). ``with_origin_only``: leave dirs chipperf did
+    not mark as its own (origin.json)."""
+    swept = Swept(host.name)
+    dirs = _run_dirs(host, work_root)
+    containers = _containers(host)
+    for run_id in sorted(set(dirs) | set(containers)):
+        if (only and run_id != only) or run_id == skip:
+            continue
+        if run_id not in dirs:   # its work dir is not here: maybe another WORK_ROOT's run
+            if not with_origin_only:
+                _remove_stopped(containers[run_id], run_id, swept)
+            continue
+        work = host_work_dir(work_root, run_id, host.name)
+        origin = _origin(host, work)
+        if origin is None and with_origin_only:
+            swept.left.append(f"{work}: not marked as a chipperf run's ({ORIGIN} missing)")
+            continue
+        if _busy(host, work):
+            swept.left.append(f"{run_id}: running (its master holds the run's lease)")
+            continue
+        if not _collect(host, work, run_id, origin, swept):
+            continue
+        for container in containers.get(run_id, []):
+            runtime.remove(container)
+            swept.containers.append(container.name)
+        _remove(host, work, swept)
+    return swept
+
+
+def _remove_stopped(found: list[Any], run_id: str, swept: Swept) -> None:
+    """Containers of a run with no work dir under this WORK_ROOT: the stopped ones go; a
+    running one may belong to a run of another work root, and is only named."""
+    for container in found:
+        if getattr(container, "status", "") == "running":
+            swept.left.append(f"container {container.name}: running, and its run {run_id} has "
+                              "no work dir under WORK_ROOT here (a run of another cluster "
+                              "config?): `docker rm -f` it if it is stale")
+        else:
+            runtime.remove(container)
+            swept.containers.append(container.name)
+
+
+def _run_dirs(host: Host, work_root: str) -> set[str]:
+    found = host.run(["find", work_root, "-mindepth", "2", "-maxdepth", "2", "-type", "d",
+                      "-name", host_label(host.name)], check=False)
+    return {Path(line).parent.name for line in found.stdout.splitlines() if line.strip()}
+
+
+def _containers(host: Host) -> dict[str, list[Any]]:
+    by_run: dict[str, list[Any]] = {}
+    for c in host.docker().containers.list(all=True, filters={"label": LABEL_RUN}):
+        by_run.setdefault(c.labels.get(LABEL_RUN, ""), []).append(c)
+    return by_run
+
+
+def _busy(host: Host, work: str) -> bool:
+    """Whether the run holds its lease here (a dir without a lease file has no holder: it is
+    not made, so nothing is left in another run's dir)."""
+    return host.exists(lease_path(work)) and \
+        host.run(busy_argv(work), check=False).exit_code == BUSY
+
+
+def _collect(host: Host, work: str, run_id: str, origin: dict[str, Any] | None,
+             swept: Swept) -> bool:
+    """Bring the node dirs under ``work`` home; False when the dir must stay."""
+    nodes = _node_dirs(host, work)
+    if not nodes:
+        return True
+    run_dir = Path(origin["result_dir"]) if origin else None
+    if run_dir is None or not _is_run_dir(run_dir, run_id):
+        swept.left.append(f"{work}: {len(nodes)} node dir(s) of results not collected: their "
+                          f"run dir {run_dir or '(unknown)'} is not on this machine; run "
+                          "`chipperf collect RUN_DIR` on the run's master")
+        return False
+    try:
+        for rel in nodes:
+            host.get_dir(f"{work}/results/{rel}", run_dir / rel)
+            swept.collected.append(f"{run_id}/{rel}")
+    except (HostError, OSError) as exc:
+        swept.left.append(f"{work}: collecting into {run_dir} failed ({exc}); the files stay "
+                          f"on {host.name}: `chipperf collect {run_dir}` again once it has room")
+        return False
+    mark_late(run_dir, host.name, nodes)
+    return True
+
+
+def _origin(host: Host, work: str) -> dict[str, Any] | None:
+    result = host.run(["cat", f"{work}/{ORIGIN}"], check=False)
+    try:
+        return dict(json.loads(result.stdout)) if result.ok else None
+    except ValueError:
+        return None
+
+
+def _node_dirs(host: Host, work: str) -> list[str]:
+    found = host.run(["find", f"{work}/results", "-mindepth", "3", "-maxdepth", "3",
+                      "-type", "d"], check=False)
+    prefix = f"{work}/results/"
+    return sorted(line[len(prefix):] for line in found.stdout.splitlines()
+                  if line.startswith(prefix))
+
+
+def _is_run_dir(run_dir: Path, run_id: str) -> bool:
+    try:
+        return json.loads((run_dir / "run.json").read_text()).get("run_id") == run_id
+    except (OSError, ValueError):
+        return False
+
+
+def mark_late(run_dir: Path, host: str, nodes: Sequence[str]) -> None:
+    """run.json ``late``: node dir -> the host and when its files came home."""
+    from chipperf.results.layout import write_json
+
+    path = run_dir / "run.json"
+    record = json.loads(path.read_text())
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    record.setdefault("late", {}).update({rel: {"host": host, "collected_at": now} for rel in nodes})
+    write_json(path, record)
+    log.info("[%s] %d node dir(s) of %s collected late: %s", host, len(nodes), run_dir.name,
+             ", ".join(nodes))
+
+
+def _remove(host: Host, work: str, swept: Swept) -> None:
+    if host.run(remove_argv(work), check=False).exit_code == BUSY:
+        swept.left.append(f"{work}: its run started holding it meanwhile")
+        return
+    host.run(["rm", "-f", "--", lease_path(work)], check=False)
+    host.run(["rmdir", "--", str(Path(work).parent)], check=False)
+    swept.work_dirs.append(work)
+
+
+def cluster_of(run_dir: Path) -> tuple[str, ClusterConfig, list[str]]:
+    """(run id, cluster config, hosts it used) from a run dir's run.json."""
+    try:
+        record = json.loads((Path(run_dir) / "run.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise ChipperfError(f"{run_dir}: no readable run.json ({exc})") from exc
+    known = {f.name for f in dataclasses.fields(ClusterConfig)}
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+              for k, v in record.get("cluster", {}).items() if k in known}
+    cluster = ClusterConfig(**values)
+    return record["run_id"], cluster, list(record.get("hosts") or cluster.hosts)
+
+
+def describe(swept: Swept) -> list[str]:
+    """Lines saying what was done on one host."""
+    lines = [f"{swept.host}: collected {len(swept.collected)} node dir(s), removed "
+             f"{len(swept.containers)} container(s) and {len(swept.work_dirs)} work dir(s)"]
+    lines += [f"  collected {c}" for c in swept.collected]
+    lines += [f"  removed container {c}" for c in swept.containers]
+    lines += [f"  removed {w}" for w in swept.work_dirs]
+    lines += [f"  left {w}" for w in swept.left]
+    return lines
+
+
+def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
+    """`chipperf collect`: one run's files still on its hosts brought home, then its
+    containers and work dirs removed; (what each host had, hosts that could not be reached)."""
+    from chipperf.lease import master_alive
+
+    run_id, cluster, hosts = cluster_of(run_dir)
+    if master_alive(run_dir):
+        raise ChipperfError(f"{run_dir}: the run is going on (its master holds it); it collects "
+                            "its own files when its rounds end")
+    close_abandoned(Path(run_dir))
+    done = on_hosts(hosts, cluster, lambda h: sweep_host(h, cluster.work_root, only=run_id))
+    from chipperf.controller import write_reports
+
+    if any(s.collected for s in done[0]):
+        write_reports(Path(run_dir))
+    return done
+
+
+def close_abandoned(run_dir: Path) -> None:
+    """A record left "running" by a master that is gone (killed, its machine down) is closed
+    as failed, naming that, with every unfinished case."""
+    from chipperf.lease import master_alive, master_of
+    from chipperf.results.layout import write_json
+
+    path = run_dir / "run.json"
+    record = json.loads(path.read_text())
+    if record.get("status") != "running" or master_alive(run_dir) is not False:
+        return
+    who = master_of(run_dir)
+    why = (f"the run's master (pid {who.get('pid')} on {who.get('node')}) ended without closing "
+           "the record (killed, or its machine went down)")
+    from chipperf.results.layout import read_status, write_status
+
+    for case in record.get("cases", {}).values():
+        if case.get("status") in ("pending", "running"):
+            case.update(status="failed", reason=why)
+    for node in run_dir.glob("*/round*/*_noderank*"):
+        if read_status(node)[0] in ("starting", "running"):
+            write_status(node, "failed", why)
+    record.update(status="failed", error={"type": "MasterGone", "message": why},
+                  finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    write_json(path, record)
+    log.warning("%s: %s; closed as failed", run_dir, why)
+
+
+def clean(cluster: ClusterConfig) -> tuple[list[Swept], list[str]]:
+    """`chipperf clean`: on every host, what every run that is not running left."""
+    return on_hosts(cluster.hosts, cluster, lambda h: sweep_host(h, cluster.work_root))
+
+
+def on_hosts(addresses: Sequence[str], cluster: ClusterConfig, fn: Any
+             ) -> tuple[list[Swept], list[str]]:
+    from chipperf.remote import each
+    from chipperf.remote.host import open_host
+
+    def one(address: str) -> Swept:
+        host = open_host(address, cluster)
+        try:
+            return fn(host)
+        finally:
+            host.close()
+
+    results = each(list(addresses), one, "sweep", raise_errors=False)
+    swept = [r for r in results.values() if isinstance(r, Swept)]
+    failed = [f"{a}: {r}" for a, r in results.items() if isinstance(r, BaseException)]
+    return swept, failed

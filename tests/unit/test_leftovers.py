@@ -1,0 +1,111 @@
+"""What runs left on a host: a run that is not running has its node dirs brought home
+(marked late) and its containers and work dir removed; a run whose master holds its lease
+is left alone. On this machine's own shell (LocalHost) with a stand-in for its engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from chipperf.lease import hold_argv, lease_path
+from chipperf.leftovers import sweep_host
+from chipperf.plan import host_work_dir
+from chipperf.remote import LocalHost
+
+
+class Container:
+    def __init__(self, name: str, run_id: str, engine: "Engine"):
+        self.name, self.labels, self.engine = name, {"chipperf.run": run_id}, engine
+        self.status = "exited"
+
+    def remove(self, force: bool = False) -> None:
+        self.engine.removed.append(self.name)
+
+
+class Engine:
+    def __init__(self) -> None:
+        self.removed: list[str] = []
+        self.all: list[Container] = []
+        self.containers = self
+
+    def list(self, all: bool, filters: dict) -> list[Container]:  # noqa: A002
+        return [c for c in self.all if c.name not in self.removed]
+
+
+class Host(LocalHost):
+    def __init__(self, engine: Engine):
+        super().__init__("127.0.0.1")
+        self.engine = engine
+
+    def docker(self) -> Engine:  # type: ignore[override]
+        return self.engine
+
+
+def a_run(tmp_path: Path, run_id: str, host: Host, engine: Engine, origin: bool = True) -> Path:
+    run_dir = tmp_path / "result" / run_id
+    run_dir.mkdir(parents=True)
+    (run_dir / "run.json").write_text(json.dumps({"run_id": run_id, "status": "failed"}))
+    work = Path(host_work_dir(str(tmp_path / "work"), run_id, host.name))
+    node = work / "results/case/round1/127.0.0.1_noderank0"
+    node.mkdir(parents=True)
+    (node / "rank0.out.log").write_text("measured\n")
+    if origin:
+        (work / "origin.json").write_text(json.dumps({"run_id": run_id, "result_dir": str(run_dir)}))
+    engine.all += [Container(f"chipperf-{run_id}-n0", run_id, engine),
+                   Container(f"chipperf-{run_id}-n0-monitor", run_id, engine)]
+    return run_dir
+
+
+def test_a_finished_run_is_brought_home_and_removed(tmp_path):
+    engine = Engine()
+    host = Host(engine)
+    run_dir = a_run(tmp_path, "run1", host, engine)
+    swept = sweep_host(host, str(tmp_path / "work"))
+    node = "case/round1/127.0.0.1_noderank0"
+    assert swept.collected == [f"run1/{node}"] and swept.left == []
+    assert (run_dir / node / "rank0.out.log").read_text() == "measured\n"
+    late = json.loads((run_dir / "run.json").read_text())["late"]
+    assert late[node]["host"] == "127.0.0.1" and late[node]["collected_at"]
+    assert engine.removed == ["chipperf-run1-n0", "chipperf-run1-n0-monitor"]
+    assert not (tmp_path / "work" / "run1").exists()   # work dir, lease and run folder
+
+
+def test_a_running_run_is_left_alone(tmp_path):
+    engine = Engine()
+    master = Host(engine)
+    a_run(tmp_path, "run2", master, engine)
+    work = host_work_dir(str(tmp_path / "work"), "run2", master.name)
+    master.hold(hold_argv(work))           # what the run's master holds while it lives
+    try:
+        swept = sweep_host(Host(engine), str(tmp_path / "work"))
+        assert swept.left == ["run2: running (its master holds the run's lease)"]
+        assert swept.collected == [] and engine.removed == [] and Path(work).is_dir()
+    finally:
+        master.close()                     # the master ends: the lease is free
+    swept = sweep_host(Host(engine), str(tmp_path / "work"))
+    assert len(swept.collected) == 1 and not Path(work).exists()
+    assert not Path(lease_path(work)).exists()
+
+
+def test_run_leaves_dirs_it_cannot_tell_are_chipperf_runs(tmp_path):
+    engine = Engine()
+    host = Host(engine)
+    a_run(tmp_path, "run3", host, engine, origin=False)
+    swept = sweep_host(host, str(tmp_path / "work"), with_origin_only=True)
+    assert swept.left and "origin.json missing" in swept.left[0] and engine.removed == []
+    swept = sweep_host(host, str(tmp_path / "work"))     # clean: its results have nowhere to go
+    assert swept.left and "not collected" in swept.left[0]
+
+
+def test_containers_without_a_work_dir_here(tmp_path):
+    """A run with no work dir under this WORK_ROOT may be another config's, going on: run never
+    touches its containers, clean removes only the stopped ones and names the running one."""
+    engine = Engine()
+    stopped, running = Container("old-n0", "run9", engine), Container("live-n0", "run9", engine)
+    stopped.status, running.status = "exited", "running"
+    engine.all += [stopped, running]
+    host = Host(engine)
+    assert sweep_host(host, str(tmp_path / "work"), with_origin_only=True).left == []
+    assert engine.removed == []
+    swept = sweep_host(host, str(tmp_path / "work"))
+    assert engine.removed == ["old-n0"] and "container live-n0: running" in swept.left[0]
