@@ -90,7 +90,6 @@ def is_connection_error(exc: BaseException | None) -> bool:
     """Whether ``exc`` or one of its causes is a lost or refused connection."""
     import paramiko
     import requests.exceptions
-
     import urllib3.exceptions
 
     # ChunkedEncodingError: the engine's answer stopped mid-way (seen when a host's dockerd
