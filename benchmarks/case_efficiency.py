@@ -3,7 +3,7 @@
     python3 benchmarks/case_efficiency.py [--cases resnet50-pytorch,bert-paddle,...]
         [--threads N] [--max-steps N] [--data-root DIR] [--gemm-sizes 1024,1536,2048]
 
-For every case picked (default: all five training cases) it runs the case's own entry
+For every case picked (default: every training case in CASES) it runs the case's own entry
 (``run_pretraining.py``) on this host as one rank of a 1x1 run, with the launch contract's
 environment and arguments and the case's cpu vendor config ``config_xeonx1x1.py`` (plus
 ``--set max_steps=N`` when given), reads rank 0's FINISHED record and prints
@@ -79,13 +79,16 @@ DIGITS = Dataset("digits", ("resnet50/pytorch/prepare_digits.py",))
 BERT = Dataset("bert64", ("bert/pytorch/prepare_data.py", "--seq-len", "64", "--vocab-size",
                           "1024", "--output"))
 LLAMA = Dataset("llama", ("llama2_7b/deepspeed/prepare_data.py", "--output"))
+GPT2 = Dataset("gpt2", ("gpt2/pytorch/prepare_data.py", "--output"))
 CASES = (
     Case("resnet50-pytorch", "resnet50:pytorch_2.13", DIGITS, threads_param=True),
     Case("resnet50-tensorflow2", "resnet50:tensorflow2_2.21", DIGITS, threads_param=True),
-    Case("bert-pytorch", "bert:pytorch_2.13", BERT),
+    Case("bert-pytorch", "bert:pytorch_2.13", BERT, threads_param=True),
     Case("bert-paddle", "bert:paddle_3.3", BERT, threads_param=True),
     Case("llama2_7b-deepspeed", "llama2_7b:deepspeed_0.19", LLAMA,
          env=(("DS_ACCELERATOR", "cpu"),)),
+    Case("gpt2-pytorch", "gpt2:pytorch_2.13", GPT2, threads_param=True),
+    Case("distilbert-pytorch", "distilbert:pytorch_2.13", BERT, threads_param=True),
 )
 
 

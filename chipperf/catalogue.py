@@ -6,6 +6,7 @@
     benchmarks/driver/                                   shared case driver (uploaded with every case)
     benchmarks/textlm/                                   shared text-case code (uploaded with every case)
     benchmarks/imagecls/                                 shared image-classification code (uploaded too)
+    benchmarks/hftext/                                   shared transformers text-case code (uploaded too)
     benchmarks/llmtrain/                                 shared LLM (TP x FSDP2) code (uploaded too)
     <vendor>/<model>-<family>/config/config_<chip>x<nnodes>x<nproc>.py   vendor case
     <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from chipperf.config.model import CaseKey
 
 ENTRY = "run_pretraining.py"
-SHARED_DIRS = ("driver", "textlm", "imagecls", "llmtrain")
+SHARED_DIRS = ("driver", "textlm", "imagecls", "hftext", "llmtrain")
 INFERENCE_ENTRY = "run_inference.py"
 INFERENCE_SHARED_DIRS = ("common",)
 # chipperf's vendor file, and FlagPerf's name for it

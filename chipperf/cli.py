@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from datetime import datetime
@@ -21,6 +22,7 @@ from chipperf.results.layout import new_run_id
 log = logging.getLogger("chipperf")
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 
 def load_all(cluster_path: str, test_path: str, training_dir: str | None
@@ -366,6 +368,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("chipperf: interrupted; everything the run started was stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `chipperf cases | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except Exception as exc:  # a bug: named in one line; --debug (and run.log) has the traceback
         if args.debug:
             raise

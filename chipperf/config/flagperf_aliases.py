@@ -22,4 +22,10 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # FlagPerf training/benchmarks/bert/*/config/_base.py: weight_decay_rate
     "bert:pytorch": {"weight_decay_rate": "weight_decay"},
     "bert:paddle": {"weight_decay_rate": "weight_decay"},
+    # FlagPerf training/benchmarks/gpt2/pytorch/config/_base.py: lr (the peak Adam rate),
+    # seq_length, clip_grad (the global-norm clip)
+    "gpt2:pytorch": {"lr": "learning_rate", "seq_length": "seq_len",
+                     "clip_grad": "grad_clip_norm"},
+    # FlagPerf training/benchmarks/distilbert/pytorch/config/_base.py: lr (the AdamW rate)
+    "distilbert:pytorch": {"lr": "learning_rate"},
 }

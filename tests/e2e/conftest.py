@@ -84,6 +84,13 @@ def llm_text_dir() -> Path:
                              "../../textlm/bytelevel.py")
 
 
+@pytest.fixture(scope="session")
+def gpt2_text_dir() -> Path:
+    """The gpt2 case's token shards (a byte-level BPE of 1,024 tokens) from text on Debian."""
+    return prepared_text_dir("gpt2-bpe", REPO / "training/benchmarks/gpt2/pytorch",
+                             "prepare_data.py", "../../textlm/corpus.py")
+
+
 def write_configs(where: Path, hosts: list[str], cases: dict[str, str], *, ssh_port: int = 22,
                   ssh_key: str, known_hosts: str, extra_test: str = "", extra_cluster: str = "",
                   master_port: int = 29517) -> tuple[Path, Path]:

@@ -81,3 +81,16 @@ def test_entry_script_options_all_have_help_and_default_to_the_files_beside_it(
     assert seen[-1] == ["run", "--suite=inference", "--host-config=h.yaml"]
     for suite in ("training", "inference"):
         assert _undocumented(cli.entry_parser("run.py", "doc", suite)) == []
+
+
+def test_a_reader_that_leaves_early_ends_the_listing_quietly() -> None:
+    """`chipperf cases | head -1`: the pipe closes under the writer; no traceback, exit 141."""
+    code = "import sys; from chipperf.cli import main; sys.exit(main(['cases']))"
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line is written
+    done = subprocess.run([sys.executable, "-c", code], stdout=write_end, stderr=subprocess.PIPE,
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120,
+                          text=True)
+    os.close(write_end)
+    assert done.returncode == cli.EXIT_BROKEN_PIPE, done.stderr
+    assert "Traceback" not in done.stderr

@@ -63,11 +63,14 @@ def read_details(run_dir: Path, summary: RunSummary) -> dict[str, CaseDetails]:
     """CaseDetails per case dir name."""
     run = _json(run_dir / "run.json")
     listed = _dict(run.get("cases"))
-    return {case.dir_name: case_details(run_dir, case, _dict(listed.get(case.dir_name)))
+    engines = _distinct(_dict(h).get("docker_version") for h in _dict(run.get("hosts")).values())
+    return {case.dir_name: case_details(run_dir, case, _dict(listed.get(case.dir_name)), engines)
             for case in summary.cases}
 
 
-def case_details(run_dir: Path, case: CaseResult, entry: Mapping[str, Any]) -> CaseDetails:
+def case_details(run_dir: Path, case: CaseResult, entry: Mapping[str, Any],
+                 engines: str = "") -> CaseDetails:
+    """``engines``: the hosts' Docker engine versions as run.json recorded them."""
     rounds = [(r.number, run_dir / case.dir_name / f"round{r.number}") for r in case.rounds]
     events = {n: _rank0_events(d) for n, d in rounds}
     submit = next((e for n, _ in rounds for e in events[n] if e.name == "SUBMIT_INFO"), None)
@@ -76,7 +79,7 @@ def case_details(run_dir: Path, case: CaseResult, entry: Mapping[str, Any]) -> C
     infos = [_json(p) for _, d in rounds[:1] for p in sorted(d.glob("*/sys_info.json"))]
     return CaseDetails(
         workload=_workload(case, entry, _dict(info.get("config")), card, events),
-        hardware=_hardware(case, infos), software=_software(case, infos),
+        hardware=_hardware(case, infos), software=_software(case, infos, engines),
         smoke=str(card.get("smoke_test") or ""),
         curves=tuple(_curves(n, events[n]) for n, _ in rounds),
         logs=tuple(log for n, d in rounds for log in _node_logs(run_dir, n, d)))
@@ -171,28 +174,30 @@ def _hardware(case: CaseResult, infos: Sequence[Mapping[str, Any]]) -> tuple:
     cpus = _distinct(f"{_dict(i.get('cpu')).get('model')} ({_dict(i.get('cpu')).get('logical_cpus')}"
                      " logical CPUs)" for i in infos if _dict(i.get("cpu")).get("model"))
     memory = _distinct(_gib(_dict(i.get("memory")).get("total_bytes")) for i in infos)
-    return tuple((k, v or "no sys_info.json") for k, v in (
+    missing = "not in sys_info.json" if infos else "no sys_info.json"
+    return tuple((k, v or missing) for k, v in (
         ("chip", f"{case.vendor or '?'} {case.chip or '?'}, {chips}"),
         ("accelerators per node", per_node),
         ("CPU per node", cpus), ("memory per node", memory)))
 
 
-def _software(case: CaseResult, infos: Sequence[Mapping[str, Any]]) -> tuple:
+def _software(case: CaseResult, infos: Sequence[Mapping[str, Any]], engines: str) -> tuple:
     frameworks = _distinct(
         ", ".join(f"{name} {v['version']}" for name, v in _dict(i.get("frameworks")).items()
                   if isinstance(v, dict) and v.get("version")) for i in infos)
     drivers = _distinct(" ".join(str(a[k]) for k in ("driver_version", "runtime_version")
                                  if a.get(k)) for a in (_dict(i.get("accelerators"))
                                                         for i in infos))
-    docker = _distinct(_dict(i.get("docker")).get("server_version") for i in infos)
+    docker = engines or _distinct(_dict(i.get("docker")).get("server_version") for i in infos)
+    missing = "not in sys_info.json" if infos else "no sys_info.json"
     os_ = _distinct(f"{_dict(i.get('os')).get('name')}, kernel "
                     f"{_dict(i.get('kernel')).get('release')}" for i in infos if i.get("os"))
     return tuple((k, v or why) for k, v, why in (
         ("image", case.image or "", "not recorded"),
-        ("frameworks", frameworks, "no sys_info.json"),
+        ("frameworks", frameworks, missing),
         ("accelerator driver", drivers, "none reported (a CPU vendor has none)"),
-        ("Docker engine", docker, "no sys_info.json"),
-        ("OS", os_, "no sys_info.json")))
+        ("Docker engine", docker, missing),
+        ("OS", os_, missing)))
 
 
 def _distinct(values: Any) -> str:

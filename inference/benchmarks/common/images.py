@@ -93,3 +93,15 @@ def preprocess(path: Path, resize_size: int, image_size: int) -> np.ndarray:
     crop = resized.crop((left, top, left + image_size, top + image_size))
     array = np.asarray(crop, dtype=np.float32) / 255.0
     return np.ascontiguousarray(((array - MEAN) / STD).transpose(2, 0, 1))
+
+
+def image_files(data_dir: str | Path) -> tuple[Path, ...]:
+    """Every image under ``data_dir`` (any layout), in sorted order."""
+    root = Path(data_dir)
+    if not root.is_dir():
+        raise CaseError(f"data dir {root} does not exist: give a folder of images in host.yaml CASES")
+    files = tuple(sorted(p for p in root.rglob("*") if p.suffix.lower() in EXTENSIONS))
+    if not files:
+        raise CaseError(f"data dir {root}: no images ({', '.join(sorted(EXTENSIONS))}) under it: "
+                        "give a folder of images (any layout)")
+    return files

@@ -21,8 +21,7 @@ import torch
 from PIL import Image
 
 from common.case import Batch
-from common.errors import CaseError
-from common.images import EXTENSIONS, MEAN, STD
+from common.images import MEAN, STD, image_files
 
 NO_LABEL = -1
 
@@ -36,14 +35,7 @@ class PromptedImages:
     @classmethod
     def scan(cls, data_dir: str | Path, image_size: int, datasize: int | None,
              max_items: int | None) -> "PromptedImages":
-        root = Path(data_dir)
-        if not root.is_dir():
-            raise CaseError(f"data dir {root} does not exist: give a folder of images in "
-                            "host.yaml CASES")
-        files = tuple(sorted(p for p in root.rglob("*") if p.suffix.lower() in EXTENSIONS))
-        if not files:
-            raise CaseError(f"data dir {root}: no images ({', '.join(sorted(EXTENSIONS))}) under "
-                            "it: give a folder of images (any layout)")
+        files = image_files(data_dir)
         size = datasize or len(files)
         return cls(files, min(size, max_items or size), image_size)
 

@@ -1,6 +1,7 @@
 """The text cases' training schedule, framework-free: optimizer steps until the quality target
 is reached or ``max_steps`` run out, an evaluation every ``eval_every`` steps and at the last
-one, STEP_END every ``log_every_steps``, the compute and evaluation regions timed.
+one, STEP_END every ``log_every_steps`` (a non-finite loss there ends the case as
+``Diverged``, naming the step), the compute and evaluation regions timed.
 
 A case supplies a ``Trainer`` (its framework's forward/backward/step and evaluation) and a
 ``Goal``; ``run`` does the bookkeeping and returns the ``Progress`` FINISHED is built from.
@@ -12,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
-from driver import Driver, Metric
+from driver import Diverged, Driver, Metric
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def train_epoch(driver: Driver, trainer: Trainer, progress: Progress,
         progress.step += 1
         if progress.step % driver.log.step_every == 0:
             driver.step_end(progress.step, work=progress.work, epoch=progress.epoch,
-                            loss=float(loss), lr=trainer.lr())
+                            loss=finite_loss(loss, progress.step), lr=trainer.lr())
         last = progress.step >= schedule.max_steps
         if (progress.step % schedule.eval_every == 0 or last) and \
                 evaluate_now(driver, trainer, progress, schedule.goal):
@@ -99,6 +100,14 @@ def train_epoch(driver: Driver, trainer: Trainer, progress: Progress,
         if last:
             return True
     return False
+
+
+def finite_loss(loss: Any, step: int) -> float:
+    """The loss as a number; a non-finite one ends the case (``Diverged``) naming the step."""
+    value = float(loss)
+    if not math.isfinite(value):
+        raise Diverged(f"training diverged: loss is {value} at step {step}")
+    return value
 
 
 def evaluate_now(driver: Driver, trainer: Trainer, progress: Progress, goal: Goal) -> bool:

@@ -1,4 +1,5 @@
-"""The llama2_7b case's dataset: token streams in .npy shards, cut into fixed windows.
+"""The causal-LM cases' dataset (llama2_7b, gpt2): token streams in .npy shards, cut into
+fixed windows.
 
 Layout "llama2-token-shards-v1" (llama2_7b/deepspeed's ``prepare_data.py`` writes it; any
 corpus tokenised with the Llama 2 tokenizer can be converted to it, e.g.
@@ -35,15 +36,17 @@ class TokenDataset:
     vocab_size: int
 
 
-def open_dataset(data_dir: Path, seq_len: int, vocab_size: int, prepare: str) -> TokenDataset:
+def open_dataset(data_dir: Path, seq_len: int, vocab_size: int, prepare: str,
+                 name: str = "llama2") -> TokenDataset:
     """Open and check ``data_dir``; raises DataError listing every problem found.
-    ``prepare``: the script that makes one (named when the folder is missing)."""
+    ``prepare``: the script that makes one (named when the folder is missing); ``name``: the
+    case's dataset in the message."""
     data_dir = require_data_dir(data_dir, f"{prepare} --output DIR")
     problems: list[str] = []
     splits = {name: _read_split(data_dir / name, seq_len, problems) for name in ("train", "eval")}
     train, held_out = splits["train"], splits["eval"]
     if problems or train is None or held_out is None:
-        raise unusable("llama2", data_dir, problems, LAYOUT)
+        raise unusable(name, data_dir, problems, LAYOUT)
     return TokenDataset(train, held_out, vocab_size)
 
 

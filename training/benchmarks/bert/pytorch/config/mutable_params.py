@@ -4,5 +4,5 @@ mutable_params = [
     "model_size", "eval_samples",
     "global_batch_size", "learning_rate", "weight_decay", "adam_beta1", "adam_beta2", "adam_eps",
     "warmup_steps", "max_steps", "grad_clip_norm",
-    "eval_every_steps", "log_every_steps", "dtype", "seed",
+    "eval_every_steps", "log_every_steps", "dtype", "cpu_threads", "seed",
 ]

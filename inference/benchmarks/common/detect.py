@@ -1,0 +1,58 @@
+"""Images for object detection (rtdetr_r50vd): every image under the data dir (COCO's
+val2017 folder works as it is), cycled up to ``datasize`` items.
+
+Pre-processing is RT-DETR's (transformers' ``RTDetrImageProcessor``): convert to RGB,
+resize to ``image_size`` x ``image_size`` (bilinear, aspect ratio not kept), scale to
+[0, 1]; no mean / std normalisation. There are no labels here: a detector's queries are
+compared with the fp32 reference's, query by query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+from PIL import Image
+
+from common.case import Batch
+from common.images import image_files
+
+NO_LABEL = -1
+
+
+@dataclass(frozen=True)
+class DetectionImages:
+    files: tuple[Path, ...]
+    size: int
+    image_size: int
+
+    @classmethod
+    def scan(cls, data_dir: str | Path, image_size: int, datasize: int | None,
+             max_items: int | None) -> "DetectionImages":
+        files = image_files(data_dir)
+        size = datasize or len(files)
+        return cls(files, min(size, max_items or size), image_size)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def batch(self, indices: Sequence[int]) -> Batch:
+        images = np.stack([preprocess(self.files[i % len(self.files)], self.image_size)
+                           for i in indices])
+        return Batch((torch.from_numpy(images),),
+                     torch.full((len(indices),), NO_LABEL, dtype=torch.long))
+
+    def describe(self) -> dict:
+        return {"images": len(self.files), "items": self.size, "image_size": self.image_size,
+                "root": str(self.files[0].parent)}
+
+
+def preprocess(path: Path, image_size: int) -> np.ndarray:
+    with Image.open(path) as file:
+        rgb = file.convert("RGB")
+    resized = rgb.resize((image_size, image_size), Image.Resampling.BILINEAR)
+    array = np.asarray(resized, dtype=np.float32) / 255.0
+    return np.ascontiguousarray(array.transpose(2, 0, 1))

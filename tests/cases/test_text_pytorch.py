@@ -1,0 +1,120 @@
+"""The transformers-built text cases (gpt2, distilbert) on the host: 2 ranks under chipperf's
+torchrun command reach their CI target on the offline corpora, and bad input stops a case
+with one message.
+
+gpt2's data is made by its own prepare_data.py (a byte-level BPE trained on the prose on the
+machine), distilbert's by bert/pytorch's (the bert cases' MLM layout); the vendor configs are
+the cpu CI ones. Needs torch, transformers (and its tokenizers) and numpy on the host.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from caserun import Case, assert_case_error, check_converged, init_end, perflog_events, rank_logs
+
+from chipperf.launchers import pytorch as pytorch_launcher
+
+CASES = {name: Case(name, "pytorch") for name in ("gpt2", "distilbert")}
+# case -> (data fixture, metric, CI target, work unit)
+EXPECTED = {"gpt2": ("gpt2_corpus", "lm_accuracy", 0.17, "tokens"),
+            "distilbert": ("bert_corpus", "mlm_accuracy", 0.12, "samples")}
+
+
+def prepare(script: Path, out: Path) -> Path:
+    subprocess.run([sys.executable, str(script), "--output", str(out)], check=True, timeout=300)
+    return out
+
+
+@pytest.fixture(scope="module")
+def gpt2_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return prepare(CASES["gpt2"].dir / "prepare_data.py", tmp_path_factory.mktemp("gpt2_ci"))
+
+
+@pytest.fixture(scope="module")
+def bert_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return prepare(Case("bert", "pytorch").dir / "prepare_data.py",
+                   tmp_path_factory.mktemp("bert_ci"))
+
+
+def test_gpt2_corpus_has_the_documented_layout(gpt2_corpus: Path) -> None:
+    meta = json.loads((gpt2_corpus / "meta.json").read_text())
+    vocab = json.loads((gpt2_corpus / "vocab.json").read_text())
+    assert meta["vocab_size"] == len(vocab) == 1024 and vocab["<|endoftext|>"] == 0
+    assert (gpt2_corpus / "merges.txt").read_text().startswith("#version")
+    train = np.load(gpt2_corpus / "train" / "shard_00000.npy")
+    assert train.dtype == np.uint16 and train.ndim == 1 and train.max() < 1024
+    assert (train == 0).sum() == len(meta["sources"]) - ((np.load(
+        gpt2_corpus / "eval" / "shard_00000.npy") == 0).sum())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_two_ranks_reach_the_ci_target(name: str, request: pytest.FixtureRequest,
+                                       tmp_path: Path) -> None:
+    fixture, metric, target, unit = EXPECTED[name]
+    data, case = request.getfixturevalue(fixture), CASES[name]
+    argv = pytorch_launcher.command(case.context(data, "config_xeonx1x2.py", tmp_path, 2))
+    result = subprocess.run(argv, env=case.env(), capture_output=True, text=True, timeout=600)
+    logs = rank_logs(tmp_path)
+    assert result.returncode == 0, result.stderr[-4000:] + "\n" + logs.get(0, "")[-4000:]
+    events = perflog_events(logs[0])
+    finished = check_converged(events)
+    assert (finished["metric"]["name"], finished["metric"]["target"]) == (metric, target)
+    assert finished["world_size"] == 2 and finished["work_unit"] == unit
+    init = init_end(events)
+    forward, seq_len = init["forward_flops_per_sequence"], init["seq_len"]
+    per_unit = 3 * forward / seq_len if unit == "tokens" else 3 * forward
+    assert seq_len == 64 and finished["flops_per_unit"] == per_unit > 0
+    assert "[PerfLog]" not in logs[1]
+
+
+def test_a_non_finite_loss_ends_the_case_naming_the_step(gpt2_corpus: Path) -> None:
+    result = CASES["gpt2"].run_config(gpt2_corpus, "--set", "learning_rate=1e30",
+                                      "--set", "warmup_steps=1")
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert "chipperf case error: training diverged: loss is nan at step 5" in result.stderr
+    assert "Traceback" not in result.stderr
+    names = [e.name for e in perflog_events(result.stdout)]
+    assert "TRAIN_START" in names and "FINISHED" not in names
+
+
+def test_a_corpus_of_another_vocabulary_is_refused(bert_corpus: Path) -> None:
+    result = CASES["gpt2"].run_config(bert_corpus)
+    assert_case_error(result, "gpt2 dataset", "expected a 1-D integer token array")
+
+
+def test_an_unknown_model_size_stops_the_case_before_training(bert_corpus: Path) -> None:
+    result = CASES["distilbert"].run_config(bert_corpus, "--set", "model_size=huge")
+    assert_case_error(result, "model_size 'huge' is unknown: use one of base, tiny")
+
+
+def flagperf_gpt2_folder(corpus: Path, out: Path) -> Path:
+    """FlagPerf's gpt2 layout made from the CI corpus: its train tokens as a Megatron dataset,
+    some text as lambada_test.json, the corpus' BPE as gpt2-vocab.json / gpt2-merges.txt."""
+    from textlm import megatron
+
+    train = np.load(corpus / "train" / "shard_00000.npy")
+    megatron.write(out / "lambada_train_text_document", np.split(train, np.flatnonzero(train == 0) + 1)[:-1])
+    passages = ["The quick brown fox jumps over the lazy dog, and the dog sleeps on. " * 6] * 40
+    (out / "lambada_test.json").write_text("".join(json.dumps({"text": p}) + "\n" for p in passages))
+    (out / "gpt2-vocab.json").write_text((corpus / "vocab.json").read_text())
+    (out / "gpt2-merges.txt").write_text((corpus / "merges.txt").read_text())
+    return out
+
+
+def test_gpt2_trains_on_flagperf_s_data_layout(gpt2_corpus: Path, tmp_path: Path) -> None:
+    data = flagperf_gpt2_folder(gpt2_corpus, tmp_path)
+    result = CASES["gpt2"].run_config(data, "--set", "max_steps=3", "--set", "eval_every_steps=3")
+    assert result.returncode == 0, result.stderr[-3000:]
+    events = perflog_events(result.stdout)
+    finished = events[-1].value
+    assert events[-1].name == "FINISHED" and finished["work_done"] == 3 * 32 * 64
+    assert init_end(events)["eval_size"] > 0 and finished["metric"]["name"] == "lm_accuracy"
+    (data / "lambada_test.json").unlink()
+    assert_case_error(CASES["gpt2"].run_config(data), "gpt2 (FlagPerf layout) dataset",
+                      "no eval/ folder and no lambada_test.json")

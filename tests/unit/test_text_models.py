@@ -1,0 +1,91 @@
+"""The transformers-built text cases: case.yaml's full-size numbers are the built model's
+(parameters, training FLOPs per sample or token counted on the meta device), the published
+parameter counts hold, and the FLOP counter agrees with BERT's analytic formula."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+BENCHMARKS = REPO / "training" / "benchmarks"
+# published sizes: Hugging Face's gpt2-medium and distilbert-base-uncased (heads tied)
+PUBLISHED_PARAMS = {"gpt2": 354_823_168, "distilbert": 66_985_530}
+
+if str(BENCHMARKS) not in sys.path:
+    sys.path.insert(0, str(BENCHMARKS))
+
+
+def entry(case: str) -> ModuleType:
+    name = f"text_models_{case}"
+    spec = importlib.util.spec_from_file_location(
+        name, BENCHMARKS / case / "pytorch" / "run_pretraining.py")
+    module = sys.modules[name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("case", sorted(PUBLISHED_PARAMS))
+def test_case_yaml_holds_the_full_size_model_built_on_meta(case: str) -> None:
+    import torch
+    from hftext.models import count_forward_flops, hf_model
+
+    module = entry(case)
+    full, model = module.FULL_SIZE, module.TEXT_MODEL
+    with torch.device("meta"):
+        net = hf_model(model.arch, module.PRESETS[full["model_size"]])
+    params = sum(p.numel() for p in net.parameters())
+    forward = count_forward_flops(net, model.task, full["seq_len"])
+    meta = yaml.safe_load((BENCHMARKS / case / "pytorch" / "case.yaml").read_text())
+    assert meta["work_unit"] == model.task.work_unit
+    assert meta["full_size"] == {"params": params,
+                                 "flops_per_unit": model.task.train_flops(forward, full["seq_len"])}
+    assert params == PUBLISHED_PARAMS[case]
+
+
+def test_flop_counter_matches_berts_analytic_formula() -> None:
+    """transformers' BERT-large counted on meta: 6*N*s + 12*L*h*s^2 per 512-token sequence,
+    the formula the bert cases report (textlm.bert)."""
+    import torch
+    from hftext.models import count_forward_flops, hf_model
+    from hftext.tasks import MaskedLM
+    from textlm.bert import PRESETS, train_flops_per_sequence
+
+    with torch.device("meta"):
+        net = hf_model("bert", {"hidden_size": 1024, "num_hidden_layers": 24,
+                                "num_attention_heads": 16, "intermediate_size": 4096})
+    forward = count_forward_flops(net, MaskedLM(token_types=True), 512)
+    assert 3 * forward == train_flops_per_sequence(PRESETS["large"], 512) == 1_104_257_482_752
+
+
+def test_an_unknown_model_size_is_refused_with_the_choices() -> None:
+    from driver import ConfigError
+    from hftext.models import preset_of
+
+    class Cfg:
+        model_size = "huge"
+
+    with pytest.raises(ConfigError, match=r"model_size 'huge' is unknown: use one of \['medium', 'tiny'\]"):
+        preset_of(Cfg(), entry("gpt2").PRESETS)  # type: ignore[arg-type]
+
+
+def test_span_corruption_replaces_each_span_by_one_sentinel() -> None:
+    import numpy as np
+    from hftext import spans
+
+    rng = np.random.default_rng(0)
+    tokens = np.arange(10, 50)
+    mask = spans.noise_mask(len(tokens), 0.15, 3.0, rng)
+    assert mask.sum() == 6 and not mask[0]
+    source, target = spans.corrupt(tokens, mask, first_sentinel=1000, end=3)
+    starts = int((mask & ~np.concatenate([[False], mask[:-1]])).sum())
+    assert [t for t in source if t < 1000] == tokens[~mask].tolist()
+    assert [t for t in target[:-1] if t < 1000] == tokens[mask].tolist() and target[-1] == 3
+    assert [t for t in source if t >= 1000] == [t for t in target if t >= 1000] == \
+        list(range(1000, 1000 + starts))
+    assert len(target) <= spans.target_length(len(tokens), 0.15, 3.0)

@@ -1,0 +1,4 @@
+# distilbert / PyTorch on 8 NVIDIA H100 GPU(s) (1 x 8): 64 sequences per GPU.
+from config_common import *  # noqa: F403
+
+global_batch_size = 512

@@ -1,0 +1,4 @@
+# gpt2 / PyTorch on 8 NVIDIA A100 GPU(s) (1 x 8): 8 sequences per GPU.
+from config_common import *  # noqa: F403
+
+global_batch_size = 64

@@ -1,0 +1,4 @@
+# gpt2 / PyTorch on 16 NVIDIA H100 GPU(s) (2 x 8): 8 sequences per GPU.
+from config_common import *  # noqa: F403
+
+global_batch_size = 128

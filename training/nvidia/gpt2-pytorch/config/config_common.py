@@ -1,0 +1,10 @@
+# gpt2 / PyTorch on NVIDIA GPUs: what every topology shares. GPT-2 Medium (model_size
+# "medium") on 1024-token windows, bf16 autocast; the recipe is config/_base.py's. The
+# per-topology files set the global batch (8 sequences per GPU).
+# Not run by chipperf's CI (no GPU there).
+model_size = "medium"
+seq_len = 1024
+eval_samples = 1000
+eval_every_steps = 1000
+log_every_steps = 50
+dtype = "bf16"
