@@ -206,6 +206,7 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
     if master_alive(run_dir):
         raise ChipperfError(f"{run_dir}: the run is going on (its master holds it); it collects "
                             "its own files when its rounds end")
+    restore_fallback(Path(run_dir), run_id)
     close_abandoned(Path(run_dir))
     done = on_hosts(hosts, cluster, lambda h: sweep_host(h, cluster.work_root, only=run_id))
     from chipperf.controller import write_reports
@@ -213,6 +214,19 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
     if any(s.collected for s in done[0]):
         write_reports(Path(run_dir))
     return done
+
+
+def restore_fallback(run_dir: Path, run_id: str) -> None:
+    """The record a full result root could not take (chipperf.record.fallback_dir) goes back
+    into the run dir, now that it is being collected."""
+    from chipperf.record import fallback_dir
+    from chipperf.results.layout import atomic_write
+
+    fallback = fallback_dir() / f"{run_id}.run.json"
+    if fallback.is_file():
+        atomic_write(run_dir / "run.json", fallback.read_bytes())
+        fallback.unlink()
+        log.info("%s: run.json restored from %s", run_dir, fallback)
 
 
 def close_abandoned(run_dir: Path) -> None:
