@@ -1,7 +1,7 @@
 """End to end: `chipperf run` of bert, gpt2 and distilbert (PyTorch) and llama2_7b (DeepSpeed)
 across two simulated hosts, one rank per host, to a converged FINISHED on each case's CI
-config (xeon 2x1); and llama3_8B (PyTorch) with 2 ranks per host (xeon 2x2: tensor parallel
-inside each host, FSDP2 across the two).
+config (xeon 2x1); and llama3_8B and mixtral_8x7B (PyTorch) with 2 ranks per host (xeon 2x2:
+tensor parallel inside each host, FSDP2 across the two).
 
 Each case's data is made once per session by its own prepare_data.py under
 /var/lib/chipperf-test/data, which every simulated host sees at the same path.
@@ -54,6 +54,8 @@ LLAMA = Case("llama2_7b:deepspeed_0.19:xeon:2:1:1", "llama2_7b-deepspeed_0.19-xe
              "nnodes=2, num_local_procs=1, node_rank={rank}")
 LLAMA3 = Case("llama3_8B:pytorch_2.13:xeon:2:2:1", "llama3_8B-pytorch_2.13-xeon-2x2",
               "llm_text_dir", "tokens", "eval_loss", 2.6, False, "", nproc=2)
+MIXTRAL = Case("mixtral_8x7B:pytorch_2.13:xeon:2:2:1", "mixtral_8x7B-pytorch_2.13-xeon-2x2",
+               "llm_text_dir", "tokens", "eval_loss", 2.6, False, "", nproc=2)
 
 GPT2 = Case("gpt2:pytorch_2.13:xeon:2:1:1", "gpt2-pytorch_2.13-xeon-2x1", "gpt2_text_dir",
             "tokens", "lm_accuracy", 0.17, True, "")
@@ -103,9 +105,9 @@ def check_summary(case: Case, run_dir: Path, finished: dict) -> None:
     assert "no peak FLOP/s for chip xeon" in round1.reasons["mfu"], round1.reasons
 
 
-@pytest.mark.parametrize("case", [BERT, LLAMA, GPT2, DISTILBERT, LLAMA3],
+@pytest.mark.parametrize("case", [BERT, LLAMA, GPT2, DISTILBERT, LLAMA3, MIXTRAL],
                          ids=["bert_pytorch", "llama2_deepspeed", "gpt2_pytorch", "distilbert_pytorch",
-                              "llama3_pytorch"])
+                              "llama3_pytorch", "mixtral_pytorch"])
 def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path):
     data_dir = request.getfixturevalue(case.data)
     h1, h2 = sim_cluster.hosts[:2]
