@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import platform
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -111,6 +112,10 @@ def _collect(host: Host, work: str, run_id: str, origin: dict[str, Any] | None,
     if not nodes:
         return True
     run_dir = Path(origin["result_dir"]) if origin else None
+    if origin and origin.get("master") == platform.node() and run_dir and not run_dir.exists():
+        swept.left.append(f"{work}: its run dir {run_dir} no longer exists on this master: "
+                          f"its {len(nodes)} node dir(s) are removed with it")
+        return True
     if run_dir is None or not _is_run_dir(run_dir, run_id):
         swept.left.append(f"{work}: {len(nodes)} node dir(s) of results not collected: their "
                           f"run dir {run_dir or '(unknown)'} is not on this machine; run "

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, chipperf, latest_run_dir, leftovers, write_configs
+from conftest import REPO, WORK_ROOT, chipperf, latest_run_dir, leftovers, write_configs
 
 from chipperf.results.layout import read_status
 
@@ -101,6 +101,106 @@ def kill_in_host(name: str, *programs: str) -> list[int]:
 
 def record_of(run_dir: Path) -> dict:
     return json.loads((run_dir / "run.json").read_text())
+
+
+def test_host_lost_mid_round_then_returns(tmp_path, sim_cluster, digits_dir, background,
+                                          healthy_after):
+    """h2's sshd and dockerd die in round 1 (containerd and its containers live on): the run
+    ends naming h2, does not start round 2 on it, keeps round 1's files on h2; once h2 is
+    back, `chipperf collect` brings them home (late) and leaves nothing behind."""
+    h2 = sim_cluster.hosts[1]
+    cluster, test = configs(tmp_path, sim_cluster, {TWO_ROUNDS: str(digits_dir)})
+    run = background(tmp_path, cluster, test)
+    run.wait_for(": started chipperf-", 2)
+    time.sleep(3)
+    assert kill_in_host(h2.name, "sshd", "dockerd")
+    assert run.proc.wait(timeout=300) == 1, run.log.read_text()[-4000:]
+    print(run.log.read_text()[-6000:])
+    run_dir = latest_run_dir(tmp_path / "result")
+    record = record_of(run_dir)
+    case = record["cases"][CASE_DIR]
+    assert record["status"] == "failed" and case["status"] == "failed", case
+    assert case["reason"].startswith(f"round 1: node 1 ({h2.address}): "), case["reason"]
+    assert "lost contact with the host or its Docker engine" in case["reason"]
+    assert [r["number"] for r in case["rounds"]] == [1]          # round 2 not started on h2
+    assert case["skipped_rounds"] == [2] and h2.address in case["skipped_because"]
+    assert case["rounds"][0]["lost_hosts"] == [h2.address]
+    node1 = f"{CASE_DIR}/round1/{h2.address}_noderank1"
+    assert case["rounds"][0]["kept_on_hosts"][f"{h2.address}_noderank1"].startswith(h2.address)
+    assert read_status(run_dir / node1)[0] == "failed"
+    assert "`chipperf collect" in run.log.read_text()
+
+    repair()                                                     # h2 comes back
+    collected = chipperf("collect", str(run_dir), cwd=tmp_path)
+    assert collected.returncode == 0, collected
+    assert f"collected {run_dir.name}/{node1}" in collected.output
+    assert (run_dir / node1 / "launcher.log").is_file()          # its files came home
+    assert record_of(run_dir)["late"][node1]["host"] == h2.address
+    assert leftovers(sim_cluster, run_dir.name) == []
+
+
+
+def test_docker_engine_restarted_mid_round(tmp_path, sim_cluster, digits_dir, background,
+                                           healthy_after):
+    """h2's dockerd is killed and started again mid-round: the round fails naming h2's
+    engine; `chipperf clean` afterwards leaves nothing of the run on any host."""
+    h2 = sim_cluster.hosts[1]
+    cluster, test = configs(tmp_path, sim_cluster, {TWO_ROUNDS: str(digits_dir)})
+    run = background(tmp_path, cluster, test)
+    run.wait_for(": started chipperf-", 2)
+    time.sleep(3)
+    assert kill_in_host(h2.name, "dockerd")
+    repair()                                                     # the engine comes back
+    assert run.proc.wait(timeout=300) == 1, run.log.read_text()[-4000:]
+    run_dir = latest_run_dir(tmp_path / "result")
+    case = record_of(run_dir)["cases"][CASE_DIR]
+    assert case["status"] == "failed"
+    assert case["reason"].startswith(f"round 1: node 1 ({h2.address}): "), case["reason"]
+    cleaned = chipperf("clean", "--cluster", str(cluster), cwd=tmp_path)
+    # its exit also reflects other runs' leftovers on the shared cluster: this run's lines
+    assert f"removed {WORK_ROOT}/{run_dir.name}/{h2.address}" in cleaned.output, cleaned.output
+    assert not [line for line in cleaned.output.splitlines()
+                if "left" in line and run_dir.name in line], cleaned.output
+    assert leftovers(sim_cluster, run_dir.name) == []
+
+
+
+@pytest.fixture
+def small_root(tmp_path):
+    """A 300 MiB tmpfs as the result root (a run needs 256 MiB free at plan time)."""
+    root = tmp_path / "result"
+    root.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300m", "tmpfs", str(root)], check=True)
+    yield root
+    subprocess.run(["umount", "-l", str(root)], check=False)
+
+
+def test_result_root_fills_mid_run(tmp_path, sim_cluster, digits_dir, background, small_root):
+    """The result root fills up during round 1: the run ends with its record closed, the
+    nodes' files stay on the hosts with a message saying how to collect them, and
+    `chipperf collect` brings them home once there is room."""
+    cluster, test = configs(tmp_path, sim_cluster, {"resnet50:pytorch_2.13:xeon:2:1:1":
+                                                    str(digits_dir)})
+    run = background(tmp_path, cluster, test)
+    run.wait_for(": started chipperf-", 2)
+    filler = small_root / "filler"
+    subprocess.run(["fallocate", "-l", "299m", str(filler)], check=False)
+    subprocess.run(["dd", "if=/dev/zero", f"of={small_root}/filler2", "bs=64k"], check=False,
+                   capture_output=True)
+    assert run.proc.wait(timeout=600) == 1, run.log.read_text()[-4000:]
+    run_dir = latest_run_dir(small_root)
+    output = run.log.read_text()
+    assert "Traceback" not in output and "stay on their hosts" in output, output[-4000:]
+    fallback = Path.home() / f".local/state/chipperf/runs/{run_dir.name}.run.json"
+    record = json.loads(fallback.read_text())       # the result root could not take it
+    assert record["status"] == "failed" and record["finished_at"]
+    filler.unlink(missing_ok=True)
+    (small_root / "filler2").unlink(missing_ok=True)
+    collected = chipperf("collect", str(run_dir), cwd=tmp_path)
+    assert collected.returncode == 0, collected
+    assert "collected" in collected.output and not fallback.exists()
+    assert record_of(run_dir)["status"] == "failed" and record_of(run_dir)["late"]
+    assert leftovers(sim_cluster, run_dir.name) == []
 
 
 def test_master_killed_mid_round_then_the_next_command_recovers(tmp_path, sim_cluster,
