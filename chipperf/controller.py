@@ -367,7 +367,13 @@ def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup,
     """Remove whatever the run left on any host: containers (by label) and work dirs; the
     work dir of a host in ``keep`` stays, with the node files that could not come home."""
     def clean(host: Host) -> None:
-        left = runtime.remove_run_containers(host.docker(), plan.run_id)
+        try:
+            left = runtime.remove_run_containers(host.docker(), plan.run_id)
+        except Exception as exc:  # its engine is away: the work dir stays, to show whose they are
+            log.error("[%s] the run's containers could not be removed (%s): its work dir stays "
+                      "so that `chipperf clean` or the next run on this host removes them",
+                      host.name, exc)
+            return
         if left:
             log.warning("[%s] removed leftover containers: %s", host.name, ", ".join(left))
         if host.name in keep:

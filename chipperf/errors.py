@@ -90,9 +90,13 @@ def is_connection_error(exc: BaseException | None) -> bool:
     """Whether ``exc`` or one of its causes is a lost or refused connection."""
     import paramiko
     import requests.exceptions
+    import urllib3.exceptions
 
+    # ChunkedEncodingError: the engine's answer stopped mid-way (seen when a host's dockerd
+    # and sshd were killed during a wait, tests/e2e/test_fault_injection.py)
     kinds = (ConnectionError, EOFError, TimeoutError, paramiko.SSHException,
-             requests.exceptions.ConnectionError)
+             requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError,
+             urllib3.exceptions.ProtocolError)
     seen = 0
     while exc is not None and seen < 10:
         if isinstance(exc, kinds) or (isinstance(exc, HostError) and exc.unreachable):

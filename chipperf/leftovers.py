@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import platform
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -111,6 +112,10 @@ def _collect(host: Host, work: str, run_id: str, origin: dict[str, Any] | None,
     if not nodes:
         return True
     run_dir = Path(origin["result_dir"]) if origin else None
+    if origin and origin.get("master") == platform.node() and run_dir and not run_dir.exists():
+        swept.left.append(f"{work}: its run dir {run_dir} no longer exists on this master: "
+                          f"its {len(nodes)} node dir(s) are removed with it")
+        return True
     if run_dir is None or not _is_run_dir(run_dir, run_id):
         swept.left.append(f"{work}: {len(nodes)} node dir(s) of results not collected: their "
                           f"run dir {run_dir or '(unknown)'} is not on this machine; run "
@@ -206,6 +211,7 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
     if master_alive(run_dir):
         raise ChipperfError(f"{run_dir}: the run is going on (its master holds it); it collects "
                             "its own files when its rounds end")
+    restore_fallback(Path(run_dir), run_id)
     close_abandoned(Path(run_dir))
     done = on_hosts(hosts, cluster, lambda h: sweep_host(h, cluster.work_root, only=run_id))
     from chipperf.controller import write_reports
@@ -213,6 +219,19 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
     if any(s.collected for s in done[0]):
         write_reports(Path(run_dir))
     return done
+
+
+def restore_fallback(run_dir: Path, run_id: str) -> None:
+    """The record a full result root could not take (chipperf.record.fallback_dir) goes back
+    into the run dir, now that it is being collected."""
+    from chipperf.record import fallback_dir
+    from chipperf.results.layout import atomic_write
+
+    fallback = fallback_dir() / f"{run_id}.run.json"
+    if fallback.is_file():
+        atomic_write(run_dir / "run.json", fallback.read_bytes())
+        fallback.unlink()
+        log.info("%s: run.json restored from %s", run_dir, fallback)
 
 
 def close_abandoned(run_dir: Path) -> None:

@@ -242,11 +242,14 @@ def _teardown(hosts: HostGroup, states: list[NodeState], s: RoundSettings) -> No
 
 def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
     node, local = st.node, _local(s, st)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        monitor = pool.submit(_stop_monitor, st.monitor)
-        if st.container is not None:
-            _stop_case_container(st, local)
-        monitor.result()
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            monitor = pool.submit(_stop_monitor, st.monitor)
+            if st.container is not None:
+                _stop_case_container(st, local)
+            monitor.result()
+    except Exception as exc:  # the engine is away: the node's files are still collected
+        log.error("[%s] node %d: stopping its containers failed: %s", node.host, node.node_rank, exc)
     st.finish("canceled", "stopped during teardown")
     try:
         skipped = hosts[node.host].get_dir(node.output_dir, local)

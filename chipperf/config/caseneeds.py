@@ -88,5 +88,5 @@ def _memory_problems(memory: Mapping[str, Any], values: Mapping[str, Any], world
             f"{per_chip / GIB:,.1f} GiB per chip for its training state "
             f"({memory.get('note', 'weights, gradients and optimizer state')}, "
             f"{memory.get('bytes_per_param', 16)} bytes per parameter over {world} chips), more "
-            f"than the {chip.memory_bytes / GIB:,.1f} GiB of a {chip.name} ({chip.source}): "
+            f"than the {chip.memory_bytes / GIB:,.1f} GiB of one {chip.name} ({chip.source}): "
             f"use at least {need} chips, or a chip with more memory"]

@@ -73,13 +73,20 @@ def stop(container: Any, grace_s: float = 10) -> None:
     remove(container)
 
 
-def remove(container: Any) -> None:
+def remove(container: Any) -> bool:
+    """Force-remove; False (said in the debug log) when the engine could not be asked: a
+    round's teardown goes on to collect the node's files, and the run's teardown keeps the
+    host's work dir so that `chipperf clean`/`collect` or the next run removes it."""
     import docker.errors
 
     try:
         container.remove(force=True)
     except docker.errors.NotFound:
         pass
+    except Exception as exc:  # the engine or its host went away
+        log.debug("removing %s: %s", getattr(container, "name", container), exc)
+        return False
+    return True
 
 
 def logs_tail(container: Any, lines: int = 50) -> str:
@@ -92,7 +99,8 @@ def logs_tail(container: Any, lines: int = 50) -> str:
 def remove_run_containers(client: Any, run_id: str) -> list[str]:
     """Every container the run left on this engine, force-removed; returns their names."""
     found = client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
-    for container in found:
-        remove(container)
+    kept = [c.name for c in found if not remove(c)]
+    if kept:
+        raise HostError(getattr(client, "name", "engine"), f"could not remove {', '.join(kept)}")
     return [c.name for c in found]
 

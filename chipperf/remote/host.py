@@ -344,7 +344,7 @@ class SSHHost(Host):
             with self._sftp() as sftp:
                 sftpfiles.makedirs(sftp, remote_dir)
                 sftp.putfo(io.BytesIO(data), archive)
-        except (paramiko.SSHException, OSError) as exc:
+        except (paramiko.SSHException, OSError, EOFError) as exc:
             raise HostError(self.name, f"SFTP upload to {archive} failed ({exc})",
                             "check free space and permissions under WORK_ROOT") from exc
         try:

@@ -91,3 +91,30 @@ def test_a_corpus_of_another_vocabulary_is_refused(bert_corpus: Path) -> None:
 def test_an_unknown_model_size_stops_the_case_before_training(bert_corpus: Path) -> None:
     result = CASES["distilbert"].run_config(bert_corpus, "--set", "model_size=huge")
     assert_case_error(result, "model_size 'huge' is unknown: use one of base, tiny")
+
+
+def flagperf_gpt2_folder(corpus: Path, out: Path) -> Path:
+    """FlagPerf's gpt2 layout made from the CI corpus: its train tokens as a Megatron dataset,
+    some text as lambada_test.json, the corpus' BPE as gpt2-vocab.json / gpt2-merges.txt."""
+    from textlm import megatron
+
+    train = np.load(corpus / "train" / "shard_00000.npy")
+    megatron.write(out / "lambada_train_text_document", np.split(train, np.flatnonzero(train == 0) + 1)[:-1])
+    passages = ["The quick brown fox jumps over the lazy dog, and the dog sleeps on. " * 6] * 40
+    (out / "lambada_test.json").write_text("".join(json.dumps({"text": p}) + "\n" for p in passages))
+    (out / "gpt2-vocab.json").write_text((corpus / "vocab.json").read_text())
+    (out / "gpt2-merges.txt").write_text((corpus / "merges.txt").read_text())
+    return out
+
+
+def test_gpt2_trains_on_flagperf_s_data_layout(gpt2_corpus: Path, tmp_path: Path) -> None:
+    data = flagperf_gpt2_folder(gpt2_corpus, tmp_path)
+    result = CASES["gpt2"].run_config(data, "--set", "max_steps=3", "--set", "eval_every_steps=3")
+    assert result.returncode == 0, result.stderr[-3000:]
+    events = perflog_events(result.stdout)
+    finished = events[-1].value
+    assert events[-1].name == "FINISHED" and finished["work_done"] == 3 * 32 * 64
+    assert init_end(events)["eval_size"] > 0 and finished["metric"]["name"] == "lm_accuracy"
+    (data / "lambada_test.json").unlink()
+    assert_case_error(CASES["gpt2"].run_config(data), "gpt2 (FlagPerf layout) dataset",
+                      "no eval/ folder and no lambada_test.json")

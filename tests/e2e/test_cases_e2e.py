@@ -1,6 +1,7 @@
 """End to end: `chipperf run` of bert, gpt2 and distilbert (PyTorch) and llama2_7b (DeepSpeed)
 across two simulated hosts, one rank per host, to a converged FINISHED on each case's CI
-config (xeon 2x1).
+config (xeon 2x1); and llama3_8B and mixtral_8x7B (PyTorch) with 2 ranks per host (xeon 2x2:
+tensor parallel inside each host, FSDP2 across the two).
 
 Each case's data is made once per session by its own prepare_data.py under
 /var/lib/chipperf-test/data, which every simulated host sees at the same path.
@@ -36,6 +37,14 @@ class Case:
     target: float
     higher_is_better: bool
     launcher_says: str      # in each node's launcher.log ({rank}: that node's); "": no check
+    nproc: int = 1          # ranks per host
+
+    @property
+    def world(self) -> int:
+        return 2 * self.nproc
+
+    def ranks(self, node: int) -> list[int]:
+        return list(range(node * self.nproc, (node + 1) * self.nproc))
 
 
 BERT = Case("bert:pytorch_2.13:xeon:2:1:1", "bert-pytorch_2.13-xeon-2x1", "bert_text_dir",
@@ -43,6 +52,10 @@ BERT = Case("bert:pytorch_2.13:xeon:2:1:1", "bert-pytorch_2.13-xeon-2x1", "bert_
 LLAMA = Case("llama2_7b:deepspeed_0.19:xeon:2:1:1", "llama2_7b-deepspeed_0.19-xeon-2x1",
              "llama_text_dir", "tokens", "eval_loss", 1.8, False,
              "nnodes=2, num_local_procs=1, node_rank={rank}")
+LLAMA3 = Case("llama3_8B:pytorch_2.13:xeon:2:2:1", "llama3_8B-pytorch_2.13-xeon-2x2",
+              "llm_text_dir", "tokens", "eval_loss", 2.6, False, "", nproc=2)
+MIXTRAL = Case("mixtral_8x7B:pytorch_2.13:xeon:2:2:1", "mixtral_8x7B-pytorch_2.13-xeon-2x2",
+               "llm_text_dir", "tokens", "eval_loss", 2.6, False, "", nproc=2)
 
 GPT2 = Case("gpt2:pytorch_2.13:xeon:2:1:1", "gpt2-pytorch_2.13-xeon-2x1", "gpt2_text_dir",
             "tokens", "lm_accuracy", 0.17, True, "")
@@ -61,7 +74,7 @@ def rank0_finished(node: Path) -> dict:
 def check_finished(case: Case, value: dict) -> None:
     assert finished_problems(value) == []
     assert value["converged"] is True, value
-    assert value["world_size"] == 2 and value["work_unit"] == case.work_unit
+    assert value["world_size"] == case.world and value["work_unit"] == case.work_unit
     metric = value["metric"]
     assert (metric["name"], metric["target"], metric["higher_is_better"]) == \
         (case.metric, case.target, case.higher_is_better)
@@ -85,15 +98,16 @@ def check_summary(case: Case, run_dir: Path, finished: dict) -> None:
     assert round1.status == "succeeded" and round1.converged is True
     assert round1.throughput.unit == f"{case.work_unit}/s"
     assert round1.throughput.raw == pytest.approx(finished["throughput"]["raw"])
-    assert round1.work_done == finished["work_done"] and round1.world_size == 2
+    assert round1.work_done == finished["work_done"] and round1.world_size == case.world
     assert round1.window_work and round1.window_work <= round1.work_done
-    assert round1.flops_per_unit == finished["flops_per_unit"] and round1.chips == 2
+    assert round1.flops_per_unit == finished["flops_per_unit"] and round1.chips == case.world
     assert round1.mfu is None and round1.mfu_dtype == "fp32"
     assert "no peak FLOP/s for chip xeon" in round1.reasons["mfu"], round1.reasons
 
 
-@pytest.mark.parametrize("case", [BERT, LLAMA, GPT2, DISTILBERT],
-                         ids=["bert_pytorch", "llama2_deepspeed", "gpt2_pytorch", "distilbert_pytorch"])
+@pytest.mark.parametrize("case", [BERT, LLAMA, GPT2, DISTILBERT, LLAMA3, MIXTRAL],
+                         ids=["bert_pytorch", "llama2_deepspeed", "gpt2_pytorch", "distilbert_pytorch",
+                              "llama3_pytorch", "mixtral_pytorch"])
 def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path):
     data_dir = request.getfixturevalue(case.data)
     h1, h2 = sim_cluster.hosts[:2]
@@ -117,12 +131,13 @@ def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path):
         node = nodes[name]
         assert read_status(node) == ("succeeded", ""), name
         logs = sorted(p.name for p in node.glob("rank*.out.log"))
-        assert logs == [f"rank{rank}.out.log"], (name, logs)
+        assert logs == [f"rank{r}.out.log" for r in case.ranks(rank)], (name, logs)
         launcher_log = (node / "launcher.log").read_text()
         if case.launcher_says:          # torchrun logs nothing that names the node's rank
             assert case.launcher_says.format(rank=rank) in launcher_log, launcher_log[-3000:]
         assert (node / "cpu_monitor.log").stat().st_size > 0
-    assert "[PerfLog]" not in (nodes[expected[1]] / "rank1.out.log").read_text()
+    for r in case.ranks(1):
+        assert "[PerfLog]" not in (nodes[expected[1]] / f"rank{r}.out.log").read_text()
 
     finished = rank0_finished(nodes[expected[0]])
     check_finished(case, finished)

@@ -120,3 +120,43 @@ def test_a_rate_it_cannot_sustain_stops_as_saturated() -> None:
                               scenarios.Bound(10_000.0, 2_000.0, 99), clock, sleep)
     assert [r["target_rate"] for r in result["rates"]] == [0.1, 100.0]   # stops at the first miss
     assert result["max_rate_meeting_bound"] == 0.1 and result["rates"][1]["saturated"] is True
+
+
+def test_warm_up_and_compiled_batches_use_power_of_two_sizes() -> None:
+    from common.llm.engines import batch_sizes
+
+    assert batch_sizes(1) == [1] and batch_sizes(4) == [1, 2, 4]
+    assert batch_sizes(32) == [1, 2, 4, 8, 16, 32] and batch_sizes(6) == [1, 2, 4, 6]
+
+
+def test_vllm_generator_times_first_and_last_tokens_from_engine_steps() -> None:
+    """The vLLM adapter against an engine with vLLM's step interface (one token per request
+    per step, cumulative token ids, ``finished`` on the last): no GPU here to run vLLM."""
+    from types import SimpleNamespace
+
+    from common.llm.nvidia.vllm_engine import VllmGenerator
+
+    class Steps:
+        def __init__(self) -> None:
+            self.live: dict[str, list] = {}
+
+        def add_request(self, request_id, prompt, params) -> None:
+            self.live[request_id] = [prompt["prompt_token_ids"], params.max_tokens, []]
+
+        def step(self):
+            out = []
+            for rid, (_prompt, limit, tokens) in list(self.live.items()):
+                tokens.append(len(tokens) + 100)
+                done = len(tokens) == limit
+                out.append(SimpleNamespace(request_id=rid, finished=done, outputs=[
+                    SimpleNamespace(token_ids=list(tokens))]))
+                if done:
+                    del self.live[rid]
+            return out
+
+    params = SimpleNamespace(max_tokens=None, clone=lambda: SimpleNamespace(max_tokens=None))
+    gen = VllmGenerator(Steps(), params)
+    got = gen.generate([Request(0, (5, 6), 3), Request(1, (7,), 1)])
+    assert [c.tokens for c in got] == [(100, 101, 102), (100,)]
+    assert got[0].start <= got[0].first < got[0].last and got[1].first == got[1].last
+    assert gen.accounting.engine_s > 0 and gen.logits(torch.zeros(1, 1)) is None

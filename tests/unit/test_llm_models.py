@@ -19,7 +19,7 @@ from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.plan import check
 from chipperf.vendors import get_vendor
 
-CASES = ["llama3_8B"]
+CASES = ["llama3_8B", "mixtral_8x7B"]
 # published sizes: Meta-Llama-3-8B and Mixtral-8x7B-v0.1 model cards (8.03B, 46.7B)
 PUBLISHED_PARAMS = {"llama3_8B": 8_030_261_248, "mixtral_8x7B": 46_702_792_704}
 FULL_SEQ = {"llama3_8B": 8192, "mixtral_8x7B": 4096}
@@ -88,7 +88,7 @@ def test_needs_refuse_a_model_too_large_for_the_chips_memory() -> None:
     (problem,) = needs_problems(needs, {"tensor_parallel": 1, "model_size": "8b"}, 1, 1, a100, "w")
     assert problem.startswith("w: model_size '8b' (8,030,261,248 parameters) needs at least "
                               "119.7 GiB per chip for its training state")
-    assert "more than the 80.0 GiB of a A100" in problem and "use at least 2 chips" in problem
+    assert "more than the 80.0 GiB of one A100" in problem and "use at least 2 chips" in problem
     assert needs_problems(needs, {"tensor_parallel": 8, "model_size": "8b"}, 1, 8, a100, "w") == []
 
 
@@ -142,8 +142,51 @@ def test_every_shipped_llm_config_passes_plan_time_checks() -> None:
 def test_the_case_refuses_a_tensor_parallel_degree_the_heads_do_not_split_into() -> None:
     from llmtrain.parallel import Layout, layout_problems
 
-    assert layout_problems(Layout(4, 4), 4, heads=4, kv_heads=2) == [
+    assert layout_problems(Layout(4, 4), 4, heads=4, kv_heads=2, width=352) == [
         "tensor_parallel 4 must divide the 4 attention heads and the 2 key/value heads"]
-    assert layout_problems(Layout(4, 2, expert_parallel=True), 2, 4, 2, experts=3) == [
-        "expert parallel over 2 ranks must divide the 3 experts"]
-    assert layout_problems(Layout(4, 2), 2, 4, 2) == []
+    assert layout_problems(Layout(4, 2), 2, 4, 2, width=175) == [
+        "tensor_parallel 2 must divide the MLP width 175"]
+    assert layout_problems(Layout(4, 2), 2, 4, 2, width=176) == []
+
+
+def test_mixtral_counts_the_two_routed_experts_of_eight() -> None:
+    from llmtrain import arch
+
+    values = entry("mixtral_8x7B").SPEC.presets["8x7b"]
+    attention = 4096 * 4096 * 2 + 2 * 4096 * 1024
+    active = 32 * (attention + 2 * 3 * 4096 * 14336 + 4096 * 8) + 4096 * 32000
+    assert arch.matmul_params(values) == active == 12_748_587_008
+    assert arch.train_flops_per_token(values, 4096) == 6 * active + 12 * 32 * 4096 * 4096
+
+
+def test_mixtral_does_not_fit_eight_80gb_gpus_but_fits_eight_h200s() -> None:
+    needs, nvidia = case_yaml("mixtral_8x7B"), get_vendor("nvidia")
+    values = {"tensor_parallel": 8, "model_size": "8x7b"}
+    (problem,) = needs_problems(needs, values, 1, 8, nvidia.chip("H100"), "w")
+    assert "needs at least 87.0 GiB per chip" in problem and "use at least 9 chips" in problem
+    assert needs_problems(needs, values, 1, 8, nvidia.chip("H200"), "w") == []
+    assert needs_problems(needs, values, 2, 8, nvidia.chip("A100"), "w") == []
+
+
+def test_tensor_parallel_expert_slices_add_up_to_the_whole_block() -> None:
+    """One process: the two tensor-parallel slices of every expert (ParallelExperts over a
+    group of 2, without the all-reduce) add up to transformers' MixtralExperts."""
+    import torch
+    from llmtrain.experts import ParallelExperts
+    from transformers import MixtralConfig
+    from transformers.models.mixtral.modeling_mixtral import MixtralExperts
+
+    torch.manual_seed(0)
+    config = MixtralConfig(hidden_size=16, intermediate_size=8, num_local_experts=4)
+    full = MixtralExperts(config)
+    torch.nn.init.normal_(full.gate_up_proj)
+    torch.nn.init.normal_(full.down_proj)
+    halves = [ParallelExperts(full, None, rank, 2) for rank in (0, 1)]
+    for half in halves:
+        half.size = 1  # the partial output alone (no group to sum over here)
+    hidden, index = torch.randn(10, 16), torch.randint(0, 4, (10, 2))
+    weights = torch.rand(10, 2)
+    whole = sum(half(hidden, index, weights) for half in halves)
+    assert torch.allclose(whole, full(hidden, index, weights), atol=1e-5)
+    assert halves[1].take("gate_up_proj", full.gate_up_proj.detach()).shape == (4, 8, 16)
+    assert halves[1].full_shape("down_proj") == full.down_proj.shape

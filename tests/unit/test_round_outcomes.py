@@ -59,6 +59,8 @@ def test_case_status_is_the_first_round_that_did_not_succeed():
 @pytest.mark.parametrize("exc, kind, words", [
     (requests.exceptions.ConnectionError("Connection aborted"), "unreachable", "lost contact"),
     (paramiko.SSHException("channel closed"), "unreachable", "lost contact"),
+    (requests.exceptions.ChunkedEncodingError("Response ended prematurely"), "unreachable",
+     "lost contact"),
     (HostError("h", "ssh root@h:22: cannot connect", unreachable=True), "unreachable", "lost contact"),
     (requests.exceptions.ReadTimeout("read timed out"), "timeout", "no answer"),
     (docker.errors.NotFound("no such container"), "exited", "the container is gone"),

@@ -19,7 +19,7 @@ import torch
 from driver import Config, DataError, DistEnv, split_batch
 from textlm import mlm, tokens
 
-from hftext import spans
+from hftext import flagperf_gpt2, spans
 
 IGNORE = -100
 Inputs = dict[str, torch.Tensor]
@@ -123,6 +123,9 @@ class CausalLM:
     work_unit: str = "tokens"
 
     def open(self, data_dir: Path, arch: Any, cfg: Config, prepare: str) -> tokens.TokenDataset:
+        """Token shards (``textlm.tokens``), or FlagPerf's gpt2 folder (a Megatron dataset)."""
+        if flagperf_gpt2.is_flagperf_layout(data_dir):
+            return flagperf_gpt2.open_dataset(data_dir, cfg.seq_len, arch.vocab_size)
         return tokens.open_dataset(data_dir, cfg.seq_len, arch.vocab_size, prepare,
                                    name=self.dataset)
 

@@ -142,5 +142,8 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
                   metric=Metric("top1", progress.accuracy, cfg.target_accuracy),
                   flops_per_unit=3 * forward, dtype=cfg.dtype,
                   peak_memory_bytes=device.max_memory_allocated())
+    # DDP's reducer goes before the process group (see hftext/case.py: as the group's last
+    # owner it would join gloo's worker thread holding the GIL, which can deadlock)
+    del loop, sampler, net
     if tdist.is_initialized():
         tdist.destroy_process_group()

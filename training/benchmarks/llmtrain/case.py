@@ -26,7 +26,7 @@ from torch import nn
 
 from chipperf.device.torch import TorchDevice
 from llmtrain import arch
-from llmtrain.experts import LocalExperts
+from llmtrain.experts import ParallelExperts
 from llmtrain.model import build_on_meta, materialize
 from llmtrain.parallel import Layout, apply_parallelism, layout_problems, make_mesh
 from llmtrain.train import Loop
@@ -54,26 +54,24 @@ def model_config(cfg: Config, spec: LLMSpec, dist: DistEnv) -> tuple[dict[str, A
     """The architecture and the layout; raises ConfigError with every problem."""
     problems = size_problems(cfg, spec.presets, "target_eval_loss")
     problems += dtype_problems(cfg, tuple(DTYPES)) + count_problems(cfg, COUNTS)
-    layout = Layout(dist.world_size, max(1, cfg.tensor_parallel),
-                    bool(spec.moe and cfg.expert_parallel))
+    layout = Layout(dist.world_size, max(1, cfg.tensor_parallel))
     if problems:
         raise_problems(problems)
     values = spec.config_values(cfg.model_size)
     if not 1 <= cfg.seq_len <= values["max_position_embeddings"]:
         problems.append(f"seq_len {cfg.seq_len} must be 1..{values['max_position_embeddings']} "
                         f"for model_size {cfg.model_size!r}")
-    experts, _ = arch.experts(values)
     problems += layout_problems(layout, dist.nproc_per_node, values["num_attention_heads"],
-                                values["num_key_value_heads"], experts)
+                                values["num_key_value_heads"], values["intermediate_size"])
     raise_problems(problems)
     return values, layout
 
 
 def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: Layout,
-                device: TorchDevice) -> tuple[nn.Module, Any]:
+                device: TorchDevice) -> tuple[Any, Any]:
     """transformers' model on the meta device, parallelised, materialised on the device."""
     config = spec.config_class(**values, attn_implementation="sdpa", use_cache=False)
-    model = build_on_meta(spec.model_class, config)
+    model: Any = build_on_meta(spec.model_class, config)
     mesh = None
     if layout.world_size > 1:
         mesh = make_mesh(device.device.type, layout)
@@ -117,7 +115,7 @@ def build_loop(cfg: Config, spec: LLMSpec, model: nn.Module, mesh: Any, layout: 
         accumulation=local // cfg.micro_batch_size, grad_clip_norm=cfg.grad_clip_norm,
         counts_work=tp_rank == 0,
         aux_loss_coef=float(cfg.router_aux_loss_coef) if spec.moe else 0.0,
-        own_shards=frozenset(id(p) for m in model.modules() if isinstance(m, LocalExperts)
+        own_shards=frozenset(id(p) for m in model.modules() if isinstance(m, ParallelExperts)
                              for p in m.parameters()))
 
 

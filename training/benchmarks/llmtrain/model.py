@@ -15,7 +15,7 @@ import torch
 from torch import nn
 from torch.distributed.tensor import DTensor, distribute_tensor
 
-from llmtrain.experts import LocalExperts
+from llmtrain.experts import ParallelExperts
 
 
 def build_on_meta(model_class: Callable[..., nn.Module], config: Any) -> nn.Module:
@@ -27,36 +27,26 @@ def count_parameters(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-def materialize(model: nn.Module, device: torch.device, seed: int, std: float) -> None:
+def materialize(model: Any, device: torch.device, seed: int, std: float) -> None:
     """Allocate the (sharded) parameters on ``device`` and fill them (see module doc), then
     rebuild the buffers transformers computes at construction (rotary frequencies)."""
     model.to_empty(device=device)
-    slices = _expert_slices(model)
+    experts = _expert_owners(model)
     with torch.no_grad():
         for index, (name, param) in enumerate(model.named_parameters()):
-            full_shape, part = slices.get(name, (_full_shape(param), None))
-            full = _initial(full_shape, seed, index, std, device, param.dtype)
-            if part is not None:
-                full = full[part]
-            _set_shard(param, full)
+            owner = experts.get(name)
+            shape = owner[0].full_shape(owner[1]) if owner else param.shape  # a DTensor's is global
+            full = _initial(shape, seed, index, std, device, param.dtype)
+            _set_shard(param, owner[0].take(owner[1], full) if owner else full)
     rotary = model.model.rotary_emb
     model.model.rotary_emb = type(rotary)(config=model.config).to(device)
 
 
-def _full_shape(param: torch.Tensor) -> torch.Size:
-    return param.shape  # a DTensor's shape is the global one
-
-
-def _expert_slices(model: nn.Module) -> dict[str, tuple[torch.Size, slice]]:
-    """Expert-parallel parameters: the whole stack's shape and this rank's experts."""
-    out = {}
-    for name, module in model.named_modules():
-        if isinstance(module, LocalExperts):
-            part = slice(module.first, module.first + module.count)
-            for pname, param in module.named_parameters(recurse=False):
-                shape = torch.Size((module.num_experts, *param.shape[1:]))
-                out[f"{name}.{pname}"] = (shape, part)
-    return out
+def _expert_owners(model: nn.Module) -> dict[str, tuple[ParallelExperts, str]]:
+    """The experts' tensor-parallel slices: parameter name -> (its module, its own name)."""
+    return {f"{name}.{pname}": (module, pname)
+            for name, module in model.named_modules() if isinstance(module, ParallelExperts)
+            for pname, _ in module.named_parameters(recurse=False)}
 
 
 def _initial(shape: torch.Size, seed: int, index: int, std: float, device: torch.device,

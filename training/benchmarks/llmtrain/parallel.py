@@ -1,6 +1,7 @@
 """The parallel layout of the LLM cases: a (data, tensor) device mesh, tensor parallelism
-with DTensor (torch.distributed.tensor.parallel), expert parallelism for mixture-of-experts
-layers, and FSDP2 (torch.distributed.fsdp.fully_shard) over the data-parallel ranks.
+with DTensor (torch.distributed.tensor.parallel), the same split of every expert of a
+mixture-of-experts layer (``llmtrain.experts``), and FSDP2 (torch.distributed.fsdp.fully_shard)
+over the data-parallel ranks.
 
 ``world = data_parallel x tensor_parallel``; the tensor-parallel ranks of one group are
 consecutive (one node holds a whole group when ``tensor_parallel`` divides the processes per
@@ -29,7 +30,6 @@ class Layout:
 
     world_size: int
     tensor_parallel: int
-    expert_parallel: bool = False       # experts split over the tensor-parallel ranks
 
     @property
     def data_parallel(self) -> int:
@@ -37,12 +37,11 @@ class Layout:
 
     def describe(self) -> dict[str, Any]:
         return {"world_size": self.world_size, "data_parallel": self.data_parallel,
-                "tensor_parallel": self.tensor_parallel,
-                "expert_parallel": self.tensor_parallel if self.expert_parallel else 1}
+                "tensor_parallel": self.tensor_parallel}
 
 
 def layout_problems(layout: Layout, nproc_per_node: int, heads: int, kv_heads: int,
-                    experts: int = 0) -> list[str]:
+                    width: int) -> list[str]:
     """Why this layout cannot run this model on this world (every reason)."""
     tp, problems = layout.tensor_parallel, []
     if tp < 1 or layout.world_size % tp:
@@ -54,8 +53,8 @@ def layout_problems(layout: Layout, nproc_per_node: int, heads: int, kv_heads: i
     if heads % tp or kv_heads % tp:
         problems.append(f"tensor_parallel {tp} must divide the {heads} attention heads and the "
                         f"{kv_heads} key/value heads")
-    if layout.expert_parallel and experts % tp:
-        problems.append(f"expert parallel over {tp} ranks must divide the {experts} experts")
+    if width % tp:
+        problems.append(f"tensor_parallel {tp} must divide the MLP width {width}")
     return problems
 
 
@@ -67,7 +66,7 @@ def make_mesh(device_type: str, layout: Layout) -> DeviceMesh:
 def tensor_parallel_plan(layer: nn.Module, experts: bool) -> dict[str, Any]:
     """Megatron's split of a decoder layer: Q/K/V (and the SwiGLU gate/up) by columns, the
     attention output (and down) by rows; one all-reduce after each. MoE layers keep their
-    router replicated and split their experts instead (``shard_experts``)."""
+    router replicated and split every expert the same way (``llmtrain.experts``)."""
     plan: dict[str, Any] = {f"self_attn.{n}": ColwiseParallel() for n in ("q_proj", "k_proj", "v_proj")}
     plan["self_attn.o_proj"] = RowwiseParallel()
     if not experts:
@@ -76,7 +75,7 @@ def tensor_parallel_plan(layer: nn.Module, experts: bool) -> dict[str, Any]:
     return plan
 
 
-def apply_parallelism(model: nn.Module, mesh: DeviceMesh, layout: Layout, dtype: torch.dtype,
+def apply_parallelism(model: Any, mesh: DeviceMesh, layout: Layout, dtype: torch.dtype,
                       reshard_after_forward: bool = True) -> nn.Module:
     """TP (and EP) inside each decoder layer on mesh["tp"], then FSDP2 over mesh["dp"]: each
     decoder layer its own unit, the embeddings, final norm and lm_head the root's."""
@@ -86,7 +85,7 @@ def apply_parallelism(model: nn.Module, mesh: DeviceMesh, layout: Layout, dtype:
         moe = hasattr(layer.mlp, "experts")
         if layout.tensor_parallel > 1:
             parallelize_module(layer, tp_mesh, tensor_parallel_plan(layer, moe))
-        if moe and layout.expert_parallel:
+        if moe and layout.tensor_parallel > 1:
             shard_experts(layer.mlp, layer.mlp.experts, tp_mesh)
     policy = MixedPrecisionPolicy(param_dtype=dtype, reduce_dtype=torch.float32)
     for layer in layers:

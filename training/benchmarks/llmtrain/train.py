@@ -32,7 +32,7 @@ class Loop:
     grad_clip_norm: float
     counts_work: bool                                    # this rank reports the tokens it trained
     aux_loss_coef: float = 0.0                           # MoE load-balancing loss weight
-    own_shards: frozenset[int] = frozenset()             # ids of expert-parallel parameters
+    own_shards: frozenset[int] = frozenset()             # ids of the experts' TP slices
     micro: int = field(default=0)
     step_no: int = field(default=0)
 
@@ -90,7 +90,7 @@ def micro_step(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
 
 def check_finite(loss: torch.Tensor, step: int) -> None:
     """A NaN or infinite loss ends the case as failed, naming the optimizer step."""
-    value = float(loss)
+    value = float(loss.detach())
     if not math.isfinite(value):
         raise Diverged(f"training diverged: loss is {value} at step {step}")
 
@@ -98,12 +98,12 @@ def check_finite(loss: torch.Tensor, step: int) -> None:
 def clip_grad_norm(model: nn.Module, max_norm: float, own_shards: frozenset[int]) -> float:
     """Scale the gradients so that their global L2 norm is at most ``max_norm``; returns the
     norm. Each shard is counted once: a gradient that is the same on every rank of a
-    tensor-parallel group (a parameter only FSDP shards) counts 1/group-size per rank; an
-    expert-parallel one (``own_shards``: different experts on each rank) counts whole."""
+    tensor-parallel group (a parameter only FSDP shards) counts 1/group-size per rank; the
+    experts' slices (``own_shards``: a different slice on each rank) count whole."""
     world = tdist.get_world_size() if tdist.is_initialized() else 1
     total = torch.zeros((), dtype=torch.float64, device=_device(model))
     params = [p for p in model.parameters() if p.grad is not None]
-    grads = [p.grad for p in params]
+    grads = [p.grad for p in params if p.grad is not None]
     for param, grad in zip(params, grads):
         local, copies = _local_and_copies(grad, world)
         total += local.double().pow(2).sum() / (1 if id(param) in own_shards else copies)

@@ -92,10 +92,15 @@ class TransformersGenerator:
     module: Any                   # a transformers causal LM
     device: TorchDevice
     accounting: Accounting = field(default_factory=Accounting)
+    pad_batches_to: int = 0       # compiled: pad each batch to a size of batch_sizes(this)
 
     def generate(self, requests: Sequence[Request]) -> list[Completion]:
         begin = time.perf_counter()
-        ids, mask = left_padded(requests, self.device.device)
+        rows = list(requests)
+        if self.pad_batches_to:  # one compiled graph per size: fill up with copies
+            size = next(n for n in batch_sizes(self.pad_batches_to) if n >= len(rows))
+            rows += [rows[0]] * (size - len(rows))
+        ids, mask = left_padded(rows, self.device.device)
         clock = StepClock()
         start = time.perf_counter()
         with torch.inference_mode():
@@ -104,10 +109,10 @@ class TransformersGenerator:
                                        streamer=clock)
         done = time.perf_counter()
         width = ids.shape[1]
-        rows = out[:, width:].cpu().tolist()
+        tokens = out[:, width:].cpu().tolist()
         steps = clock.times[1:]
         result = [Completion(r, tuple(row[:r.max_new_tokens]), start, steps[0],
-                             steps[r.max_new_tokens - 1]) for r, row in zip(requests, rows)]
+                             steps[r.max_new_tokens - 1]) for r, row in zip(requests, tokens)]
         self.accounting.engine_s += done - start - clock.spent
         self.accounting.harness_s += time.perf_counter() - begin - (done - start) + clock.spent
         return result
@@ -121,11 +126,14 @@ class TransformersGenerator:
 class TransformersEngine:
     """``generate`` of ``transformers`` on a private copy of the model in the precision;
     ``compiled``: a static KV cache of ``max_len`` and the decoding step under torch.compile
-    (transformers' own compiled-decode path; one graph per batch size, built in warm-up)."""
+    (transformers' own compiled-decode path); a batch is padded with copies of its first
+    request to the next of ``batch_sizes`` (1, 2, 4, ... batch_size), so there is one graph
+    per such size, all built in the warm-up; the copies' outputs are dropped."""
 
     device: TorchDevice
     compiled: bool = False
     compile_mode: str = "default"
+    batch_size: int = 1
 
     @property
     def name(self) -> str:
@@ -155,16 +163,23 @@ class TransformersEngine:
                                                   mode=self.compile_mode)
             # transformers compiles the decoding step itself on some devices; on all, on request
             config.compile_config._compile_all_devices = True
-        return TransformersGenerator(module, self.device)
+        return TransformersGenerator(module, self.device,
+                                     pad_batches_to=self.batch_size if self.compiled else 0)
+
+
+def batch_sizes(batch_size: int) -> list[int]:
+    """1, 2, 4, ... below ``batch_size``, then ``batch_size``."""
+    sizes = [1 << k for k in range(batch_size.bit_length()) if 1 << k < batch_size]
+    return sizes + [batch_size]
 
 
 def warm_up(generator: Generator, requests: Sequence[Request], batch_size: int,
             engine: str) -> None:
-    """Every batch size 1..batch_size once, so lazy builds (compile) happen before timing."""
+    """Each of ``batch_sizes`` once, so lazy builds (compile) happen before timing."""
     if not requests:
         return
     try:
-        for size in range(1, batch_size + 1):
+        for size in batch_sizes(batch_size):
             generator.generate([requests[i % len(requests)] for i in range(size)])
     except CaseError:
         raise
@@ -185,7 +200,7 @@ def _vllm(device: TorchDevice, settings: Any) -> Engine:
 
 ENGINES: dict[str, Factory] = {
     "eager": lambda device, s: TransformersEngine(device),
-    "compile": lambda device, s: TransformersEngine(device, True, s.compile_mode),
+    "compile": lambda device, s: TransformersEngine(device, True, s.compile_mode, s.batch_size),
     "vllm": _vllm,
 }
 

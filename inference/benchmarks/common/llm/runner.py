@@ -2,7 +2,7 @@
 
     INIT_START, SUBMIT_INFO     configuration read (base, vendor, --set)
     ...                         tokenizer, requests, model (random, seeded), engine build,
-                                warm-up of every batch size
+                                warm-up of batch sizes 1, 2, 4, ... batch_size
     INIT_END
     TRAIN_START                 the timed window: offline, single stream, server (rate search)
     TRAIN_END

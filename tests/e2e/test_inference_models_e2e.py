@@ -1,0 +1,90 @@
+"""End to end: the transformers / diffusers inference cases (vit_l_16, swinTransformer,
+rtdetr_r50vd, sam_h, stable_diffusion_v1_4) through `inference/run.py` on the simulated cluster, in the cpu
+vendor's image, at CI sizes (the cpu vendor files of a copy of inference/ set the tiny
+shapes), one case per host in turn. Each case checks its engine against the fp32 eager
+reference inside the container (FINISHED reference.within_bound)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import DATA_ROOT, REPO, latest_run_dir, leftovers
+
+from chipperf.perflog import parse_lines
+from chipperf.results.layout import read_status
+
+pytestmark = pytest.mark.e2e
+
+# case -> (cpu vendor file at CI size, data set name, the metric it reports)
+TINY = {
+    "vit_l_16": ({"engine": "onnxruntime", "model_size": "tiny", "image_size": 32, "resize_size": 32,
+                  "batch_size": 8, "max_items": 16, "latency_queries": 4}, "digits", "top1_agreement"),
+    "swinTransformer": ({"engine": "eager", "model_size": "tiny", "image_size": 32, "resize_size": 32,
+                         "batch_size": 8, "max_items": 16, "latency_queries": 4}, "digits",
+                        "top1_agreement"),
+    "rtdetr_r50vd": ({"engine": "eager", "model_size": "tiny", "image_size": 64, "num_classes": 10,
+                      "batch_size": 4, "max_items": 8, "datasize": 8, "latency_queries": 2}, "digits",
+                     "query_class_agreement"),
+    "sam_h": ({"engine": "eager", "model_size": "tiny", "image_size": 64, "batch_size": 4,
+               "max_items": 8, "latency_queries": 2}, "digits", "mask_agreement"),
+    "stable_diffusion_v1_4": ({"engine": "eager", "model_size": "tiny", "height": 16, "width": 16,
+                               "num_inference_steps": 2, "prompt_max_len": 16, "batch_size": 2,
+                               "max_items": 4, "latency_queries": 2}, "prompts", "pixel_agreement"),
+}
+
+
+@pytest.fixture(scope="module")
+def data(digits_dir) -> dict[str, Path]:
+    prompts = DATA_ROOT / "sd-prompts"
+    if not (prompts / "tokenizer" / "vocab.json").is_file():
+        subprocess.run([sys.executable, str(REPO / "inference/benchmarks/stable_diffusion_v1_4/pytorch/"
+                                            "prepare_prompts.py"), "/usr/share/common-licenses",
+                        str(prompts)], check=True, timeout=120)
+    return {"digits": digits_dir, "prompts": prompts}
+
+
+def tiny_suite(tmp_path: Path) -> Path:
+    suite = tmp_path / "inference"
+    shutil.copytree(REPO / "inference", suite, ignore=shutil.ignore_patterns("__pycache__", "result"))
+    for model, (settings, _, _) in TINY.items():
+        (suite / "configs" / model / "vendor_config" / "cpu_configuration.yaml").write_text(
+            yaml.safe_dump({**settings, "latency_warmup": 1, "warmup_batches": 1}))
+    return suite
+
+
+def test_transformers_and_diffusers_cases_through_the_engine(tmp_path, sim_cluster, data):
+    hosts = [h.address for h in sim_cluster.hosts[:3]]
+    host_yaml = tmp_path / "host.yaml"
+    host_yaml.write_text(yaml.safe_dump({           # FlagPerf's form: no CHIP (vendor default)
+        "HOSTS": hosts, "SSH_USER": "root", "SSH_KEY": sim_cluster.ssh_key,
+        "KNOWN_HOSTS": sim_cluster.known_hosts, "VENDOR": "cpu", "SHM_SIZE": "1g",
+        "FLAGPERF_LOG_PATH": str(tmp_path / "result"), "WORK_ROOT": "/tmp/chipperf-e2e",
+        "ROUND_TIMEOUT": 900,
+        "CASES": {f"{model}:pytorch_2.13": str(data[name]) for model, (_, name, _) in TINY.items()}}))
+    proc = subprocess.run([sys.executable, str(REPO / "inference/run.py"), "--host-config", str(host_yaml),
+                           "--training-dir", str(tiny_suite(tmp_path))], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=3000,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-8000:]
+    run_dir = latest_run_dir(tmp_path / "result")
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["suite"] == "inference" and record["status"] == "succeeded"
+    for model, (settings, _, metric) in TINY.items():
+        (node,) = (run_dir / f"{model}-pytorch_2.13-xeon-1x1" / "round1").iterdir()
+        assert read_status(node) == ("succeeded", "")
+        events, problems = parse_lines((node / "rank0.out.log").read_text().splitlines())
+        assert problems == []
+        (finished,) = [e.value for e in events if e.name == "FINISHED"]
+        assert finished["engine"] == settings["engine"] and finished["metric"]["name"] == metric
+        assert finished["reference"]["within_bound"] is True, (model, finished["reference"])
+        assert finished["converged"] is True, (model, finished["metric"])
+        assert finished["work_done"] == settings["max_items"]
+        assert finished["throughput"]["raw"] > 0 and finished["flops_per_unit"] > 0
+    assert leftovers(sim_cluster, run_dir.name) == []
