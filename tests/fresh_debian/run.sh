@@ -56,7 +56,7 @@ WORK="$(mktemp -d /tmp/chipperf-fresh-work.XXXXXX)"
 NAME="chipperf-fresh-$$"
 
 cleanup() {  # the container with its anonymous /var/lib/docker volume (the inner engine's
-    # images: tens of GB), and the clone; the base image stays (about 200 MB, reused by key)
+    # images: tens of GB), and the clone; the base image stays (289 MB, reused by key)
     [[ -z "${EXEC_PID:-}" ]] || kill "$EXEC_PID" 2>/dev/null || true
     if [[ $KEEP -eq 1 ]]; then
         echo "kept: container $NAME (docker rm -fv $NAME), clone $WORK"
