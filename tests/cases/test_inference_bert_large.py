@@ -4,39 +4,40 @@ time), through eager, ONNX Runtime and torch.compile, plus bad inputs and a drif
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
+from inferrun import (
+    BENCH,
+    CONFIGS,
+    argv,
+    cpu_vendor,
+    engine_registry_kept,
+    entry_env,
+    finished_of,
+    load_entry,
+    run_entry,
+)
 
-from chipperf.perflog import finished_problems, parse_lines
+from chipperf.perflog import parse_lines
 
-REPO = Path(__file__).resolve().parents[2]
-BENCH = REPO / "inference" / "benchmarks"
 CASE_DIR = BENCH / "bert_large" / "pytorch"
 ENTRY = CASE_DIR / "run_inference.py"
-CONFIG = REPO / "inference" / "configs" / "bert_large"
+CONFIG = CONFIGS / "bert_large"
 LABEL = "bert_large:pytorch_2.13"
 TEXT_SOURCE = Path("/usr/share/common-licenses")
 CI = ["hidden_size=64", "num_layers=2", "num_heads=2", "intermediate_size=128", "seq_len=32",
       "words_per_item=20", "batch_size=8", "max_items=32", "latency_queries=8",
       "latency_warmup=2", "warmup_batches=1"]
-ORDER = ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START", "TRAIN_END", "EVALUATE",
-         "FINISHED"]
-
-sys.path.insert(0, str(BENCH))
-
 
 
 @pytest.fixture(autouse=True)
 def _cpu_vendor_device(monkeypatch):
-    """What the engine puts in every launch environment for vendor cpu (chipperf.device)."""
-    monkeypatch.setenv("CHIPPERF_VENDOR", "cpu")
-    monkeypatch.setenv("CHIPPERF_DEVICE", "cpu")
+    cpu_vendor(monkeypatch)
+
 
 @pytest.fixture(scope="module")
 def texts(tmp_path_factory) -> Path:
@@ -48,49 +49,19 @@ def texts(tmp_path_factory) -> Path:
 
 
 def run_case(data: Path, out: Path, *sets: str):
-    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}", "CHIPPERF_CASE": LABEL,
-           "CHIPPERF_VENDOR": "cpu", "CHIPPERF_DEVICE": "cpu"}
-    argv = [sys.executable, "-u", str(ENTRY), "--data_dir", str(data), "--extern_config_dir",
-            str(CONFIG), "--extern_config_file", "cpu_configuration.yaml", "--output_dir",
-            str(out), "--set", *CI, *sets]
-    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900,
-                          stdin=subprocess.DEVNULL)
-    events, problems = parse_lines(proc.stdout.splitlines())
-    assert problems == []
-    return proc, events
-
-
-def finished_of(proc, events) -> dict:
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert [e.name for e in events] == ORDER
-    assert finished_problems(events[-1].value, "inference") == []
-    return events[-1].value
-
-
-def load_entry():
-    spec = importlib.util.spec_from_file_location("bert_large_run_inference", ENTRY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    env = entry_env(CHIPPERF_CASE=LABEL, CHIPPERF_VENDOR="cpu", CHIPPERF_DEVICE="cpu")
+    return run_entry(ENTRY, argv(CONFIG, data, out, *CI, *sets), env)
 
 
 def run_in_process(data: Path, out: Path, *sets: str) -> int:
-    module = load_entry()
-    argv = ["--data_dir", str(data), "--extern_config_dir", str(CONFIG),
-            "--extern_config_file", "cpu_configuration.yaml", "--output_dir", str(out),
-            "--set", *CI, *sets]
-    return module.main(module.CASE, argv)
+    module = load_entry(ENTRY, "bert_large_run_inference")
+    return module.main(module.CASE, argv(CONFIG, data, out, *CI, *sets))
 
 
 @pytest.fixture(autouse=True)
 def _restore_engine_registry():
-    """Engines a test registers must not leak into other tests (the registry is global)."""
-    from common.engines import _ENGINES
-
-    saved = dict(_ENGINES)
-    yield
-    _ENGINES.clear()
-    _ENGINES.update(saved)
+    with engine_registry_kept():
+        yield
 
 
 @pytest.mark.parametrize("engine,precision", [("eager", "fp32"), ("onnxruntime", "fp32"),

@@ -5,34 +5,26 @@ their metrics, accuracy against fp32 eager, a rate the engine cannot sustain, an
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from inferrun import BENCH, CONFIGS, argv, captured_events, cpu_vendor, entry_env, finished_of, run_entry
 
-from chipperf.perflog import finished_problems, normalize_finished, parse_lines
+from chipperf.perflog import normalize_finished
 
-REPO = Path(__file__).resolve().parents[2]
-BENCH = REPO / "inference" / "benchmarks"
 CASE_DIR = BENCH / "llama3_8b" / "pytorch"
 ENTRY = CASE_DIR / "run_inference.py"
-CONFIG = REPO / "inference" / "configs" / "llama3_8b"
+CONFIG = CONFIGS / "llama3_8b"
 LABEL = "llama3_8b:pytorch_2.13"
 TEXT_SOURCE = Path("/usr/share/common-licenses")
-ORDER = ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START", "TRAIN_END", "EVALUATE",
-         "FINISHED"]
 PERCENTILE_KEYS = ("ttft_ms", "tpot_ms", "latency_ms", "request_tokens_per_s")
-
-sys.path.insert(0, str(BENCH))
 
 
 @pytest.fixture(autouse=True)
 def _cpu_vendor_device(monkeypatch):
-    monkeypatch.setenv("CHIPPERF_VENDOR", "cpu")
-    monkeypatch.setenv("CHIPPERF_DEVICE", "cpu")
-    monkeypatch.setenv("CHIPPERF_CASE", LABEL)
+    cpu_vendor(monkeypatch, LABEL)
 
 
 @pytest.fixture(scope="module")
@@ -47,13 +39,8 @@ def prompts_dir(tmp_path_factory) -> Path:
 def run_in_process(data: Path, capsys, *sets: str) -> tuple[int, list, str]:
     from common.llm.runner import main
 
-    argv = ["--data_dir", str(data), "--extern_config_dir", str(CONFIG),
-            "--extern_config_file", "cpu_configuration.yaml", "--output_dir", str(data)]
-    code = main("llama3_8b", argv + (["--set", *sets] if sets else []))
-    captured = capsys.readouterr()
-    events, problems = parse_lines(captured.out.splitlines())
-    assert problems == []
-    return code, events, captured.err
+    code = main("llama3_8b", argv(CONFIG, data, data, *sets))
+    return code, *captured_events(capsys)
 
 
 def check_scenario(figures: dict, requests: int) -> None:
@@ -66,17 +53,8 @@ def check_scenario(figures: dict, requests: int) -> None:
 
 
 def test_case_through_its_entry_measures_all_three_scenarios(prompts_dir, tmp_path) -> None:
-    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}"}
-    proc = subprocess.run(
-        [sys.executable, "-u", str(ENTRY), "--data_dir", str(prompts_dir), "--extern_config_dir",
-         str(CONFIG), "--extern_config_file", "cpu_configuration.yaml", "--output_dir",
-         str(tmp_path)], env=env, capture_output=True, text=True, timeout=600,
-        stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    events, problems = parse_lines(proc.stdout.splitlines())
-    assert problems == [] and [e.name for e in events] == ORDER
-    f = events[-1].value
-    assert finished_problems(f, "inference") == []
+    proc, events = run_entry(ENTRY, argv(CONFIG, prompts_dir, tmp_path), entry_env(), timeout=600)
+    f = finished_of(proc, events)
     assert normalize_finished(f)["serving"] == f["serving"]  # survives the results parser
     assert (f["engine"], f["precision"], f["work_unit"]) == ("eager", "fp32", "tokens")
     serving = f["serving"]

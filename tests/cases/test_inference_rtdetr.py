@@ -5,30 +5,23 @@ transformers checkpoint; bad input."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 import torch
+from inferrun import BENCH, CONFIGS, argv, captured_events, cpu_vendor, load_entry
 
-from chipperf.perflog import finished_problems, parse_lines
+from chipperf.perflog import finished_problems
 
-REPO = Path(__file__).resolve().parents[2]
-BENCH = REPO / "inference" / "benchmarks"
 ENTRY = BENCH / "rtdetr_r50vd" / "pytorch" / "run_inference.py"
 CI = ["model_size=tiny", "image_size=64", "num_classes=10", "batch_size=4", "max_items=8", "datasize=8",
       "latency_queries=2", "latency_warmup=1", "warmup_batches=1"]
 LABEL = "rtdetr_r50vd:pytorch_2.13"
 
-sys.path.insert(0, str(BENCH))
-
 
 @pytest.fixture(autouse=True)
 def _cpu_vendor_device(monkeypatch):
-    monkeypatch.setenv("CHIPPERF_VENDOR", "cpu")
-    monkeypatch.setenv("CHIPPERF_DEVICE", "cpu")
-    monkeypatch.setenv("CHIPPERF_CASE", LABEL)
+    cpu_vendor(monkeypatch, LABEL)
 
 
 @pytest.fixture(scope="module")
@@ -44,22 +37,13 @@ def images(tmp_path_factory) -> Path:
 
 
 def entry():
-    spec = importlib.util.spec_from_file_location("rtdetr_run_inference", ENTRY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_entry(ENTRY, "rtdetr_run_inference")
 
 
 def run(data: Path, out: Path, capsys, *sets: str) -> tuple[int, list, str]:
     module = entry()
-    code = module.main(module.CASE, [
-        "--data_dir", str(data), "--extern_config_dir", str(REPO / "inference/configs/rtdetr_r50vd"),
-        "--extern_config_file", "cpu_configuration.yaml", "--output_dir", str(out),
-        "--set", *CI, *sets])
-    captured = capsys.readouterr()
-    events, problems = parse_lines(captured.out.splitlines())
-    assert problems == []
-    return code, events, captured.err
+    code = module.main(module.CASE, argv(CONFIGS / "rtdetr_r50vd", data, out, *CI, *sets))
+    return code, *captured_events(capsys)
 
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])

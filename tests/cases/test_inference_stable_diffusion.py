@@ -4,31 +4,25 @@ ONNX Runtime against the fp32 eager reference; the full-size parameters and FLOP
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
+from inferrun import BENCH, CONFIGS, argv, captured_events, cpu_vendor, load_entry
 
-from chipperf.perflog import finished_problems, parse_lines
+from chipperf.perflog import finished_problems
 
-REPO = Path(__file__).resolve().parents[2]
-BENCH = REPO / "inference" / "benchmarks"
 CASE_DIR = BENCH / "stable_diffusion_v1_4" / "pytorch"
 CI = ["model_size=tiny", "height=16", "width=16", "num_inference_steps=2", "prompt_max_len=16",
       "batch_size=2", "max_items=4", "latency_queries=2", "latency_warmup=1", "warmup_batches=1"]
 LABEL = "stable_diffusion_v1_4:pytorch_2.13"
 
-sys.path.insert(0, str(BENCH))
-
 
 @pytest.fixture(autouse=True)
 def _cpu_vendor_device(monkeypatch):
-    monkeypatch.setenv("CHIPPERF_VENDOR", "cpu")
-    monkeypatch.setenv("CHIPPERF_DEVICE", "cpu")
-    monkeypatch.setenv("CHIPPERF_CASE", LABEL)
+    cpu_vendor(monkeypatch, LABEL)
 
 
 @pytest.fixture(scope="module")
@@ -40,22 +34,13 @@ def prompts(tmp_path_factory) -> Path:
 
 
 def entry():
-    spec = importlib.util.spec_from_file_location("sd_run_inference", CASE_DIR / "run_inference.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_entry(CASE_DIR / "run_inference.py", "sd_run_inference")
 
 
 def run(data: Path, out: Path, capsys, *sets: str) -> tuple[int, list, str]:
     module = entry()
-    code = module.main(module.CASE, [
-        "--data_dir", str(data), "--extern_config_dir",
-        str(REPO / "inference/configs/stable_diffusion_v1_4"), "--extern_config_file",
-        "cpu_configuration.yaml", "--output_dir", str(out), "--set", *CI, *sets])
-    captured = capsys.readouterr()
-    events, problems = parse_lines(captured.out.splitlines())
-    assert problems == []
-    return code, events, captured.err
+    code = module.main(module.CASE, argv(CONFIGS / "stable_diffusion_v1_4", data, out, *CI, *sets))
+    return code, *captured_events(capsys)
 
 
 @pytest.mark.parametrize("engine,precision", [("eager", "fp32"), ("eager", "bf16"),

@@ -5,44 +5,32 @@ real transformers checkpoints; a bad model size."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+import inferrun
 import pytest
 import torch
+from inferrun import BENCH, CONFIGS, REPO, entry_env, finished_of, run_entry
 
-from chipperf.perflog import finished_problems, parse_lines
+from chipperf.perflog import parse_lines
 
-REPO = Path(__file__).resolve().parents[2]
-BENCH = REPO / "inference" / "benchmarks"
 CI = ["model_size=tiny", "image_size=32", "resize_size=32", "batch_size=8", "max_items=16",
       "latency_queries=4", "latency_warmup=1", "warmup_batches=1"]
-ORDER = ["INIT_START", "SUBMIT_INFO", "INIT_END", "TRAIN_START", "TRAIN_END", "EVALUATE",
-         "FINISHED"]
 # model -> (full preset, parameters at 1000 classes, forward FLOPs per 224-pixel image)
 FULL = {"vit_l_16": ("large", 304_326_632, 2 * 61.55e9),        # torchvision: 61.55 GMACs
         "swinTransformer": ("base", 87_768_224, 2 * 15.43e9)}   # torchvision: 15.43 GMACs
 HF_CLASSES = {"vit_l_16": ("ViTConfig", "ViTForImageClassification"),
               "swinTransformer": ("SwinConfig", "SwinForImageClassification")}
 
-sys.path.insert(0, str(BENCH))
-
 
 @pytest.fixture(autouse=True)
 def _cpu_vendor_device(monkeypatch):
-    monkeypatch.setenv("CHIPPERF_VENDOR", "cpu")
-    monkeypatch.setenv("CHIPPERF_DEVICE", "cpu")
+    inferrun.cpu_vendor(monkeypatch)
 
 
 @pytest.fixture(scope="module")
 def digits(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("digits")
-    prepare = REPO / "training" / "benchmarks" / "resnet50" / "pytorch" / "prepare_digits.py"
-    subprocess.run([sys.executable, str(prepare), str(out)], check=True, timeout=300)
-    return out
+    return inferrun.prepare_digits(tmp_path_factory.mktemp("digits"))
 
 
 def entry(model: str) -> Path:
@@ -50,31 +38,19 @@ def entry(model: str) -> Path:
 
 
 def argv(model: str, data: Path, out: Path, *sets: str) -> list[str]:
-    return ["--data_dir", str(data), "--extern_config_dir", str(REPO / "inference" / "configs" / model),
-            "--extern_config_file", "cpu_configuration.yaml", "--output_dir", str(out),
-            "--set", *CI, *sets]
+    return inferrun.argv(CONFIGS / model, data, out, *CI, *sets)
 
 
 def load_entry(model: str):
-    spec = importlib.util.spec_from_file_location(f"{model}_run_inference", entry(model))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return inferrun.load_entry(entry(model), f"{model}_run_inference")
 
 
 @pytest.mark.parametrize("model", sorted(FULL))
 @pytest.mark.parametrize("engine", ["eager", "onnxruntime"])
 def test_case_runs_end_to_end_within_its_bound(digits, tmp_path, model, engine) -> None:
-    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{BENCH}", "CHIPPERF_CASE": model}
-    proc = subprocess.run([sys.executable, "-u", str(entry(model)),
-                           *argv(model, digits, tmp_path, f"engine={engine}")],
-                          env=env, capture_output=True, text=True, timeout=900,
-                          stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    events, problems = parse_lines(proc.stdout.splitlines())
-    assert problems == [] and [e.name for e in events] == ORDER
-    f = events[-1].value
-    assert finished_problems(f, "inference") == []
+    proc, events = run_entry(entry(model), argv(model, digits, tmp_path, f"engine={engine}"),
+                             entry_env(CHIPPERF_CASE=model))
+    f = finished_of(proc, events)
     assert (f["engine"], f["precision"], f["device"]) == (engine, "fp32", "cpu")
     assert f["work_done"] == 16 and f["latency_ms"]["count"] == 4
     assert 0 < f["throughput"]["raw"] <= f["throughput"]["pure_compute"]
