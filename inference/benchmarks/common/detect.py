@@ -18,36 +18,14 @@ import torch
 from PIL import Image
 
 from common.case import Batch
-from common.images import image_files
-
-NO_LABEL = -1
+from common.images import UnlabelledImages, no_labels
 
 
 @dataclass(frozen=True)
-class DetectionImages:
-    files: tuple[Path, ...]
-    size: int
-    image_size: int
-
-    @classmethod
-    def scan(cls, data_dir: str | Path, image_size: int, datasize: int | None,
-             max_items: int | None) -> "DetectionImages":
-        files = image_files(data_dir)
-        size = datasize or len(files)
-        return cls(files, min(size, max_items or size), image_size)
-
-    def __len__(self) -> int:
-        return self.size
-
+class DetectionImages(UnlabelledImages):
     def batch(self, indices: Sequence[int]) -> Batch:
-        images = np.stack([preprocess(self.files[i % len(self.files)], self.image_size)
-                           for i in indices])
-        return Batch((torch.from_numpy(images),),
-                     torch.full((len(indices),), NO_LABEL, dtype=torch.long))
-
-    def describe(self) -> dict:
-        return {"images": len(self.files), "items": self.size, "image_size": self.image_size,
-                "root": str(self.files[0].parent)}
+        images = np.stack([preprocess(self.file(i), self.image_size) for i in indices])
+        return Batch((torch.from_numpy(images),), no_labels(len(indices)))
 
 
 def preprocess(path: Path, image_size: int) -> np.ndarray:

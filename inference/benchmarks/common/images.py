@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 import numpy as np
 import torch
@@ -24,6 +24,8 @@ from common.errors import CaseError
 EXTENSIONS = frozenset({".jpeg", ".jpg", ".png", ".bmp", ".webp", ".ppm", ".tif", ".tiff"})
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
+NO_LABEL = -1
+U = TypeVar("U", bound="UnlabelledImages")
 
 
 @dataclass(frozen=True)
@@ -105,3 +107,35 @@ def image_files(data_dir: str | Path) -> tuple[Path, ...]:
         raise CaseError(f"data dir {root}: no images ({', '.join(sorted(EXTENSIONS))}) under it: "
                         "give a folder of images (any layout)")
     return files
+
+
+@dataclass(frozen=True)
+class UnlabelledImages:
+    """Every image under the data dir, cycled up to ``datasize`` items (then cut to
+    ``max_items``), with no labels: the outputs are compared with the fp32 reference only.
+    A subclass turns ``file(i)`` into its model's inputs (``batch``)."""
+
+    files: tuple[Path, ...]
+    size: int
+    image_size: int
+
+    @classmethod
+    def scan(cls: type[U], data_dir: str | Path, image_size: int, datasize: int | None,
+             max_items: int | None) -> U:
+        files = image_files(data_dir)
+        size = datasize or len(files)
+        return cls(files, min(size, max_items or size), image_size)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def file(self, index: int) -> Path:
+        return self.files[index % len(self.files)]
+
+    def describe(self) -> dict:
+        return {"images": len(self.files), "items": self.size, "image_size": self.image_size,
+                "root": str(self.files[0].parent)}
+
+
+def no_labels(count: int) -> torch.Tensor:
+    return torch.full((count,), NO_LABEL, dtype=torch.long)

@@ -21,36 +21,19 @@ import torch
 from PIL import Image
 
 from common.case import Batch
-from common.images import MEAN, STD, image_files
-
-NO_LABEL = -1
+from common.images import MEAN, STD, UnlabelledImages, no_labels
 
 
 @dataclass(frozen=True)
-class PromptedImages:
-    files: tuple[Path, ...]
-    size: int
-    image_size: int
-
-    @classmethod
-    def scan(cls, data_dir: str | Path, image_size: int, datasize: int | None,
-             max_items: int | None) -> "PromptedImages":
-        files = image_files(data_dir)
-        size = datasize or len(files)
-        return cls(files, min(size, max_items or size), image_size)
-
-    def __len__(self) -> int:
-        return self.size
-
+class PromptedImages(UnlabelledImages):
     def batch(self, indices: Sequence[int]) -> Batch:
-        pairs = [preprocess(self.files[i % len(self.files)], self.image_size) for i in indices]
+        pairs = [preprocess(self.file(i), self.image_size) for i in indices]
         images = torch.from_numpy(np.stack([image for image, _ in pairs]))
         points = torch.tensor([[[point]] for _, point in pairs], dtype=torch.float32)
-        return Batch((images, points), torch.full((len(pairs),), NO_LABEL, dtype=torch.long))
+        return Batch((images, points), no_labels(len(pairs)))
 
     def describe(self) -> dict:
-        return {"images": len(self.files), "items": self.size, "image_size": self.image_size,
-                "root": str(self.files[0].parent), "prompt": "one point at the image centre"}
+        return {**super().describe(), "prompt": "one point at the image centre"}
 
 
 def preprocess(path: Path, image_size: int) -> tuple[np.ndarray, list[float]]:

@@ -7,7 +7,7 @@ by the case. See docs/inference.md for what each key means.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Protocol, TypeVar
 
 from chipperf.device import DEVICE_KINDS
 from common.errors import CaseError
@@ -15,6 +15,28 @@ from common.errors import CaseError
 # Keys a configuration may leave out: ``device`` is named by the vendor (chipperf.device);
 # when a configuration also gives it, it must agree with the vendor's device.
 OPTIONAL = {"device": None}
+
+
+class _Checked(Protocol):
+    def problems(self) -> list[str]: ...
+
+
+C = TypeVar("C", bound=_Checked)
+
+
+def from_keys(cls: type[C], config: Mapping[str, Any]) -> C:
+    """``cls`` (a dataclass of settings) from the configuration's keys of its fields' names;
+    a missing key (but those in OPTIONAL) or any of ``problems()`` is a CaseError."""
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    missing = [name for name in names if name not in config and name not in OPTIONAL]
+    if missing:
+        raise CaseError(f"configuration.yaml lacks {', '.join(missing)}: add them "
+                        "(see docs/inference.md for every key)")
+    settings = cls(**{name: config.get(name, OPTIONAL.get(name)) for name in names})
+    problems = settings.problems()
+    if problems:
+        raise CaseError("configuration problems:\n  " + "\n  ".join(problems))
+    return settings
 
 
 @dataclass(frozen=True)
@@ -45,15 +67,7 @@ class Settings:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "Settings":
-        missing = [f.name for f in fields(cls) if f.name not in config and f.name not in OPTIONAL]
-        if missing:
-            raise CaseError(f"configuration.yaml lacks {', '.join(missing)}: add them "
-                            "(see docs/inference.md for every key)")
-        settings = cls(**{f.name: config.get(f.name, OPTIONAL.get(f.name)) for f in fields(cls)})
-        problems = settings.problems()
-        if problems:
-            raise CaseError("configuration problems:\n  " + "\n  ".join(problems))
-        return settings
+        return from_keys(cls, config)
 
     def problems(self) -> list[str]:
         out = []

@@ -6,15 +6,14 @@ reads them. See docs/inference.md, "LLM serving", for what each key means.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from chipperf.device import DEVICE_KINDS
-from common.errors import CaseError
 from common.llm.prompts import Lengths
+from common.settings import from_keys
 from common.stats import PERCENTILES
 
-OPTIONAL = {"device": None}
 WHOLE = ("batch_size", "repeat", "offline_requests", "single_stream_requests",
          "server_requests", "accuracy_requests", "prompt_tokens_min", "prompt_tokens_max",
          "output_tokens_min", "output_tokens_max")
@@ -53,15 +52,7 @@ class LLMSettings:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "LLMSettings":
-        missing = [f.name for f in fields(cls) if f.name not in config and f.name not in OPTIONAL]
-        if missing:
-            raise CaseError(f"configuration.yaml lacks {', '.join(missing)}: add them "
-                            "(see docs/inference.md for every key)")
-        settings = cls(**{f.name: config.get(f.name, OPTIONAL.get(f.name)) for f in fields(cls)})
-        problems = settings.problems()
-        if problems:
-            raise CaseError("configuration problems:\n  " + "\n  ".join(problems))
-        return settings
+        return from_keys(cls, config)
 
     @property
     def prompt(self) -> Lengths:
