@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
@@ -57,9 +57,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(case: Case, argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     log = PerfLogger()
-    label = os.environ.get("CHIPPERF_CASE") or case.model
+    return exit_status(case.model, lambda: run(case, args, log))
+
+
+def exit_status(model: str, work: Callable[[], object]) -> int:
+    """0 once ``work`` has run; a CaseError is one line on stderr, named by CHIPPERF_CASE
+    (else ``model``), and EXIT_CASE_ERROR."""
+    label = os.environ.get("CHIPPERF_CASE") or model
     try:
-        run(case, args, log)
+        work()
     except CaseError as exc:
         print(f"chipperf inference case {label}: error: {exc}", file=sys.stderr, flush=True)
         return EXIT_CASE_ERROR

@@ -15,8 +15,6 @@ Errors the evaluator can fix print one line naming the case and the fix, exit st
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 from typing import Any, Mapping, Sequence
 
@@ -30,7 +28,7 @@ from common.llm import accuracy, model, prompts, scenarios
 from common.llm.engines import Generator, TransformersGenerator, get_engine, warm_up
 from common.llm.serving import summarize
 from common.llm.settings import LLMSettings
-from common.runner import EXIT_CASE_ERROR, open_device, parse_args, vendor_name
+from common.runner import exit_status, open_device, parse_args, vendor_name
 
 # Each scenario draws its own requests (stream numbers of the workload's generator).
 STREAMS = {"warmup": 0, "offline": 1, "single_stream": 2, "server": 3, "accuracy": 4}
@@ -39,13 +37,7 @@ STREAMS = {"warmup": 0, "offline": 1, "single_stream": 2, "server": 3, "accuracy
 def main(name: str, argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     log = PerfLogger()
-    label = os.environ.get("CHIPPERF_CASE") or name
-    try:
-        run(name, args, log)
-    except CaseError as exc:
-        print(f"chipperf inference case {label}: error: {exc}", file=sys.stderr, flush=True)
-        return EXIT_CASE_ERROR
-    return 0
+    return exit_status(name, lambda: run(name, args, log))
 
 
 def run(name: str, args: argparse.Namespace, log: PerfLogger) -> dict:
