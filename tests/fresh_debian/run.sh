@@ -56,7 +56,8 @@ WORK="$(mktemp -d /tmp/chipperf-fresh-work.XXXXXX)"
 NAME="chipperf-fresh-$$"
 
 cleanup() {  # the container with its anonymous /var/lib/docker volume (the inner engine's
-    # images: tens of GB), and the clone; the base image stays (about 200 MB, reused by key)
+    # images: tens of GB), and the clone; the base image stays (289 MB, reused by key)
+    [[ -z "${EXEC_PID:-}" ]] || kill "$EXEC_PID" 2>/dev/null || true
     if [[ $KEEP -eq 1 ]]; then
         echo "kept: container $NAME (docker rm -fv $NAME), clone $WORK"
     else
@@ -164,7 +165,12 @@ run_step() {  # run_step LOGNAME COMMAND: run COMMAND verbatim in /root/chipperf
     local t0 t1 rc=0
     log "run: $2 (log $OUT/$1.log)"
     t0=$SECONDS
-    docker exec -w /root/chipperf "$NAME" bash -lc "$2" >"$OUT/$1.log" 2>&1 || rc=$?
+    # in the background + wait: a signal then reaches the traps at once (bash defers traps
+    # while a foreground child runs); cleanup stops the exec
+    docker exec -w /root/chipperf "$NAME" bash -lc "$2" >"$OUT/$1.log" 2>&1 &
+    EXEC_PID=$!
+    wait "$EXEC_PID" || rc=$?
+    EXEC_PID=""
     t1=$SECONDS
     printf '%s\t%d\t%d\n' "$2" "$rc" $((t1 - t0)) >>"$OUT/results.tsv"
     log "done: $2: exit $rc in $((t1 - t0)) s; its last lines:"

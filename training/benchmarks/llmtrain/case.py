@@ -68,10 +68,10 @@ def model_config(cfg: Config, spec: LLMSpec, dist: DistEnv) -> tuple[dict[str, A
 
 
 def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: Layout,
-                device: TorchDevice) -> tuple[nn.Module, Any]:
+                device: TorchDevice) -> tuple[Any, Any]:
     """transformers' model on the meta device, parallelised, materialised on the device."""
     config = spec.config_class(**values, attn_implementation="sdpa", use_cache=False)
-    model = build_on_meta(spec.model_class, config)
+    model: Any = build_on_meta(spec.model_class, config)
     mesh = None
     if layout.world_size > 1:
         mesh = make_mesh(device.device.type, layout)

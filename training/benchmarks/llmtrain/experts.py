@@ -14,6 +14,8 @@ routing weights enter the region as one tensor (one all-reduce in backward).
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 import torch.distributed as tdist
 from torch import nn
@@ -52,18 +54,18 @@ class _OutOfGroup(torch.autograd.Function):
 class ParallelExperts(nn.Module):
     """This rank's slice ``part`` of every expert's SwiGLU width (see the module doc)."""
 
-    def __init__(self, full: nn.Module, group: tdist.ProcessGroup | None, rank: int, size: int):
+    def __init__(self, full: Any, group: tdist.ProcessGroup | None, rank: int, size: int):
         super().__init__()
-        self.num_experts, self.width = full.num_experts, full.intermediate_dim
+        self.num_experts, self.width = int(full.num_experts), int(full.intermediate_dim)
         self.group, self.size = group, size
         self.part = slice(rank * self.width // size, (rank + 1) * self.width // size)
         self.gate_up_proj = nn.Parameter(self.take("gate_up_proj", full.gate_up_proj.detach()))
         self.down_proj = nn.Parameter(self.take("down_proj", full.down_proj.detach()))
-        self.act_fn = full.act_fn
+        self.act_fn: Any = full.act_fn
 
     def full_shape(self, name: str) -> torch.Size:
         """The shape of the whole stack this rank holds a slice of."""
-        e, h, i = self.num_experts, self.gate_up_proj.shape[-1], self.width
+        e, h, i = self.num_experts, int(self.gate_up_proj.shape[-1]), self.width
         return torch.Size((e, 2 * i, h) if name == "gate_up_proj" else (e, h, i))
 
     def take(self, name: str, full: torch.Tensor) -> torch.Tensor:
@@ -91,7 +93,7 @@ class ParallelExperts(nn.Module):
         return _OutOfGroup.apply(out, self.group) if self.size > 1 else out
 
 
-def shard_experts(block: nn.Module, experts: nn.Module, mesh: DeviceMesh) -> None:
+def shard_experts(block: nn.Module, experts: Any, mesh: DeviceMesh) -> None:
     """Replace ``block.experts`` by this rank's slice of them over ``mesh`` (1-D)."""
     size = mesh.size()
     if experts.intermediate_dim % size:

@@ -27,7 +27,7 @@ def count_parameters(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-def materialize(model: nn.Module, device: torch.device, seed: int, std: float) -> None:
+def materialize(model: Any, device: torch.device, seed: int, std: float) -> None:
     """Allocate the (sharded) parameters on ``device`` and fill them (see module doc), then
     rebuild the buffers transformers computes at construction (rotary frequencies)."""
     model.to_empty(device=device)

@@ -75,7 +75,7 @@ def tensor_parallel_plan(layer: nn.Module, experts: bool) -> dict[str, Any]:
     return plan
 
 
-def apply_parallelism(model: nn.Module, mesh: DeviceMesh, layout: Layout, dtype: torch.dtype,
+def apply_parallelism(model: Any, mesh: DeviceMesh, layout: Layout, dtype: torch.dtype,
                       reshard_after_forward: bool = True) -> nn.Module:
     """TP (and EP) inside each decoder layer on mesh["tp"], then FSDP2 over mesh["dp"]: each
     decoder layer its own unit, the embeddings, final norm and lm_head the root's."""

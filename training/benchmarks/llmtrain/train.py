@@ -103,7 +103,7 @@ def clip_grad_norm(model: nn.Module, max_norm: float, own_shards: frozenset[int]
     world = tdist.get_world_size() if tdist.is_initialized() else 1
     total = torch.zeros((), dtype=torch.float64, device=_device(model))
     params = [p for p in model.parameters() if p.grad is not None]
-    grads = [p.grad for p in params]
+    grads = [p.grad for p in params if p.grad is not None]
     for param, grad in zip(params, grads):
         local, copies = _local_and_copies(grad, world)
         total += local.double().pow(2).sum() / (1 if id(param) in own_shards else copies)
