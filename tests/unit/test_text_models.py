@@ -4,30 +4,18 @@ parameter counts hold, and the FLOP counter agrees with BERT's analytic formula.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 import yaml
+from casemodules import BENCHMARKS, load_case_module
 
-REPO = Path(__file__).resolve().parents[2]
-BENCHMARKS = REPO / "training" / "benchmarks"
 # published sizes: Hugging Face's gpt2-medium and distilbert-base-uncased (heads tied)
 PUBLISHED_PARAMS = {"gpt2": 354_823_168, "distilbert": 66_985_530}
 
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
-
 
 def entry(case: str) -> ModuleType:
-    name = f"text_models_{case}"
-    spec = importlib.util.spec_from_file_location(
-        name, BENCHMARKS / case / "pytorch" / "run_pretraining.py")
-    module = sys.modules[name] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_case_module(f"{case}/pytorch", "run_pretraining", f"text_models_{case}")
 
 
 @pytest.mark.parametrize("case", sorted(PUBLISHED_PARAMS))

@@ -3,32 +3,21 @@ the published parameter counts hold, and the FLOP counter agrees with resnet50's
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 import yaml
+from casemodules import BENCHMARKS, load_case_module
 
-REPO = Path(__file__).resolve().parents[2]
-BENCHMARKS = REPO / "training" / "benchmarks"
 # published sizes: timm/torchvision's vit_base_patch16_224, mobilenet_v2, efficientnet_b0,
 # swin_t model cards
 PUBLISHED_PARAMS = {"vit": 86_567_656, "mobilenetv2": 3_504_872, "efficientnet": 5_288_548,
                     "swin_transformer": 28_288_354}
 
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
-
 
 def entry(case: str) -> ModuleType:
-    name = f"vision_models_{case}"
-    spec = importlib.util.spec_from_file_location(
-        name, BENCHMARKS / case / "pytorch" / "run_pretraining.py")
-    module = sys.modules[name] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_case_module(f"{case}/pytorch", "run_pretraining", f"vision_models_{case}")
 
 
 @pytest.mark.parametrize("case", sorted(PUBLISHED_PARAMS))

@@ -61,7 +61,7 @@ def check(run_dir: Path) -> Report:
     cases: dict[str, Any] = run["cases"] if isinstance(run.get("cases"), dict) else {}
     vendor = _dig(run, "test", "vendor")
     suite = str(run["suite"]) if run.get("suite") in SUITES else "training"
-    on_disk = {p.name for p in _dirs(run_dir) if any(ROUND_DIR.match(r.name) for r in _dirs(p))}
+    on_disk = {p.name for p in subdirs(run_dir) if any(ROUND_DIR.match(r.name) for r in subdirs(p))}
     for name in sorted(on_disk - set(cases)):
         report.add(f"{name}/", "case dir not listed in run.json cases")
     for name, entry in cases.items():
@@ -186,7 +186,7 @@ def _check_case(run_dir: Path, name: str, entry: dict[str, Any], vendor: Any, su
     case_dir = run_dir / name
     listed = {r.get("number"): r for r in entry.get("rounds", []) if isinstance(r, dict)} \
         if isinstance(entry.get("rounds"), list) else {}
-    on_disk = {int(m[1]) for m in (ROUND_DIR.match(p.name) for p in _dirs(case_dir)) if m}
+    on_disk = {int(m[1]) for m in (ROUND_DIR.match(p.name) for p in subdirs(case_dir)) if m}
     if entry and entry.get("status") != "skipped" and not case_dir.is_dir():
         report.add(f"{name}/", "case dir missing")
     unlisted = sorted(on_disk - set(listed))
@@ -222,7 +222,7 @@ def _check_round(case_dir: Path, rel: str, entry: dict[str, Any], where: str,
     nodes: dict[str, Any] = entry["nodes"] if isinstance(entry.get("nodes"), dict) else {}
     if nodes and not round_dir.is_dir():
         report.add(f"{rel}/", "round dir missing")
-    on_disk = {p.name for p in _dirs(round_dir)}
+    on_disk = {p.name for p in subdirs(round_dir)}
     for name in sorted(on_disk - set(nodes)):
         if where or not NODE_DIR.match(name):
             report.add(f"{rel}/{name}/", "node dir not listed in run.json"
@@ -380,7 +380,8 @@ def check_monitor_log(path: Path, rel: str, report: Report) -> None:
         last[source] = max(ts, last.get(source, ts))
 
 
-def _dirs(path: Path) -> list[Path]:
+def subdirs(path: Path) -> list[Path]:
+    """The folders in ``path`` (hidden ones left out), sorted; none where it cannot be read."""
     try:
         return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
     except OSError:

@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 
 from chipperf.perflog import EVENTS, MARKER, normalize_finished, parse_record
-from chipperf.results.read.check import Report
+from chipperf.results.read.check import ROUND_DIR, Report, subdirs
 from chipperf.results.read.flagperf import RANK_ZERO_LOGS, case_identity, text_records
 from chipperf.results.read.flagperf_text import parse_finish_info, parse_llm_log
 from chipperf.results.read.samples import read_lines
@@ -38,7 +38,6 @@ FLAGPERF_EVENTS = frozenset(EVENTS) | {
     "CREATE_OPTIMIZER", "MODEL_TO_FP16", "MODEL_TO_DDP"}
 MONITORS = ("cpu_monitor.log", "mem_monitor.log", "pwr_monitor.log")
 NODE_DIR = re.compile(r"^.+_noderank(\d+)$")
-ROUND_DIR = re.compile(r"^round(\d+)$")
 RANK_LOG = re.compile(r"^rank(\d+)\.out\.log$")
 NODE_LOGS = ("noderank{k}.out.log", "rank0.log.txt")
 
@@ -48,16 +47,16 @@ def is_flagperf_dir(run_dir: Path) -> bool:
     if (run_dir / "run.json").exists():
         return False
     return any(ROUND_DIR.match(r.name) or NODE_DIR.match(r.name)
-               for case in _dirs(run_dir) for r in _dirs(case))
+               for case in subdirs(run_dir) for r in subdirs(case))
 
 
 def check_flagperf(run_dir: Path) -> Report:
     report = Report()
-    for case_dir in _dirs(run_dir):
-        rounds = sorted((int(m[1]), p) for p in _dirs(case_dir) if (m := ROUND_DIR.match(p.name)))
+    for case_dir in subdirs(run_dir):
+        rounds = sorted((int(m[1]), p) for p in subdirs(case_dir) if (m := ROUND_DIR.match(p.name)))
         if rounds:
             _training_case(case_dir, rounds, report)
-        elif any(NODE_DIR.match(p.name) for p in _dirs(case_dir)):
+        elif any(NODE_DIR.match(p.name) for p in subdirs(case_dir)):
             _inference_case(case_dir, report)
     return report
 
@@ -82,7 +81,7 @@ def _training_case(case_dir: Path, rounds: list[tuple[int, Path]], report: Repor
 def _round(round_dir: Path, rel: str, nnodes: int | None, nproc: int | None,
            report: Report) -> None:
     nodes: dict[int, Path] = {}
-    for path in _dirs(round_dir):
+    for path in subdirs(round_dir):
         match = NODE_DIR.match(path.name)
         if not match:
             report.add(f"{rel}/{path.name}/", "not a <host>_noderank<K> dir")
@@ -126,7 +125,7 @@ def _inference_case(case_dir: Path, report: Report) -> None:
     name = case_dir.name
     if len(name.split(":")) < 2:
         report.add(f"{name}/", "not FlagPerf's inference case key model:framework")
-    nodes = [p for p in _dirs(case_dir) if NODE_DIR.match(p.name)]
+    nodes = [p for p in subdirs(case_dir) if NODE_DIR.match(p.name)]
     for path in nodes:
         report.nodes += 1
         rel = f"{name}/{path.name}"
@@ -235,9 +234,3 @@ def _monitor(path: Path, rel: str, report: Report) -> None:
             report.add(f"{rel}:{number}", "timestamp earlier than the previous sample's")
         last[device] = max(ts, last.get(device, ts))
 
-
-def _dirs(path: Path) -> list[Path]:
-    try:
-        return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
-    except OSError:
-        return []
