@@ -27,10 +27,20 @@ CHIPS = {
     # in that release; left out.
     "Ascend910": ChipSpec("Ascend910", {"fp16": 256 * _TF}, tdp_watts=310,
                           source="Huawei press release, Ascend 910 launch, 2019-08-23"),
-    # Huawei publishes no per-chip datasheet for the 910B family (Atlas 800T A2 pages give
-    # server totals only): every number left out rather than taken from third parties.
-    "Atlas800TA2": ChipSpec("Atlas800TA2", source="no public per-chip Ascend 910B datasheet: "
-                            "peak FLOP/s, memory, bandwidth and TDP not set"),
+    # Ascend 910B NPU of an Atlas 800T A2 server; one NPU is one npu-smi device and one rank.
+    # FlagPerf (FlagOpen/FlagPerf@1b5a030), its base/ case READMEs for this chip:
+    # - memory 64 GiB: base/benchmarks/main_memory-capacity/ascend/README.md gives the
+    #   "主存储容量标定值" (rated capacity) as 64GiB per card;
+    # - TDP 350 W: "TDP：350W" in the chip block of base/benchmarks/computation-{FP16,BF16,
+    #   FP32,INT8}/ascend/README.md and main_memory-capacity/ascend/README.md.
+    # Peak FLOP/s and memory bandwidth: those READMEs leave the rated value ("标定值") as "/"
+    # and Huawei publishes no per-chip 910B datasheet (Atlas 800T A2 pages give server
+    # totals): not set. Third-party pages quote conflicting 910B figures; none is used.
+    "Atlas800TA2": ChipSpec("Atlas800TA2", memory_bytes=64 * 2**30, tdp_watts=350,
+                            source="FlagOpen/FlagPerf@1b5a030 base/benchmarks/main_memory-"
+                                   "capacity/ascend/README.md (64 GiB rated) and computation-*/"
+                                   "ascend/README.md (TDP 350 W); no public peak FLOP/s or "
+                                   "bandwidth"),
 }
 
 _BLOCK_HEALTH = ("OK", "Warning", "Alarm", "Critical", "UNKNOWN", "NOT_EXIST")

@@ -28,7 +28,11 @@ CHIPS = {
                           source="Cambricon MLU370-X8 product page (per card: 24/96/96 TFLOPS, "
                                  "48 GB, 614.4 GB/s, 250 W), halved per device"),
     # FlagPerf's cambricon configs name the chip "MLU" (MLU590 family): Cambricon publishes
-    # no MLU590 datasheet, so no number is set.
+    # no MLU590 datasheet, so no number is set. FlagPerf (FlagOpen/FlagPerf@1b5a030) gives
+    # none either: its base/ MLU READMEs write "/" for product, TDP and every rated value,
+    # its operation/ MLU case configs hold the placeholder SPECTFLOPS 999999, and the
+    # commented "argmax:BF16:312:flaggems:MLU" key in operation/configs/host.yaml carries
+    # the same 312 as the A100 example key above it, with no MLU source: not used.
     "MLU": ChipSpec("MLU", source="no public MLU590 datasheet: numbers not set"),
 }
 

@@ -17,9 +17,16 @@ from chipperf.vendors import _smi
 from chipperf.vendors.base import ChipSpec, SamplerUnavailable, SmiToolSampler, Vendor
 
 CHIPS = {
-    # Hygon publishes no K100 / Z100 datasheet with peak FLOP/s, memory bandwidth or TDP
-    # that we could find: nothing is set (rocm-smi's PwrCap is a cap setting, not a TDP).
-    "K100": ChipSpec("K100", source="no public Hygon K100 datasheet: numbers not set"),
+    # Memory 64 GiB: FlagPerf (FlagOpen/FlagPerf@1b5a030) training/dcu/README.md names the
+    # card "K100 64G", and training/dcu/glm-pytorch/README.md reports mem "55.0/64.0" on one
+    # K100 (used/total, in GiB as FlagPerf's READMEs define mem). Hygon publishes no K100
+    # datasheet with peak FLOP/s, memory bandwidth or TDP that we could find: those are not
+    # set (rocm-smi's PwrCap is a cap setting, not a TDP). FlagPerf's operation/ key
+    # "mm:FP16:491:nativetorch:BW" is Hygon's BW chip, not the K100: not carried over.
+    "K100": ChipSpec("K100", memory_bytes=64 * 2**30,
+                     source="FlagOpen/FlagPerf@1b5a030 training/dcu/README.md ('K100 64G') and "
+                            "glm-pytorch/README.md (mem 55.0/64.0 GiB); no public peak FLOP/s, "
+                            "bandwidth or TDP"),
 }
 
 _COLUMNS = {"Temp": "temp_c", "AvgPwr": "power_w", "VRAM%": "mem_used_pct", "DCU%": "util_pct"}

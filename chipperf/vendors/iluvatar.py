@@ -26,8 +26,17 @@ CHIPS = {
     "BI-V100": ChipSpec("BI-V100", {"fp16": 147 * _TF, "bf16": 147 * _TF},
                         memory_bytes=32 * 2**30,
                         source="Iluvatar Tiangai 100 description (147 TFLOPS FP16/BF16), 32 GB"),
-    # BI-V150: no public datasheet found; FlagPerf's base cases note it has 2 chips per card.
-    "BI-V150": ChipSpec("BI-V150", source="no public BI-V150 datasheet: numbers not set"),
+    # BI-V150: a card carries 2 chips and each chip is one device and one rank (FlagPerf
+    # FlagOpen/FlagPerf@1b5a030 base/benchmarks/computation-FP16/main.py prints "BI-V150 has
+    # 2 chips" and doubles the per-rank figure for the card); this sheet is per chip.
+    # FlagPerf's BI150 READMEs (base/benchmarks/*/iluvatar/BI150/README.md) give TDP 350 W per
+    # card ("单卡TDP"), and how it splits between the 2 chips is not published: not set.
+    # Their rated-value columns ("标定值") are "/", so peak FLOP/s, memory and bandwidth
+    # stay unset too. operation/benchmarks/bmm/iluvatar/BI150/case_config.yaml sets
+    # SPECTFLOPS 192 without naming the dtype or whether it is per chip or per card: not used.
+    "BI-V150": ChipSpec("BI-V150", source="no public per-chip BI-V150 datasheet: numbers not "
+                        "set (FlagOpen/FlagPerf@1b5a030 BI150 READMEs: TDP 350 W per 2-chip "
+                        "card)"),
 }
 
 

@@ -26,9 +26,17 @@ from chipperf.vendors.base import ChipSpec, SmiToolSampler, Vendor
 _UNREADABLE = {"N/A", "Invalid Argument", ""}  # what xpu-smi prints for a value it cannot read
 
 CHIPS = {
-    # Kunlunxin publishes no R300 / P800 datasheet with peak FLOP/s, memory, bandwidth or
-    # TDP that we could find: nothing is set.
-    "R300": ChipSpec("R300", source="no public Kunlunxin R300 datasheet: numbers not set"),
+    # Memory 32 GiB per R300 module (one module is one /dev/xpuN device and one rank):
+    # FlagPerf (FlagOpen/FlagPerf@1b5a030) training/kunlunxin/README.md describes the R480-X8
+    # as 8 R300 modules with 256G of memory in all (256 / 8 = 32), and training/kunlunxin/
+    # llama2_70B-megatron/README.md reports mem "21/32" per R300 (used/total GiB).
+    # Peak FP16: that README gives only "up to 1 Peta Ops @FP16" for the 8-module node, a
+    # rounded node total, so no per-chip figure is derived from it. Bandwidth (its 200 GB/s is
+    # the chip-to-chip link, not memory), other dtypes and TDP: no public figure found; not set.
+    "R300": ChipSpec("R300", memory_bytes=32 * 2**30,
+                     source="FlagOpen/FlagPerf@1b5a030 training/kunlunxin/README.md (R480-X8: "
+                            "8 x R300, 256G) and llama2_70B-megatron/README.md (mem 21/32 GiB); "
+                            "no public per-chip peak FLOP/s, bandwidth or TDP"),
 }
 
 

@@ -19,7 +19,9 @@ from chipperf.vendors.base import ChipSpec, SmiToolSampler, Vendor
 CHIPS = {
     # MetaX publishes no C500 datasheet with peak FLOP/s, bandwidth or TDP that we could
     # find: those are not set. Memory is what mx-smi reports as a C500's total (65536 MiB,
-    # tests/unit/data/smi/mx-smi_c500.txt); its 350 W there is a cap setting, not a TDP.
+    # tests/unit/data/smi/mx-smi_c500.txt; FlagPerf's training/metax/README.md names the card
+    # "曦云®C500 64G"); its 350 W there is a cap setting, not a TDP. FlagPerf's base/ READMEs
+    # rate the C550 (TDP 450 W, memory bandwidth 1.8 TB/s), a different chip: not carried over.
     "C500": ChipSpec("C500", memory_bytes=65536 * 2**20,
                      source="mx-smi 2.2.12 output on a C500 (memory total); "
                             "no public datasheet for peak FLOP/s, bandwidth or TDP"),

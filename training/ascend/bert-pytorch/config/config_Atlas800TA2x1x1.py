@@ -1,4 +1,4 @@
-# bert-pytorch, 1 node(s) x 1 Atlas800TA2: global batch 32 = 32 per chip.
+# bert-pytorch, 1 node(s) x 1 Atlas800TA2: global batch 24 = 24 per chip.
 from config_common import *  # noqa: F403 - the settings every topology shares
 
-global_batch_size = 32
+global_batch_size = 24

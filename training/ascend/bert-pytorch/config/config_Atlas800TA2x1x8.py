@@ -1,4 +1,4 @@
-# bert-pytorch, 1 node(s) x 8 Atlas800TA2: global batch 256 = 32 per chip.
+# bert-pytorch, 1 node(s) x 8 Atlas800TA2: global batch 192 = 24 per chip.
 from config_common import *  # noqa: F403 - the settings every topology shares
 
-global_batch_size = 256
+global_batch_size = 192

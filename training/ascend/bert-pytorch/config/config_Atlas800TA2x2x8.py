@@ -1,4 +1,4 @@
-# bert-pytorch, 2 node(s) x 8 Atlas800TA2: global batch 512 = 32 per chip.
+# bert-pytorch, 2 node(s) x 8 Atlas800TA2: global batch 384 = 24 per chip.
 from config_common import *  # noqa: F403 - the settings every topology shares
 
-global_batch_size = 512
+global_batch_size = 384

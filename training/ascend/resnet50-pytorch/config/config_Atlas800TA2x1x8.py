@@ -1,4 +1,4 @@
-# resnet50-pytorch, 1 node(s) x 8 Atlas800TA2: global batch 2048 = 256 per chip.
+# resnet50-pytorch, 1 node(s) x 8 Atlas800TA2: global batch 1600 = 200 per chip.
 from config_common import *  # noqa: F403 - the settings every topology shares
 
-global_batch_size = 2048
+global_batch_size = 1600

@@ -1,4 +1,4 @@
-# resnet50-pytorch, 2 node(s) x 8 K100: global batch 4096 = 256 per chip.
+# resnet50-pytorch, 2 node(s) x 8 K100: global batch 3200 = 200 per chip.
 from config_common import *  # noqa: F403 - the settings every topology shares
 
-global_batch_size = 4096
+global_batch_size = 3200

@@ -1,8 +1,8 @@
 # resnet50 / PyTorch on Hygon DCU K100, every topology: ImageNet-1k at 224x224, SGD + cosine,
 # the nvidia configs' recipe; lr scales linearly with the batch from 0.1 at 256. Not run on
 # this hardware by chipperf: see ../README.md.
-# Per-chip batch (set by the per-topology files): 256 per chip, the nvidia configs' per-GPU
-# batch unchanged: the chip's spec sheet gives no memory size to scale by.
+# Per-chip batch (set by the per-topology files): 200 per chip: the nvidia configs' 256 per 80
+# GiB A100 scaled by memory (64.0 GiB / 80 GiB = 204.8), rounded down to a multiple of 8.
 image_size = 224
 train_augment = "random_resized_crop_flip"
 base_lr = 0.1

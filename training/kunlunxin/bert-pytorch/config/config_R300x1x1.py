@@ -1,4 +1,4 @@
-# bert-pytorch, 1 node(s) x 1 R300: global batch 32 = 32 per chip.
+# bert-pytorch, 1 node(s) x 1 R300: global batch 8 = 8 per chip.
 from config_common import *  # noqa: F403 - the settings every topology shares
 
-global_batch_size = 32
+global_batch_size = 8

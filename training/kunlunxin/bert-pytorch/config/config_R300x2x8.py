@@ -1,4 +1,4 @@
-# bert-pytorch, 2 node(s) x 8 R300: global batch 512 = 32 per chip.
+# bert-pytorch, 2 node(s) x 8 R300: global batch 128 = 8 per chip.
 from config_common import *  # noqa: F403 - the settings every topology shares
 
-global_batch_size = 512
+global_batch_size = 128

@@ -1,8 +1,8 @@
 # bert / PyTorch on Kunlunxin R300, every topology: BERT-large masked-LM pretraining on
 # 512-token sequences, AdamW, the nvidia configs' recipe (BERT's original: lr 1e-4, 10k warmup
 # steps, linear decay over 1M steps). Not run on this hardware by chipperf: see ../README.md.
-# Per-chip batch (set by the per-topology files): 32 per chip, the nvidia configs' per-GPU
-# batch unchanged: the chip's spec sheet gives no memory size to scale by.
+# Per-chip batch (set by the per-topology files): 8 per chip: the nvidia configs' 32 per 80
+# GiB A100 scaled by memory (32.0 GiB / 80 GiB = 12.8), rounded down to a multiple of 8.
 model_size = "large"
 eval_samples = 10000
 learning_rate = 1e-4
