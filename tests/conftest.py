@@ -4,6 +4,10 @@ Cluster fixtures (see tests/simcluster/README.md):
   sim_cluster   the simulated 3-host cluster (network namespaces with sshd + dockerd), built on demand
   local_docker  docker SDK client of the root-namespace ("master") Docker engine
 
+CHIPPERF_SIM_HOSTS=h4,h5,h6 hands the tests those hosts only (brought up if missing), so two
+test sessions on one machine can each have their own hosts (a fault test that kills h2's sshd
+does not break another session's run on h2).
+
 Both FAIL (never skip) when the machine cannot provide them, so CI cannot go green
 with its integration tests silently skipped.
 """
@@ -68,6 +72,15 @@ class SimCluster:
         raise KeyError(name)
 
 
+def _wanted_hosts() -> tuple[str, ...]:
+    """CHIPPERF_SIM_HOSTS (e.g. "h4,h5,h6"), checked; () when unset: every host."""
+    names = tuple(n.strip() for n in os.environ.get("CHIPPERF_SIM_HOSTS", "").split(",") if n.strip())
+    bad = [n for n in names if not (n.startswith("h") and n[1:].isdigit() and int(n[1:]) >= 1)]
+    if bad:
+        pytest.fail(f"CHIPPERF_SIM_HOSTS: {bad} are not host names h1, h2, ...", pytrace=False)
+    return names
+
+
 @pytest.fixture(scope="session")
 def sim_cluster() -> SimCluster:
     """The simulated cluster, brought up with >= 3 healthy hosts (idempotent, kept up afterwards)."""
@@ -82,9 +95,11 @@ def sim_cluster() -> SimCluster:
     except ValueError:
         current = {"hosts": []}
     n_now = len(current.get("hosts", []))
-    if status.returncode != 0 or n_now < SIM_MIN_HOSTS:
+    wanted = _wanted_hosts()
+    n_need = max(SIM_MIN_HOSTS, *(int(name[1:]) for name in wanted)) if wanted else SIM_MIN_HOSTS
+    if status.returncode != 0 or n_now < n_need:
         # Repair/extend without shrinking a bigger cluster someone else brought up.
-        up = _simcluster("up", "--hosts", str(max(SIM_MIN_HOSTS, n_now)))
+        up = _simcluster("up", "--hosts", str(max(n_need, n_now)))
         if up.returncode != 0:
             pytest.fail(f"`simcluster.py up` failed (exit {up.returncode}):\n{up.stderr[-6000:]}",
                         pytrace=False)
@@ -94,7 +109,8 @@ def sim_cluster() -> SimCluster:
     except (OSError, ValueError) as e:
         pytest.fail(f"cluster state file {sc.STATE_FILE} unreadable after `up`: {e}", pytrace=False)
     hosts = tuple(SimHost(name=h["name"], address=h["address"], ssh_port=int(h["ssh_port"]),
-                          docker_host=h["docker_host"]) for h in state["hosts"])
+                          docker_host=h["docker_host"]) for h in state["hosts"]
+                  if not wanted or h["name"] in wanted)
     if len(hosts) < SIM_MIN_HOSTS:
         pytest.fail(f"cluster has {len(hosts)} hosts, need {SIM_MIN_HOSTS}", pytrace=False)
     return SimCluster(hosts=hosts, ssh_user=state["ssh_user"], ssh_key=state["ssh_key"],
