@@ -15,6 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "inference" / "benchmarks"))
 
 from common import config  # noqa: E402
+from common.errors import CaseError  # noqa: E402
 from common.llm import model, scenarios  # noqa: E402
 from common.llm.engines import Accounting, Completion  # noqa: E402
 from common.llm.prompts import Request  # noqa: E402
@@ -30,6 +31,18 @@ def test_shipped_configs_load_and_validate(vendor: str) -> None:
     s = LLMSettings.from_config(merged)
     llama = model.llama_config(merged)
     assert s.prompt_tokens_max + s.output_tokens_max <= llama.max_position_embeddings
+
+
+def test_a_tolerance_that_is_not_a_number_is_named_not_a_traceback() -> None:
+    merged = dict(config.load(CONFIG, "cpu_configuration.yaml"))
+    merged["tolerance"] = {"default": {merged["precision"]: "tight"}}
+    merged["agreement_target"] = {merged["precision"]: [0.9]}
+    s = LLMSettings.from_config(merged)
+    key = f"tolerance.default.{merged['precision']}"
+    with pytest.raises(CaseError, match=f"{key}: expected a number, got 'tight'"):
+        s.tolerance_for(s.engine, s.precision)
+    with pytest.raises(CaseError, match=r"agreement_target\..*: expected a number, got \[0.9\]"):
+        s.agreement_for(s.precision)
 
 
 def test_full_size_is_llama3_8b() -> None:

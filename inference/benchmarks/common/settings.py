@@ -39,8 +39,28 @@ def from_keys(cls: type[C], config: Mapping[str, Any]) -> C:
     return settings
 
 
+class Targets:
+    """The agreement and tolerance tables every inference case's settings carry, read as
+    numbers: a value that is not one is a CaseError naming its key."""
+
+    agreement_target: Mapping[str, float]
+    tolerance: Mapping[str, Mapping[str, float]]
+
+    def agreement_for(self, precision: str) -> Optional[float]:
+        value = self.agreement_target.get(precision)
+        return None if value is None else _number(value, f"agreement_target.{precision}")
+
+    def tolerance_for(self, engine: str, precision: str) -> Optional[float]:
+        """The relative bound for (engine, precision): the engine's entry, else ``default``'s."""
+        for name in (engine, "default"):
+            table = self.tolerance.get(name) or {}
+            if precision in table:
+                return _number(table[precision], f"tolerance.{name}.{precision}")
+        return None
+
+
 @dataclass(frozen=True)
-class Settings:
+class Settings(Targets):
     model: str
     engine: str
     precision: str
@@ -87,18 +107,6 @@ class Settings:
         if self.flops_per_item is not None and not self.flops_per_item > 0:
             out.append(f"flops_per_item: must be null (count it) or > 0, got {self.flops_per_item!r}")
         return out
-
-    def agreement_for(self, precision: str) -> Optional[float]:
-        value = self.agreement_target.get(precision)
-        return None if value is None else _number(value, f"agreement_target.{precision}")
-
-    def tolerance_for(self, engine: str, precision: str) -> Optional[float]:
-        """The relative bound for (engine, precision): the engine's entry, else ``default``'s."""
-        for name in (engine, "default"):
-            table = self.tolerance.get(name) or {}
-            if precision in table:
-                return _number(table[precision], f"tolerance.{name}.{precision}")
-        return None
 
 
 def _number(value: Any, key: str) -> float:

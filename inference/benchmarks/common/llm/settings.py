@@ -11,7 +11,7 @@ from typing import Any, Mapping, Optional
 
 from chipperf.device import DEVICE_KINDS
 from common.llm.prompts import Lengths
-from common.settings import from_keys
+from common.settings import Targets, from_keys
 from common.stats import PERCENTILES
 
 WHOLE = ("batch_size", "repeat", "offline_requests", "single_stream_requests",
@@ -20,7 +20,7 @@ WHOLE = ("batch_size", "repeat", "offline_requests", "single_stream_requests",
 
 
 @dataclass(frozen=True)
-class LLMSettings:
+class LLMSettings(Targets):
     model: str
     engine: str
     precision: str
@@ -96,17 +96,6 @@ class LLMSettings:
             out.append(f"bound_percentile: must be one of {', '.join(map(str, PERCENTILES))}, "
                        f"got {self.bound_percentile!r}")
         return out
-
-    def agreement_for(self, precision: str) -> Optional[float]:
-        value = self.agreement_target.get(precision)
-        return None if value is None else float(value)
-
-    def tolerance_for(self, engine: str, precision: str) -> Optional[float]:
-        for name in (engine, "default"):
-            table = self.tolerance.get(name) or {}
-            if precision in table:
-                return float(table[precision])
-        return None
 
 
 def _whole(value: Any, low: int) -> bool:
