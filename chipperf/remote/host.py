@@ -197,7 +197,10 @@ class LocalHost(Host):
             import docker
 
             try:
-                self._docker = docker.from_env(timeout=120)
+                # the same read timeout as an engine over SSH (docker_over_ssh): a local engine
+                # busy with other builds went quiet for over 120 s in `docker save` of a
+                # 1.6 GiB image while shipping it (seen on the 2-core CI machine under load)
+                self._docker = docker.from_env(timeout=600)
                 self._docker.ping()
             except Exception as exc:
                 self._docker = None
