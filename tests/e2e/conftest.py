@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 DATA_ROOT = Path("/var/lib/chipperf-test/data")
@@ -110,6 +111,35 @@ def chipperf(*args: str, cwd: Path, timeout: float = 1800) -> Run:
                           text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": str(REPO)})
     output = proc.stdout + proc.stderr
     return Run(proc.returncode, output, latest_run_dir(cwd / "result"))
+
+
+def run_suite(tmp_path: Path, sim_cluster, suite: str, cases: dict[str, str], *, hosts: int = 2,
+              nproc: int = 2, master_port: int = 29531) -> tuple[subprocess.CompletedProcess,
+                                                                 Path | None]:
+    """``<suite>/run.py`` (base or operation) with FlagPerf's host.yaml form on the first
+    ``hosts`` simulated hosts, ``nproc`` ranks each; returns the process and its run dir."""
+    host_yaml = tmp_path / "host.yaml"
+    host_yaml.write_text(yaml.safe_dump({
+        "HOSTS": [h.address for h in sim_cluster.hosts[:hosts]], "NPROC_PER_NODE": nproc,
+        "SSH_USER": "root", "SSH_KEY": sim_cluster.ssh_key, "KNOWN_HOSTS": sim_cluster.known_hosts,
+        "VENDOR": "cpu", "CHIP": "xeon", "SHM_SIZE": "1g",
+        "FLAGPERF_LOG_PATH": str(tmp_path / "result"), "MASTER_PORT": master_port,
+        "WORK_ROOT": WORK_ROOT, "ROUND_TIMEOUT": 900, "CASES": cases}))
+    proc = subprocess.run([sys.executable, str(REPO / suite / "run.py"), "--host-config",
+                           str(host_yaml)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=3000, env={**os.environ, "PYTHONPATH": str(REPO)})
+    return proc, latest_run_dir(tmp_path / "result")
+
+
+@pytest.fixture(scope="session")
+def gemm_peak_run(tmp_path_factory, sim_cluster) -> Path:
+    """A base/ run of computation-FP32 on one simulated host, one rank: the measured GEMM
+    peak that training cases' MFU divides by on the cpu vendor (whose spec sheet has none)."""
+    where = tmp_path_factory.mktemp("gemm-peak")
+    proc, run_dir = run_suite(where, sim_cluster, "base", {"computation-FP32": "pytorch_2.13"},
+                              hosts=1, nproc=1, master_port=29533)
+    assert proc.returncode == 0 and run_dir is not None, proc.stdout[-4000:] + proc.stderr[-8000:]
+    return run_dir
 
 
 def latest_run_dir(root: Path) -> Path | None:

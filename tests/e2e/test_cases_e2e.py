@@ -18,8 +18,8 @@ import pytest
 from conftest import chipperf, leftovers, write_configs
 
 from chipperf.perflog import finished_problems, parse_lines
-from chipperf.results import summarize
 from chipperf.results.layout import read_status
+from chipperf.results.read.collect import collect
 
 pytestmark = pytest.mark.e2e
 
@@ -90,10 +90,12 @@ def check_finished(case: Case, value: dict) -> None:
     assert 0 < rate["raw"] <= rate["no_eval"] <= rate["pure_compute"]
 
 
-def check_summary(case: Case, run_dir: Path, finished: dict) -> None:
-    """The collected round carries the case's figures; MFU is absent for a stated reason
-    (the cpu vendor's xeon has no spec-sheet peak) but its inputs are all there."""
-    (summary,) = summarize(run_dir).cases
+def check_summary(case: Case, run_dir: Path, finished: dict, gemm_peak_run: Path) -> None:
+    """The collected round carries the case's figures. MFU against the spec sheet is absent for
+    a stated reason (the cpu vendor's xeon has no spec-sheet peak); MFU against the GEMM peak
+    base/ measured on the same kind of host is there. Energy is absent with its reason where
+    the hosts have no power sensor (RAPL, IPMI), and present where they have one."""
+    (summary,) = collect(run_dir, gemm_peak_run).summary.cases
     (round1,) = summary.rounds
     assert round1.status == "succeeded" and round1.converged is True
     assert round1.throughput.unit == f"{case.work_unit}/s"
@@ -103,12 +105,17 @@ def check_summary(case: Case, run_dir: Path, finished: dict) -> None:
     assert round1.flops_per_unit == finished["flops_per_unit"] and round1.chips == case.world
     assert round1.mfu is None and round1.mfu_dtype == "fp32"
     assert "no peak FLOP/s for chip xeon" in round1.reasons["mfu"], round1.reasons
+    assert round1.mfu_measured is not None and 0 < round1.mfu_measured < 1.5, round1
+    if round1.work_per_joule is None:
+        assert round1.reasons.get("work_per_joule"), round1.reasons
+    else:
+        assert round1.work_per_joule > 0
 
 
 @pytest.mark.parametrize("case", [BERT, LLAMA, GPT2, DISTILBERT, LLAMA3, MIXTRAL],
                          ids=["bert_pytorch", "llama2_deepspeed", "gpt2_pytorch", "distilbert_pytorch",
                               "llama3_pytorch", "mixtral_pytorch"])
-def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path):
+def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path, gemm_peak_run):
     data_dir = request.getfixturevalue(case.data)
     h1, h2 = sim_cluster.hosts[:2]
     cluster, test = write_configs(tmp_path, [h1.address, h2.address], {case.spec: str(data_dir)},
@@ -141,7 +148,7 @@ def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path):
 
     finished = rank0_finished(nodes[expected[0]])
     check_finished(case, finished)
-    check_summary(case, run.run_dir, finished)
+    check_summary(case, run.run_dir, finished, gemm_peak_run)
 
     for name in ("summary.json", "summary.csv", "report.html", f"{case.dir_name}/result.json"):
         assert (run.run_dir / name).is_file(), name

@@ -10,14 +10,10 @@ promises (value and unit, method, peak share or its reason), and nothing is left
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-import yaml
-from conftest import REPO, WORK_ROOT, latest_run_dir, leftovers
+from conftest import REPO, leftovers, run_suite
 
 from chipperf.perflog import parse_lines
 from chipperf.results.layout import read_status
@@ -34,20 +30,6 @@ BASE_SPECS = ("computation-FP64", "computation-FP32", "computation-FP16", "compu
               "interconnect-MPI_interserver")
 OPERATORS = sorted(p.name for p in (REPO / "operation" / "benchmarks").iterdir()
                    if (p / "pytorch" / "main.py").is_file())
-
-
-def run_suite(tmp_path: Path, sim_cluster, suite: str, cases: dict[str, str]):
-    hosts = [h.address for h in sim_cluster.hosts[:2]]
-    host_yaml = tmp_path / "host.yaml"
-    host_yaml.write_text(yaml.safe_dump({
-        "HOSTS": hosts, "NPROC_PER_NODE": 2, "SSH_USER": "root", "SSH_KEY": sim_cluster.ssh_key,
-        "KNOWN_HOSTS": sim_cluster.known_hosts, "VENDOR": "cpu", "CHIP": "xeon",
-        "SHM_SIZE": "1g", "FLAGPERF_LOG_PATH": str(tmp_path / "result"), "MASTER_PORT": 29531,
-        "WORK_ROOT": WORK_ROOT, "ROUND_TIMEOUT": 900, "CASES": cases}))
-    proc = subprocess.run([sys.executable, str(REPO / suite / "run.py"), "--host-config",
-                           str(host_yaml)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=3000, env={**os.environ, "PYTHONPATH": str(REPO)})
-    return proc, latest_run_dir(tmp_path / "result")
 
 
 def finished_events(run_dir: Path) -> dict[str, dict]:
