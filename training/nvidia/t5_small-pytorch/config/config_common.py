@@ -6,6 +6,6 @@
 model_size = "small"
 from_checkpoint = True
 eval_samples = 0
-eval_every_steps = 1121
+eval_every_steps = 1121      # once per epoch of 1121 steps at the global batch 256
 log_every_steps = 50
 dtype = "fp32"
