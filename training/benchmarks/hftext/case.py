@@ -96,8 +96,9 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     loop = build_loop(cfg, dist, device, model, net, data)
     goal = Goal(task.metric, float(cfg[model.target][cfg.model_size]))
     driver.init_end(**device.describe(), threads=threads, architecture=dict(preset),
-                    parameters=sum(p.numel() for p in net.parameters()), weights=weights, seq_len=seq_len,
-                    eval_size=task.eval_size(data, cfg), forward_flops_per_sequence=forward)
+                    parameters=sum(p.numel() for p in net.parameters()), weights=weights,
+                    seq_len=seq_len, eval_size=task.eval_size(data, cfg),
+                    forward_flops_per_sequence=forward)
     progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
     work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
     driver.finish(work_done=work_done, work_unit=task.work_unit, metric=goal.metric(progress.value),

@@ -84,13 +84,12 @@ def evaluate(loop: Loop) -> float:
     and may run a different number of batches: the forward goes around the DDP wrapper."""
     net = getattr(loop.model, "module", loop.model)
     net.eval()
-    score = torch.zeros((), dtype=torch.float64, device=loop.device)
-    count = torch.zeros((), dtype=torch.float64, device=loop.device)
+    sums = []                       # per batch: device tensors or numbers, read once at the end
     for raw in loop.eval_set:
         batch = loop.task.tensors(raw, loop.device)
         with autocast(loop):
-            scored, seen = loop.scorer(net, batch)
-        score, count = score + scored, count + seen
+            sums.append(loop.scorer(net, batch))
     net.train()
-    score_all, count_all = all_reduce_sum([float(score.item()), float(count.item())], loop.device)
+    local = [sum(float(scored) for scored, _ in sums), sum(float(seen) for _, seen in sums)]
+    score_all, count_all = all_reduce_sum(local, loop.device)
     return score_all / count_all if count_all else float("nan")
