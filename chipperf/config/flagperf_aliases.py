@@ -28,4 +28,7 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
                      "clip_grad": "grad_clip_norm"},
     # FlagPerf training/benchmarks/distilbert/pytorch/config/_base.py: lr (the AdamW rate)
     "distilbert:pytorch": {"lr": "learning_rate"},
+    # FlagPerf training/benchmarks/t5_small/pytorch/config/_base.py: lr (the AdamW rate);
+    # not target_rouge1 (a per-size dict here, and not vendor-settable)
+    "t5_small:pytorch": {"lr": "learning_rate"},
 }

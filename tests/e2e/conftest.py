@@ -92,6 +92,13 @@ def gpt2_text_dir() -> Path:
                              "prepare_data.py", "../../textlm/corpus.py")
 
 
+@pytest.fixture(scope="session")
+def t5_text_dir() -> Path:
+    """The t5_small case's generated summarisation pairs (FlagPerf's t5_small layout)."""
+    return prepared_text_dir("t5-pairs", REPO / "training/benchmarks/t5_small/pytorch",
+                             "prepare_data.py")
+
+
 def write_configs(where: Path, hosts: list[str], cases: dict[str, str], *, ssh_port: int = 22,
                   ssh_key: str, known_hosts: str, extra_test: str = "", extra_cluster: str = "",
                   master_port: int = 29517) -> tuple[Path, Path]:

@@ -1,6 +1,7 @@
 """The transformers-built text cases: case.yaml's full-size numbers are the built model's
 (parameters, training FLOPs per sample or token counted on the meta device), the published
-parameter counts hold, and the FLOP counter agrees with BERT's analytic formula."""
+parameter counts hold, and the FLOP counter agrees with BERT's analytic formula; t5_small's
+pieces: ROUGE-1, the decoder's inputs, reading a checkpoint."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 import yaml
 from casemodules import BENCHMARKS, load_case_module
 
-# published sizes: Hugging Face's gpt2-medium and distilbert-base-uncased (heads tied)
-PUBLISHED_PARAMS = {"gpt2": 354_823_168, "distilbert": 66_985_530}
+# published sizes: Hugging Face's gpt2-medium, distilbert-base-uncased and t5-small (heads tied)
+PUBLISHED_PARAMS = {"gpt2": 354_823_168, "distilbert": 66_985_530, "t5_small": 60_506_624}
 
 
 def entry(case: str) -> ModuleType:
@@ -77,3 +78,45 @@ def test_span_corruption_replaces_each_span_by_one_sentinel() -> None:
     assert [t for t in source if t >= 1000] == [t for t in target if t >= 1000] == \
         list(range(1000, 1000 + starts))
     assert len(target) <= spans.target_length(len(tokens), 0.15, 3.0)
+
+
+def test_rouge1_is_the_f_measure_of_clipped_unigram_overlap() -> None:
+    from hftext.rouge import rouge1, rouge1_sum, words
+
+    assert words("The cat, the HAT!") == ["the", "cat", "the", "hat"]
+    assert rouge1("the cat sat", "the cat ran") == pytest.approx(2 / 3)
+    # "the" twice in the prediction, once in the reference: one match; P = 2/4, R = 2/3
+    assert rouge1("the the cat dog", "the cat ran") == pytest.approx(2 * (1 / 2) * (2 / 3) / (1 / 2 + 2 / 3))
+    assert rouge1("", "a b") == rouge1("x y", "a b") == 0.0
+    assert rouge1_sum([("a b", "a b"), ("a", "b")]) == (100.0, 2)
+
+
+def test_t5_decoder_inputs_are_the_labels_shifted_right() -> None:
+    import numpy as np
+    from hftext.seq2seq import shift_right
+
+    labels = np.array([[5, 6, 1, -100], [7, 1, -100, -100]])
+    assert shift_right(labels).tolist() == [[0, 5, 6, 1], [0, 7, 1, 0]]
+
+
+def test_a_checkpoint_is_read_into_the_network_and_a_misfit_is_refused(tmp_path) -> None:
+    import torch
+    from driver import DataError
+    from hftext.models import hf_model
+    from hftext.seq2seq import TIED, load_checkpoint
+    from safetensors.torch import save_file
+
+    preset = entry("t5_small").PRESETS["tiny"]
+    torch.manual_seed(1)
+    source = hf_model("t5", preset)
+    save_file({k: v.contiguous() for k, v in source.state_dict().items() if k not in TIED},
+              str(tmp_path / "model.safetensors"))
+    torch.manual_seed(2)
+    target = hf_model("t5", preset)
+    load_checkpoint(target, tmp_path / "model.safetensors")
+    assert all(torch.equal(a, b) for a, b in zip(source.state_dict().values(),
+                                                 target.state_dict().values()))
+    assert torch.equal(target.lm_head.weight, source.shared.weight)
+    wider = hf_model("t5", {**preset, "vocab_size": 256})
+    with pytest.raises(DataError, match="model.safetensors does not fit the model_size's network"):
+        load_checkpoint(wider, tmp_path / "model.safetensors")

@@ -74,7 +74,7 @@ def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, model: Text
     return Loop(model=wrapped, optimizer=optimizer, scheduler=scheduler, device=device,
                 dtype=cfg.dtype, grad_clip_norm=float(cfg.grad_clip_norm), task=task,
                 train_epoch=lambda epoch: task.train(data, cfg, dist, epoch),
-                eval_set=task.eval(data, cfg, dist))
+                eval_set=task.eval(data, cfg, dist), scorer=task.scorer(data))
 
 
 def main(model_name: str, case_dir: Path, model: TextModel,
@@ -90,13 +90,15 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     driver.set_sync(device.synchronize)
     torch.manual_seed(cfg.seed)
     net = hf_model(model.arch, preset).to(device.device)
+    weights = task.initialise(net, data, cfg)
     seq_len = task.seq_len(data, cfg)
     forward = forward_flops(model, preset, seq_len)
     loop = build_loop(cfg, dist, device, model, net, data)
     goal = Goal(task.metric, float(cfg[model.target][cfg.model_size]))
     driver.init_end(**device.describe(), threads=threads, architecture=dict(preset),
-                    parameters=sum(p.numel() for p in net.parameters()), seq_len=seq_len,
-                    eval_size=task.eval_size(data, cfg), forward_flops_per_sequence=forward)
+                    parameters=sum(p.numel() for p in net.parameters()), weights=weights,
+                    seq_len=seq_len, eval_size=task.eval_size(data, cfg),
+                    forward_flops_per_sequence=forward)
     progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
     work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
     driver.finish(work_done=work_done, work_unit=task.work_unit, metric=goal.metric(progress.value),

@@ -59,9 +59,10 @@ def preset_of(cfg: Config, presets: Mapping[str, Mapping[str, Any]]) -> Mapping[
     return presets[cfg.model_size]
 
 
-def count_forward_flops(net: nn.Module, task: Task, seq_len: int) -> int:
-    """FLOPs of one forward pass over one sequence of ``seq_len`` tokens (``net`` may live on
-    the meta device), counted in eval mode with the training mode restored after."""
+def count_forward_flops(net: nn.Module, task: Task, seq_len: Any) -> int:
+    """FLOPs of one forward pass over one sequence of ``seq_len`` tokens (an encoder-decoder's:
+    a (source, target) pair of widths; ``net`` may live on the meta device), counted in eval
+    mode with the training mode restored after."""
     device = next(net.parameters()).device
     was_training = net.training
     net.eval()
@@ -71,7 +72,7 @@ def count_forward_flops(net: nn.Module, task: Task, seq_len: int) -> int:
     return int(counter.get_total_flops())
 
 
-def forward_flops(model: TextModel, preset: Mapping[str, Any], seq_len: int) -> int:
+def forward_flops(model: TextModel, preset: Mapping[str, Any], seq_len: Any) -> int:
     """Forward FLOPs per sequence of the ``preset`` network, built on the meta device."""
     with torch.device("meta"):
         return count_forward_flops(hf_model(model.arch, preset), model.task, seq_len)

@@ -5,19 +5,21 @@ model's inputs and labels, and what its metric and unit of work are.
 work in sequences. ``CausalLM``: 1-D token streams cut into windows (``textlm.tokens``),
 next-token prediction, metric next-token accuracy, work in tokens. ``SpanCorruption``: T5's
 objective on the masked-LM rows (``hftext.spans``), metric target-token accuracy, work in
-sequences. Labels of -100 are ignored by the loss and the accuracy alike.
+sequences. Labels of -100 are ignored by the loss and the accuracy alike. (Summarisation,
+``hftext.seq2seq``, has the same interface.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Protocol
+from typing import Any, Callable, Iterator, Mapping, Protocol
 
 import numpy as np
 import torch
 from driver import Config, DataError, DistEnv, split_batch
 from textlm import mlm, tokens
+from torch import nn
 
 from hftext import flagperf_gpt2, spans
 
@@ -33,6 +35,11 @@ class Tensors:
     inputs: Inputs
     labels: torch.Tensor
     scored: torch.Tensor | None = None
+
+
+# (network, batch) -> (score summed over the batch, items scored), each summed over the ranks;
+# the metric is their ratio
+Scorer = Callable[[nn.Module, Tensors], tuple[Any, Any]]
 
 
 def on_device(arrays: Mapping[str, np.ndarray], labels: np.ndarray,
@@ -63,10 +70,35 @@ class Task(Protocol):
     def example(self, seq_len: int, device: torch.device) -> Inputs: ...
     def work(self, batch: Tensors) -> int: ...
     def train_flops(self, forward: int, seq_len: int) -> float: ...
+    def scorer(self, data: Any) -> Scorer: ...      # the evaluation metric of one batch
+    def initialise(self, net: nn.Module, data: Any, cfg: Config) -> str: ...  # the weights' origin
+
+
+def token_correct(logits: torch.Tensor, labels: torch.Tensor,
+                  scored: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(correct top-1 predictions, scored positions: ``scored``, else every labelled one), as
+    device tensors (no sync)."""
+    chosen = labels != IGNORE if scored is None else scored
+    return ((logits.argmax(dim=-1) == labels) & chosen).sum(), chosen.sum()
+
+
+def token_score(net: nn.Module, batch: Tensors) -> tuple[torch.Tensor, torch.Tensor]:
+    """``token_correct`` of ``net``'s logits on ``batch``."""
+    return token_correct(net(**batch.inputs).logits, batch.labels, batch.scored)
+
+
+class TokenTask:
+    """What the token-prediction tasks share: top-1 accuracy, random initial weights."""
+
+    def scorer(self, data: Any) -> Scorer:
+        return token_score
+
+    def initialise(self, net: nn.Module, data: Any, cfg: Config) -> str:
+        return "random"
 
 
 @dataclass(frozen=True)
-class MaskedLM:
+class MaskedLM(TokenTask):
     """BERT-style masked LM on ``bert-mlm-shards-v1`` (``token_types``: the model takes
     segment ids, as BERT does and DistilBERT does not)."""
 
@@ -115,7 +147,7 @@ class MaskedLM:
 
 
 @dataclass(frozen=True)
-class CausalLM:
+class CausalLM(TokenTask):
     """Next-token prediction on token streams cut into ``seq_len + 1`` windows."""
 
     dataset: str                  # the format's name in error messages
@@ -163,7 +195,7 @@ class CausalLM:
 
 
 @dataclass(frozen=True)
-class SpanCorruption:
+class SpanCorruption(TokenTask):
     """T5's span corruption (``hftext.spans``) on the masked-LM layout's rows: the encoder reads
     the corrupted row, the decoder predicts the dropped spans after their sentinels (ids after
     the data's vocabulary, so the model's vocabulary must hold both). The loss covers every

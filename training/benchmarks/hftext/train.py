@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from driver.torchdist import all_reduce_sum
 from torch import nn
 
-from hftext.tasks import IGNORE, Task, Tensors
+from hftext.tasks import IGNORE, Scorer, Task, Tensors, token_correct  # noqa: F401 - re-exported
 
 AUTOCAST = {"bf16": torch.bfloat16}
 
@@ -30,6 +30,7 @@ class Loop:
     task: Task
     train_epoch: Callable[[int], Iterator[Any]]     # epoch -> this rank's batches
     eval_set: list[Any]                             # this rank's share of the eval split
+    scorer: Scorer                                  # the task's metric of one eval batch
 
     def batches(self, epoch: int) -> Iterator[Tensors]:
         return (self.task.tensors(batch, self.device) for batch in self.train_epoch(epoch))
@@ -64,14 +65,6 @@ def token_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
                            ignore_index=IGNORE)
 
 
-def token_correct(logits: torch.Tensor, labels: torch.Tensor,
-                  scored: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """(correct top-1 predictions, scored positions: ``scored``, else every labelled one), as
-    device tensors (no sync)."""
-    chosen = labels != IGNORE if scored is None else scored
-    return ((logits.argmax(dim=-1) == labels) & chosen).sum(), chosen.sum()
-
-
 def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
     """forward + backward + optimizer step; returns the (unsynchronised) loss."""
     loop.optimizer.zero_grad(set_to_none=True)
@@ -86,16 +79,17 @@ def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
 
 @torch.no_grad()
 def evaluate(loop: Loop) -> float:
-    """Top-1 accuracy over every scored eval position (each rank holds a disjoint share and
-    may run a different number of batches: the forward goes around the DDP wrapper)."""
+    """The task's metric over every rank's eval share: the scorer's sums (e.g. correct top-1
+    predictions and scored positions), all-reduced, divided. Each rank holds a disjoint share
+    and may run a different number of batches: the forward goes around the DDP wrapper."""
     net = getattr(loop.model, "module", loop.model)
     net.eval()
-    correct = torch.zeros((), dtype=torch.int64, device=loop.device)
-    total = torch.zeros((), dtype=torch.int64, device=loop.device)
+    sums = []                       # per batch: device tensors or numbers, read once at the end
     for raw in loop.eval_set:
         batch = loop.task.tensors(raw, loop.device)
-        right, seen = token_correct(logits_of(net, loop, batch), batch.labels, batch.scored)
-        correct, total = correct + right, total + seen
+        with autocast(loop):
+            sums.append(loop.scorer(net, batch))
     net.train()
-    right_all, seen_all = all_reduce_sum([float(correct.item()), float(total.item())], loop.device)
-    return right_all / seen_all if seen_all else float("nan")
+    local = [sum(float(scored) for scored, _ in sums), sum(float(seen) for _, seen in sums)]
+    score_all, count_all = all_reduce_sum(local, loop.device)
+    return score_all / count_all if count_all else float("nan")

@@ -1,0 +1,16 @@
+# t5_small / PyTorch on CPU: the CI configuration, shared by every topology.
+# Data: training/benchmarks/t5_small/pytorch/prepare_data.py (generated news items and their
+# one-line summaries, a 146-word vocabulary, sources of 64 tokens, summaries of 16); the "tiny"
+# model from random weights, fp32.
+model_size = "tiny"
+from_checkpoint = False
+eval_samples = 256
+global_batch_size = 32
+learning_rate = 1e-3
+weight_decay = 0.01
+warmup_steps = 20
+max_steps = 600
+eval_every_steps = 25
+log_every_steps = 5
+grad_clip_norm = 1.0
+dtype = "fp32"
