@@ -1,13 +1,15 @@
 """Soak: N back-to-back runs of a tiny case in ONE master process, and whether anything grows.
 
-    python3 benchmarks/soak.py [--runs 50] [--cluster C --test T] [--keep DIR]
+    python3 benchmarks/soak.py [--runs 50] [--hosts h4,h5,h6] [--cluster C --test T] [--keep DIR]
 
 Without --cluster/--test it runs resnet50 (a few optimizer steps at 32x32 on scikit-learn's
 digits, case `resnet50:pytorch_2.13:xeon:2:1:1`) on the simulated cluster
-(`tests/simcluster/simcluster.py up --hosts 3`, run by this script; needs root), and
-measures all three hosts. The runs go through `chipperf.controller.run` in this process,
-so a leak of the master (memory, file descriptors, threads, SSH connections) accumulates
-where it can be seen. After each run it prints:
+(`tests/simcluster/simcluster.py up --hosts 3`, or `up --only` the hosts named by --hosts,
+run by this script; needs root), and measures all three hosts (the case runs on the first
+two; the third, listed in the cluster config, is measured too). The runs go through
+`chipperf.controller.run` in this process, so a leak of the master (memory, file descriptors,
+threads, SSH connections) accumulates where it can be seen. --max-minutes M starts no run
+after M minutes (the summary then covers the runs done, and says how many). After each run it prints:
 
     run  wall_s  status  master: rss_mib fds threads  per host: containers images work_kib
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import subprocess
 import sys
 import tempfile
@@ -43,13 +46,16 @@ CASE = "resnet50:pytorch_2.13:xeon:2:1:1"
 DIGITS = Path("/var/lib/chipperf-test/data/digits")
 
 
-def sim_configs(where: Path) -> tuple[Path, Path]:
-    subprocess.run([sys.executable, str(SIM), "up", "--hosts", "3"], check=True)
+def sim_configs(where: Path, names: list[str]) -> tuple[Path, Path]:
+    """Configs for the simulated hosts ``names`` (e.g. h4,h5,h6; none: the first three)."""
+    up = ["--only", ",".join(names)] if names else ["--hosts", "3"]
+    subprocess.run([sys.executable, str(SIM), "up", *up], check=True)
     state = json.loads(Path("/run/chipperf-sim/cluster.json").read_text())
     if not (DIGITS / "train").is_dir():
         subprocess.run([sys.executable, str(REPO / "training/benchmarks/resnet50/pytorch/"
                                             "prepare_digits.py"), str(DIGITS)], check=True)
-    hosts = [h["address"] for h in state["hosts"][:3]]
+    by_name = {h["name"]: h["address"] for h in state["hosts"]}
+    hosts = [by_name[n] for n in names] if names else [h["address"] for h in state["hosts"][:3]]
     cluster, test = where / "cluster_conf.py", where / "test_conf.py"
     cluster.write_text(f"HOSTS = {hosts!r}\nSSH_USER = 'root'\nSSH_KEY = {state['ssh_key']!r}\n"
                        f"KNOWN_HOSTS = {state['known_hosts']!r}\nWORK_ROOT = '/tmp/chipperf-soak'\n"
@@ -83,13 +89,23 @@ def slope(values: list[float]) -> float:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=50)
+    p.add_argument("--hosts", default="", help="simulated hosts to use, e.g. h4,h5,h6 "
+                   "(default: the first three); not with --cluster")
+    p.add_argument("--max-minutes", type=float, default=0,
+                   help="start no run after this many minutes (0: no limit)")
     p.add_argument("--cluster")
     p.add_argument("--test")
     p.add_argument("--keep", help="directory for configs and results (default: a temp dir)")
     args = p.parse_args()
     where = Path(args.keep or tempfile.mkdtemp(prefix="chipperf-soak-"))
     where.mkdir(parents=True, exist_ok=True)
-    cluster_file, test_file = (args.cluster, args.test) if args.cluster else sim_configs(where)
+    if bool(args.cluster) != bool(args.test) or (args.cluster and args.hosts):
+        p.error("give both --cluster and --test, or neither (and then --hosts if you like)")
+    names = [n.strip() for n in args.hosts.split(",") if n.strip()]
+    if any(re.fullmatch(r"h[1-9]\d*", n) is None for n in names) or len(names) not in (0, 3):
+        p.error(f"--hosts {args.hosts!r}: want three simulated host names, e.g. h4,h5,h6")
+    cluster_file, test_file = ((args.cluster, args.test) if args.cluster
+                               else sim_configs(where, names))
     cluster, test, catalogue = load_all(str(cluster_file), str(test_file), None)
     logging.getLogger("chipperf").setLevel(logging.WARNING)
     me = psutil.Process()
@@ -97,7 +113,12 @@ def main() -> int:
     series: dict[str, list[float]] = {}
     print("run  wall_s  status     rss_mib  fds  threads  " +
           "  ".join(f"{h.name}:containers,images,work_kib" for h in probes))
+    soak_started = time.monotonic()
+    done = 0
     for n in range(1, args.runs + 1):
+        if args.max_minutes and time.monotonic() - soak_started > args.max_minutes * 60:
+            print(f"--max-minutes {args.max_minutes:g}: stopped after {done} of {args.runs} runs")
+            break
         started = time.monotonic()
         outcome = controller.run(cluster, test, catalogue, suite=test.suite)
         wall = time.monotonic() - started
@@ -113,9 +134,11 @@ def main() -> int:
         print(f"{n:3d}  {wall:6.1f}  {status:9s}  {row['rss_mib']:7.1f}  {row['fds']:3d}  "
               f"{row['threads']:7d}  " + "  ".join(f"{c},{i},{w}" for c, i, w in usage.values()),
               flush=True)
+        done = n
     for host in probes:
         host.close()
-    print("\nslope per run (least squares over all runs; second half in brackets):")
+    print(f"\n{done} runs in {time.monotonic() - soak_started:.0f} s; "
+          "slope per run (least squares over all runs; second half in brackets):")
     for key, values in series.items():
         half = values[len(values) // 2:]
         print(f"  {key:28s} {slope(values):+9.3f}  [{slope(half):+9.3f}]   "
