@@ -13,7 +13,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
 from chipperf.containers import runtime
@@ -323,12 +323,12 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
         if st.status == "succeeded":
             st.status, st.reason = "failed", f"results could not be collected (kept at {kept}): {exc}"
     else:  # collected: the host's copy goes (the run's teardown retries what is left)
-        _name_full_disk(hosts, st)
         try:
             hosts[node.host].remove_tree(node.output_dir)
         except HostError as exc:
             log.warning("[%s] node %d: %s", node.host, node.node_rank, exc)
     _check_finished(st, local)
+    _name_full_disk(hosts, st)
     _name_case_error(st, local)
     write_status(local, st.status, st.reason)
 
@@ -339,11 +339,12 @@ FULL_KIB = 1024   # a node dir's file system with less free than this is full
 def _name_full_disk(hosts: HostGroup, st: NodeState) -> None:
     """A failed node whose dir's file system on the host is full says so first: a rank or
     launcher that could not write its log dies with little to show why."""
-    if st.status != "failed" or st.kind != "exited":
+    if st.status != "failed" or st.kind not in ("exited", ""):   # "": no FINISHED event
         return
     node = st.node
+    where = str(PurePosixPath(node.output_dir).parent)   # the node dir may be removed by now
     try:
-        df = hosts[node.host].run(["df", "-Pk", node.output_dir], timeout=30, check=False)
+        df = hosts[node.host].run(["df", "-Pk", where], timeout=30, check=False)
     except HostError:
         return
     rows = [line.split() for line in df.stdout.splitlines()[1:] if line.strip()]

@@ -197,7 +197,7 @@ class LocalHost(Host):
             import docker
 
             try:
-                self._docker = docker.from_env(timeout=120)
+                self._docker = docker.from_env(timeout=600)  # saving a GB image under load
                 self._docker.ping()
             except Exception as exc:
                 self._docker = None

@@ -66,6 +66,6 @@ class Liveness:
 
 def silence_error(host: str, silent_s: float, interval_s: float) -> HostError:
     return HostError(host, f"no answer over SSH for {silent_s:.0f} s (probed every "
-                           f"{interval_s:g} s): cut off from the master, or down",
+                           f"{interval_s:.3g} s): cut off from the master, or down",
                      "check the host's network link and that it is up; HOST_LOST_AFTER in the "
                      "cluster config sets how long a host may stay silent", unreachable=True)
