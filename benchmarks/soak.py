@@ -1,6 +1,7 @@
 """Soak: N back-to-back runs of a tiny case in ONE master process, and whether anything grows.
 
-    python3 benchmarks/soak.py [--runs 50] [--hosts h4,h5,h6] [--cluster C --test T] [--keep DIR]
+    python3 benchmarks/soak.py [--runs 50] [--hosts h4,h5,h6] [--tiny] [--max-minutes M]
+                               [--cluster C --test T] [--keep DIR]
 
 Without --cluster/--test it runs resnet50 (a few optimizer steps at 32x32 on scikit-learn's
 digits, case `resnet50:pytorch_2.13:xeon:2:1:1`) on the simulated cluster
@@ -25,6 +26,7 @@ import argparse
 import json
 import logging
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,10 +45,30 @@ from chipperf.remote.host import open_host  # noqa: E402
 
 SIM = REPO / "tests/simcluster/simcluster.py"
 CASE = "resnet50:pytorch_2.13:xeon:2:1:1"
+TINY_CASE = "resnet50:pytorch_2.13:xeon:1:1:1"    # --tiny: on the first host, one epoch
 DIGITS = Path("/var/lib/chipperf-test/data/digits")
 
 
-def sim_configs(where: Path, names: list[str]) -> tuple[Path, Path]:
+def tiny_inputs(where: Path) -> tuple[Path, Path]:
+    """--tiny: 8 training and 2 validation digits per class, and a copy of training/ whose
+    resnet50 1x1 CPU config runs one epoch with no accuracy target (same image)."""
+    digits, training = where / "tiny-digits", where / "training"
+    if not digits.is_dir():
+        for split, keep in (("train", 8), ("val", 2)):
+            for label in sorted((DIGITS / split).iterdir()):
+                (digits / split / label.name).mkdir(parents=True)
+                for image in sorted(label.iterdir())[:keep]:
+                    shutil.copy(image, digits / split / label.name / image.name)
+        shutil.copy(DIGITS / "dataset.json", digits / "dataset.json")
+    if not training.is_dir():
+        shutil.copytree(REPO / "training", training, ignore=shutil.ignore_patterns("__pycache__"))
+        config = training / "cpu/resnet50-pytorch/config/config_xeonx1x1.py"
+        config.write_text(config.read_text() + "\n# soak --tiny: one epoch, whatever accuracy\n"
+                          "max_epochs = 1\ntarget_accuracy = 0.0\n")
+    return digits, training
+
+
+def sim_configs(where: Path, names: list[str], tiny: bool) -> tuple[Path, Path]:
     """Configs for the simulated hosts ``names`` (e.g. h4,h5,h6; none: the first three)."""
     up = ["--only", ",".join(names)] if names else ["--hosts", "3"]
     subprocess.run([sys.executable, str(SIM), "up", *up], check=True)
@@ -60,8 +82,12 @@ def sim_configs(where: Path, names: list[str]) -> tuple[Path, Path]:
     cluster.write_text(f"HOSTS = {hosts!r}\nSSH_USER = 'root'\nSSH_KEY = {state['ssh_key']!r}\n"
                        f"KNOWN_HOSTS = {state['known_hosts']!r}\nWORK_ROOT = '/tmp/chipperf-soak'\n"
                        "MASTER_PORT = 29531\n")
-    test.write_text(f"VENDOR = 'cpu'\nCASES = {{{CASE!r}: {str(DIGITS)!r}}}\nSHM_SIZE = '1g'\n"
-                    f"RESULT_ROOT = {str(where / 'result')!r}\nROUND_TIMEOUT = 900\n")
+    case, data, extra = CASE, DIGITS, ""
+    if tiny:
+        digits, training = tiny_inputs(where)
+        case, data, extra = TINY_CASE, digits, f"TRAINING_DIR = {str(training)!r}\n"
+    test.write_text(f"VENDOR = 'cpu'\nCASES = {{{case!r}: {str(data)!r}}}\nSHM_SIZE = '1g'\n"
+                    f"RESULT_ROOT = {str(where / 'result')!r}\nROUND_TIMEOUT = 900\n" + extra)
     return cluster, test
 
 
@@ -91,6 +117,9 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--hosts", default="", help="simulated hosts to use, e.g. h4,h5,h6 "
                    "(default: the first three); not with --cluster")
+    p.add_argument("--tiny", action="store_true",
+                   help=f"{TINY_CASE} for one epoch of 80 digits (one simulated host's worth "
+                   "of image; the other hosts are still checked, claimed and swept each run)")
     p.add_argument("--max-minutes", type=float, default=0,
                    help="start no run after this many minutes (0: no limit)")
     p.add_argument("--cluster")
@@ -105,7 +134,7 @@ def main() -> int:
     if any(re.fullmatch(r"h[1-9]\d*", n) is None for n in names) or len(names) not in (0, 3):
         p.error(f"--hosts {args.hosts!r}: want three simulated host names, e.g. h4,h5,h6")
     cluster_file, test_file = ((args.cluster, args.test) if args.cluster
-                               else sim_configs(where, names))
+                               else sim_configs(where, names, args.tiny))
     cluster, test, catalogue = load_all(str(cluster_file), str(test_file), None)
     logging.getLogger("chipperf").setLevel(logging.WARNING)
     me = psutil.Process()
