@@ -186,15 +186,16 @@ def full_mounts():
         sh("umount", "-l", str(path))
 
 
-def test_work_root_full_on_one_host(tmp_path, sim_cluster, digits_dir, background,
-                                    full_mounts):
+def test_work_root_full_on_one_host(tmp_path, sim_cluster, tiny_digits, tiny_training,
+                                    background, full_mounts):
     """While round 1 runs, the file system under h4's round-2 node dir fills up (a 4 MiB
     tmpfs there, filled: the simulated hosts share one file system, so it is mounted where
     only h4's work dir reaches). Round 2 fails naming h4, the path and the free space;
     round 1's results are kept; `chipperf clean` removes what the mount kept the teardown
-    from removing, once it is gone."""
+    from removing, once it is gone. (The tiny case: one epoch of 80 digits a round.)"""
     h4 = sim_cluster.hosts[0]
-    cluster, test = configs(tmp_path, sim_cluster, {TWO_ROUNDS: str(digits_dir)})
+    cluster, test = configs(tmp_path, sim_cluster, {TWO_ROUNDS: str(tiny_digits)},
+                            extra_test=f"TRAINING_DIR = {str(tiny_training)!r}\n")
     run = background(tmp_path, cluster, test)
     run.wait_for(": started chipperf-", 1)
     run_id = re.search(r"run (run\d{14}):", run.log.read_text()).group(1)
@@ -288,21 +289,63 @@ def _fds(pid: int) -> int:
 
 
 SOAK_RUNS = 20
+TINY_CASE = "resnet50:pytorch_2.13:xeon:1:1:1"
 
 
-def test_soak_20_runs_leave_nothing_growing(tmp_path, sim_cluster, digits_dir):
-    """20 back-to-back runs of the tiniest case (resnet50, 1 node, 1 round: a few optimizer
-    steps on 32x32 digits) in this process, as `chipperf run` does them: afterwards no host
-    has more containers, processes, daemon file descriptors or chipperf images than after
-    the first run, no run left a work dir, and this master has no more open files or
-    threads (a little slack: a probe thread or pooled connection may be mid-close)."""
+@pytest.fixture(scope="module")
+def tiny_digits(digits_dir, tmp_path_factory) -> Path:
+    """8 training and 2 validation digits per class (80 + 20 images, the same layout and
+    card): one optimizer step and one evaluation per epoch."""
+    import shutil
+
+    out = tmp_path_factory.mktemp("tiny-digits")
+    for split, keep in (("train", 8), ("val", 2)):
+        for label in sorted((digits_dir / split).iterdir()):
+            (out / split / label.name).mkdir(parents=True)
+            for image in sorted(label.iterdir())[:keep]:
+                shutil.copy(image, out / split / label.name / image.name)
+    shutil.copy(digits_dir / "dataset.json", out / "dataset.json")
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny_training(tmp_path_factory) -> Path:
+    """The repo's training/ with resnet50's 1x1 CPU config cut to one epoch and no accuracy
+    target: the tiniest whole run of the suite's tiniest case (same image: its inputs are
+    unchanged)."""
+    import shutil
+
+    from conftest import REPO
+
+    out = tmp_path_factory.mktemp("tiny") / "training"
+    shutil.copytree(REPO / "training", out, ignore=shutil.ignore_patterns("__pycache__"))
+    config = out / "cpu/resnet50-pytorch/config/config_xeonx1x1.py"
+    config.write_text(config.read_text() + "\n# soak: one epoch, whatever accuracy\n"
+                      "max_epochs = 1\ntarget_accuracy = 0.0\n")
+    return out
+
+
+def soak_configs(where: Path, sim_cluster, tiny_digits: Path, tiny_training: Path):
+    """Every session host in the cluster config (all are checked, claimed and swept by each
+    run), the case on the first."""
+    return write_configs(where, [h.address for h in sim_cluster.hosts],
+                         {TINY_CASE: str(tiny_digits)}, ssh_key=sim_cluster.ssh_key,
+                         known_hosts=sim_cluster.known_hosts,
+                         extra_test=f"TRAINING_DIR = {str(tiny_training)!r}\n")
+
+
+def test_soak_20_runs_leave_nothing_growing(tmp_path, sim_cluster, tiny_digits, tiny_training):
+    """20 back-to-back runs of the tiniest case (resnet50 1x1, one epoch of 80 digits) in
+    this process, as `chipperf run` does them: afterwards no host has more containers,
+    processes, daemon file descriptors or chipperf images than after the first run, no run
+    left a work dir, and this master has no more open files or threads (a little slack: a
+    probe thread or pooled connection may be mid-close)."""
     import psutil
 
     from chipperf import controller
     from chipperf.cli import load_all
 
-    cluster_file, test_file = configs(tmp_path, sim_cluster, {
-        "resnet50:pytorch_2.13:xeon:1:1:1": str(digits_dir)})
+    cluster_file, test_file = soak_configs(tmp_path, sim_cluster, tiny_digits, tiny_training)
     cluster, test, catalogue = load_all(str(cluster_file), str(test_file), None)
     me = psutil.Process()
     rows, run_ids = [], []
@@ -314,9 +357,8 @@ def test_soak_20_runs_leave_nothing_growing(tmp_path, sim_cluster, digits_dir):
         run_ids.append(outcome.run_dir.name)
         rows.append({"wall_s": round(time.monotonic() - t0, 1), "fds": me.num_fds(),
                      "threads": me.num_threads(), **host_usage(sim_cluster)})
+        print(json.dumps(rows[-1]), flush=True)
     print(f"{SOAK_RUNS} runs in {time.monotonic() - started:.0f} s")
-    for row in rows:
-        print(json.dumps(row))
     first, last = rows[0], rows[-1]
     assert last["fds"] <= first["fds"] + 3 and last["threads"] <= first["threads"] + 3, \
         (first, last)
