@@ -227,20 +227,22 @@ def test_work_root_full_on_one_host(tmp_path, sim_cluster, tiny_digits, tiny_tra
     assert leftovers(sim_cluster, run_id) == []
 
 
-SLOW_CPUS = 0.15
+SLOW_CPUS = 0.05
 
 
-def test_one_host_much_slower(tmp_path, sim_cluster, digits_dir, repaired):
-    """h5 (node 1) capped at 0.15 CPUs (`simcluster.py cpu-share --hosts h5`), h4 not: the
-    run still succeeds, and run.json's per-node round times name h5 as the node that
-    started and ended last; nothing is left behind."""
+def test_one_host_much_slower(tmp_path, sim_cluster, tiny_digits, tiny_training, repaired):
+    """h5 (node 1) capped at 0.05 CPUs (`simcluster.py cpu-share --hosts h5`), h4 not, the
+    tiny case on both: the run still succeeds, and run.json's per-node round times name h5
+    as the node that started and ended last (its engine and its rank's shutdown crawl);
+    nothing is left behind."""
     h4, h5 = sim_cluster.hosts[:2]
     capped = simcluster("cpu-share", "--cpus", str(SLOW_CPUS), "--hosts", h5.name)
     assert capped.returncode == 0, capped.stderr
     caps = {h["name"]: h["cpu_cap"] for h in json.loads(simcluster("status").stdout)["hosts"]}
     assert caps[h5.name] == SLOW_CPUS and caps[h4.name] is None, caps
     cluster, test = configs(tmp_path, sim_cluster, {"resnet50:pytorch_2.13:xeon:2:1:1":
-                                                    str(digits_dir)}, nhosts=2)
+                                                    str(tiny_digits)}, nhosts=2,
+                            extra_test=f"TRAINING_DIR = {str(tiny_training)!r}\n")
     result = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
     print(result.output[-4000:])
     assert result.returncode == 0, result
@@ -310,8 +312,8 @@ def tiny_digits(digits_dir, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def tiny_training(tmp_path_factory) -> Path:
-    """The repo's training/ with resnet50's 1x1 CPU config cut to one epoch and no accuracy
-    target: the tiniest whole run of the suite's tiniest case (same image: its inputs are
+    """The repo's training/ with resnet50's 1x1 and 2x1 CPU configs cut to one epoch and no
+    accuracy target: the tiniest whole run of the suite's tiniest case (same image: its inputs are
     unchanged)."""
     import shutil
 
@@ -319,9 +321,10 @@ def tiny_training(tmp_path_factory) -> Path:
 
     out = tmp_path_factory.mktemp("tiny") / "training"
     shutil.copytree(REPO / "training", out, ignore=shutil.ignore_patterns("__pycache__"))
-    config = out / "cpu/resnet50-pytorch/config/config_xeonx1x1.py"
-    config.write_text(config.read_text() + "\n# soak: one epoch, whatever accuracy\n"
-                      "max_epochs = 1\ntarget_accuracy = 0.0\n")
+    for topology in ("1x1", "2x1"):
+        config = out / f"cpu/resnet50-pytorch/config/config_xeonx{topology}.py"
+        config.write_text(config.read_text() + "\n# tiny: one epoch, whatever accuracy\n"
+                          "max_epochs = 1\ntarget_accuracy = 0.0\n")
     return out
 
 
