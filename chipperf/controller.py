@@ -279,7 +279,12 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
     for rnd in case.rounds:
         lost = _lost_hosts(outcomes, rnd, hosts.silent)
         if lost and not test.retry_lost_hosts:
-            _skip_rest(case, rnd, lost, outcomes[-1].number, record)
+            when = f"round {outcomes[-1].number}" if outcomes else "an earlier case of this run"
+            _skip_rest(case, rnd, lost, when, record)
+            if not outcomes:   # the case never started: its reason names the host, not "no round"
+                _case_failed(case, record, outcome, f"not started: {', '.join(lost)} stopped "
+                                                    f"answering in {when}")
+                return
             break
         if test.clear_caches:
             record.case(case.dir_name, clear_caches=drop_page_caches(rnd, hosts))
@@ -317,13 +322,13 @@ def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan, silent: set[str]) 
     return [n.host for n in rnd.nodes if n.host in lost]
 
 
-def _skip_rest(case: CasePlan, rnd: RoundPlan, lost: list[str], when: int,
+def _skip_rest(case: CasePlan, rnd: RoundPlan, lost: list[str], when: str,
                record: RunRecord) -> None:
-    log.error("case %s: %s could not be reached in round %d: rounds %d-%d not started on it "
+    log.error("case %s: %s could not be reached in %s: rounds %d-%d not started on it "
               "(RETRY_LOST_HOSTS = True in the test config starts them anyway)", case.key,
               ", ".join(lost), when, rnd.number, len(case.rounds))
     record.case(case.dir_name, skipped_rounds=list(range(rnd.number, len(case.rounds) + 1)),
-                skipped_because=f"{', '.join(lost)} lost in round {when}")
+                skipped_because=f"{', '.join(lost)} lost in {when}")
 
 
 DROP_CACHES = ("sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")

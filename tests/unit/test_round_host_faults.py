@@ -72,3 +72,34 @@ def test_node_times_show_the_node_that_starts_and_ends_last():
         "a_noderank0": {"start_s": 1.0, "end_s": 30.0, "end_lag_s": 0.0},
         "b_noderank1": {"start_s": 5.5, "end_s": 38.25, "end_lag_s": 8.25},
         "c_noderank2": {"start_s": None, "end_s": None, "end_lag_s": None}}
+
+
+class Record:
+    def __init__(self):
+        self.cases: dict[str, dict] = {}
+
+    def case(self, dir_name, **fields):
+        self.cases.setdefault(dir_name, {}).update(fields)
+
+
+def test_a_later_case_on_a_host_found_silent_is_not_started_and_says_why(tmp_path: Path):
+    """A host a round found cut off is asked nothing more in the run: a later case that
+    needs it fails naming it, without a round (and without an IndexError on no rounds)."""
+    from test_clear_caches import one_node_round  # type: ignore[import-not-found]
+
+    from chipperf import controller
+    from chipperf.config.model import TestConfig
+    from chipperf.plan import CasePlan
+    from chipperf.remote.group import HostGroup
+    from chipperf.remote.host import LocalHost
+
+    hosts = HostGroup([LocalHost()])
+    hosts.silent.add("127.0.0.1")
+    case = CasePlan("resnet50:pytorch_2.13:xeon:1:1:2", "resnet50-x", "cpu", "pytorch_2.13",
+                    "pytorch", "xeon", 1, 1, "/d", "chipperf/x", tmp_path, (one_node_round(),))
+    record, outcome = Record(), controller.RunOutcome(tmp_path)
+    controller.run_case(case, RoundSettings(tmp_path, "img", {}), TestConfig("cpu", ()), hosts,
+                        record, outcome)  # type: ignore[arg-type]
+    assert outcome.cases[case.key] == ("failed", "not started: 127.0.0.1 stopped answering in "
+                                                 "an earlier case of this run")
+    assert record.cases["resnet50-x"]["skipped_rounds"] == [1]
