@@ -61,7 +61,8 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
             prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
             if case.key not in outcome.cases:
-                settings = RoundSettings(plan.result_dir, tags[case.key], sensors)
+                settings = RoundSettings(plan.result_dir, tags[case.key], sensors,
+                                         cluster.host_lost_after_s)
                 run_case(case, settings, test, hosts, record, outcome)
         record.finish("succeeded" if outcome.ok else "failed")
     except KeyboardInterrupt as exc:
@@ -276,9 +277,14 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
     record.case(case.dir_name, status="running")
     outcomes: list[RoundOutcome] = []
     for rnd in case.rounds:
-        lost = _lost_hosts(outcomes, rnd)
+        lost = _lost_hosts(outcomes, rnd, hosts.silent)
         if lost and not test.retry_lost_hosts:
-            _skip_rest(case, rnd, lost, outcomes[-1].number, record)
+            when = f"round {outcomes[-1].number}" if outcomes else "an earlier case of this run"
+            _skip_rest(case, rnd, lost, when, record)
+            if not outcomes:   # the case never started: its reason names the host, not "no round"
+                _case_failed(case, record, outcome, f"not started: {', '.join(lost)} stopped "
+                                                    f"answering in {when}")
+                return
             break
         if test.clear_caches:
             record.case(case.dir_name, clear_caches=drop_page_caches(rnd, hosts))
@@ -310,18 +316,19 @@ def case_status(outcomes: list[RoundOutcome]) -> tuple[str, str]:
     return ("succeeded", "") if bad is None else (bad.status, f"round {bad.number}: {bad.reason}")
 
 
-def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan) -> list[str]:
-    lost = {h for r in outcomes for h in r.lost_hosts}
+def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan, silent: set[str]) -> list[str]:
+    """The round's hosts an earlier round of the case lost, or any round found silent."""
+    lost = {h for r in outcomes for h in r.lost_hosts} | silent
     return [n.host for n in rnd.nodes if n.host in lost]
 
 
-def _skip_rest(case: CasePlan, rnd: RoundPlan, lost: list[str], when: int,
+def _skip_rest(case: CasePlan, rnd: RoundPlan, lost: list[str], when: str,
                record: RunRecord) -> None:
-    log.error("case %s: %s could not be reached in round %d: rounds %d-%d not started on it "
+    log.error("case %s: %s could not be reached in %s: rounds %d-%d not started on it "
               "(RETRY_LOST_HOSTS = True in the test config starts them anyway)", case.key,
               ", ".join(lost), when, rnd.number, len(case.rounds))
     record.case(case.dir_name, skipped_rounds=list(range(rnd.number, len(case.rounds) + 1)),
-                skipped_because=f"{', '.join(lost)} lost in round {when}")
+                skipped_because=f"{', '.join(lost)} lost in {when}")
 
 
 DROP_CACHES = ("sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")
@@ -367,6 +374,11 @@ def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup,
     """Remove whatever the run left on any host: containers (by label) and work dirs; the
     work dir of a host in ``keep`` stays, with the node files that could not come home."""
     def clean(host: Host) -> None:
+        if host.name in hosts.silent:   # every call would hang until its timeout
+            log.error("[%s] does not answer: the run's containers and work dir stay there; "
+                      "`chipperf collect %s` (or `chipperf clean`) removes them once it "
+                      "answers again", host.name, plan.result_dir)
+            return
         try:
             left = runtime.remove_run_containers(host.docker(), plan.run_id)
         except Exception as exc:  # its engine is away: the work dir stays, to show whose they are
@@ -379,7 +391,11 @@ def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup,
         if host.name in keep:
             return
         work = plan.work_dir(host.name, cluster.work_root)
-        host.run(["rm", "-rf", "--", work, lease_path(work)], check=False)
+        removed = host.run(["rm", "-rf", "--", work, lease_path(work)], check=False)
+        if not removed.ok:
+            log.warning("[%s] its work dir %s was not removed (%s): `chipperf clean` (or the "
+                        "next run on this host) removes it", host.name, work,
+                        (removed.stderr or removed.stdout).strip()[-300:])
         host.run(["rmdir", str(Path(work).parent)], check=False)
 
     try:

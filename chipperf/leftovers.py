@@ -41,10 +41,12 @@ class Swept:
 
 
 def sweep_host(host: Host, work_root: str, *, only: str | None = None,
-               skip: str | None = None, with_origin_only: bool = False) -> Swept:
+               skip: str | None = None, with_origin_only: bool = False,
+               master_gone: bool = False) -> Swept:
     """Collect, then remove, what every run that is not running left on ``host`` (only the
     run ``only`` when given; never ``skip``). ``with_origin_only``: leave dirs chipperf did
-    not mark as its own (origin.json)."""
+    not mark as its own (origin.json). ``master_gone``: the master of ``only`` is known to
+    have ended, so a lease still held is its SSH session the host has not yet dropped."""
     swept = Swept(host.name)
     dirs = _run_dirs(host, work_root)
     containers = _containers(host)
@@ -61,7 +63,11 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
             swept.left.append(f"{work}: not marked as a chipperf run's ({ORIGIN} missing)")
             continue
         if _busy(host, work):
-            swept.left.append(f"{run_id}: running (its master holds the run's lease)")
+            swept.left.append(f"{run_id}: its lease here is still held by the ended master's "
+                              "SSH session (a host that was cut off drops it once it hears "
+                              "from this machine again, within a minute or two): run "
+                              "`chipperf collect` again" if master_gone else
+                              f"{run_id}: running (its master holds the run's lease)")
             continue
         if not _collect(host, work, run_id, origin, swept):
             continue
@@ -213,7 +219,8 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
                             "its own files when its rounds end")
     restore_fallback(Path(run_dir), run_id)
     close_abandoned(Path(run_dir))
-    done = on_hosts(hosts, cluster, lambda h: sweep_host(h, cluster.work_root, only=run_id))
+    done = on_hosts(hosts, cluster, lambda h: sweep_host(h, cluster.work_root, only=run_id,
+                                                         master_gone=True))
     from chipperf.controller import write_reports
 
     if any(s.collected for s in done[0]):

@@ -13,7 +13,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
 from chipperf.containers import runtime
@@ -21,6 +21,7 @@ from chipperf.errors import HostError, failure, interruption, log_failure
 from chipperf.perflog import case_error, parse_lines
 from chipperf.plan import CasePlan, NodePlan, RoundPlan
 from chipperf.remote import HostGroup, each
+from chipperf.remote.liveness import Liveness, silence_error
 from chipperf.results import layout
 
 log = logging.getLogger("chipperf")
@@ -32,6 +33,7 @@ class RoundSettings:
     run_dir: Path
     image: str                                  # the built tag of the case's image
     sensors: Mapping[str, frozenset[str]]       # host -> the sensor paths it has (preflight)
+    lost_after_s: float = 60.0                  # a round's host silent this long is lost
 
 
 @dataclass
@@ -66,12 +68,30 @@ class RoundOutcome:
     def to_dict(self) -> dict[str, Any]:
         entry = {"number": self.number, "status": self.status, "reason": self.reason,
                  "started_ms": self.started_ms, "finished_ms": self.finished_ms,
-                 "nodes": self.nodes, "containers": self.containers}
+                 "nodes": self.nodes, "containers": self.containers,
+                 "node_times": node_times(self.started_ms, self.containers)}
         if self.lost_hosts:
             entry["lost_hosts"] = list(self.lost_hosts)
         if self.kept_on_hosts:
             entry["kept_on_hosts"] = dict(self.kept_on_hosts)
         return entry
+
+
+def node_times(round_started_ms: int, containers: Mapping[str, Mapping[str, Any]]
+               ) -> dict[str, dict[str, float | None]]:
+    """Per node, seconds from the round's start to its case container's start and end, and
+    the end's lag behind the first node to end: in a synchronous round every node waits
+    for the slowest, so a slow host shows as the node that starts and ends last."""
+    def since(ms: Any) -> float | None:
+        return round((ms - round_started_ms) / 1000, 2) if isinstance(ms, int) else None
+
+    ends = [life["finished_ms"] for life in containers.values()
+            if isinstance(life.get("finished_ms"), int)]
+    return {node: {"start_s": since(life.get("started_ms")),
+                   "end_s": since(life.get("finished_ms")),
+                   "end_lag_s": (round((life["finished_ms"] - min(ends)) / 1000, 2)
+                                 if isinstance(life.get("finished_ms"), int) else None)}
+            for node, life in containers.items()}
 
 
 def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings) -> RoundOutcome:
@@ -88,7 +108,7 @@ def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings
         if not failed:
             for st in states:
                 write_status(_local(s, st), "running")
-            _wait(hosts, case, rnd, states)
+            _wait(hosts, case, rnd, states, s.lost_after_s)
         else:
             for st in states:
                 st.finish("canceled", f"not run: node {failed[0].node.node_rank} failed to start")
@@ -149,34 +169,63 @@ def _start_monitor(client: Any, st: NodeState, s: RoundSettings) -> Any:
         return None
 
 
-def _wait(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState]) -> None:
+def _wait(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState],
+          lost_after_s: float) -> None:
     deadline = time.monotonic() + rnd.timeout_s
     done: "queue.Queue[tuple[NodeState, int | None, BaseException | None]]" = queue.Queue()
     for st in states:
         threading.Thread(target=_waiter, args=(st, deadline, done), daemon=True).start()
     pending = len(states)
     next_progress = time.monotonic() + PROGRESS_EVERY_S
-    while pending:
-        now = time.monotonic()
-        if now >= deadline:
-            for st in states:
-                st.finish("timeout", f"still running after the round deadline of "
-                                     f"{rnd.timeout_s:.0f} s", "timeout")
-            log.error("case %s round %d: timed out after %.0f s", case.key, rnd.number, rnd.timeout_s)
+    round_hosts = [hosts[name] for name in dict.fromkeys(st.node.host for st in states)]
+    with Liveness(round_hosts, lost_after_s) as liveness:
+        while pending:
+            now = time.monotonic()
+            if now >= deadline:
+                for st in states:
+                    st.finish("timeout", f"still running after the round deadline of "
+                                         f"{rnd.timeout_s:.0f} s", "timeout")
+                log.error("case %s round %d: timed out after %.0f s", case.key, rnd.number,
+                          rnd.timeout_s)
+                return
+            lost = _silent_nodes(hosts, liveness, states)
+            error: BaseException | None
+            if lost:
+                st, code, error = lost[0]
+            else:
+                try:
+                    st, code, error = done.get(timeout=max(0.0, min(
+                        deadline, next_progress, now + liveness.interval_s) - now))
+                except queue.Empty:
+                    if time.monotonic() >= next_progress:
+                        _progress(hosts, case, rnd, states, liveness)
+                        next_progress = time.monotonic() + PROGRESS_EVERY_S
+                    continue
+                if st.status != "running":    # already ended as its host's silence
+                    continue
+            pending -= 1
+            if _record_exit(st, code, error):
+                continue
+            for other in states:
+                other.finish("canceled", f"stopped because node {st.node.node_rank} "
+                                         f"({st.node.host}) failed")
             return
-        try:
-            st, code, error = done.get(timeout=min(deadline, next_progress) - now)
-        except queue.Empty:
-            _progress(hosts, case, rnd, states)
-            next_progress = time.monotonic() + PROGRESS_EVERY_S
-            continue
-        pending -= 1
-        if _record_exit(st, code, error):
-            continue
-        for other in states:
-            other.finish("canceled", f"stopped because node {st.node.node_rank} "
-                                     f"({st.node.host}) failed")
-        return
+
+
+def _silent_nodes(hosts: HostGroup, liveness: Liveness, states: list[NodeState]
+                  ) -> list[tuple[NodeState, None, BaseException]]:
+    """The running nodes of hosts that stopped answering, each with the error that ends it;
+    those hosts join ``hosts.silent`` (nothing more is asked of them in this run)."""
+    found: list[tuple[NodeState, None, BaseException]] = []
+    for name in liveness.silent():
+        if name not in hosts.silent:
+            hosts.silent.add(name)
+            log.error("[%s] no answer over SSH for %.0f s: the host is lost to this run",
+                      name, liveness.silent_for(name))
+        error = silence_error(name, liveness.silent_for(name), liveness.interval_s)
+        found += [(st, None, error) for st in states
+                  if st.node.host == name and st.status == "running"]
+    return found
 
 
 def _waiter(st: NodeState, deadline: float, done: "queue.Queue") -> None:
@@ -205,13 +254,16 @@ def _record_exit(st: NodeState, code: int | None, error: BaseException | None) -
     return False
 
 
-def _progress(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState]) -> None:
+def _progress(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState],
+              liveness: Liveness) -> None:
     node = rnd.nodes[0]
-    try:
-        tail = hosts[node.host].read_tail(f"{node.output_dir}/rank0.out.log", 20000).decode(
-            errors="replace")
-    except HostError:
-        tail = ""
+    tail = ""
+    if liveness.silent_for(node.host) < 2 * liveness.interval_s + 5:  # else: would block
+        try:
+            tail = hosts[node.host].read_tail(f"{node.output_dir}/rank0.out.log", 20000).decode(
+                errors="replace")
+        except HostError:
+            pass
     events, _ = parse_lines(tail.splitlines())
     last = events[-1] if events else None
     running = sum(st.status == "running" for st in states)
@@ -242,6 +294,11 @@ def _teardown(hosts: HostGroup, states: list[NodeState], s: RoundSettings) -> No
 
 def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
     node, local = st.node, _local(s, st)
+    if node.host in hosts.silent:   # every call would hang: the files stay there
+        _keep_on_silent_host(st, s)
+        _name_case_error(st, local)
+        write_status(local, st.status, st.reason)
+        return
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
             monitor = pool.submit(_stop_monitor, st.monitor)
@@ -271,8 +328,44 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
         except HostError as exc:
             log.warning("[%s] node %d: %s", node.host, node.node_rank, exc)
     _check_finished(st, local)
+    _name_full_disk(hosts, st)
     _name_case_error(st, local)
     write_status(local, st.status, st.reason)
+
+
+FULL_KIB = 1024   # a node dir's file system with less free than this is full
+
+
+def _name_full_disk(hosts: HostGroup, st: NodeState) -> None:
+    """A failed node whose dir's file system on the host is full says so first: a rank or
+    launcher that could not write its log dies with little to show why."""
+    if st.status != "failed" or st.kind not in ("exited", ""):   # "": no FINISHED event
+        return
+    node = st.node
+    where = str(PurePosixPath(node.output_dir).parent)   # the node dir may be removed by now
+    try:
+        df = hosts[node.host].run(["df", "-Pk", where], timeout=30, check=False)
+    except HostError:
+        return
+    rows = [line.split() for line in df.stdout.splitlines()[1:] if line.strip()]
+    if not df.ok or not rows or len(rows[-1]) < 6 or not rows[-1][3].isdigit():
+        return
+    free_kib, mount = int(rows[-1][3]), " ".join(rows[-1][5:])
+    if free_kib < FULL_KIB:
+        st.reason = (f"no space left under {node.output_dir} on {node.host} ({free_kib} KiB "
+                     f"free on {mount}): free space under WORK_ROOT there ({st.reason})")
+
+
+def _keep_on_silent_host(st: NodeState, s: RoundSettings) -> None:
+    node = st.node
+    st.finish("canceled", "stopped during teardown")
+    st.kept_on = f"{node.host}:{node.output_dir}"
+    log.error("[%s] node %d: the host does not answer: its containers and %s stay there; "
+              "`chipperf collect %s` brings the files home and removes the rest once it "
+              "answers again", node.host, node.node_rank, node.output_dir, s.run_dir)
+    if st.status == "succeeded":
+        st.status, st.reason = "failed", (f"results could not be collected (kept at "
+                                          f"{st.kept_on}): the host stopped answering")
 
 
 def _stop_case_container(st: NodeState, local: Path) -> None:

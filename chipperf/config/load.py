@@ -40,6 +40,7 @@ ALIASES = {
     "round_timeout": "round_timeout_s",
     "monitor_interval": "monitor_interval_s",
     "connect_timeout": "connect_timeout_s",
+    "host_lost_after": "host_lost_after_s",
     "pip_extra_index_url": "pip_extra_index_urls",
     "pip_cert": "ca_bundle",
 }
@@ -226,6 +227,7 @@ def cluster_fields(f: Fields) -> ClusterConfig:
         known_hosts=f.get("known_hosts", str, "~/.ssh/known_hosts"),
         host_key_policy=policy,
         connect_timeout_s=f.get("connect_timeout_s", _positive, 10.0, "use seconds > 0"),
+        host_lost_after_s=f.get("host_lost_after_s", _positive, 60.0, "use seconds > 0"),
         work_root=f.get("work_root", str, "/tmp/chipperf"),
     )
 

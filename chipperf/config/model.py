@@ -77,6 +77,7 @@ class ClusterConfig:
     known_hosts: str = "~/.ssh/known_hosts"
     host_key_policy: str = "verify"      # "verify" | "accept-any" (explicit opt-out)
     connect_timeout_s: float = 10.0
+    host_lost_after_s: float = 60.0      # a round's host silent over SSH this long is lost
     work_root: str = "/tmp/chipperf"     # per-run work dirs on every host go under here
 
 

@@ -18,6 +18,7 @@ log = logging.getLogger("chipperf")
 class HostGroup:
     def __init__(self, hosts: Sequence[Host]):
         self.hosts = {h.name: h for h in hosts}
+        self.silent: set[str] = set()   # hosts a round found cut off: asked nothing more
 
     @classmethod
     def connect(cls, addresses: Sequence[str], cluster: ClusterConfig) -> "HostGroup":

@@ -31,16 +31,19 @@ def configs(tmp_path, sim_cluster, cases, **kw):
                          known_hosts=sim_cluster.known_hosts, **kw)
 
 
-def repair() -> None:
-    subprocess.run([sys.executable, str(SIMCLUSTER), "up", "--hosts", "3"], check=True,
+def repair(sim_cluster) -> None:
+    """Rebuild whatever is broken on the session's hosts (only those: CHIPPERF_SIM_HOSTS
+    gives other sessions the rest, and `up --hosts 3` would remove hosts above h3)."""
+    names = ",".join(h.name for h in sim_cluster.hosts)
+    subprocess.run([sys.executable, str(SIMCLUSTER), "up", "--only", names], check=True,
                    capture_output=True, timeout=600, stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture
-def healthy_after():
+def healthy_after(sim_cluster):
     """Whatever a test broke is repaired afterwards, pass or fail."""
     yield
-    repair()
+    repair(sim_cluster)
 
 
 class Background:
@@ -130,7 +133,7 @@ def test_host_lost_mid_round_then_returns(tmp_path, sim_cluster, digits_dir, bac
     assert read_status(run_dir / node1)[0] == "failed"
     assert "`chipperf collect" in run.log.read_text()
 
-    repair()                                                     # h2 comes back
+    repair(sim_cluster)                                          # h2 comes back
     collected = chipperf("collect", str(run_dir), cwd=tmp_path)
     assert collected.returncode == 0, collected
     assert f"collected {run_dir.name}/{node1}" in collected.output
@@ -150,7 +153,7 @@ def test_docker_engine_restarted_mid_round(tmp_path, sim_cluster, digits_dir, ba
     run.wait_for(": started chipperf-", 2)
     time.sleep(3)
     assert kill_in_host(h2.name, "dockerd")
-    repair()                                                     # the engine comes back
+    repair(sim_cluster)                                          # the engine comes back
     assert run.proc.wait(timeout=300) == 1, run.log.read_text()[-4000:]
     run_dir = latest_run_dir(tmp_path / "result")
     case = record_of(run_dir)["cases"][CASE_DIR]

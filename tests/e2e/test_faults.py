@@ -270,5 +270,5 @@ def test_host_without_a_docker_engine(tmp_path, sim_cluster, digits_dir):
         assert f"{h3.address}: no Docker engine answers over SSH" in result.output, result
         assert "start dockerd" in result.output
     finally:
-        subprocess.run([sys.executable, str(REPO / "tests/simcluster/simcluster.py"), "up", "--hosts",
-                        str(len(sim_cluster.hosts))], check=True, capture_output=True)
+        subprocess.run([sys.executable, str(REPO / "tests/simcluster/simcluster.py"), "up", "--only",
+                        ",".join(h.name for h in sim_cluster.hosts)], check=True, capture_output=True)

@@ -9,6 +9,7 @@ namespace, so containers on different simulated hosts talk over 10.231.0.x like
 containers on a real small cluster.
 
     simcluster.py up [--hosts N]     build/repair hosts h1..hN (idempotent)
+    simcluster.py up --only h4,h5    build/repair those hosts only (others untouched)
     simcluster.py down [--purge]     remove everything (--purge: also /var/lib data)
     simcluster.py status             JSON health report (exit 0 when all healthy)
     simcluster.py ensure-dockerd     start the root-namespace dockerd if it is not answering
@@ -16,7 +17,8 @@ containers on a real small cluster.
                                      in the root daemon if missing
     simcluster.py load-image IMAGE [--hosts h1,h2]
                                      copy an image from the root daemon into host daemons
-    simcluster.py cpu-share --cpus X limit every host to X CPUs (0: no limit)
+    simcluster.py cpu-share --cpus X [--hosts h5]
+                                     limit every host (or those named) to X CPUs (0: no limit)
 
 CPU: the hosts share this machine's cores. Each host's daemons, ssh sessions and
 containers sit in one cgroup (v1 ``cpu`` and ``cpuacct`` hierarchies:
@@ -847,10 +849,18 @@ def cmd_up(args):
     n = args.hosts
     if not 1 <= n <= MAX_HOSTS:
         raise SimError("parse arguments", detail=f"--hosts must be 1..{MAX_HOSTS}")
+    only = parse_host_names(args.only, "--only") if args.only else None
     t0 = time.monotonic()
     with locked():
-        hosts = [Host(i) for i in range(1, n + 1)]
-        extra = [h for h in discovered_hosts() if h.index > n]
+        if only:   # just these: nothing else is removed, rekeyed or uncapped
+            hosts = only
+            extra = []
+            known = {h.name for h in discovered_hosts()} | {h.name for h in only}
+            keep = sorted((Host.from_name(x) for x in known), key=lambda h: h.index)
+        else:
+            hosts = [Host(i) for i in range(1, n + 1)]
+            extra = [h for h in discovered_hosts() if h.index > n]
+            keep = hosts
         for h in extra:
             log(f"not wanted (--hosts {n}): removing", h.name)
             teardown_host(h)
@@ -860,7 +870,7 @@ def cmd_up(args):
         ensure_bridge()
         # Namespaces + daemons in parallel: each host is independent.
         results = {}
-        with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, n)) as ex:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, len(hosts))) as ex:
             futs = {ex.submit(ensure_host, h): h for h in hosts}
             errors = []
             for f in concurrent.futures.as_completed(futs):
@@ -871,13 +881,13 @@ def cmd_up(args):
         if errors:
             raise SimError("up", detail="\n".join(e.render() for e in errors))
         refresh_known_hosts(hosts)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, n)) as ex:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, len(hosts))) as ex:
             list(ex.map(ssh_check, hosts))
         if cgroups_usable():  # a cap left by an interrupted benchmark goes: hosts start uncapped
             for h in hosts:
                 set_cpu_share(h, 0)
-        write_state(hosts)
-    log(f"cluster up: {n} host(s) ({', '.join(f'{k}={v}' for k, v in sorted(results.items()))}) "
+        write_state(keep)
+    log(f"cluster up: {len(hosts)} host(s) ({', '.join(f'{k}={v}' for k, v in sorted(results.items()))}) "
         f"in {time.monotonic() - t0:.1f}s; state in {STATE_FILE}")
     return 0
 
@@ -975,11 +985,32 @@ def cmd_cpu_share(args):
                        f"{CGROUP_V1} (this machine has neither writable)")
     if args.cpus < 0:
         raise SimError("parse arguments", detail="--cpus must be >= 0")
+    up = [x["name"] for x in st["hosts"]]
+    hosts = parse_host_names(args.hosts, "--hosts") if args.hosts else [Host.from_name(x) for x in up]
+    missing = [h.name for h in hosts if h.name not in up]
+    if missing:
+        raise SimError("cpu-share", detail=f"{', '.join(missing)} not in the cluster (up: {', '.join(up)})")
     with locked():
-        for h in (Host.from_name(x["name"]) for x in st["hosts"]):
+        for h in hosts:
             set_cpu_share(h, args.cpus)
-    log(f"every host limited to {args.cpus:g} CPU(s)" if args.cpus else "CPU limits lifted")
+    which_hosts = ", ".join(h.name for h in hosts) if args.hosts else "every host"
+    log(f"{which_hosts} limited to {args.cpus:g} CPU(s)" if args.cpus
+        else f"CPU limits lifted ({which_hosts})")
     return 0
+
+
+def parse_host_names(text, option):
+    """"h4,h5" -> [Host(4), Host(5)]; a bad or repeated name is refused, naming the option."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise SimError("parse arguments", detail=f"{option}: no host names in {text!r}")
+    try:
+        hosts = [Host.from_name(n) for n in names]
+    except SimError as e:
+        raise SimError("parse arguments", detail=f"{option}: {e.detail}") from None
+    if len({h.name for h in hosts}) != len(hosts):
+        raise SimError("parse arguments", detail=f"{option}: a host is named twice in {text!r}")
+    return sorted(hosts, key=lambda h: h.index)
 
 
 def cmd_ensure_minbase(args):
@@ -1036,6 +1067,8 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("up", help="create/repair hosts h1..hN (idempotent)")
     p.add_argument("--hosts", type=int, default=3)
+    p.add_argument("--only", help="comma-separated host names (e.g. h4,h5,h6): build/repair just "
+                   "these, leave every other host as it is")
     p.set_defaults(func=cmd_up)
     p = sub.add_parser("down", help="remove the cluster")
     p.add_argument("--purge", action="store_true", help=f"also delete {LIB_DIR} (docker data)")
@@ -1056,6 +1089,8 @@ def main(argv=None):
     p.set_defaults(func=cmd_load_image)
     p = sub.add_parser("cpu-share", help="cap every host's CPU (its daemons, sessions, containers)")
     p.add_argument("--cpus", type=float, required=True, help="CPUs per host; 0 lifts the cap")
+    p.add_argument("--hosts", help="comma-separated host names (e.g. h5): cap just these "
+                   "(default: every host)")
     p.set_defaults(func=cmd_cpu_share)
     args = ap.parse_args(argv)
     try:
