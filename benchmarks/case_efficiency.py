@@ -1,9 +1,12 @@
 """Case efficiency: each training case's CI config on this CPU against a GEMM measured here.
 
-    python3 benchmarks/case_efficiency.py [--cases resnet50-pytorch,bert-paddle,...]
+    python3 benchmarks/case_efficiency.py [--list] [--cases resnet50-pytorch,bert-paddle,...]
         [--threads N] [--max-steps N] [--data-root DIR] [--gemm-sizes 1024,1536,2048]
 
-For every case picked (default: every training case in CASES) it runs the case's own entry
+The cases come from the catalogue (``chipperf.catalogue``): every training case folder with
+a cpu vendor config ``config_xeonx1x1.py``, so a new case is picked up when it lands; one it
+cannot run (no cpu image for its framework, no data recipe) is named with the reason.
+For every case picked (default: all of them) it runs the case's own entry
 (``run_pretraining.py``) on this host as one rank of a 1x1 run, with the launch contract's
 environment and arguments and the case's cpu vendor config ``config_xeonx1x1.py`` (plus
 ``--set max_steps=N`` when given), reads rank 0's FINISHED record and prints
@@ -21,9 +24,11 @@ the case has the parameter, ``cpu_threads``; the threads INIT_END reports are ch
 FLOPs of one ``mm`` of n x n matrices: 2 n^3. The peak is the best of all sizes and both
 measurements; both are printed so drift from other load shows.
 
-Data sets are the cases' offline CI data under ``--data-root``, made with the cases' own
-scripts when missing (prepare_digits.py, prepare_data.py). Needs on this host: torch, and
-for the cases picked tensorflow-cpu, paddlepaddle, deepspeed (DS_ACCELERATOR=cpu is set).
+Data sets are the cases' offline CI data under ``--data-root``, made when missing by the
+recipe in the case's case.yaml (``ci_data: {script, args}``, ``{out}`` the folder) or else
+by the case's own ``prepare_data.py --output``; cases with the same recipe share a folder.
+Needs on this host: torch, and for the cases picked transformers, tensorflow-cpu,
+paddlepaddle, deepspeed (DS_ACCELERATOR=cpu is set).
 Every figure is read from the case's FINISHED: nothing here is a typed-in constant.
 """
 
@@ -44,9 +49,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+BENCH = REPO / "training" / "benchmarks"
+sys.path.insert(1, str(BENCH))   # driver: the cases' config reader
+
+from chipperf.cases import read_case_meta  # noqa: E402
+from chipperf.catalogue import Catalogue  # noqa: E402
+from chipperf.frameworks import family as framework_family  # noqa: E402
 from chipperf.perflog import parse_lines  # noqa: E402
 
-BENCH = REPO / "training" / "benchmarks"
 DATA_ROOT = Path("/var/lib/chipperf-test/data")
 CONFIG_FILE = "config_xeonx1x1.py"
 
@@ -54,7 +64,7 @@ CONFIG_FILE = "config_xeonx1x1.py"
 @dataclass(frozen=True)
 class Dataset:
     name: str                        # folder under the data root
-    prepare: tuple[str, ...]         # script (relative to training/benchmarks) + args; OUT appended
+    prepare: tuple[str, ...]         # script (relative to training/benchmarks) + args, "{out}" in them
 
 
 @dataclass(frozen=True)
@@ -67,7 +77,7 @@ class Case:
 
     @property
     def entry(self) -> Path:
-        model, family = self.name.split("-", 1)
+        model, family = self.name.rsplit("-", 1)
         return BENCH / model / family / "run_pretraining.py"
 
     @property
@@ -75,23 +85,55 @@ class Case:
         return REPO / "training" / "cpu" / self.name / "config"
 
 
-DIGITS = Dataset("digits", ("resnet50/pytorch/prepare_digits.py",))
-BERT = Dataset("bert64", ("bert/pytorch/prepare_data.py", "--seq-len", "64", "--vocab-size",
-                          "1024", "--output"))
-LLAMA = Dataset("llama", ("llama2_7b/deepspeed/prepare_data.py", "--output"))
-GPT2 = Dataset("gpt2", ("gpt2/pytorch/prepare_data.py", "--output"))
-T5_PAIRS = Dataset("t5_pairs", ("t5_small/pytorch/prepare_data.py", "--output"))
-CASES = (
-    Case("resnet50-pytorch", "resnet50:pytorch_2.13", DIGITS, threads_param=True),
-    Case("resnet50-tensorflow2", "resnet50:tensorflow2_2.21", DIGITS, threads_param=True),
-    Case("bert-pytorch", "bert:pytorch_2.13", BERT, threads_param=True),
-    Case("bert-paddle", "bert:paddle_3.3", BERT, threads_param=True),
-    Case("llama2_7b-deepspeed", "llama2_7b:deepspeed_0.19", LLAMA,
-         env=(("DS_ACCELERATOR", "cpu"),)),
-    Case("gpt2-pytorch", "gpt2:pytorch_2.13", GPT2, threads_param=True),
-    Case("distilbert-pytorch", "distilbert:pytorch_2.13", BERT, threads_param=True),
-    Case("t5_small-pytorch", "t5_small:pytorch_2.13", T5_PAIRS, threads_param=True),
-)
+# What a framework's cpu image sets that its cases need on a bare host (the image's ENV).
+FAMILY_ENV = {"deepspeed": (("DS_ACCELERATOR", "cpu"),)}
+OUT = "{out}"
+
+
+# ---------------------------------------------------------------- the cases, from the catalogue
+
+
+def discover(training: Path = REPO / "training") -> tuple[list[Case], list[str]]:
+    """Every training case with a cpu ``config_xeonx1x1.py``, and why any other is left out."""
+    catalogue = Catalogue.scan(training)
+    cases, left_out = [], []
+    for (model, family), case_dir in sorted(catalogue.cases.items()):
+        frameworks = sorted(fw for vendor, fw in catalogue.images
+                            if vendor == "cpu" and framework_family(fw) == family)
+        if CONFIG_FILE not in catalogue.vendor_configs.get(("cpu", model, family), ()):
+            left_out.append(f"{model}-{family}: no training/cpu/{model}-{family}/config/{CONFIG_FILE}")
+        elif not frameworks:
+            left_out.append(f"{model}-{family}: no cpu image for {family}")
+        elif isinstance(data := ci_data(case_dir), str):
+            left_out.append(f"{model}-{family}: {data}")
+        else:
+            cases.append(Case(f"{model}-{family}", f"{model}:{frameworks[-1]}", data,
+                              FAMILY_ENV.get(family, ()), has_cpu_threads(case_dir, model, family)))
+    return cases, left_out
+
+
+def ci_data(case_dir: Path) -> Dataset | str:
+    """The case's CI data recipe: ``ci_data`` in its case.yaml (script relative to
+    training/benchmarks, args with ``{out}``), else its own ``prepare_data.py --output``;
+    why not, when there is none."""
+    spec = read_case_meta(case_dir).get("ci_data") or {}
+    relative = case_dir.relative_to(BENCH).as_posix()
+    script = spec.get("script", f"{relative}/prepare_data.py")
+    args = tuple(str(a) for a in spec.get("args", ("--output", OUT)))
+    if not (BENCH / script).is_file():
+        return (f"no CI data recipe: {BENCH / script} does not exist (add ci_data: "
+                f"{{script: ..., args: [...]}} to {case_dir / 'case.yaml'})")
+    name = "-".join([script.removesuffix(".py").replace("/", "-"),
+                     *(a.lstrip("-") for a in args if a not in (OUT, "--output"))])
+    return Dataset(name, (script, *args))
+
+
+def has_cpu_threads(case_dir: Path, model: str, family: str) -> bool:
+    """Whether the case's config (base + its cpu 1x1 file) has the ``cpu_threads`` parameter."""
+    from driver import load_case_config  # training/benchmarks is on sys.path
+
+    vendor = REPO / "training" / "cpu" / f"{model}-{family}" / "config" / CONFIG_FILE
+    return "cpu_threads" in load_case_config(case_dir / "config", vendor)
 
 
 @dataclass(frozen=True)
@@ -130,10 +172,14 @@ def _best_mm(torch: Any, n: int, reps: int) -> float:
 
 
 def ensure_data(data: Dataset, root: Path) -> Path:
+    """The data folder, made by the recipe when missing (in a scratch folder, then renamed)."""
     target = root / data.name
     if not target.is_dir():
+        scratch = root / f".{data.name}.{os.getpid()}"
         script, *args = data.prepare
-        subprocess.run([sys.executable, str(BENCH / script), *args, str(target)], check=True)
+        subprocess.run([sys.executable, str(BENCH / script),
+                        *(str(scratch) if a == OUT else a for a in args)], check=True)
+        scratch.rename(target)
     return target
 
 
@@ -225,19 +271,20 @@ def gemm_text(label: str, threads: int, per_size: dict[int, float]) -> str:
 # ---------------------------------------------------------------- main
 
 
-def pick(names: str | None) -> list[Case]:
+def pick(cases: list[Case], names: str | None) -> list[Case]:
     if not names:
-        return list(CASES)
-    by_name = {c.name: c for c in CASES}
+        return cases
+    by_name = {c.name: c for c in cases}
     unknown = [n for n in names.split(",") if n not in by_name]
     if unknown:
         sys.exit(f"unknown case(s) {unknown}; choose from {', '.join(by_name)}")
     return [by_name[n] for n in names.split(",")]
 
 
-def arguments() -> argparse.Namespace:
+def arguments(cases: list[Case]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--cases", help="comma-separated: " + ",".join(c.name for c in CASES))
+    p.add_argument("--cases", help="comma-separated: " + ",".join(c.name for c in cases))
+    p.add_argument("--list", action="store_true", help="print the cases and their data; run none")
     p.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
                    help="threads of the case's one rank and of the GEMM (default: usable cores)")
     p.add_argument("--max-steps", type=int, default=None,
@@ -249,9 +296,23 @@ def arguments() -> argparse.Namespace:
     return p.parse_args()
 
 
+def print_cases(cases: list[Case], left_out: list[str]) -> None:
+    for case in cases:
+        threads = "cpu_threads" if case.threads_param else "OMP_NUM_THREADS only"
+        print(f"{case.name:28} {case.key:36} data {case.data.name} ({threads})")
+    for line in left_out:
+        print(f"left out: {line}")
+
+
 def main() -> int:
-    args = arguments()
-    cases = pick(args.cases)
+    found, left_out = discover()
+    args = arguments(found)
+    if args.list:
+        print_cases(found, left_out)
+        return 0
+    for line in left_out:
+        print(f"left out: {line}", flush=True)
+    cases = pick(found, args.cases)
     sizes = [int(n) for n in args.gemm_sizes.split(",")]
     print(f"load average before: {os.getloadavg()[0]:.1f}; {args.threads} thread(s)", flush=True)
     before = gemm_peak(args.threads, sizes, args.gemm_reps)

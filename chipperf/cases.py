@@ -9,6 +9,8 @@ Each standard case folder may hold ``case.yaml``::
       flops_per_unit: 1.2e10      # training FLOPs per sample/token of the full-size model
     parallel: ...                 # layout and memory needs checked at plan time:
     memory: ...                   # see chipperf/config/caseneeds.py
+    ci_data: {script: ..., args: [...]}   # the CI data when not the case's own
+                                          # prepare_data.py (benchmarks/case_efficiency.py)
 """
 
 from __future__ import annotations

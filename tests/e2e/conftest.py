@@ -66,7 +66,8 @@ def prepared_text_dir(name: str, case_dir: Path, *inputs: str) -> Path:
 def bert_text_dir() -> Path:
     """The bert case's MLM shards (WordPiece vocab 1024, seq 64) from text already on Debian."""
     return prepared_text_dir("bert-mlm", REPO / "training/benchmarks/bert/pytorch",
-                             "prepare_data.py", "bert_tokenizer.py", "../../textlm/corpus.py")
+                             "prepare_data.py", "../../../../chipperf/wordpiece.py",
+                             "../../textlm/corpus.py")
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,8 @@
 
 Case folders are not packages and reuse module names (bert/paddle's ``model`` and resnet50's),
 so a case module is loaded from its file and registered under a name no other case uses; a
-case whose modules import each other by their own names (``llama_train`` imports
-``llama_model``) keeps those names, which are unique across cases by convention.
+case whose modules import each other by their own names (llama2_7b's ``run_pretraining``
+imports ``llama_train``) keeps those names, which are unique across cases by convention.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """bert / PyTorch: transformers' BertForMaskedLM built from the shared presets has the published
-size, and the shared parameter and FLOPs formulas (textlm.bert) count it exactly; the tokenizer.
+size, and the shared parameter and FLOPs formulas (textlm.bert) count it exactly. The tokenizer
+(chipperf.wordpiece) is tested in test_wordpiece.py.
 The formulas themselves are tested in test_textlm.py, the data reader in test_textlm_shards.py."""
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from hftext.train import token_correct, token_loss
 from textlm import bert  # importable once casemodules is imported
 
 entry = load_case_module("bert/pytorch", "run_pretraining", "bert_pytorch_entry")
-bert_tokenizer = load_case_module("bert/pytorch", "bert_tokenizer")
 
 LARGE = bert.PRESETS["large"]
 
@@ -94,27 +94,3 @@ def test_padding_does_not_change_real_token_outputs() -> None:
     mask = torch.cat([torch.ones(1, 8), torch.zeros(1, 4)], dim=1).long()
     long = net(input_ids=padded, attention_mask=mask).logits
     torch.testing.assert_close(short, long[:, :8], atol=1e-5, rtol=1e-5)
-
-
-# ---------------------------------------------------------------- tokenizer
-
-
-def test_basic_tokens_lower_strip_accents_and_split_punctuation() -> None:
-    assert bert_tokenizer.basic_tokens("Héllo, World!  x=1") == \
-        ["hello", ",", "world", "!", "x", "=", "1"]
-
-
-def test_wordpiece_is_greedy_longest_match_first() -> None:
-    vocab = {t: i for i, t in enumerate(["[UNK]", "un", "##aff", "##able", "##a", "aff"])}
-    assert bert_tokenizer.wordpiece("unaffable", vocab) == ["un", "##aff", "##able"]
-    assert bert_tokenizer.wordpiece("zzz", vocab) == ["[UNK]"]
-
-
-def test_built_vocabulary_covers_its_corpus_without_unknowns() -> None:
-    texts = ["The quick brown fox jumps over the lazy dog.", "Foxes jumped; dogs slept."]
-    tokens = bert_tokenizer.build_vocab(texts, 80)
-    assert tokens[:5] == list(bert_tokenizer.SPECIALS) and len(tokens) <= 80
-    assert tokens == bert_tokenizer.build_vocab(texts, 80)  # deterministic
-    vocab = {t: i for i, t in enumerate(tokens)}
-    ids = bert_tokenizer.tokenize(" ".join(texts), vocab)
-    assert vocab["[UNK]"] not in ids

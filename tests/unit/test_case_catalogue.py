@@ -36,28 +36,33 @@ def test_bert_and_llama2_full_size_numbers_match_their_models():
     test_bert_paddle_model, which builds the paddle model, and test_llama2_model)."""
     import torch
 
-    for path in (REPO / "training/benchmarks", REPO / "training/benchmarks/bert/pytorch"):
+    for path in (REPO / "training/benchmarks", REPO / "training/benchmarks/bert/pytorch",
+                 REPO / "training/benchmarks/llama2_7b/deepspeed"):   # llama_train
         sys.path.insert(0, str(path))
     try:
         from hftext.models import hf_model
+        from llmtrain import arch as llm_arch
         from textlm import bert as bert_arch  # the architecture numbers both bert cases use
         bert = case_module("bert/pytorch", "run_pretraining")
-        llama = case_module("llama2_7b/deepspeed", "llama_model")
+        llama = case_module("llama2_7b/deepspeed", "run_pretraining")
     finally:
-        del sys.path[:2]
+        del sys.path[:3]
+    from transformers import LlamaConfig, LlamaForCausalLM
+
     large, seven_b = bert_arch.PRESETS["large"], llama.PRESETS["7b"]
     with torch.device("meta"):
         bert_net = hf_model("bert", bert.PRESETS["large"])
-        llama_net = llama.LlamaForCausalLM(seven_b)
+        llama_net = LlamaForCausalLM(LlamaConfig(**seven_b))
     table = rows()
     for framework in ("pytorch", "paddle"):
         assert table[("bert", framework)]["params"] == bert_arch.parameter_count(large) == \
             sum(p.numel() for p in bert_net.parameters())
         assert table[("bert", framework)]["flops_per_unit"] == \
             bert_arch.train_flops_per_sequence(large, 512)
-    assert table[("llama2_7b", "deepspeed")]["params"] == llama.count_parameters(llama_net)
+    assert table[("llama2_7b", "deepspeed")]["params"] == \
+        sum(p.numel() for p in llama_net.parameters())
     assert table[("llama2_7b", "deepspeed")]["flops_per_unit"] == \
-        llama.train_flops_per_token(seven_b, seven_b.max_seq_len)
+        llm_arch.train_flops_per_token(seven_b, seven_b["max_position_embeddings"])
 
 
 def test_resnet50_pytorch_full_size_numbers_match_the_model():

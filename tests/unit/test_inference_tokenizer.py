@@ -1,4 +1,5 @@
-"""WordPiece tokenizer, vocabulary builder and masked-LM item encoding (pure)."""
+"""Masked-LM item encoding and the text data set reader of bert_large (pure). The tokenizer
+(chipperf.wordpiece) is tested in test_wordpiece.py."""
 
 from __future__ import annotations
 
@@ -12,48 +13,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "inference" / "benc
 
 from common import text  # noqa: E402
 from common.errors import CaseError  # noqa: E402
-from common.tokenizer import SPECIALS, WordPiece, basic_tokens, build_vocab  # noqa: E402
+
+from chipperf.wordpiece import SPECIALS, WordPiece  # noqa: E402
 
 VOCAB = [*SPECIALS, "un", "##aff", "##able", "the", "dog", ",", "!", "r", "##u", "##n", "##ning"]
 
 
 def tokenizer() -> WordPiece:
     return WordPiece({t: i for i, t in enumerate(VOCAB)})
-
-
-def test_basic_split_lowercases_strips_accents_and_splits_punctuation() -> None:
-    assert basic_tokens("Héllo, World!  x\ty") == ["hello", ",", "world", "!", "x", "y"]
-    assert basic_tokens("Héllo", lower=False) == ["Héllo"]
-
-
-def test_wordpiece_is_greedy_longest_match_first() -> None:
-    wp = tokenizer()
-    assert wp.pieces("unaffable") == ["un", "##aff", "##able"]
-    assert wp.pieces("running") == ["r", "##u", "##n", "##ning"]
-    assert wp.pieces("cat") == ["[UNK]"]
-    assert [VOCAB[i] for i in wp.encode("The dog, UNAFFABLE!")] == \
-        ["the", "dog", ",", "un", "##aff", "##able", "!"]
-
-
-def test_vocab_file_round_trip_and_missing_specials(tmp_path: Path) -> None:
-    path = tmp_path / "vocab.txt"
-    path.write_text("\n".join(VOCAB) + "\n")
-    assert WordPiece.from_file(path).vocab == tokenizer().vocab
-    path.write_text("a\nb\n")
-    with pytest.raises(ValueError, match="lacks"):
-        WordPiece.from_file(path)
-
-
-def test_built_vocab_spells_every_word_without_unk() -> None:
-    corpus = ["The quick brown fox jumps over the lazy dog.", "Licences: GPL-2, Apache-2.0"]
-    vocab = build_vocab(corpus, size=80)
-    chars = {c for word in basic_tokens(" ".join(corpus)) for c in word}
-    assert vocab[: len(SPECIALS)] == list(SPECIALS)
-    assert len(vocab) == 80 > len(SPECIALS) + 2 * len(chars)
-    assert "the" in vocab and "##t" in vocab
-    wp = WordPiece({t: i for i, t in enumerate(vocab)})
-    ids = wp.encode(" ".join(corpus))
-    assert wp.id("[UNK]") not in ids and len(ids) > 10
 
 
 def test_encode_item_masks_deterministically() -> None:

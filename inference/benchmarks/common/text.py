@@ -22,9 +22,9 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from chipperf.wordpiece import WordPiece
 from common.case import Batch
 from common.errors import CaseError
-from common.tokenizer import WordPiece
 
 IGNORE = -100
 

@@ -4,8 +4,8 @@
 
 Copies every regular file under SRC (default use: /usr/share/common-licenses, present on
 Debian) to OUT_DIR/text/<name>.txt and builds OUT_DIR/vocab.txt, a WordPiece vocabulary of
-the text (common.tokenizer.build_vocab). Needs only the standard library and this folder's
-``common`` package.
+the text (``chipperf.wordpiece.build_vocab``, the tokenizer training's bert corpus uses too).
+Needs only the standard library and the repository's ``chipperf`` package.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # inference/benchmarks
+sys.path.insert(0, str(Path(__file__).resolve().parents[4]))  # the repository: chipperf
 
-from common.tokenizer import build_vocab  # noqa: E402
+from chipperf.wordpiece import build_vocab, write_vocab  # noqa: E402
 
 
 def write(src: Path, out: Path, vocab_size: int) -> tuple[int, int]:
@@ -31,7 +31,7 @@ def write(src: Path, out: Path, vocab_size: int) -> tuple[int, int]:
         (out / "text" / f"{name}.txt").write_text(content, encoding="utf-8")
         texts.append(content)
     vocab = build_vocab(texts, vocab_size)
-    (out / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    write_vocab(out / "vocab.txt", vocab)
     return len(files), len(vocab)
 
 

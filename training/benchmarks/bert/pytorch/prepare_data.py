@@ -13,7 +13,9 @@ llama2_7b case). Nothing is downloaded. Writes::
     DIR/eval/shard_*.npy     same, from held-out documents
     DIR/meta.json            sources (with sha256), sizes, how it was made
 
-Needs only numpy, the standard library and ``training/benchmarks/textlm``.
+The tokenizer is ``chipperf.wordpiece`` (BERT's uncased WordPiece, the one inference's
+bert_large uses too). Needs only numpy, the standard library, ``training/benchmarks/textlm``
+and the repository's ``chipperf`` package.
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ from typing import Iterator
 
 import numpy as np
 
-BENCHMARKS = str(Path(__file__).resolve().parents[2])
-if BENCHMARKS not in sys.path:
-    sys.path.insert(1, BENCHMARKS)  # textlm, beside this case (run as a script, not launched)
-import bert_tokenizer as tok  # noqa: E402
+HERE = Path(__file__).resolve()
+for _path in (str(HERE.parents[2]), str(HERE.parents[4])):  # textlm; chipperf (run as a script)
+    if _path not in sys.path:
+        sys.path.insert(1, _path)
 from textlm import corpus  # noqa: E402
+
+from chipperf import wordpiece as tok  # noqa: E402
 
 SHARD_ROWS = 65536
 MIN_TOKENS = 8
@@ -53,12 +57,13 @@ def prepare(output: Path, documents: list[tuple[str, str]], vocab_size: int, seq
     tokens = tok.build_vocab((text for _, text in documents), vocab_size)
     output.mkdir(parents=True, exist_ok=True)
     tok.write_vocab(output / "vocab.txt", tokens)
-    vocab = tok.read_vocab(output / "vocab.txt")
+    tokenizer = tok.WordPiece.from_file(output / "vocab.txt")
+    vocab = dict(tokenizer.vocab)
     rng = random.Random(seed)
     split: dict[str, list[list[int]]] = {"train": [], "eval": []}
     for name, text in documents:
         part = "eval" if corpus.is_eval(name, eval_every) else "train"
-        split[part] += sequences(tok.tokenize(text, vocab), seq_len, vocab, rng)
+        split[part] += sequences(tokenizer.encode(text), seq_len, vocab, rng)
     random.Random(seed).shuffle(split["train"])
     dtype = np.uint16 if len(tokens) <= 65536 else np.int32
     meta = {

@@ -8,8 +8,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from driver.torchdist import all_reduce_sum
-from llama_model import causal_lm_loss
 
 
 @dataclass
@@ -38,6 +38,16 @@ class Loop:
         return evaluate(self)
 
 
+def causal_lm_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean next-token cross entropy (nats); ``targets`` are the inputs shifted by one."""
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), targets.reshape(-1))
+
+
+def logits(engine: Any, inputs: torch.Tensor) -> torch.Tensor:
+    """[batch, seq, vocab] from the engine's LlamaForCausalLM."""
+    return engine(input_ids=inputs).logits
+
+
 def split(tokens: np.ndarray, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     """[batch, seq+1] tokens -> (inputs, next-token targets) on the device."""
     tensor = torch.from_numpy(tokens).to(device, non_blocking=True)
@@ -49,7 +59,7 @@ def micro_step(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
     (unsynchronised) loss and whether an optimizer step was taken."""
     inputs, targets = split(tokens, loop.device)
     boundary = loop.engine.is_gradient_accumulation_boundary()
-    loss = causal_lm_loss(loop.engine(inputs), targets)
+    loss = causal_lm_loss(logits(loop.engine, inputs), targets)
     loop.engine.backward(loss)
     loop.engine.step()
     return loss.detach(), boundary
@@ -62,7 +72,7 @@ def evaluate(loop: Loop) -> float:
     loss_sum, count = 0.0, 0.0
     for tokens in loop.eval_set:
         inputs, targets = split(tokens, loop.device)
-        loss_sum += float(causal_lm_loss(loop.engine(inputs), targets)) * targets.numel()
+        loss_sum += float(causal_lm_loss(logits(loop.engine, inputs), targets)) * targets.numel()
         count += targets.numel()
     loop.engine.train()
     loss_sum, count = all_reduce_sum([loss_sum, count], loop.device)

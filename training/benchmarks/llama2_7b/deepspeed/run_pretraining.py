@@ -1,4 +1,5 @@
-"""llama2_7b / DeepSpeed training case: causal-LM training with ZeRO to an eval-loss target.
+"""llama2_7b / DeepSpeed training case: Llama-2-7B (transformers' LlamaForCausalLM, built from
+a LlamaConfig) trained as a causal LM with ZeRO to an eval-loss target.
 
     python -m deepspeed.launcher.launch ... run_pretraining.py --data_dir D \
         --extern_config_dir DIR --extern_config_file config_<chip>x<nnodes>x<nproc>.py \
@@ -13,7 +14,6 @@ README.md for the dataset layout, the FLOPs formula and the measured CI runs.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 from pathlib import Path
@@ -26,34 +26,51 @@ from driver import Config, DistEnv, Driver, run_case
 from driver.dist import rank_threads, use_interface_towards_master
 from driver.errors import DeviceUnavailable
 from driver.torchdist import all_reduce_sum
-from llama_model import PRESETS, LlamaConfig, LlamaForCausalLM, train_flops_per_token
 from llama_train import Loop
+from llmtrain import arch
 from textlm import tokens
 from textlm.checks import count_problems, dtype_problems, raise_problems, size_problems
 from textlm.loop import Goal, Schedule, run, warmup_cosine
+from transformers import AutoModelForCausalLM, LlamaConfig
 
 from chipperf.device import DeviceError
 from chipperf.device.torch import TorchDevice, open_torch_device
 
-# llama_* are this folder's modules (python puts the script's folder on sys.path); textlm is
-# the text cases' shared package, beside driver
+# llama_train is this folder's module (python puts the script's folder on sys.path); textlm
+# (the text cases' shared package) and llmtrain.arch (parameter and FLOPs formulas of a
+# Llama-style config) are shipped beside driver
 CASE_DIR = Path(__file__).resolve().parent
+PRESETS: dict[str, dict[str, Any]] = {
+    # Meta's Llama-2-7b (params.json; FFN width 11008 from its checkpoints): 32 x 4096, 32
+    # heads (no GQA), SwiGLU, RoPE theta 10000, RMSNorm eps 1e-5, 32000 tokens, untied lm_head
+    "7b": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
+           "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
+           "max_position_embeddings": 4096, "rope_theta": 10000.0, "rms_norm_eps": 1e-5,
+           "initializer_range": 0.02, "tie_word_embeddings": False},
+    # CI: 2 x 128, 4 heads, FFN 352, on Llama's 3 special + 256 byte-fallback ids (0-258)
+    "tiny": {"vocab_size": 259, "hidden_size": 128, "intermediate_size": 352,
+             "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+             "max_position_embeddings": 256, "rope_theta": 10000.0, "rms_norm_eps": 1e-5,
+             "initializer_range": 0.02, "tie_word_embeddings": False},
+}
 PREPARE = "training/benchmarks/llama2_7b/deepspeed/prepare_data.py"
 DTYPES = ("fp32", "bf16")
 COUNTS = ("global_batch_size", "micro_batch_size", "max_steps", "eval_every_steps")
 
 
-def model_config(cfg: Config) -> LlamaConfig:
-    """The architecture of ``model_size``; raises ConfigError with every config problem."""
+def model_config(cfg: Config) -> dict[str, Any]:
+    """The architecture of ``model_size`` (LlamaConfig values); raises ConfigError with every
+    config problem."""
     problems = size_problems(cfg, PRESETS, "target_eval_loss")
-    if not problems and not 1 <= cfg.seq_len <= PRESETS[cfg.model_size].max_seq_len:
-        problems.append(f"seq_len {cfg.seq_len} must be 1..{PRESETS[cfg.model_size].max_seq_len}"
+    longest = 0 if problems else PRESETS[cfg.model_size]["max_position_embeddings"]
+    if not problems and not 1 <= cfg.seq_len <= longest:
+        problems.append(f"seq_len {cfg.seq_len} must be 1..{longest}"
                         f" for model_size {cfg.model_size!r}")
     problems += dtype_problems(cfg, DTYPES)
     if cfg.zero_stage not in (0, 1, 2, 3):
         problems.append(f"zero_stage {cfg.zero_stage} must be 0, 1, 2 or 3")
     raise_problems(problems + count_problems(cfg, COUNTS))
-    return PRESETS[cfg.model_size]
+    return dict(PRESETS[cfg.model_size])
 
 
 def deepspeed_config(cfg: Config, world_size: int) -> dict[str, Any]:
@@ -110,15 +127,36 @@ def configure_threads(dist: DistEnv) -> int:
     return threads
 
 
-def build_model(cfg: Config, arch: LlamaConfig, ds_config: dict, device: torch.device
-                ) -> LlamaForCausalLM:
-    """ZeRO-3 partitions the parameters as they are made; otherwise build on the device."""
-    torch.manual_seed(cfg.seed)
+def build_model(cfg: Config, values: dict[str, Any], ds_config: dict, device: torch.device
+                ) -> torch.nn.Module:
+    """transformers' LlamaForCausalLM from a LlamaConfig of ``values``. ZeRO-3 partitions
+    the parameters as they are made; otherwise it is built on the device. Then
+    ``initialise``d, so every ZeRO stage and world size starts from the same weights."""
+    config = LlamaConfig(**values, attn_implementation="sdpa", use_cache=False)
     if cfg.zero_stage == 3:
         with deepspeed.zero.Init(config_dict_or_path=ds_config):
-            return LlamaForCausalLM(arch, cfg.activation_checkpointing)
-    with torch.device(device):
-        return LlamaForCausalLM(arch, cfg.activation_checkpointing)
+            model = AutoModelForCausalLM.from_config(config)
+    else:
+        with torch.device(device):
+            model = AutoModelForCausalLM.from_config(config)
+    initialise(model, cfg.seed, config.initializer_range)
+    if cfg.activation_checkpointing:   # recompute each decoder layer in backward
+        model.gradient_checkpointing_enable({"use_reentrant": False})
+    return model
+
+
+@torch.no_grad()
+def initialise(model: torch.nn.Module, seed: int, std: float) -> None:
+    """transformers' Llama initialisation (normal(0, initializer_range) for the embedding and
+    every Linear, ones for the RMSNorm weights), each parameter from its own seeded generator
+    and, under ZeRO-3, on its gathered full tensor (rank 0's values are kept)."""
+    for index, param in enumerate(model.parameters()):
+        with deepspeed.zero.GatheredParameters([param], modifier_rank=0):
+            if param.ndim == 1:
+                param.fill_(1.0)
+            else:
+                generator = torch.Generator(param.device).manual_seed(seed * 100_003 + index)
+                param.normal_(0.0, std, generator=generator)
 
 
 def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
@@ -128,9 +166,9 @@ def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
             {"params": [p for p in params if p.ndim <= 1], "weight_decay": 0.0}]
 
 
-def build_loop(cfg: Config, dist: DistEnv, device: torch.device, arch: LlamaConfig,
+def build_loop(cfg: Config, dist: DistEnv, device: torch.device, values: dict[str, Any],
                data: tokens.TokenDataset, ds_config: dict) -> tuple[Loop, int]:
-    model = build_model(cfg, arch, ds_config, device)
+    model = build_model(cfg, values, ds_config, device)
     n_params = count_zero_parameters(model)
     schedule = warmup_cosine(cfg.warmup_steps, cfg.max_steps, cfg.min_lr_ratio)
     engine, _, _, _ = deepspeed.initialize(
@@ -154,17 +192,17 @@ def count_zero_parameters(model: torch.nn.Module) -> int:
 def main(argv: list[str] | None = None) -> None:
     driver = Driver.start("llama2_7b", CASE_DIR, argv)
     cfg, dist = driver.config, driver.dist
-    arch = model_config(cfg)
-    data = tokens.open_dataset(driver.args.data_dir, cfg.seq_len, arch.vocab_size, PREPARE)
+    values = model_config(cfg)
+    data = tokens.open_dataset(driver.args.data_dir, cfg.seq_len, values["vocab_size"], PREPARE)
     tokens.check_batching(data, cfg.global_batch_size, cfg.micro_batch_size, dist.world_size)
     threads = configure_threads(dist)
     device = init_distributed(dist)
     driver.set_sync(device.synchronize)
     ds_config = deepspeed_config(cfg, dist.world_size)
-    loop, n_params = build_loop(cfg, dist, device.device, arch, data, ds_config)
+    loop, n_params = build_loop(cfg, dist, device.device, values, data, ds_config)
     goal = Goal("eval_loss", float(cfg.target_eval_loss[cfg.model_size]), higher_is_better=False,
                 details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
-    driver.init_end(**device.describe(), threads=threads, architecture=dataclasses.asdict(arch),
+    driver.init_end(**device.describe(), threads=threads, architecture=values,
                     parameters=n_params, deepspeed_config=ds_config,
                     deepspeed_version=deepspeed.__version__,
                     accelerator=get_accelerator().device_name(),
@@ -172,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
     progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
     work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
     driver.finish(work_done=work_done, work_unit="tokens", metric=goal.metric(progress.value),
-                  flops_per_unit=train_flops_per_token(arch, cfg.seq_len), dtype=cfg.dtype,
+                  flops_per_unit=arch.train_flops_per_token(values, cfg.seq_len), dtype=cfg.dtype,
                   peak_memory_bytes=device.max_memory_allocated())
 
 

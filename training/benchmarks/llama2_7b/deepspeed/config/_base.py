@@ -4,7 +4,8 @@ Every public name here is a parameter. A vendor config may change only the names
 mutable_params.py; ``--set name=value`` may change any of them.
 """
 
-# ---- model: a size from llama_model.PRESETS. "7b" is Llama-2-7B (6,738,415,616 parameters);
+# ---- model: a size from run_pretraining.PRESETS (LlamaConfig values for transformers'
+# LlamaForCausalLM). "7b" is Llama-2-7B (6,738,415,616 parameters);
 # "tiny" (2 layers, hidden 128, Llama's 259 byte-level ids) is the CI size that trains on
 # prepare_data.py's offline corpus in minutes on a CPU.
 model_size = "7b"
