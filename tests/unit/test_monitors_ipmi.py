@@ -257,7 +257,8 @@ def test_loop_records_readings_errors_and_recovery(ipmitool: FakeIpmitool,
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     kinds = [kind(r) for r in lines]
     assert kinds[0] == "info" and lines[0]["info"]["method"] == "dcmi"
-    assert lines[-1]["end"] == "test over"
+    # "test over; N tick(s) skipped" when a loaded machine delays a 0.2 s tick
+    assert lines[-1]["end"].split(";")[0] == "test over"
     first_error = kinds.index("error")
     assert "Instantaneous power reading" in lines[first_error]["error"]
     assert kinds[1:first_error] == ["sample"] * (first_error - 1)

@@ -152,7 +152,8 @@ def test_a_zone_that_disappears_mid_run_is_an_error_and_the_loop_goes_on(
     lines = [json.loads(x) for x in (tmp_path / "out" / "pwr_monitor.log").read_text().splitlines()]
     kinds = [kind(r) for r in lines]
     assert kinds[0] == "info" and kinds[-1] == "end"
-    assert lines[-1]["end"] == "test over"
+    # "test over; N tick(s) skipped" when a loaded machine delays a 0.2 s tick
+    assert lines[-1]["end"].split(";")[0] == "test over"
     first_error = kinds.index("error")
     assert kinds[1:first_error] == ["sample"] * (first_error - 1) and first_error >= 2
     assert "FileNotFoundError" in lines[first_error]["error"]
