@@ -28,7 +28,8 @@ def coco_results(image_ids: list[int], outputs: list[dict[str, torch.Tensor]]) -
 
 def box_map(annotation_file: Path, results: list[Detection], image_ids: list[int]) -> float:
     """mAP@[.50:.95] of ``results`` on ``image_ids`` of the annotation file (0 when there are
-    no detections at all). COCOeval's printed table is kept off stdout."""
+    no detections at all). COCOeval's printed table is kept off stdout; ``results`` are not
+    changed (loadRes adds keys to the dicts it gets: it gets copies)."""
     if not results:
         return 0.0
     from pycocotools.coco import COCO
@@ -36,7 +37,7 @@ def box_map(annotation_file: Path, results: list[Detection], image_ids: list[int
 
     with contextlib.redirect_stdout(io.StringIO()):
         truth = COCO(str(annotation_file))
-        evaluation = COCOeval(truth, truth.loadRes(results), "bbox")
+        evaluation = COCOeval(truth, truth.loadRes([dict(r) for r in results]), "bbox")
         evaluation.params.imgIds = sorted(image_ids)
         evaluation.evaluate()
         evaluation.accumulate()

@@ -71,7 +71,8 @@ def write_split(out: Path, split: str, count: int, size: int, rng: np.random.Gen
                 first_id: int) -> int:
     folder = out / f"{split}2017"
     folder.mkdir(parents=True)
-    images, annotations = [], []
+    images: list[dict[str, object]] = []
+    annotations: list[dict[str, object]] = []
     for image_id in range(first_id, first_id + count):
         image, shapes = make_image(rng, size)
         name = f"{image_id:012d}.png"
