@@ -9,6 +9,7 @@ by tests/unit/test_detection.py); the smaller presets are the CI models.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Mapping
 
 import torch
@@ -17,8 +18,10 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 from torchvision.models import resnet
 from torchvision.models.detection import FasterRCNN, RetinaNet
+from torchvision.models.detection.anchor_utils import AnchorGenerator
 from torchvision.models.detection.backbone_utils import BackboneWithFPN
 from torchvision.models.detection.faster_rcnn import FastRCNNPredictor, TwoMLPHead
+from torchvision.models.detection.retinanet import RetinaNetHead
 from torchvision.ops.feature_pyramid_network import LastLevelMaxPool, LastLevelP6P7
 
 TRUNKS = ("resnet18", "resnet34", "resnet50", "resnet101")
@@ -42,12 +45,23 @@ def fpn_backbone(preset: Preset, levels: list[int], extra: nn.Module) -> Backbon
                            extra_blocks=extra)
 
 
+def retinanet_anchors(base_sizes: list[int]) -> AnchorGenerator:
+    """RetinaNet's anchors (3 scales per octave, ratios 1:2, 1:1, 2:1) from one base size
+    per level; torchvision's default bases are 32, 64, 128, 256, 512 for P3-P7."""
+    sizes = tuple((x, int(x * 2 ** (1 / 3)), int(x * 2 ** (2 / 3))) for x in base_sizes)
+    return AnchorGenerator(sizes, ((0.5, 1.0, 2.0),) * len(sizes))
+
+
 def retinanet(preset: Preset, num_classes: int, min_size: int, max_size: int) -> nn.Module:
     """torchvision's RetinaNet (v1): P3-P7 from stages 2-4 plus P6/P7 from P5."""
     channels = preset["fpn_channels"]
     backbone = fpn_backbone(preset, [2, 3, 4], LastLevelP6P7(channels, channels))
+    anchors = retinanet_anchors(preset.get("anchor_sizes", [32, 64, 128, 256, 512]))
+    groups = preset.get("head_groupnorm")      # None: torchvision's v1 head (no norm)
+    head = RetinaNetHead(channels, anchors.num_anchors_per_location()[0], num_classes,
+                         norm_layer=partial(nn.GroupNorm, groups) if groups else None)
     return RetinaNet(backbone, num_classes, min_size=min_size, max_size=max_size,
-                     **preset.get("detector", {}))
+                     anchor_generator=anchors, head=head, **preset.get("detector", {}))
 
 
 def faster_rcnn(preset: Preset, num_classes: int, min_size: int, max_size: int) -> nn.Module:
