@@ -160,6 +160,7 @@ FASTER_RCNN = Case("faster_rcnn:pytorch_2.14:xeon:1:2:1", "faster_rcnn-pytorch_2
                    "shapes_dir", "samples", "mAP", 0.4, True, "", nproc=2, nnodes=1)
 
 
+@pytest.mark.timeout(3600)     # building the ~6 GB pytorch_2.14 image, when no test did before
 def test_detection_cases_on_one_host(sim_cluster, shapes_dir, tmp_path):
     """Both detection cases in one run (one image build, one ship) on one host, 2 ranks each."""
     h1 = sim_cluster.hosts[0]
@@ -167,7 +168,7 @@ def test_detection_cases_on_one_host(sim_cluster, shapes_dir, tmp_path):
     cluster, test = write_configs(tmp_path, [h1.address], {c.spec: str(shapes_dir) for c in cases},
                                   ssh_key=sim_cluster.ssh_key, known_hosts=sim_cluster.known_hosts,
                                   master_port=MASTER_PORT)
-    run = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+    run = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path, timeout=3500)
     assert run.returncode == 0, run
     assert run.run_dir is not None
     record = json.loads((run.run_dir / "run.json").read_text())
