@@ -28,4 +28,8 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
                      "clip_grad": "grad_clip_norm"},
     # FlagPerf training/benchmarks/distilbert/pytorch/config/_base.py: lr (the AdamW rate)
     "distilbert:pytorch": {"lr": "learning_rate"},
+    # FlagPerf training/benchmarks/{retinanet,faster_rcnn}/pytorch/config/_base.py: target_mAP
+    # (COCO box mAP as a share, as target_map), max_epoch
+    "retinanet:pytorch": {"target_mAP": "target_map", "max_epoch": "max_epochs"},
+    "faster_rcnn:pytorch": {"target_mAP": "target_map", "max_epoch": "max_epochs"},
 }

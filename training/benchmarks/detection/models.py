@@ -9,6 +9,7 @@ by tests/unit/test_detection.py); the smaller presets are the CI models.
 
 from __future__ import annotations
 
+import copy
 from functools import partial
 from typing import Any, Callable, Mapping
 
@@ -93,16 +94,14 @@ def synthetic_sample(height: int, width: int) -> tuple[list[torch.Tensor], list[
 
 def train_flops_per_sample(net: nn.Module, min_size: int, device: torch.device) -> int:
     """Forward + backward FLOPs of one training step on one image min_size high and 4/3 as
-    wide (torch.utils.flop_counter; the optimizer's update is not counted). The network's
-    gradients are cleared afterwards; its weights are unchanged."""
+    wide (torch.utils.flop_counter; the optimizer's update is not counted). Counted on a copy:
+    ``net``'s gradients and BatchNorm statistics are untouched."""
     images, targets = synthetic_sample(min_size, round(min_size * FLOPS_ASPECT))
     images = [i.to(device) for i in images]
     targets = [{k: v.to(device) for k, v in t.items()} for t in targets]
-    was_training = net.training
-    net.train()
+    probe = copy.deepcopy(net).train()
     with FlopCounterMode(display=False) as counter:
-        losses = net(images, targets)
+        losses = probe(images, targets)
         sum(losses.values()).backward()
-    net.zero_grad(set_to_none=True)
-    net.train(was_training)
+    del probe
     return int(counter.get_total_flops())
