@@ -30,7 +30,7 @@ FLOPS_ASPECT = 4 / 3          # the FLOPs image: min_size high, 4/3 as wide (COC
 Preset = Mapping[str, Any]
 
 
-def trunk(name: str) -> nn.Module:
+def trunk(name: str) -> resnet.ResNet:
     if name not in TRUNKS:
         raise ConfigError(f"backbone {name!r} is unknown: use one of {list(TRUNKS)}")
     return getattr(resnet, name)(weights=None)
@@ -40,7 +40,7 @@ def fpn_backbone(preset: Preset, levels: list[int], extra: nn.Module) -> Backbon
     """The ResNet's stages ``levels`` (1-4) into an FPN (torchvision's ``_resnet_fpn_extractor``
     with every layer trainable)."""
     body = trunk(preset["backbone"])
-    width = int(body.inplanes) // 8     # stage 1's output channels (64 or 256)
+    width = body.inplanes // 8     # stage 1's output channels (64 or 256)
     return BackboneWithFPN(body, {f"layer{k}": str(i) for i, k in enumerate(levels)},
                            [width * 2 ** (k - 1) for k in levels], preset["fpn_channels"],
                            extra_blocks=extra)
