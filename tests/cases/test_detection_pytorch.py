@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
+from bigimage import needs_big_image
 from caserun import BENCHMARKS, REPO, Case
 
 from chipperf.config.model import ImageBuildConfig
@@ -43,6 +44,7 @@ class Image:
 
 @pytest.fixture(scope="module")
 def image(local_docker) -> Image:
+    needs_big_image()
     cfg = fill_from_master(ImageBuildConfig(), master_pip_settings()).config
     return Image(local_docker, images.ensure_image(local_docker, "chipperf/cpu-pytorch_2.14",
                                                    images.build_inputs(IMAGE_DIR, cfg), cfg))

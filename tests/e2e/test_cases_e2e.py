@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from bigimage import needs_big_image
 from conftest import chipperf, leftovers, write_configs
 
 from chipperf.perflog import finished_problems, parse_lines
@@ -163,6 +164,7 @@ FASTER_RCNN = Case("faster_rcnn:pytorch_2.14:xeon:1:2:1", "faster_rcnn-pytorch_2
 @pytest.mark.timeout(3600)     # building the ~6 GB pytorch_2.14 image, when no test did before
 def test_detection_cases_on_one_host(sim_cluster, shapes_dir, tmp_path):
     """Both detection cases in one run (one image build, one ship) on one host, 2 ranks each."""
+    needs_big_image()
     h1 = sim_cluster.hosts[0]
     cases = (RETINANET, FASTER_RCNN)
     cluster, test = write_configs(tmp_path, [h1.address], {c.spec: str(shapes_dir) for c in cases},
