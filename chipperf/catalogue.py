@@ -8,6 +8,7 @@
     benchmarks/imagecls/                                 shared image-classification code (uploaded too)
     benchmarks/hftext/                                   shared transformers text-case code (uploaded too)
     benchmarks/llmtrain/                                 shared LLM (TP x FSDP2) code (uploaded too)
+    benchmarks/detection/                                shared torchvision detection code (uploaded too)
     <vendor>/<model>-<family>/config/config_<chip>x<nnodes>x<nproc>.py   vendor case
     <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from chipperf.config.model import CaseKey
 
 ENTRY = "run_pretraining.py"
-SHARED_DIRS = ("driver", "textlm", "imagecls", "hftext", "llmtrain")
+SHARED_DIRS = ("driver", "textlm", "imagecls", "hftext", "llmtrain", "detection")
 INFERENCE_ENTRY = "run_inference.py"
 INFERENCE_SHARED_DIRS = ("common",)
 # chipperf's vendor file, and FlagPerf's name for it

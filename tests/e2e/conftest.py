@@ -100,6 +100,25 @@ def t5_text_dir() -> Path:
                              "prepare_data.py")
 
 
+@pytest.fixture(scope="session")
+def shapes_dir() -> Path:
+    """The detection cases' generated shapes in COCO 2017's layout (prepare_shapes.py's
+    defaults: 256 train and 64 val images of 64 x 64), made once per version of the script."""
+    script = REPO / "training/benchmarks/detection/prepare_shapes.py"
+    target = DATA_ROOT / f"shapes-{hashlib.sha256(script.read_bytes()).hexdigest()[:12]}"
+    if target.is_dir():
+        return target
+    DATA_ROOT.mkdir(parents=True, exist_ok=True)
+    scratch = DATA_ROOT / f".{target.name}.{os.getpid()}"
+    shutil.rmtree(scratch, ignore_errors=True)
+    subprocess.run([sys.executable, str(script), str(scratch)], check=True, timeout=300)
+    try:
+        scratch.rename(target)
+    except OSError:                     # another session put it there first
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target
+
+
 def write_configs(where: Path, hosts: list[str], cases: dict[str, str], *, ssh_port: int = 22,
                   ssh_key: str, known_hosts: str, extra_test: str = "", extra_cluster: str = "",
                   master_port: int = 29517) -> tuple[Path, Path]:

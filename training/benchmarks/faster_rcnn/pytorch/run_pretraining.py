@@ -1,0 +1,29 @@
+"""faster_rcnn / PyTorch: torchvision's Faster R-CNN with a ResNet-50 FPN backbone, trained
+from scratch (no weights) to a COCO box mAP target on COCO 2017, DDP under torchrun.
+
+The data, loop, mAP and FINISHED are the shared detection case (detection); this file holds
+only the model presets. See README.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from detection.case import main
+from driver import run_case
+
+CASE_DIR = Path(__file__).resolve().parent
+PRESETS = {
+    # torchvision's fasterrcnn_resnet50_fpn (FlagPerf's faster_rcnn): ResNet-50, FPN 256, P2-P6
+    "resnet50_fpn": {"backbone": "resnet50", "fpn_channels": 256},
+    # CI: ResNet-18, FPN 64, a 256-wide box head, fewer proposals and sampled regions
+    "tiny": {"backbone": "resnet18", "fpn_channels": 64, "representation_size": 256,
+             "detector": {"rpn_pre_nms_top_n_train": 200, "rpn_post_nms_top_n_train": 100,
+                          "rpn_pre_nms_top_n_test": 100, "rpn_post_nms_top_n_test": 50,
+                          "rpn_batch_size_per_image": 64, "box_batch_size_per_image": 64,
+                          "box_detections_per_img": 20}},
+}
+FULL_SIZE = {"model_size": "resnet50_fpn", "classes": 91, "min_size": 800}
+
+if __name__ == "__main__":
+    run_case(lambda: main("faster_rcnn", CASE_DIR, "faster_rcnn", PRESETS), quick_exit=True)

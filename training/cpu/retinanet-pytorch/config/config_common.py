@@ -1,0 +1,16 @@
+# retinanet / PyTorch on CPU: the CI configuration, shared by every topology.
+# Data: the generated shapes in COCO 2017's layout, written by
+# training/benchmarks/detection/prepare_shapes.py (64x64 images, 1-3 shapes, 3 categories).
+model_size = "tiny"
+min_size = 64
+max_size = 64
+num_workers = 0
+global_batch_size = 16
+global_eval_batch_size = 16
+base_lr = 0.02
+lr_reference_batch = 16
+warmup_steps = 20
+lr_steps = [100]
+max_epochs = 12
+target_map = 0.4
+log_every_steps = 4
