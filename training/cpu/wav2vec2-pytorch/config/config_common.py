@@ -1,0 +1,19 @@
+# wav2vec2 / PyTorch on CPU: the CI configuration, shared by every topology.
+# Data: training/benchmarks/wav2vec2/pytorch/prepare_data.py (synthetic speech-like audio,
+# 1,024 + 128 utterances of 1.05-1.6 s); the "tiny" model on 1 s crops, fp32.
+model_size = "tiny"
+train_subset = "synthetic-train"
+valid_subset = "synthetic-dev"
+crop_samples = 16000
+eval_samples = 0
+num_workers = 0
+global_batch_size = 16
+learning_rate = 2e-3
+adam_beta2 = 0.98
+warmup_steps = 20
+max_steps = 600
+grad_clip_norm = 25.0
+gumbel_temp_decay = 0.995
+eval_every_steps = 25
+log_every_steps = 5
+dtype = "fp32"
