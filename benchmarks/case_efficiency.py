@@ -80,6 +80,7 @@ BERT = Dataset("bert64", ("bert/pytorch/prepare_data.py", "--seq-len", "64", "--
                           "1024", "--output"))
 LLAMA = Dataset("llama", ("llama2_7b/deepspeed/prepare_data.py", "--output"))
 GPT2 = Dataset("gpt2", ("gpt2/pytorch/prepare_data.py", "--output"))
+AUDIO = Dataset("wav2vec2-audio", ("wav2vec2/pytorch/prepare_data.py", "--output"))
 CASES = (
     Case("resnet50-pytorch", "resnet50:pytorch_2.13", DIGITS, threads_param=True),
     Case("resnet50-tensorflow2", "resnet50:tensorflow2_2.21", DIGITS, threads_param=True),
@@ -89,6 +90,7 @@ CASES = (
          env=(("DS_ACCELERATOR", "cpu"),)),
     Case("gpt2-pytorch", "gpt2:pytorch_2.13", GPT2, threads_param=True),
     Case("distilbert-pytorch", "distilbert:pytorch_2.13", BERT, threads_param=True),
+    Case("wav2vec2-pytorch", "wav2vec2:pytorch_2.13", AUDIO, threads_param=True),
 )
 
 
