@@ -91,15 +91,6 @@ def gpt2_text_dir() -> Path:
                              "prepare_data.py", "../../textlm/corpus.py")
 
 
-@pytest.fixture(scope="session")
-def wav2vec2_audio_dir() -> Path:
-    """The wav2vec2 case's synthetic audio in LibriSpeech manifest layout (made, then moved
-    into place: the manifests' root line names the scratch folder, so the case falls back to
-    the data dir, as for a moved LibriSpeech)."""
-    return prepared_text_dir("wav2vec2-audio", REPO / "training/benchmarks/wav2vec2/pytorch",
-                             "prepare_data.py")
-
-
 def write_configs(where: Path, hosts: list[str], cases: dict[str, str], *, ssh_port: int = 22,
                   ssh_key: str, known_hosts: str, extra_test: str = "", extra_cluster: str = "",
                   master_port: int = 29517) -> tuple[Path, Path]:

@@ -103,7 +103,7 @@ class TrainPlan:
     def batch(self, index: int) -> Batch:
         """This rank's share of global batch ``index`` (the same on every call)."""
         start = index * self.global_batch + self.rank * self.local
-        picks = self.order()[start:start + self.local]
+        picks = [int(i) for i in self.order()[start:start + self.local]]
         rng = np.random.default_rng([self.seed, self.epoch, self.rank, index])
         offsets = [int(rng.integers(0, self.subset.utterances[i].samples - self.crop + 1))
                    for i in picks]
