@@ -28,4 +28,9 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
                      "clip_grad": "grad_clip_norm"},
     # FlagPerf training/benchmarks/distilbert/pytorch/config/_base.py: lr (the AdamW rate)
     "distilbert:pytorch": {"lr": "learning_rate"},
+    # FlagPerf training/benchmarks/wav2vec2/pytorch/config/_base.py and model_config.py: lr
+    # (the peak Adam rate), max_update and warmup_updates (optimizer updates), clip_norm (the
+    # global-norm clip); not eval_steps, which counts micro-batches there
+    "wav2vec2:pytorch": {"lr": "learning_rate", "max_update": "max_steps",
+                         "warmup_updates": "warmup_steps", "clip_norm": "grad_clip_norm"},
 }

@@ -166,3 +166,27 @@ def test_a_missing_audio_file_and_a_wrong_rate_are_named(tmp_path: Path) -> None
     subset = data.open_subset(tmp_path, "dev", 16000, "prepare_data.py")
     with pytest.raises(DataError, match="expected 16 kHz mono 16-bit PCM, got 8000 Hz"):
         data.read_crop(subset.utterances[0], 0, 16000)
+
+
+def test_flagperf_s_wav2vec2_names_set_the_case_s_knobs(tmp_path: Path) -> None:
+    """FlagPerf's wav2vec2 vendor names that mean the same here are mapped (a note each);
+    eval_steps (micro-batches there) and update_freq are refused with the allowed list."""
+    from chipperf.config.vendorconfig import check_vendor_config
+
+    path = tmp_path / "config_A100x1x8.py"
+    path.write_text("lr = 0.0005\nmax_update = 400000\nwarmup_updates = 32000\nclip_norm = 25.0\n"
+                    "valid_subset = 'dev-other'\n")
+    checked = check_vendor_config(BENCHMARKS / CASE / "config", path, "wav2vec2:pytorch",
+                                  (BENCHMARKS,))
+    assert checked.problems == ()
+    assert checked.values == {"learning_rate": 0.0005, "max_steps": 400000,
+                              "warmup_steps": 32000, "grad_clip_norm": 25.0,
+                              "valid_subset": "dev-other"}
+    assert len(checked.notes(path)) == 4 and \
+        f"{path}: clip_norm is FlagPerf's name for grad_clip_norm: set as grad_clip_norm" in \
+        checked.notes(path)
+    path.write_text("eval_steps = 100\nupdate_freq = 2\n")
+    refused = check_vendor_config(BENCHMARKS / CASE / "config", path, "wav2vec2:pytorch",
+                                  (BENCHMARKS,))
+    assert len(refused.problems) == 2 and all("eval_steps" in p or "update_freq" in p
+                                              for p in refused.problems)

@@ -4,7 +4,7 @@
     python3 prepare_data.py --output DIR [--train 1024] [--dev 128] [--seed 0]
 
 Each utterance is a sequence of words of a fixed lexicon (24 words of 2-4 "phones"); a phone
-is a steady sound 3-6 feature frames long (60-120 ms): two formant-like sinusoids from a
+is a steady sound 10-20 feature frames long (200-400 ms): two formant-like sinusoids from a
 table of 10 (scaled by the speaker's factor, over a pitch harmonic), or one of 2 noise bursts;
 words are sometimes followed by a short pause; faint noise is added throughout. A masked
 frame is predictable from its context (the word it lies in), which is what wav2vec 2.0's
@@ -62,7 +62,7 @@ def utterance(words: list[list[int]], speaker: int, rng: np.random.Generator) ->
     pieces: list[np.ndarray] = []
     while sum(map(len, pieces)) < length:
         for p in words[int(rng.integers(len(words)))]:
-            pieces.append(phone(p, FRAME * int(rng.integers(3, 7)), scale, pitch, rng))
+            pieces.append(phone(p, FRAME * int(rng.integers(10, 21)), scale, pitch, rng))
         if rng.random() < 0.3:
             pieces.append(np.zeros(FRAME * int(rng.integers(1, 3))))
     audio = np.concatenate(pieces)[:length] + 0.01 * rng.standard_normal(length)
