@@ -11,6 +11,7 @@ global_batch_size = 16
 learning_rate = 1e-2
 adam_beta2 = 0.98
 warmup_steps = 10
+min_lr_ratio = 1.0             # constant after warmup: the decaying rate did not break out
 max_steps = 600
 grad_clip_norm = 25.0
 gumbel_temp_decay = 0.99
