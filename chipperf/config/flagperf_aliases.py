@@ -35,4 +35,9 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # (COCO box mAP as a share, as target_map), max_epoch
     "retinanet:pytorch": {"target_mAP": "target_map", "max_epoch": "max_epochs"},
     "faster_rcnn:pytorch": {"target_mAP": "target_map", "max_epoch": "max_epochs"},
+    # FlagPerf training/benchmarks/wav2vec2/pytorch/config/_base.py and model_config.py: lr
+    # (the peak Adam rate), max_update and warmup_updates (optimizer updates), clip_norm (the
+    # global-norm clip); not eval_steps, which counts micro-batches there
+    "wav2vec2:pytorch": {"lr": "learning_rate", "max_update": "max_steps",
+                         "warmup_updates": "warmup_steps", "clip_norm": "grad_clip_norm"},
 }

@@ -1,0 +1,4 @@
+# wav2vec2 / PyTorch on 16 NVIDIA A100 GPUs (2 x 8): 32 crops per GPU.
+from config_common import *  # noqa: F403
+
+global_batch_size = 512
