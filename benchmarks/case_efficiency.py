@@ -107,7 +107,7 @@ def discover(training: Path = REPO / "training") -> tuple[list[Case], list[str]]
         elif isinstance(data := ci_data(case_dir), str):
             left_out.append(f"{model}-{family}: {data}")
         else:
-            cases.append(Case(f"{model}-{family}", f"{model}:{frameworks[-1]}", data,
+            cases.append(Case(f"{model}-{family}", f"{model}:{frameworks[0]}", data,
                               FAMILY_ENV.get(family, ()), has_cpu_threads(case_dir, model, family)))
     return cases, left_out
 
