@@ -232,13 +232,17 @@ SLOW_CPUS = 0.05
 
 def test_one_host_much_slower(tmp_path, sim_cluster, tiny_digits, tiny_training, repaired):
     """h5 (node 1) capped at 0.05 CPUs (`simcluster.py cpu-share --hosts h5`), h4 not, the
-    tiny case on both: the run still succeeds, and run.json's per-node round times name h5
-    as the node that started and ended last (its engine and its rank's shutdown crawl);
-    nothing is left behind."""
+    tiny case on both: the run still succeeds, takes longer than the same run uncapped, and
+    run.json's per-node round times show h5 starting last (its engine crawls); the two ranks
+    end together (synchronous training: the fast rank waits at every all-reduce). Nothing is
+    left behind."""
     h4, h5 = sim_cluster.hosts[:2]
     cluster, test = configs(tmp_path, sim_cluster, {"resnet50:pytorch_2.13:xeon:2:1:1":
                                                     str(tiny_digits)}, nhosts=2,
-                            extra_test=f"TRAINING_DIR = {str(tiny_training)!r}\n")
+                            extra_test=f"TRAINING_DIR = {str(tiny_training)!r}\n",
+                            # slow, not lost: at 0.05 CPUs on a loaded machine the host's sshd
+                            # once took over 60 s (the default) to answer a liveness probe
+                            extra_cluster="HOST_LOST_AFTER = 600\n")
     # a first run, uncapped, puts the case image on both hosts: loading 1.7 GB into an engine
     # held at 0.05 CPUs outlasts the ship timeout, which is not the fault under test
     warm = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
@@ -256,8 +260,11 @@ def test_one_host_much_slower(tmp_path, sim_cluster, tiny_digits, tiny_training,
     print(f"round {(round1['finished_ms'] - round1['started_ms']) / 1000:.1f} s; "
           f"{json.dumps(times)}")
     slow, fast = times[f"{h5.address}_noderank1"], times[f"{h4.address}_noderank0"]
-    assert slow["end_lag_s"] > 1.0 and fast["end_lag_s"] == 0.0, times
-    assert slow["start_s"] > fast["start_s"], times
+    assert slow["start_s"] > fast["start_s"] + 2.0, times
+    (warm1,) = record_of(warm.run_dir)["cases"]["resnet50-pytorch_2.13-xeon-2x1"]["rounds"]
+    warm_s = (warm1["finished_ms"] - warm1["started_ms"]) / 1000
+    capped_s = (round1["finished_ms"] - round1["started_ms"]) / 1000
+    assert capped_s > 1.5 * warm_s, (capped_s, warm_s)   # measured: 247.1 s vs 59.4 s
     assert leftovers(sim_cluster, result.run_dir.name) == []
 
 

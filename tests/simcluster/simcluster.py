@@ -880,12 +880,14 @@ def cmd_up(args):
                     errors.append(e)
         if errors:
             raise SimError("up", detail="\n".join(e.render() for e in errors))
+        # a cap left by an interrupted benchmark or test goes first: hosts start uncapped, and a
+        # host held at 0.05 CPUs can take over the check's 60 s to answer over SSH
+        if cgroups_usable():
+            for h in hosts:
+                set_cpu_share(h, 0)
         refresh_known_hosts(hosts)
         with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, len(hosts))) as ex:
             list(ex.map(ssh_check, hosts))
-        if cgroups_usable():  # a cap left by an interrupted benchmark goes: hosts start uncapped
-            for h in hosts:
-                set_cpu_share(h, 0)
         write_state(keep)
     log(f"cluster up: {len(hosts)} host(s) ({', '.join(f'{k}={v}' for k, v in sorted(results.items()))}) "
         f"in {time.monotonic() - t0:.1f}s; state in {STATE_FILE}")
