@@ -9,9 +9,8 @@ from types import SimpleNamespace
 
 import torch
 from casemodules import load_case_module
-from transformers import LlamaConfig, LlamaForCausalLM
-
 from llmtrain import arch
+from transformers import LlamaConfig, LlamaForCausalLM
 
 llama_train = load_case_module("llama2_7b/deepspeed", "llama_train")  # before: the case imports it
 case = load_case_module("llama2_7b/deepspeed", "run_pretraining", "llama2_run_pretraining")
