@@ -357,7 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _sigterm_as_interrupt()
     fn: Callable[[argparse.Namespace], int] = args.fn
     try:
-        return fn(args)
+        code = fn(args)
+        sys.stdout.flush()  # a reader that left shows here, not at exit (which would exit 120)
+        return code
     except ConfigError as exc:
         print(f"chipperf: {exc}", file=sys.stderr)
         return EXIT_CONFIG
