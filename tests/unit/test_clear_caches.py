@@ -26,8 +26,25 @@ def one_node_round() -> RoundPlan:
 def test_the_round_host_drops_its_page_cache(caplog) -> None:
     caplog.set_level("INFO", logger="chipperf")
     hosts = HostGroup([LocalHost()])
-    assert controller.drop_page_caches(one_node_round(), hosts) == {"127.0.0.1": "dropped"}
+    done = controller.drop_page_caches(one_node_round(), hosts)
+    if not _proc_sys_writable():
+        # a container (the fresh-Debian test runs the suite in one) mounts /proc/sys read-only:
+        # the host is named with the reason, as for any host that cannot drop it
+        (why,) = done.values()
+        assert why.startswith("not dropped: ") and "Read-only file system" in why, done
+        return
+    assert done == {"127.0.0.1": "dropped"}
     assert "[127.0.0.1] CLEAR_CACHES: page cache dropped before round 1" in caplog.text
+
+
+def _proc_sys_writable() -> bool:
+    """Whether /proc/sys is mounted read-write here (not so inside a Docker container)."""
+    with open("/proc/self/mounts") as mounts:
+        for line in mounts:
+            fields = line.split()
+            if fields[1] == "/proc/sys":
+                return "rw" in fields[3].split(",")
+    return True
 
 
 def test_a_host_that_cannot_is_named_and_the_round_goes_on(caplog, monkeypatch) -> None:
