@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,3 +191,44 @@ def leftovers(sim_cluster, run_id: str) -> list[str]:
     if (Path(WORK_ROOT) / run_id).exists():
         found.append(f"work dir {WORK_ROOT}/{run_id}")
     return found
+
+
+class Background:
+    """`chipperf run` in the background, its console in tmp_path/console.log."""
+
+    def __init__(self, tmp_path: Path, cluster: Path, test: Path):
+        self.log = tmp_path / "console.log"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "chipperf.cli", "run", "--cluster", str(cluster), "--test",
+             str(test)], cwd=tmp_path, stdout=self.log.open("w"), stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONPATH": str(REPO)})
+
+    def wait_for(self, text: str, count: int = 1, timeout: float = 600) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.log.exists() and self.log.read_text().count(text) >= count:
+                return
+            assert self.proc.poll() is None, self.log.read_text()[-4000:]
+            time.sleep(0.5)
+        raise AssertionError(f"{text!r} never appeared:\n{self.log.read_text()[-4000:]}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@pytest.fixture
+def background():
+    started: list[Background] = []
+
+    def start(tmp_path, cluster, test) -> Background:
+        started.append(Background(tmp_path, cluster, test))
+        return started[-1]
+
+    yield start
+    for run in started:
+        run.stop()

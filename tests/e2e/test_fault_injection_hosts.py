@@ -20,7 +20,7 @@ from typing import Iterator
 import docker
 import pytest
 from conftest import WORK_ROOT, chipperf, latest_run_dir, leftovers, write_configs
-from test_fault_injection import SIMCLUSTER, Background, record_of
+from test_fault_injection import SIMCLUSTER, record_of
 
 from chipperf.results.layout import read_status
 
@@ -51,19 +51,6 @@ def repaired(sim_cluster):
     yield
     up = simcluster("up", "--only", ",".join(h.name for h in sim_cluster.hosts))
     assert up.returncode == 0, up.stderr[-3000:]
-
-
-@pytest.fixture
-def background():
-    started: list[Background] = []
-
-    def start(tmp_path, cluster, test) -> Background:
-        started.append(Background(tmp_path, cluster, test))
-        return started[-1]
-
-    yield start
-    for run in started:
-        run.stop()
 
 
 def sh(*argv: str) -> subprocess.CompletedProcess:
