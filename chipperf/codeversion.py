@@ -2,10 +2,13 @@
 
 ``code_digest(case_dir, root)`` hashes every source file of the case's directory and of each
 sibling package under ``root`` (the suite's benchmarks folder) that the case's files import
-(``driver``, ``imagecls``, ``common``, ``specs``...): two runs whose digests agree ran the same
-case code. Compiled caches, data and vendor configs (their settings are in SUBMIT_INFO's
-config) are left out. The training driver, the inference runner and the base/operation
-``BenchCase`` put it in SUBMIT_INFO as ``case_version`` (chipperf.results.compute.fingerprint).
+(``driver``, ``imagecls``, ``common``, ``specs``...), and each module of chipperf's own that
+defines a workload (``WORKLOAD_MODULES``: a model such as ``chipperf.models.resnet``, the
+tokenizer) that those files import: two runs whose digests agree ran the same case code.
+The harness modules (perflog, device, timing) are left out, as are compiled caches, data and
+vendor configs (their settings are in SUBMIT_INFO's config). The training driver, the
+inference runner and the base/operation ``BenchCase`` put it in SUBMIT_INFO as
+``case_version`` (chipperf.results.compute.fingerprint).
 """
 
 from __future__ import annotations
@@ -18,18 +21,26 @@ from pathlib import Path
 
 SOURCE_SUFFIXES = (".py", ".yaml", ".yml", ".json", ".txt", ".sh")
 _IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
+_DOTTED_IMPORT = re.compile(r"^\s*(?:from|import)\s+(chipperf(?:\.\w+)+)", re.M)
+# chipperf's case-side modules that define what a case computes (models, tokenizer)
+WORKLOAD_MODULES = ("chipperf.models", "chipperf.wordpiece")
+PACKAGE = Path(__file__).resolve().parent
 
 
-def code_digest(case_dir: Path, root: Path | None = None) -> str:
-    """'sha256:<16 hex>' over the case's and its imported siblings' sources; ``root``: the
-    benchmarks folder (default: the case dir's grandparent, <root>/<model>/<framework>)."""
+def code_digest(case_dir: Path, root: Path | None = None, package: Path = PACKAGE) -> str:
+    """'sha256:<16 hex>' over the case's and its imported siblings' sources and the workload
+    modules of ``package`` (chipperf) they import; ``root``: the benchmarks folder (default:
+    the case dir's grandparent, <root>/<model>/<framework>)."""
     case_dir = Path(case_dir).resolve()
     root = Path(root).resolve() if root is not None else case_dir.parent.parent
-    digest = hashlib.sha256()
     folders = [case_dir, *_siblings(case_dir, root)]
-    for path in sorted({p for folder in folders for p in _sources(folder)}):
-        digest.update(str(path.relative_to(root) if path.is_relative_to(root) else path.name)
-                      .encode())
+    files = {p: str(p.relative_to(root) if p.is_relative_to(root) else p.name)
+             for folder in folders for p in _sources(folder)}
+    files.update({p: p.relative_to(package.parent).as_posix()
+                  for p in _workload_sources(files, package)})
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(files[path].encode())
         digest.update(b"\0" + path.read_bytes() + b"\0")
     return f"sha256:{digest.hexdigest()[:16]}"
 
@@ -46,6 +57,20 @@ def script_digest() -> str | None:
 def _sources(folder: Path) -> Iterable[Path]:
     return (p for p in folder.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES
             and "__pycache__" not in p.parts)
+
+
+def _workload_sources(files: Iterable[Path], package: Path) -> list[Path]:
+    """The files of the ``WORKLOAD_MODULES`` that ``files`` import (a module's file; a
+    package imported by name: all of its sources)."""
+    names = {m for p in files if p.suffix == ".py"
+             for m in _DOTTED_IMPORT.findall(p.read_text(encoding="utf-8", errors="replace"))}
+    found: list[Path] = []
+    for name in sorted(names):
+        if any(name == w or name.startswith(w + ".") for w in WORKLOAD_MODULES):
+            path = package.joinpath(*name.split(".")[1:])
+            found += list(_sources(path)) if path.is_dir() else \
+                [f for f in [path.with_suffix(".py")] if f.is_file()]
+    return found
 
 
 def _siblings(case_dir: Path, root: Path) -> list[Path]:

@@ -5,6 +5,7 @@ precisions, plus every bad input the evaluator can give and an engine that drift
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -79,19 +80,31 @@ def test_engine_runs_end_to_end_within_its_bound(digits, tmp_path, engine, preci
     assert events[4].time_ms >= events[3].time_ms  # TRAIN_END after TRAIN_START
 
 
+def built_model(num_classes: int = 1000) -> torch.nn.Module:
+    """The network the case builds (the runner seeds torch first)."""
+    module = load_entry(ENTRY, "resnet50_run_inference")
+    data = SimpleNamespace(classes=[f"class{i}" for i in range(num_classes)])
+    return module.CASE.build_model({"num_classes": num_classes}, data)
+
+
+def test_case_builds_the_trees_resnet50_with_torchvisions_initialisation() -> None:
+    from chipperf.models.resnet import ResNet50
+
+    net = built_model(10)
+    assert type(net) is ResNet50 and net.fc.out_features == 10
+    assert all(bool((b.bn3.weight == 1).all()) for layer in net.layers() for b in layer)
+
+
 def test_flops_per_item_is_resnet50s_at_224() -> None:
     from common.measure import forward_flops
-    from common.models.resnet import resnet50
 
-    flops = forward_flops(resnet50().eval(), [torch.randn(1, 3, 224, 224)])
+    flops = forward_flops(built_model().eval(), [torch.randn(1, 3, 224, 224)])
     assert flops == pytest.approx(2 * 4.09e9, rel=0.01)  # 4.09 GMACs (torchvision's figure)
 
 
 def test_checkpoint_weights_score_against_the_labels(digits, tmp_path) -> None:
-    from common.models.resnet import resnet50
-
     torch.manual_seed(1)
-    torch.save(resnet50().state_dict(), tmp_path / "weights.pt")
+    torch.save(built_model().state_dict(), tmp_path / "weights.pt")
     proc, events = run_case(digits, tmp_path, f"checkpoint={tmp_path / 'weights.pt'}",
                             "accuracy_target=0.0", "engine=onnxruntime")
     f = finished_of(proc, events)

@@ -67,11 +67,9 @@ def test_bert_and_llama2_full_size_numbers_match_their_models():
 
 def test_resnet50_pytorch_full_size_numbers_match_the_model():
     import torch  # torch==2.13.0 (CPU) is in the test requirements
-    sys.path.insert(0, str(REPO / "training/benchmarks/resnet50/pytorch"))
-    try:
-        from model import ResNet50, flops_per_sample
-    finally:
-        sys.path.pop(0)
+
+    from chipperf.models.resnet import ResNet50, flops_per_sample
+
     with torch.device("meta"):
         model = ResNet50(num_classes=1000)
     row = rows()[("resnet50", "pytorch")]

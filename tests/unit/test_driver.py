@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shutil
 import sys
 from pathlib import Path
 
@@ -485,6 +486,43 @@ def test_the_digest_covers_the_sibling_packages_a_case_imports(tmp_path: Path) -
     first = code_digest(root / "m" / "pytorch")               # root: its grandparent
     (root / "lib" / "__init__.py").write_text("X = 2\n")
     assert code_digest(root / "m" / "pytorch", root) != first
+
+
+def test_the_digest_covers_the_chipperf_models_a_case_imports_not_the_harness(
+        tmp_path: Path) -> None:
+    """The resnet50 cases' model lives in chipperf/models (shared by training and inference):
+    editing it changes their digest; editing chipperf's PerfLog writer does not."""
+    from chipperf.codeversion import code_digest
+
+    package = tmp_path / "code" / "chipperf"
+    (package / "models").mkdir(parents=True)
+    (package / "models" / "resnet.py").write_text("LAYERS = (3, 4, 6, 3)\n")
+    (package / "models" / "other.py").write_text("X = 1\n")
+    (package / "perflog.py").write_text("V = 1\n")
+    case = tmp_path / "code" / "benchmarks" / "m" / "pytorch"
+    case.mkdir(parents=True)
+    (case / "run.py").write_text("from chipperf.perflog import V\n"
+                                 "from chipperf.models.resnet import LAYERS\n")
+    first = code_digest(case, package=package)
+    (package / "perflog.py").write_text("V = 2\n")
+    (package / "models" / "other.py").write_text("X = 2\n")
+    assert code_digest(case, package=package) == first
+    (package / "models" / "resnet.py").write_text("LAYERS = (3, 4, 23, 3)\n")
+    assert code_digest(case, package=package) != first
+
+
+def test_both_resnet50_cases_digest_the_shared_model(tmp_path: Path) -> None:
+    from chipperf.codeversion import code_digest
+
+    package = tmp_path / "chipperf"
+    shutil.copytree(REPO / "chipperf" / "models", package / "models")
+    cases = [REPO / suite / "benchmarks" / "resnet50" / "pytorch"
+             for suite in ("training", "inference")]
+    before = [code_digest(case, package=package) for case in cases]
+    with (package / "models" / "resnet.py").open("a") as model:
+        model.write("# edited\n")
+    after = [code_digest(case, package=package) for case in cases]
+    assert before[0] != after[0] and before[1] != after[1]
 
 
 def test_a_case_script_gets_a_digest_and_other_programs_none(monkeypatch) -> None:

@@ -1,29 +1,14 @@
-"""resnet50 / PyTorch model: torchvision-equivalent shape, parameter count, analytic FLOPs."""
+"""The tree's one ResNet-50 (chipperf.models.resnet, built by the resnet50 training and
+inference cases): torchvision's state-dict names and shapes, parameter count, analytic FLOPs."""
 
 from __future__ import annotations
-
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
-CASE = Path(__file__).resolve().parents[2] / "training" / "benchmarks" / "resnet50" / "pytorch"
+from chipperf.models import resnet as model
 
-
-def load(name: str):
-    """The case's module by path, under a unique name (other cases also have a model.py)."""
-    key = f"chipperf_case_resnet50_pytorch_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, CASE / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
-
-
-model = load("model")
+BN = ("weight", "bias", "running_mean", "running_var", "num_batches_tracked")
 
 
 def meta_resnet(classes: int = 1000):
@@ -37,13 +22,46 @@ def test_imagenet_model_has_torchvisions_parameter_count() -> None:
     assert all(p.device.type == "meta" for p in net.parameters())
 
 
-def test_layout_matches_torchvision_names() -> None:
-    names = {n for n, _ in meta_resnet().named_parameters()}
-    for expected in ("conv1.weight", "bn1.weight", "layer1.0.downsample.0.weight",
-                     "layer3.5.conv3.weight", "layer4.2.bn3.bias", "fc.weight", "fc.bias"):
-        assert expected in names
+def torchvision_keys() -> list[str]:
+    """``torchvision.models.resnet50().state_dict()``'s keys, in order, from its layout: stem,
+    four stages of (3, 4, 6, 3) bottlenecks (downsample in each stage's first block), fc."""
+    keys = ["conv1.weight", *(f"bn1.{b}" for b in BN)]
+    for stage, blocks in enumerate((3, 4, 6, 3), start=1):
+        for block in range(blocks):
+            prefix = f"layer{stage}.{block}"
+            for i in (1, 2, 3):
+                keys += [f"{prefix}.conv{i}.weight", *(f"{prefix}.bn{i}.{b}" for b in BN)]
+            if block == 0:
+                keys += [f"{prefix}.downsample.0.weight",
+                         *(f"{prefix}.downsample.1.{b}" for b in BN)]
+    return [*keys, "fc.weight", "fc.bias"]
+
+
+def test_state_dict_has_torchvisions_names_in_its_order() -> None:
+    state = meta_resnet().state_dict()
+    assert list(state) == torchvision_keys()
+    assert len(state) == 320          # 161 parameters + 159 BatchNorm buffers
     assert [len(layer) for layer in meta_resnet().layers()] == [3, 4, 6, 3]
     assert meta_resnet(10).fc.out_features == 10
+
+
+@pytest.mark.parametrize("key,shape", [
+    ("conv1.weight", (64, 3, 7, 7)),
+    ("layer1.0.downsample.0.weight", (256, 64, 1, 1)),
+    ("layer2.0.conv1.weight", (128, 256, 1, 1)),
+    ("layer2.0.conv2.weight", (128, 128, 3, 3)),
+    ("layer3.5.conv3.weight", (1024, 256, 1, 1)),
+    ("layer4.2.bn3.running_var", (2048,)),
+    ("fc.weight", (1000, 2048)),
+])
+def test_shapes_match_torchvision(key: str, shape: tuple[int, ...]) -> None:
+    assert tuple(meta_resnet().state_dict()[key].shape) == shape
+
+
+def test_v1_5_strides_on_the_3x3_conv() -> None:
+    block = meta_resnet().layer2[0]
+    assert (block.conv1.stride, block.conv2.stride) == ((1, 1), (2, 2))
+    assert block.downsample[0].stride == (2, 2)
 
 
 def measured_macs(net, size: int) -> int:
@@ -86,3 +104,11 @@ def test_forward_shape_and_zero_init_residual() -> None:
     net = model.ResNet50(10).eval()
     assert net(torch.randn(2, 3, 32, 32)).shape == (2, 10)
     assert all(int(torch.count_nonzero(b.bn3.weight.detach())) == 0 for layer in net.layers() for b in layer)
+
+
+def test_torchvision_initialisation_without_zero_init_residual() -> None:
+    """What the inference case builds: every BatchNorm starts at weight 1, bias 0."""
+    net = model.ResNet50(10, zero_init_residual=False)
+    norms = [m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    assert len(norms) == 53
+    assert all(bool((m.weight == 1).all()) and bool((m.bias == 0).all()) for m in norms)

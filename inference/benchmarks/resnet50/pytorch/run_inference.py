@@ -2,8 +2,9 @@
 
 Data: an ImageNet-layout folder (``<data_dir>/val/<class>/<image>``), pre-processed on the
 host (decode, resize, centre crop, normalise). Model: ResNet-50 v1.5 with torchvision's
-parameter names (``common.models.resnet``). Output: logits [batch, num_classes]; each item is
-scored by its top-1 class.
+parameter names and initialisation, the tree's one ResNet-50 (``chipperf.models.resnet``,
+shared with the training case). Output: logits [batch, num_classes]; each item is scored by
+its top-1 class.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from __future__ import annotations
 import sys
 
 from common.classify import image_case
-from common.models.resnet import resnet50
 from common.runner import main
 
-CASE = image_case("resnet50", lambda config: resnet50(config["num_classes"]))
+from chipperf.models.resnet import ResNet50
+
+CASE = image_case("resnet50",
+                  lambda config: ResNet50(config["num_classes"], zero_init_residual=False))
 
 if __name__ == "__main__":
     sys.exit(main(CASE))

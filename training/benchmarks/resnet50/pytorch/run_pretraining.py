@@ -5,8 +5,9 @@
         --output_dir OUT [--set name=value ...]
 
 The device and its collective backend are the vendor's (chipperf.device). The loop, data and
-FINISHED are the shared image-classification case (imagecls); this file holds the model. See
-README.md for the FLOPs formula and the measured CI runs.
+FINISHED are the shared image-classification case (imagecls); the model is the tree's one
+ResNet-50 (chipperf.models.resnet, shared with the inference case). See README.md for the
+FLOPs formula and the measured CI runs.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from pathlib import Path
 
 from driver import Config, run_case
 from imagecls.case import ImageModel, main
-from model import ResNet50, flops_per_sample
 from torch import nn
 
-# model is this folder's module (python puts the script's folder on sys.path)
+from chipperf.models.resnet import ResNet50, flops_per_sample
+
 CASE_DIR = Path(__file__).resolve().parent
 
 

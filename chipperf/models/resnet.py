@@ -1,7 +1,16 @@
-"""ResNet-50 (v1.5: stride on the 3x3 conv), the torchvision layout, written out here.
+"""ResNet-50 (v1.5: stride on the 3x3 conv) in torchvision's layout, written out here.
 
-Parameter names and shapes match ``torchvision.models.resnet50`` (conv1, bn1, layer1..4,
-fc), so the 1000-class model has 25,557,032 parameters. ``forward_macs`` counts the
+The one ResNet-50 of the tree: the training case (``training/benchmarks/resnet50/pytorch``)
+and the inference case (``inference/benchmarks/resnet50/pytorch``) both build this class.
+It is written out because torchvision (and timm, which needs it) cannot be imported in the
+cpu vendor's ``pytorch_2.13`` images, training's and inference's: they carry torch
+2.13.0+cpu, and PyPI's torchvision wheel of that release is built against the GPU build of
+torch (its compiled ops fail to load: "operator torchvision::nms does not exist").
+
+Parameter and buffer names and shapes match ``torchvision.models.resnet50`` (conv1, bn1,
+layer1..4, fc), so the 1000-class model has 25,557,032 parameters and a torchvision state
+dict loads unchanged. ``zero_init_residual`` (training's default) starts every block as the
+identity; ``False`` is torchvision's default initialisation. ``forward_macs`` counts the
 multiply-accumulates of every convolution and the fc layer from the layer shapes alone.
 """
 
