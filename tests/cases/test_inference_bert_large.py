@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -86,30 +87,83 @@ def test_engine_runs_end_to_end_within_its_bound(texts, tmp_path, engine, precis
     assert events[2].value["data"]["vocab_size"] > 1000
 
 
+LARGE = {"hidden_size": 1024, "num_layers": 24, "num_heads": 16, "intermediate_size": 4096,
+         "max_position": 512}
+SMALL = {"hidden_size": 64, "num_layers": 2, "num_heads": 2, "intermediate_size": 128,
+         "max_position": 512}
+
+
+def built_model(shape: dict, vocab: int = 30522) -> torch.nn.Module:
+    """The network the case builds for a vocabulary of ``vocab`` tokens (vocab_size: null)."""
+    module = load_entry(ENTRY, "bert_large_run_inference")
+    data = SimpleNamespace(tokenizer=SimpleNamespace(vocab=dict.fromkeys(range(vocab), 0)))
+    return module.CASE.build_model({"vocab_size": None, **shape}, data)
+
+
+def test_model_is_transformers_bert_for_masked_lm_of_bert_large_size() -> None:
+    from common.models.hf_text import parameter_count
+    from transformers import BertForMaskedLM
+
+    with torch.device("meta"):
+        model = built_model(LARGE)
+    assert isinstance(model, BertForMaskedLM)
+    c = model.config
+    assert (c.num_hidden_layers, c.hidden_size, c.num_attention_heads, c.intermediate_size,
+            c.vocab_size, c.max_position_embeddings, c.type_vocab_size) == \
+        (24, 1024, 16, 4096, 30522, 512, 2)
+    assert parameter_count(model) == 335_174_458   # bert-large-uncased's MLM, no pooler
+    assert model.cls.predictions.decoder.weight is model.bert.embeddings.word_embeddings.weight
+
+
+def expected_flops(shape: dict, vocab: int, s: int) -> int:
+    """2 per multiply-add of the projections, the attention products and the MLM head."""
+    h, f, n = shape["hidden_size"], shape["intermediate_size"], shape["num_layers"]
+    per_layer = 2 * s * (4 * h * h + 2 * h * f) + 2 * 2 * s * s * h
+    return n * per_layer + 2 * s * (h * h + h * vocab)
+
+
 def test_flops_per_item_is_bert_larges_at_128_tokens() -> None:
     from common.measure import forward_flops
-    from common.models.bert import BertForMaskedLM, BertShape
 
-    shape = BertShape()  # BERT-large: 24 x 1024, 16 heads, 30522 tokens
     with torch.device("meta"):
-        model = BertForMaskedLM(shape)
+        model = built_model(LARGE)
     ids = torch.zeros(1, 128, dtype=torch.long, device="meta")
-    flops = forward_flops(model.eval(), [ids, torch.ones_like(ids)])
-    h, s, f, v, n = 1024, 128, 4096, 30522, 24
-    per_layer = 2 * s * (4 * h * h + 2 * h * f) + 2 * 2 * s * s * h  # projections + attention
-    expected = n * per_layer + 2 * s * (h * h + h * v)               # + MLM head
-    assert flops == pytest.approx(expected, rel=1e-6)
+    # transformers reads a mask's values (to skip an all-ones one), which a meta tensor has
+    # not: no mask here, the same products (the next test counts with a padded mask)
+    flops = forward_flops(model.eval(), [ids, None])
+    assert flops == pytest.approx(expected_flops(LARGE, 30522, 128), rel=1e-6)
+
+
+def test_flops_are_counted_the_same_with_a_padded_mask() -> None:
+    """What the runner does: count on the device, the first item of the data (padded)."""
+    from common.measure import forward_flops
+
+    model = built_model(SMALL, vocab=200).eval()
+    ids = torch.randint(5, 200, (1, 32))
+    mask = torch.ones_like(ids)
+    mask[0, 20:] = 0
+    assert forward_flops(model, [ids, mask]) == expected_flops(SMALL, 200, 32)
+
+
+def test_padding_does_not_change_the_real_tokens_logits() -> None:
+    torch.manual_seed(0)
+    model = built_model(SMALL, vocab=200).eval()
+    ids = torch.randint(5, 200, (1, 8))
+    padded = torch.cat([ids, torch.zeros(1, 4, dtype=torch.long)], dim=1)
+    mask = torch.cat([torch.ones(1, 8), torch.zeros(1, 4)], dim=1).long()
+    with torch.no_grad():
+        short, long = model(ids, torch.ones_like(ids)), model(padded, mask)
+    assert short.shape == (1, 8, 200)
+    torch.testing.assert_close(short, long[:, :8], atol=1e-5, rtol=1e-5)
 
 
 def test_checkpoint_in_hugging_face_names_scores_masked_tokens(texts, tmp_path) -> None:
-    from common.models.bert import BertForMaskedLM, BertShape
-
     vocab = len((texts / "vocab.txt").read_text(encoding="utf-8").splitlines())
-    shape = BertShape(vocab_size=vocab, hidden_size=64, num_layers=2, num_heads=2,
-                      intermediate_size=128)
-    state = BertForMaskedLM(shape).state_dict()
-    state["bert.pooler.dense.weight"] = torch.zeros(64, 64)  # HF extras are ignored
-    state["cls.predictions.decoder.bias"] = state["cls.predictions.bias"]
+    torch.manual_seed(1)
+    state = built_model(SMALL, vocab).state_dict()
+    state["bert.pooler.dense.weight"] = torch.zeros(64, 64)  # BertForPreTraining's extras
+    state["cls.seq_relationship.weight"] = torch.zeros(2, 64)  # are ignored
+    del state["cls.predictions.decoder.bias"]  # saved once, as cls.predictions.bias: tied
     torch.save(state, tmp_path / "mlm.pt")
     proc, events = run_case(texts, tmp_path, f"checkpoint={tmp_path / 'mlm.pt'}",
                             "accuracy_target=0.0")

@@ -112,3 +112,26 @@ def test_checkpoint_errors(tmp_path: Path) -> None:
     (tmp_path / "text.pt").write_text("hello")
     with pytest.raises(CaseError, match="cannot be read by torch.load"):
         load_into(model, str(tmp_path / "text.pt"))
+
+
+class Tied(torch.nn.Module):
+    """A decoder whose weight and bias are other modules' (BERT's MLM head)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = torch.nn.Embedding(5, 3)
+        self.bias = torch.nn.Parameter(torch.zeros(5))
+        self.decoder = torch.nn.Linear(3, 5)
+        self.decoder.weight = self.embed.weight
+        self.decoder.bias = self.bias
+
+
+def test_checkpoint_may_give_a_tied_tensor_under_one_of_its_names(tmp_path: Path) -> None:
+    model = Tied()
+    torch.save({"embed.weight": torch.ones(5, 3), "bias": torch.full((5,), 2.0)},
+               tmp_path / "one_name.pt")
+    load_into(model, str(tmp_path / "one_name.pt"))
+    assert model.decoder.weight.sum().item() == 15.0 and model.decoder.bias.sum().item() == 10.0
+    torch.save({"embed.weight": torch.ones(5, 3)}, tmp_path / "no_bias.pt")
+    with pytest.raises(CaseError, match="missing bias, decoder.bias; unexpected none"):
+        load_into(model, str(tmp_path / "no_bias.pt"))

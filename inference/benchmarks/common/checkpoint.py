@@ -28,11 +28,20 @@ def load_into(model: nn.Module, path: str, ignorable: tuple[str, ...] = ()) -> N
                         f"{first}: give a torch.save()d state dict") from exc
     state = _unwrap(state, file)
     result = model.load_state_dict(state, strict=False)
+    missing = _untied(model, result.missing_keys, state)
     unexpected = [k for k in result.unexpected_keys if not k.startswith(ignorable)]
-    if result.missing_keys or unexpected:
+    if missing or unexpected:
         raise CaseError(f"checkpoint {file} does not fit the model: missing "
-                        f"{_few(result.missing_keys)}; unexpected {_few(unexpected)}: give a "
+                        f"{_few(missing)}; unexpected {_few(unexpected)}: give a "
                         "state dict with the model's parameter names (see docs/inference.md)")
+
+
+def _untied(model: nn.Module, missing: list[str], given: Mapping[str, Any]) -> list[str]:
+    """The missing keys that are not another name of a tensor the checkpoint gave (a tied
+    weight, e.g. BERT's decoder bias, which is its head's bias, saved under one name)."""
+    tensors = model.state_dict(keep_vars=True)
+    loaded = {id(tensors[k]) for k in given if k in tensors}
+    return [k for k in missing if id(tensors[k]) not in loaded]
 
 
 def _unwrap(state: Any, file: Path) -> Mapping[str, torch.Tensor]:

@@ -1,9 +1,10 @@
 """chipperf inference case bert_large (PyTorch model; engines: see common.engines).
 
 Data: plain text (or SQuAD-style JSON) with a WordPiece vocab.txt, tokenised on the host
-and masked (``common.text``). Model: BERT encoder with the masked-LM head, Hugging Face
-parameter names (``common.models.bert``); BERT-large shape by default. Output: logits
-[batch, seq_len, vocab]; the masked positions are scored by their top-1 token.
+and masked (``common.text``). Model: transformers' ``BertForMaskedLM`` built from a
+``BertConfig`` of the configured shape (``common.models.hf_text``; BERT-large by default:
+335,174,458 parameters at vocab 30522, no pooler). Output: logits [batch, seq_len, vocab];
+the masked positions are scored by their top-1 token.
 """
 
 from __future__ import annotations
@@ -15,13 +16,17 @@ import torch
 from common import text
 from common.case import Case
 from common.errors import CaseError
-from common.models.bert import BertForMaskedLM, BertShape
+from common.models.hf_text import masked_lm
 from common.runner import main
 
-SHAPE_KEYS = ("hidden_size", "num_layers", "num_heads", "intermediate_size", "max_position")
-# Keys of Hugging Face BERT checkpoints this model has no use for.
+# case key -> transformers' BertConfig key
+SHAPE_KEYS = {"hidden_size": "hidden_size", "num_layers": "num_hidden_layers",
+              "num_heads": "num_attention_heads", "intermediate_size": "intermediate_size",
+              "max_position": "max_position_embeddings"}
+# Keys of Hugging Face BERT checkpoints this model has no use for: BertForPreTraining's pooler
+# and next-sentence head, and the index buffers older transformers saved.
 IGNORABLE = ("bert.embeddings.position_ids", "bert.embeddings.token_type_ids", "bert.pooler.",
-             "cls.seq_relationship.", "cls.predictions.decoder.bias")
+             "cls.seq_relationship.")
 
 
 def load_data(config: Mapping[str, Any], data_dir: str, max_items: int | None) -> text.TextItems:
@@ -47,7 +52,7 @@ def build_model(config: Mapping[str, Any], data: text.TextItems) -> torch.nn.Mod
     if size < vocab:
         raise CaseError(f"vocab_size {size} is smaller than the vocabulary ({vocab} tokens): "
                         "set vocab_size: null to take it from vocab.txt")
-    return BertForMaskedLM(BertShape(vocab_size=size, **{k: config[k] for k in SHAPE_KEYS}))
+    return masked_lm({"vocab_size": size, **{hf: config[k] for k, hf in SHAPE_KEYS.items()}})
 
 
 def scored(logits: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
