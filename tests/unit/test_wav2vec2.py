@@ -5,6 +5,11 @@ one error naming what is missing."""
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import subprocess
+import sys
 import wave
 from pathlib import Path
 from types import ModuleType
@@ -112,7 +117,8 @@ def test_contrastive_accuracy_counts_a_collapsed_codebook_as_wrong() -> None:
     batches, train = module("w2v_batches"), module("w2v_train")
     masks, negatives = batches.masks_and_negatives(masking(batches, 20), 0, 2,
                                                    np.random.default_rng(2))
-    batch = train.Tensors(torch.zeros(2, 1), torch.from_numpy(masks), torch.from_numpy(negatives))
+    batch = train.Tensors(torch.zeros(2, 1), torch.from_numpy(masks), torch.from_numpy(negatives),
+                          int(masks.sum()))
     codes = torch.nn.functional.one_hot(torch.arange(40) % 20, 32).float().view(2, 20, 32)
     right, seen = train.contrastive_correct(Outputs(codes, codes), batch)
     assert right == seen == int(masks.sum())                       # context = own target
@@ -123,13 +129,73 @@ def test_contrastive_accuracy_counts_a_collapsed_codebook_as_wrong() -> None:
     assert right == 0                                              # every negative equal
 
 
-def write_wav(path: Path, samples: int, rate: int = 16000) -> None:
+def write_wav(path: Path, samples: int, rate: int = 16000, seed: int | None = None) -> None:
+    """Silence, or (with ``seed``) noise of that seed."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    audio = np.zeros(samples, dtype="<i2") if seed is None else \
+        np.random.default_rng(seed).integers(-3000, 3000, samples).astype("<i2")
     with wave.open(str(path), "wb") as out:
         out.setnchannels(1)
         out.setsampwidth(2)
         out.setframerate(rate)
-        out.writeframes(np.zeros(samples, dtype="<i2").tobytes())
+        out.writeframes(audio.tobytes())
+
+
+def write_train_subset(folder: Path, count: int = 48) -> None:
+    """``folder/train.tsv`` over ``count`` noise utterances of 1.1-1.5 s, each its own."""
+    lengths = np.random.default_rng(5).integers(17600, 24000, count)
+    rows = [f"train/{n}.wav\t{length}" for n, length in enumerate(lengths)]
+    for n, length in enumerate(lengths):
+        write_wav(folder / "train" / f"{n}.wav", int(length), seed=n)
+    (folder / "train.tsv").write_text(f"{folder}\n" + "\n".join(rows) + "\n")
+
+
+def test_the_ranks_of_a_world_train_on_the_one_rank_global_batch(tmp_path: Path) -> None:
+    """Rank r of a world keeps rows r * local.. of the global batch drawn whole (audio, masks,
+    negatives re-based to its rows); the loss's denominator is the global masked count."""
+    batches, data, model = module("w2v_batches"), module("w2v_data"), module("w2v_model")
+    write_train_subset(tmp_path)
+    subset = data.open_subset(tmp_path, "train", 16000, "prepare_data.py")
+    preset = model.PRESETS["tiny"]
+    masking = batches.Masking(preset["mask_time_prob"], preset["mask_time_length"],
+                              preset["num_negatives"], lambda samples: model.frames(preset, samples))
+    for epoch, index in ((1, 0), (1, 2), (2, 1)):
+        whole = batches.TrainPlan(subset, 16000, masking, 16, 0, 1, 1234, epoch).batch(index)
+        for world in (2, 4):
+            shares = [batches.TrainPlan(subset, 16000, masking, 16, rank, world, 1234,
+                                        epoch).batch(index) for rank in range(world)]
+            frames = whole.mask.shape[1]
+            rebased = [s.negatives + r * (16 // world) * frames for r, s in enumerate(shares)]
+            assert np.array_equal(np.concatenate([s.audio for s in shares]), whole.audio)
+            assert np.array_equal(np.concatenate([s.mask for s in shares]), whole.mask)
+            assert np.array_equal(np.concatenate(rebased), whole.negatives)
+            assert {s.masked_total for s in shares} == {whole.masked_total} == \
+                {int(whole.mask.sum())}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_two_ddp_ranks_step_as_one_rank_does(tmp_path: Path) -> None:
+    """Three steps of train_step on two gloo ranks (DDP, 8 rows each) leave the parameters
+    where the same three global batches of 16 leave them on one rank (Gumbel noise and the
+    per-rank diversity term out; see w2v_ddp_steps.py). Each rank dividing its loss by its
+    own masked-frame count (before the global count) left them 2.5e-4 apart."""
+    write_train_subset(tmp_path)
+    out = tmp_path / "result.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2",
+         f"--master_port={free_port()}", str(Path(__file__).parent / "w2v_ddp_steps.py"),
+         str(tmp_path), str(out)],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["moved"] > 1e-3, result
+    assert result["max_diff"] < 1e-6, result
 
 
 def test_a_manifest_reads_crops_from_a_moved_root(tmp_path: Path) -> None:

@@ -106,7 +106,8 @@ def build_loop(cfg: Config, dist: DistEnv, device: TorchDevice, preset: Mapping[
     return Loop(model=wrapped, optimizer=optimizer, scheduler=scheduler, device=device.device,
                 dtype=cfg.dtype, grad_clip_norm=float(cfg.grad_clip_norm),
                 gumbel=Gumbel(cfg.gumbel_temp_max, cfg.gumbel_temp_min, cfg.gumbel_temp_decay),
-                train_epoch=train_epochs(cfg, dist, train, masking), eval_set=evals)
+                train_epoch=train_epochs(cfg, dist, train, masking), eval_set=evals,
+                world=dist.world_size)
 
 
 def main(argv: list[str] | None = None) -> None:

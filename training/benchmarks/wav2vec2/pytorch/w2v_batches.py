@@ -8,6 +8,11 @@ masks; transformers' ``_compute_mask_indices`` draws the same way from numpy's g
 generator, these from the batch's own). Negatives: for each masked frame, ``num_negatives``
 other masked frames of the same crop, uniformly (transformers' ``_sample_negative_indices``),
 as indices into the batch's flattened frames.
+
+A training step's global batch is drawn whole (its crops' offsets, masks and negatives) on
+every rank, and each rank keeps its rows: the rows, masks and negatives trained on do not
+depend on the world size, and every rank knows the global batch's masked-frame count, the
+loss's denominator (``w2v_train.train_step``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ class Batch:
     audio: np.ndarray       # (B, crop_samples) float32
     mask: np.ndarray        # (B, frames) bool
     negatives: np.ndarray   # (B, frames, num_negatives) int64, into the flattened B * frames
+    masked_total: int       # masked frames of the whole global batch (all ranks' rows)
 
 
 def time_mask(masking: Masking, frames: int, rng: np.random.Generator) -> np.ndarray:
@@ -70,7 +76,7 @@ def make_batch(subset: Subset, picks: Sequence[int], offsets: Sequence[int], cro
                masking: Masking, rng: np.random.Generator) -> Batch:
     utterances = [subset.utterances[i] for i in picks]
     mask, negatives = masks_and_negatives(masking, crop, len(picks), rng)
-    return Batch(crops(utterances, offsets, crop), mask, negatives)
+    return Batch(crops(utterances, offsets, crop), mask, negatives, int(mask.sum()))
 
 
 @dataclass(frozen=True)
@@ -101,13 +107,20 @@ class TrainPlan:
         return self.batch(index)
 
     def batch(self, index: int) -> Batch:
-        """This rank's share of global batch ``index`` (the same on every call)."""
-        start = index * self.global_batch + self.rank * self.local
-        picks = [int(i) for i in self.order()[start:start + self.local]]
-        rng = np.random.default_rng([self.seed, self.epoch, self.rank, index])
+        """This rank's rows of global batch ``index`` (the same on every call and for every
+        world size): the offsets, masks and negatives of the whole global batch are drawn
+        from one generator (keyed as the one-rank draw was before the global batch was drawn
+        whole, so one-rank runs are unchanged), then this rank keeps its share."""
+        start = index * self.global_batch
+        picks = [int(i) for i in self.order()[start:start + self.global_batch]]
+        rng = np.random.default_rng([self.seed, self.epoch, 0, index])
         offsets = [int(rng.integers(0, self.subset.utterances[i].samples - self.crop + 1))
                    for i in picks]
-        return make_batch(self.subset, picks, offsets, self.crop, self.masking, rng)
+        mask, negatives = masks_and_negatives(self.masking, self.crop, len(picks), rng)
+        mine = slice(self.rank * self.local, (self.rank + 1) * self.local)
+        first_frame = self.rank * self.local * mask.shape[1]
+        audio = crops([self.subset.utterances[i] for i in picks[mine]], offsets[mine], self.crop)
+        return Batch(audio, mask[mine], negatives[mine] - first_frame, int(mask.sum()))
 
 
 def eval_batches(subset: Subset, count: int, rank: int, world: int, masking: Masking,

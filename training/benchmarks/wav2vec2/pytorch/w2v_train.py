@@ -21,12 +21,14 @@ class Tensors:
     audio: torch.Tensor
     mask: torch.Tensor
     negatives: torch.Tensor
+    masked_total: int       # masked frames of the global batch, all ranks together
 
 
 def on_device(batch: Batch, device: torch.device) -> Tensors:
     def tensor(a: Any) -> torch.Tensor:
         return torch.as_tensor(a).to(device, non_blocking=True)
-    return Tensors(tensor(batch.audio), tensor(batch.mask), tensor(batch.negatives))
+    return Tensors(tensor(batch.audio), tensor(batch.mask), tensor(batch.negatives),
+                   batch.masked_total)
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ class Loop:
     gumbel: Gumbel
     train_epoch: Callable[[int], Iterable[Batch]]   # epoch -> this rank's batches
     eval_set: Sequence[Batch]                       # this rank's share of the eval subset
+    world: int = 1                                  # ranks (DDP averages their gradients)
     steps: int = 0
 
     def batches(self, epoch: int) -> Iterator[Tensors]:
@@ -90,18 +93,24 @@ def forward(model: nn.Module, loop: Loop, batch: Tensors) -> Any:
 
 
 def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
-    """forward + backward + optimizer step; the loss (contrastive + weighted diversity) per
-    masked frame, unsynchronised."""
+    """forward + backward + optimizer step; returns this rank's loss (contrastive + weighted
+    diversity) per masked frame, unsynchronised.
+
+    The gradient is that of the global batch's loss per masked frame, whatever the world
+    size: each rank's summed loss is scaled by ``world / masked frames of the global batch``
+    and DDP averages over the ranks. (Each rank's own mean, DDP-averaged, would weigh a
+    frame by its rank's masked-frame count.) The diversity term's codebook perplexity is
+    still each rank's (a statistic of the batch transformers' quantizer is given)."""
     unwrapped(loop.model).set_gumbel_temperature(loop.gumbel.at(loop.steps))
     loop.optimizer.zero_grad(set_to_none=True)
-    loss = forward(loop.model, loop, batch).loss.float() / batch.mask.sum()
-    loss.backward()
+    summed = forward(loop.model, loop, batch).loss.float()
+    (summed * (loop.world / batch.masked_total)).backward()
     if loop.grad_clip_norm > 0:
         nn.utils.clip_grad_norm_(loop.model.parameters(), loop.grad_clip_norm)
     loop.optimizer.step()
     loop.scheduler.step()
     loop.steps += 1
-    return loss.detach()
+    return summed.detach() / batch.mask.sum()
 
 
 def contrastive_correct(out: Any, batch: Tensors) -> tuple[torch.Tensor, torch.Tensor]:
