@@ -38,7 +38,7 @@ def test_the_ci_audio_has_the_manifest_layout(audio_dir: Path) -> None:
 
 def test_two_ranks_train_evaluate_and_finish(audio_dir: Path, tmp_path: Path) -> None:
     """Twenty steps of the CI config over gloo: two evaluations, a valid FINISHED with the
-    not-converged verdict (the tiny model has no CI recipe that reaches its target yet: see
+    not-converged verdict (the tiny model has no CI recipe that reaches its target reliably: see
     the case README), the work of every rank and the FLOPs the case counted."""
     context = CASE.context(audio_dir, "config_xeonx1x2.py", tmp_path, 2)
     context = replace(context, case_args=(*context.case_args, "--set", "max_steps=20",
