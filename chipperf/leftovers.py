@@ -13,6 +13,7 @@ import dataclasses
 import json
 import logging
 import platform
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,6 +29,10 @@ from chipperf.remote.host import Host
 
 log = logging.getLogger("chipperf")
 ORIGIN = "origin.json"
+# How long `collect` waits for an ended master's lease to drop on a host it reaches: sshd ends
+# the master's session when its connection closes, which a loaded host took seconds to do
+# (a fresh-Debian .ci/run: collect right after the SIGKILL found one of two hosts still held)
+LEASE_DROP_WAIT_S = 30.0
 
 
 @dataclass
@@ -62,7 +67,7 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
         if origin is None and with_origin_only:
             swept.left.append(f"{work}: not marked as a chipperf run's ({ORIGIN} missing)")
             continue
-        if _busy(host, work):
+        if _busy(host, work, LEASE_DROP_WAIT_S if master_gone else 0.0):
             swept.left.append(f"{run_id}: its lease here is still held by the ended master's "
                               "SSH session (a host that was cut off drops it once it hears "
                               "from this machine again, within a minute or two): run "
@@ -104,11 +109,17 @@ def _containers(host: Host) -> dict[str, list[Any]]:
     return by_run
 
 
-def _busy(host: Host, work: str) -> bool:
-    """Whether the run holds its lease here (a dir without a lease file has no holder: it is
-    not made, so nothing is left in another run's dir)."""
-    return host.exists(lease_path(work)) and \
-        host.run(busy_argv(work), check=False).exit_code == BUSY
+def _busy(host: Host, work: str, wait_s: float = 0.0) -> bool:
+    """Whether the run holds its lease here, still after ``wait_s`` seconds of asking once a
+    second (a dir without a lease file has no holder: it is not made, so nothing is left in
+    another run's dir)."""
+    deadline = time.monotonic() + wait_s
+    while host.exists(lease_path(work)) and \
+            host.run(busy_argv(work), check=False).exit_code == BUSY:
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(1.0)
+    return False
 
 
 def _collect(host: Host, work: str, run_id: str, origin: dict[str, Any] | None,

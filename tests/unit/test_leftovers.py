@@ -87,6 +87,34 @@ def test_a_running_run_is_left_alone(tmp_path):
     assert not Path(lease_path(work)).exists()
 
 
+def test_collect_waits_for_an_ended_masters_lease_to_drop(tmp_path, monkeypatch):
+    """master_gone: a lease still held is the ended master's session that the host has not
+    dropped yet; the sweep waits for it (bounded) instead of leaving the files behind."""
+    import threading
+
+    from chipperf import leftovers
+
+    engine = Engine()
+    master = Host(engine)
+    a_run(tmp_path, "run5", master, engine)
+    work = host_work_dir(str(tmp_path / "work"), "run5", master.name)
+    master.hold(hold_argv(work))
+    threading.Timer(2.0, master.close).start()          # the host drops it 2 s later
+    swept = sweep_host(Host(engine), str(tmp_path / "work"), only="run5", master_gone=True)
+    assert len(swept.collected) == 1 and swept.left == [] and not Path(work).exists()
+
+    a_run(tmp_path, "run6", master, engine)             # held for longer than the wait
+    work = host_work_dir(str(tmp_path / "work"), "run6", master.name)
+    holder = Host(engine)
+    holder.hold(hold_argv(work))
+    monkeypatch.setattr(leftovers, "LEASE_DROP_WAIT_S", 1.0)
+    try:
+        swept = sweep_host(Host(engine), str(tmp_path / "work"), only="run6", master_gone=True)
+        assert swept.collected == [] and "still held by the ended master" in swept.left[0]
+    finally:
+        holder.close()
+
+
 def test_run_leaves_dirs_it_cannot_tell_are_chipperf_runs(tmp_path):
     engine = Engine()
     host = Host(engine)
