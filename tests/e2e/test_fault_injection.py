@@ -5,6 +5,7 @@ chipperf command has reached it; each leaves the cluster healthy (`simcluster.py
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import signal
@@ -174,10 +175,16 @@ def test_master_killed_mid_round_then_the_next_command_recovers(tmp_path, sim_cl
     cluster, test = configs(tmp_path, sim_cluster, {TWO_ROUNDS: str(digits_dir)})
     run = background(tmp_path, cluster, test)
     run.wait_for(": started chipperf-", 2)
-    time.sleep(3)
+    run_dir = latest_run_dir(tmp_path / "result")
+    # mid-round: both nodes' launchers have written (on a loaded machine a container reported
+    # started can take seconds more; killed before it writes, a node has nothing to bring home)
+    written = f"{WORK_ROOT}/{run_dir.name}/*/results/{CASE_DIR}/round1/*/launcher.log"
+    deadline = time.monotonic() + 120
+    while len(glob.glob(written)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert len(glob.glob(written)) == 2, glob.glob(written)
     run.proc.kill()
     run.proc.wait(timeout=30)
-    run_dir = latest_run_dir(tmp_path / "result")
     assert record_of(run_dir)["status"] == "running"
     checked = chipperf("check", str(run_dir), cwd=tmp_path)
     assert checked.returncode == 1 and "is gone" in checked.output, checked
