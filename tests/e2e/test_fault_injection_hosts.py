@@ -214,11 +214,11 @@ def test_work_root_full_on_one_host(tmp_path, sim_cluster, tiny_digits, tiny_tra
     assert leftovers(sim_cluster, run_id) == []
 
 
-SLOW_CPUS = 0.05
+SLOW_CPUS = 0.1   # 0.05 once took the capped engine past the 600 s round deadline at load ~8
 
 
 def test_one_host_much_slower(tmp_path, sim_cluster, tiny_digits, tiny_training, repaired):
-    """h5 (node 1) capped at 0.05 CPUs (`simcluster.py cpu-share --hosts h5`), h4 not, the
+    """h5 (node 1) capped at 0.1 CPUs (`simcluster.py cpu-share --hosts h5`), h4 not, the
     tiny case on both: the run still succeeds, takes longer than the same run uncapped, and
     run.json's per-node round times show h5 starting last (its engine crawls); the two ranks
     end together (synchronous training: the fast rank waits at every all-reduce). Nothing is
@@ -247,11 +247,11 @@ def test_one_host_much_slower(tmp_path, sim_cluster, tiny_digits, tiny_training,
     print(f"round {(round1['finished_ms'] - round1['started_ms']) / 1000:.1f} s; "
           f"{json.dumps(times)}")
     slow, fast = times[f"{h5.address}_noderank1"], times[f"{h4.address}_noderank0"]
-    assert slow["start_s"] > fast["start_s"] + 2.0, times
+    assert slow["start_s"] > fast["start_s"] + 1.0, times   # measured at 0.1 CPUs: 2.3 s later
     (warm1,) = record_of(warm.run_dir)["cases"]["resnet50-pytorch_2.13-xeon-2x1"]["rounds"]
     warm_s = (warm1["finished_ms"] - warm1["started_ms"]) / 1000
     capped_s = (round1["finished_ms"] - round1["started_ms"]) / 1000
-    assert capped_s > 1.5 * warm_s, (capped_s, warm_s)   # measured: 247.1 s vs 59.4 s
+    assert capped_s > 1.5 * warm_s, (capped_s, warm_s)   # 0.05 CPUs: 247.1 s vs 59.4 s; 0.1: 89.7 s
     assert leftovers(sim_cluster, result.run_dir.name) == []
 
 
