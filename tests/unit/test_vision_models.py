@@ -3,7 +3,6 @@ the published parameter counts hold, and the FLOP counter agrees with resnet50's
 
 from __future__ import annotations
 
-import sys
 from types import ModuleType
 
 import pytest
@@ -43,11 +42,8 @@ def test_flop_counter_matches_resnet50s_analytic_count() -> None:
     import torch
     from imagecls.hf import count_forward_flops
 
-    sys.path.insert(0, str(BENCHMARKS / "resnet50" / "pytorch"))
-    try:
-        from model import ResNet50, flops_per_sample
-    finally:
-        sys.path.pop(0)
+    from chipperf.models.resnet import ResNet50, flops_per_sample
+
     with torch.device("meta"):
         net = ResNet50(1000)
     assert count_forward_flops(net, 224) == flops_per_sample(net, 224).forward == 8_178_368_512
