@@ -67,12 +67,14 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
         if origin is None and with_origin_only:
             swept.left.append(f"{work}: not marked as a chipperf run's ({ORIGIN} missing)")
             continue
-        if _busy(host, work, LEASE_DROP_WAIT_S if master_gone else 0.0):
+        if master_gone and _busy(host, work, LEASE_DROP_WAIT_S):
             swept.left.append(f"{run_id}: its lease here is still held by the ended master's "
                               "SSH session (a host that was cut off drops it once it hears "
                               "from this machine again, within a minute or two): run "
-                              "`chipperf collect` again" if master_gone else
-                              f"{run_id}: running (its master holds the run's lease)")
+                              "`chipperf collect` again")
+            continue
+        if not master_gone and _busy(host, work):
+            swept.left.append(f"{run_id}: running (its master holds the run's lease)")
             continue
         if not _collect(host, work, run_id, origin, swept):
             continue
