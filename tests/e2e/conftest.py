@@ -103,6 +103,13 @@ def t5_text_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def w2v_audio_dir() -> Path:
+    """The wav2vec2 case's synthetic speech-like utterances in fairseq's manifest layout."""
+    return prepared_text_dir("w2v-audio", REPO / "training/benchmarks/wav2vec2/pytorch",
+                             "prepare_data.py")
+
+
+@pytest.fixture(scope="session")
 def shapes_dir() -> Path:
     """The detection cases' generated shapes in COCO 2017's layout (prepare_shapes.py's
     defaults: 256 train and 64 val images of 64 x 64), made once per version of the script."""

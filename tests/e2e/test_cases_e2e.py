@@ -1,9 +1,9 @@
-"""End to end: `chipperf run` of bert, gpt2, distilbert and t5_small (PyTorch) and llama2_7b (DeepSpeed)
-across two simulated hosts, one rank per host, to a converged FINISHED on each case's CI
-config (xeon 2x1); llama3_8B and mixtral_8x7B (PyTorch) with 2 ranks per host (xeon 2x2:
-tensor parallel inside each host, FSDP2 across the two); and the detection cases retinanet and
-faster_rcnn (PyTorch 2.14 with torchvision) with 2 ranks on one host (xeon 1x2: their image,
-~5.5 GB of CUDA torch, is shipped to one simulated host only).
+"""End to end: `chipperf run` of bert, gpt2, distilbert, t5_small and wav2vec2 (PyTorch) and
+llama2_7b (DeepSpeed) across two simulated hosts, one rank per host, to a converged FINISHED
+on each case's CI config (xeon 2x1); llama3_8B and mixtral_8x7B (PyTorch) with 2 ranks per
+host (xeon 2x2: tensor parallel inside each host, FSDP2 across the two); and the detection
+cases retinanet and faster_rcnn (PyTorch 2.14 with torchvision) with 2 ranks on one host
+(xeon 1x2: their image, ~5.5 GB of CUDA torch, is shipped to one simulated host only).
 
 Each case's data is made once per session by its own prepare_data.py under
 /var/lib/chipperf-test/data, which every simulated host sees at the same path.
@@ -68,6 +68,10 @@ DISTILBERT = Case("distilbert:pytorch_2.13:xeon:2:1:1", "distilbert-pytorch_2.13
 T5_SMALL = Case("t5_small:pytorch_2.13:xeon:2:1:1", "t5_small-pytorch_2.13-xeon-2x1",
                 "t5_text_dir", "samples", "rouge1", 95.0, True, "")
 
+WAV2VEC2 = Case("wav2vec2:pytorch_2.13:xeon:2:1:1", "wav2vec2-pytorch_2.13-xeon-2x1", "w2v_audio_dir",
+                "samples", "contrastive_accuracy", 0.55, True, "")
+
+
 
 def rank0_finished(node: Path) -> dict:
     events, problems = parse_lines((node / "rank0.out.log").read_text().splitlines())
@@ -118,9 +122,10 @@ def check_summary(case: Case, run_dir: Path, finished: dict, gemm_peak_run: Path
         assert round1.work_per_joule > 0
 
 
-@pytest.mark.parametrize("case", [BERT, LLAMA, GPT2, DISTILBERT, T5_SMALL, LLAMA3, MIXTRAL],
+@pytest.mark.parametrize("case", [BERT, LLAMA, GPT2, DISTILBERT, T5_SMALL, WAV2VEC2, LLAMA3, MIXTRAL],
                          ids=["bert_pytorch", "llama2_deepspeed", "gpt2_pytorch", "distilbert_pytorch",
-                              "t5_small_pytorch", "llama3_pytorch", "mixtral_pytorch"])
+                              "t5_small_pytorch", "wav2vec2_pytorch", "llama3_pytorch",
+                              "mixtral_pytorch"])
 def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path, gemm_peak_run):
     data_dir = request.getfixturevalue(case.data)
     h1, h2 = sim_cluster.hosts[:2]

@@ -337,10 +337,12 @@ def soak_configs(where: Path, sim_cluster, tiny_digits: Path, tiny_training: Pat
 
 def test_soak_20_runs_leave_nothing_growing(tmp_path, sim_cluster, tiny_digits, tiny_training):
     """20 back-to-back runs of the tiniest case (resnet50 1x1, one epoch of 80 digits) in
-    this process, as `chipperf run` does them: afterwards no host has more containers,
-    processes, daemon file descriptors or chipperf images than after the first run, no run
-    left a work dir, and this master has no more open files or threads (a little slack: a
-    probe thread or pooled connection may be mid-close)."""
+    this process, as `chipperf run` does them: afterwards no host has a container left or
+    more chipperf images than after the first run, no run left a work dir, and neither the
+    hosts (processes, daemon file descriptors) nor this master (open files, threads) have
+    grown: each count, at its lowest over the last three runs, is within a little slack of
+    the first run's (a probe thread, pooled connection or container shim may be mid-close
+    when one run's counts are taken). Every run's counts are printed, and in the failure."""
     import psutil
 
     from chipperf import controller
@@ -360,12 +362,15 @@ def test_soak_20_runs_leave_nothing_growing(tmp_path, sim_cluster, tiny_digits, 
                      "threads": me.num_threads(), **host_usage(sim_cluster)})
         print(json.dumps(rows[-1]), flush=True)
     print(f"{SOAK_RUNS} runs in {time.monotonic() - started:.0f} s")
-    first, last = rows[0], rows[-1]
-    assert last["fds"] <= first["fds"] + 3 and last["threads"] <= first["threads"] + 3, \
-        (first, last)
+    # Growth is what the last runs all show: a leak grows with every run, so the fewest of
+    # the last three still exceeds the first; one mid-close file or lingering shim does not.
+    first, tail = rows[0], rows[-3:]
+    everything = json.dumps(rows)
+    assert min(r["fds"] for r in tail) <= first["fds"] + 3, everything
+    assert min(r["threads"] for r in tail) <= first["threads"] + 3, everything
     for host in sim_cluster.hosts:
-        a, b = first[host.name], last[host.name]
-        assert b["containers"] == 0 and b["images"] == a["images"], (a, b)
-        assert b["processes"] <= a["processes"] + 2 and b["daemon_fds"] <= a["daemon_fds"] + 8, \
-            (a, b)
+        a, ends = first[host.name], [r[host.name] for r in tail]
+        assert ends[-1]["containers"] == 0 and ends[-1]["images"] == a["images"], everything
+        assert min(e["processes"] for e in ends) <= a["processes"] + 2, everything
+        assert min(e["daemon_fds"] for e in ends) <= a["daemon_fds"] + 8, everything
     assert [r for r in run_ids if (Path(WORK_ROOT) / r).exists()] == []
