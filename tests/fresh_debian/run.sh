@@ -8,7 +8,10 @@
 #    as an image tagged by a hash of those inputs, so reruns reuse it (--rebuild makes it again).
 # 2. Starts that image as a container able to run its own Docker engine (Docker-in-Docker:
 #    all capabilities, a private cgroup namespace with the v1 hierarchies mounted afresh inside,
-#    an anonymous volume for /var/lib/docker), with this machine's pip configuration, the local
+#    anonymous volumes for /var/lib/docker and the simulated hosts' /var/lib/chipperf-sim: on
+#    the container's own overlay file system their engines would fall back to the vfs storage
+#    driver, which copies a whole image for every container; a real machine has overlay2),
+#    with this machine's pip configuration, the local
 #    package folders it names and the CA bundle mounted read-only: pip inside sees the mirrors
 #    this machine sees, nothing more is installed into the image.
 # 3. Clones this repository at REF (default HEAD; committed work only) into /root/chipperf and
@@ -31,7 +34,7 @@ REBUILD=0
 KEEP=0
 OUT=""
 
-usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 die() { echo "fresh_debian: $*" >&2; exit 2; }
 
 while [[ $# -gt 0 ]]; do
@@ -55,7 +58,7 @@ mkdir -p "$OUT"
 WORK="$(mktemp -d /tmp/chipperf-fresh-work.XXXXXX)"
 NAME="chipperf-fresh-$$"
 
-cleanup() {  # the container with its anonymous /var/lib/docker volume (the inner engine's
+cleanup() {  # the container with its anonymous volumes (the inner engines'
     # images: tens of GB), and the clone; the base image stays (289 MB, reused by key)
     [[ -z "${EXEC_PID:-}" ]] || kill "$EXEC_PID" 2>/dev/null || true
     if [[ $KEEP -eq 1 ]]; then
@@ -136,7 +139,7 @@ start_container() {  # start_container IMAGE
         --cap-add ALL --cap-drop SYS_RESOURCE \
         --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
         --device-cgroup-rule='a *:* rwm' --cgroupns=private \
-        -v /var/lib/docker -v "$WORK/src:/mnt/src:ro" \
+        -v /var/lib/docker -v /var/lib/chipperf-sim -v "$WORK/src:/mnt/src:ro" \
         "${opts[@]}" "$1" sleep infinity >/dev/null
 }
 
