@@ -258,10 +258,13 @@ def _progress(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[Nod
               liveness: Liveness) -> None:
     node = rnd.nodes[0]
     tail = ""
-    if liveness.silent_for(node.host) < 2 * liveness.interval_s + 5:  # else: would block
+    # Not from a host that has gone quiet, and never for long: the round loop waits on this
+    # read, and a host losing its packets may answer one probe and then hang this read
+    # (seen: 100 s, so its loss was noticed after 123 s instead of HOST_LOST_AFTER's 20 s).
+    if liveness.silent_for(node.host) < 2 * liveness.interval_s + 5:
         try:
-            tail = hosts[node.host].read_tail(f"{node.output_dir}/rank0.out.log", 20000).decode(
-                errors="replace")
+            tail = hosts[node.host].read_tail(f"{node.output_dir}/rank0.out.log", 20000,
+                                              timeout=liveness.interval_s).decode(errors="replace")
         except HostError:
             pass
     events, _ = parse_lines(tail.splitlines())

@@ -79,7 +79,9 @@ class Host:
         """``rm -rf``; a missing path is fine."""
         raise NotImplementedError
 
-    def read_tail(self, path: str, nbytes: int) -> bytes:
+    def read_tail(self, path: str, nbytes: int, timeout: float = 120) -> bytes:
+        """The last ``nbytes`` of ``path``; HostError when the host does not answer within
+        ``timeout`` seconds."""
         raise NotImplementedError
 
     def is_dir(self, path: str) -> bool:
@@ -173,7 +175,7 @@ class LocalHost(Host):
     def remove_tree(self, path: str) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
-    def read_tail(self, path: str, nbytes: int) -> bytes:
+    def read_tail(self, path: str, nbytes: int, timeout: float = 120) -> bytes:
         def tail() -> bytes:
             with open(path, "rb") as f:
                 f.seek(max(0, os.fstat(f.fileno()).st_size - nbytes))
@@ -371,8 +373,9 @@ class SSHHost(Host):
     def remove_tree(self, path: str) -> None:
         self._file_op(f"removing {path}", sftpfiles.remove_tree, path)
 
-    def read_tail(self, path: str, nbytes: int) -> bytes:
-        return self._file_op(f"reading {path}", sftpfiles.read_tail, path, nbytes)
+    def read_tail(self, path: str, nbytes: int, timeout: float = 120) -> bytes:
+        return self._file_op(f"reading {path}", sftpfiles.read_tail, path, nbytes,
+                             timeout=timeout)
 
     def is_dir(self, path: str) -> bool:
         return self._file_op(f"looking at {path}", sftpfiles.is_dir, path)
@@ -380,11 +383,15 @@ class SSHHost(Host):
     def exists(self, path: str) -> bool:
         return self._file_op(f"looking at {path}", sftpfiles.exists, path)
 
-    def _file_op(self, what: str, op: Any, *args: Any) -> Any:
-        """``op(sftp, *args)`` on this host's SFTP session, failures as HostError."""
+    def _file_op(self, what: str, op: Any, *args: Any, timeout: float = 120) -> Any:
+        """``op(sftp, *args)`` on this host's SFTP session, failures as HostError; no reply
+        within ``timeout`` seconds is one (the session stays usable: paramiko matches a late
+        reply to its request, tests/integration/test_remote.py)."""
         try:
-            with self._sftp() as sftp:
+            with self._sftp(timeout) as sftp:
                 return op(sftp, *args)
+        except socket.timeout as exc:
+            raise HostError(self.name, f"{what}: no answer in {timeout:.0f} s") from exc
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise HostError(self.name, f"{what} failed ({exc})") from exc
 

@@ -47,10 +47,19 @@ def simcluster(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def repaired(sim_cluster):
-    """The session's hosts rebuilt afterwards where broken (and uncapped), pass or fail."""
+    """The session's hosts rebuilt afterwards where broken (and uncapped), pass or fail, and
+    rid of the containers a failed test left running (a case container left on a host holds
+    its rendezvous port, and the next test's round there would fail on it)."""
     yield
     up = simcluster("up", "--only", ",".join(h.name for h in sim_cluster.hosts))
     assert up.returncode == 0, up.stderr[-3000:]
+    for host in sim_cluster.hosts:
+        client = docker.DockerClient(base_url=host.docker_host)
+        try:
+            for container in client.containers.list(all=True, filters={"label": "chipperf.run"}):
+                container.remove(force=True)
+        finally:
+            client.close()
 
 
 def sh(*argv: str) -> subprocess.CompletedProcess:

@@ -176,3 +176,32 @@ def test_local_host(tmp_path):
     host.put_archive(archive({"x/y": b"1"}), str(tmp_path / "up"))
     host.get_dir(str(tmp_path / "up"), tmp_path / "down")
     assert (tmp_path / "down/x/y").read_text() == "1"
+
+
+def test_a_read_from_a_host_gone_quiet_gives_up_after_its_timeout(sim_cluster):
+    """The round's progress line reads a rank log with a short timeout: with the host's link
+    down the read fails after that timeout (not the SFTP session's 120 s), and once the link is
+    back the same session reads again, each read its own file (the late reply is not taken for
+    the next request's)."""
+    import subprocess
+
+    sim = sim_cluster.hosts[2]
+    host = SSHHost(sim.address, cluster_config(sim_cluster))
+    remote = f"/tmp/chipperf-quiet-test-{time.time_ns()}"
+    veth = f"cpv-{sim.name}"   # the master's end of the host's link
+    try:
+        host.put_archive(archive({"log": b"step 1\nstep 2\n", "other": b"other\n"}), remote)
+        assert host.read_tail(f"{remote}/log", 7) == b"step 2\n"
+        subprocess.run(["ip", "link", "set", veth, "down"], check=True)
+        try:
+            started = time.monotonic()
+            with pytest.raises(HostError, match=r"reading .*/log: no answer in 2 s"):
+                host.read_tail(f"{remote}/log", 7, timeout=2)
+            assert time.monotonic() - started < 10
+        finally:
+            subprocess.run(["ip", "link", "set", veth, "up"], check=True)
+        assert host.read_tail(f"{remote}/other", 100) == b"other\n"
+        assert host.read_tail(f"{remote}/log", 7) == b"step 2\n"
+    finally:
+        host.run(["rm", "-rf", remote], check=False)
+        host.close()
