@@ -68,9 +68,8 @@ DISTILBERT = Case("distilbert:pytorch_2.13:xeon:2:1:1", "distilbert-pytorch_2.13
 T5_SMALL = Case("t5_small:pytorch_2.13:xeon:2:1:1", "t5_small-pytorch_2.13-xeon-2x1",
                 "t5_text_dir", "samples", "rouge1", 95.0, True, "")
 
-WAV2VEC2 = Case("wav2vec2:pytorch_2.13:xeon:2:1:1", "wav2vec2-pytorch_2.13-xeon-2x1", "w2v_audio_dir",
-                "samples", "contrastive_accuracy", 0.55, True, "")
-
+WAV2VEC2 = Case("wav2vec2:pytorch_2.13:xeon:2:1:1", "wav2vec2-pytorch_2.13-xeon-2x1",
+                "w2v_audio_dir", "samples", "contrastive_accuracy", 0.55, True, "")
 
 
 def rank0_finished(node: Path) -> dict:
@@ -122,10 +121,11 @@ def check_summary(case: Case, run_dir: Path, finished: dict, gemm_peak_run: Path
         assert round1.work_per_joule > 0
 
 
-@pytest.mark.parametrize("case", [BERT, LLAMA, GPT2, DISTILBERT, T5_SMALL, WAV2VEC2, LLAMA3, MIXTRAL],
-                         ids=["bert_pytorch", "llama2_deepspeed", "gpt2_pytorch", "distilbert_pytorch",
-                              "t5_small_pytorch", "wav2vec2_pytorch", "llama3_pytorch",
-                              "mixtral_pytorch"])
+@pytest.mark.parametrize("case", [BERT, LLAMA, GPT2, DISTILBERT, T5_SMALL, WAV2VEC2, LLAMA3,
+                                  MIXTRAL],
+                         ids=["bert_pytorch", "llama2_deepspeed", "gpt2_pytorch",
+                              "distilbert_pytorch", "t5_small_pytorch", "wav2vec2_pytorch",
+                              "llama3_pytorch", "mixtral_pytorch"])
 def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path, gemm_peak_run):
     data_dir = request.getfixturevalue(case.data)
     h1, h2 = sim_cluster.hosts[:2]

@@ -298,6 +298,7 @@ def _fds(pid: int) -> int:
 
 
 SOAK_RUNS = 20
+TINY_CASE = "resnet50:pytorch_2.13:xeon:1:1:1"
 
 
 def grew(series: list[dict], key: str, slack: int) -> bool:
@@ -305,7 +306,6 @@ def grew(series: list[dict], key: str, slack: int) -> bool:
     the first half by more than ``slack``."""
     half = len(series) // 2
     return min(r[key] for r in series[half:]) > min(r[key] for r in series[:half]) + slack
-TINY_CASE = "resnet50:pytorch_2.13:xeon:1:1:1"
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import subprocess
 import tarfile
 import time
 
@@ -183,8 +184,6 @@ def test_a_read_from_a_host_gone_quiet_gives_up_after_its_timeout(sim_cluster):
     down the read fails after that timeout (not the SFTP session's 120 s), and once the link is
     back the same session reads again, each read its own file (the late reply is not taken for
     the next request's)."""
-    import subprocess
-
     sim = sim_cluster.hosts[2]
     host = SSHHost(sim.address, cluster_config(sim_cluster))
     remote = f"/tmp/chipperf-quiet-test-{time.time_ns()}"
