@@ -4,11 +4,11 @@
 sibling package under ``root`` (the suite's benchmarks folder) that the case's files import
 (``driver``, ``imagecls``, ``common``, ``specs``...), and each module of chipperf's own that
 defines a workload (``WORKLOAD_MODULES``: a model such as ``chipperf.models.resnet``, the
-tokenizer) that those files import: two runs whose digests agree ran the same case code.
-The harness modules (perflog, device, timing) are left out, as are compiled caches, data and
-vendor configs (their settings are in SUBMIT_INFO's config). The training driver, the
-inference runner and the base/operation ``BenchCase`` put it in SUBMIT_INFO as
-``case_version`` (chipperf.results.compute.fingerprint).
+tokenizer) that those files import, directly or through another such module: two runs whose
+digests agree ran the same case code. The harness modules (perflog, device, timing) are left
+out, as are compiled caches, data and vendor configs (their settings are in SUBMIT_INFO's
+config). The training driver, the inference runner and the base/operation ``BenchCase`` put
+it in SUBMIT_INFO as ``case_version`` (chipperf.results.compute.fingerprint).
 """
 
 from __future__ import annotations
@@ -60,9 +60,21 @@ def _sources(folder: Path) -> Iterable[Path]:
 
 
 def _workload_sources(files: Iterable[Path], package: Path) -> list[Path]:
+    """The files of the ``WORKLOAD_MODULES`` that ``files`` import, and those that these
+    import in turn (``chipperf.models.resnet`` imports ``chipperf.models.tvision``)."""
+    found: list[Path] = []
+    todo = [p for p in files if p.suffix == ".py"]
+    while todo:
+        new = [f for f in _imported_workload_files(todo, package) if f not in found]
+        found += new
+        todo = [f for f in new if f.suffix == ".py"]
+    return found
+
+
+def _imported_workload_files(files: Iterable[Path], package: Path) -> list[Path]:
     """The files of the ``WORKLOAD_MODULES`` that ``files`` import (a module's file; a
     package imported by name: all of its sources)."""
-    names = {m for p in files if p.suffix == ".py"
+    names = {m for p in files
              for m in _DOTTED_IMPORT.findall(p.read_text(encoding="utf-8", errors="replace"))}
     found: list[Path] = []
     for name in sorted(names):
@@ -70,7 +82,7 @@ def _workload_sources(files: Iterable[Path], package: Path) -> list[Path]:
             path = package.joinpath(*name.split(".")[1:])
             found += list(_sources(path)) if path.is_dir() else \
                 [f for f in [path.with_suffix(".py")] if f.is_file()]
-    return found
+    return list(dict.fromkeys(found))
 
 
 def _siblings(case_dir: Path, root: Path) -> list[Path]:

@@ -7,4 +7,5 @@ out here only when no such library can be imported in the case images. This pack
 pure; each model module imports its framework.
 
     from chipperf.models.resnet import ResNet50, flops_per_sample   # resnet50 (PyTorch)
+    from chipperf.models.tvision import import_torchvision          # torchvision beside a CPU torch
 """

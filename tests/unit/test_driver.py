@@ -511,6 +511,23 @@ def test_the_digest_covers_the_chipperf_models_a_case_imports_not_the_harness(
     assert code_digest(case, package=package) != first
 
 
+def test_the_digest_covers_what_an_imported_chipperf_model_imports(tmp_path: Path) -> None:
+    """A model module that imports another workload module (resnet.py -> tvision.py): editing
+    the second changes the case's digest too; a cycle between them ends."""
+    from chipperf.codeversion import code_digest
+
+    package = tmp_path / "code" / "chipperf"
+    (package / "models").mkdir(parents=True)
+    (package / "models" / "resnet.py").write_text("from chipperf.models.helper import H\n")
+    (package / "models" / "helper.py").write_text("from chipperf.models.resnet import R\nH = 1\n")
+    case = tmp_path / "code" / "benchmarks" / "m" / "pytorch"
+    case.mkdir(parents=True)
+    (case / "run.py").write_text("from chipperf.models.resnet import R\n")
+    first = code_digest(case, package=package)
+    (package / "models" / "helper.py").write_text("from chipperf.models.resnet import R\nH = 2\n")
+    assert code_digest(case, package=package) != first
+
+
 def test_both_resnet50_cases_digest_the_shared_model(tmp_path: Path) -> None:
     from chipperf.codeversion import code_digest
 

@@ -1,0 +1,126 @@
+"""chipperf.models.tvision: torchvision imported whether or not its compiled ops load.
+
+The import itself is process-wide state, so those tests run a fresh python each. They need
+torchvision installed (``torchvision==0.28.0``, the torch 2.13.0 pair) and are skipped
+without it; the pieces that decide (finding and loading the extension, defining schemas)
+are tested on stand-ins and need only torch.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+needs_torchvision = pytest.mark.skipif(importlib.util.find_spec("torchvision") is None,
+                                       reason="torchvision is not installed in this python")
+
+
+def fresh_python(code: str) -> dict:
+    """Run ``code`` in a new interpreter (chipperf importable); its last stdout line as JSON."""
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": path}, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+IMPORT_TWICE = """
+import json, sys, torch
+from chipperf.models import tvision
+tv = tvision.import_torchvision()
+again = tvision.import_torchvision()
+net = tv.models.resnet50(weights=None)
+try:
+    tv.ops.nms(torch.rand(3, 4), torch.rand(3), 0.5)
+    nms = "ran"
+except RuntimeError as e:
+    nms = str(e)
+print(json.dumps({"same": tv is again, "has_ops": tv.extension._has_ops(),
+                  "defined_here": len(tvision._defined), "missing": tvision.missing_ops(),
+                  "params": sum(p.numel() for p in net.parameters()), "nms": nms}))
+"""
+
+
+@needs_torchvision
+def test_torchvision_imports_twice_and_builds_resnet50() -> None:
+    """Where the compiled ops load, nothing is defined here and nms runs; where they do not
+    (torch 2.13.0+cpu beside PyPI's CUDA torchvision 0.28.0), the two schemas are defined
+    once, the models build, and nms says torchvision's own 'Couldn't load custom C++ ops'."""
+    out = fresh_python(IMPORT_TWICE)
+    assert out["same"] and out["missing"] == [] and out["params"] == 25_557_032
+    if out["has_ops"]:
+        assert out["defined_here"] == 0 and out["nms"] == "ran"
+    else:
+        assert out["defined_here"] == 1 and "Couldn't load custom C++ ops" in out["nms"]
+
+
+@needs_torchvision
+def test_ops_defined_before_the_call_are_left_as_they_are() -> None:
+    """What torchvision's loaded ``_C`` leaves behind (the two operators defined) stands in
+    here for a loadable extension: the function defines nothing and imports torchvision."""
+    code = ("import json, torch\nfrom chipperf.models import tvision\n"
+            "lib = torch.library.Library('torchvision', 'FRAGMENT')\n"
+            "[lib.define(s) for s in tvision.SCHEMAS.values()]\n"
+            "tv = tvision.import_torchvision()\n"
+            "print(json.dumps({'defined_here': len(tvision._defined), 'name': tv.__name__}))")
+    assert fresh_python(code) == {"defined_here": 0, "name": "torchvision"}
+
+
+@needs_torchvision
+def test_transformers_imports_after_it() -> None:
+    """transformers imports torchvision whenever it is installed: after the call it works."""
+    code = ("import json\nfrom chipperf.models import tvision\ntvision.import_torchvision()\n"
+            "from transformers import ViTConfig, ViTForImageClassification\n"
+            "net = ViTForImageClassification(ViTConfig(num_hidden_layers=1, hidden_size=32, "
+            "num_attention_heads=2, intermediate_size=64, image_size=32, patch_size=8))\n"
+            "print(json.dumps({'built': type(net).__name__}))")
+    assert fresh_python(code) == {"built": "ViTForImageClassification"}
+
+
+def fake_package(root: Path, name: str, extension: bytes | None) -> Path:
+    package = root / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    if extension is not None:
+        (package / f"_C{importlib.machinery.EXTENSION_SUFFIXES[0]}").write_bytes(extension)
+    return package
+
+
+def test_the_extension_is_found_without_importing_the_package(tmp_path, monkeypatch) -> None:
+    from chipperf.models.tvision import find_extension
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    package = fake_package(tmp_path, "visionwithext", b"not a shared library")
+    fake_package(tmp_path, "visionwithout", None)
+    assert find_extension("visionwithext") == package / f"_C{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+    assert find_extension("visionwithout") is None
+    assert "visionwithext" not in sys.modules
+    with pytest.raises(ModuleNotFoundError, match=r"novision is not installed in .*requirements"):
+        find_extension("novision")
+
+
+def test_an_extension_that_does_not_load_is_reported_not_raised(tmp_path) -> None:
+    from chipperf.models.tvision import load_compiled_ops
+
+    broken = fake_package(tmp_path, "brokenvision", b"not a shared library")
+    assert load_compiled_ops(next(broken.glob("_C*"))) is False
+    assert load_compiled_ops(None) is False
+
+
+def test_define_schemas_defines_only_what_it_is_given() -> None:
+    from chipperf.models import tvision
+
+    before = len(tvision._defined)
+    tvision.define_schemas([])
+    assert len(tvision._defined) == before
+    assert set(tvision.SCHEMAS) == {"nms", "qnms"}
+    assert all(s.startswith(f"{name}(Tensor dets, Tensor scores, float iou_threshold)")
+               for name, s in tvision.SCHEMAS.items())
