@@ -61,7 +61,7 @@ def _sources(folder: Path) -> Iterable[Path]:
 
 def _workload_sources(files: Iterable[Path], package: Path) -> list[Path]:
     """The files of the ``WORKLOAD_MODULES`` that ``files`` import, and those that these
-    import in turn (``chipperf.models.resnet`` imports ``chipperf.models.tvision``)."""
+    import in turn (a model built through ``chipperf.models.tvision`` imports it)."""
     found: list[Path] = []
     todo = [p for p in files if p.suffix == ".py"]
     while todo:

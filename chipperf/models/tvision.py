@@ -1,14 +1,15 @@
 """torchvision, imported even where its compiled ops do not load beside this torch.
 
 ``import_torchvision()`` returns the ``torchvision`` module. Where torchvision's compiled
-extension (``torchvision/_C.so``) loads, as beside the CUDA torch of the ``pytorch_2.14``
-images, nothing else happens: the extension defines torchvision's operators and torchvision
-imports as it always does. Where it does not load, the function first defines the schemas of
-the two operators that torchvision's import needs, then imports it.
+extension (``torchvision/_C.so``) loads, as beside the GPU build of torch in the
+``pytorch_2.14`` images, nothing else happens: the extension defines torchvision's
+operators and torchvision imports as it always does. Where it does not load, the function
+first defines the schemas of the two operators that torchvision's import needs, then
+imports it.
 
-Why: PyPI's torchvision wheels (0.28.0 is the torch 2.13.0 pair) are CUDA builds. Beside the
-CPU build of torch (2.13.0+cpu, the cpu vendor's ``pytorch_2.13`` images and the test venv)
-their ``_C.so`` fails to load (it needs ``libtorch_cuda.so``); torchvision handles that
+Why: PyPI's torchvision wheels (0.28.0 is the torch 2.13.0 pair) are built for the GPU build
+of torch. Beside its CPU build (2.13.0+cpu: the cpu vendor's ``pytorch_2.13`` images, the test
+venv) their ``_C.so`` fails to load (it needs the GPU build's libtorch); torchvision handles that
 (``torchvision.extension._has_ops()`` is False), but its ``_meta_registrations`` then calls
 ``torch.library.register_fake("torchvision::nms")`` and ``("torchvision::qnms")``
 unguarded, which raise "operator torchvision::nms does not exist", and ``import
@@ -89,7 +90,7 @@ def load_compiled_ops(extension: Path | None) -> bool:
         return False
     try:
         torch.ops.load_library(str(extension))
-    except (ImportError, OSError):  # e.g. a CUDA build's _C.so beside a CPU torch
+    except (ImportError, OSError):  # e.g. a GPU build's _C.so beside a CPU torch
         return False
     return not missing_ops()
 

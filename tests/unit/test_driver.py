@@ -512,7 +512,7 @@ def test_the_digest_covers_the_chipperf_models_a_case_imports_not_the_harness(
 
 
 def test_the_digest_covers_what_an_imported_chipperf_model_imports(tmp_path: Path) -> None:
-    """A model module that imports another workload module (resnet.py -> tvision.py): editing
+    """A model module that imports another workload module (a model built through tvision.py): editing
     the second changes the case's digest too; a cycle between them ends."""
     from chipperf.codeversion import code_digest
 

@@ -52,7 +52,7 @@ print(json.dumps({"same": tv is again, "has_ops": tv.extension._has_ops(),
 @needs_torchvision
 def test_torchvision_imports_twice_and_builds_resnet50() -> None:
     """Where the compiled ops load, nothing is defined here and nms runs; where they do not
-    (torch 2.13.0+cpu beside PyPI's CUDA torchvision 0.28.0), the two schemas are defined
+    (torch 2.13.0+cpu beside PyPI's GPU-build torchvision 0.28.0), the two schemas are defined
     once, the models build, and nms says torchvision's own 'Couldn't load custom C++ ops'."""
     out = fresh_python(IMPORT_TWICE)
     assert out["same"] and out["missing"] == [] and out["params"] == 25_557_032
