@@ -5,4 +5,8 @@ This package is uploaded into every case container, so importing it (and
 nothing beyond the standard library.
 """
 
+from chipperf import torchvision_hook
+
 __version__ = "0.1.0"
+
+torchvision_hook.install()  # so that transformers' own `import torchvision` works beside a CPU torch

@@ -6,6 +6,6 @@ field's own library (transformers, diffusers ...) built from a config; a model i
 out here only when no such library can be imported in the case images. This package is
 pure; each model module imports its framework.
 
-    from chipperf.models.resnet import ResNet50, flops_per_sample   # resnet50 (PyTorch)
+    from chipperf.models.resnet import flops_per_sample, resnet50   # resnet50 (PyTorch)
     from chipperf.models.tvision import import_torchvision          # torchvision beside a CPU torch
 """

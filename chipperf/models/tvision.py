@@ -22,10 +22,11 @@ What still does not work there: torchvision's compiled operators (``torchvision.
 raise torchvision's own "Couldn't load custom C++ ops" error. The detection cases use the
 ``pytorch_2.14`` image, where the ops load.
 
-Beware: transformers imports torchvision whenever it is installed (``transformers.
-image_utils``, reached from ``modeling_utils``), so in a process where the ops do not load,
-``import_torchvision()`` must run before transformers is first imported, or every
-transformers model import fails with the error above.
+transformers imports torchvision whenever it is installed (``transformers.image_utils``,
+reached from ``modeling_utils``), so ``prepare()`` must run before any first import of
+torchvision, not only this module's: ``import chipperf`` installs a hook that runs it then
+(``chipperf.torchvision_hook``). Without chipperf imported first, every transformers model
+import fails with the error above in such a process.
 
 How the ops are found: torchvision's extension is loaded the way torchvision's own import
 loads it (``torch.ops.load_library`` on the ``_C`` extension module of the installed
@@ -56,10 +57,23 @@ _defined: list[torch.library.Library] = []
 def import_torchvision() -> ModuleType:
     """The ``torchvision`` module, with the two schemas defined first where its compiled
     ops do not load (see the module's docstring). Idempotent."""
-    if "torchvision" not in sys.modules and missing_ops():
-        if not load_compiled_ops(find_extension("torchvision")):
-            define_schemas(missing_ops())
+    if importlib.util.find_spec("torchvision") is None:
+        raise ModuleNotFoundError(
+            f"torchvision is not installed in {sys.executable}: add torchvision==0.28.0 (the "
+            "torch 2.13.0 pair) to the image's requirements.txt", name="torchvision")
+    prepare()
     return importlib.import_module("torchvision")
+
+
+def prepare() -> None:
+    """Before torchvision's first import: load its compiled ops as its import would, and
+    where they do not load, define the two schemas its import needs. Does nothing once
+    torchvision is imported or the operators exist. ``chipperf.torchvision_hook`` calls it
+    when anything first imports torchvision."""
+    if "torchvision" in sys.modules or importlib.util.find_spec("torchvision") is None:
+        return
+    if missing_ops() and not load_compiled_ops(find_extension("torchvision")):
+        define_schemas(missing_ops())
 
 
 def missing_ops() -> list[str]:
@@ -72,9 +86,7 @@ def find_extension(package: str) -> Path | None:
     (as torchvision's ``_get_extension_path`` finds it); None where it has none."""
     spec = importlib.util.find_spec(package)
     if spec is None:
-        raise ModuleNotFoundError(
-            f"{package} is not installed in {sys.executable}: add torchvision==0.28.0 (the "
-            "torch 2.13.0 pair) to the image's requirements.txt", name=package)
+        return None
     loader = (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES)
     for folder in spec.submodule_search_locations or []:
         found = importlib.machinery.FileFinder(folder, loader).find_spec(f"{package}._C")

@@ -1,6 +1,7 @@
 """The detection cases (retinanet, faster_rcnn) in their image: torchvision and pycocotools
-are in the cpu pytorch_2.14 image only (PyPI's torchvision does not import beside the test
-host's CPU torch 2.13), so these tests run the case code in a container of that image, built
+are in the cpu pytorch_2.14 image only (PyPI's torchvision 0.28.0 imports beside the test
+host's CPU torch 2.13 through chipperf's hook, but its compiled ops, nms and roi_align, do
+not load there), so these tests run the case code in a container of that image, built
 by chipperf's image builder with the tag a run uses (a run or another test reuses it).
 
 case.yaml's full-size figures against the built models, COCO mAP of known detections, and a

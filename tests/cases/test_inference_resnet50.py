@@ -88,11 +88,11 @@ def built_model(num_classes: int = 1000) -> torch.nn.Module:
 
 
 def test_case_builds_the_trees_resnet50_with_torchvisions_initialisation() -> None:
-    from chipperf.models.resnet import ResNet50
+    from chipperf.models.resnet import layers, tv_resnet
 
     net = built_model(10)
-    assert type(net) is ResNet50 and net.fc.out_features == 10
-    assert all(bool((b.bn3.weight == 1).all()) for layer in net.layers() for b in layer)
+    assert type(net) is tv_resnet.ResNet and net.fc.out_features == 10
+    assert all(bool((b.bn3.weight == 1).all()) for layer in layers(net) for b in layer)
 
 
 def test_flops_per_item_is_resnet50s_at_224() -> None:

@@ -68,10 +68,10 @@ def test_bert_and_llama2_full_size_numbers_match_their_models():
 def test_resnet50_pytorch_full_size_numbers_match_the_model():
     import torch  # torch==2.13.0 (CPU) is in the test requirements
 
-    from chipperf.models.resnet import ResNet50, flops_per_sample
+    from chipperf.models.resnet import flops_per_sample, resnet50
 
     with torch.device("meta"):
-        model = ResNet50(num_classes=1000)
+        model = resnet50(num_classes=1000)
     row = rows()[("resnet50", "pytorch")]
     assert row["params"] == sum(p.numel() for p in model.parameters()) == 25_557_032
     assert row["flops_per_unit"] == flops_per_sample(model, 224).training

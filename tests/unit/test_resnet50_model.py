@@ -1,5 +1,5 @@
-"""The tree's one ResNet-50 (chipperf.models.resnet, built by the resnet50 training and
-inference cases): torchvision's state-dict names and shapes, parameter count, analytic FLOPs."""
+"""The tree's one ResNet-50 (chipperf.models.resnet: torchvision's, built by the resnet50
+training and inference cases): state-dict names and shapes, parameter count, analytic FLOPs."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ BN = ("weight", "bias", "running_mean", "running_var", "num_batches_tracked")
 
 def meta_resnet(classes: int = 1000):
     with torch.device("meta"):
-        return model.ResNet50(classes)
+        return model.resnet50(classes)
 
 
 def test_imagenet_model_has_torchvisions_parameter_count() -> None:
@@ -41,7 +41,7 @@ def test_state_dict_has_torchvisions_names_in_its_order() -> None:
     state = meta_resnet().state_dict()
     assert list(state) == torchvision_keys()
     assert len(state) == 320          # 161 parameters + 159 BatchNorm buffers
-    assert [len(layer) for layer in meta_resnet().layers()] == [3, 4, 6, 3]
+    assert [len(layer) for layer in model.layers(meta_resnet())] == [3, 4, 6, 3]
     assert meta_resnet(10).fc.out_features == 10
 
 
@@ -89,7 +89,7 @@ def measured_macs(net, size: int) -> int:
 @pytest.mark.parametrize("size", [224, 32, 17])
 def test_analytic_macs_match_a_measured_forward(size: int) -> None:
     net = meta_resnet()
-    assert net.forward_macs(size, size) == measured_macs(net, size)
+    assert model.forward_macs(net, size, size) == measured_macs(net, size)
 
 
 def test_imagenet_flops_are_the_known_figure() -> None:
@@ -101,14 +101,21 @@ def test_imagenet_flops_are_the_known_figure() -> None:
 
 def test_forward_shape_and_zero_init_residual() -> None:
     torch.manual_seed(0)
-    net = model.ResNet50(10).eval()
+    net = model.resnet50(10).eval()
     assert net(torch.randn(2, 3, 32, 32)).shape == (2, 10)
-    assert all(int(torch.count_nonzero(b.bn3.weight.detach())) == 0 for layer in net.layers() for b in layer)
+    assert all(int(torch.count_nonzero(b.bn3.weight.detach())) == 0
+               for layer in model.layers(net) for b in layer)
 
 
 def test_torchvision_initialisation_without_zero_init_residual() -> None:
     """What the inference case builds: every BatchNorm starts at weight 1, bias 0."""
-    net = model.ResNet50(10, zero_init_residual=False)
+    net = model.resnet50(10, zero_init_residual=False)
     norms = [m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)]
     assert len(norms) == 53
     assert all(bool((m.weight == 1).all()) and bool((m.bias == 0).all()) for m in norms)
+
+
+def test_it_is_torchvisions_model_with_the_momentum_given() -> None:
+    net = model.resnet50(10, bn_momentum=0.01)
+    assert type(net) is model.tv_resnet.ResNet
+    assert {m.momentum for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)} == {0.01}

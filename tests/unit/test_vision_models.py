@@ -42,10 +42,10 @@ def test_flop_counter_matches_resnet50s_analytic_count() -> None:
     import torch
     from imagecls.hf import count_forward_flops
 
-    from chipperf.models.resnet import ResNet50, flops_per_sample
+    from chipperf.models.resnet import flops_per_sample, resnet50
 
     with torch.device("meta"):
-        net = ResNet50(1000)
+        net = resnet50(1000)
     assert count_forward_flops(net, 224) == flops_per_sample(net, 224).forward == 8_178_368_512
 
 

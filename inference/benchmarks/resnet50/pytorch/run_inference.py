@@ -1,9 +1,9 @@
 """chipperf inference case resnet50 (PyTorch model; engines: see common.engines).
 
 Data: an ImageNet-layout folder (``<data_dir>/val/<class>/<image>``), pre-processed on the
-host (decode, resize, centre crop, normalise). Model: ResNet-50 v1.5 with torchvision's
-parameter names and initialisation, the tree's one ResNet-50 (``chipperf.models.resnet``,
-shared with the training case). Output: logits [batch, num_classes]; each item is scored by
+host (decode, resize, centre crop, normalise). Model: torchvision's ResNet-50 v1.5 with its
+initialisation, the tree's one ResNet-50 (``chipperf.models.resnet``, shared with the
+training case). Output: logits [batch, num_classes]; each item is scored by
 its top-1 class.
 """
 
@@ -14,10 +14,10 @@ import sys
 from common.classify import image_case
 from common.runner import main
 
-from chipperf.models.resnet import ResNet50
+from chipperf.models.resnet import resnet50
 
 CASE = image_case("resnet50",
-                  lambda config: ResNet50(config["num_classes"], zero_init_residual=False))
+                  lambda config: resnet50(config["num_classes"], zero_init_residual=False))
 
 if __name__ == "__main__":
     sys.exit(main(CASE))

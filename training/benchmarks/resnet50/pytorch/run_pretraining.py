@@ -6,8 +6,8 @@
 
 The device and its collective backend are the vendor's (chipperf.device). The loop, data and
 FINISHED are the shared image-classification case (imagecls); the model is the tree's one
-ResNet-50 (chipperf.models.resnet, shared with the inference case). See README.md for the
-FLOPs formula and the measured CI runs.
+ResNet-50 (torchvision's, through chipperf.models.resnet, shared with the inference
+case). See README.md for the FLOPs formula and the measured CI runs.
 """
 
 from __future__ import annotations
@@ -18,17 +18,17 @@ from driver import Config, run_case
 from imagecls.case import ImageModel, main
 from torch import nn
 
-from chipperf.models.resnet import ResNet50, flops_per_sample
+from chipperf.models.resnet import flops_per_sample, resnet50
 
 CASE_DIR = Path(__file__).resolve().parent
 
 
 def build(cfg: Config, classes: int) -> nn.Module:
-    return ResNet50(classes, bn_momentum=cfg.bn_momentum)
+    return resnet50(classes, bn_momentum=cfg.bn_momentum)
 
 
 def forward_flops(cfg: Config, classes: int, net: nn.Module) -> int:
-    return flops_per_sample(net, cfg.image_size).forward  # type: ignore[arg-type]
+    return flops_per_sample(net, cfg.image_size).forward
 
 
 IMAGE_MODEL = ImageModel(build, forward_flops)
