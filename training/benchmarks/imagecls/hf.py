@@ -9,7 +9,7 @@ matrix product, convolution and attention product of one forward pass.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 import torch
 from driver import Config, ConfigError
@@ -17,6 +17,8 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from imagecls.case import ImageModel
+
+T = TypeVar("T")
 
 # case architecture -> (transformers config class, model class)
 ARCHS = {
@@ -76,7 +78,7 @@ def count_forward_flops(net: nn.Module, image_size: int) -> int:
     return int(counter.get_total_flops())
 
 
-def preset_of(cfg: Config, presets: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
+def preset_of(cfg: Config, presets: Mapping[str, T]) -> T:
     if cfg.model_size not in presets:
         raise ConfigError(f"model_size {cfg.model_size!r} is unknown: use one of {sorted(presets)}")
     return presets[cfg.model_size]

@@ -1,9 +1,9 @@
-# efficientnet / PyTorch on NVIDIA GPUs: what every topology shares. ImageNet-1k at 224x224,
+# efficientnet / PyTorch on NVIDIA GPUs: what every topology shares. ImageNet-1k at 300x300,
 # the full-size model (model_size "base"), bf16 autocast; the recipe is config/_base.py's.
 # The per-topology files set the global batch (128 per GPU; the lr scales with it).
 # Not run by chipperf's CI (no GPU there).
 model_size = "base"
-image_size = 224
+image_size = 300
 train_augment = "random_resized_crop_flip"
 num_workers = 10
 dtype = "bf16"
