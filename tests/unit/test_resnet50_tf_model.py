@@ -1,6 +1,7 @@
-"""The resnet50/tensorflow2 model: the full-size ResNet-50 is Keras' ResNet-50 (same weights,
-names and shapes, 25,636,712 parameters), its FLOPs match an independent count, the CI size is
-the same code; and how ranks share the image folders.
+"""The resnet50/tensorflow2 model: the full-size ResNet-50 is Keras' ResNet-50 (built by
+``keras.applications.ResNet50``: same weights, names and shapes, 25,636,712 parameters), its
+FLOPs match an independent count, the CI size is built by the same Keras code; and how ranks
+share the image folders.
 
 TensorFlow runs in one child process (module fixture): importing it into the pytest process
 next to Paddle crashes that process (see the case README)."""
@@ -59,14 +60,17 @@ PROBE = textwrap.dedent("""
         "keras_count": ref.count_params(),
         "same_weights": [(w.path, list(w.shape)) for w in full.weights]
                         == [(w.path, list(w.shape)) for w in ref.weights],
-        "same_layers": [l.name for l in full.layers] == [l.name for l in ref.layers],
+        # the input layers' names differ (Keras numbers each new one: input_layer_1 ...)
+        "same_layers": [l.name for l in full.layers[1:]] == [l.name for l in ref.layers[1:]],
         "flops": resnet.forward_flops(full),
         "train_flops": resnet.train_flops(full),
         "tiny_counts": resnet.parameter_counts(tiny),
         "tiny_flops": resnet.forward_flops(tiny),
         "tiny_logits": list(logits.shape),
         "bf16_conv": bf16.get_layer("conv1_conv").compute_dtype,
-        "bf16_logits": bf16.get_layer("predictions").compute_dtype,
+        "bf16_dense": bf16.get_layer("predictions").compute_dtype,
+        "bf16_logits": bf16.layers[-1].compute_dtype,
+        "momentum": sorted({l.momentum for l in tiny.layers if hasattr(l, "moving_mean")}),
         "published": [resnet.ResNetSpec().published,
                       resnet.ResNetSpec(blocks=blocks, base_width=width).published],
         "lr": [float(schedule(s)) for s in (0, 4, 9, 10, 60, 109, 200)],
@@ -122,7 +126,14 @@ def test_tiny_is_the_same_code_smaller(probe: dict) -> None:
 
 
 def test_mixed_precision_keeps_float32_logits(probe: dict) -> None:
-    assert probe["bf16_conv"] == "bfloat16" and probe["bf16_logits"] == "float32"
+    """Keras' layers compute in bfloat16 (its classifier too); the added last layer casts the
+    logits to float32."""
+    assert probe["bf16_conv"] == probe["bf16_dense"] == "bfloat16"
+    assert probe["bf16_logits"] == "float32"
+
+
+def test_batchnorm_momentum_is_the_specs(probe: dict) -> None:
+    assert probe["momentum"] == [0.99]   # ResNetSpec's default; the case config sets it
 
 
 def test_warmup_then_cosine_to_zero(probe: dict) -> None:

@@ -1,10 +1,15 @@
-"""ResNet-50 v1 exactly as ``keras.applications.ResNet50`` builds it, written out here.
+"""ResNet-50 v1: ``keras.applications.ResNet50``, built untrained, and its FLOPs.
 
-Same layers, names, order and shapes as Keras' reference (biased convolutions, stride on
-the first 1x1 convolution of a stage's first block, BatchNorm epsilon 1.001e-5; the
-BatchNorm moving-average momentum, 0.99 in Keras, is a hyper-parameter here),
-so the 1000-class model has Keras' 25,636,712 parameters (25,583,592 trainable + 53,120
-BatchNorm moving statistics). ``PRESETS["tiny"]`` shrinks the same code for CI.
+The full-size model is Keras' own (biased convolutions, stride on the first 1x1 convolution
+of a stage's first block, BatchNorm epsilon 1.001e-5): 25,636,712 parameters with 1000
+classes (25,583,592 trainable + 53,120 BatchNorm moving statistics). ``PRESETS["tiny"]``
+(CI) is built by the same Keras code, ``keras.src.applications.resnet.ResNet`` (the builder
+behind ``ResNet50``; not in Keras' public API, so pinned with Keras in the image), with one
+block per stage and narrower stages; its 7x7 stem stays 64 wide, as that builder fixes it.
+
+What this module sets on Keras' model: logits out (no softmax), the BatchNorm moving-average
+momentum (0.99 in Keras, a hyper-parameter here), and under a mixed precision policy a
+float32 cast of the logits (Keras' advice for mixed precision outputs).
 
 ``forward_flops`` counts 2 FLOPs per multiply-accumulate of every convolution and the
 classifier, from the built model's layer shapes (BatchNorm, ReLU, pooling, adds and biases
@@ -18,9 +23,7 @@ from dataclasses import dataclass
 import keras
 from arch import PUBLISHED_BLOCKS, PUBLISHED_WIDTH
 from keras import layers
-
-BN_EPSILON = 1.001e-5
-EXPANSION = 4
+from keras.src.applications import resnet as keras_resnet
 @dataclass(frozen=True)
 class ResNetSpec:
     num_classes: int = 1000
@@ -44,50 +47,31 @@ class ResNetSpec:
             raise ValueError(f"image_size {self.image_size} is below ResNet's minimum of 32")
 
 
-def _bn(name: str, momentum: float) -> layers.BatchNormalization:
-    return layers.BatchNormalization(axis=3, momentum=momentum, epsilon=BN_EPSILON, name=name)
-
-
-def bottleneck(x, filters: int, momentum: float, stride: int = 1, conv_shortcut: bool = True,
-               name: str = ""):
-    """Keras' ``residual_block_v1``."""
-    if conv_shortcut:
-        shortcut = layers.Conv2D(EXPANSION * filters, 1, strides=stride, name=f"{name}_0_conv")(x)
-        shortcut = _bn(f"{name}_0_bn", momentum)(shortcut)
-    else:
-        shortcut = x
-    x = layers.Conv2D(filters, 1, strides=stride, name=f"{name}_1_conv")(x)
-    x = layers.Activation("relu", name=f"{name}_1_relu")(_bn(f"{name}_1_bn", momentum)(x))
-    x = layers.Conv2D(filters, 3, padding="same", name=f"{name}_2_conv")(x)
-    x = layers.Activation("relu", name=f"{name}_2_relu")(_bn(f"{name}_2_bn", momentum)(x))
-    x = layers.Conv2D(EXPANSION * filters, 1, name=f"{name}_3_conv")(x)
-    x = _bn(f"{name}_3_bn", momentum)(x)
-    x = layers.Add(name=f"{name}_add")([shortcut, x])
-    return layers.Activation("relu", name=f"{name}_out")(x)
-
-
-def stage(x, filters: int, blocks: int, stride: int, momentum: float, name: str):
-    """Keras' ``stack_residual_blocks_v1``."""
-    x = bottleneck(x, filters, momentum, stride=stride, name=f"{name}_block1")
-    for i in range(2, blocks + 1):
-        x = bottleneck(x, filters, momentum, conv_shortcut=False, name=f"{name}_block{i}")
-    return x
-
-
 def build_resnet(spec: ResNetSpec) -> keras.Model:
-    """The model, logits out (no softmax); the classifier stays float32 under mixed precision."""
-    inputs = keras.Input((spec.image_size, spec.image_size, 3), name="input_layer")
-    x = layers.ZeroPadding2D(((3, 3), (3, 3)), name="conv1_pad")(inputs)
-    x = layers.Conv2D(spec.base_width, 7, strides=2, name="conv1_conv")(x)
-    x = layers.Activation("relu", name="conv1_relu")(_bn("conv1_bn", spec.bn_momentum)(x))
-    x = layers.ZeroPadding2D(((1, 1), (1, 1)), name="pool1_pad")(x)
-    x = layers.MaxPooling2D(3, strides=2, name="pool1_pool")(x)
-    for index, blocks in enumerate(spec.blocks):
-        x = stage(x, spec.base_width * 2**index, blocks, stride=1 if index == 0 else 2,
-                  momentum=spec.bn_momentum, name=f"conv{index + 2}")
-    x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-    outputs = layers.Dense(spec.num_classes, dtype="float32", name="predictions")(x)
-    return keras.Model(inputs, outputs, name="resnet50")
+    """Keras' ResNet-50 (or the CI shape from the same builder), logits out; under a mixed
+    precision policy the logits are cast to float32."""
+    shape = (spec.image_size, spec.image_size, 3)
+    if spec.published:
+        net = keras.applications.ResNet50(weights=None, input_shape=shape,
+                                          classes=spec.num_classes, classifier_activation=None)
+    else:
+        def stages(x):
+            for index, blocks in enumerate(spec.blocks):
+                x = keras_resnet.stack_residual_blocks_v1(
+                    x, spec.base_width * 2**index, blocks, stride1=1 if index == 0 else 2,
+                    name=f"conv{index + 2}")
+            return x
+
+        net = keras_resnet.ResNet(stages, preact=False, use_bias=True, weights=None,
+                                  input_shape=shape, classes=spec.num_classes,
+                                  classifier_activation=None, name="resnet50")
+    for layer in net.layers:
+        if isinstance(layer, layers.BatchNormalization):
+            layer.momentum = spec.bn_momentum
+    if keras.config.dtype_policy().compute_dtype == "float32":
+        return net
+    logits = layers.Activation("linear", dtype="float32", name="logits_float32")(net.output)
+    return keras.Model(net.input, logits, name=net.name)
 
 
 def build(spec: ResNetSpec) -> keras.Model:
