@@ -214,6 +214,15 @@ def case_argv(case: Case, data_dir: Path, out: Path, threads: int,
     return argv
 
 
+class CaseFailed(Exception):
+    """A case that did not end with one FINISHED record: its message names the case and why;
+    ``output`` is the end of its log."""
+
+    def __init__(self, message: str, output: str):
+        super().__init__(message)
+        self.output = output
+
+
 def run_case(case: Case, data_dir: Path, threads: int, max_steps: int | None) -> CaseRun:
     with tempfile.TemporaryDirectory(prefix=f"efficiency-{case.name}-") as tmp:
         log = Path(tmp) / "rank0.out.log"
@@ -225,12 +234,15 @@ def run_case(case: Case, data_dir: Path, threads: int, max_steps: int | None) ->
         wall = time.monotonic() - started
         text = log.read_text(errors="replace")
     if proc.returncode != 0:
-        sys.exit(f"{case.name}: exit {proc.returncode}\n{text[-4000:]}")
+        last = [line for line in text.splitlines() if line.strip()][-1:] or ["(no output)"]
+        raise CaseFailed(f"{case.name}: exit {proc.returncode} after {wall:.1f} s: {last[0][:300]}",
+                         text[-4000:])
     events, problems = parse_lines(text.splitlines())
     finished = [e.value for e in events if e.name == "FINISHED"]
     init = [e.value for e in events if e.name == "INIT_END"]
     if problems or len(finished) != 1:
-        sys.exit(f"{case.name}: {len(finished)} FINISHED record(s); problems: {problems}")
+        raise CaseFailed(f"{case.name}: {len(finished)} FINISHED record(s); problems: {problems}",
+                         text[-4000:])
     return CaseRun(case, wall, (init[0] if init else {}).get("threads"), finished[0])
 
 
@@ -317,10 +329,15 @@ def main() -> int:
     print(f"load average before: {os.getloadavg()[0]:.1f}; {args.threads} thread(s)", flush=True)
     before = gemm_peak(args.threads, sizes, args.gemm_reps)
     print(gemm_text("before the cases", args.threads, before), flush=True)
-    runs = []
-    for case in cases:
-        runs.append(run_case(case, ensure_data(case.data, args.data_root), args.threads,
-                             args.max_steps))
+    runs, failed = [], []
+    for case in cases:   # a failing case is named and the others still run
+        try:
+            runs.append(run_case(case, ensure_data(case.data, args.data_root), args.threads,
+                                 args.max_steps))
+        except CaseFailed as exc:
+            failed.append(str(exc))
+            print(f"{exc}\n{exc.output}", flush=True)
+            continue
         print(f"{case.name}: done in {runs[-1].wall_s:.1f} s", flush=True)
     after = gemm_peak(args.threads, sizes, args.gemm_reps)
     print(gemm_text("after the cases", args.threads, after))
@@ -335,8 +352,11 @@ def main() -> int:
         args.json.write_text(json.dumps({
             "threads": args.threads, "gemm_before": before, "gemm_after": after, "peak": peak,
             "cases": {r.case.name: {"wall_s": r.wall_s, "threads": r.threads,
-                                    "finished": r.finished} for r in runs}}, indent=2))
-    return 0
+                                    "finished": r.finished} for r in runs},
+            "failed": failed}, indent=2))
+    for line in failed:
+        print(f"failed: {line}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -57,3 +57,14 @@ def test_a_case_without_a_recipe_is_left_out_with_the_reason(tmp_path: Path) -> 
         "bert-pytorch-prepare_data", ("bert/pytorch/prepare_data.py", "--output", "{out}"))
     reason = bench.ci_data(bench.BENCH / "llmtrain")   # a folder with no prepare_data.py
     assert isinstance(reason, str) and "add ci_data" in reason
+
+
+def test_a_failing_case_is_named_with_its_last_line_not_fatal(tmp_path, monkeypatch) -> None:
+    """A case that exits non-zero raises CaseFailed (main names it and runs the others)."""
+    import pytest
+
+    case = bench.Case("resnet50-pytorch", "resnet50:pytorch_2.13", bench.Dataset("d", ("x",)))
+    monkeypatch.setattr(bench, "case_argv", lambda *a: [
+        sys.executable, "-c", "import sys; print('step 1'); sys.exit('no ops here')"])
+    with pytest.raises(bench.CaseFailed, match=r"resnet50-pytorch: exit 1 after .* s: no ops here"):
+        bench.run_case(case, tmp_path, 1, None)
