@@ -24,6 +24,8 @@ import keras
 from arch import PUBLISHED_BLOCKS, PUBLISHED_WIDTH
 from keras import layers
 from keras.src.applications import resnet as keras_resnet
+
+
 @dataclass(frozen=True)
 class ResNetSpec:
     num_classes: int = 1000
