@@ -9,7 +9,7 @@ matrix product, convolution and attention product of one forward pass.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 
 import torch
 from driver import Config, ConfigError
@@ -84,11 +84,15 @@ def preset_of(cfg: Config, presets: Mapping[str, T]) -> T:
     return presets[cfg.model_size]
 
 
-def hf_image_model(arch: str, presets: Mapping[str, Mapping[str, Any]]) -> ImageModel:
-    def build(cfg: Config, classes: int) -> nn.Module:
-        return hf_model(arch, preset_of(cfg, presets), classes, cfg.image_size)
-
+def counted_image_model(build: Callable[[Config, int], nn.Module]) -> ImageModel:
+    """The ``ImageModel`` of ``build``, its forward FLOPs counted on a copy built on the meta
+    device (shared by the transformers cases here and the torchvision ones, ``imagecls.tv``)."""
     def forward_flops(cfg: Config, classes: int, net: nn.Module) -> int:
         with torch.device("meta"):
             return count_forward_flops(build(cfg, classes), cfg.image_size)
     return ImageModel(build, forward_flops)
+
+
+def hf_image_model(arch: str, presets: Mapping[str, Mapping[str, Any]]) -> ImageModel:
+    return counted_image_model(
+        lambda cfg, classes: hf_model(arch, preset_of(cfg, presets), classes, cfg.image_size))

@@ -13,21 +13,13 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
-import torch
-from driver import Config
 from torch import nn
 
 from imagecls.case import ImageModel
-from imagecls.hf import count_forward_flops, preset_of
+from imagecls.hf import counted_image_model, preset_of
 
 Builder = Callable[[int], nn.Module]   # class count -> untrained network, logits out
 
 
 def tv_image_model(presets: Mapping[str, Builder]) -> ImageModel:
-    def build(cfg: Config, classes: int) -> nn.Module:
-        return preset_of(cfg, presets)(classes)
-
-    def forward_flops(cfg: Config, classes: int, net: nn.Module) -> int:
-        with torch.device("meta"):
-            return count_forward_flops(build(cfg, classes), cfg.image_size)
-    return ImageModel(build, forward_flops)
+    return counted_image_model(lambda cfg, classes: preset_of(cfg, presets)(classes))
