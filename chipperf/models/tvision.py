@@ -1,11 +1,11 @@
-"""torchvision, imported even where its compiled ops do not load beside this torch.
+"""torchvision, imported and able to run its detectors where its compiled ops do not load.
 
 ``import_torchvision()`` returns the ``torchvision`` module. Where torchvision's compiled
-extension (``torchvision/_C.so``) loads, as beside the GPU build of torch in the
-``pytorch_2.14`` images, nothing else happens: the extension defines torchvision's
-operators and torchvision imports as it always does. Where it does not load, the function
-first defines the schemas of the two operators that torchvision's import needs, then
-imports it.
+extension (``torchvision/_C.so``; ``_C_stable.so`` from 0.29) loads, as beside the GPU build
+of torch (NGC's images), nothing else happens: the extension defines torchvision's operators
+and torchvision imports as it always does. Where it does not load, the function first defines
+the schemas of the two operators that torchvision's import needs and a CPU kernel for one of
+them (``nms``), then imports it and points ``torchvision.ops.nms`` at that kernel.
 
 Why: PyPI's torchvision wheels (0.28.0 is the torch 2.13.0 pair) are built for the GPU build
 of torch. Beside its CPU build (2.13.0+cpu: the cpu vendor's ``pytorch_2.13`` images, the test
@@ -13,24 +13,34 @@ venv) their ``_C.so`` fails to load (it needs the GPU build's libtorch); torchvi
 (``torchvision.extension._has_ops()`` is False), but its ``_meta_registrations`` then calls
 ``torch.library.register_fake("torchvision::nms")`` and ``("torchvision::qnms")``
 unguarded, which raise "operator torchvision::nms does not exist", and ``import
-torchvision`` fails. With the two schemas defined first (no kernels: nothing computes
-through them), the import succeeds, and so do the model zoo (``torchvision.models``:
-resnet50, vit_b_16, swin_t, ... build, train and run on the CPU) and transforms.
+torchvision`` fails. With the two schemas defined first, the import succeeds, and so do the
+model zoo (``torchvision.models``: resnet50, vit_b_16, swin_t, ... build, train and run on the
+CPU) and transforms.
 
-What still does not work there: torchvision's compiled operators (``torchvision.ops.nms``,
-``roi_align``, ``deform_conv2d`` ..., and with them the detection models' post-processing)
-raise torchvision's own "Couldn't load custom C++ ops" error. The detection cases use the
-``pytorch_2.14`` image, where the ops load.
+The detectors (``torchvision.models.detection``: the retinanet and faster_rcnn cases) need two
+compiled operators besides: ``roi_align`` (Faster R-CNN's box head) has a pure-torch path of
+torchvision's own that it takes whenever the extension did not load; ``nms`` (every
+detector's post-processing, Faster R-CNN's region proposals) has none: ``nms_kernel`` here is
+torchvision's CPU kernel written with torch's operators (the same order, IoU and comparison,
+so the same boxes are kept; checked against the compiled kernel, see tests/unit/test_nms.py),
+registered as the ``torchvision::nms`` CPU kernel. torchvision's ``nms()`` refuses to call
+any operator when its extension did not load, so after the import ``torchvision.ops.nms`` and
+the name its ``batched_nms`` calls (``torchvision.ops.boxes.nms``) are bound to ``nms``, the
+same function without that refusal. Every other compiled operator (``deform_conv2d``,
+``roi_pool``, ``ps_roi_align``, the quantized ones) still raises torchvision's own
+"Couldn't load custom C++ ops".
 
 transformers imports torchvision whenever it is installed (``transformers.image_utils``,
 reached from ``modeling_utils``), so ``prepare()`` must run before any first import of
-torchvision, not only this module's: ``import chipperf`` installs a hook that runs it then
-(``chipperf.torchvision_hook``). Without chipperf imported first, every transformers model
-import fails with the error above in such a process.
+torchvision, and ``complete()`` right after it, not only in this module's function: ``import
+chipperf`` installs a hook that does both then (``chipperf.torchvision_hook``). Without
+chipperf imported first, every transformers model import fails with the error above in such
+a process.
 
 How the ops are found: torchvision's extension is loaded the way torchvision's own import
-loads it (``torch.ops.load_library`` on the ``_C`` extension module of the installed
-package); a second load by torchvision's import is a no-op. torchvision's files are not
+loads it (``torch.ops.load_library`` on the installed package's ``_C_stable`` extension
+module, from torchvision 0.29, or its ``_C``, before); a second load by torchvision's import
+is a no-op. torchvision's files are not
 touched. Calling the function again, or after torchvision was imported, returns the module.
 """
 
@@ -50,8 +60,15 @@ SCHEMAS = {
     "nms": "nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
     "qnms": "qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
 }
+# torchvision's compiled operator library, by the names it has had: ``_C_stable`` from 0.29
+# (built on libtorch's stable ABI; 0.29.1's wheels have no ``_C``), ``_C`` before. Loading
+# the one torchvision will load matters: schemas defined here beside an extension that
+# torchvision then loads would be defined twice, which aborts the process.
+EXTENSIONS = ("_C_stable", "_C")
 # the Library holding the schemas defined here: kept alive, as a collected Library drops them
 _defined: list[torch.library.Library] = []
+# the Library holding nms_kernel where it is registered
+_kernels: list[torch.library.Library] = []
 
 
 def import_torchvision() -> ModuleType:
@@ -62,7 +79,9 @@ def import_torchvision() -> ModuleType:
             f"torchvision is not installed in {sys.executable}: add torchvision==0.28.0 (the "
             "torch 2.13.0 pair) to the image's requirements.txt", name="torchvision")
     prepare()
-    return importlib.import_module("torchvision")
+    module = importlib.import_module("torchvision")
+    complete(module)
+    return module
 
 
 def prepare() -> None:
@@ -74,6 +93,17 @@ def prepare() -> None:
         return
     if missing_ops() and not load_compiled_ops(find_extension("torchvision")):
         define_schemas(missing_ops())
+        register_nms_kernel()
+
+
+def complete(torchvision: ModuleType) -> None:
+    """After torchvision's import: where its extension did not load and ``nms_kernel`` is
+    the ``torchvision::nms`` CPU kernel, bind ``torchvision.ops.nms`` and the name its
+    ``batched_nms`` calls to ``nms``. Idempotent; does nothing where the extension loaded."""
+    if torchvision.extension._has_ops() or not _kernels:
+        return
+    for name in ("torchvision.ops.boxes", "torchvision.ops"):
+        importlib.import_module(name).__dict__["nms"] = nms
 
 
 def missing_ops() -> list[str]:
@@ -81,17 +111,19 @@ def missing_ops() -> list[str]:
     return [name for name in SCHEMAS if not hasattr(torch.ops.torchvision, name)]
 
 
-def find_extension(package: str) -> Path | None:
-    """``package``'s compiled ``_C`` extension module, found without importing the package
-    (as torchvision's ``_get_extension_path`` finds it); None where it has none."""
+def find_extension(package: str, names: tuple[str, ...] = EXTENSIONS) -> Path | None:
+    """``package``'s compiled operator library, found without importing the package (as
+    torchvision's ``_get_extension_path`` finds it): the first of ``names`` it has; None
+    where it has none."""
     spec = importlib.util.find_spec(package)
     if spec is None:
         return None
     loader = (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES)
-    for folder in spec.submodule_search_locations or []:
-        found = importlib.machinery.FileFinder(folder, loader).find_spec(f"{package}._C")
-        if found is not None and found.origin:
-            return Path(found.origin)
+    for name in names:
+        for folder in spec.submodule_search_locations or []:
+            found = importlib.machinery.FileFinder(folder, loader).find_spec(f"{package}.{name}")
+            if found is not None and found.origin:
+                return Path(found.origin)
     return None
 
 
@@ -115,3 +147,54 @@ def define_schemas(names: list[str]) -> None:
     for name in names:
         library.define(SCHEMAS[name])
     _defined.append(library)
+
+
+def register_nms_kernel() -> None:
+    """Register ``nms_kernel`` as the CPU kernel of the ``torchvision::nms`` schema defined
+    here (no other library gave it one). Once per process."""
+    if _kernels or not _defined:
+        return
+    library = torch.library.Library("torchvision", "IMPL", "CPU")
+    library.impl("nms", nms_kernel)
+    _kernels.append(library)
+
+
+def nms(boxes: torch.Tensor, scores: torch.Tensor, iou_threshold: float) -> torch.Tensor:
+    """``torchvision.ops.nms`` without its refusal to run when the extension did not load:
+    the ``torchvision::nms`` operator (``nms_kernel`` on the CPU)."""
+    return torch.ops.torchvision.nms(boxes, scores, iou_threshold)
+
+
+def nms_kernel(dets: torch.Tensor, scores: torch.Tensor, iou_threshold: float) -> torch.Tensor:
+    """Non-maximum suppression as torchvision's CPU kernel does it: boxes ``(x1, y1, x2,
+    y2)`` taken by descending score (a stable sort: equal scores keep their order); each one
+    not yet suppressed is kept and suppresses every later box whose IoU with it is above
+    ``iou_threshold``. IoU in the boxes' dtype (intersection over ``area_i + area_j -
+    intersection``), compared with the threshold as a double, as the C++ does. Returns the
+    kept boxes' indices (int64), highest score first.
+
+    One pass per kept box, each a few vectorised operations over the boxes still in play:
+    memory grows with the number of boxes, not its square."""
+    torch._check(dets.dim() == 2 and dets.size(1) == 4,
+                 lambda: f"nms: boxes must be [N, 4], got {list(dets.shape)}")
+    torch._check(scores.dim() == 1 and scores.size(0) == dets.size(0),
+                 lambda: f"nms: scores must be [{dets.size(0)}], got {list(scores.shape)}")
+    torch._check(dets.dtype == scores.dtype,
+                 lambda: f"nms: boxes are {dets.dtype} but scores are {scores.dtype}")
+    if dets.numel() == 0:
+        return torch.empty(0, dtype=torch.long, device=dets.device)
+    order = torch.sort(scores, stable=True, descending=True).indices
+    boxes = dets[order]
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    keep = []
+    live = torch.arange(order.numel(), device=dets.device)
+    while live.numel():
+        first, rest = live[0], live[1:]
+        keep.append(first)
+        top_left = torch.maximum(boxes[first, :2], boxes[rest, :2])
+        bottom_right = torch.minimum(boxes[first, 2:], boxes[rest, 2:])
+        sides = (bottom_right - top_left).clamp(min=0)
+        inter = sides[:, 0] * sides[:, 1]
+        iou = inter / (areas[first] + areas[rest] - inter)
+        live = rest[~(iou.double() > iou_threshold)]
+    return order[torch.stack(keep)]

@@ -38,34 +38,81 @@ from chipperf.models import tvision
 tv = tvision.import_torchvision()
 again = tvision.import_torchvision()
 net = tv.models.resnet50(weights=None)
+boxes = torch.tensor([[0., 0, 10, 10], [1, 1, 10, 10], [20, 20, 30, 30]])
+scores = torch.tensor([0.9, 0.8, 0.7])
 try:
-    tv.ops.nms(torch.rand(3, 4), torch.rand(3), 0.5)
-    nms = "ran"
+    tv.ops.deform_conv2d(torch.rand(1, 1, 4, 4), torch.zeros(1, 18, 2, 2), torch.rand(1, 1, 3, 3))
+    deform = "ran"
 except RuntimeError as e:
-    nms = str(e)
+    deform = str(e)
 print(json.dumps({"same": tv is again, "has_ops": tv.extension._has_ops(),
-                  "defined_here": len(tvision._defined), "missing": tvision.missing_ops(),
-                  "params": sum(p.numel() for p in net.parameters()), "nms": nms}))
+                  "defined_here": len(tvision._defined), "kernels": len(tvision._kernels),
+                  "missing": tvision.missing_ops(),
+                  "params": sum(p.numel() for p in net.parameters()),
+                  "nms": tv.ops.nms(boxes, scores, 0.5).tolist(),
+                  "batched": tv.ops.batched_nms(boxes, scores, torch.tensor([0, 1, 0]), 0.5).tolist(),
+                  "deform": deform}))
 """
 
 
 @needs_torchvision
 def test_torchvision_imports_twice_and_builds_resnet50() -> None:
-    """Where the compiled ops load, nothing is defined here and nms runs; where they do not
-    (torch 2.13.0+cpu beside PyPI's GPU-build torchvision 0.28.0), the two schemas are defined
-    once, the models build, and nms says torchvision's own 'Couldn't load custom C++ ops'."""
+    """Where the compiled ops load, nothing is defined here; where they do not (torch
+    2.13.0+cpu beside PyPI's GPU-build torchvision 0.28.0), the two schemas and the CPU nms
+    kernel are defined once, the models build, and the other compiled operators say
+    torchvision's own 'Couldn't load custom C++ ops'. nms and batched_nms run in both."""
     out = fresh_python(IMPORT_TWICE)
     assert out["same"] and out["missing"] == [] and out["params"] == 25_557_032
+    assert out["nms"] == [0, 2] and out["batched"] == [0, 1, 2]
     if out["has_ops"]:
-        assert out["defined_here"] == 0 and out["nms"] == "ran"
+        assert out["defined_here"] == 0 and out["kernels"] == 0 and out["deform"] == "ran"
     else:
-        assert out["defined_here"] == 1 and "Couldn't load custom C++ ops" in out["nms"]
+        assert out["defined_here"] == 1 and out["kernels"] == 1
+        assert "Couldn't load custom C++ ops" in out["deform"]
+
+
+DETECTOR_FIRST = """
+import json, torch
+import chipperf
+import torchvision          # through the hook: prepare(), the import, complete()
+from torchvision.models.detection import fasterrcnn_resnet50_fpn
+torch.manual_seed(0)
+net = fasterrcnn_resnet50_fpn(weights=None, weights_backbone=None, min_size=96, max_size=96,
+                              num_classes=3)
+losses = net([torch.rand(3, 96, 96)], [{"boxes": torch.tensor([[10., 10, 60, 60]]),
+                                        "labels": torch.tensor([1])}])
+sum(losses.values()).backward()
+net.eval()
+with torch.no_grad():
+    found = net([torch.rand(3, 96, 96)])[0]
+print(json.dumps({"losses": sorted(losses), "finite": all(bool(torch.isfinite(v)) for v in losses.values()),
+                  "boxes": list(found["boxes"].shape), "nms": torchvision.ops.boxes.nms.__module__}))
+"""
+
+
+@needs_torchvision
+def test_a_detector_trains_and_detects_through_the_hook() -> None:
+    """A plain ``import torchvision`` after ``import chipperf``: Faster R-CNN (region proposals
+    through nms, the box head through roi_align) takes a training step and detects."""
+    out = fresh_python(DETECTOR_FIRST)
+    assert out["losses"] == ["loss_box_reg", "loss_classifier", "loss_objectness", "loss_rpn_box_reg"]
+    assert out["finite"] and out["boxes"][1] == 4
+
+
+def loadable_extension() -> bool:
+    from chipperf.models import tvision
+
+    return tvision.load_compiled_ops(tvision.find_extension("torchvision"))
 
 
 @needs_torchvision
 def test_ops_defined_before_the_call_are_left_as_they_are() -> None:
-    """What torchvision's loaded ``_C`` leaves behind (the two operators defined) stands in
-    here for a loadable extension: the function defines nothing and imports torchvision."""
+    """What torchvision's loaded extension leaves behind (the two operators defined) stands
+    in here for a loadable one: the function defines nothing and imports torchvision. Where
+    the real extension loads, torchvision's import would define them a second time (which
+    aborts), so the stand-in cannot be used there."""
+    if loadable_extension():
+        pytest.skip("torchvision's extension loads in this python: the stand-in would clash")
     code = ("import json, torch\nfrom chipperf.models import tvision\n"
             "lib = torch.library.Library('torchvision', 'FRAGMENT')\n"
             "[lib.define(s) for s in tvision.SCHEMAS.values()]\n"
@@ -106,7 +153,13 @@ def test_the_hook_acts_once_on_torchvision_only() -> None:
         finder = hook.BeforeTorchvision()
         sys.meta_path.insert(0, finder)
         assert finder.find_spec("json") is None and hook.installed()
-        assert finder.find_spec("torchvision") is None and not hook.installed()
+        spec = finder.find_spec("torchvision")
+        assert not hook.installed()
+        if importlib.util.find_spec("torchvision") is None:
+            assert spec is None
+        else:   # the usual finders' spec, its loader wrapped to run complete() after it
+            assert isinstance(spec.loader, hook.ThenComplete)
+            assert spec.origin == importlib.util.find_spec("torchvision").origin
     finally:
         sys.meta_path[:] = saved
 
@@ -142,6 +195,23 @@ def test_the_extension_is_found_without_importing_the_package(tmp_path, monkeypa
     assert find_extension("visionwithout") is None
     assert "visionwithext" not in sys.modules
     assert find_extension("novision") is None
+
+
+def test_the_stable_abi_extension_comes_first(tmp_path, monkeypatch) -> None:
+    """torchvision 0.29 loads ``_C_stable`` (its wheels have no ``_C``): that is the one to
+    load first, or the schemas defined here would clash with it in torchvision's import."""
+    from chipperf.models.tvision import find_extension
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    both = fake_package(tmp_path, "visionboth", b"not a shared library")
+    (both / f"_C_stable{suffix}").write_bytes(b"not a shared library either")
+    stable_only = tmp_path / "visionstable"
+    stable_only.mkdir()
+    (stable_only / "__init__.py").write_text("")
+    (stable_only / f"_C_stable{suffix}").write_bytes(b"")
+    assert find_extension("visionboth") == both / f"_C_stable{suffix}"
+    assert find_extension("visionstable") == stable_only / f"_C_stable{suffix}"
 
 
 def test_an_extension_that_does_not_load_is_reported_not_raised(tmp_path) -> None:
