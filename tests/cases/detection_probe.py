@@ -1,6 +1,5 @@
-"""What tests/cases/test_detection_pytorch.py asks of the detection code inside the
-cpu pytorch_2.14 image (torchvision and pycocotools live there, not on the test host).
-Prints one JSON object.
+"""What tests/cases/test_detection_pytorch.py asks of the detection code, in a fresh python
+(torchvision through chipperf's hook, pycocotools). Prints one JSON object.
 
     python3 detection_probe.py full-size     the full-size models: parameters, training FLOPs
     python3 detection_probe.py box-map       COCO mAP of hand-made detections
@@ -13,11 +12,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-import torch
-
 REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(REPO / "training" / "benchmarks"), str(REPO)]
 
+# chipperf first: its hook lets torchvision import (and run nms) beside a CPU torch
+import chipperf  # noqa: E402,F401
+
+# isort: split
+import torch  # noqa: E402
 from detection import models  # noqa: E402
 from detection.cocomap import box_map, coco_results  # noqa: E402
 
