@@ -1,8 +1,8 @@
-"""The transformers-built vision cases (vit, mobilenetv2, efficientnet, swin_transformer) on
+"""The torchvision-built vision cases (vit, mobilenetv2, efficientnet, swin_transformer) on
 the host: 2 ranks under chipperf's torchrun command on the digits data reach their CI target.
 
 The data dir is prepared with resnet50/pytorch's prepare_digits.py; the vendor configs are the
-cpu CI ones. Needs torch, transformers, scikit-learn and Pillow (requirements-test.txt).
+cpu CI ones. Needs torch, torchvision, scikit-learn and Pillow (the test extra).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The vision cases built by transformers (efficientnet: by torchvision): case.yaml's full-size
-numbers are the built model's, the published parameter counts hold, and the FLOP counter agrees
-with resnet50's analytic one."""
+"""The vision cases built by torchvision through imagecls.models: case.yaml's full-size numbers
+are the built model's, the published parameter counts hold, and the FLOP counter agrees with
+resnet50's analytic one."""
 
 from __future__ import annotations
 
@@ -23,14 +23,12 @@ def entry(case: str) -> ModuleType:
 @pytest.mark.parametrize("case", sorted(PUBLISHED_PARAMS))
 def test_case_yaml_holds_the_full_size_model_built_on_meta(case: str) -> None:
     import torch
-    from imagecls.hf import count_forward_flops, hf_model
+    from imagecls.models import count_forward_flops
 
     module = entry(case)
     full = module.FULL_SIZE
-    preset = module.PRESETS[full["model_size"]]
-    with torch.device("meta"):   # a torchvision case's preset builds; a transformers one configures
-        net = preset(full["classes"]) if callable(preset) else \
-            hf_model(case, preset, full["classes"], full["image_size"])
+    with torch.device("meta"):
+        net = module.PRESETS[full["model_size"]](full["classes"], full["image_size"])
     params = sum(p.numel() for p in net.parameters())
     meta = yaml.safe_load((BENCHMARKS / case / "pytorch" / "case.yaml").read_text())
     assert meta["work_unit"] == "samples"
@@ -42,7 +40,7 @@ def test_case_yaml_holds_the_full_size_model_built_on_meta(case: str) -> None:
 def test_flop_counter_matches_resnet50s_analytic_count() -> None:
     """The counter the vision cases use gives resnet50's hand-derived 2 x 4,089,184,256."""
     import torch
-    from imagecls.hf import count_forward_flops
+    from imagecls.models import count_forward_flops
 
     from chipperf.models.resnet import flops_per_sample, resnet50
 
@@ -53,7 +51,7 @@ def test_flop_counter_matches_resnet50s_analytic_count() -> None:
 
 def test_an_unknown_model_size_is_refused_with_the_choices() -> None:
     from driver import ConfigError
-    from imagecls.hf import preset_of
+    from imagecls.models import preset_of
 
     class Cfg:
         model_size = "huge"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from driver import run_case
 from imagecls.case import main
-from imagecls.tv import tv_image_model
+from imagecls.models import tv_image_model
 from torch import nn
 
 from chipperf.models.tvision import import_torchvision
@@ -22,13 +22,13 @@ CASE_DIR = Path(__file__).resolve().parent
 tv_efficientnet = import_torchvision().models.efficientnet
 
 
-def v2_s(classes: int) -> nn.Module:
+def v2_s(classes: int, image_size: int) -> nn.Module:
     """EfficientNet-V2-S as torchvision builds it (dropout 0.2, stochastic depth 0.2):
-    21,458,488 parameters with 1000 classes."""
+    21,458,488 parameters with 1000 classes; any image size."""
     return tv_efficientnet.efficientnet_v2_s(weights=None, num_classes=classes)
 
 
-def tiny(classes: int) -> nn.Module:
+def tiny(classes: int, image_size: int) -> nn.Module:
     """The CI model: torchvision's EfficientNet class with V2-S's block kinds and norm layer,
     four one-block stages 8 to 64 channels wide, a 256-channel head, no dropout."""
     fused, mbconv = tv_efficientnet.FusedMBConvConfig, tv_efficientnet.MBConvConfig
