@@ -18,17 +18,22 @@ model zoo (``torchvision.models``: resnet50, vit_b_16, swin_t, ... build, train 
 CPU) and transforms.
 
 The detectors (``torchvision.models.detection``: the retinanet and faster_rcnn cases) need two
-compiled operators besides: ``roi_align`` (Faster R-CNN's box head) has a pure-torch path of
-torchvision's own that it takes whenever the extension did not load; ``nms`` (every
-detector's post-processing, Faster R-CNN's region proposals) has none: ``nms_kernel`` here is
-torchvision's CPU kernel written with torch's operators (the same order, IoU and comparison,
-so the same boxes are kept; checked against the compiled kernel, see tests/unit/test_nms.py),
-registered as the ``torchvision::nms`` CPU kernel. torchvision's ``nms()`` refuses to call
-any operator when its extension did not load, so after the import ``torchvision.ops.nms`` and
-the name its ``batched_nms`` calls (``torchvision.ops.boxes.nms``) are bound to ``nms``, the
-same function without that refusal. Every other compiled operator (``deform_conv2d``,
-``roi_pool``, ``ps_roi_align``, the quantized ones) still raises torchvision's own
-"Couldn't load custom C++ ops".
+compiled operators besides. ``nms`` (every detector's post-processing, Faster R-CNN's region
+proposals) has no pure-torch path in torchvision: ``nms_kernel`` here is torchvision's CPU
+kernel written with torch's operators (the same order, IoU and comparison, so the same boxes
+are kept: tests/unit/test_nms.py), registered as the ``torchvision::nms`` CPU kernel.
+torchvision's ``nms()`` refuses to call any operator when its extension did not load, so after
+the import ``torchvision.ops.nms`` and the name its ``batched_nms`` calls
+(``torchvision.ops.boxes.nms``) are bound to ``nms``, the same function without that
+refusal. ``roi_align`` (Faster R-CNN's box head) has a pure-torch path of torchvision's own,
+which it takes whenever the extension did not load; but that code is compiled by
+``torch.compile`` on its first call (the images have no C++ compiler for it) and is slow eager,
+so the name it calls (``torchvision.ops.roi_align._roi_align``) is bound to
+``roi_align_fallback``: the C++ kernel's arithmetic from ``grid_sample`` and an average pool,
+the same outputs and gradients as the compiled operator (tests/unit/test_roi_align.py), as fast
+as it on the CPU. Every other compiled operator (``deform_conv2d``, ``roi_pool``,
+``ps_roi_align``, the quantized ones) still raises torchvision's own "Couldn't load custom C++
+ops".
 
 transformers imports torchvision whenever it is installed (``transformers.image_utils``,
 reached from ``modeling_utils``), so ``prepare()`` must run before any first import of
@@ -52,8 +57,10 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
 
 import torch
+import torch.nn.functional as F
 
 # torchvision's own schemas of the operators its import registers fake kernels for unguarded
 SCHEMAS = {
@@ -69,6 +76,8 @@ EXTENSIONS = ("_C_stable", "_C")
 _defined: list[torch.library.Library] = []
 # the Library holding nms_kernel where it is registered
 _kernels: list[torch.library.Library] = []
+# torchvision's own pure-torch roi_align, where roi_align_fallback took its place
+_torchvision_roi_align: list[Callable[..., torch.Tensor]] = []
 
 
 def import_torchvision() -> ModuleType:
@@ -99,11 +108,16 @@ def prepare() -> None:
 def complete(torchvision: ModuleType) -> None:
     """After torchvision's import: where its extension did not load and ``nms_kernel`` is
     the ``torchvision::nms`` CPU kernel, bind ``torchvision.ops.nms`` and the name its
-    ``batched_nms`` calls to ``nms``. Idempotent; does nothing where the extension loaded."""
+    ``batched_nms`` calls to ``nms``, and the pure-torch path of ``roi_align`` to
+    ``roi_align_fallback``. Idempotent; does nothing where the extension loaded."""
     if torchvision.extension._has_ops() or not _kernels:
         return
     for name in ("torchvision.ops.boxes", "torchvision.ops"):
         importlib.import_module(name).__dict__["nms"] = nms
+    module = importlib.import_module("torchvision.ops.roi_align")
+    if module.__dict__["_roi_align"] is not roi_align_fallback:
+        _torchvision_roi_align.append(module.__dict__["_roi_align"])
+        module.__dict__["_roi_align"] = roi_align_fallback
 
 
 def missing_ops() -> list[str]:
@@ -198,3 +212,60 @@ def nms_kernel(dets: torch.Tensor, scores: torch.Tensor, iou_threshold: float) -
         iou = inter / (areas[first] + areas[rest] - inter)
         live = rest[~(iou.double() > iou_threshold)]
     return order[torch.stack(keep)]
+
+
+def roi_align_fallback(input: torch.Tensor, rois: torch.Tensor, spatial_scale: float,
+                       pooled_height: int, pooled_width: int, sampling_ratio: int,
+                       aligned: bool) -> torch.Tensor:
+    """RoIAlign as torchvision's C++ CPU kernel computes it, from torch's native operators:
+    the path ``torchvision.ops.roi_align`` takes when its extension did not load (in place of
+    torchvision's own pure-torch ``_roi_align``, which is compiled by ``torch.compile`` on
+    its first call, so needs a C++ compiler the images do not have, and eager took 1.5 s per
+    forward and backward of a Faster R-CNN box head's 512 RoIs where this takes 0.14 s).
+
+    ``rois`` is ``[K, 5]`` (image index, x1, y1, x2, y2) in input coordinates. Each output
+    bin averages ``sampling_ratio`` x ``sampling_ratio`` bilinear samples at the centres of
+    its sub-cells; a sample more than one pixel outside the feature map counts as zero, one
+    within clamps to the edge (the C++ kernel's rule). The samples of one image's RoIs are
+    one ``grid_sample`` call (bilinear, corners aligned: pixel i at coordinate i), the bins
+    an average pool, so autograd runs native kernels both ways. ``sampling_ratio`` <= 0
+    (adaptive: the grid grows with the RoI) is left to torchvision's own code, eager."""
+    if sampling_ratio <= 0:
+        own = _torchvision_roi_align[0]
+        own = getattr(own, "__wrapped__", own)      # the uncompiled function
+        return own(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned)
+    _, channels, height, width = input.shape
+    offset = 0.5 if aligned else 0.0
+    x1, y1, x2, y2 = (rois[:, k] * spatial_scale - offset for k in range(1, 5))
+    roi_w, roi_h = x2 - x1, y2 - y1
+    if not aligned:
+        roi_w, roi_h = roi_w.clamp(min=1.0), roi_h.clamp(min=1.0)
+    rows, cols = pooled_height * sampling_ratio, pooled_width * sampling_ratio
+    row_at = (torch.arange(rows, dtype=input.dtype, device=input.device) + 0.5) / rows
+    col_at = (torch.arange(cols, dtype=input.dtype, device=input.device) + 0.5) / cols
+    ys = y1[:, None] + roi_h[:, None] * row_at          # [K, rows]
+    xs = x1[:, None] + roi_w[:, None] * col_at          # [K, cols]
+    inside = (((ys >= -1) & (ys <= height))[:, :, None]
+              & ((xs >= -1) & (xs <= width))[:, None, :])  # [K, rows, cols]
+    gy = _to_grid(ys.clamp(0, height - 1), height)
+    gx = _to_grid(xs.clamp(0, width - 1), width)
+    image_of = rois[:, 0].long()
+    pieces, order = [], []
+    for image in torch.unique(image_of).tolist():
+        picked = (image_of == image).nonzero().squeeze(1)
+        grid = torch.stack(torch.broadcast_tensors(gx[picked][:, None, :], gy[picked][:, :, None]), -1)
+        samples = F.grid_sample(input[image:image + 1], grid.reshape(1, -1, cols, 2),
+                                mode="bilinear", padding_mode="border", align_corners=True)
+        samples = samples.reshape(channels, picked.numel(), rows, cols).transpose(0, 1)
+        samples = samples * inside[picked][:, None].to(input.dtype)
+        pieces.append(F.avg_pool2d(samples, sampling_ratio))
+        order.append(picked)
+    if not pieces:
+        return input.new_zeros(0, channels, pooled_height, pooled_width)
+    out = torch.cat(pieces)
+    return out[torch.argsort(torch.cat(order))]
+
+
+def _to_grid(pixel: torch.Tensor, size: int) -> torch.Tensor:
+    """Pixel coordinates (pixel i at i) as grid_sample's [-1, 1] with corners aligned."""
+    return pixel * (2 / (size - 1)) - 1 if size > 1 else torch.zeros_like(pixel)
