@@ -13,9 +13,9 @@ runs ``chipperf.models.tvision.prepare()`` (which loads torchvision's compiled o
 load and defines the two schemas and the CPU ``nms`` kernel only where they do not), then
 hands back the spec the usual finders give, its loader wrapped so that
 ``chipperf.models.tvision.complete()`` runs once torchvision's ``__init__`` has (it binds
-``torchvision.ops.nms`` to that kernel). Where torchvision is not installed, or loads its ops
-(beside the GPU build), it changes nothing. Standard library only: ``chipperf`` is imported on
-hosts without torch.
+``torchvision.ops.nms`` to that kernel and ``roi_align``'s pure-torch path to chipperf's).
+Where torchvision is not installed, or loads its ops (beside the GPU build), it changes
+nothing. Standard library only: ``chipperf`` is imported on hosts without torch.
 """
 
 from __future__ import annotations
