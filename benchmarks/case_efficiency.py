@@ -55,7 +55,7 @@ sys.path.insert(1, str(BENCH))   # driver: the cases' config reader
 from chipperf.cases import read_case_meta  # noqa: E402
 from chipperf.catalogue import Catalogue  # noqa: E402
 from chipperf.frameworks import family as framework_family  # noqa: E402
-from chipperf.perflog import parse_lines  # noqa: E402
+from chipperf_runtime.perflog import parse_lines  # noqa: E402
 
 DATA_ROOT = Path("/var/lib/chipperf-test/data")
 CONFIG_FILE = "config_xeonx1x1.py"
@@ -130,7 +130,7 @@ def ci_data(case_dir: Path) -> Dataset | str:
 
 def has_cpu_threads(case_dir: Path, model: str, family: str) -> bool:
     """Whether the case's config (base + its cpu 1x1 file) has the ``cpu_threads`` parameter."""
-    from driver import load_case_config  # training/benchmarks is on sys.path
+    from chipperf_runtime.training.driver import load_case_config  # training/benchmarks is on sys.path
 
     vendor = REPO / "training" / "cpu" / f"{model}-{family}" / "config" / CONFIG_FILE
     return "cpu_threads" in load_case_config(case_dir / "config", vendor)

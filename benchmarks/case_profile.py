@@ -35,8 +35,8 @@ GEMM_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::mkld
 CHILD = r"""
 import contextlib, json, os, runpy, sys
 from torch.profiler import ProfilerActivity, profile
-import driver
-from driver.timing import Windows
+import chipperf_runtime.training.driver as driver
+from chipperf_runtime.training.driver.timing import Windows
 totals, seen, skip = {}, [0], int(sys.argv.pop(1))
 plain = Windows.computing
 @contextlib.contextmanager

@@ -46,7 +46,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from chipperf.perflog import parse_lines  # noqa: E402
+from chipperf_runtime.perflog import parse_lines  # noqa: E402
 
 SIM = REPO / "tests/simcluster/simcluster.py"
 TINY = "image_size = 32\nglobal_batch_size = {batch}\nmax_epochs = 1\nmax_steps = 2\n" \

@@ -47,7 +47,7 @@ DEFAULT_SETS = ("image_size=224", "resize_size=256", "batch_size=8", "max_items=
                 "latency_queries=32", "latency_warmup=4", "warmup_batches=1")
 
 sys.path.insert(0, str(REPO))
-from chipperf.perflog import parse_lines  # noqa: E402
+from chipperf_runtime.perflog import parse_lines  # noqa: E402
 
 
 def run_engine(data_dir: Path, engine: str, precision: str, sets: list[str],

@@ -5,7 +5,7 @@ with and without it.
     python3 benchmarks/monitor_overhead.py [--duration 60] [--interval 1] [--vendor cpu]
                                            [--pairs 30] [--cpu 0 | --cpu none] [--keep DIR]
 
-It starts ``python3 -m chipperf.monitors`` as a separate process and, once that is
+It starts ``python3 -m chipperf_runtime.monitors`` as a separate process and, once that is
 sampling, measures in two phases:
 
 A. the sidecar runs untouched for ``--duration`` seconds at ``--interval`` while the
@@ -72,14 +72,14 @@ def calibrate(target_s: float = 0.5) -> int:
 
 # The sidecar with psutil made unimportable: the cpu and mem sources parse /proc themselves.
 WITHOUT_PSUTIL = ("import runpy, sys; sys.modules['psutil'] = None; "
-                  "sys.argv[0] = 'chipperf.monitors'; "
-                  "runpy.run_module('chipperf.monitors', run_name='__main__')")
+                  "sys.argv[0] = 'chipperf_runtime.monitors'; "
+                  "runpy.run_module('chipperf_runtime.monitors', run_name='__main__')")
 
 
 def start_sidecar(out: Path, interval: float, vendor: str,
                   without_psutil: bool = False) -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONPATH=f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
-    entry = ["-c", WITHOUT_PSUTIL] if without_psutil else ["-m", "chipperf.monitors"]
+    entry = ["-c", WITHOUT_PSUTIL] if without_psutil else ["-m", "chipperf_runtime.monitors"]
     return subprocess.Popen([sys.executable, *entry, "--out", str(out),
                              "--interval", str(interval), "--vendor", vendor],
                             env=env, stdin=subprocess.DEVNULL)
@@ -146,7 +146,7 @@ def report(args: argparse.Namespace, r: dict[str, float]) -> str:
     ratio = r["with_median"] / r["without_median"]
     pinned = f"all on CPU {args.cpu}" if args.cpu != "none" else "not pinned"
     return "\n".join([
-        f"sidecar: python3 -m chipperf.monitors --interval {args.interval:g} --vendor "
+        f"sidecar: python3 -m chipperf_runtime.monitors --interval {args.interval:g} --vendor "
         f"{args.vendor} ({pinned}; cpu/mem read "
         f"{'from /proc, psutil blocked' if args.without_psutil else 'through psutil'})",
         f"sidecar start-up (imports, sys_info.json, first tick): {r['startup_cpu_s']:.3f} s CPU "

@@ -26,10 +26,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[1] / "tests")]
+
+from synthetic_results import SynthCase, SynthRound, write_run  # noqa: E402
 
 from chipperf.results.report import summarize, write_reports  # noqa: E402
-from chipperf.results.synthetic import SynthCase, SynthRound, write_run  # noqa: E402
 
 T = TypeVar("T")
 

@@ -1,12 +1,5 @@
-"""chipperf: an open AI-hardware evaluation engine.
-
-This package is uploaded into every case container, so importing it (and
-``chipperf.perflog``, ``chipperf.monitors``, ``chipperf.vendors``) must need
-nothing beyond the standard library.
-"""
-
-from chipperf import torchvision_hook
+"""chipperf: an open AI-hardware evaluation engine (the host engine: config, plan, hosts,
+containers, results, cli). It runs on the master host and is never shipped into a container;
+what runs there is ``chipperf_runtime``, which never imports this package."""
 
 __version__ = "0.1.0"
-
-torchvision_hook.install()  # so that transformers' own `import torchvision` works beside a CPU torch

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from chipperf.catalogue import Catalogue
-from chipperf.vendors import hardware_status
+from chipperf_runtime.vendors import hardware_status
 
 _CHIP = re.compile(r"^config_(?P<chip>.+)x\d+x\d+\.py$")
 

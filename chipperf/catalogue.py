@@ -3,19 +3,12 @@
 ``training/``::
 
     benchmarks/<model>/<family>/run_pretraining.py      standard case code
-    benchmarks/driver/                                   shared case driver (uploaded with every case)
-    benchmarks/textlm/                                   shared text-case code (uploaded with every case)
-    benchmarks/imagecls/                                 shared image-classification code (uploaded too)
-    benchmarks/hftext/                                   shared transformers text-case code (uploaded too)
-    benchmarks/llmtrain/                                 shared LLM (TP x FSDP2) code (uploaded too)
-    benchmarks/detection/                                shared torchvision detection code (uploaded too)
     <vendor>/<model>-<family>/config/config_<chip>x<nnodes>x<nproc>.py   vendor case
     <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
 
 ``inference/``::
 
     benchmarks/<model>/<family>/run_inference.py         standard case code
-    benchmarks/common/                                   shared inference code
     configs/<model>/configuration.yaml                   the case's settings
     configs/<model>/vendor_config/<vendor>_configuration.yaml   vendor overrides
     (FlagPerf's configurations.yaml, parameters.yaml and <vendor>_configurations.yaml too)
@@ -24,11 +17,12 @@
 ``base/`` and ``operation/`` (one folder per spec or operator)::
 
     benchmarks/<spec or op>/pytorch/main.py              the program
-    benchmarks/specs/, benchmarks/operators/             shared base / operation code
     configs/vendor_config/<vendor>_configuration.yaml    the vendor's sizes and repetitions
     <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
 
-``Catalogue.scan`` reads the tree once; planning then uses only this frozen view.
+Code shared by cases is not here: it is the case runtime (``chipperf_runtime``: the training
+driver and model families, the inference, base and operation helpers), uploaded with every
+case. ``Catalogue.scan`` reads the tree once; planning then uses only this frozen view.
 """
 
 from __future__ import annotations
@@ -41,14 +35,12 @@ if TYPE_CHECKING:
     from chipperf.config.model import CaseKey
 
 ENTRY = "run_pretraining.py"
-SHARED_DIRS = ("driver", "textlm", "imagecls", "hftext", "llmtrain", "detection")
 INFERENCE_ENTRY = "run_inference.py"
-INFERENCE_SHARED_DIRS = ("common",)
 # chipperf's vendor file, and FlagPerf's name for it
 INFERENCE_VENDOR_SUFFIX = "_configuration.yaml"
 FLAGPERF_VENDOR_SUFFIX = "_configurations.yaml"
 SPEC_ENTRY = "main.py"
-SPEC_SHARED_DIRS = {"base": ("specs",), "operation": ("operators",)}
+SPEC_SUITES = ("base", "operation")
 # What a vendor case's per-topology configs import (STYLE.md 16); not a topology of its own.
 COMMON_CONFIG = "config_common.py"
 
@@ -72,12 +64,11 @@ class Catalogue:
     vendor_configs: Mapping[tuple[str, str, str], frozenset[str]] = field(default_factory=dict)
     # (vendor, framework) -> image build context dir (holds Dockerfile)
     images: Mapping[tuple[str, str], Path] = field(default_factory=dict)
-    shared: tuple[Path, ...] = ()
     suite: str = "training"
 
     @property
     def entry(self) -> str:
-        if self.suite in SPEC_SHARED_DIRS:
+        if self.suite in SPEC_SUITES:
             return SPEC_ENTRY
         return INFERENCE_ENTRY if self.suite == "inference" else ENTRY
 
@@ -99,7 +90,7 @@ class Catalogue:
     def scan(cls, root: Path, suite: str = "training") -> "Catalogue":
         if suite == "inference":
             return cls._scan_inference(Path(root).resolve())
-        if suite in SPEC_SHARED_DIRS:
+        if suite in SPEC_SUITES:
             return cls._scan_specs(Path(root).resolve(), suite)
         root = Path(root).resolve()
         bench = root / "benchmarks"
@@ -117,8 +108,7 @@ class Catalogue:
                                                 if p.name != COMMON_CONFIG)
             for dockerfile in sorted((vendor_dir / "docker_image").glob("*/Dockerfile")):
                 images[(vendor_dir.name, dockerfile.parent.name)] = dockerfile.parent
-        shared = tuple(bench / d for d in SHARED_DIRS if (bench / d).is_dir())
-        return cls(root, cases, vendor_cases, vendor_configs, images, shared)
+        return cls(root, cases, vendor_cases, vendor_configs, images)
 
     @classmethod
     def _scan_inference(cls, root: Path) -> "Catalogue":
@@ -134,8 +124,7 @@ class Catalogue:
                 vendor_configs[(vendor, model, family)] = frozenset({f"{vendor}{INFERENCE_VENDOR_SUFFIX}"})
         images = {(d.parent.parent.parent.name, d.parent.name): d.parent
                   for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
-        shared = tuple(bench / d for d in INFERENCE_SHARED_DIRS if (bench / d).is_dir())
-        return cls(root, cases, vendor_cases, vendor_configs, images, shared, "inference")
+        return cls(root, cases, vendor_cases, vendor_configs, images, "inference")
 
     @classmethod
     def _scan_specs(cls, root: Path, suite: str) -> "Catalogue":
@@ -151,8 +140,7 @@ class Catalogue:
                 vendor_configs[(vendor, model, family)] = frozenset({vendor_file.name})
         images = {(d.parent.parent.parent.name, d.parent.name): d.parent
                   for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
-        shared = tuple(bench / d for d in SPEC_SHARED_DIRS[suite] if (bench / d).is_dir())
-        return cls(root, cases, vendor_cases, vendor_configs, images, shared, suite)
+        return cls(root, cases, vendor_cases, vendor_configs, images, suite)
 
 
 def _inference_vendors(folder: Path) -> list[str]:

@@ -151,7 +151,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
-    from chipperf.monitors import run_monitor
+    from chipperf_runtime.monitors import run_monitor
 
     run_monitor(Path(args.out), args.interval, args.duration, args.vendor)
     return EXIT_OK

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from chipperf.containers.options import parse_cli_options
+from chipperf.containers.options import parse_cli_options, vendor_options
 from chipperf.containers.spec import ContainerSpec, Device, Mount
-from chipperf.vendors import get_vendor, vendor_names
+from chipperf_runtime.vendors import get_vendor, vendor_names
 
 POWERCAP, IPMI = "/sys/devices/virtual/powercap", "/dev/ipmi0"
 POWERCAP_INSIDE = "/host/powercap"
@@ -65,7 +65,7 @@ def _device(text: str) -> Device:
 def case_options(vendor: str, nproc: int, container_opt: str) -> SpecParts:
     """The vendor's options for ``nproc`` ranks, then the user's (checked by plan.check)."""
     user, _ = parse_cli_options(container_opt)
-    own = get_vendor(vendor).container_options(nproc) if vendor in vendor_names() else {}
+    own = vendor_options(get_vendor(vendor).container_options(nproc)) if vendor in vendor_names() else {}
     return split_options(own, user)
 
 
@@ -74,7 +74,7 @@ def monitor_options(vendor: str, nproc: int) -> SpecParts:
     sensors = SpecParts({"CHIPPERF_POWERCAP_ROOT": POWERCAP_INSIDE},
                         (Mount(POWERCAP, POWERCAP_INSIDE, "ro", if_present=True),),
                         (Device(IPMI, if_present=True),), None, {})
-    sampler = get_vendor(vendor).sampler_options(nproc) if vendor in vendor_names() else {}
+    sampler = sampler_options(vendor, nproc) if vendor in vendor_names() else {}
     parts = split_options(sampler)
     return SpecParts({**sensors.env, **parts.env}, sensors.mounts + parts.mounts,
                      sensors.devices + parts.devices, None, parts.options)
@@ -91,7 +91,7 @@ def node_containers(*, name: str, image: str, run_id: str, work_dir: str, data_d
                     shm_size: str, vendor: str, interval_s: float, case: SpecParts,
                     monitor: SpecParts) -> NodeContainers:
     """The case container (its ranks under rankexec) and the monitor sidecar of one node."""
-    launch = ("python3", "-m", "chipperf.launchers.rankexec", f"{output_dir}/launcher.log",
+    launch = ("python3", "-m", "chipperf_runtime.launch.rankexec", f"{output_dir}/launcher.log",
               *command)
     # Options' variables sit under the plan's own; --shm-size in the options is the more
     # specific setting and wins over the test config's SHM_SIZE.
@@ -99,7 +99,7 @@ def node_containers(*, name: str, image: str, run_id: str, work_dir: str, data_d
         name, image, launch, {**case.env, **env},
         (Mount(work_dir, work_dir, "rw"), Mount(data_dir, data_dir, "ro"), *case.mounts),
         run_id, case.shm_size or shm_size, case.devices, case.options)
-    watch = ("python3", "-m", "chipperf.monitors", "--out", output_dir, "--interval",
+    watch = ("python3", "-m", "chipperf_runtime.monitors", "--out", output_dir, "--interval",
              str(interval_s), "--vendor", vendor)
     monitor_env = {"PYTHONPATH": env["PYTHONPATH"], "PYTHONUNBUFFERED": "1", **monitor.env}
     monitor_spec = ContainerSpec(
@@ -107,3 +107,18 @@ def node_containers(*, name: str, image: str, run_id: str, work_dir: str, data_d
         (Mount(work_dir, work_dir, "rw"), *monitor.mounts), run_id, MONITOR_SHM,
         monitor.devices, monitor.options, pid_host=True)
     return NodeContainers(case_spec, monitor_spec)
+
+
+# The device access a vendor's smi tool or library needs to see the accelerators: device
+# nodes, the engine's device requests, driver mounts, device groups. Not ipc, ulimits,
+# privileges or the user's own options (those are the case container's).
+SAMPLER_KEYS = ("devices", "device_requests", "volumes_extra", "group_add")
+
+
+def sampler_options(vendor: str, nproc: int) -> Mapping[str, Any]:
+    """The docker options of the monitor sidecar's accelerator sampler: the vendor's own
+    ``monitor_options``, else the device access of its case options."""
+    v = get_vendor(vendor)
+    if v.monitor_options is not None:
+        return vendor_options(v.monitor_options(nproc))
+    return {k: val for k, val in vendor_options(v.container_options(nproc)).items() if k in SAMPLER_KEYS}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from chipperf.bench.peaks import plan_note
+import chipperf_runtime
 from chipperf.cases import read_case_meta
 from chipperf.catalogue import Catalogue
 from chipperf.config.caseneeds import needs_problems
@@ -31,11 +31,15 @@ from chipperf.containerplan import NodeContainers, SpecParts, case_options, moni
 from chipperf.containers.images import base_images
 from chipperf.containers.options import parse_cli_options
 from chipperf.containers.spec import ContainerSpec
-from chipperf.device import launch_env as device_launch_env
 from chipperf.frameworks import ImageChoice, choose_folder
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
 from chipperf.results.compute.measured import read_measured_peaks
-from chipperf.vendors import get_vendor, vendor_names
+from chipperf_runtime.bench.peaks import plan_note
+from chipperf_runtime.device import launch_env as device_launch_env
+from chipperf_runtime.vendors import get_vendor, vendor_names
+
+# the case runtime's folder: uploaded into every container beside the case code
+RUNTIME = Path(chipperf_runtime.__file__).resolve().parent
 
 
 @dataclass(frozen=True)
@@ -134,7 +138,7 @@ def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
     problems: list[str] = []
     if test.vendor and test.vendor not in vendor_names():
         problems.append(f"{where}: VENDOR {test.vendor!r} is unknown: use one of "
-                        f"{', '.join(vendor_names())} (vendor modules live in chipperf/vendors/)")
+                        f"{', '.join(vendor_names())} (vendor modules live in chipperf_runtime/vendors/)")
     problems += [f"{where}: RESULT_ROOT {test.result_root!r}: {p}"
                  for p in result_root_problems(Path(test.result_root))]
     if test.measured_peaks:
@@ -241,7 +245,7 @@ def _needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue, where: str)
     needs = read_case_meta(case_dir)
     if not (needs.get("parallel") or needs.get("memory")):
         return []
-    base = read_py_config(case_dir / "config" / BASE_FILE, (catalogue.root / "benchmarks",))
+    base = read_py_config(case_dir / "config" / BASE_FILE, (RUNTIME.parent,))
     values = {**base.public(), **config.values}
     chip = get_vendor(test.vendor).chip(key.chip) if test.vendor in vendor_names() else None
     return needs_problems(needs, values, key.nnodes, key.nproc, chip,
@@ -288,7 +292,7 @@ def vendor_config(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> V
     if not vendor_file.is_file():
         return VendorConfig()
     return check_vendor_config(case_dir / "config", vendor_file, f"{key.model}:{key.family}",
-                               (catalogue.root / "benchmarks",))
+                               (RUNTIME.parent,))
 
 
 def _translated_files(test: TestConfig, catalogue: Catalogue) -> tuple[tuple[str, str], ...]:
@@ -305,9 +309,7 @@ def _translated_files(test: TestConfig, catalogue: Catalogue) -> tuple[tuple[str
 
 
 def _uploads(test: TestConfig, catalogue: Catalogue) -> tuple[Upload, ...]:
-    package = Path(__file__).resolve().parent
-    uploads = [Upload(package, "code/chipperf")]
-    uploads += [Upload(p, f"code/benchmarks/{p.name}") for p in catalogue.shared]
+    uploads = [Upload(RUNTIME, "code/chipperf_runtime")]      # the runtime: never the engine
     for entry in test.cases:
         model, family = catalogue.case_name(entry.key.model), entry.key.family
         uploads.append(Upload(catalogue.cases[(model, family)], f"code/benchmarks/{model}/{family}"))
@@ -411,7 +413,7 @@ def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, 
         "NPROC_PER_NODE": str(ctx.nproc_per_node), "WORLD_SIZE": str(ctx.world_size),
         "CHIPPERF_RUN_ID": run_id, "CHIPPERF_CASE": case, "CHIPPERF_ROUND": str(number),
         **_device_env(test.vendor),
-        "PYTHONPATH": f"{code}:{code}/benchmarks", "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": code, "PYTHONUNBUFFERED": "1",
     }
     variable = test.visible_devices_env or _vendor_visible_env(test.vendor)
     if variable:
@@ -420,7 +422,7 @@ def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, 
 
 
 def _device_env(vendor: str) -> dict[str, str]:
-    """CHIPPERF_VENDOR and the device the vendor names (chipperf.device reads them in the case)."""
+    """CHIPPERF_VENDOR and the device the vendor names (chipperf_runtime.device reads them in the case)."""
     if vendor not in vendor_names():
         return {"CHIPPERF_VENDOR": vendor}
     v = get_vendor(vendor)

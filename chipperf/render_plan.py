@@ -5,7 +5,7 @@ from __future__ import annotations
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers.spec import ContainerSpec, docker_run_line, option_words
 from chipperf.plan import RunPlan
-from chipperf.vendors import hardware_status
+from chipperf_runtime.vendors import hardware_status
 
 
 def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:

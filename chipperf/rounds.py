@@ -18,11 +18,11 @@ from typing import Any, Mapping
 
 from chipperf.containers import runtime
 from chipperf.errors import HostError, failure, interruption, log_failure
-from chipperf.perflog import case_error, parse_lines
 from chipperf.plan import CasePlan, NodePlan, RoundPlan
 from chipperf.remote import HostGroup, each
 from chipperf.remote.liveness import Liveness, silence_error
 from chipperf.results import layout
+from chipperf_runtime.perflog import case_error, parse_lines
 
 log = logging.getLogger("chipperf")
 PROGRESS_EVERY_S = 20.0

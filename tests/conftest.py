@@ -24,8 +24,6 @@ from pathlib import Path
 
 import pytest
 
-import chipperf  # noqa: F401 - installs its torchvision hook before any test imports transformers
-
 SIMCLUSTER_PY = Path(__file__).resolve().parent / "simcluster" / "simcluster.py"
 SIM_MIN_HOSTS = 3
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Optional
 
-from chipperf.vendors.base import ChipSpec
+from chipperf_runtime.vendors.base import ChipSpec
 
 GIB = 2**30
 

@@ -40,13 +40,13 @@ def _default_chip(path: Path, vendor: str) -> str:
     """FlagPerf's inference host.yaml has no CHIP: the vendor's default chip, the first of its
     spec sheet (cpu: xeon, nvidia: A100), said in a warning. A case key's own chip
     (model:framework:chip:1:1:repeat) still wins."""
-    from chipperf.vendors import get_vendor, vendor_names
+    from chipperf_runtime.vendors import get_vendor, vendor_names
 
     if vendor not in vendor_names() or not get_vendor(vendor).chips:
         return ""
     chip = next(iter(get_vendor(vendor).chips))
     log.warning("%s: CHIP is not set: case keys without a chip get vendor %s's default chip %s "
-                "(the first of its spec sheet, chipperf/vendors/%s.py); set CHIP to name another",
+                "(the first of its spec sheet, chipperf_runtime/vendors/%s.py); set CHIP to name another",
                 path, vendor, chip, vendor)
     return chip
 

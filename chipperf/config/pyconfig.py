@@ -74,8 +74,9 @@ def read_py_config(path: Path, packages: tuple[Path, ...] = (),
                    _reading: tuple[Path, ...] = ()) -> PyConfig:
     """Evaluate ``path`` as data (see the module doc); never raises for bad content.
 
-    ``packages``: folders where a dotted module (``from textlm.bert_base import *``) is
-    looked up as ``<folder>/textlm/bert_base.py`` (a case's ``benchmarks/`` root)."""
+    ``packages``: folders where a dotted module (``from chipperf_runtime.training.textlm.bert_base
+    import *``) is looked up as ``<folder>/chipperf_runtime/training/textlm/bert_base.py`` (the
+    folder that holds the case runtime)."""
     path = Path(path)
     config = PyConfig(path)
     try:

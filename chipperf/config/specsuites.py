@@ -26,7 +26,7 @@ SUITE_KEYS = {"chip", "nproc_per_node", "repeat", "benchmarks_or_toolkits", "hos
               "device", "log_call_information"}
 BASE_FORM = "spec[:chip] (e.g. computation-FP32 or computation-FP32:A100)"
 OPERATION_FORM = "op:dtype:spec_tflops:provider:chip (e.g. mm:FP16:312:nativetorch:A100)"
-# What operation/benchmarks/operators runs (its DTYPES and providers).
+# What chipperf_runtime/operation runs (its DTYPES and providers).
 OPERATOR_DTYPES = ("FP64", "FP32", "FP16", "BF16")
 OPERATOR_PROVIDERS = ("nativetorch", "flaggems")
 NO_DATA = "/tmp"   # specs and operators read no dataset; the contract still passes --data_dir

@@ -8,7 +8,7 @@ the container it reaches, with the plan's environment; the result tree is the sa
 
 ``InContainerEngine`` stands where a host's Docker engine stands (``Host.docker()``), so the
 round logic is one for both modes: ``containers.run`` starts the spec's command through
-``chipperf.launchers.detach`` (image, mounts, devices and other docker options are the
+``chipperf_runtime.launch.detach`` (image, mounts, devices and other docker options are the
 container's own already and are not applied), and the returned ``Process`` answers ``wait``,
 ``reload``/``attrs``, ``stop``, ``remove`` and ``logs`` from the process's state dir
 (``STATE_ROOT/<run id>/<name>``) on that container. The user makes sure the containers have
@@ -70,7 +70,7 @@ class Processes:
         state = f"{STATE_ROOT}/{labels.get(LABEL_RUN, 'run')}/{name}"
         python_path = environment.get("PYTHONPATH", "")
         argv = ["env", *(f"{k}={v}" for k, v in environment.items()), "python3", "-m",
-                "chipperf.launchers.detach", "start", state, *command]
+                "chipperf_runtime.launch.detach", "start", state, *command]
         result = self.host.run(argv, timeout=60, check=False)
         if not result.ok:
             raise HostError(self.host.name, f"IN_CONTAINER_LAUNCH: starting {name} failed: "
@@ -115,7 +115,7 @@ class Process:
 
     def stop(self, timeout: int = 10) -> None:
         env = ["env", f"PYTHONPATH={self.python_path}"] if self.python_path else []
-        self.host.run([*env, "python3", "-m", "chipperf.launchers.detach", "stop", self.state,
+        self.host.run([*env, "python3", "-m", "chipperf_runtime.launch.detach", "stop", self.state,
                        str(timeout)], timeout=timeout + 30, check=False)
 
     def remove(self, force: bool = False) -> None:

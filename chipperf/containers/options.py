@@ -95,19 +95,22 @@ def _already(kwargs: dict[str, Any], flag: str, value: str) -> str | None:
 
 
 def _gpus(kwargs: dict[str, Any], flag: str, value: str) -> str | None:
+    """``all``, a count or ``device=0,1``, optionally ``,capabilities=utility`` (docker's
+    form; default: gpu) -> one device request."""
     import docker.types
 
-    spec = value.strip("'\"")
+    spec, _, caps = value.strip("'\"").partition(",capabilities=")
+    capabilities = [caps.split(";") if caps else ["gpu"]]
     if spec == "all" or spec.isdigit():
         request = docker.types.DeviceRequest(count=-1 if spec == "all" else int(spec),
-                                             capabilities=[["gpu"]])
+                                             capabilities=capabilities)
     elif spec.startswith("device="):
         ids = [d for d in spec[len("device="):].split(",") if d]
         if not ids:
             return f"{flag} {value!r}: name at least one device after device="
-        request = docker.types.DeviceRequest(device_ids=ids, capabilities=[["gpu"]])
+        request = docker.types.DeviceRequest(device_ids=ids, capabilities=capabilities)
     else:
-        return f"{flag} {value!r}: use 'all', a count, or device=0,1"
+        return f"{flag} {value!r}: use 'all', a count, or device=0,1 (then ,capabilities=...)"
     kwargs["device_requests"] = [request]
     return None
 

@@ -37,4 +37,4 @@ class Launcher(Protocol):
 
 def rank_exec(ctx: LaunchContext) -> list[str]:
     """argv prefix that sends one rank's stdout+stderr to rank<RANK>.out.log in the node dir."""
-    return [ctx.python, "-m", "chipperf.launchers.rankexec", f"{ctx.output_dir}/rank{{RANK}}.out.log"]
+    return [ctx.python, "-m", "chipperf_runtime.launch.rankexec", f"{ctx.output_dir}/rank{{RANK}}.out.log"]

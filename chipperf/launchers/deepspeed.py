@@ -8,7 +8,7 @@ module directly on every node, so no hostfile has to be written inside the conta
 world info maps each node to its local device indices ``0..nproc-1`` (DeepSpeed sets the
 accelerator's visible-devices variable from it, as chipperf's vendor plan does).
 
-The launch module runs through ``chipperf.launchers.quickexit`` (no interpreter teardown once
+The launch module runs through ``chipperf_runtime.launch.quickexit`` (no interpreter teardown once
 it has returned): unlike torchrun's agents it hosts no store that other nodes still read,
 since rank 0's process group hosts the rendezvous.
 """
@@ -33,7 +33,7 @@ def world_info(ctx: LaunchContext) -> str:
 
 def command(ctx: LaunchContext) -> list[str]:
     return [
-        ctx.python, "-u", "-m", "chipperf.launchers.quickexit", "deepspeed.launcher.launch",
+        ctx.python, "-u", "-m", "chipperf_runtime.launch.quickexit", "deepspeed.launcher.launch",
         f"--world_info={world_info(ctx)}",
         f"--node_rank={ctx.node_rank}",
         f"--master_addr={ctx.master_addr}",

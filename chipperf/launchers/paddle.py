@@ -24,7 +24,7 @@ RANK_VARIABLE = "PADDLE_TRAINER_ID"
 
 def rank_exec(ctx: LaunchContext) -> list[str]:
     """rankexec prefix with the rank taken from Paddle's PADDLE_TRAINER_ID."""
-    return [ctx.python, "-m", "chipperf.launchers.rankexec",
+    return [ctx.python, "-m", "chipperf_runtime.launch.rankexec",
             f"{ctx.output_dir}/rank{{{RANK_VARIABLE}}}.out.log"]
 
 

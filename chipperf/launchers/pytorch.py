@@ -1,6 +1,6 @@
 """PyTorch: torchrun, one launcher per node; master = node rank 0's host.
 
-torchrun runs through ``chipperf.launchers.quickexit``, which skips the interpreter's
+torchrun runs through ``chipperf_runtime.launch.quickexit``, which skips the interpreter's
 teardown once torchrun has returned (its ranks have all exited by then). Node 0 of a
 multi-node run hosts the store that the other nodes' exit barrier reads, and leaving at once
 could cut their last read short ("Error waiting on exit barrier"), so there it first waits
@@ -16,7 +16,7 @@ from chipperf.launchers.base import LaunchContext, rank_exec
 
 def command(ctx: LaunchContext) -> list[str]:
     hosts_store = ctx.nnodes > 1 and ctx.node_rank == 0
-    runner = ["-m", "chipperf.launchers.quickexit",
+    runner = ["-m", "chipperf_runtime.launch.quickexit",
               *(["--store-port", str(ctx.master_port)] if hosts_store else []),
               "torch.distributed.run"]
     return [

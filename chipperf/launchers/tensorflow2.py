@@ -1,6 +1,6 @@
 """TensorFlow 2: one MultiWorkerMirroredStrategy worker process per rank.
 
-Each node runs ``python3 -m chipperf.launchers.spawn``, which starts the node's
+Each node runs ``python3 -m chipperf_runtime.launch.spawn``, which starts the node's
 nproc_per_node ranks, each through rankexec, with RANK/LOCAL_RANK and a TF_CONFIG naming
 every worker. Worker ``r`` (global rank; node ``r // nproc_per_node``) listens on
 ``hosts[r // nproc_per_node]:(master_port + r)``: ports master_port .. master_port +
@@ -22,7 +22,7 @@ def worker_addresses(ctx: LaunchContext) -> list[str]:
 
 def command(ctx: LaunchContext) -> list[str]:
     return [
-        ctx.python, "-m", "chipperf.launchers.spawn",
+        ctx.python, "-m", "chipperf_runtime.launch.spawn",
         f"--nnodes={ctx.nnodes}",
         f"--node_rank={ctx.node_rank}",
         f"--nproc_per_node={ctx.nproc_per_node}",

@@ -15,7 +15,6 @@ tests/unit/test_results_layering.py)::
     compute/    the schema, per-round and per-case figures, power, peaks
     render/     console, JSON/CSV, Markdown, README table, HTML, SVG, compare
     report.py, entry.py   summarise and write a run; what the CLI calls
-    synthetic.py          run directories for tests, benchmarks and docs
 """
 
 from __future__ import annotations

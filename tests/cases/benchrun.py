@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from chipperf.perflog import Event, parse_lines  # noqa: E402
+from chipperf_runtime.perflog import Event, parse_lines  # noqa: E402
 
 
 def suite_env(suite: str, **extra: str) -> dict[str, str]:

@@ -24,7 +24,7 @@ for _path in (str(BENCHMARKS), str(REPO)):   # driver, textlm (as the case sees 
         sys.path.insert(0, _path)
 
 from chipperf.launchers.base import LaunchContext  # noqa: E402
-from chipperf.perflog import Event, finished_problems, parse_lines  # noqa: E402
+from chipperf_runtime.perflog import Event, finished_problems, parse_lines  # noqa: E402
 
 # What a launcher sets per node or rank: never inherited from the test's own environment.
 LAUNCH_VARS = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "NNODES", "NODE_RANK",

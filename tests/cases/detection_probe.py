@@ -20,8 +20,9 @@ import chipperf  # noqa: E402,F401
 
 # isort: split
 import torch  # noqa: E402
-from detection import models  # noqa: E402
-from detection.cocomap import box_map, coco_results  # noqa: E402
+
+from chipperf_runtime.training.detection import models  # noqa: E402
+from chipperf_runtime.training.detection.cocomap import box_map, coco_results  # noqa: E402
 
 
 def full_size() -> dict:

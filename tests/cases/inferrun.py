@@ -3,7 +3,7 @@
 The entry in this process (``load_entry`` + ``argv``, then ``captured_events`` reads the PerfLog
 it printed) or as a script (``run_entry`` with ``entry_env``), and the checks a finished run
 passes (``finished_of``). ``cpu_vendor`` sets what chipperf puts in every launch environment
-for vendor cpu (chipperf.device); ``engine_registry_kept`` undoes engines a test registers.
+for vendor cpu (chipperf_runtime.device); ``engine_registry_kept`` undoes engines a test registers.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ for _path in (str(BENCH), str(REPO)):   # common (as the case sees it); chipperf
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
-from chipperf.perflog import Event, finished_problems, parse_lines  # noqa: E402
+from chipperf_runtime.perflog import Event, finished_problems, parse_lines  # noqa: E402
 
 
 def cpu_vendor(monkeypatch: Any, label: str | None = None) -> None:
@@ -99,7 +99,7 @@ def finished_of(proc: subprocess.CompletedProcess, events: list[Event]) -> Mappi
 @contextmanager
 def engine_registry_kept() -> Iterator[None]:
     """Engines registered inside do not leak into other tests (the registry is global)."""
-    from common.engines import _ENGINES
+    from chipperf_runtime.inference.engines import _ENGINES
 
     saved = dict(_ENGINES)
     try:

@@ -6,7 +6,7 @@ import pytest
 from benchrun import finished, run, run_ranks
 from caserun import assert_case_error
 
-from chipperf.perflog import finished_problems, parse_lines
+from chipperf_runtime.perflog import finished_problems, parse_lines
 
 CPU_GEMMS = ["FP64", "FP32", "FP16", "BF16", "INT8", "FP8"]
 
@@ -89,8 +89,9 @@ def test_a_measured_gemm_peak_gives_mfu_where_the_spec_sheet_has_none(tmp_path) 
     run's achieved FLOP/s: mfu_measured exists although the cpu spec sheet has no peak."""
     import json
 
+    from synthetic_results import SynthCase, write_run
+
     from chipperf.results.read.collect import collect
-    from chipperf.results.synthetic import SynthCase, write_run
 
     result = run("base", "computation-FP32")
     assert result.returncode == 0, result.stderr[-2000:]

@@ -1,7 +1,7 @@
 """The detection cases (retinanet, faster_rcnn) on this host's torch: torchvision 0.28.0
 beside the CPU torch 2.13.0, through chipperf's hook (its compiled ops do not load here:
 nms runs on chipperf's CPU kernel, roi_align on torchvision's own pure-torch path; see
-chipperf/models/tvision.py), and pycocotools for COCO's mAP, as in the cpu pytorch_2.13
+chipperf_runtime/models/tvision.py), and pycocotools for COCO's mAP, as in the cpu pytorch_2.13
 image. The probe and the cases run in a fresh python each.
 
 case.yaml's full-size figures against the built models, COCO mAP of known detections, and a
@@ -31,7 +31,7 @@ PUBLISHED_PARAMS = {"retinanet": 34_014_999, "faster_rcnn": 41_755_286}
 @pytest.fixture(scope="module")
 def shapes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("shapes") / "coco"
-    subprocess.run([sys.executable, str(BENCHMARKS / "detection" / "prepare_shapes.py"), str(out),
+    subprocess.run([sys.executable, str(BENCHMARKS / "retinanet" / "pytorch" / "prepare_shapes.py"), str(out),
                     "--train", "32", "--val", "8"], check=True, timeout=120)
     return out
 

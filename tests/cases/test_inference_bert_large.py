@@ -23,7 +23,7 @@ from inferrun import (
     run_entry,
 )
 
-from chipperf.perflog import parse_lines
+from chipperf_runtime.perflog import parse_lines
 
 CASE_DIR = BENCH / "bert_large" / "pytorch"
 ENTRY = CASE_DIR / "run_inference.py"
@@ -101,8 +101,9 @@ def built_model(shape: dict, vocab: int = 30522) -> torch.nn.Module:
 
 
 def test_model_is_transformers_bert_for_masked_lm_of_bert_large_size() -> None:
-    from common.models.hf_text import parameter_count
     from transformers import BertForMaskedLM
+
+    from chipperf_runtime.inference.models.hf_text import parameter_count
 
     with torch.device("meta"):
         model = built_model(LARGE)
@@ -123,7 +124,7 @@ def expected_flops(shape: dict, vocab: int, s: int) -> int:
 
 
 def test_flops_per_item_is_bert_larges_at_128_tokens() -> None:
-    from common.measure import forward_flops
+    from chipperf_runtime.inference.measure import forward_flops
 
     with torch.device("meta"):
         model = built_model(LARGE)
@@ -136,7 +137,7 @@ def test_flops_per_item_is_bert_larges_at_128_tokens() -> None:
 
 def test_flops_are_counted_the_same_with_a_padded_mask() -> None:
     """What the runner does: count on the device, the first item of the data (padded)."""
-    from common.measure import forward_flops
+    from chipperf_runtime.inference.measure import forward_flops
 
     model = built_model(SMALL, vocab=200).eval()
     ids = torch.randint(5, 200, (1, 32))
@@ -196,8 +197,8 @@ def test_data_dir_without_text_is_a_clear_error(tmp_path) -> None:
 
 
 def test_drifting_engine_fails_the_accuracy_check(texts, tmp_path, capsys) -> None:
-    from common.engines import register
-    from common.engines.torch_engines import EagerEngine
+    from chipperf_runtime.inference.engines import register
+    from chipperf_runtime.inference.engines.torch_engines import EagerEngine
 
     class Noisy(EagerEngine):
         """Adds seeded noise of 5% of the output's scale."""

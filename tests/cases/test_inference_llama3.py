@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from inferrun import BENCH, CONFIGS, argv, captured_events, cpu_vendor, entry_env, finished_of, run_entry
 
-from chipperf.perflog import normalize_finished
+from chipperf_runtime.perflog import normalize_finished
 
 CASE_DIR = BENCH / "llama3_8b" / "pytorch"
 ENTRY = CASE_DIR / "run_inference.py"
@@ -37,7 +37,7 @@ def prompts_dir(tmp_path_factory) -> Path:
 
 
 def run_in_process(data: Path, capsys, *sets: str) -> tuple[int, list, str]:
-    from common.llm.runner import main
+    from chipperf_runtime.inference.llm.runner import main
 
     code = main("llama3_8b", argv(CONFIG, data, data, *sets))
     return code, *captured_events(capsys)

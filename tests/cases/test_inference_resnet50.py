@@ -22,7 +22,7 @@ from inferrun import (
     run_entry,
 )
 
-from chipperf.perflog import parse_lines
+from chipperf_runtime.perflog import parse_lines
 
 ENTRY = BENCH / "resnet50" / "pytorch" / "run_inference.py"
 CONFIG = CONFIGS / "resnet50"
@@ -88,7 +88,7 @@ def built_model(num_classes: int = 1000) -> torch.nn.Module:
 
 
 def test_case_builds_the_trees_resnet50_with_torchvisions_initialisation() -> None:
-    from chipperf.models.resnet import layers, tv_resnet
+    from chipperf_runtime.models.resnet import layers, tv_resnet
 
     net = built_model(10)
     assert type(net) is tv_resnet.ResNet and net.fc.out_features == 10
@@ -96,7 +96,7 @@ def test_case_builds_the_trees_resnet50_with_torchvisions_initialisation() -> No
 
 
 def test_flops_per_item_is_resnet50s_at_224() -> None:
-    from common.measure import forward_flops
+    from chipperf_runtime.inference.measure import forward_flops
 
     flops = forward_flops(built_model().eval(), [torch.randn(1, 3, 224, 224)])
     assert flops == pytest.approx(2 * 4.09e9, rel=0.01)  # 4.09 GMACs (torchvision's figure)
@@ -169,8 +169,8 @@ def test_missing_data_dir_and_vendor_file(tmp_path) -> None:
 def test_drifting_engine_fails_the_accuracy_check(digits, tmp_path, capsys) -> None:
     """An engine whose outputs drift 10% from fp32 eager is not converged, even though its
     top-1 answers still agree."""
-    from common.engines import register
-    from common.engines.torch_engines import EagerEngine
+    from chipperf_runtime.inference.engines import register
+    from chipperf_runtime.inference.engines.torch_engines import EagerEngine
 
     class Drifting(EagerEngine):
         def prepare(self, model, example_inputs, precision):
@@ -189,8 +189,8 @@ def test_drifting_engine_fails_the_accuracy_check(digits, tmp_path, capsys) -> N
 
 def test_engine_that_fails_on_its_first_queries_is_a_build_error(digits, tmp_path, capsys,
                                                                   monkeypatch) -> None:
-    from common.engines import register
-    from common.engines.torch_engines import EagerEngine
+    from chipperf_runtime.inference.engines import register
+    from chipperf_runtime.inference.engines.torch_engines import EagerEngine
 
     class Brittle(EagerEngine):
         def prepare(self, model, example_inputs, precision):

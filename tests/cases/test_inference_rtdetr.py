@@ -11,7 +11,7 @@ import pytest
 import torch
 from inferrun import BENCH, CONFIGS, argv, captured_events, cpu_vendor, load_entry
 
-from chipperf.perflog import finished_problems
+from chipperf_runtime.perflog import finished_problems
 
 ENTRY = BENCH / "rtdetr_r50vd" / "pytorch" / "run_inference.py"
 CI = ["model_size=tiny", "image_size=64", "num_classes=10", "batch_size=4", "max_items=8", "datasize=8",
@@ -61,7 +61,7 @@ def test_detector_runs_within_its_bound(images, tmp_path, capsys, precision) -> 
 
 
 def test_rtdetr_r50vd_full_size_parameters_and_flops() -> None:
-    from common.measure import forward_flops
+    from chipperf_runtime.inference.measure import forward_flops
 
     with torch.device("meta"):
         net = entry().build({"model_size": "r50vd", "num_classes": 80}).eval().requires_grad_(False)

@@ -10,7 +10,7 @@ import pytest
 import torch
 from inferrun import BENCH, CONFIGS, argv, captured_events, cpu_vendor, load_entry
 
-from chipperf.perflog import finished_problems
+from chipperf_runtime.perflog import finished_problems
 
 ENTRY = BENCH / "sam_h" / "pytorch" / "run_inference.py"
 CI = ["model_size=tiny", "image_size=64", "batch_size=4", "max_items=8", "latency_queries=2",
@@ -65,7 +65,7 @@ def test_sam_runs_within_its_bound(images, tmp_path, capsys, engine) -> None:
 
 
 def test_sam_h_full_size_parameters_and_flops() -> None:
-    from common.measure import forward_flops
+    from chipperf_runtime.inference.measure import forward_flops
 
     with torch.device("meta"):
         net = entry().build({"model_size": "huge", "image_size": 1024}).eval().requires_grad_(False)

@@ -12,7 +12,7 @@ import pytest
 import torch
 from inferrun import BENCH, CONFIGS, argv, captured_events, cpu_vendor, load_entry
 
-from chipperf.perflog import finished_problems
+from chipperf_runtime.perflog import finished_problems
 
 CASE_DIR = BENCH / "stable_diffusion_v1_4" / "pytorch"
 CI = ["model_size=tiny", "height=16", "width=16", "num_inference_steps=2", "prompt_max_len=16",
@@ -65,8 +65,8 @@ def test_pipeline_runs_within_its_bound(prompts, tmp_path, capsys, engine, preci
 def test_full_size_parameters_and_flops() -> None:
     """v1.4's three models, and the FLOPs of 50 guided steps at 512 px: text encoder twice,
     100 UNet passes, one VAE decode (linear in the steps: counted at 1 and 2 steps)."""
-    from common.measure import forward_flops
-    from common.models.diffusion import text_to_image
+    from chipperf_runtime.inference.measure import forward_flops
+    from chipperf_runtime.inference.models.diffusion import text_to_image
 
     counts = []
     with torch.device("meta"):
@@ -83,8 +83,9 @@ def test_full_size_parameters_and_flops() -> None:
 
 
 def test_ddim_step_is_diffusers() -> None:
-    from common.models.diffusion import SCHEDULE, ddim_schedule, ddim_step
     from diffusers import DDIMScheduler
+
+    from chipperf_runtime.inference.models.diffusion import SCHEDULE, ddim_schedule, ddim_step
 
     scheduler = DDIMScheduler(**SCHEDULE)
     scheduler.set_timesteps(5)

@@ -12,7 +12,7 @@ import pytest
 import torch
 from inferrun import BENCH, CONFIGS, REPO, entry_env, finished_of, run_entry
 
-from chipperf.perflog import parse_lines
+from chipperf_runtime.perflog import parse_lines
 
 CI = ["model_size=tiny", "image_size=32", "resize_size=32", "batch_size=8", "max_items=16",
       "latency_queries=4", "latency_warmup=1", "warmup_batches=1"]
@@ -64,8 +64,8 @@ def test_case_runs_end_to_end_within_its_bound(digits, tmp_path, model, engine) 
 
 @pytest.mark.parametrize("model", sorted(FULL))
 def test_full_size_parameters_and_flops(model) -> None:
-    from common.measure import forward_flops
-    from common.models.hf_vision import parameter_count
+    from chipperf_runtime.inference.measure import forward_flops
+    from chipperf_runtime.inference.models.hf_vision import parameter_count
 
     size, params, flops = FULL[model]
     with torch.device("meta"):
@@ -131,7 +131,7 @@ def test_flops_counted_on_the_cpu_include_the_attention() -> None:
     """The fused CPU attention kernel has no FLOP formula: counting runs attention through the
     math kernel, so a real run counts what the meta device counts (before: ViT-L/16 119.3
     instead of 123.1 GFLOPs, BERT-large 85.6 instead of 87.2)."""
-    from common.measure import forward_flops
+    from chipperf_runtime.inference.measure import forward_flops
 
     config = {"model_size": "tiny", "num_classes": 10, "image_size": 32}
     module = load_entry("vit_l_16")

@@ -21,7 +21,7 @@ import pytest
 from caserun import Case, assert_case_error, check_converged, free_port, init_end, perflog_events
 
 from chipperf.launchers import deepspeed as deepspeed_launcher
-from chipperf.perflog import Event
+from chipperf_runtime.perflog import Event
 
 CASE = Case("llama2_7b", "deepspeed", cpu_env={"DS_ACCELERATOR": "cpu"})
 
@@ -162,7 +162,8 @@ def deepspeed_config_for(vendor_config: Path, world_size: int) -> dict:
     sys.path.insert(0, str(CASE.dir))
     try:
         import run_pretraining as case
-        from driver import load_case_config
+
+        from chipperf_runtime.training.driver import load_case_config
 
         return case.deepspeed_config(load_case_config(CASE.dir / "config", vendor_config),
                                      world_size)

@@ -9,10 +9,10 @@ import pytest
 from benchrun import REPO, finished, run
 from caserun import assert_case_error
 
-from chipperf.perflog import finished_problems
+from chipperf_runtime.perflog import finished_problems
 
 sys.path.insert(0, str(REPO / "operation" / "benchmarks"))
-from operators.table import OPS  # noqa: E402
+from chipperf_runtime.operation.table import OPS  # noqa: E402
 
 
 def _checked(value: dict, op: str, dtype: str) -> None:

@@ -31,7 +31,7 @@ def run_case(data_dir: Path, out_dir: Path, config_file: str, nproc: int,
     """The launch contract on one node: chipperf's torchrun command line (python -m
     torch.distributed.run ... rankexec --log OUT/rank{RANK}.out.log -- python -u entry ...)."""
     argv = pytorch_launcher.command(CASE.context(data_dir, config_file, out_dir, nproc))
-    assert argv[argv.index("torch.distributed.run") - 1] in ("-m", "chipperf.launchers.quickexit")
+    assert argv[argv.index("torch.distributed.run") - 1] in ("-m", "chipperf_runtime.launch.quickexit")
     return subprocess.run(argv, env=CASE.env(), capture_output=True, text=True, timeout=timeout)
 
 
@@ -79,7 +79,9 @@ def test_prepare_digits_writes_a_stratified_split(digits: Path) -> None:
 
 
 def test_image_folder_yields_normalised_tensors(digits: Path) -> None:
-    from imagecls import data  # the shared image folders (caserun puts benchmarks/ on sys.path)
+    from chipperf_runtime.training.imagecls import (
+        data,  # the shared image folders (caserun puts benchmarks/ on sys.path)
+    )
     train, val = data.read_splits(digits)
     assert train.classes == tuple(str(d) for d in range(10)) and len(val.samples) == 359
     for augment in ("resize", "random_resized_crop_flip", None):

@@ -102,9 +102,10 @@ def save_tiny_checkpoint(path: Path) -> None:
     """The tiny preset's weights as transformers saves them (tied copies left out)."""
     import importlib.util
 
-    from hftext.models import hf_model
-    from hftext.seq2seq import TIED
     from safetensors.torch import save_file
+
+    from chipperf_runtime.training.hftext.models import hf_model
+    from chipperf_runtime.training.hftext.seq2seq import TIED
 
     spec = importlib.util.spec_from_file_location("t5_small_entry", CASE.entry)
     assert spec is not None and spec.loader is not None

@@ -96,7 +96,7 @@ def test_an_unknown_model_size_stops_the_case_before_training(bert_corpus: Path)
 def flagperf_gpt2_folder(corpus: Path, out: Path) -> Path:
     """FlagPerf's gpt2 layout made from the CI corpus: its train tokens as a Megatron dataset,
     some text as lambada_test.json, the corpus' BPE as gpt2-vocab.json / gpt2-merges.txt."""
-    from textlm import megatron
+    from chipperf_runtime.training.textlm import megatron
 
     train = np.load(corpus / "train" / "shard_00000.npy")
     megatron.write(out / "lambada_train_text_document", np.split(train, np.flatnonzero(train == 0) + 1)[:-1])

@@ -15,7 +15,7 @@ import pytest
 from caserun import Case, assert_case_error, init_end, perflog_events, rank_logs
 
 from chipperf.launchers import pytorch as pytorch_launcher
-from chipperf.perflog import finished_problems
+from chipperf_runtime.perflog import finished_problems
 
 CASE = Case("wav2vec2", "pytorch")
 

@@ -68,31 +68,31 @@ def prepared_text_dir(name: str, case_dir: Path, *inputs: str) -> Path:
 def bert_text_dir() -> Path:
     """The bert case's MLM shards (WordPiece vocab 1024, seq 64) from text already on Debian."""
     return prepared_text_dir("bert-mlm", REPO / "training/benchmarks/bert/pytorch",
-                             "prepare_data.py", "../../../../chipperf/wordpiece.py",
-                             "../../textlm/corpus.py")
+                             "prepare_data.py", "../../../../chipperf_runtime/wordpiece.py",
+                             "../../../../chipperf_runtime/training/textlm/corpus.py")
 
 
 @pytest.fixture(scope="session")
 def llama_text_dir() -> Path:
     """The llama2_7b case's byte-level token shards from text already on Debian."""
     return prepared_text_dir("llama2-bytes", REPO / "training/benchmarks/llama2_7b/deepspeed",
-                             "prepare_data.py", "../../textlm/corpus.py",
-                             "../../textlm/bytelevel.py")
+                             "prepare_data.py", "../../../../chipperf_runtime/training/textlm/corpus.py",
+                             "../../../../chipperf_runtime/training/textlm/bytelevel.py")
 
 
 @pytest.fixture(scope="session")
 def llm_text_dir() -> Path:
     """The llama3_8B and mixtral_8x7B cases' byte-level token shards (the same layout)."""
     return prepared_text_dir("llm-bytes", REPO / "training/benchmarks/llama3_8B/pytorch",
-                             "prepare_data.py", "../../textlm/corpus.py",
-                             "../../textlm/bytelevel.py")
+                             "prepare_data.py", "../../../../chipperf_runtime/training/textlm/corpus.py",
+                             "../../../../chipperf_runtime/training/textlm/bytelevel.py")
 
 
 @pytest.fixture(scope="session")
 def gpt2_text_dir() -> Path:
     """The gpt2 case's token shards (a byte-level BPE of 1,024 tokens) from text on Debian."""
     return prepared_text_dir("gpt2-bpe", REPO / "training/benchmarks/gpt2/pytorch",
-                             "prepare_data.py", "../../textlm/corpus.py")
+                             "prepare_data.py", "../../../../chipperf_runtime/training/textlm/corpus.py")
 
 
 @pytest.fixture(scope="session")
@@ -113,7 +113,7 @@ def w2v_audio_dir() -> Path:
 def shapes_dir() -> Path:
     """The detection cases' generated shapes in COCO 2017's layout (prepare_shapes.py's
     defaults: 256 train and 64 val images of 64 x 64), made once per version of the script."""
-    script = REPO / "training/benchmarks/detection/prepare_shapes.py"
+    script = REPO / "training/benchmarks/retinanet/pytorch/prepare_shapes.py"
     target = DATA_ROOT / f"shapes-{hashlib.sha256(script.read_bytes()).hexdigest()[:12]}"
     if target.is_dir():
         return target

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from conftest import chipperf, leftovers, write_configs
 
-from chipperf.perflog import finished_problems, parse_lines
 from chipperf.results.layout import read_status
 from chipperf.results.read.collect import collect
+from chipperf_runtime.perflog import finished_problems, parse_lines
 
 pytestmark = pytest.mark.e2e
 

@@ -18,8 +18,8 @@ import pytest
 import yaml
 from conftest import REPO, latest_run_dir, leftovers
 
-from chipperf.perflog import parse_lines
 from chipperf.results.layout import read_status
+from chipperf_runtime.perflog import parse_lines
 
 pytestmark = pytest.mark.e2e
 

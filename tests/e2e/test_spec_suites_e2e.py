@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import REPO, leftovers, run_suite
 
-from chipperf.perflog import parse_lines
 from chipperf.results.layout import read_status
 from chipperf.results.read.check import check
+from chipperf_runtime.perflog import parse_lines
 
 pytestmark = pytest.mark.e2e
 

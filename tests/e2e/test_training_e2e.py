@@ -7,10 +7,10 @@ import json
 import pytest
 from conftest import chipperf, leftovers, write_configs
 
-from chipperf.perflog import finished_problems, parse_lines
 from chipperf.results import summarize
 from chipperf.results.entry import check_main
 from chipperf.results.layout import read_status
+from chipperf_runtime.perflog import finished_problems, parse_lines
 
 pytestmark = pytest.mark.e2e
 

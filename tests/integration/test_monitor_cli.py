@@ -1,4 +1,4 @@
-"""``python3 -m chipperf.monitors`` as a separate process: a timed run, a SIGTERM stop,
+"""``python3 -m chipperf_runtime.monitors`` as a separate process: a timed run, a SIGTERM stop,
 and a refused argument."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.monitors.records import kind
+from chipperf_runtime.monitors.records import kind
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ def _env() -> dict[str, str]:
 
 
 def _monitor(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "chipperf.monitors", *args], env=_env(),
+    return subprocess.Popen([sys.executable, "-m", "chipperf_runtime.monitors", *args], env=_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL)
 

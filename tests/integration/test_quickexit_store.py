@@ -50,7 +50,7 @@ def test_the_store_host_leaves_after_the_other_host(sim_cluster, tmp_path, wait)
     store, other = sim_cluster.hosts[:2]
     (tmp_path / "fake_store.py").write_text(SERVER)
     flag = ["--store-port", str(PORT)] if wait else []
-    server = in_netns(store, [sys.executable, "-m", "chipperf.launchers.quickexit", *flag,
+    server = in_netns(store, [sys.executable, "-m", "chipperf_runtime.launch.quickexit", *flag,
                               "fake_store"], tmp_path)
     client = in_netns(other, [sys.executable, "-c", CLIENT, store.address], tmp_path)
     server_out, server_err = server.communicate(timeout=30)

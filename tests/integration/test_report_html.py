@@ -13,10 +13,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from synthetic_results import SynthCase, SynthRound, write_run
 
 from chipperf.results.entry import compare_main
 from chipperf.results.report import write_reports
-from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 pytestmark = pytest.mark.integration
 

@@ -1,6 +1,6 @@
 """Small FlagPerf result directories, written in FlagPerf's own formats (FlagOpen/FlagPerf @
 1b5a0303: training/run_benchmarks/run.py and start_<framework>_task.py lay out the tree and
-name rank logs by global rank; training/benchmarks/driver/perf_logger.py writes
+name rank logs by global rank; chipperf_runtime/training/driver/perf_logger.py writes
 ``[PerfLog] {"event", "value", "metadata": {"file", "lineno", "time_ms", "rank": LOCAL rank}}``;
 utils/sys_monitor.py and training/nvidia/nvidia_monitor.py write the text monitor lines;
 inference/run.py and run_inference.py write ``<case>/<host>_noderank0/container.out.log``

@@ -3,9 +3,10 @@ topology (its figure is per chip), with the spec's unit on the row."""
 
 from __future__ import annotations
 
+from synthetic_results import SynthCase, write_run
+
 from chipperf.results.read.collect import collect
 from chipperf.results.render.compare import compare, rows_of
-from chipperf.results.synthetic import SynthCase, write_run
 
 
 def test_a_spec_on_two_chips_and_topologies_is_one_row(tmp_path) -> None:
@@ -28,8 +29,8 @@ def test_a_spec_on_two_chips_and_topologies_is_one_row(tmp_path) -> None:
 def test_the_report_table_of_a_spec_run_shows_value_and_share_of_peak(tmp_path) -> None:
     import json
 
-    from chipperf.perflog import MARKER
     from chipperf.results.render.console import case_rows
+    from chipperf_runtime.perflog import MARKER
 
     run = write_run(tmp_path, [SynthCase(model="computation-FP32", vendor="nvidia", chip="H100",
                                          nnodes=1, nproc=8)], suite="base")

@@ -9,7 +9,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "training" / "benchmarks"))
 
-from driver.config import read_python  # noqa: E402
+from chipperf_runtime.training.driver.config import read_python  # noqa: E402
 
 
 def test_two_folders_with_a_common_file_each_read_their_own(tmp_path, monkeypatch) -> None:

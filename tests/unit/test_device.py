@@ -1,4 +1,4 @@
-"""The device layer (chipperf.device): what the engine names, what the framework must see.
+"""The device layer (chipperf_runtime.device): what the engine names, what the framework must see.
 
 PyTorch is the CPU build here, so every accelerator kind must end in a DeviceError that names
 the vendor, the device and what is missing; the cpu kind must work, and nothing falls back.
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from chipperf.device import DEVICE_KINDS, DeviceError, DeviceRequest, launch_env
-from chipperf.perflog import case_error
-from chipperf.vendors import get_vendor, vendor_names
+from chipperf_runtime.device import DEVICE_KINDS, DeviceError, DeviceRequest, launch_env
+from chipperf_runtime.perflog import case_error
+from chipperf_runtime.vendors import get_vendor, vendor_names
 
 
 def env(device: str, vendor: str = "somevendor", **extra: str) -> dict[str, str]:
@@ -55,7 +55,7 @@ torch = pytest.importorskip("torch")
 @pytest.mark.parametrize("kind", [k for k in DEVICE_KINDS if k != "cpu"])
 def test_each_accelerator_kind_this_build_lacks_is_an_error_naming_vendor_and_device(
         kind: str) -> None:
-    from chipperf.device.torch import open_torch_device
+    from chipperf_runtime.device.torch import open_torch_device
 
     with pytest.raises(DeviceError) as info:
         open_torch_device(0, env(kind, vendor="acme"))
@@ -70,14 +70,14 @@ def test_each_accelerator_kind_this_build_lacks_is_an_error_naming_vendor_and_de
 
 
 def test_a_plugin_that_imports_but_registers_no_device_is_still_an_error() -> None:
-    from chipperf.device.torch import open_torch_device
+    from chipperf_runtime.device.torch import open_torch_device
 
     with pytest.raises(DeviceError, match=r"torch.npu"):
         open_torch_device(0, env("npu", CHIPPERF_DEVICE_PLUGIN="json"))
 
 
 def test_the_cpu_device_is_named_and_has_no_device_memory_reading() -> None:
-    from chipperf.device.torch import open_torch_device
+    from chipperf_runtime.device.torch import open_torch_device
 
     device = open_torch_device(0, env("cpu", vendor="cpu"))
     assert device.device == torch.device("cpu") and device.backend == "gloo"

@@ -14,15 +14,15 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-# Case code (shipped into containers), and the engine.
-TREES = ("training/benchmarks", "inference/benchmarks", "base", "operation", "chipperf")
+# Case code and the runtime (shipped into containers), and the engine.
+TREES = ("training/benchmarks", "inference/benchmarks", "base", "operation", "chipperf", "chipperf_runtime")
 # Where naming CUDA is the point: the device layer; the vendor modules, which name their
 # device kind (nvidia, and the CUDA-compatible builds of amd, dcu, iluvatar and metax); and
 # any folder named nvidia (configs, images, the NVIDIA-only inference engines).
-ALLOWED_DIRS = ("chipperf/device", "chipperf/vendors")
+ALLOWED_DIRS = ("chipperf_runtime/device", "chipperf_runtime/vendors")
 # and files that quote what an NVIDIA machine reports as data: the synthetic result directory
 # the results tests read carries an NVIDIA sys_info ("runtime_version": "CUDA 12.2 ...").
-ALLOWED_FILES: tuple[str, ...] = ("chipperf/results/synthetic.py",)
+ALLOWED_FILES: tuple[str, ...] = ("tests/synthetic_results.py",)
 CUDA = re.compile(r"cuda", re.IGNORECASE)
 
 
@@ -47,16 +47,16 @@ def offending_lines() -> list[str]:
 
 def test_no_case_or_engine_file_names_cuda_outside_the_device_layer() -> None:
     found = offending_lines()
-    assert found == [], ("these lines name CUDA outside chipperf/device and the nvidia vendor; "
-                         "ask the device layer (chipperf.device) instead:\n" + "\n".join(found))
+    assert found == [], ("these lines name CUDA outside chipperf_runtime/device and the nvidia vendor; "
+                         "ask the device layer (chipperf_runtime.device) instead:\n" + "\n".join(found))
 
 
 def test_the_scan_reads_the_case_and_engine_trees() -> None:
     """The scan is not vacuous: it covers the case code and finds CUDA where it is allowed."""
     scanned = [p for t in TREES for p in (REPO / t).rglob("*.py")]
     assert any("training/benchmarks/resnet50" in p.as_posix() for p in scanned)
-    assert any("inference/benchmarks/common/engines" in p.as_posix() for p in scanned)
-    nvidia_engine = (REPO / "inference/benchmarks/common/engines/nvidia/onnxruntime_gpu.py")
+    assert any("chipperf_runtime/inference/engines" in p.as_posix() for p in scanned)
+    nvidia_engine = (REPO / "chipperf_runtime/inference/engines/nvidia/onnxruntime_gpu.py")
     assert CUDA.search(nvidia_engine.read_text()) and allowed(
         nvidia_engine.relative_to(REPO).as_posix())
-    assert not allowed("inference/benchmarks/common/engines/torch_engines.py")
+    assert not allowed("chipperf_runtime/inference/engines/torch_engines.py")

@@ -17,7 +17,6 @@ def suite(tmp_path: Path) -> Path:
     files = {
         "benchmarks/resnet50/pytorch/run_inference.py": "",
         "benchmarks/bert_large/pytorch/run_inference.py": "",
-        "benchmarks/common/__init__.py": "",
         "configs/resnet50/configuration.yaml": "batch_size: 8\nrepeat: 2\n",
         "configs/resnet50/vendor_config/cpu_configuration.yaml": "batch_size: 4\n",
         "configs/bert_large/configuration.yaml": "batch_size: 1\n",
@@ -69,7 +68,7 @@ def test_host_yaml_plans_one_node_per_case_spread_over_hosts(suite, tmp_path):
         "--data_dir", "/data/text", "--extern_config_dir", f"{node.work_dir}/code/vendor/bert_large-pytorch",
         "--extern_config_file", "cpu_configuration.yaml"]
     targets = {u.target for u in plan.uploads}
-    assert {"code/benchmarks/common", "code/vendor/resnet50-pytorch"} <= targets
+    assert {"code/chipperf_runtime", "code/vendor/resnet50-pytorch"} <= targets
 
 
 def test_inference_config_problems(suite, tmp_path):

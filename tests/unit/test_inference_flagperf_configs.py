@@ -19,9 +19,9 @@ REPO = Path(__file__).resolve().parents[2]
 FLAGPERF = Path(__file__).resolve().parent / "data" / "flagperf" / "inference" / "configs"
 sys.path.insert(0, str(REPO / "inference" / "benchmarks"))
 
-from common import config as configuration  # noqa: E402
-from common.errors import CaseError  # noqa: E402
-from common.flagperf import product  # noqa: E402
+from chipperf_runtime.inference import config as configuration  # noqa: E402
+from chipperf_runtime.inference.errors import CaseError  # noqa: E402
+from chipperf_runtime.inference.flagperf import product  # noqa: E402
 
 
 def model_folder(tmp_path: Path, model: str, ours: bool = True) -> Path:

@@ -9,8 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "inference" / "benchmarks"))
 
-from common import config  # noqa: E402
-from common.errors import CaseError  # noqa: E402
+from chipperf_runtime.inference import config  # noqa: E402
+from chipperf_runtime.inference.errors import CaseError  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 BASE = """
@@ -93,7 +93,7 @@ def test_empty_vendor_file_means_no_overrides(case_dir: Path) -> None:
 @pytest.mark.parametrize("model", ["resnet50", "bert_large"])
 @pytest.mark.parametrize("vendor", ["cpu", "nvidia"])
 def test_shipped_configs_load_and_validate(model: str, vendor: str) -> None:
-    from common.settings import Settings
+    from chipperf_runtime.inference.settings import Settings
 
     merged = config.load(REPO / "inference" / "configs" / model, f"{vendor}_configuration.yaml")
     settings = Settings.from_config(merged)
@@ -103,7 +103,7 @@ def test_shipped_configs_load_and_validate(model: str, vendor: str) -> None:
 
 
 def test_settings_report_every_bad_value() -> None:
-    from common.settings import Settings
+    from chipperf_runtime.inference.settings import Settings
 
     merged = config.load(REPO / "inference" / "configs" / "resnet50", "cpu_configuration.yaml",
                          ["batch_size=0", "latency_warmup=-1", "max_items=0", "device=tpu",
@@ -117,7 +117,7 @@ def test_settings_report_every_bad_value() -> None:
 
 
 def test_tolerance_lookup_prefers_the_engine_entry() -> None:
-    from common.settings import Settings
+    from chipperf_runtime.inference.settings import Settings
 
     merged = config.load(REPO / "inference" / "configs" / "resnet50", None,
                          ["tolerance.onnxruntime.fp32=5e-3"])

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "inference" / "benchmarks"))
 
-from common.stats import Deviation, latency_summary, percentile  # noqa: E402
+from chipperf_runtime.inference.stats import Deviation, latency_summary, percentile  # noqa: E402
 
 
 def test_nearest_rank_percentiles() -> None:

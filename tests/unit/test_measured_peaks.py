@@ -29,8 +29,9 @@ def test_a_base_run_without_gemm_results_is_named(tmp_path) -> None:
 def test_an_operation_run_gets_its_share_of_the_measured_peak(tmp_path) -> None:
     """Issue 12: an operator's achieved FLOP/s beside the base/ measured GEMM peak of the same
     chip and dtype (mfu_measured, "MFU vs measured peak" in the report)."""
+    from synthetic_results import SynthCase, write_run
+
     from chipperf.results.read.collect import collect
-    from chipperf.results.synthetic import SynthCase, write_run
 
     base = tmp_path / "base"
     node = base / "computation-FP32-pytorch_2.13-xeon-1x1" / "round1" / "h1_noderank0"

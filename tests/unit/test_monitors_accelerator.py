@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from chipperf.monitors import run_monitor
-from chipperf.monitors.records import kind
-from chipperf.vendors.base import SampleError, SamplerUnavailable, SmiToolSampler
-from chipperf.vendors.nvidia import VENDOR, NvmlSampler
+from chipperf_runtime.monitors import run_monitor
+from chipperf_runtime.monitors.records import kind
+from chipperf_runtime.vendors.base import SampleError, SamplerUnavailable, SmiToolSampler
+from chipperf_runtime.vendors.nvidia import VENDOR, NvmlSampler
 
 
 def _no_gpu_reason() -> str | None:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.monitors import run_monitor
-from chipperf.monitors.cpu import cpu_sample, parse_proc_stat, utilisation
-from chipperf.monitors.mem import MemSource, mem_sample, parse_meminfo
-from chipperf.monitors.records import kind
-from chipperf.monitors.source import SampleError
+from chipperf_runtime.monitors import run_monitor
+from chipperf_runtime.monitors.cpu import cpu_sample, parse_proc_stat, utilisation
+from chipperf_runtime.monitors.mem import MemSource, mem_sample, parse_meminfo
+from chipperf_runtime.monitors.records import kind
+from chipperf_runtime.monitors.source import SampleError
 
 STAT_1 = """cpu  100 0 50 800 50 0 0 0 0 0
 cpu0 50 0 25 400 25 0 0 0 0 0
@@ -160,8 +160,8 @@ def test_psutil_reads_the_same_counters_as_proc() -> None:
     """psutil (used when installed) and the /proc parser agree on this host's cores, memory
     total and the order of the counters (busy time grows on both between two reads)."""
     psutil = pytest.importorskip("psutil")
-    from chipperf.monitors.cpu import CpuSource, psutil_snapshot
-    from chipperf.monitors.mem import MemSource, psutil_meminfo
+    from chipperf_runtime.monitors.cpu import CpuSource, psutil_snapshot
+    from chipperf_runtime.monitors.mem import MemSource, psutil_meminfo
 
     proc = parse_proc_stat(open("/proc/stat").read())
     through_psutil = psutil_snapshot(psutil)
@@ -186,9 +186,9 @@ def test_psutil_reads_the_same_counters_as_proc() -> None:
 
 
 def test_without_psutil_the_sources_parse_proc(monkeypatch) -> None:
-    import chipperf.monitors.source as source
-    from chipperf.monitors.cpu import CpuSource
-    from chipperf.monitors.mem import MemSource
+    import chipperf_runtime.monitors.source as source
+    from chipperf_runtime.monitors.cpu import CpuSource
+    from chipperf_runtime.monitors.mem import MemSource
 
     monkeypatch.setitem(sys.modules, "psutil", None)  # import fails, as in an image without it
     assert source.psutil_or_none() is None

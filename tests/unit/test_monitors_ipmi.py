@@ -13,10 +13,10 @@ from typing import Callable
 
 import pytest
 
-from chipperf.monitors import Stopper, run_monitor
-from chipperf.monitors.ipmi import IpmiSource, parse_dcmi, parse_sensor_table
-from chipperf.monitors.records import kind
-from chipperf.monitors.source import SampleError, SamplerUnavailable
+from chipperf_runtime.monitors import Stopper, run_monitor
+from chipperf_runtime.monitors.ipmi import IpmiSource, parse_dcmi, parse_sensor_table
+from chipperf_runtime.monitors.records import kind
+from chipperf_runtime.monitors.source import SampleError, SamplerUnavailable
 
 DCMI = """
     Instantaneous power reading:                   220 Watts

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from chipperf.monitors import Stopper, run_monitor
-from chipperf.monitors.loop import Ticker
-from chipperf.monitors.records import SourceLog, kind, parse_lines
-from chipperf.monitors.source import SampleError, SamplerUnavailable
+from chipperf_runtime.monitors import Stopper, run_monitor
+from chipperf_runtime.monitors.loop import Ticker
+from chipperf_runtime.monitors.records import SourceLog, kind, parse_lines
+from chipperf_runtime.monitors.source import SampleError, SamplerUnavailable
 
 
 def test_ticker_keeps_the_grid_whatever_the_sampling_took() -> None:

@@ -13,10 +13,10 @@ from typing import Callable
 
 import pytest
 
-from chipperf.monitors import Stopper, run_monitor
-from chipperf.monitors.rapl import RaplSource, find_zones, wrapped_delta
-from chipperf.monitors.records import kind
-from chipperf.monitors.source import SampleError, SamplerUnavailable
+from chipperf_runtime.monitors import Stopper, run_monitor
+from chipperf_runtime.monitors.rapl import RaplSource, find_zones, wrapped_delta
+from chipperf_runtime.monitors.records import kind
+from chipperf_runtime.monitors.source import SampleError, SamplerUnavailable
 
 MAX_RANGE = 262143328850  # a real package's max_energy_range_uj
 

@@ -46,7 +46,7 @@ def test_the_case_container_is_planned_whole(catalogue):
     _, _, _, node = plan_for(catalogue, "cpu", "xeon", "--env FOO=1 -v /opt/x:/x:ro --shm-size=2g")
     spec = node.case_spec
     assert spec.name == node.container and spec.image == "chipperf/cpu-pytorch_2.13"
-    assert spec.command == ("python3", "-m", "chipperf.launchers.rankexec",
+    assert spec.command == ("python3", "-m", "chipperf_runtime.launch.rankexec",
                             f"{node.output_dir}/launcher.log", *node.command)
     assert spec.env == {"FOO": "1", **node.env}
     assert [(m.source, m.target, m.mode) for m in spec.mounts] == [
@@ -64,7 +64,7 @@ def test_the_sidecar_has_its_own_spec_not_the_case_options(catalogue):
     assert monitor.options == {"device_requests": [
         {"Driver": "", "Count": -1, "DeviceIDs": [], "Capabilities": [["utility"]],
          "Options": {}}]}
-    assert monitor.command == ("python3", "-m", "chipperf.monitors", "--out", node.output_dir,
+    assert monitor.command == ("python3", "-m", "chipperf_runtime.monitors", "--out", node.output_dir,
                                "--interval", "0.5", "--vendor", "nvidia")
     assert [(m.source, m.if_present) for m in monitor.mounts] == [
         (node.work_dir, False), (POWERCAP, True)]

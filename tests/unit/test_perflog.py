@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from chipperf.perflog import (
+from chipperf_runtime.perflog import (
     MARKER,
     PerfLogger,
     finished_problems,

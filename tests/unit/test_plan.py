@@ -15,7 +15,6 @@ from chipperf.plan import check, make_plan
 def catalogue(tmp_path: Path) -> Catalogue:
     root = tmp_path / "training"
     for rel in ("benchmarks/resnet50/pytorch/run_pretraining.py",
-                "benchmarks/driver/__init__.py",
                 "cpu/resnet50-pytorch/config/config_xeonx1x1.py",
                 "cpu/resnet50-pytorch/config/config_xeonx2x2.py",
                 "cpu/docker_image/pytorch_2.13/Dockerfile"):
@@ -36,7 +35,7 @@ def test_catalogue_scan(catalogue):
     assert catalogue.vendor_configs[("cpu", "resnet50", "pytorch")] == {
         "config_xeonx1x1.py", "config_xeonx2x2.py"}
     assert ("cpu", "pytorch_2.13") in catalogue.images
-    assert [p.name for p in catalogue.shared] == ["driver"]
+    assert not hasattr(catalogue, "shared")      # shared case code is the runtime, not a case folder
 
 
 def test_two_node_plan(catalogue):
@@ -61,7 +60,7 @@ def test_two_node_plan(catalogue):
             env["WORLD_SIZE"]) == ("10.0.0.1", "2", "1", "2", "4")
     assert (env["CHIPPERF_RUN_ID"], env["CHIPPERF_ROUND"]) == ("run20260101000000", "2")
     assert env["CHIPPERF_CASE"] == "resnet50:pytorch_2.13:xeon:2:2:3"
-    assert env["PYTHONPATH"] == f"{n1.work_dir}/code:{n1.work_dir}/code/benchmarks"
+    assert env["PYTHONPATH"] == f"{n1.work_dir}/code"
     cmd = list(n1.command)
     assert "--node_rank=1" in cmd and "--nnodes=2" in cmd and "--master_addr=10.0.0.1" in cmd
     entry = cmd.index(f"{n1.work_dir}/code/benchmarks/resnet50/pytorch/run_pretraining.py")
@@ -71,7 +70,7 @@ def test_two_node_plan(catalogue):
         "--extern_config_file", "config_xeonx2x2.py", "--output_dir", n1.output_dir]
     assert f"{n1.output_dir}/rank{{RANK}}.out.log" in cmd
     targets = [u.target for u in plan.uploads]
-    assert targets == ["code/chipperf", "code/benchmarks/driver",
+    assert targets == ["code/chipperf_runtime",             # the runtime only, never the engine
                        "code/benchmarks/resnet50/pytorch", "code/vendor/resnet50-pytorch"]
 
 

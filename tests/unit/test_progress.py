@@ -13,7 +13,7 @@ import pytest
 from chipperf import rounds
 from chipperf.config.model import ImageBuildConfig
 from chipperf.containers import images, progress
-from chipperf.perflog import Event
+from chipperf_runtime.perflog import Event
 
 
 class Clock:

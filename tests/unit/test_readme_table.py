@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from synthetic_results import SynthCase, SynthRound, write_run
 
 from chipperf.cli import main as cli_main
 from chipperf.results import summarize
@@ -19,7 +20,6 @@ from chipperf.results.render.readme import (
     results_block,
     select_cases,
 )
-from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 REPO = Path(__file__).resolve().parents[2]
 ROUNDS = (SynthRound(), SynthRound(1010.0))

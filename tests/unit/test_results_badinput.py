@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from synthetic_results import SynthCase, write_run
 
 from chipperf.results.report import summarize, write_reports
-from chipperf.results.synthetic import SynthCase, write_run
 
 CASE = "resnet50-pytorch_2.13-A100-2x2"
 NODE0, NODE1 = "10.0.0.1_noderank0", "10.0.0.2_noderank1"

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from synthetic_results import SynthCase, SynthRound, write_run
 
-from chipperf.perflog import MARKER
 from chipperf.results.read.check import check
-from chipperf.results.synthetic import SynthCase, SynthRound, write_run
+from chipperf_runtime.perflog import MARKER
 
 CASE = "resnet50-pytorch_2.13-A100-2x2"
 R1 = f"{CASE}/round1"

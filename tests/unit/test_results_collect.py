@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from synthetic_results import SynthCase, SynthRound, write_run
 
 from chipperf.results.compute.aggregate import stat
 from chipperf.results.compute.schema import RunSummary
 from chipperf.results.report import summarize
-from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 A100_BF16 = 312e12
 

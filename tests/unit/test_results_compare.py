@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from synthetic_results import SynthCase, SynthRound, write_run
 
 from chipperf.results.compute.aggregate import stat
 from chipperf.results.render.compare import compare, comparison_markdown, within_noise
 from chipperf.results.report import summarize
-from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 
 def rounds(*throughputs: float) -> tuple[SynthRound, ...]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from synthetic_results import SynthCase, SynthRound, write_run
+
 from chipperf.results.compute.fingerprint import describe, differences, fingerprint
 from chipperf.results.compute.schema import CaseResult, Fingerprint
 from chipperf.results.render.compare import compare, comparison_console
 from chipperf.results.report import summarize
-from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 RESNET = (("global_batch_size", 256), ("image_size", 224), ("dtype", "bf16"))
 

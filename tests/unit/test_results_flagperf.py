@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 
 import pytest
+from synthetic_results import SynthCase, SynthRound, write_run
 
 from chipperf.results.read.flagperf import case_identity, parse_timestamp
 from chipperf.results.render.compare import compare
 from chipperf.results.report import summarize, write_reports
-from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 START = 1_677_808_800  # epoch seconds of the case start; rendered in local time below
 TRAIN_S = (60, 660)    # TRAIN_START .. TRAIN_END, seconds after START

@@ -9,14 +9,14 @@ import json
 from pathlib import Path
 
 import pytest
+from synthetic_results import SynthCase, SynthRound, write_run
 
-from chipperf.perflog import MARKER, finished_problems
 from chipperf.results import check_main, report_main
 from chipperf.results.compute.schema import RunSummary
 from chipperf.results.read.check import check
 from chipperf.results.render.compare import compare, comparison_markdown, match_key
 from chipperf.results.report import summarize, write_reports
-from chipperf.results.synthetic import SynthCase, SynthRound, write_run
+from chipperf_runtime.perflog import MARKER, finished_problems
 
 A100_FP16 = 312e12
 CASE = "resnet50-pytorch_2.13-A100-1x1"

@@ -10,13 +10,13 @@ import stat
 from pathlib import Path
 
 import pytest
+from synthetic_results import SynthCase, SynthRound, write_run
 
 from chipperf.results import check_main, compare_main, report_main, summarize, write_reports
 from chipperf.results.compute.schema import RunSummary
 from chipperf.results.render.readme import readme_table
 from chipperf.results.render.svg import nice_ticks
 from chipperf.results.render.text import fmt
-from chipperf.results.synthetic import SynthCase, SynthRound, write_run
 
 CASE = "resnet50-pytorch_2.13-A100-2x2"
 

@@ -16,11 +16,10 @@ REPO = Path(__file__).resolve().parents[2]
 TRAINING = REPO / "training"
 sys.path[:0] = [p for p in (str(REPO), str(TRAINING / "benchmarks")) if p not in sys.path]
 
-from driver import load_case_config  # noqa: E402
-from driver.config import VENDOR  # noqa: E402
-
 from chipperf.config.vendorconfig import check_vendor_config  # noqa: E402
-from chipperf.vendors import get_vendor, hardware_status, vendor_names  # noqa: E402
+from chipperf_runtime.training.driver import load_case_config  # noqa: E402
+from chipperf_runtime.training.driver.config import VENDOR  # noqa: E402
+from chipperf_runtime.vendors import get_vendor, hardware_status, vendor_names  # noqa: E402
 
 VENDOR_CONFIGS = sorted(TRAINING.glob("*/*-*/config/config_*x*x*.py"))
 
@@ -66,7 +65,7 @@ def test_vendor_config_layers_onto_the_case_base(vendor_config: Path) -> None:
     vendor_layer = {k: v for k, v in config.as_dict().items() if config.source(k) == VENDOR}
     case = vendor_config.parent.parent.name.replace("-", ":", 1)
     planned = check_vendor_config(case_config_dir(vendor_config), vendor_config, case,
-                                  (TRAINING / "benchmarks",))
+                                  (REPO,))
     assert planned.problems == ()
     assert planned.values == vendor_layer
     nnodes, nproc = (int(n) for n in vendor_config.stem.rsplit("x", 2)[1:])

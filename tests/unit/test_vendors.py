@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.device import DEVICE_KINDS
-from chipperf.monitors import run_monitor
-from chipperf.monitors.records import kind
-from chipperf.vendors import get_vendor, vendor_names
-from chipperf.vendors.base import SampleError, SamplerUnavailable
+from chipperf_runtime.device import DEVICE_KINDS
+from chipperf_runtime.monitors import run_monitor
+from chipperf_runtime.monitors.records import kind
+from chipperf_runtime.vendors import get_vendor, vendor_names
+from chipperf_runtime.vendors.base import SampleError, SamplerUnavailable
 
 NEW = ["amd", "ascend", "cambricon", "dcu", "iluvatar", "intel_gaudi", "kunlunxin", "metax",
        "mthreads"]

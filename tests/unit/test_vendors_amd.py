@@ -14,9 +14,9 @@ from enum import IntEnum
 
 import pytest
 
-from chipperf.monitors import run_monitor
-from chipperf.vendors import SamplerUnavailable, get_vendor
-from chipperf.vendors.base import SampleError
+from chipperf_runtime.monitors import run_monitor
+from chipperf_runtime.vendors import SamplerUnavailable, get_vendor
+from chipperf_runtime.vendors.base import SampleError
 
 MIB = 2**20
 UINT32_MAX = 0xFFFFFFFF

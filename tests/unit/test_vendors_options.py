@@ -10,9 +10,9 @@ import pytest
 from docker.models.containers import _create_container_args
 
 from chipperf.containerplan import split_options
-from chipperf.containers.options import parse_cli_options
+from chipperf.containers.options import parse_cli_options, vendor_options
 from chipperf.containers.spec import ContainerSpec, Mount, run_kwargs
-from chipperf.vendors import get_vendor, vendor_names
+from chipperf_runtime.vendors import get_vendor, vendor_names
 
 # From FlagPerf test_conf.py's ACCE_CONTAINER_OPT comment block, verbatim except ascend's,
 # whose comment contains Python concatenation marks ("+ \") and a davinciX placeholder:
@@ -93,7 +93,7 @@ def test_refused_options_are_named(text, named):
 @pytest.mark.parametrize("vendor", vendor_names())
 def test_every_vendor_options_reach_the_sdk(vendor):
     for nproc in (1, 8):
-        sdk_args(dict(get_vendor(vendor).container_options(nproc)))
+        sdk_args(vendor_options(get_vendor(vendor).container_options(nproc)))
 
 
 # The options issue 11 lists, each as a docker run user writes it, and what the SDK gets.

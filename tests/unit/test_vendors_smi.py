@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.vendors.ascend import parse_npu_smi_info
-from chipperf.vendors.cambricon import parse_cnmon
-from chipperf.vendors.dcu import parse_concise_table
-from chipperf.vendors.iluvatar import parse_ixsmi
-from chipperf.vendors.intel_gaudi import parse_hl_smi_csv
-from chipperf.vendors.metax import parse_mx_smi
+from chipperf_runtime.vendors.ascend import parse_npu_smi_info
+from chipperf_runtime.vendors.cambricon import parse_cnmon
+from chipperf_runtime.vendors.dcu import parse_concise_table
+from chipperf_runtime.vendors.iluvatar import parse_ixsmi
+from chipperf_runtime.vendors.intel_gaudi import parse_hl_smi_csv
+from chipperf_runtime.vendors.metax import parse_mx_smi
 
 DATA = Path(__file__).parent / "data" / "smi"
 MIB = 2**20
@@ -118,7 +118,7 @@ def test_truncated_rows_are_named():
 
 
 def test_xpu_smi_xml_of_eight_p800():
-    from chipperf.vendors.kunlunxin import parse_xpu_smi_xml
+    from chipperf_runtime.vendors.kunlunxin import parse_xpu_smi_xml
 
     devices = parsed(parse_xpu_smi_xml, "xpu-smi_q_x_p800.txt")
     assert [d["index"] for d in devices] == list(range(8))          # minor_number = /dev/xpuN
@@ -130,7 +130,7 @@ def test_xpu_smi_xml_of_eight_p800():
 
 def test_xpu_smi_xml_leaves_out_what_it_cannot_read():
     """'N/A' and 'Invalid Argument' (as xpu-smi prints them in the sample) are absent, not 0."""
-    from chipperf.vendors.kunlunxin import parse_xpu_smi_xml
+    from chipperf_runtime.vendors.kunlunxin import parse_xpu_smi_xml
 
     text = sample("xpu-smi_q_x_p800.txt")
     text = text.replace("<power_draw>87.00 W</power_draw>", "<power_draw>N/A</power_draw>", 1)
@@ -149,7 +149,7 @@ def test_xpu_smi_xml_leaves_out_what_it_cannot_read():
      "</temperature></xpu></xpu_smi_log>", "<xpu id='00000000:03:00.0'>: xpu_temp: no number"),
 ])
 def test_xpu_smi_xml_refuses_other_output(text, expect):
-    from chipperf.vendors.kunlunxin import parse_xpu_smi_xml
+    from chipperf_runtime.vendors.kunlunxin import parse_xpu_smi_xml
 
     devices, problems = parse_xpu_smi_xml(text)
     assert devices == [] and len(problems) == 1 and expect in problems[0], problems
@@ -160,7 +160,7 @@ def test_xpu_smi_xml_refuses_other_output(text, expect):
     ("mthreads-gmi_s5000.txt", 81920, (66641, 64889), (52.0, 51.0)),
 ])
 def test_mthreads_gmi_table(name, total_mib, used_mib, temps):
-    from chipperf.vendors.mthreads import parse_mthreads_gmi
+    from chipperf_runtime.vendors.mthreads import parse_mthreads_gmi
 
     devices = parsed(parse_mthreads_gmi, name)
     assert [d["index"] for d in devices] == [0, 1]
@@ -171,7 +171,7 @@ def test_mthreads_gmi_table(name, total_mib, used_mib, temps):
 
 
 def test_mthreads_gmi_unexpected_output_is_named():
-    from chipperf.vendors.mthreads import parse_mthreads_gmi
+    from chipperf_runtime.vendors.mthreads import parse_mthreads_gmi
 
     assert parse_mthreads_gmi("Error: driver not loaded\n") == (
         [], ["no device row found in mthreads-gmi output"])

@@ -1,4 +1,4 @@
-"""chipperf.wordpiece: the one BERT tokenizer of training's bert corpus and inference's
+"""chipperf_runtime.wordpiece: the one BERT tokenizer of training's bert corpus and inference's
 bert_large (pure)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.wordpiece import SPECIALS, WordPiece, basic_tokens, build_vocab, write_vocab
+from chipperf_runtime.wordpiece import SPECIALS, WordPiece, basic_tokens, build_vocab, write_vocab
 
 VOCAB = [*SPECIALS, "un", "##aff", "##able", "the", "dog", ",", "!", "r", "##u", "##n", "##ning"]
 

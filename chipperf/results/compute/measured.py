@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chipperf.perflog import parse_lines
+from chipperf_runtime.perflog import parse_lines
 
 SPEC_PREFIX = "computation-"
 

@@ -1,6 +1,6 @@
 """What global rank 0's PerfLog says about a round: times, throughput, metric, MFU.
 
-``read_rank_log`` streams a ``rank<R>.out.log`` through ``chipperf.perflog.parse_lines``
+``read_rank_log`` streams a ``rank<R>.out.log`` through ``chipperf_runtime.perflog.parse_lines``
 (non-UTF-8 bytes are replaced and reported). ``performance`` turns the events into
 the round's performance fields, each absent with a reason when the log cannot
 tell (an inference round's latency, engine and reference deviation too, see
@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chipperf.perflog import Event, iter_records, normalize_finished
 from chipperf.results.compute.inference import inference_fields, window_work
 from chipperf.results.compute.schema import Metric, Throughput
 from chipperf.results.read.flagperf import target_from_config
 from chipperf.results.read.samples import read_lines
+from chipperf_runtime.perflog import Event, iter_records, normalize_finished
 
 # reasons[FIGURES_FROM]: a FlagPerf round whose figures come from its text lines, not FINISHED
 FIGURES_FROM = "figures_from"
@@ -349,7 +349,7 @@ def mfu(fields: Mapping[str, Any], vendor: str | None, chip: str | None,
 
 def chip_peak(vendor: str | None, chip: str | None, dtype: str | None) -> tuple[float | None, str]:
     """The spec sheet's peak FLOP/s of one chip in ``dtype``, or (None, why not)."""
-    from chipperf.vendors import get_vendor
+    from chipperf_runtime.vendors import get_vendor
 
     if not dtype:
         return None, "FINISHED has no dtype"
@@ -358,7 +358,7 @@ def chip_peak(vendor: str | None, chip: str | None, dtype: str | None) -> tuple[
     try:
         spec = get_vendor(vendor).chip(chip)
     except KeyError:
-        return None, f"no vendor module {vendor!r} in chipperf/vendors/"
+        return None, f"no vendor module {vendor!r} in chipperf_runtime/vendors/"
     if spec is None:
         return None, f"{vendor} vendor spec sheet has no chip {chip}"
     if not spec.peak_flops:

@@ -22,9 +22,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from chipperf.perflog import EVENTS, MARKER, finished_problems, parse_record
 from chipperf.results.layout import STATUSES
 from chipperf.results.read.samples import read_lines
+from chipperf_runtime.perflog import EVENTS, MARKER, finished_problems, parse_record
 
 RUN_STATUSES = ("running", "succeeded", "failed", "canceled")
 CASE_STATUSES = ("pending", "running", "succeeded", "failed", "timeout", "canceled", "skipped")
@@ -278,7 +278,7 @@ def _status(node_dir: Path, rel: str, listed: Any, report: Report) -> str | None
 def _accelerator_file(vendor: Any) -> tuple[str, ...]:
     if not isinstance(vendor, str):
         return ()
-    from chipperf.vendors import get_vendor
+    from chipperf_runtime.vendors import get_vendor
 
     try:
         has_sampler = get_vendor(vendor).accelerator_sampler is not None
@@ -303,7 +303,7 @@ def _json_file(path: Path, rel: str, report: Report) -> None:
 def check_rank_log(path: Path, rel: str, rank: int, required: bool, report: Report,
                    suite: str = "training") -> None:
     """Every PerfLog line of one rank's log; ``required``: the events of global rank 0;
-    FINISHED is held to the schema of ``suite`` (chipperf.perflog.finished_problems)."""
+    FINISHED is held to the schema of ``suite`` (chipperf_runtime.perflog.finished_problems)."""
     seen: dict[str, int] = {}
     last_ms: int | None = None
     for number, text, clean in read_lines(path):

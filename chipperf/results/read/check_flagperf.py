@@ -26,13 +26,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from chipperf.perflog import EVENTS, MARKER, normalize_finished, parse_record
 from chipperf.results.read.check import ROUND_DIR, Report, subdirs
 from chipperf.results.read.flagperf import RANK_ZERO_LOGS, case_identity, text_records
 from chipperf.results.read.flagperf_text import parse_finish_info, parse_llm_log
 from chipperf.results.read.samples import read_lines
+from chipperf_runtime.perflog import EVENTS, MARKER, normalize_finished, parse_record
 
-# FlagPerf's training/benchmarks/driver/event.py events beyond chipperf's own.
+# FlagPerf's chipperf_runtime/training/driver/event.py events beyond chipperf's own.
 FLAGPERF_EVENTS = frozenset(EVENTS) | {
     "STEP_BEGIN", "BACKWARD", "INIT_EVALUATION", "LAUNCH_TRAINING", "CONVERT_MODEL",
     "CREATE_OPTIMIZER", "MODEL_TO_FP16", "MODEL_TO_DDP"}

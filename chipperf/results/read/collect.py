@@ -232,7 +232,7 @@ def _one_workload(name: str, workloads: list[tuple[int, Fingerprint]],
 
 def _hardware(vendor: str | None, chip: str | None) -> tuple[bool | None, str]:
     """Whether chipperf's path for this vendor and chip has run on real hardware here."""
-    from chipperf.vendors import hardware_status
+    from chipperf_runtime.vendors import hardware_status
 
     if not vendor:
         return None, "vendor unknown: no hardware status"
@@ -367,7 +367,7 @@ def _collect_node(case: CaseContext, node_dir: Path, name: str, listed: str | No
 def _accelerator_file(node_dir: Path, vendor: str | None) -> tuple[str | None, str]:
     """The node's accelerator monitor file name, or (None, why there is none)."""
     if vendor:
-        from chipperf.vendors import get_vendor
+        from chipperf_runtime.vendors import get_vendor
 
         try:
             if get_vendor(vendor).accelerator_sampler is None:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chipperf.perflog import Event, iter_records
 from chipperf.results.compute.schema import CaseResult, RunSummary
 from chipperf.results.read.samples import read_lines
+from chipperf_runtime.perflog import Event, iter_records
 
 Points = tuple[tuple[float, float], ...]
 

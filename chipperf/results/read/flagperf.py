@@ -2,7 +2,7 @@
 
 FlagPerf (github.com/FlagOpen/FlagPerf) writes ``result/run<ts>/<case>/round<N>/
 <host>_noderank<K>/`` with ``rank<R>.out.log`` (its PerfLog lines; FINISHED keys
-mapped by ``chipperf.perflog.normalize_finished``) and text monitor logs, as its
+mapped by ``chipperf_runtime.perflog.normalize_finished``) and text monitor logs, as its
 ``training/utils/sys_monitor.py`` and ``training/<vendor>/<vendor>_monitor.py``
 write them::
 

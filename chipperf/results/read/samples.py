@@ -2,7 +2,7 @@
 
 A monitor file (``cpu_monitor.log``, ``mem_monitor.log``, ``pwr_monitor.log``,
 ``<vendor>_monitor.log``) holds one JSON object per line, as
-``chipperf.monitors.records`` writes them::
+``chipperf_runtime.monitors.records`` writes them::
 
     {"ts_ms": .., "source": "cpu", "info": {...}, "interval_s": 1.0}
     {"ts_ms": .., "source": "cpu", "util_pct": 12.5, ...}

@@ -1,5 +1,5 @@
 '''Test config: which vendor and cases to run (FlagPerf form, read as data).'''
-# Vendor: a module in chipperf/vendors/ with image folders under training/<vendor>/docker_image/.
+# Vendor: a module in chipperf_runtime/vendors/ with image folders under training/<vendor>/docker_image/.
 VENDOR = "cpu"
 
 # Cases: "model:framework:chip:nnodes:nproc:repeat" -> dataset path on every host.

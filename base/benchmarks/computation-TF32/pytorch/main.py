@@ -1,6 +1,6 @@
-"""base spec computation-TF32 (see base/benchmarks/specs/__init__.py for its method)."""
+"""base spec computation-TF32 (see chipperf_runtime/base/__init__.py for its method)."""
 
-from specs import main
+from chipperf_runtime.base import main
 
 if __name__ == "__main__":
     main("computation-TF32")

@@ -1,6 +1,6 @@
-"""base spec interconnect-P2P_intraserver (see base/benchmarks/specs/__init__.py for its method)."""
+"""base spec interconnect-P2P_intraserver (see chipperf_runtime/base/__init__.py for its method)."""
 
-from specs import main
+from chipperf_runtime.base import main
 
 if __name__ == "__main__":
     main("interconnect-P2P_intraserver")

@@ -1,6 +1,6 @@
-"""base spec main_memory-bandwidth (see base/benchmarks/specs/__init__.py for its method)."""
+"""base spec main_memory-bandwidth (see chipperf_runtime/base/__init__.py for its method)."""
 
-from specs import main
+from chipperf_runtime.base import main
 
 if __name__ == "__main__":
     main("main_memory-bandwidth")

@@ -4,7 +4,7 @@
 
 Copies every regular file under SRC (default use: /usr/share/common-licenses, present on
 Debian) to OUT_DIR/text/<name>.txt and builds OUT_DIR/vocab.txt, a WordPiece vocabulary of
-the text (``chipperf.wordpiece.build_vocab``, the tokenizer training's bert corpus uses too).
+the text (``chipperf_runtime.wordpiece.build_vocab``, the tokenizer training's bert corpus uses too).
 Needs only the standard library and the repository's ``chipperf`` package.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[4]))  # the repository: chipperf
 
-from chipperf.wordpiece import build_vocab, write_vocab  # noqa: E402
+from chipperf_runtime.wordpiece import build_vocab, write_vocab  # noqa: E402
 
 
 def write(src: Path, out: Path, vocab_size: int) -> tuple[int, int]:

@@ -9,15 +9,20 @@ the masked positions are scored by their top-1 token.
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 import sys
 from typing import Any, Mapping
 
 import torch
-from common import text
-from common.case import Case
-from common.errors import CaseError
-from common.models.hf_text import masked_lm
-from common.runner import main
+
+from chipperf_runtime.inference import text
+from chipperf_runtime.inference.case import Case
+from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.models.hf_text import masked_lm
+from chipperf_runtime.inference.runner import main
 
 # case key -> transformers' BertConfig key
 SHAPE_KEYS = {"hidden_size": "hidden_size", "num_layers": "num_hidden_layers",

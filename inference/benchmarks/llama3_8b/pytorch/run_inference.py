@@ -8,9 +8,13 @@ metrics: ``common.llm`` (docs/inference.md, "LLM serving").
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 import sys
 
-from common.llm.runner import main
+from chipperf_runtime.inference.llm.runner import main
 
 if __name__ == "__main__":
     sys.exit(main("llama3_8b"))

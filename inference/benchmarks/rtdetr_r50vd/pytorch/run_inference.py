@@ -15,15 +15,20 @@ reference's (``query_class_agreement``); the deviation bound covers the logits a
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 import sys
 from typing import Any, Mapping
 
 import torch
-from common.case import Case
-from common.detect import DetectionImages
-from common.errors import CaseError
-from common.runner import main
 from torch import nn
+
+from chipperf_runtime.inference.case import Case
+from chipperf_runtime.inference.detect import DetectionImages
+from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.runner import main
 
 BOX = 4
 # model_size -> (RTDetrResNetConfig, RTDetrConfig) keyword arguments

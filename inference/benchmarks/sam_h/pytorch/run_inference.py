@@ -15,15 +15,20 @@ with a checkpoint.
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 import sys
 from typing import Any, Mapping
 
 import torch
-from common.case import Case
-from common.errors import CaseError
-from common.prompted import PromptedImages
-from common.runner import main
 from torch import nn
+
+from chipperf_runtime.inference.case import Case
+from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.prompted import PromptedImages
+from chipperf_runtime.inference.runner import main
 
 # model_size -> (vision, prompt encoder, mask decoder) keyword arguments of SamConfig's parts
 PRESETS: dict[str, tuple[dict, dict, dict]] = {

@@ -13,16 +13,21 @@ compared with the fp32 reference's (``pixel_agreement``: within 2 levels). No la
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 import sys
 from typing import Any, Mapping
 
 import torch
-from common import prompts
-from common.case import Case
-from common.errors import CaseError
-from common.models.diffusion import PRESETS, text_to_image, vae_factor
-from common.runner import main
 from torch import nn
+
+from chipperf_runtime.inference import prompts
+from chipperf_runtime.inference.case import Case
+from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.models.diffusion import PRESETS, text_to_image, vae_factor
+from chipperf_runtime.inference.runner import main
 
 LEVELS = 2   # 8-bit levels within which an engine's pixel agrees with the reference's
 

@@ -10,13 +10,18 @@ counted in the tests). ``model_size: tiny`` is the CI shape. Output: logits
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 import sys
 from typing import Any, Mapping
 
-from common.classify import image_case
-from common.models.hf_vision import classifier, preset_of
-from common.runner import main
 from torch import nn
+
+from chipperf_runtime.inference.classify import image_case
+from chipperf_runtime.inference.models.hf_vision import classifier, preset_of
+from chipperf_runtime.inference.runner import main
 
 PRESETS = {
     # Swin-Base, patch 4, window 7 (torchvision's swin_b)

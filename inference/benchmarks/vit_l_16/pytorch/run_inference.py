@@ -9,13 +9,18 @@ MLP 4096, 16-pixel patches; 304,326,632 parameters and 123.1 GFLOPs per 224-pixe
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 import sys
 from typing import Any, Mapping
 
-from common.classify import image_case
-from common.models.hf_vision import classifier, preset_of
-from common.runner import main
 from torch import nn
+
+from chipperf_runtime.inference.classify import image_case
+from chipperf_runtime.inference.models.hf_vision import classifier, preset_of
+from chipperf_runtime.inference.runner import main
 
 PRESETS = {
     # ViT-Large/16 (torchvision's vit_l_16, google/vit-large-patch16-224: FlagPerf's vit_l_16)

@@ -1,6 +1,6 @@
-"""operator benchmark mean (see operation/benchmarks/operators/table.py for its shapes)."""
+"""operator benchmark mean (see chipperf_runtime/operation/table.py for its shapes)."""
 
-from operators import main
+from chipperf_runtime.operation import main
 
 if __name__ == "__main__":
     main("mean")

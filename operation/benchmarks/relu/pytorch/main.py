@@ -1,6 +1,6 @@
-"""operator benchmark relu (see operation/benchmarks/operators/table.py for its shapes)."""
+"""operator benchmark relu (see chipperf_runtime/operation/table.py for its shapes)."""
 
-from operators import main
+from chipperf_runtime.operation import main
 
 if __name__ == "__main__":
     main("relu")

@@ -15,7 +15,8 @@ from __future__ import annotations
 import paddle
 import paddle.nn.functional as F
 from paddle import nn
-from textlm.bert import BertConfig
+
+from chipperf_runtime.training.textlm.bert import BertConfig
 
 IGNORE = -100
 

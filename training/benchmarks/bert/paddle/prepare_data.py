@@ -34,8 +34,8 @@ def output_dir(argv: list[str]) -> Path | None:
 
 def check(folder: Path) -> str:
     """Open ``folder`` with this case's reader; a one-line summary."""
-    sys.path.insert(0, str(CASE_DIR.parent.parent))  # textlm, driver
-    from textlm import mlm
+    sys.path.insert(0, str(CASE_DIR.parents[2]))  # chipperf_runtime: textlm, driver
+    from chipperf_runtime.training.textlm import mlm
 
     dataset = mlm.open_dataset(folder, vocab_size=2**31, max_positions=2**31,
                                prepare=str(Path(__file__)))

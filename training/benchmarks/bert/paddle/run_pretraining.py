@@ -14,16 +14,15 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from driver import Config, DistEnv, Driver, LaunchError, run_case, split_batch
-from driver.dist import usable_cores, use_interface_towards_master
-from driver.errors import DeviceUnavailable
-from textlm.bert import BertConfig, model_config, train_flops_per_sequence
-from textlm.loop import Goal, Schedule, linear_warmup_decay, run
-
-from chipperf.device import DeviceError
+from chipperf_runtime.device import DeviceError
+from chipperf_runtime.training.driver import Config, DistEnv, Driver, LaunchError, run_case, split_batch
+from chipperf_runtime.training.driver.dist import usable_cores, use_interface_towards_master
+from chipperf_runtime.training.driver.errors import DeviceUnavailable
+from chipperf_runtime.training.textlm.bert import BertConfig, model_config, train_flops_per_sequence
+from chipperf_runtime.training.textlm.loop import Goal, Schedule, linear_warmup_decay, run
 
 if TYPE_CHECKING:
-    from chipperf.device.paddle import PaddleDevice
+    from chipperf_runtime.device.paddle import PaddleDevice
 
 # model and train are this folder's modules, textlm.mlm the bert cases' shared data reader;
 # they import paddle or numpy, so they are imported only after OMP_NUM_THREADS is set
@@ -60,7 +59,7 @@ def init_distributed(dist: DistEnv) -> PaddleDevice:
     on cpu) when there is more than one rank. ``DeviceUnavailable`` when it cannot be seen."""
     import paddle.distributed as pdist
 
-    from chipperf.device.paddle import open_paddle_device  # imports paddle: after the threads
+    from chipperf_runtime.device.paddle import open_paddle_device  # imports paddle: after the threads
 
     try:
         device = open_paddle_device(dist.local_rank)
@@ -83,7 +82,8 @@ def build_loop(cfg: Config, dist: DistEnv, arch: BertConfig, dataset: Any) -> tu
     import paddle
     import train
     from model import BertForMaskedLM
-    from textlm import mlm
+
+    from chipperf_runtime.training.textlm import mlm
 
     paddle.seed(cfg.seed)
     net = BertForMaskedLM(arch)
@@ -113,7 +113,7 @@ def setup(driver: Driver) -> tuple[BertConfig, Any, Any, PaddleDevice, int]:
     cfg, dist = driver.config, driver.dist
     threads = configure_threads(cfg, dist)  # before paddle (and numpy) are imported
     split_batch(cfg.global_batch_size, dist.world_size)
-    from textlm import mlm
+    from chipperf_runtime.training.textlm import mlm
 
     arch = model_config(cfg, DTYPES)
     dataset = mlm.open_dataset(driver.args.data_dir, arch.vocab_size,
@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None) -> None:
     arch, dataset, loop, device, threads = setup(driver)
     import train
     from model import count_parameters
-    from textlm.mlm import eval_rows
+
+    from chipperf_runtime.training.textlm.mlm import eval_rows
 
     goal = Goal("mlm_accuracy", float(cfg.target_mlm_accuracy[cfg.model_size]))
     driver.init_end(**device.describe(), threads=threads, model_size=cfg.model_size,

@@ -11,7 +11,8 @@ from typing import Callable, Iterator, Literal
 import paddle
 import paddle.distributed as pdist
 from model import mlm_correct, mlm_loss
-from textlm.mlm import Batch
+
+from chipperf_runtime.training.textlm.mlm import Batch
 
 AMP: dict[str, Literal["bfloat16", "float16"]] = {"bf16": "bfloat16", "fp16": "float16"}
 Tensors = tuple[paddle.Tensor, ...]   # input_ids, token_type_ids, attention_mask, labels

@@ -13,8 +13,8 @@ llama2_7b case). Nothing is downloaded. Writes::
     DIR/eval/shard_*.npy     same, from held-out documents
     DIR/meta.json            sources (with sha256), sizes, how it was made
 
-The tokenizer is ``chipperf.wordpiece`` (BERT's uncased WordPiece, the one inference's
-bert_large uses too). Needs only numpy, the standard library, ``training/benchmarks/textlm``
+The tokenizer is ``chipperf_runtime.wordpiece`` (BERT's uncased WordPiece, the one inference's
+bert_large uses too). Needs only numpy, the standard library, ``chipperf_runtime/training/textlm``
 and the repository's ``chipperf`` package.
 """
 
@@ -28,12 +28,10 @@ from typing import Iterator
 import numpy as np
 
 HERE = Path(__file__).resolve()
-for _path in (str(HERE.parents[2]), str(HERE.parents[4])):  # textlm; chipperf (run as a script)
-    if _path not in sys.path:
-        sys.path.insert(1, _path)
-from textlm import corpus  # noqa: E402
-
-from chipperf import wordpiece as tok  # noqa: E402
+if str(HERE.parents[4]) not in sys.path:   # chipperf_runtime (run as a script on the host)
+    sys.path.insert(1, str(HERE.parents[4]))
+from chipperf_runtime import wordpiece as tok  # noqa: E402
+from chipperf_runtime.training.textlm import corpus  # noqa: E402
 
 SHARD_ROWS = 65536
 MIN_TOKENS = 8

@@ -8,20 +8,24 @@ The network is transformers' ``BertForMaskedLM`` built from the shared BERT pres
 (``textlm.bert``, also bert/paddle's): the published post-LayerNorm encoder with the MLM head
 tied to the word embeddings, no pooler, no next-sentence head. The loop, data and FINISHED are
 the shared text case (hftext). The device and its collective backend are the vendor's
-(chipperf.device). See README.md for the dataset layout, the FLOPs formula and the measured CI
+(chipperf_runtime.device). See README.md for the dataset layout, the FLOPs formula and the measured CI
 runs.
 """
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 from pathlib import Path
 from typing import Any
 
-from driver import run_case
-from hftext.case import main
-from hftext.models import TextModel
-from hftext.tasks import MaskedLM
-from textlm import bert
+from chipperf_runtime.training.driver import run_case
+from chipperf_runtime.training.hftext.case import main
+from chipperf_runtime.training.hftext.models import TextModel
+from chipperf_runtime.training.hftext.tasks import MaskedLM
+from chipperf_runtime.training.textlm import bert
 
 CASE_DIR = Path(__file__).resolve().parent
 

@@ -8,13 +8,17 @@ presets. The data is the bert cases' layout (``textlm.mlm``, made by bert/pytorc
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 from pathlib import Path
 from typing import Any
 
-from driver import run_case
-from hftext.case import main
-from hftext.models import TextModel
-from hftext.tasks import MaskedLM
+from chipperf_runtime.training.driver import run_case
+from chipperf_runtime.training.hftext.case import main
+from chipperf_runtime.training.hftext.models import TextModel
+from chipperf_runtime.training.hftext.tasks import MaskedLM
 
 CASE_DIR = Path(__file__).resolve().parent
 PRESETS: dict[str, dict[str, Any]] = {

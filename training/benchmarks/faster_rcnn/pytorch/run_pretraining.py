@@ -7,10 +7,14 @@ only the model presets. See README.md.
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 from pathlib import Path
 
-from detection.case import main
-from driver import run_case
+from chipperf_runtime.training.detection.case import main
+from chipperf_runtime.training.driver import run_case
 
 CASE_DIR = Path(__file__).resolve().parent
 PRESETS = {

@@ -18,7 +18,7 @@ GPT-2 vocabulary (50,257 tokens) needs a download, this one does not. Writes::
 
 A corpus tokenised with the real GPT-2 tokenizer converts to the same layout
 (``np.save(f, np.asarray(ids, np.uint16))`` per shard). Needs numpy, ``tokenizers`` and
-``training/benchmarks/textlm``.
+``chipperf_runtime/training/textlm``.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-BENCHMARKS = str(Path(__file__).resolve().parents[2])
-if BENCHMARKS not in sys.path:
-    sys.path.insert(1, BENCHMARKS)  # textlm, beside this case (run as a script, not launched)
-from textlm import corpus  # noqa: E402
+REPO = str(Path(__file__).resolve().parents[4])
+if REPO not in sys.path:
+    sys.path.insert(1, REPO)  # chipperf_runtime's textlm (run as a script on the host, not launched)
+from chipperf_runtime.training.textlm import corpus  # noqa: E402
 
 SHARD_TOKENS = 1 << 24
 END_OF_TEXT = "<|endoftext|>"

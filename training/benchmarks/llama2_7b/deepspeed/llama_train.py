@@ -9,7 +9,8 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import torch
 import torch.nn.functional as F
-from driver.torchdist import all_reduce_sum
+
+from chipperf_runtime.training.driver.torchdist import all_reduce_sum
 
 
 @dataclass

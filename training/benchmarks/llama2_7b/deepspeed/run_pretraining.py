@@ -6,13 +6,17 @@ a LlamaConfig) trained as a causal LM with ZeRO to an eval-loss target.
         --output_dir OUT [--set name=value ...]
 
 Any launcher that sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT works
-(deepspeed, torchrun). The device is the vendor's (chipperf.device) and DeepSpeed's accelerator
+(deepspeed, torchrun). The device is the vendor's (chipperf_runtime.device) and DeepSpeed's accelerator
 must be the same kind (``DS_ACCELERATOR=cpu`` on the cpu vendor); the communication backend is
-the device's (chipperf.device; gloo on the CPU). See
+the device's (chipperf_runtime.device; gloo on the CPU). See
 README.md for the dataset layout, the FLOPs formula and the measured CI runs.
 """
 
 from __future__ import annotations
+
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
 
 import math
 import os
@@ -22,19 +26,24 @@ from typing import Any
 import deepspeed
 import torch
 from deepspeed.accelerator import get_accelerator
-from driver import Config, DistEnv, Driver, run_case
-from driver.dist import rank_threads, use_interface_towards_master
-from driver.errors import DeviceUnavailable
-from driver.torchdist import all_reduce_sum
 from llama_train import Loop
-from llmtrain import arch
-from textlm import tokens
-from textlm.checks import count_problems, dtype_problems, raise_problems, size_problems
-from textlm.loop import Goal, Schedule, run, warmup_cosine
 from transformers import AutoModelForCausalLM, LlamaConfig
 
-from chipperf.device import DeviceError
-from chipperf.device.torch import TorchDevice, open_torch_device
+from chipperf_runtime.device import DeviceError
+from chipperf_runtime.device.torch import TorchDevice, open_torch_device
+from chipperf_runtime.training.driver import Config, DistEnv, Driver, run_case
+from chipperf_runtime.training.driver.dist import rank_threads, use_interface_towards_master
+from chipperf_runtime.training.driver.errors import DeviceUnavailable
+from chipperf_runtime.training.driver.torchdist import all_reduce_sum
+from chipperf_runtime.training.llmtrain import arch
+from chipperf_runtime.training.textlm import tokens
+from chipperf_runtime.training.textlm.checks import (
+    count_problems,
+    dtype_problems,
+    raise_problems,
+    size_problems,
+)
+from chipperf_runtime.training.textlm.loop import Goal, Schedule, run, warmup_cosine
 
 # llama_train is this folder's module (python puts the script's folder on sys.path); textlm
 # (the text cases' shared package) and llmtrain.arch (parameter and FLOPs formulas of a

@@ -8,11 +8,16 @@ file holds the model presets. See README.md.
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 from pathlib import Path
 
-from driver import run_case
-from llmtrain.case import LLMSpec, main
 from transformers import LlamaConfig, LlamaForCausalLM
+
+from chipperf_runtime.training.driver import run_case
+from chipperf_runtime.training.llmtrain.case import LLMSpec, main
 
 CASE_DIR = Path(__file__).resolve().parent
 PRESETS = {

@@ -8,14 +8,18 @@ holds only the model presets. See README.md.
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import import_torchvision, prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 from pathlib import Path
 
-from driver import run_case
-from imagecls.case import main
-from imagecls.models import tv_image_model
 from torch import nn
 
-from chipperf.models.tvision import import_torchvision
+from chipperf_runtime.models.tvision import prepare_torchvision
+from chipperf_runtime.training.driver import run_case
+from chipperf_runtime.training.imagecls.case import main
+from chipperf_runtime.training.imagecls.models import tv_image_model
 
 CASE_DIR = Path(__file__).resolve().parent
 tv_mobilenet = import_torchvision().models.mobilenetv2

@@ -4,21 +4,25 @@
         --extern_config_dir DIR --extern_config_file config_<chip>x<nnodes>x<nproc>.py \
         --output_dir OUT [--set name=value ...]
 
-The device and its collective backend are the vendor's (chipperf.device). The loop, data and
+The device and its collective backend are the vendor's (chipperf_runtime.device). The loop, data and
 FINISHED are the shared image-classification case (imagecls); the model is the tree's one
-ResNet-50 (torchvision's, through chipperf.models.resnet, shared with the inference
+ResNet-50 (torchvision's, through chipperf_runtime.models.resnet, shared with the inference
 case). See README.md for the FLOPs formula and the measured CI runs.
 """
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 from pathlib import Path
 
-from driver import Config, run_case
-from imagecls.case import ImageModel, main
 from torch import nn
 
-from chipperf.models.resnet import flops_per_sample, resnet50
+from chipperf_runtime.models.resnet import flops_per_sample, resnet50
+from chipperf_runtime.training.driver import Config, run_case
+from chipperf_runtime.training.imagecls.case import ImageModel, main
 
 CASE_DIR = Path(__file__).resolve().parent
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import tensorflow as tf
-from driver import DataError
 from folders import Shard, Split, epoch_indices, val_indices
+
+from chipperf_runtime.training.driver import DataError
 
 MEAN = (0.485, 0.456, 0.406)
 STD = (0.229, 0.224, 0.225)

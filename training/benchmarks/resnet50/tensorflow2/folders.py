@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from driver import DataError, labelled_splits
+
+from chipperf_runtime.training.driver import DataError, labelled_splits
 
 AUGMENTS = ("resize", "random_resized_crop_flip")
 

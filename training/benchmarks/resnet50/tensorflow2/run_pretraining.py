@@ -15,7 +15,8 @@ from typing import Any
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from driver import (  # noqa: E402
+from chipperf_runtime.device import DeviceError  # noqa: E402
+from chipperf_runtime.training.driver import (  # noqa: E402
     Config,
     ConfigError,
     DataError,
@@ -25,9 +26,7 @@ from driver import (  # noqa: E402
     run_case,
     split_batch,
 )
-from driver.errors import DeviceUnavailable  # noqa: E402
-
-from chipperf.device import DeviceError  # noqa: E402
+from chipperf_runtime.training.driver.errors import DeviceUnavailable  # noqa: E402
 
 # arch, folders, data, model and train are this folder's modules; data, model and train
 # import TensorFlow, so they are imported only once the configuration and the data dir have
@@ -114,8 +113,8 @@ def setup(driver: Driver) -> tuple[Any, Any, int, Any]:
 
 
 def open_device(local_rank: int) -> Any:
-    """The vendor's device for this rank (chipperf.device.tensorflow), or DeviceUnavailable."""
-    from chipperf.device.tensorflow import open_tf_device
+    """The vendor's device for this rank (chipperf_runtime.device.tensorflow), or DeviceUnavailable."""
+    from chipperf_runtime.device.tensorflow import open_tf_device
 
     try:
         return open_tf_device(local_rank)

@@ -11,7 +11,8 @@ import data
 import folders
 import keras
 import tensorflow as tf
-from driver import Driver, Metric
+
+from chipperf_runtime.training.driver import Driver, Metric
 
 # config dtype -> Keras dtype policy
 POLICIES = {"fp32": "float32", "tf32": "float32", "bf16": "mixed_bfloat16",
@@ -66,7 +67,7 @@ class Progress:
 
 def make_strategy(collective: str) -> tf.distribute.Strategy:
     """One replica per worker process, on the one device the device layer left visible
-    (chipperf.device.tensorflow.open_tf_device runs first)."""
+    (chipperf_runtime.device.tensorflow.open_tf_device runs first)."""
     implementation = {
         "auto": tf.distribute.experimental.CommunicationImplementation.AUTO,
         "ring": tf.distribute.experimental.CommunicationImplementation.RING,

@@ -9,13 +9,17 @@ only the model presets. See README.md.
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 from pathlib import Path
 from typing import Any
 
-from driver import run_case
-from hftext.case import main
-from hftext.models import TextModel
-from hftext.seq2seq import Summarization
+from chipperf_runtime.training.driver import run_case
+from chipperf_runtime.training.hftext.case import main
+from chipperf_runtime.training.hftext.models import TextModel
+from chipperf_runtime.training.hftext.seq2seq import Summarization
 
 CASE_DIR = Path(__file__).resolve().parent
 PRESETS: dict[str, dict[str, Any]] = {

@@ -9,17 +9,16 @@ decay and the thread count are the transformers text cases' (``hftext.case``). S
 
 from __future__ import annotations
 
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import torch
 import torch.distributed as tdist
-from driver import Config, DataError, DistEnv, Driver, run_case, split_batch
-from driver.torchdist import all_reduce_sum, init_distributed
-from hftext.case import LR_DECAYS, configure_threads, lr_factor, optimizer_for
-from textlm.checks import count_problems, dtype_problems, raise_problems, size_problems
-from textlm.loop import Goal, Schedule, run
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader
 from w2v_batches import Batch, Masking, TrainPlan, eval_batches, eval_count
@@ -27,7 +26,17 @@ from w2v_data import Subset, open_subset
 from w2v_model import PRESETS, forward_flops, frames, samples_for, w2v_model
 from w2v_train import Gumbel, Loop
 
-from chipperf.device.torch import TorchDevice
+from chipperf_runtime.device.torch import TorchDevice
+from chipperf_runtime.training.driver import Config, DataError, DistEnv, Driver, run_case, split_batch
+from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.hftext.case import LR_DECAYS, configure_threads, lr_factor, optimizer_for
+from chipperf_runtime.training.textlm.checks import (
+    count_problems,
+    dtype_problems,
+    raise_problems,
+    size_problems,
+)
+from chipperf_runtime.training.textlm.loop import Goal, Schedule, run
 
 CASE_DIR = Path(__file__).resolve().parent
 PREPARE = "training/benchmarks/wav2vec2/pytorch/prepare_data.py"

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-from driver import DataError
-from driver.datadir import require_dir
+
+from chipperf_runtime.training.driver import DataError
+from chipperf_runtime.training.driver.datadir import require_dir
 
 SAMPLE_RATE = 16000
 LAYOUT = """\
@@ -116,10 +117,6 @@ def read_crop(utterance: Utterance, offset: int, count: int) -> np.ndarray:
         raise DataError(f"{utterance.path}: {len(crop)} samples from offset {offset}, expected "
                         f"{count} (its manifest says {utterance.samples})")
     return crop
-
-
-def read_whole(utterance: Utterance) -> np.ndarray:
-    return read_crop(utterance, 0, utterance.samples)
 
 
 def crops(utterances: Sequence[Utterance], offsets: Sequence[int], count: int) -> np.ndarray:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import torch
-from driver import Config, ConfigError
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
+
+from chipperf_runtime.training.driver import Config, ConfigError
 
 BASE_CONV = {"conv_dim": (512,) * 7, "conv_stride": (5, 2, 2, 2, 2, 2, 2),
              "conv_kernel": (10, 3, 3, 3, 3, 2, 2)}

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import torch
-from driver.torchdist import all_reduce_sum
 from torch import nn
 from w2v_batches import Batch
+
+from chipperf_runtime.training.driver.torchdist import all_reduce_sum
 
 AUTOCAST = {"bf16": torch.bfloat16}
 

@@ -1,6 +1,6 @@
 # retinanet / PyTorch on CPU: the CI configuration, shared by every topology.
 # Data: the generated shapes in COCO 2017's layout, written by
-# training/benchmarks/detection/prepare_shapes.py (64x64 images, 1-3 shapes, 3 categories).
+# training/benchmarks/retinanet/pytorch/prepare_shapes.py (64x64 images, 1-3 shapes, 3 categories).
 model_size = "tiny"
 min_size = 64
 max_size = 64

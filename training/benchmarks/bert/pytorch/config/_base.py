@@ -3,11 +3,11 @@
 Every public name here is a parameter. A vendor config may change only the names listed in
 mutable_params.py; ``--set name=value`` may change any of them. The parameters both bert cases
 share (model size, target, data, optimisation, evaluation) are in
-training/benchmarks/textlm/bert_base.py; this file adds what the shared text case (hftext)
+chipperf_runtime/training/textlm/bert_base.py; this file adds what the shared text case (hftext)
 reads besides them.
 """
 
-from textlm.bert_base import *  # noqa: F403 - model_size, target_mlm_accuracy, ... (see there)
+from chipperf_runtime.training.textlm.bert_base import *  # noqa: F403 - model_size, target_mlm_accuracy, ... (see there)
 
 # ---- schedule: bert_base's linear warmup then linear decay to 0 at max_steps
 min_lr_ratio = 0.0

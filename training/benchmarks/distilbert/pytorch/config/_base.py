@@ -3,11 +3,11 @@ data's length (512 in the real corpus), with BERT's optimiser and DistilBERT's b
 sequences in the paper; 256 here, BERT's).
 
 Every public name here is a parameter; the shared ones are in
-training/benchmarks/hftext/base.py. A vendor config may change the names in
+chipperf_runtime/training/hftext/base.py. A vendor config may change the names in
 mutable_params.py.
 """
 
-from hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
 
 model_size = "base"           # "base" (DistilBERT-base) or "tiny" (the CI model): PRESETS
 # MLM accuracy on the eval split, per model size (README: how each was chosen)

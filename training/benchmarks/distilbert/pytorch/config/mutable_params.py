@@ -1,5 +1,5 @@
 """The parameters a vendor config (config_<chip>x<nnodes>x<nproc>.py) may set."""
 
-from hftext.mutable import *  # noqa: F403 - shared_mutable
+from chipperf_runtime.training.hftext.mutable import *  # noqa: F403 - shared_mutable
 
 mutable_params = shared_mutable  # noqa: F405

@@ -2,13 +2,13 @@
 (torchvision's reference recipe for efficientnet_v2_s) as far as the shared case has it.
 
 Every public name here is a parameter; the shared ones are in
-training/benchmarks/imagecls/base.py. A vendor config may change the names in
+chipperf_runtime/training/imagecls/base.py. A vendor config may change the names in
 mutable_params.py. Not here (the shared loop has none of them): TrivialAugment, mixup,
 cutmix, random erasing, the repeated-augmentation sampler, no weight decay on norm layers,
 and FlagPerf's separate evaluation size (384): this case evaluates at image_size.
 """
 
-from imagecls.base import *  # noqa: F403 - image_size, global_batch_size, ... (see there)
+from chipperf_runtime.training.imagecls.base import *  # noqa: F403 - image_size, global_batch_size, ... (see there)
 
 # model_size: "base" (EfficientNet-V2-S) or "tiny" (the CI model); run_pretraining.PRESETS
 model_size = "base"

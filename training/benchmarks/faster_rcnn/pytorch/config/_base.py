@@ -3,11 +3,11 @@ recipe (SGD 0.02 at a global batch of 16, 26 epochs, decay after 16 and 22) and 
 target, box mAP 0.36.
 
 Every public name here is a parameter; the shared ones are in
-training/benchmarks/detection/base.py. A vendor config may change the names in
+chipperf_runtime/training/detection/base.py. A vendor config may change the names in
 mutable_params.py.
 """
 
-from detection.base import *  # noqa: F403 - min_size, global_batch_size, ... (see there)
+from chipperf_runtime.training.detection.base import *  # noqa: F403 - min_size, global_batch_size, ... (see there)
 
 model_size = "resnet50_fpn"   # or "tiny" (the CI model): run_pretraining.PRESETS
 base_lr = 0.02                # at a global batch of 16 (torchvision; FlagPerf's faster_rcnn)

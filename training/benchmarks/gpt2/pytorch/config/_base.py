@@ -2,11 +2,11 @@
 recipe (FlagPerf's gpt2: Adam 1.5e-4, cosine decay to 1e-5, 1% warmup, clipping at 1.0).
 
 Every public name here is a parameter; the shared ones are in
-training/benchmarks/hftext/base.py. A vendor config may change the names in
+chipperf_runtime/training/hftext/base.py. A vendor config may change the names in
 mutable_params.py.
 """
 
-from hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
 
 model_size = "medium"         # "medium" (GPT-2 Medium) or "tiny" (the CI model): PRESETS
 # next-token top-1 accuracy on the eval split, per model size (README: how each was chosen)

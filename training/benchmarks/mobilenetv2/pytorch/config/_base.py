@@ -2,11 +2,11 @@
 recipe's lr, weight decay and length; cosine instead of its step decay).
 
 Every public name here is a parameter; the shared ones are in
-training/benchmarks/imagecls/base.py. A vendor config may change the names in
+chipperf_runtime/training/imagecls/base.py. A vendor config may change the names in
 mutable_params.py.
 """
 
-from imagecls.base import *  # noqa: F403 - image_size, global_batch_size, ... (see there)
+from chipperf_runtime.training.imagecls.base import *  # noqa: F403 - image_size, global_batch_size, ... (see there)
 
 # model_size: "base" (MobileNetV2 1.0) or "tiny" (width x 0.35, the CI model) (run_pretraining.PRESETS)
 model_size = "base"

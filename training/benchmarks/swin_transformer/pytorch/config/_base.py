@@ -2,11 +2,11 @@
 recipe's optimiser, schedule and clipping, without its mixup/cutmix).
 
 Every public name here is a parameter; the shared ones are in
-training/benchmarks/imagecls/base.py. A vendor config may change the names in
+chipperf_runtime/training/imagecls/base.py. A vendor config may change the names in
 mutable_params.py.
 """
 
-from imagecls.base import *  # noqa: F403 - image_size, global_batch_size, ... (see there)
+from chipperf_runtime.training.imagecls.base import *  # noqa: F403 - image_size, global_batch_size, ... (see there)
 
 # model_size: "base" (Swin-T) or "tiny" (two 2-block stages, the CI model) (run_pretraining.PRESETS)
 model_size = "base"

@@ -4,11 +4,11 @@ summaries of 128), AdamW 5e-5 without weight decay or warmup, linear decay to 0 
 epochs, no clipping, fp32, evaluated after every epoch by greedy generation and ROUGE-1.
 
 Every public name here is a parameter; the shared ones are in
-training/benchmarks/hftext/base.py. A vendor config may change the names in
+chipperf_runtime/training/hftext/base.py. A vendor config may change the names in
 mutable_params.py.
 """
 
-from hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
 
 model_size = "small"          # "small" (T5-Small) or "tiny" (the CI model): PRESETS
 # ROUGE-1 (percent) of greedy summaries of the eval split, per model size (README)

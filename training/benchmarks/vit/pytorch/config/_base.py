@@ -2,11 +2,11 @@
 optimiser and schedule, without its distillation and heavy augmentation).
 
 Every public name here is a parameter; the shared ones are in
-training/benchmarks/imagecls/base.py. A vendor config may change the names in
+chipperf_runtime/training/imagecls/base.py. A vendor config may change the names in
 mutable_params.py.
 """
 
-from imagecls.base import *  # noqa: F403 - image_size, global_batch_size, ... (see there)
+from chipperf_runtime.training.imagecls.base import *  # noqa: F403 - image_size, global_batch_size, ... (see there)
 
 model_size = "base"           # "base" (ViT-B/16) or "tiny" (the CI model): run_pretraining.PRESETS
 optimizer = "adamw"

@@ -3,11 +3,11 @@
 0.605), on fixed crops of 10 s.
 
 Every public name here is a parameter; the optimiser's and the loop's are shared with the
-transformers text cases (training/benchmarks/hftext/base.py). A vendor config may change the
+transformers text cases (chipperf_runtime/training/hftext/base.py). A vendor config may change the
 names in mutable_params.py.
 """
 
-from hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
 
 model_size = "base"           # "base" (wav2vec 2.0 BASE) or "tiny" (the CI model): PRESETS
 # contrastive accuracy on the eval subset, per model size (README: how each was chosen)

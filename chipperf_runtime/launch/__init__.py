@@ -1,0 +1,1 @@
+"""The helpers a rank launcher runs inside a container: rankexec, spawn, quickexit, detach."""

@@ -1,0 +1,1 @@
+"""The training suite's shared case code: the driver and each model family's helpers."""

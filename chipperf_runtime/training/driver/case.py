@@ -1,0 +1,166 @@
+"""``Driver``: one object a training case holds from process start to FINISHED.
+
+    driver = Driver.start("resnet50", Path(__file__).parent)    # INIT_START, args, config, SUBMIT_INFO
+    cfg, dist = driver.config, driver.dist
+    ... build model, data ...
+    driver.init_end()
+    driver.train_start()
+    for epoch in ...:
+        driver.epoch_begin(epoch)
+        for step ...:
+            with driver.compute():                               # forward + backward + step
+                ...
+            driver.step_end(global_step, loss=...)
+        with driver.evaluation():
+            acc = ...
+        driver.evaluate(epoch, Metric("top1", acc, cfg.target_accuracy))
+        driver.epoch_end(epoch)
+    driver.train_end()
+    driver.finish(work_done=..., work_unit="samples", metric=..., flops_per_unit=...,
+                  dtype="fp32", peak_memory_bytes=None)
+
+On an accelerator call ``driver.set_sync(device.synchronize)`` (the device layer's, for any
+framework) once the device is chosen: every clock reading then waits for queued work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from chipperf_runtime.codeversion import code_digest
+from chipperf_runtime.training.driver.args import CaseArgs, parse_args
+from chipperf_runtime.training.driver.config import Config, load_case_config, read_aliases
+from chipperf_runtime.training.driver.dist import DistEnv
+from chipperf_runtime.training.driver.events import CaseLog
+from chipperf_runtime.training.driver.finished import Metric, build_finished
+from chipperf_runtime.training.driver.timing import Clock, Windows
+
+DEFAULT_STEP_EVERY = 10
+STEP_EVERY_PARAM = "log_every_steps"
+
+
+DATASET_CARD = "dataset.json"
+
+
+def dataset_card(data_dir: Path) -> dict[str, Any] | None:
+    """``<data_dir>/dataset.json`` as the data's writer left it (name, what it is, and
+    ``smoke_test``: why its figures do not compare with the full-size workload), or None."""
+    try:
+        card = json.loads((Path(data_dir) / DATASET_CARD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return card if isinstance(card, dict) else None
+
+
+class Driver:
+    def __init__(self, model: str, args: CaseArgs, config: Config, dist: DistEnv,
+                 windows: Windows, log: CaseLog, environ: Mapping[str, str]):
+        self.model = model
+        self.args = args
+        self.config = config
+        self.dist = dist
+        self.windows = windows
+        self.log = log
+        self.vendor = environ.get("CHIPPERF_VENDOR", "unknown")
+        self.case_key = environ.get("CHIPPERF_CASE")
+        self.case_version: str | None = None       # driver.version.code_digest of the case
+
+    @classmethod
+    def start(cls, model: str, case_dir: Path, argv: Sequence[str] | None = None,
+              environ: Mapping[str, str] | None = None, clock: Clock | None = None,
+              stream: TextIO | None = None, all_ranks: bool = False) -> Driver:
+        """Parse the launch contract, load the layered config, emit INIT_START + SUBMIT_INFO.
+
+        Raises ``CaseError`` (bad arguments, config or environment) before anything trains."""
+        env = os.environ if environ is None else environ
+        windows = Windows(clock) if clock is not None else Windows()
+        dist = DistEnv.from_env(env)
+        log = CaseLog(dist.rank, all_ranks=all_ranks, stream=stream)
+        log.emit("INIT_START", {"model": model})
+        args = parse_args(argv)
+        config = load_case_config(Path(case_dir) / "config", args.vendor_config, args.overrides)
+        log.step_every = max(1, int(config.get(STEP_EVERY_PARAM, DEFAULT_STEP_EVERY)))
+        driver = cls(model, args, config, dist, windows, log, env)
+        driver.case_version = code_digest(Path(case_dir))
+        driver.submit_info()
+        return driver
+
+    # ------------------------------------------------------------ events
+
+    def submit_info(self) -> None:
+        self.log.emit("SUBMIT_INFO", {
+            "vendor": self.vendor, "model": self.model, "case": self.case_key,
+            "case_version": self.case_version,
+            "flagperf_aliases": read_aliases(self.args.vendor_config),
+            "config_file": None if self.args.vendor_config is None else str(self.args.vendor_config),
+            "config": self.config.as_dict(),
+            "config_sources": {k: self.config.source(k) for k in self.config},
+            "world_size": self.dist.world_size, "nnodes": self.dist.nnodes,
+            "nproc_per_node": self.dist.nproc_per_node,
+            "dataset": dataset_card(self.args.data_dir),
+        })
+
+    def init_end(self, **value: Any) -> None:
+        self.log.emit("INIT_END", value)
+
+    def train_start(self, **value: Any) -> None:
+        self.windows.train_start()
+        self.log.emit("TRAIN_START", value)
+
+    def epoch_begin(self, epoch: int, **value: Any) -> None:
+        self.log.emit("EPOCH_BEGIN", {"epoch": epoch, **value})
+
+    def epoch_end(self, epoch: int, **value: Any) -> None:
+        self.log.emit("EPOCH_END", {"epoch": epoch, **value})
+
+    def step_end(self, step: int, work: float | None = None, **value: Any) -> None:
+        """STEP_END every ``log_every_steps`` steps. ``work``: samples or tokens this rank has
+        trained since train_start; the event then carries ``throughput_so_far`` (this rank's
+        pace times the world size, per second of the train window so far, unsynchronised): a
+        progress figure for the console, results come from FINISHED."""
+        if step % self.log.step_every:
+            return
+        elapsed = self.windows.train_elapsed()
+        if work is not None and elapsed:
+            value = {**value, "throughput_so_far": work * self.dist.world_size / elapsed}
+        self.log.step_end(step, value)
+
+    def evaluate(self, epoch: int, metric: Metric, **value: Any) -> None:
+        self.log.emit("EVALUATE", {"epoch": epoch, **metric.as_dict(),
+                                   "reached": metric.reached(), **value})
+
+    def train_end(self, **value: Any) -> None:
+        self.windows.train_end()
+        self.log.emit("TRAIN_END", value)
+
+    # ------------------------------------------------------------ timed regions
+
+    def set_sync(self, sync: Callable[[], None] | None) -> None:
+        self.windows.sync = sync
+
+    @contextmanager
+    def compute(self) -> Iterator[None]:
+        with self.windows.computing():
+            yield
+
+    @contextmanager
+    def evaluation(self) -> Iterator[None]:
+        with self.windows.evaluating():
+            yield
+
+    # ------------------------------------------------------------ the end
+
+    def finish(self, *, work_done: int, work_unit: str, metric: Metric, flops_per_unit: float,
+               dtype: str, peak_memory_bytes: int | None) -> dict[str, Any]:
+        """Build (on every rank) and emit (rank 0) FINISHED. ``work_done``: all ranks together."""
+        value = build_finished(self.windows.times(), work_done=work_done, work_unit=work_unit,
+                               metric=metric, flops_per_unit=flops_per_unit, dtype=dtype,
+                               world_size=self.dist.world_size,
+                               peak_memory_bytes=peak_memory_bytes)
+        self.log.emit("FINISHED", value)
+        return value

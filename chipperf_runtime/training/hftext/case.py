@@ -1,0 +1,118 @@
+"""The text case's main, shared by every transformers language-model case.
+
+A case's ``run_pretraining.py`` hands ``main`` a ``TextModel`` (the architecture, its presets,
+its task); the rest, the data checks, DDP, AdamW with warmup and decay, the loop, FLOPs and
+FINISHED, is the same for every model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import torch
+import torch.distributed as tdist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+from chipperf_runtime.device.torch import TorchDevice
+from chipperf_runtime.training.driver import Config, DistEnv, Driver
+from chipperf_runtime.training.driver.dist import rank_threads
+from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.hftext.models import TextModel, forward_flops, hf_config, hf_model
+from chipperf_runtime.training.hftext.train import Loop
+from chipperf_runtime.training.textlm.checks import (
+    count_problems,
+    dtype_problems,
+    raise_problems,
+    size_problems,
+)
+from chipperf_runtime.training.textlm.loop import Goal, Schedule, linear_warmup_decay, run, warmup_cosine
+
+DTYPES = ("fp32", "bf16")
+LR_DECAYS = ("linear", "cosine")
+
+
+def check_config(cfg: Config, model: TextModel) -> Mapping[str, Any]:
+    """The preset of ``model_size``; every configuration problem in one ConfigError."""
+    problems = size_problems(cfg, model.presets, model.target) + dtype_problems(cfg, DTYPES)
+    problems += count_problems(cfg, ("global_batch_size", "max_steps", "eval_every_steps"))
+    if cfg.lr_decay not in LR_DECAYS:
+        problems.append(f"lr_decay {cfg.lr_decay!r} is unknown: use one of {', '.join(LR_DECAYS)}")
+    raise_problems(problems)
+    return model.presets[cfg.model_size]
+
+
+def configure_threads(cfg: Config, dist: DistEnv) -> int:
+    threads = rank_threads(dist, cfg.cpu_threads)
+    torch.set_num_threads(threads)
+    return threads
+
+
+def optimizer_for(model: nn.Module, cfg: Config, fused: bool) -> torch.optim.Optimizer:
+    """AdamW; biases and norm weights (the 1-D parameters) get no weight decay."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    groups = [{"params": [p for p in params if p.ndim > 1], "weight_decay": cfg.weight_decay},
+              {"params": [p for p in params if p.ndim <= 1], "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
+                             eps=cfg.adam_eps, fused=fused or None)
+
+
+def lr_factor(cfg: Config) -> Callable[[int], float]:
+    """Linear warmup, then linear or cosine decay to ``min_lr_ratio`` at ``max_steps``."""
+    if cfg.lr_decay == "cosine":
+        return warmup_cosine(cfg.warmup_steps, cfg.max_steps, cfg.min_lr_ratio)
+    linear, floor = linear_warmup_decay(cfg.warmup_steps, cfg.max_steps), cfg.min_lr_ratio
+
+    def factor(step: int) -> float:
+        return linear(step) if step < cfg.warmup_steps else floor + (1 - floor) * linear(step)
+    return factor
+
+
+def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, model: TextModel,
+               net: nn.Module, data: Any) -> Loop:
+    device = rank_device.device
+    wrapped = DistributedDataParallel(net) if dist.distributed else net
+    optimizer = optimizer_for(wrapped, cfg, fused=rank_device.is_accelerator)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(cfg))
+    task = model.task
+    return Loop(model=wrapped, optimizer=optimizer, scheduler=scheduler, device=device,
+                dtype=cfg.dtype, grad_clip_norm=float(cfg.grad_clip_norm), task=task,
+                train_epoch=lambda epoch: task.train(data, cfg, dist, epoch),
+                eval_set=task.eval(data, cfg, dist), scorer=task.scorer(data))
+
+
+def main(model_name: str, case_dir: Path, model: TextModel,
+         argv: list[str] | None = None) -> None:
+    driver = Driver.start(model_name, case_dir, argv)
+    cfg, dist = driver.config, driver.dist
+    preset = check_config(cfg, model)
+    task = model.task
+    data = task.open(driver.args.data_dir, hf_config(model.arch, preset), cfg, model.prepare)
+    task.check(data, cfg, dist)
+    threads = configure_threads(cfg, dist)
+    device = init_distributed(dist)
+    driver.set_sync(device.synchronize)
+    torch.manual_seed(cfg.seed)
+    net = hf_model(model.arch, preset).to(device.device)
+    weights = task.initialise(net, data, cfg)
+    seq_len = task.seq_len(data, cfg)
+    forward = forward_flops(model, preset, seq_len)
+    loop = build_loop(cfg, dist, device, model, net, data)
+    goal = Goal(task.metric, float(cfg[model.target][cfg.model_size]))
+    driver.init_end(**device.describe(), threads=threads, architecture=dict(preset),
+                    parameters=sum(p.numel() for p in net.parameters()), weights=weights,
+                    seq_len=seq_len, eval_size=task.eval_size(data, cfg),
+                    forward_flops_per_sequence=forward)
+    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
+    work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
+    driver.finish(work_done=work_done, work_unit=task.work_unit, metric=goal.metric(progress.value),
+                  flops_per_unit=task.train_flops(forward, seq_len), dtype=cfg.dtype,
+                  peak_memory_bytes=device.max_memory_allocated())
+    # DDP's reducer goes first, while the process group still has other owners: were it the
+    # last owner, the group's destructor would join gloo's worker thread holding the GIL, and
+    # that thread may need the GIL to free a finished all-reduce's tensors (a deadlock seen
+    # after FINISHED). destroy_process_group then shuts the group down without the GIL.
+    del loop, net
+    if tdist.is_initialized():
+        tdist.destroy_process_group()

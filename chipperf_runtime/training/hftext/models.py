@@ -1,0 +1,78 @@
+"""Language models from Hugging Face transformers, built from a config (no weights downloaded).
+
+``TextModel`` is what a case hands ``hftext.case.main``: the architecture (a key of ``ARCHS``),
+its presets (the keyword arguments of the architecture's ``PretrainedConfig``; ``model_size``
+picks one) and the task it trains on. FLOPs are counted by ``torch.utils.flop_counter`` on the
+meta device: 2 per multiply-accumulate of every matrix product and attention product of one
+forward pass over one sequence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import torch
+from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
+
+from chipperf_runtime.training.driver import Config, ConfigError
+from chipperf_runtime.training.hftext.tasks import Task
+
+# case architecture -> (transformers config class, model class)
+ARCHS = {
+    "bert": ("BertConfig", "BertForMaskedLM"),
+    "distilbert": ("DistilBertConfig", "DistilBertForMaskedLM"),
+    "gpt2": ("GPT2Config", "GPT2LMHeadModel"),
+    "t5": ("T5Config", "T5ForConditionalGeneration"),
+}
+
+
+@dataclass(frozen=True)
+class TextModel:
+    """What varies between the text cases: the network, its sizes, its task."""
+
+    arch: str
+    presets: Mapping[str, Mapping[str, Any]]
+    task: Task
+    prepare: str          # the script that makes the CI data (named when the data dir is missing)
+    target: str = "target_accuracy"   # the parameter holding the target per model size
+
+
+def hf_config(arch: str, preset: Mapping[str, Any]) -> Any:
+    import transformers
+
+    return getattr(transformers, ARCHS[arch][0])(**preset)
+
+
+def hf_model(arch: str, preset: Mapping[str, Any]) -> nn.Module:
+    """The ``arch`` network of ``preset``, randomly initialised on the current default device
+    (``with torch.device("meta")`` builds it without memory)."""
+    import transformers
+
+    return getattr(transformers, ARCHS[arch][1])(hf_config(arch, preset))
+
+
+def preset_of(cfg: Config, presets: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
+    if cfg.model_size not in presets:
+        raise ConfigError(f"model_size {cfg.model_size!r} is unknown: use one of {sorted(presets)}")
+    return presets[cfg.model_size]
+
+
+def count_forward_flops(net: nn.Module, task: Task, seq_len: Any) -> int:
+    """FLOPs of one forward pass over one sequence of ``seq_len`` tokens (an encoder-decoder's:
+    a (source, target) pair of widths; ``net`` may live on the meta device), counted in eval
+    mode with the training mode restored after."""
+    device = next(net.parameters()).device
+    was_training = net.training
+    net.eval()
+    with FlopCounterMode(display=False) as counter, torch.no_grad():
+        net(**task.example(seq_len, device))
+    net.train(was_training)
+    return int(counter.get_total_flops())
+
+
+def forward_flops(model: TextModel, preset: Mapping[str, Any], seq_len: Any) -> int:
+    """Forward FLOPs per sequence of the ``preset`` network, built on the meta device."""
+    with torch.device("meta"):
+        return count_forward_flops(hf_model(model.arch, preset), model.task, seq_len)

@@ -1,0 +1,145 @@
+"""Summarisation as FlagPerf's t5_small trains it: an encoder-decoder reads the source, the
+decoder is trained on the target with teacher forcing (cross entropy over the target's tokens),
+and evaluation generates a summary greedily for every eval source and scores it against the
+target text with ROUGE-1 (``hftext.rouge``, in percent). Data: ``hftext.pairs``. Work is counted
+in samples (pairs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+import torch
+from torch import nn
+
+from chipperf_runtime.training.driver import Config, DataError, DistEnv, split_batch
+from chipperf_runtime.training.hftext import pairs, rouge
+from chipperf_runtime.training.hftext.tasks import IGNORE, Scorer, Tensors, on_device
+
+# T5's decoder starts from its pad token (id 0) and labels ignored by the loss become pad too
+DECODER_START = 0
+# the weights T5ForConditionalGeneration ties to ``shared.weight`` (absent from its checkpoints)
+TIED = {"encoder.embed_tokens.weight", "decoder.embed_tokens.weight", "lm_head.weight"}
+
+
+@dataclass(frozen=True)
+class Seq2SeqData:
+    pairs: pairs.PairsData
+    tokenizer: Any                 # tokenizers.Tokenizer: ids -> text for ROUGE
+
+
+def shift_right(labels: np.ndarray) -> np.ndarray:
+    """The decoder's inputs for ``labels``: the start token, then the labels but the last, with
+    ignored positions as pad (transformers' T5 ``_shift_right``)."""
+    decoder = np.full_like(labels, DECODER_START)
+    decoder[:, 1:] = np.where(labels[:, :-1] == IGNORE, DECODER_START, labels[:, :-1])
+    return decoder
+
+
+@dataclass(frozen=True)
+class Summarization:
+    """Source -> target text on FlagPerf's t5_small layout (``hftext.pairs``)."""
+
+    name: str                        # the case, in error messages
+    metric: str = "rouge1"
+    work_unit: str = "samples"
+
+    def open(self, data_dir: Any, arch: Any, cfg: Config, prepare: str) -> Seq2SeqData:
+        data = pairs.open_pairs(data_dir, arch.vocab_size, prepare, bool(cfg.from_checkpoint),
+                                self.name)
+        return Seq2SeqData(data, read_tokenizer(data.tokenizer_file))
+
+    def seq_len(self, data: Seq2SeqData, cfg: Config) -> tuple[int, int]:
+        return data.pairs.source_len, data.pairs.target_len
+
+    def check(self, data: Seq2SeqData, cfg: Config, dist: DistEnv) -> None:
+        split_batch(cfg.global_batch_size, dist.world_size)
+        if len(data.pairs.train) < cfg.global_batch_size:
+            raise DataError(f"{data.pairs.root}: the train split's {len(data.pairs.train)} pairs "
+                            f"are fewer than one global batch ({cfg.global_batch_size})")
+
+    def train(self, data: Seq2SeqData, cfg: Config, dist: DistEnv,
+              epoch: int) -> Iterator[pairs.Pairs]:
+        """This rank's share of each full global batch of one epoch, in a per-epoch order."""
+        train = data.pairs.train
+        order = np.random.default_rng([cfg.seed, epoch]).permutation(len(train))
+        local = cfg.global_batch_size // dist.world_size
+        for start in range(0, len(order) - cfg.global_batch_size + 1, cfg.global_batch_size):
+            yield train.take(np.sort(order[start + dist.rank * local:
+                                           start + (dist.rank + 1) * local]))
+
+    def eval(self, data: Seq2SeqData, cfg: Config, dist: DistEnv) -> list[pairs.Pairs]:
+        """This rank's strided share of the first ``eval_size`` eval pairs, in local batches."""
+        mine = np.arange(dist.rank, self.eval_size(data, cfg), dist.world_size)
+        local = cfg.global_batch_size // dist.world_size
+        return [data.pairs.eval.take(mine[i:i + local]) for i in range(0, len(mine), local)]
+
+    def eval_size(self, data: Seq2SeqData, cfg: Config) -> int:
+        return min(len(data.pairs.eval), cfg.eval_samples or len(data.pairs.eval))
+
+    def tensors(self, batch: pairs.Pairs, device: torch.device) -> Tensors:
+        arrays = {"input_ids": batch.input_ids, "attention_mask": batch.attention_mask,
+                  "decoder_input_ids": shift_right(batch.labels)}
+        return on_device(arrays, batch.labels, device)
+
+    def example(self, seq_len: tuple[int, int], device: torch.device) -> dict[str, torch.Tensor]:
+        source, target = seq_len
+        return {"input_ids": torch.zeros(1, source, dtype=torch.long, device=device),
+                "decoder_input_ids": torch.zeros(1, target, dtype=torch.long, device=device)}
+
+    def work(self, batch: Tensors) -> int:
+        return int(batch.labels.shape[0])
+
+    def train_flops(self, forward: int, seq_len: tuple[int, int]) -> float:
+        return 3.0 * forward              # per pair: source and target at their full widths
+
+    def scorer(self, data: Seq2SeqData) -> Scorer:
+        return rouge_scorer(data.tokenizer, data.pairs.target_len)
+
+    def initialise(self, net: nn.Module, data: Seq2SeqData, cfg: Config) -> str:
+        if not cfg.from_checkpoint:
+            return "random"
+        load_checkpoint(net, data.pairs.checkpoint)
+        return str(data.pairs.checkpoint)
+
+
+def read_tokenizer(path: Any) -> Any:
+    from tokenizers import Tokenizer
+
+    try:
+        return Tokenizer.from_file(str(path))
+    except Exception as err:       # tokenizers raises its own Exception subclasses
+        raise DataError(f"{path} is not a readable Hugging Face tokenizer ({err})") from err
+
+
+def rouge_scorer(tokenizer: Any, max_length: int) -> Scorer:
+    """(sum of ROUGE-1 in percent, pairs) of greedy summaries of ``max_length`` tokens at most
+    (the start token included, as transformers' ``max_length`` counts)."""
+    def score(net: nn.Module, batch: Tensors) -> tuple[float, float]:
+        generated = net.generate(input_ids=batch.inputs["input_ids"],  # type: ignore[operator]
+                                 attention_mask=batch.inputs["attention_mask"],
+                                 max_length=max_length, num_beams=1, do_sample=False)
+        labels = batch.labels.masked_fill(batch.labels == IGNORE, DECODER_START)
+        predictions = tokenizer.decode_batch(generated.tolist(), skip_special_tokens=True)
+        references = tokenizer.decode_batch(labels.tolist(), skip_special_tokens=True)
+        total, count = rouge.rouge1_sum(zip(predictions, references))
+        return total, float(count)
+    return score
+
+
+def load_checkpoint(net: nn.Module, path: Any) -> None:
+    """``path``'s weights into ``net``; a file of another shape is a DataError naming it."""
+    from safetensors.torch import load_file
+
+    state = load_file(str(path))
+    try:
+        missing, unexpected = net.load_state_dict(state, strict=False)
+    except RuntimeError as err:
+        raise DataError(f"{path} does not fit the model_size's network: {err}") from err
+    untied = sorted(set(missing) - (TIED if "shared.weight" in state else set()))
+    if untied or unexpected:
+        raise DataError(f"{path} does not fit the model_size's network: missing "
+                        f"{untied or 'none'}, unexpected {sorted(unexpected) or 'none'}")
+

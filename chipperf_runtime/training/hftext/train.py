@@ -1,0 +1,95 @@
+"""The PyTorch side of the text cases' loop (a ``textlm.loop.Trainer``): the optimizer step
+and the token-accuracy evaluation; steps, eval cadence and early stop are ``textlm.loop``'s."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from chipperf_runtime.training.driver.torchdist import all_reduce_sum
+from chipperf_runtime.training.hftext.tasks import IGNORE, Scorer, Task, Tensors, token_correct  # noqa: F401 - re-exported
+
+AUTOCAST = {"bf16": torch.bfloat16}
+
+
+@dataclass
+class Loop:
+    """A ``textlm.loop.Trainer`` (built by ``hftext.case.build_loop``)."""
+
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    device: torch.device
+    dtype: str
+    grad_clip_norm: float
+    task: Task
+    train_epoch: Callable[[int], Iterator[Any]]     # epoch -> this rank's batches
+    eval_set: list[Any]                             # this rank's share of the eval split
+    scorer: Scorer                                  # the task's metric of one eval batch
+
+    def batches(self, epoch: int) -> Iterator[Tensors]:
+        return (self.task.tensors(batch, self.device) for batch in self.train_epoch(epoch))
+
+    def step(self, batch: Tensors) -> tuple[torch.Tensor, bool]:
+        return train_step(self, batch), True
+
+    def work(self, batch: Tensors) -> int:
+        return self.task.work(batch)
+
+    def lr(self) -> float:
+        return float(self.scheduler.get_last_lr()[0])
+
+    def evaluate(self) -> float:
+        return evaluate(self)
+
+
+def autocast(loop: Loop) -> contextlib.AbstractContextManager:
+    if loop.dtype not in AUTOCAST:
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=loop.device.type, dtype=AUTOCAST[loop.dtype])
+
+
+def logits_of(model: nn.Module, loop: Loop, batch: Tensors) -> torch.Tensor:
+    with autocast(loop):
+        return model(**batch.inputs).logits
+
+
+def token_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean cross entropy over the labelled positions (label -100 elsewhere), in fp32."""
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), labels.reshape(-1),
+                           ignore_index=IGNORE)
+
+
+def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
+    """forward + backward + optimizer step; returns the (unsynchronised) loss."""
+    loop.optimizer.zero_grad(set_to_none=True)
+    loss = token_loss(logits_of(loop.model, loop, batch), batch.labels)
+    loss.backward()
+    if loop.grad_clip_norm > 0:
+        nn.utils.clip_grad_norm_(loop.model.parameters(), loop.grad_clip_norm)
+    loop.optimizer.step()
+    loop.scheduler.step()
+    return loss.detach()
+
+
+@torch.no_grad()
+def evaluate(loop: Loop) -> float:
+    """The task's metric over every rank's eval share: the scorer's sums (e.g. correct top-1
+    predictions and scored positions), all-reduced, divided. Each rank holds a disjoint share
+    and may run a different number of batches: the forward goes around the DDP wrapper."""
+    net = getattr(loop.model, "module", loop.model)
+    net.eval()
+    sums = []                       # per batch: device tensors or numbers, read once at the end
+    for raw in loop.eval_set:
+        batch = loop.task.tensors(raw, loop.device)
+        with autocast(loop):
+            sums.append(loop.scorer(net, batch))
+    net.train()
+    local = [sum(float(scored) for scored, _ in sums), sum(float(seen) for _, seen in sums)]
+    score_all, count_all = all_reduce_sum(local, loop.device)
+    return score_all / count_all if count_all else float("nan")

@@ -1,0 +1,157 @@
+"""The image-classification case's main, shared by every PyTorch vision case.
+
+A case's ``run_pretraining.py`` hands ``main`` an ``ImageModel`` (how to build its network
+for the config and the data's class count, and its forward FLOPs per image); the rest, the
+image folders, DDP, the optimizer, the loop and FINISHED, is the same for every model.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import torch
+import torch.distributed as tdist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, DistributedSampler, Subset
+
+from chipperf_runtime.device.torch import TorchDevice
+from chipperf_runtime.training.driver import (
+    Config,
+    ConfigError,
+    DataError,
+    DistEnv,
+    Driver,
+    Metric,
+    split_batch,
+)
+from chipperf_runtime.training.driver.dist import rank_threads
+from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.imagecls.data import ImageFolder, Split, read_splits
+from chipperf_runtime.training.imagecls.train import Loop, run
+
+DTYPES = ("fp32", "bf16", "fp16")
+OPTIMIZERS = ("sgd", "adamw")
+
+
+@dataclass(frozen=True)
+class ImageModel:
+    """What varies between the vision cases: the network and its forward FLOPs per image."""
+
+    build: Callable[[Config, int], nn.Module]            # (config, classes) -> logits model
+    forward_flops: Callable[[Config, int, nn.Module], int]   # (config, classes, net) -> FLOPs
+
+
+def configure_threads(cfg: Config, dist: DistEnv) -> int:
+    """cpu_threads when set, else OMP_NUM_THREADS when set (torchrun sets 1 for nproc > 1),
+    else the usable cores shared among this node's ranks."""
+    threads = rank_threads(dist, cfg.cpu_threads)
+    torch.set_num_threads(threads)
+    return threads
+
+
+def check_config(cfg: Config, classes: int) -> None:
+    if cfg.dtype not in DTYPES:
+        raise ConfigError(f"dtype {cfg.dtype!r} is not supported: use one of {DTYPES}")
+    if cfg.optimizer not in OPTIMIZERS:
+        raise ConfigError(f"optimizer {cfg.optimizer!r} is not supported: use one of {OPTIMIZERS}")
+    if cfg.num_classes is not None and cfg.num_classes != classes:
+        raise DataError(f"num_classes = {cfg.num_classes} but the data dir has {classes} "
+                        "class folders in train/")
+
+
+def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, pin_memory: bool
+            ) -> tuple[DataLoader, DataLoader, DistributedSampler]:
+    """Train (sharded, shuffled, drop_last) and val (disjoint rank::world shards) loaders."""
+    per_rank = split_batch(cfg.global_batch_size, dist.world_size)
+    train_set = ImageFolder(train, cfg.image_size, cfg.train_augment)
+    val_set = Subset(ImageFolder(val, cfg.image_size, None, cfg.val_crop_ratio),
+                     range(dist.rank, len(val.samples), dist.world_size))
+    sampler: DistributedSampler = DistributedSampler(
+        train_set, dist.world_size, dist.rank, shuffle=True, seed=cfg.seed, drop_last=True)
+    if len(sampler) < per_rank:
+        raise DataError(f"train/ has {len(train.samples)} images: too few for one global batch "
+                        f"of {cfg.global_batch_size}")
+    common = {"num_workers": cfg.num_workers, "pin_memory": pin_memory,
+              "persistent_workers": cfg.num_workers > 0}
+    return (DataLoader(train_set, per_rank, sampler=sampler, drop_last=True, **common),
+            DataLoader(val_set, per_rank, shuffle=False, **common), sampler)
+
+
+def lr_lambda(cfg: Config, steps_per_epoch: int) -> Callable[[int], float]:
+    """Per-step lr factor: linear warmup over warmup_epochs, cosine to 0 at max_epochs."""
+    warmup = max(0, round(cfg.warmup_epochs * steps_per_epoch))
+    total = max(warmup + 1, cfg.max_epochs * steps_per_epoch)
+
+    def factor(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        progress = min(1.0, (step - warmup) / (total - warmup))
+        return 0.5 * (1.0 + math.cos(math.pi * progress))
+    return factor
+
+
+def optimizer(cfg: Config, model: nn.Module) -> torch.optim.Optimizer:
+    """SGD (momentum, optional Nesterov) or AdamW; lr scales linearly with the batch."""
+    lr = cfg.base_lr * cfg.global_batch_size / cfg.lr_reference_batch
+    if cfg.optimizer == "adamw":
+        return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=cfg.weight_decay)
+    return torch.optim.SGD(model.parameters(), lr=lr, momentum=cfg.momentum,
+                           weight_decay=cfg.weight_decay, nesterov=cfg.nesterov)
+
+
+def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, net: nn.Module,
+               train: Split, val: Split) -> tuple[Loop, DistributedSampler]:
+    device = rank_device.device
+    net = net.to(device)
+    if cfg.channels_last:
+        net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
+    model = DistributedDataParallel(net) if dist.distributed else net
+    opt = optimizer(cfg, model)
+    train_loader, val_loader, sampler = loaders(cfg, dist, train, val, rank_device.pin_memory)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(cfg, len(train_loader)))
+    scaler = torch.amp.GradScaler(rank_device.autocast_type) \
+        if cfg.dtype == "fp16" and rank_device.is_accelerator else None
+    loop = Loop(model, opt, scheduler, nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing),
+                train_loader, val_loader, device, cfg.dtype, cfg.channels_last, scaler,
+                cfg.clip_grad_norm)
+    return loop, sampler
+
+
+def main(model_name: str, case_dir: Path, image_model: ImageModel,
+         argv: list[str] | None = None) -> None:
+    driver = Driver.start(model_name, case_dir, argv)
+    cfg, dist = driver.config, driver.dist
+    train_split, val_split = read_splits(driver.args.data_dir)
+    classes = len(train_split.classes)
+    check_config(cfg, classes)
+    split_batch(cfg.global_batch_size, dist.world_size)
+    threads = configure_threads(cfg, dist)
+    device = init_distributed(dist)
+    driver.set_sync(device.synchronize)
+    torch.backends.cudnn.benchmark = bool(cfg.cudnn_benchmark)  # read by cuDNN builds only
+    torch.manual_seed(cfg.seed)
+    random.seed(cfg.seed + dist.rank)
+    net = image_model.build(cfg, classes)
+    forward = image_model.forward_flops(cfg, classes, net)
+    loop, sampler = build_loop(cfg, dist, device, net, train_split, val_split)
+    driver.init_end(**device.describe(), threads=threads, classes=classes,
+                    train_images=len(train_split.samples), val_images=len(val_split.samples),
+                    parameters=sum(p.numel() for p in net.parameters()),
+                    forward_flops_per_sample=forward)
+    progress = run(driver, loop, cfg.target_accuracy, cfg.max_epochs, cfg.eval_every_epochs,
+                   cfg.max_steps, sampler.set_epoch)
+    work_done = int(all_reduce_sum([float(progress.samples)], device.device)[0])
+    driver.finish(work_done=work_done, work_unit="samples",
+                  metric=Metric("top1", progress.accuracy, cfg.target_accuracy),
+                  flops_per_unit=3 * forward, dtype=cfg.dtype,
+                  peak_memory_bytes=device.max_memory_allocated())
+    # DDP's reducer goes before the process group (see hftext/case.py: as the group's last
+    # owner it would join gloo's worker thread holding the GIL, which can deadlock)
+    del loop, sampler, net
+    if tdist.is_initialized():
+        tdist.destroy_process_group()

@@ -1,0 +1,143 @@
+"""The LLM cases' side of ``textlm.loop``: micro-steps of a TP x FSDP2 model (gradient
+accumulation, clipping over every shard, AdamW with warmup-cosine), the eval loss, and a
+non-finite loss ending the case (``Diverged``) at its step."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import numpy as np
+import torch
+import torch.distributed as tdist
+import torch.nn.functional as F
+from torch import nn
+from torch.distributed.tensor import DTensor
+
+from chipperf_runtime.training.driver import Diverged
+from chipperf_runtime.training.driver.torchdist import all_reduce_sum
+
+
+@dataclass
+class Loop:
+    """A ``textlm.loop.Trainer``."""
+
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    device: torch.device
+    train_epoch: Callable[[int], Iterator[np.ndarray]]   # epoch -> this rank's micro-batches
+    eval_set: list[np.ndarray]
+    accumulation: int                                    # micro-batches per optimizer step
+    grad_clip_norm: float
+    counts_work: bool                                    # this rank reports the tokens it trained
+    aux_loss_coef: float = 0.0                           # MoE load-balancing loss weight
+    own_shards: frozenset[int] = frozenset()             # ids of the experts' TP slices
+    micro: int = field(default=0)
+    step_no: int = field(default=0)
+
+    def batches(self, epoch: int) -> Iterator[np.ndarray]:
+        return self.train_epoch(epoch)
+
+    def step(self, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
+        return micro_step(self, tokens)
+
+    def work(self, tokens: np.ndarray) -> int:
+        """Tokens predicted (counted by one rank of each tensor-parallel group)."""
+        return tokens.shape[0] * (tokens.shape[1] - 1) if self.counts_work else 0
+
+    def lr(self) -> float:
+        return float(self.scheduler.get_last_lr()[0])
+
+    def evaluate(self) -> float:
+        return evaluate(self)
+
+
+def split(tokens: np.ndarray, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """[batch, seq+1] tokens -> (inputs, next-token targets) on the device."""
+    tensor = torch.from_numpy(tokens.astype(np.int64)).to(device, non_blocking=True)
+    return tensor[:, :-1], tensor[:, 1:]
+
+
+def loss_of(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """(training loss, next-token cross entropy) of one micro-batch."""
+    inputs, targets = split(tokens, loop.device)
+    moe = loop.aux_loss_coef > 0
+    out = loop.model(input_ids=inputs, output_router_logits=True) if moe else \
+        loop.model(input_ids=inputs)
+    logits = out.logits
+    ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), targets.reshape(-1))
+    aux = getattr(out, "aux_loss", None)
+    return (ce + loop.aux_loss_coef * aux if moe and aux is not None else ce), ce
+
+
+def micro_step(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
+    """forward + backward; at the accumulation boundary clip, step and zero the gradients.
+    Returns the micro-batch's cross entropy and whether the optimizer stepped."""
+    loss, ce = loss_of(loop, tokens)
+    (loss / loop.accumulation).backward()
+    loop.micro += 1
+    if loop.micro % loop.accumulation:
+        return ce.detach(), False
+    loop.step_no += 1
+    check_finite(ce, loop.step_no)
+    clip_grad_norm(loop.model, loop.grad_clip_norm, loop.own_shards)
+    loop.optimizer.step()
+    loop.optimizer.zero_grad(set_to_none=True)
+    loop.scheduler.step()
+    return ce.detach(), True
+
+
+def check_finite(loss: torch.Tensor, step: int) -> None:
+    """A NaN or infinite loss ends the case as failed, naming the optimizer step."""
+    value = float(loss.detach())
+    if not math.isfinite(value):
+        raise Diverged(f"training diverged: loss is {value} at step {step}")
+
+
+def clip_grad_norm(model: nn.Module, max_norm: float, own_shards: frozenset[int]) -> float:
+    """Scale the gradients so that their global L2 norm is at most ``max_norm``; returns the
+    norm. Each shard is counted once: a gradient that is the same on every rank of a
+    tensor-parallel group (a parameter only FSDP shards) counts 1/group-size per rank; the
+    experts' slices (``own_shards``: a different slice on each rank) count whole."""
+    world = tdist.get_world_size() if tdist.is_initialized() else 1
+    total = torch.zeros((), dtype=torch.float64, device=_device(model))
+    params = [p for p in model.parameters() if p.grad is not None]
+    grads = [p.grad for p in params if p.grad is not None]
+    for param, grad in zip(params, grads):
+        local, copies = _local_and_copies(grad, world)
+        total += local.double().pow(2).sum() / (1 if id(param) in own_shards else copies)
+    if tdist.is_initialized():
+        tdist.all_reduce(total)
+    norm = float(total.sqrt())
+    if max_norm > 0 and norm > max_norm:
+        for grad in grads:
+            _local_and_copies(grad, world)[0].mul_(max_norm / (norm + 1e-6))
+    return norm
+
+
+def _local_and_copies(grad: torch.Tensor, world: int) -> tuple[torch.Tensor, int]:
+    """The rank's shard and on how many ranks the same shard lives."""
+    if isinstance(grad, DTensor):
+        return grad.to_local(), world // grad.device_mesh.size()
+    return grad, world
+
+
+def _device(model: nn.Module) -> torch.device:
+    param = next(model.parameters())
+    return param.to_local().device if isinstance(param, DTensor) else param.device
+
+
+@torch.no_grad()
+def evaluate(loop: Loop) -> float:
+    """Mean next-token loss (nats/token) over the eval samples of every data-parallel rank."""
+    loop.model.eval()
+    loss_sum, count = 0.0, 0.0
+    for tokens in loop.eval_set:
+        _, ce = loss_of(loop, tokens)
+        n = tokens.shape[0] * (tokens.shape[1] - 1)
+        loss_sum, count = loss_sum + float(ce) * n, count + n
+    loop.model.train()
+    loss_sum, count = all_reduce_sum([loss_sum, count], loop.device)
+    return loss_sum / count if count else float("nan")

@@ -1,0 +1,110 @@
+"""The causal-LM cases' dataset (llama2_7b, gpt2): token streams in .npy shards, cut into
+fixed windows.
+
+Layout "llama2-token-shards-v1" (llama2_7b/deepspeed's ``prepare_data.py`` writes it; any
+corpus tokenised with the Llama 2 tokenizer can be converted to it, e.g.
+``np.save(f, np.asarray(ids, np.uint16))``)::
+
+    <data_dir>/train/*.npy    1-D integer arrays (uint16 or int32): documents tokenised with
+                              the Llama tokenizer, concatenated, each as BOS(1) ... EOS(2)
+    <data_dir>/eval/*.npy     same, held-out text
+    <data_dir>/tokenizer.*    the tokenizer the ids come from (not read by the case)
+
+A sample is ``seq_len + 1`` consecutive tokens of one shard (inputs and their next-token
+targets); shards are cut into non-overlapping samples at multiples of ``seq_len``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from chipperf_runtime.training.driver import ConfigError, DataError, split_batch
+from chipperf_runtime.training.textlm.shards import (
+    ShardKind,
+    Windows,
+    check_ids,
+    read_shards,
+    require_data_dir,
+    unusable,
+)
+
+LAYOUT = "(layout: train/*.npy, eval/*.npy 1-D token arrays; see the README)"
+TOKEN_SHARDS = ShardKind(ndim=1, allow_empty=True, description="a 1-D integer token array")
+
+
+@dataclass(frozen=True)
+class TokenDataset:
+    train: Windows
+    eval: Windows
+    vocab_size: int
+
+
+def open_dataset(data_dir: Path, seq_len: int, vocab_size: int, prepare: str,
+                 name: str = "llama2") -> TokenDataset:
+    """Open and check ``data_dir``; raises DataError listing every problem found.
+    ``prepare``: the script that makes one (named when the folder is missing); ``name``: the
+    case's dataset in the message."""
+    data_dir = require_data_dir(data_dir, f"{prepare} --output DIR")
+    problems: list[str] = []
+    splits = {name: _read_split(data_dir / name, seq_len, problems) for name in ("train", "eval")}
+    train, held_out = splits["train"], splits["eval"]
+    if problems or train is None or held_out is None:
+        raise unusable(name, data_dir, problems, LAYOUT)
+    return TokenDataset(train, held_out, vocab_size)
+
+
+def _read_split(folder: Path, seq_len: int, problems: list[str]) -> Windows | None:
+    shards = read_shards(folder, TOKEN_SHARDS, problems)
+    windows = Windows.of(shards, seq_len)
+    if shards and len(windows) == 0:
+        problems.append(f"{folder}: no shard holds seq_len + 1 = {seq_len + 1} tokens")
+    return windows if shards and len(windows) else None
+
+
+def check_batching(data: TokenDataset, global_batch: int, micro_batch: int,
+                   world_size: int) -> None:
+    """Raises ConfigError/DataError unless the batch splits into whole micro-batches per rank
+    and the splits hold a global batch (train) and a sample per rank (eval)."""
+    local = split_batch(global_batch, world_size)
+    if local % micro_batch:
+        raise ConfigError(f"global_batch_size {global_batch} gives {local} samples per rank, "
+                          f"not a multiple of micro_batch_size {micro_batch}")
+    if len(data.train) < global_batch:
+        raise DataError(f"the train split has {len(data.train)} samples of seq_len+1 tokens, "
+                        f"fewer than one global batch of {global_batch}")
+    if len(data.eval) < world_size:
+        raise DataError(f"the eval split has {len(data.eval)} samples of seq_len+1 tokens, "
+                        f"fewer than the {world_size} ranks")
+
+
+def train_micro_batches(data: TokenDataset, global_batch: int, micro_batch: int, rank: int,
+                        world_size: int, seed: int, epoch: int) -> Iterator[np.ndarray]:
+    """This rank's micro-batches of one epoch, global batch by global batch (tail dropped)."""
+    order = np.random.default_rng([seed, epoch]).permutation(len(data.train))
+    local = global_batch // world_size
+    for start in range(0, len(order) - global_batch + 1, global_batch):
+        mine = order[start + rank * local: start + (rank + 1) * local]
+        for i in range(0, local, micro_batch):
+            yield _checked(data.train.take(mine[i:i + micro_batch]), data, "train")
+
+
+def eval_batches(data: TokenDataset, batch: int, rank: int, world_size: int,
+                 max_samples: int) -> list[np.ndarray]:
+    """This rank's strided share of the first ``max_samples`` eval samples (0: all), cut to
+    a multiple of ``world_size * batch`` so every rank runs the same number of forwards (ZeRO-3
+    gathers parameters collectively)."""
+    n = min(len(data.eval), max_samples) if max_samples > 0 else len(data.eval)
+    n = max(world_size, n // (world_size * batch) * world_size * batch)
+    mine = np.arange(rank, n, world_size)
+    return [_checked(data.eval.take(mine[i:i + batch]), data, "eval")
+            for i in range(0, len(mine), batch)]
+
+
+def _checked(tokens: np.ndarray, data: TokenDataset, split: str) -> np.ndarray:
+    return check_ids(tokens, data.vocab_size, split,
+                     f"the model's vocab_size {data.vocab_size}: the shards were made with "
+                     "another tokenizer, or choose a model_size whose vocabulary fits")

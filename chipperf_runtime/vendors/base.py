@@ -1,0 +1,164 @@
+"""What a vendor plugin says: container device options, visible-devices variable,
+how to read one accelerator sample, and its chips' spec sheets.
+
+Vendor modules run inside containers too (the monitor sidecar imports them), so
+they import only the standard library at module level; a vendor library such as
+``pynvml`` is imported inside the sampler.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class ChipSpec:
+    """One chip's spec sheet. ``peak_flops`` maps dtype -> dense FLOP/s per chip.
+
+    "Chip" is what the framework sees as one device (one rank). A number the vendor does
+    not publish is left out (None, or the dtype missing): never estimated."""
+
+    name: str
+    peak_flops: Mapping[str, float] = field(default_factory=dict)
+    memory_bytes: Optional[int] = None
+    tdp_watts: Optional[float] = None
+    source: str = ""  # where the numbers come from (datasheet name / URL)
+    memory_bandwidth: Optional[float] = None  # bytes/s, peak, from the same sheet
+
+
+@dataclass(frozen=True)
+class HardwareValidation:
+    """Whether chipperf's path for a vendor (its image, device layer, sampler, a training
+    case) has run on that vendor's real hardware here, and what is known about it.
+
+    ``chips``: the chips it ran on; None means every chip of the vendor (the cpu vendor,
+    whose "chips" are labels for whatever CPU the host has). Set ``ran`` only with a note
+    saying where and when, and the vendor README recording what happened."""
+
+    ran: bool = False
+    note: str = "not yet run on this vendor's hardware by chipperf: spec sheet, plan and code only"
+    chips: Optional[tuple[str, ...]] = None
+
+    def covers(self, chip: Optional[str]) -> bool:
+        """True when this vendor path ran on real hardware with ``chip`` (any chip: None)."""
+        if not self.ran:
+            return False
+        if self.chips is None or chip is None:
+            return True
+        return chip.lower() in {c.lower() for c in self.chips}
+
+
+class SamplerUnavailable(Exception):
+    """The accelerator telemetry source is not available on this node (raised at setup)."""
+
+
+class SampleError(Exception):
+    """One read failed (a device fell off the bus, the tool printed something unparseable).
+
+    The monitor records it, rate-limited, and keeps sampling."""
+
+
+@runtime_checkable
+class AcceleratorSampler(Protocol):
+    """What a vendor's sampler factory returns; see docs/adding-a-vendor.md.
+
+    The factory (``Vendor.accelerator_sampler``) does the expensive setup once (load
+    the library, enumerate devices) and raises ``SamplerUnavailable`` with the reason
+    when the source is missing. Then the monitor loop calls ``read()`` once per tick.
+    """
+
+    def info(self) -> dict[str, Any]:
+        """Once, for sys_info.json: ``model``, ``count``, ``driver_version``,
+        ``runtime_version``, ``devices`` (list of dicts) and ``unsupported``
+        ({metric key: reason}) for metrics this hardware cannot report."""
+        ...
+
+    def read(self) -> list[dict[str, Any]]:
+        """One sample: a dict per device with ``index`` and the keys it can report,
+        each with its unit in the name (``util_pct``, ``mem_used_bytes``,
+        ``mem_total_bytes``, ``power_w``, ``energy_mj``, ``temp_c``,
+        ``sm_clock_mhz``). A metric it cannot read is left out, never 0.
+        Raises ``SampleError`` when this read failed."""
+        ...
+
+    def close(self) -> None:
+        """Release the library (called once when the monitor stops)."""
+        ...
+
+
+# A pure parser of a vendor tool's output: text -> (per-device dicts, problems).
+SmiParser = Callable[[str], "tuple[list[dict[str, Any]], list[str]]"]
+
+
+class SmiToolSampler:
+    """An ``AcceleratorSampler`` for vendors whose telemetry is a command-line tool.
+
+    ``argv`` is run once per ``read()`` (a process per sample: prefer a library when
+    the vendor has one) and its stdout goes to ``parse``, a pure function
+    ``text -> (devices, problems)``. Any problem fails the read with ``SampleError``.
+    """
+
+    def __init__(self, argv: Sequence[str], parse: SmiParser,
+                 info: Mapping[str, Any] | None = None, timeout_s: float = 10.0):
+        if not argv or shutil.which(argv[0]) is None:
+            raise SamplerUnavailable(f"{argv[0] if argv else '(no tool)'} not found on PATH")
+        self._argv = list(argv)
+        self._parse = parse
+        self._info = dict(info or {})
+        self._timeout_s = timeout_s
+        self.read()  # fail at setup, not on every tick, when the tool cannot answer
+
+    def info(self) -> dict[str, Any]:
+        return dict(self._info)
+
+    def read(self) -> list[dict[str, Any]]:
+        try:
+            done = subprocess.run(self._argv, check=False, capture_output=True, text=True,
+                                  timeout=self._timeout_s, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise SampleError(f"{self._argv[0]}: {e}") from e
+        if done.returncode != 0:
+            raise SampleError(f"{self._argv[0]} exited {done.returncode}: "
+                              f"{(done.stderr or done.stdout).strip()[-300:]}")
+        devices, problems = self._parse(done.stdout)
+        if problems:
+            raise SampleError(f"{self._argv[0]} output: " + "; ".join(problems[:5]))
+        return devices
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Vendor:
+    name: str
+    visible_devices_env: Optional[str]
+    chips: Mapping[str, ChipSpec]
+    # The case container's device access for nproc ranks, as `docker run` flags (``--gpus all
+    # --ipc=host``...): data the engine parses (chipperf.containers.options), so that this
+    # module needs neither the engine nor the docker SDK inside a container.
+    container_options: Callable[[int], str] = lambda nproc: ""
+    # What the monitor sidecar needs for the accelerator sampler (its own, not the case's
+    # options), as flags too; None: the device access of ``container_options`` and nothing else.
+    monitor_options: Optional[Callable[[int], str]] = None
+    # Factory of the accelerator sampler (None: the vendor has no accelerator telemetry).
+    # Called once by the monitor; raises SamplerUnavailable when the source is missing.
+    accelerator_sampler: Optional[Callable[[], AcceleratorSampler]] = None
+    # Value of the visible-devices variable for nproc processes on a node.
+    visible_devices: Callable[[int], str] = lambda nproc: ",".join(str(i) for i in range(nproc))
+    # The device layer's kind (a key of chipperf_runtime.device.DEVICE_KINDS), set as CHIPPERF_DEVICE
+    # in the launch environment; plug-in and collective backend only where they differ from
+    # the kind's defaults (e.g. Kunlunxin's torch_xmlir on xpu).
+    device: str = "cpu"
+    device_plugin: Optional[str] = None
+    dist_backend: Optional[str] = None
+    # Honest status: has this path run on the vendor's real hardware here? (plan, cases, report)
+    validated_on_hardware: HardwareValidation = HardwareValidation()
+
+    def chip(self, name: str) -> Optional[ChipSpec]:
+        return self.chips.get(name) or self.chips.get(name.lower()) or next(
+            (c for k, c in self.chips.items() if k.lower() == name.lower()), None)

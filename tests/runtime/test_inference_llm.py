@@ -1,0 +1,175 @@
+"""The LLM serving pieces without a model: shipped configs, Llama 3 8B's shape, the serving
+figures of known request times, and the scenarios driven by a virtual clock (a generator that
+takes a fixed time per step), including a rate it cannot sustain."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import torch
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "inference" / "benchmarks"))
+
+from chipperf_runtime.inference import config  # noqa: E402
+from chipperf_runtime.inference.errors import CaseError  # noqa: E402
+from chipperf_runtime.inference.llm import model, scenarios  # noqa: E402
+from chipperf_runtime.inference.llm.engines import Accounting, Completion  # noqa: E402
+from chipperf_runtime.inference.llm.prompts import Request  # noqa: E402
+from chipperf_runtime.inference.llm.serving import ScenarioRun, Served, meets_bound, summarize  # noqa: E402
+from chipperf_runtime.inference.llm.settings import LLMSettings  # noqa: E402
+
+CONFIG = REPO / "inference" / "configs" / "llama3_8b"
+
+
+@pytest.mark.parametrize("vendor", ["cpu", "nvidia"])
+def test_shipped_configs_load_and_validate(vendor: str) -> None:
+    merged = config.load(CONFIG, f"{vendor}_configuration.yaml")
+    s = LLMSettings.from_config(merged)
+    llama = model.llama_config(merged)
+    assert s.prompt_tokens_max + s.output_tokens_max <= llama.max_position_embeddings
+
+
+def test_a_tolerance_that_is_not_a_number_is_named_not_a_traceback() -> None:
+    merged = dict(config.load(CONFIG, "cpu_configuration.yaml"))
+    merged["tolerance"] = {"default": {merged["precision"]: "tight"}}
+    merged["agreement_target"] = {merged["precision"]: [0.9]}
+    s = LLMSettings.from_config(merged)
+    key = f"tolerance.default.{merged['precision']}"
+    with pytest.raises(CaseError, match=f"{key}: expected a number, got 'tight'"):
+        s.tolerance_for(s.engine, s.precision)
+    with pytest.raises(CaseError, match=r"agreement_target\..*: expected a number, got \[0.9\]"):
+        s.agreement_for(s.precision)
+
+
+def test_full_size_is_llama3_8b() -> None:
+    llama = model.llama_config(config.load(CONFIG, "nvidia_configuration.yaml"))
+    from transformers import LlamaForCausalLM
+
+    with torch.device("meta"):
+        net = LlamaForCausalLM(llama)
+    assert model.parameter_count(net) == (8_030_261_248, 128_256 * 4096)  # published count
+    assert model.flops_per_token(net, 0) == 2 * (8_030_261_248 - 128_256 * 4096)
+
+
+def done(index: int, tokens: int, first: float, last: float) -> Completion:
+    return Completion(Request(index, (5, 6, 7), tokens), (9,) * tokens, 0.0, first, last)
+
+
+def test_serving_figures_of_known_times() -> None:
+    run = ScenarioRun((Served(done(0, 5, 1.0, 3.0), 0.0), Served(done(1, 1, 2.0, 2.0), 0.5)),
+                      engine_s=3.0, harness_s=0.03)
+    f = summarize(run)
+    assert f["span_s"] == 3.0 and f["tokens_per_s"] == 2.0 and f["requests_per_s"] == 2 / 3
+    assert f["ttft_ms"]["p50"] == 1000.0 and f["ttft_ms"]["p99"] == 1500.0
+    assert f["tpot_ms"]["count"] == 1 and f["tpot_ms"]["p50"] == 500.0  # one-token: no TPOT
+    assert f["latency_ms"]["max"] == 3000.0 and f["harness_share"] == pytest.approx(0.03 / 3.03)
+    assert meets_bound(f, 1500.0, 500.0, 99) == (True, "")
+    assert meets_bound(f, 1000.0, 400.0, 99) == (
+        False, "p99 TTFT 1500.0 ms > 1000 ms; p99 TPOT 500.0 ms > 400 ms")
+
+
+@dataclass
+class VirtualEngine:
+    """Takes ``step_s`` of virtual time per decoding step of a batch (no model)."""
+
+    clock: list[float]
+    step_s: float
+    accounting: Accounting = field(default_factory=Accounting)
+    batches: list[int] = field(default_factory=list)
+
+    def generate(self, requests):
+        self.batches.append(len(requests))
+        start = self.clock[0]
+        steps = max(r.max_new_tokens for r in requests)
+        self.clock[0] += steps * self.step_s
+        self.accounting.engine_s += steps * self.step_s
+        return [Completion(r, (1,) * r.max_new_tokens, start, start + self.step_s,
+                           start + r.max_new_tokens * self.step_s) for r in requests]
+
+    def logits(self, ids):
+        return None
+
+
+def virtual(step_s: float) -> tuple[VirtualEngine, object, object]:
+    clock = [100.0]
+
+    def sleep(seconds: float) -> None:
+        clock[0] += seconds
+
+    return VirtualEngine(clock, step_s), lambda: clock[0], sleep
+
+
+REQUESTS = [Request(i, (1, 2), 4) for i in range(20)]
+
+
+def test_offline_batches_everything_at_once_and_single_stream_one_by_one() -> None:
+    gen, clock, _ = virtual(0.01)
+    run = scenarios.offline(gen, REQUESTS, 8, clock)
+    assert gen.batches == [8, 8, 4] and run.span_s == pytest.approx(0.12)
+    assert summarize(run)["ttft_ms"]["max"] == pytest.approx(90.0)  # third batch: waited 80 ms
+    gen, clock, _ = virtual(0.01)
+    run = scenarios.single_stream(gen, REQUESTS[:3], clock)
+    assert gen.batches == [1, 1, 1] and summarize(run)["ttft_ms"]["p99"] == pytest.approx(10.0)
+
+
+def test_server_at_a_sustainable_rate_serves_every_request() -> None:
+    gen, clock, sleep = virtual(0.01)                   # 40 ms per request alone
+    run = scenarios.server(gen, REQUESTS, 4, 5.0, 42, 1.0, clock, sleep)
+    assert len(run.served) == 20 and not run.saturated
+    offsets = scenarios.arrival_offsets(20, 5.0, 42)
+    assert offsets[0] == 0 and 2.0 < offsets[-1] < 8.0  # ~20 / 5 s of Poisson arrivals
+    assert [s.arrival - 100.0 for s in run.served] == pytest.approx(list(offsets))
+
+
+def test_a_rate_it_cannot_sustain_stops_as_saturated() -> None:
+    gen, clock, sleep = virtual(1.0)                    # 4 s per batch, arrivals 100/s
+    run = scenarios.server(gen, REQUESTS, 2, 100.0, 42, 5.0, clock, sleep)
+    assert run.saturated and len(run.served) < 20 and "waited" in run.reason
+    result = scenarios.search(gen, REQUESTS, 2, [100.0, 0.1, 200.0], 42, 5.0,
+                              scenarios.Bound(10_000.0, 2_000.0, 99), clock, sleep)
+    assert [r["target_rate"] for r in result["rates"]] == [0.1, 100.0]   # stops at the first miss
+    assert result["max_rate_meeting_bound"] == 0.1 and result["rates"][1]["saturated"] is True
+
+
+def test_warm_up_and_compiled_batches_use_power_of_two_sizes() -> None:
+    from chipperf_runtime.inference.llm.engines import batch_sizes
+
+    assert batch_sizes(1) == [1] and batch_sizes(4) == [1, 2, 4]
+    assert batch_sizes(32) == [1, 2, 4, 8, 16, 32] and batch_sizes(6) == [1, 2, 4, 6]
+
+
+def test_vllm_generator_times_first_and_last_tokens_from_engine_steps() -> None:
+    """The vLLM adapter against an engine with vLLM's step interface (one token per request
+    per step, cumulative token ids, ``finished`` on the last): no GPU here to run vLLM."""
+    from types import SimpleNamespace
+
+    from chipperf_runtime.inference.llm.nvidia.vllm_engine import VllmGenerator
+
+    class Steps:
+        def __init__(self) -> None:
+            self.live: dict[str, list] = {}
+
+        def add_request(self, request_id, prompt, params) -> None:
+            self.live[request_id] = [prompt["prompt_token_ids"], params.max_tokens, []]
+
+        def step(self):
+            out = []
+            for rid, (_prompt, limit, tokens) in list(self.live.items()):
+                tokens.append(len(tokens) + 100)
+                done = len(tokens) == limit
+                out.append(SimpleNamespace(request_id=rid, finished=done, outputs=[
+                    SimpleNamespace(token_ids=list(tokens))]))
+                if done:
+                    del self.live[rid]
+            return out
+
+    params = SimpleNamespace(max_tokens=None, clone=lambda: SimpleNamespace(max_tokens=None))
+    gen = VllmGenerator(Steps(), params)
+    got = gen.generate([Request(0, (5, 6), 3), Request(1, (7,), 1)])
+    assert [c.tokens for c in got] == [(100, 101, 102), (100,)]
+    assert got[0].start <= got[0].first < got[0].last and got[1].first == got[1].last
+    assert gen.accounting.engine_s > 0 and gen.logits(torch.zeros(1, 1)) is None

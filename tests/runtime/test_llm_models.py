@@ -1,0 +1,193 @@
+"""The LLM cases (llama3_8B, mixtral_8x7B): case.yaml's full-size numbers are transformers'
+meta-built model's and llmtrain.arch's formulas; a tensor-parallel layout computes what one
+process computes; plan time refuses a layout that does not divide the world size and a model
+whose training state does not fit the chip's memory (from the spec sheet)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from casemodules import BENCHMARKS, REPO, load_case_module
+
+from chipperf.catalogue import Catalogue
+from chipperf.config.caseneeds import needs_problems
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.plan import check
+from chipperf_runtime.vendors import get_vendor
+
+CASES = ["llama3_8B", "mixtral_8x7B"]
+# published sizes: Meta-Llama-3-8B and Mixtral-8x7B-v0.1 model cards (8.03B, 46.7B)
+PUBLISHED_PARAMS = {"llama3_8B": 8_030_261_248, "mixtral_8x7B": 46_702_792_704}
+FULL_SEQ = {"llama3_8B": 8192, "mixtral_8x7B": 4096}
+
+
+def entry(case: str) -> Any:
+    return load_case_module(f"{case}/pytorch", "run_pretraining", f"llm_models_{case}")
+
+
+def case_yaml(case: str) -> dict:
+    return yaml.safe_load((BENCHMARKS / case / "pytorch" / "case.yaml").read_text())
+
+
+def built_on_meta(case: str, size: str) -> int:
+    import torch
+
+    spec = entry(case).SPEC
+    with torch.device("meta"):
+        model = spec.model_class(spec.config_class(**spec.presets[size]))
+    return sum(p.numel() for p in model.parameters())
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_case_yaml_holds_the_full_size_model_built_on_meta(case: str) -> None:
+    from chipperf_runtime.training.llmtrain import arch
+
+    presets = entry(case).SPEC.presets
+    meta = case_yaml(case)
+    built = {size: built_on_meta(case, size) for size in presets}
+    assert built[max(presets, key=lambda s: built[s])] == PUBLISHED_PARAMS[case]
+    full = max(built.values())
+    assert meta["work_unit"] == "tokens"
+    assert meta["full_size"] == {"params": full, "flops_per_unit": arch.train_flops_per_token(
+        next(presets[s] for s in presets if built[s] == full), FULL_SEQ[case])}
+    assert meta["memory"]["params"] == built
+    assert all(arch.parameter_count(presets[s]) == n for s, n in built.items())
+
+
+def test_llama3_flops_per_token_is_6n_plus_the_attention_term() -> None:
+    from chipperf_runtime.training.llmtrain import arch
+
+    values = entry("llama3_8B").SPEC.presets["8b"]
+    matmul = 32 * (4096 * 4096 * 2 + 2 * 4096 * 1024 + 3 * 4096 * 14336) + 4096 * 128256
+    assert arch.matmul_params(values) == matmul == 7_504_658_432
+    assert arch.train_flops_per_token(values, 8192) == 6 * matmul + 12 * 32 * 4096 * 8192
+
+
+# ---------------------------------------------------------------- plan time
+
+
+def test_needs_refuse_a_layout_that_does_not_divide_the_world() -> None:
+    needs = case_yaml("llama3_8B")
+    problems = needs_problems(needs, {"tensor_parallel": 3, "model_size": "tiny"}, 2, 2,
+                              None, "w")
+    assert problems == [
+        "w: tensor_parallel 3 does not divide the world size 4 (2 node(s) x 2 processes): choose "
+        "degrees whose product divides 4; data parallel is the world size over that product"]
+    assert needs_problems(needs, {"tensor_parallel": 4, "model_size": "tiny"}, 2, 2, None, "w") \
+        == ["w: tensor_parallel 4 does not fit the 2 processes per node: use a divisor of 2, so "
+            "that each group sits inside a node"]
+    assert needs_problems(needs, {"tensor_parallel": 2, "model_size": "tiny"}, 2, 2, None, "w") == []
+
+
+def test_needs_refuse_a_model_too_large_for_the_chips_memory() -> None:
+    needs, a100 = case_yaml("llama3_8B"), get_vendor("nvidia").chip("A100")
+    (problem,) = needs_problems(needs, {"tensor_parallel": 1, "model_size": "8b"}, 1, 1, a100, "w")
+    assert problem.startswith("w: model_size '8b' (8,030,261,248 parameters) needs at least "
+                              "119.7 GiB per chip for its training state")
+    assert "more than the 80.0 GiB of one A100" in problem and "use at least 2 chips" in problem
+    assert needs_problems(needs, {"tensor_parallel": 8, "model_size": "8b"}, 1, 8, a100, "w") == []
+
+
+def llm_catalogue(tmp_path: Path, case: str, config_name: str, text: str) -> Catalogue:
+    """The real case folder, with one nvidia vendor config of ours."""
+    root = tmp_path / "training"
+    shutil.copytree(BENCHMARKS / case, root / "benchmarks" / case)
+    config_dir = root / "nvidia" / f"{case}-pytorch" / "config"
+    config_dir.mkdir(parents=True)
+    shutil.copy(REPO / "training" / "nvidia" / f"{case}-pytorch" / "config" / "config_common.py",
+                config_dir)
+    (config_dir / config_name).write_text(text)
+    image = root / "nvidia" / "docker_image" / "pytorch_2.13"
+    image.mkdir(parents=True)
+    (image / "Dockerfile").write_text("")
+    return Catalogue.scan(root)
+
+
+@pytest.mark.parametrize("key, text, says", [
+    ("llama3_8B:pytorch_2.13:A100:1:1:1", "from config_common import *\ntensor_parallel = 1\n",
+     "needs at least 119.7 GiB per chip"),
+    ("llama3_8B:pytorch_2.13:H100:2:8:1", "from config_common import *\ntensor_parallel = 3\n",
+     "tensor_parallel 3 does not divide the world size 16"),
+])
+def test_plan_refuses_the_layout_or_size_before_anything_runs(tmp_path: Path, key: str,
+                                                              text: str, says: str) -> None:
+    parsed = CaseKey.parse(key)
+    catalogue = llm_catalogue(tmp_path, parsed.model, parsed.vendor_config_name, text)
+    cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600, work_root="/w")
+    test = TestConfig(vendor="nvidia", cases=(CaseEntry(parsed, "/data"),),
+                      result_root=str(tmp_path / "result"))
+    problems = check(cluster, test, catalogue)
+    assert len(problems) == 1 and says in problems[0], problems
+    assert parsed.vendor_config_name in problems[0]
+
+
+def test_every_shipped_llm_config_passes_plan_time_checks() -> None:
+    catalogue = Catalogue.scan(REPO / "training")
+    for (vendor, model, _family), names in catalogue.vendor_configs.items():
+        if model not in CASES:
+            continue
+        for name in names:
+            chip, nnodes, nproc = name[len("config_"):-3].rsplit("x", 2)
+            key = CaseKey.parse(f"{model}:pytorch_2.13:{chip}:{nnodes}:{nproc}:1")
+            cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600,
+                                    work_root="/w")
+            test = TestConfig(vendor=vendor, cases=(CaseEntry(key, "/data"),))
+            assert check(cluster, test, catalogue) == [], name
+
+
+def test_the_case_refuses_a_tensor_parallel_degree_the_heads_do_not_split_into() -> None:
+    from chipperf_runtime.training.llmtrain.parallel import Layout, layout_problems
+
+    assert layout_problems(Layout(4, 4), 4, heads=4, kv_heads=2, width=352) == [
+        "tensor_parallel 4 must divide the 4 attention heads and the 2 key/value heads"]
+    assert layout_problems(Layout(4, 2), 2, 4, 2, width=175) == [
+        "tensor_parallel 2 must divide the MLP width 175"]
+    assert layout_problems(Layout(4, 2), 2, 4, 2, width=176) == []
+
+
+def test_mixtral_counts_the_two_routed_experts_of_eight() -> None:
+    from chipperf_runtime.training.llmtrain import arch
+
+    values = entry("mixtral_8x7B").SPEC.presets["8x7b"]
+    attention = 4096 * 4096 * 2 + 2 * 4096 * 1024
+    active = 32 * (attention + 2 * 3 * 4096 * 14336 + 4096 * 8) + 4096 * 32000
+    assert arch.matmul_params(values) == active == 12_748_587_008
+    assert arch.train_flops_per_token(values, 4096) == 6 * active + 12 * 32 * 4096 * 4096
+
+
+def test_mixtral_does_not_fit_eight_80gb_gpus_but_fits_eight_h200s() -> None:
+    needs, nvidia = case_yaml("mixtral_8x7B"), get_vendor("nvidia")
+    values = {"tensor_parallel": 8, "model_size": "8x7b"}
+    (problem,) = needs_problems(needs, values, 1, 8, nvidia.chip("H100"), "w")
+    assert "needs at least 87.0 GiB per chip" in problem and "use at least 9 chips" in problem
+    assert needs_problems(needs, values, 1, 8, nvidia.chip("H200"), "w") == []
+    assert needs_problems(needs, values, 2, 8, nvidia.chip("A100"), "w") == []
+
+
+def test_tensor_parallel_expert_slices_add_up_to_the_whole_block() -> None:
+    """One process: the two tensor-parallel slices of every expert (ParallelExperts over a
+    group of 2, without the all-reduce) add up to transformers' MixtralExperts."""
+    import torch
+    from transformers import MixtralConfig
+    from transformers.models.mixtral.modeling_mixtral import MixtralExperts
+
+    from chipperf_runtime.training.llmtrain.experts import ParallelExperts
+
+    torch.manual_seed(0)
+    config = MixtralConfig(hidden_size=16, intermediate_size=8, num_local_experts=4)
+    full = MixtralExperts(config)
+    torch.nn.init.normal_(full.gate_up_proj)
+    torch.nn.init.normal_(full.down_proj)
+    halves = [ParallelExperts(full, None, rank, 2) for rank in (0, 1)]
+    for half in halves:
+        half.size = 1  # the partial output alone (no group to sum over here)
+    hidden, index = torch.randn(10, 16), torch.randint(0, 4, (10, 2))
+    weights = torch.rand(10, 2)
+    whole = sum(half(hidden, index, weights) for half in halves)
+    assert torch.allclose(whole, full(hidden, index, weights), atol=1e-5)
+    assert halves[1].take("gate_up_proj", full.gate_up_proj.detach()).shape == (4, 8, 16)
+    assert halves[1].full_shape("down_proj") == full.down_proj.shape

@@ -1,0 +1,84 @@
+"""Two programs, one rule (DESIGN.md "Layout"): the case runtime (``chipperf_runtime``) and the
+case code never import the host engine (``chipperf``), at any depth of their code; the engine
+never imports a framework; the runtime's package import needs only the standard library; and
+this tier (tests/unit) stays pure: no framework import, no subprocess."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+# what runs inside containers: the runtime and every suite's case code
+CONTAINER_TREES = ("chipperf_runtime", "training/benchmarks", "inference/benchmarks",
+                   "base/benchmarks", "operation/benchmarks")
+FRAMEWORKS = ("torch", "torchvision", "transformers", "tensorflow", "paddle", "deepspeed",
+              "diffusers", "onnxruntime", "numpy")
+
+
+def imported_names(path: Path) -> set[str]:
+    """The absolute module names ``path`` imports, anywhere in its code."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+def top(name: str) -> str:
+    return name.partition(".")[0]
+
+
+def files(tree: str) -> list[Path]:
+    return sorted(p for p in (REPO / tree).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_the_runtime_and_case_code_never_import_the_engine() -> None:
+    scanned = [p for tree in CONTAINER_TREES for p in files(tree)]
+    offenders = [f"{p.relative_to(REPO)}: imports {n}" for p in scanned
+                 for n in sorted(imported_names(p)) if top(n) == "chipperf"]
+    assert len(scanned) > 250, "the scan must cover the runtime and every suite's case code"
+    assert offenders == [], "the runtime never imports the engine (DESIGN.md):\n" + "\n".join(offenders)
+
+
+def test_the_engine_never_imports_a_framework() -> None:
+    offenders = [f"{p.relative_to(REPO)}: imports {n}" for p in files("chipperf")
+                 for n in sorted(imported_names(p)) if top(n) in FRAMEWORKS]
+    assert offenders == [], "\n".join(offenders)
+
+
+def test_only_the_runtime_is_uploaded_into_containers() -> None:
+    import chipperf_runtime
+    from chipperf.plan import RUNTIME
+
+    assert RUNTIME == Path(chipperf_runtime.__file__).resolve().parent
+    assert RUNTIME.name == "chipperf_runtime" and not (RUNTIME / "plan.py").exists()
+
+
+def test_importing_the_runtime_and_its_sidecar_needs_only_the_standard_library() -> None:
+    """What the monitor sidecar imports in a container with no framework installed."""
+    code = ("import sys, chipperf_runtime, chipperf_runtime.perflog, chipperf_runtime.monitors, "
+            "chipperf_runtime.vendors; print(sorted(m for m in sys.modules if m.partition('.')[0] "
+            f"in {FRAMEWORKS!r} + ('chipperf', 'docker', 'paramiko', 'yaml')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=REPO).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_pure_tier_imports_no_framework_and_starts_no_process() -> None:
+    """tests/unit is the sub-minute loop: a test that needs torch, a framework or a child
+    process belongs in tests/runtime (or cases, integration, e2e). This file's own check
+    above is the one exception: it proves what a fresh process imports."""
+    here = Path(__file__).resolve()
+    offenders = []
+    for path in files("tests/unit"):
+        if path == here or "data" in path.relative_to(REPO / "tests/unit").parts:
+            continue
+        names = imported_names(path)
+        offenders += [f"{path.relative_to(REPO)}: imports {n}" for n in sorted(names)
+                      if top(n) in FRAMEWORKS or top(n) == "subprocess"]
+    assert offenders == [], "move these to tests/runtime:\n" + "\n".join(offenders)
