@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 from chipperf.config.flagperf_aliases import FLAGPERF_ALIASES
 from chipperf.config.pyconfig import PyConfig, read_py_config
+from chipperf_runtime.training.driver.config import value_kind
 
 BASE_FILE, MUTABLE_FILE = "_base.py", "mutable_params.py"
 TRANSLATED_PREFIX = "chipperf_"
@@ -116,23 +117,13 @@ def _alias_hint(aliases: Mapping[str, str]) -> str:
     return " (FlagPerf names understood: " + ", ".join(f"{o}->{n}" for o, n in sorted(aliases.items())) + ")"
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, (list, tuple)):
-        return "sequence"
-    return type(value).__name__
-
-
 def _kind_problem(vendor: PyConfig, name: str, knob: str, value: Any, base: PyConfig) -> list[str]:
     default = base.public().get(knob)
-    if default is None or value is None or _kind(default) == _kind(value):
+    if default is None or value is None or value_kind(default) == value_kind(value):
         return []
     return [f"{vendor.where(name)}: {name} = {value!r} "
-            f"is a {_kind(value)}, but its default {default!r} ({base.where(knob)}) is a "
-            f"{_kind(default)}: give a {_kind(default)}"]
+            f"is a {value_kind(value)}, but its default {default!r} ({base.where(knob)}) is a "
+            f"{value_kind(default)}: give a {value_kind(default)}"]
 
 
 ALIASES_NAME = "_flagperf_aliases"   # in a translated config: FlagPerf name -> case knob

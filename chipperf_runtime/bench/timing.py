@@ -75,7 +75,9 @@ def run_each(fn: Callable[[], object], sync: Sync, loop: Loop,
 
 
 def percentile(values: Sequence[float], q: float) -> float:
-    """The q-th percentile (0..100) by linear interpolation between closest ranks."""
+    """The q-th percentile (0..100) by linear interpolation between closest ranks (numpy's
+    default method): the one definition every suite's p50/p90/p99 uses (inference, operation,
+    base; docs/results.md)."""
     if not values:
         raise ValueError("percentile of no values")
     ordered = sorted(values)

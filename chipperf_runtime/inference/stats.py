@@ -1,21 +1,15 @@
-"""Pure helpers: latency percentiles and the running deviation from the reference."""
+"""Pure helpers: latency percentiles (the runtime's one definition, ``bench.timing.percentile``:
+linear interpolation between closest ranks, numpy's default) and the running deviation from
+the reference."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from chipperf_runtime.bench.timing import percentile
+
 PERCENTILES = (50, 90, 99)
-
-
-def percentile(values: Sequence[float], p: float) -> float:
-    """Nearest-rank percentile: the smallest value with at least p% of the values at or below."""
-    if not values:
-        raise ValueError("percentile of no values")
-    ordered = sorted(values)
-    rank = max(1, math.ceil(p / 100.0 * len(ordered)))
-    return ordered[rank - 1]
 
 
 def latency_summary(latencies_ms: Sequence[float]) -> dict:

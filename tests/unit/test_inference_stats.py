@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "inference" / "benchmarks"))
 
 from chipperf_runtime.inference.stats import Deviation, latency_summary, percentile  # noqa: E402
 
 
-def test_nearest_rank_percentiles() -> None:
+def test_percentiles_interpolate_between_closest_ranks_as_numpy_does() -> None:
+    """One definition in every suite (chipperf_runtime.bench.timing.percentile); the values are
+    numpy.percentile's (method 'linear') for the same inputs."""
+    from chipperf_runtime.bench import timing
+
+    assert percentile is timing.percentile
     values = list(range(1, 101))  # 1..100
-    assert percentile(values, 50) == 50
-    assert percentile(values, 90) == 90
-    assert percentile(values, 99) == 99
+    assert percentile(values, 50) == pytest.approx(50.5)
+    assert percentile(values, 90) == pytest.approx(90.1)
+    assert percentile(values, 99) == pytest.approx(99.01)
     assert percentile([5.0], 99) == 5.0
     assert percentile([3, 1, 2], 50) == 2
     with pytest.raises(ValueError):
@@ -26,8 +27,8 @@ def test_nearest_rank_percentiles() -> None:
 
 def test_latency_summary() -> None:
     summary = latency_summary([4.0, 1.0, 3.0, 2.0])
-    assert summary == {"p50": 2.0, "p90": 4.0, "p99": 4.0, "mean": 2.5, "min": 1.0, "max": 4.0,
-                       "count": 4}
+    assert summary == pytest.approx({"p50": 2.5, "p90": 3.7, "p99": 3.97, "mean": 2.5, "min": 1.0,
+                                     "max": 4.0, "count": 4})
 
 
 def test_deviation_bound_is_relative_to_the_reference_scale() -> None:

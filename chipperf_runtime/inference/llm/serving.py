@@ -3,8 +3,8 @@
 Per request: TTFT = first output token on the host - arrival; TPOT = (last - first) /
 (output tokens - 1) (requests of one token have none); latency = last - arrival; its token
 rate = output tokens / latency. Per scenario: tokens/s and requests/s over the span from the
-first arrival to the last completion, and p50/p90/p99 (nearest rank), mean, min, max of each
-per-request figure.
+first arrival to the last completion, and p50/p90/p99 (linear interpolation between closest
+ranks, as everywhere in chipperf), mean, min, max of each per-request figure.
 """
 
 from __future__ import annotations

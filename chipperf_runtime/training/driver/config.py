@@ -194,7 +194,10 @@ def _unknown_mutable(base: Mapping[str, Any], mutable: frozenset[str] | set[str]
             for name in sorted(set(mutable) - set(base))]
 
 
-def _kind(value: Any) -> str:
+def value_kind(value: Any) -> str:
+    """What a config value must stay when a vendor config changes it: bool, number, sequence,
+    or its type's name. The one rule, used by the case here and by the engine's plan-time
+    check (chipperf.config.vendorconfig)."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, (int, float)):
@@ -205,10 +208,10 @@ def _kind(value: Any) -> str:
 
 
 def _kind_problems(where: str, name: str, default: Any, value: Any) -> list[str]:
-    if default is None or value is None or _kind(default) == _kind(value):
+    if default is None or value is None or value_kind(default) == value_kind(value):
         return []
-    return [(f"{where}: {name} = {value!r} is a {_kind(value)}, but its default "
-            f"{default!r} is a {_kind(default)}")]
+    return [(f"{where}: {name} = {value!r} is a {value_kind(value)}, but its default "
+            f"{default!r} is a {value_kind(default)}")]
 
 
 def load_case_config(config_dir: Path, vendor_config: Path | None,

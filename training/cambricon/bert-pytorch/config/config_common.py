@@ -3,11 +3,6 @@
 # steps, linear decay over 1M steps). Not run on this hardware by chipperf: see ../README.md.
 # Per-chip batch (set by the per-topology files): 32 per chip, the nvidia configs' per-GPU
 # batch unchanged: the chip's spec sheet gives no memory size to scale by.
-model_size = "large"
-eval_samples = 10000
-learning_rate = 1e-4
-warmup_steps = 10000
-max_steps = 1000000
 eval_every_steps = 2000
 log_every_steps = 50
 # bf16 autocast as on NVIDIA; the spec sheet lists no bf16 figure for this chip: set dtype =

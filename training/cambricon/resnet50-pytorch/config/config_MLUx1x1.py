@@ -1,4 +1,2 @@
 # resnet50-pytorch, 1 node(s) x 1 MLU: global batch 256 = 256 per chip.
 from config_common import *  # noqa: F403 - the settings every topology shares
-
-global_batch_size = 256

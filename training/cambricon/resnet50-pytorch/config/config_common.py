@@ -3,13 +3,6 @@
 # run on this hardware by chipperf: see ../README.md.
 # Per-chip batch (set by the per-topology files): 256 per chip, the nvidia configs' per-GPU
 # batch unchanged: the chip's spec sheet gives no memory size to scale by.
-image_size = 224
-train_augment = "random_resized_crop_flip"
-base_lr = 0.1
-lr_reference_batch = 256
-warmup_epochs = 5
-max_epochs = 90
-target_accuracy = 0.759
 # bf16 autocast as on NVIDIA; the spec sheet lists no bf16 figure for this chip: set dtype =
 # "fp16" if its PyTorch build lacks bf16 autocast.
 dtype = "bf16"

@@ -8,5 +8,4 @@ learning_rate = 3e-3
 warmup_steps = 100
 max_steps = 800
 eval_every_steps = 50
-log_every_steps = 10
 dtype = "fp32"

@@ -13,7 +13,6 @@ base_lr = 3e-3
 lr_reference_batch = 32
 warmup_epochs = 0.3
 label_smoothing = 0.0
-clip_grad_norm = None
 max_epochs = 8
 target_accuracy = 0.85
 log_every_steps = 5

@@ -5,7 +5,6 @@
 model_size = "tiny"
 seq_len = 128
 activation_checkpointing = False
-eval_samples = 256
 global_batch_size = 32
 micro_batch_size = 16
 learning_rate = 3e-3

@@ -8,7 +8,6 @@ image_size = 32
 train_augment = "resize"
 val_crop_ratio = 1.0
 global_batch_size = 32
-base_lr = 0.1
 lr_reference_batch = 32
 warmup_epochs = 1
 max_epochs = 10

@@ -6,7 +6,6 @@ image_size = 16
 train_augment = "resize"
 val_crop_ratio = 1.0
 num_workers = 0
-optimizer = "adamw"
 weight_decay = 0.01
 global_batch_size = 32
 base_lr = 2e-3

@@ -13,4 +13,3 @@ max_steps = 600
 eval_every_steps = 25
 log_every_steps = 5
 grad_clip_norm = 1.0
-dtype = "fp32"

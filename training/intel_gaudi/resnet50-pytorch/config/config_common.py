@@ -3,13 +3,6 @@
 # this hardware by chipperf: see ../README.md.
 # Per-chip batch (set by the per-topology files): 376 per chip: the nvidia configs' 256 per 80
 # GiB A100 scaled by memory (119.2 GiB / 80 GiB = 381.5), rounded down to a multiple of 8.
-image_size = 224
-train_augment = "random_resized_crop_flip"
-base_lr = 0.1
-lr_reference_batch = 256
-warmup_epochs = 5
-max_epochs = 90
-target_accuracy = 0.759
 # bf16 autocast as on NVIDIA (the spec sheet lists a bf16 peak).
 dtype = "bf16"
 # channels_last left at the case default (False): it is a cuDNN layout choice and this

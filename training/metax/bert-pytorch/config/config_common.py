@@ -3,11 +3,6 @@
 # linear decay over 1M steps). Not run on this hardware by chipperf: see ../README.md.
 # Per-chip batch (set by the per-topology files): 24 per chip: the nvidia configs' 32 per 80
 # GiB A100 scaled by memory (64.0 GiB / 80 GiB = 25.6), rounded down to a multiple of 8.
-model_size = "large"
-eval_samples = 10000
-learning_rate = 1e-4
-warmup_steps = 10000
-max_steps = 1000000
 eval_every_steps = 2000
 log_every_steps = 50
 # bf16 autocast as on NVIDIA; the spec sheet lists no bf16 figure for this chip: set dtype =

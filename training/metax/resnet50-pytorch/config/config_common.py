@@ -3,13 +3,6 @@
 # hardware by chipperf: see ../README.md.
 # Per-chip batch (set by the per-topology files): 200 per chip: the nvidia configs' 256 per 80
 # GiB A100 scaled by memory (64.0 GiB / 80 GiB = 204.8), rounded down to a multiple of 8.
-image_size = 224
-train_augment = "random_resized_crop_flip"
-base_lr = 0.1
-lr_reference_batch = 256
-warmup_epochs = 5
-max_epochs = 90
-target_accuracy = 0.759
 # bf16 autocast as on NVIDIA; the spec sheet lists no bf16 figure for this chip: set dtype =
 # "fp16" if its PyTorch build lacks bf16 autocast.
 dtype = "bf16"

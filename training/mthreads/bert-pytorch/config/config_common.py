@@ -4,11 +4,6 @@
 # ../README.md.
 # Per-chip batch (set by the per-topology files): 16 per chip: the nvidia configs' 32 per 80
 # GiB A100 scaled by memory (44.7 GiB / 80 GiB = 17.9), rounded down to a multiple of 8.
-model_size = "large"
-eval_samples = 10000
-learning_rate = 1e-4
-warmup_steps = 10000
-max_steps = 1000000
 eval_every_steps = 2000
 log_every_steps = 50
 # bf16 autocast as on NVIDIA (the spec sheet lists a bf16 peak).

@@ -2,11 +2,5 @@
 # from scratch on 512-token sequences, bf16 AMP (O1), AdamW, 32 sequences per GPU (the
 # per-topology files set the global batch). Not run by chipperf's CI (no GPU there): see
 # ../README.md.
-model_size = "large"
-eval_samples = 10000
-learning_rate = 1e-4
-warmup_steps = 10000
-max_steps = 1000000
-eval_every_steps = 1000
 log_every_steps = 50
 dtype = "bf16"

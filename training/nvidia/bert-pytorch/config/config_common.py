@@ -3,11 +3,6 @@
 # per-topology files set the global batch; BERT's original recipe: batch 256, lr 1e-4, 10k
 # warmup steps, linear decay over 1M steps). Not run by chipperf's CI (no GPU there): see
 # ../README.md.
-model_size = "large"
-eval_samples = 10000
-learning_rate = 1e-4
-warmup_steps = 10000
-max_steps = 1000000
 eval_every_steps = 2000
 log_every_steps = 50
 dtype = "bf16"

@@ -2,8 +2,5 @@
 # (model_size "base") masked-LM pretraining on the data's sequences (512 tokens), bf16
 # autocast; the recipe is config/_base.py's. The per-topology files set the global batch
 # (64 sequences per GPU). Not run by chipperf's CI (no GPU there).
-model_size = "base"
-eval_samples = 10000
 eval_every_steps = 2000
 log_every_steps = 50
-dtype = "bf16"

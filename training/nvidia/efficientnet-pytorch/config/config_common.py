@@ -2,11 +2,7 @@
 # the full-size model (model_size "base"), bf16 autocast; the recipe is config/_base.py's.
 # The per-topology files set the global batch (128 per GPU; the lr scales with it).
 # Not run by chipperf's CI (no GPU there).
-model_size = "base"
-image_size = 300
-train_augment = "random_resized_crop_flip"
 num_workers = 10
 dtype = "bf16"
 channels_last = True
-cudnn_benchmark = True
 log_every_steps = 50

@@ -3,10 +3,5 @@
 # fp32 as FlagPerf's faster_rcnn runs it; the recipe and target are config/_base.py's.
 # The per-topology files set the global batch (16 images per GPU, as FlagPerf's A100 configs;
 # the lr scales with it). Not run by chipperf's CI (no GPU there).
-model_size = "resnet50_fpn"
-min_size = 800
-max_size = 1333
 num_workers = 8
 global_eval_batch_size = 64
-dtype = "fp32"
-log_every_steps = 100

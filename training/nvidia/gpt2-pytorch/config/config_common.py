@@ -2,9 +2,4 @@
 # "medium") on 1024-token windows, bf16 autocast; the recipe is config/_base.py's. The
 # per-topology files set the global batch (8 sequences per GPU).
 # Not run by chipperf's CI (no GPU there).
-model_size = "medium"
-seq_len = 1024
-eval_samples = 1000
-eval_every_steps = 1000
 log_every_steps = 50
-dtype = "bf16"

@@ -2,14 +2,6 @@
 # context, bf16, activation checkpointing; the multi-GPU settings (4 sequences per
 # micro-batch, ZeRO-2, 2000 warmup steps) that the single-GPU files override. Global batch in
 # tokens = global_batch_size x 4096. Not run by chipperf's CI (no GPU there): see ../README.md.
-model_size = "7b"
-seq_len = 4096
-activation_checkpointing = True
 micro_batch_size = 4
-learning_rate = 3e-4
-warmup_steps = 2000
 zero_stage = 2
 eval_every_steps = 250
-eval_samples = 256
-log_every_steps = 10
-dtype = "bf16"

@@ -3,14 +3,4 @@
 # checkpointing, tensor parallel over the 8 GPUs of a node (NVLink) and FSDP2 across nodes.
 # Global batch in tokens = global_batch_size x 8192. Not run by chipperf's CI (no GPU
 # there): see ../README.md.
-model_size = "8b"
-seq_len = 8192
-activation_checkpointing = True
-tensor_parallel = 8
-micro_batch_size = 1
-learning_rate = 3e-4
-warmup_steps = 2000
 eval_every_steps = 250
-eval_samples = 256
-log_every_steps = 10
-dtype = "bf16"

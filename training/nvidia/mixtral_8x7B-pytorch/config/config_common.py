@@ -3,14 +3,4 @@
 # activation checkpointing; tensor parallel 8 inside a node (attention, and every expert's
 # SwiGLU width 14336 split 8 ways), FSDP2 across nodes. Global batch in tokens =
 # global_batch_size x 4096. Not run by chipperf's CI (no GPU there): see ../README.md.
-model_size = "8x7b"
-seq_len = 4096
-activation_checkpointing = True
-tensor_parallel = 8
-micro_batch_size = 1
-learning_rate = 3e-4
-warmup_steps = 2000
 eval_every_steps = 250
-eval_samples = 256
-log_every_steps = 10
-dtype = "bf16"

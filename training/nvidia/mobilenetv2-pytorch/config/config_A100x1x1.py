@@ -1,4 +1,2 @@
 # mobilenetv2 / PyTorch on 1 NVIDIA A100 GPU (1 x 1): 256 images per GPU.
 from config_common import *  # noqa: F403
-
-global_batch_size = 256

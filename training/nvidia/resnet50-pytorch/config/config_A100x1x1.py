@@ -1,5 +1,4 @@
 # resnet50 / PyTorch, 1 node(s) x 1 NVIDIA A100: global batch 256 = 256 per GPU.
 from config_common import *  # noqa: F403 - the settings every topology shares
 
-global_batch_size = 256
 num_workers = 10       # DataLoader workers per rank on an A100 host

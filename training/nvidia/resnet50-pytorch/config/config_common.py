@@ -2,14 +2,6 @@
 # bf16 autocast, SGD + cosine, 256 images per GPU (the per-topology files set the global
 # batch and the DataLoader workers of the chip's host); lr scales linearly with the batch
 # from 0.1 at 256. Not run by chipperf's CI (no GPU there): see ../README.md.
-image_size = 224
-train_augment = "random_resized_crop_flip"
-base_lr = 0.1
-lr_reference_batch = 256
-warmup_epochs = 5
-max_epochs = 90
-target_accuracy = 0.759
 dtype = "bf16"
 channels_last = True
-cudnn_benchmark = True
 log_every_steps = 50

@@ -2,13 +2,6 @@
 # 224x224, bf16 mixed precision, SGD + cosine, 256 images per GPU (the per-topology files set
 # the global batch); lr scales linearly with the batch from 0.1 at 256. Not run by chipperf's
 # CI (no GPU there): see ../README.md.
-model_size = "resnet50"
-image_size = 224
-train_augment = "random_resized_crop_flip"
-base_lr = 0.1
-lr_reference_batch = 256
-warmup_epochs = 5
-max_epochs = 90
 dtype = "bf16"
 collective = "nccl"
 log_every_steps = 50

@@ -1,4 +1,2 @@
 # t5_small / PyTorch on 8 NVIDIA A100 GPU(s) (1 x 8): 32 pairs per GPU.
 from config_common import *  # noqa: F403
-
-global_batch_size = 256

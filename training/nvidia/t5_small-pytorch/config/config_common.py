@@ -3,9 +3,3 @@
 # of 1024 tokens, summaries of 128), fp32 as FlagPerf ran it; the recipe is config/_base.py's
 # (global batch 256: FlagPerf's 32 per GPU on 8). The per-topology files set the global batch.
 # Not run by chipperf's CI (no GPU there).
-model_size = "small"
-from_checkpoint = True
-eval_samples = 0
-eval_every_steps = 1121      # once per epoch of 1121 steps at the global batch 256
-log_every_steps = 50
-dtype = "fp32"

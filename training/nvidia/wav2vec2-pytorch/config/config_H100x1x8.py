@@ -1,4 +1,2 @@
 # wav2vec2 / PyTorch on 8 NVIDIA H100 GPUs (1 x 8): 32 crops per GPU.
 from config_common import *  # noqa: F403
-
-global_batch_size = 256

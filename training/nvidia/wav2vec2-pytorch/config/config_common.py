@@ -3,12 +3,5 @@
 # evaluated on all of dev-other, 10 s crops, bf16 autocast; the recipe is config/_base.py's.
 # The per-topology files (1x1, 1x8, 2x8) set the global batch (32 crops = 320 s of audio
 # per GPU). Not run by chipperf's CI (no GPU there).
-model_size = "base"
-train_subset = "train-full-960"
-valid_subset = "dev-other"
-crop_samples = 160000
-eval_samples = 0
 num_workers = 6
-eval_every_steps = 2000
 log_every_steps = 50
-dtype = "bf16"
