@@ -22,7 +22,7 @@ from chipperf.containers.pipconf import MasterPip, fill_from_master, master_pip_
 from chipperf.errors import ChipperfError, GroupError, HostError, ImageError, interruption
 from chipperf.lease import MasterLease, hold_argv, lease_path
 from chipperf.plan import CasePlan, RoundPlan, RunPlan, make_plan
-from chipperf.record import RunRecord, attach_run_log
+from chipperf.record import RunRecord, attach_run_log, write_reports
 from chipperf.remote import Host, HostGroup, LocalHost, each
 from chipperf.results.layout import create_run_dir, new_run_id
 from chipperf.rounds import RoundOutcome, RoundSettings, run_round
@@ -406,13 +406,3 @@ def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup,
         hosts.close()
 
 
-def write_reports(run_dir: Path) -> None:
-    try:
-        from chipperf.results import report
-    except ImportError:
-        log.warning("results reporting is not available in this build; run dir left as is")
-        return
-    try:
-        report.write_reports(run_dir)
-    except Exception as exc:  # a report bug must never lose what was measured
-        log.error("writing reports for %s failed: %s", run_dir, exc)

@@ -234,7 +234,7 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
     close_abandoned(Path(run_dir))
     done = on_hosts(hosts, cluster, lambda h: sweep_host(h, cluster.work_root, only=run_id,
                                                          master_gone=True))
-    from chipperf.controller import write_reports
+    from chipperf.record import write_reports
 
     if any(s.collected for s in done[0]):
         write_reports(Path(run_dir))

@@ -129,3 +129,14 @@ def attach_run_log(run_dir: Path, debug: bool) -> logging.Handler:
     handler.setLevel(logging.DEBUG if debug else logging.INFO)
     logging.getLogger("chipperf").addHandler(handler)
     return handler
+
+
+def write_reports(run_dir: Path) -> None:
+    """summary.json/csv, report.html of ``run_dir`` again; a report bug is logged, never
+    raised: it must never lose what was measured."""
+    from chipperf.results import report
+
+    try:
+        report.write_reports(run_dir)
+    except Exception as exc:  # a report bug must never lose what was measured
+        log.error("writing reports for %s failed: %s", run_dir, exc)

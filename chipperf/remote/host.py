@@ -23,9 +23,9 @@ from typing import Any, Iterator, Sequence
 
 import paramiko
 
+import chipperf.remote.sftpfiles as sftpfiles
 from chipperf.config.model import ClusterConfig
 from chipperf.errors import HostError
-from chipperf.remote import sftpfiles
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipperf_runtime.monitors import sysinfo
+import chipperf_runtime.monitors.sysinfo as sysinfo
 from chipperf_runtime.monitors.accelerator import AcceleratorSource
 from chipperf_runtime.monitors.cpu import CpuSource
 from chipperf_runtime.monitors.ipmi import IpmiSource

@@ -1,5 +1,6 @@
 """What tests/cases/test_detection_pytorch.py asks of the detection code, in a fresh python
-(torchvision through chipperf's hook, pycocotools). Prints one JSON object.
+(torchvision prepared and its operator fallbacks asked for explicitly, as the case does;
+pycocotools). Prints one JSON object.
 
     python3 detection_probe.py full-size     the full-size models: parameters, training FLOPs
     python3 detection_probe.py box-map       COCO mAP of hand-made detections
@@ -13,10 +14,14 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(REPO / "training" / "benchmarks"), str(REPO)]
+sys.path[:0] = [str(REPO)]
 
-# chipperf first: its hook lets torchvision import (and run nms) beside a CPU torch
-import chipperf  # noqa: E402,F401
+# first, explicitly, as the detection case does: torchvision's import and its nms/roi_align
+# beside a CPU torch (chipperf_runtime.models.tvision)
+from chipperf_runtime.models.tvision import prepare_torchvision, use_operator_fallbacks  # noqa: E402
+
+prepare_torchvision()
+use_operator_fallbacks()
 
 # isort: split
 import torch  # noqa: E402

@@ -1,6 +1,6 @@
 """The detection cases (retinanet, faster_rcnn) on this host's torch: torchvision 0.28.0
-beside the CPU torch 2.13.0, through chipperf's hook (its compiled ops do not load here:
-nms runs on chipperf's CPU kernel, roi_align on torchvision's own pure-torch path; see
+beside the CPU torch 2.13.0, with the operator fallbacks the case asks for (its compiled ops
+do not load here: nms runs on chipperf's CPU kernel, roi_align on roi_align_fallback; see
 chipperf_runtime/models/tvision.py), and pycocotools for COCO's mAP, as in the cpu pytorch_2.13
 image. The probe and the cases run in a fresh python each.
 

@@ -22,25 +22,9 @@ from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.inference.engines.base import DTYPES
 from chipperf_runtime.inference.engines.torch_engines import torch_precisions
 from chipperf_runtime.inference.errors import CaseError, EngineBuildError
+from chipperf_runtime.inference.llm.completion import Accounting, Completion
 from chipperf_runtime.inference.llm.model import PAD
 from chipperf_runtime.inference.llm.prompts import Request
-
-
-@dataclass(frozen=True)
-class Completion:
-    request: Request
-    tokens: tuple[int, ...]
-    start: float          # the engine got the batch (perf_counter seconds)
-    first: float          # first output token on the host
-    last: float           # last output token on the host
-
-
-@dataclass
-class Accounting:
-    """Where a generator's time went: the engine's own calls, and the harness around them."""
-
-    engine_s: float = 0.0
-    harness_s: float = 0.0
 
 
 class Generator(Protocol):

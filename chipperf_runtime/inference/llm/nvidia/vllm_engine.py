@@ -23,7 +23,7 @@ import torch
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.inference.engines.base import DTYPES
 from chipperf_runtime.inference.errors import CaseError, EngineBuildError
-from chipperf_runtime.inference.llm.engines import Accounting, Completion
+from chipperf_runtime.inference.llm.completion import Accounting, Completion
 from chipperf_runtime.inference.llm.prompts import Request
 
 VLLM_DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
