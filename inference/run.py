@@ -17,6 +17,21 @@ python_with_requirements(HERE.parent)
 
 from chipperf.cli import entry_main  # noqa: E402
 
+
+def default_data() -> int:
+    """With the default host.yaml, its CI-sized data is made first where it is missing."""
+    from prepare_data import DEFAULT_ROOT, missing, prepare
+
+    problem = prepare(DEFAULT_ROOT, missing(DEFAULT_ROOT))
+    if problem:
+        print(f"inference/run.py: {problem}", file=sys.stderr)
+        return 2
+    return 0
+
+
 if __name__ == "__main__":
+    if not any(a.startswith("--host-config") or a in ("-h", "--help") for a in sys.argv[1:]):
+        if default_data():
+            sys.exit(2)
     sys.exit(entry_main("inference/run.py", __doc__, sys.argv[1:], "inference",
                         host_config=str(HERE / "configs" / "host.yaml")))

@@ -21,16 +21,13 @@ command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v python3 >/dev/null || need+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
-  echo "installing ${need[*]} with apt-get"
-  # apt's progress as it comes; its errors, when it fails, as one line of the one message
-  err="$(mktemp)"
-  if ! { apt-get update -qq && apt-get install -y -qq "${need[@]}" ca-certificates; } 2>"$err"; then
-    said="$(grep -m1 '^E:' "$err" || tail -n1 "$err")"
-    rm -f "$err"
-    stop "could not install ${need[*]} with apt-get (${said:-no output}; no network for apt?): install them, then run this again"
+  APT_LOG="${CHIPPERF_APT_LOG:-/var/log/chipperf-apt.log}"
+  echo "installing ${need[*]} with apt-get (its output: $APT_LOG)"
+  # apt's and dpkg's lines go to the log; when it fails, its first error is the one message
+  if ! { apt-get update -qq && apt-get install -y -qq "${need[@]}" ca-certificates; } >"$APT_LOG" 2>&1; then
+    said="$(grep -m1 '^E:' "$APT_LOG" || tail -n1 "$APT_LOG")"
+    stop "could not install ${need[*]} with apt-get (${said:-no output}; no network for apt?; $APT_LOG): install them, then run this again"
   fi
-  cat "$err" >&2
-  rm -f "$err"
 fi
 
 if ! docker version >/dev/null 2>&1; then
@@ -41,9 +38,9 @@ if ! docker version >/dev/null 2>&1; then
     || stop "dockerd did not answer within 60 s: see /var/log/chipperf-dockerd.log"
 fi
 
-# The master needs only requirements.txt; scikit-learn and Pillow make the default dataset.
+# The master needs only requirements.txt; the data extra (scikit-learn, Pillow ...) makes the default dataset.
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q -e . scikit-learn Pillow numpy
+.venv/bin/python -m pip install -q -e '.[data]'
 DATA=/tmp/chipperf-data/digits
 [ -f "$DATA/dataset.json" ] \
   || .venv/bin/python training/benchmarks/resnet50/pytorch/prepare_digits.py --force "$DATA"

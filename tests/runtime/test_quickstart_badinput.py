@@ -39,7 +39,7 @@ def quickstart(tmp_path: Path, uid: int, apt: str | None) -> tuple[subprocess.Co
             script.chmod(0o755)
     (tmp_path / "tmp").mkdir()
     env = {"PATH": str(bin_), "CALLS": str(tmp_path / "calls"), "HOME": str(tmp_path),
-           "TMPDIR": str(tmp_path / "tmp")}
+           "TMPDIR": str(tmp_path / "tmp"), "CHIPPERF_APT_LOG": str(tmp_path / "apt.log")}
     proc = subprocess.run([shutil.which("bash") or "/bin/bash", "scripts/quickstart.sh"],
                           cwd=clone, env=env, capture_output=True, text=True, timeout=60)
     return proc, clone
@@ -55,19 +55,20 @@ def files(root: Path) -> list[str]:
     (0, None, "quickstart: needs apt-get (Debian or Ubuntu); install Docker, debootstrap and "
               "python3-venv, then run this again"),
     (0, APT_FAILS, "quickstart: could not install docker.io debootstrap python3 python3-venv "
-                   f"with apt-get ({FETCH}; no network for apt?): install them, then run this "
-                   "again"),
+                   f"with apt-get ({FETCH}; no network for apt?; APT_LOG): install them, then "
+                   "run this again"),
 ], ids=["not-root", "no-apt", "apt-offline"])
 def test_first_command_stops_with_one_message_and_changes_nothing(
         tmp_path: Path, uid: int, apt: str | None, says: str) -> None:
     proc, clone = quickstart(tmp_path, uid, apt)
     assert proc.returncode == 1
-    assert proc.stderr.splitlines() == [says]
+    assert proc.stderr.splitlines() == [says.replace("APT_LOG", str(tmp_path / "apt.log"))]
     calls = (tmp_path / "calls").read_text().splitlines() if (tmp_path / "calls").exists() else []
     if uid != 0:
         assert calls == [] and proc.stdout == ""
     elif apt is not None:
         assert calls == ["apt-get update -qq"]     # only the failed update ran
-        assert proc.stdout == "installing docker.io debootstrap python3 python3-venv with apt-get\n"
+        assert proc.stdout == ("installing docker.io debootstrap python3 python3-venv with apt-get "
+                               f"(its output: {tmp_path / 'apt.log'})\n")   # dpkg's lines: the log
     assert files(clone) == ["scripts", "scripts/quickstart.sh"]       # no .venv, no data
-    assert files(tmp_path / "tmp") == []                              # apt's errors: removed
+    assert files(tmp_path / "tmp") == []                              # no stray files
