@@ -13,6 +13,7 @@ runs whose lease is free, and remove a work dir while holding its lease.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -39,8 +40,13 @@ class MasterLease:
         return cls(handle)
 
     def release(self) -> None:
+        """At the run's end, its record closed: the lock file goes (a result dir keeps no
+        trace of a lock), then the lock. A master killed before this leaves the file, unlocked:
+        what ``master_alive`` reads as "gone"."""
         if self._handle is not None:
-            self._handle.close()   # closing drops the lock; the file says who held it
+            with contextlib.suppress(OSError):
+                os.unlink(self._handle.name)
+            self._handle.close()
             self._handle = None
 
 

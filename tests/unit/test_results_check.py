@@ -93,10 +93,21 @@ def test_a_running_record_says_whether_its_master_is_gone(run):
     try:
         (alive,) = [p for p in check(run).problems if "status 'running'" in p]
         assert "the run is going on (pid " in alive and "holds it" in alive
-    finally:
-        lease.release()
+    finally:   # the master killed: the kernel drops the lock, the file stays
+        assert lease._handle is not None
+        lease._handle.close()
+        lease._handle = None
     (gone,) = [p for p in check(run).problems if "status 'running'" in p]
     assert "but its master (pid " in gone and "is gone" in gone and "chipperf collect" in gone
+
+
+def test_a_run_that_ends_leaves_no_lock_file(run):
+    from chipperf.lease import MASTER_LOCK, MasterLease
+
+    lease = MasterLease.take(run)
+    assert (run / MASTER_LOCK).is_file()
+    lease.release()
+    assert not (run / MASTER_LOCK).exists()
 
 
 def test_tree_against_run_json(run):
