@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -83,21 +84,46 @@ def print_cases(root: Path, as_json: bool = False, suite: str = "training") -> i
         _print_model_rows(rows)
     print("\nhas chipperf run it on real hardware here? (per vendor and chip)")
     for line in sorted({h["note"] for r in rows for h in r["hardware"].values()}):
-        print(f"  {line}")
+        print(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent="    "))
     return 0
 
 
 def _print_spec_rows(rows: list[dict[str, Any]], what: str) -> None:
     width = max([len(r["model"]) for r in rows] + [len(what)])
+    indent = width + 12
     print(f"{what:<{width}} {'framework':<10} vendors")
     for r in rows:
-        print(f"{r['model']:<{width}} {r['framework']:<10} {', '.join(r['vendors'])}")
+        wrapped = textwrap.wrap(", ".join(r["vendors"]), max(30, WIDTH - indent)) or [""]
+        print(f"{r['model']:<{width}} {r['framework']:<10} {wrapped[0]}")
+        for more in wrapped[1:]:
+            print(" " * indent + more)
+
+
+WIDTH = 110   # the widest line `chipperf cases` prints, vendors wrapped under their column
 
 
 def _print_model_rows(rows: list[dict[str, Any]]) -> None:
-    print(f"{'model':<12} {'framework':<12} {'params':>15} {'FLOPs/unit':>12}  vendors")
-    for r in rows:
-        params = f"{r['params']:,}" if r["params"] else "?"
-        flops = f"{float(r['flops_per_unit']):.3g}" if r["flops_per_unit"] else "?"
-        print(f"{r['model']:<12} {r['framework']:<12} {params:>15} {flops:>12}  "
-              f"{', '.join(r['vendors'])}")
+    """model, framework, (where case.yaml says) full-size parameters and training FLOPs per
+    work unit with the unit named, and the vendors, wrapped to WIDTH."""
+    sized = any(r["params"] or r["flops_per_unit"] for r in rows)
+    cells = [[r["model"], r["framework"], *(_size_cells(r) if sized else [])] for r in rows]
+    head = ["model", "framework", *(["params", "training FLOPs"] if sized else [])]
+    widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head))]
+    line = lambda c: "  ".join(x.ljust(w) if i < 2 else x.rjust(w)  # noqa: E731
+                               for i, (x, w) in enumerate(zip(c, widths)))
+    indent = len(line(head)) + 2
+    print(f"{line(head)}  vendors")
+    for r, c in zip(rows, cells):
+        wrapped = textwrap.wrap(", ".join(r["vendors"]), max(30, WIDTH - indent)) or [""]
+        print(f"{line(c)}  {wrapped[0]}")
+        for more in wrapped[1:]:
+            print(" " * indent + more)
+    if not sized:
+        print("\n(no full-size parameter or FLOP figures in these cases' case.yaml)")
+
+
+def _size_cells(row: dict[str, Any]) -> list[str]:
+    params = f"{row['params']:,}" if row["params"] else "-"
+    unit = (row.get("work_unit") or "unit").rstrip("s")
+    flops = f"{float(row['flops_per_unit']):.3g} / {unit}" if row["flops_per_unit"] else "-"
+    return [params, flops]

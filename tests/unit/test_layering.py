@@ -82,3 +82,4 @@ def test_the_pure_tier_imports_no_framework_and_starts_no_process() -> None:
         offenders += [f"{path.relative_to(REPO)}: imports {n}" for n in sorted(names)
                       if top(n) in FRAMEWORKS or top(n) == "subprocess"]
     assert offenders == [], "move these to tests/runtime:\n" + "\n".join(offenders)
+
