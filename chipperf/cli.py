@@ -150,6 +150,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     return check_main(Path(args.run_dir))
 
 
+def cmd_selftest(args: argparse.Namespace) -> int:
+    from chipperf.selftest import run_selftest
+
+    return run_selftest(args.vendor, args.chip, args.budget, Path(args.result_root),
+                        Path(args.data_root))
+
+
 def cmd_monitor(args: argparse.Namespace) -> int:
     from chipperf_runtime.monitors import run_monitor
 
@@ -280,6 +287,21 @@ def parser() -> argparse.ArgumentParser:
                                    "(docs/results.md); exit 1 with every problem found.")
     q.add_argument("run_dir", help="a result directory")
     q.set_defaults(fn=cmd_check)
+    q = sub.add_parser("selftest", help="the first command on a new machine: device, base/, "
+                       "training, inference, serving, one verdict table",
+                       description="On this host only, in in-container mode (no SSH, no Docker), "
+                                   "within a time budget: device facts, base/ GEMM per dtype and "
+                                   "memory bandwidth beside a bare torch reference, one training "
+                                   "and one inference case, one LLM serving point; one verdict "
+                                   "table and ordinary run dirs under RESULT_ROOT/selftest<ts>/.")
+    q.add_argument("--vendor", help="vendor module (default: nvidia where nvidia-smi names a GPU, else cpu)")
+    q.add_argument("--chip", help="chip on the vendor's spec sheet (default: detected, or its first)")
+    q.add_argument("--budget", type=float, default=600.0, metavar="SECONDS",
+                   help="the most the whole selftest may take (default: %(default)g)")
+    q.add_argument("--result-root", default="result", metavar="DIR", help="where selftest<ts>/ goes")
+    q.add_argument("--data-root", default="/tmp/chipperf-inference-data", metavar="DIR",
+                   help="where its small data sets are (made there when missing)")
+    q.set_defaults(fn=cmd_selftest)
     q = sub.add_parser("clean", help="collect and remove what finished or crashed runs left on the hosts",
                        description="On every host of the cluster: bring home the files runs "
                                    "that are not running left (marked late in their run.json), "

@@ -23,6 +23,7 @@ from chipperf.config.pyconfig import read_py_config
 from chipperf.config.vendorconfig import (
     BASE_FILE,
     VendorConfig,
+    check_overrides,
     check_vendor_config,
     render_translated,
     translated_name,
@@ -212,6 +213,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"{config_name}: add it, or use a topology that has one "
                         f"({', '.join(have) or 'none'})")
     problems += list(vendor_config(entry, test, catalogue).problems)
+    problems += _override_problems(entry, test, catalogue, where)
     problems += _needs(entry, test, catalogue, where)
     choice = image_choice(key.framework, test, catalogue)
     if choice.folder is None:
@@ -221,6 +223,21 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     else:
         problems += _base_image_problems(catalogue.images[(test.vendor, choice.folder)], test, where)
     return problems + _hosts_and_data(entry, cluster, key, where)
+
+
+def _override_problems(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,
+                       where: str) -> list[str]:
+    if not test.overrides:
+        return []
+    case_dir = catalogue.cases.get((entry.key.model, entry.key.family))
+    if catalogue.suite != "training" or case_dir is None:
+        return [f"{where}: OVERRIDES: only training cases take parameters this way; remove it"]
+    return check_overrides(case_dir / "config", test.overrides, where, (RUNTIME.parent,))
+
+
+def override_args(test: TestConfig) -> tuple[str, ...]:
+    """OVERRIDES as the case's --set NAME=VALUE arguments (values as Python literals)."""
+    return tuple(a for name, value in test.overrides.items() for a in ("--set", f"{name}={value!r}"))
 
 
 def _base_image_problems(context: Path, test: TestConfig, where: str) -> list[str]:
@@ -385,7 +402,8 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
         entry=f"{code}/benchmarks/{model}/{key.family}/{catalogue.entry}",
         case_args=("--data_dir", entry.data_dir, "--extern_config_dir", vendor_dir,
                    "--extern_config_file", _config_file(entry, test, catalogue),
-                   "--output_dir", output_dir, *entry.case_args),
+                   "--output_dir", output_dir, *entry.case_args,
+                   *(override_args(test) if catalogue.suite == "training" else ())),
         output_dir=output_dir)
     launcher = get_launcher(key.family)
     env = {**_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx)}

@@ -124,6 +124,17 @@ class Fields:
         return sorted(k for k in self.data if k not in self.used and not k.startswith("_"))
 
 
+def _overrides(value: Any) -> dict[str, Any]:
+    """OVERRIDES: parameter name -> a literal value (number, string, bool, None, list)."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"a {type(value).__name__}, not a mapping")
+    literal = (bool, int, float, str, type(None), list, tuple)
+    bad = [k for k, v in value.items() if not isinstance(k, str) or not isinstance(v, literal)]
+    if bad:
+        raise ValueError(f"{', '.join(map(str, bad))}: names must be strings and values literals")
+    return dict(value)
+
+
 def _port(value: Any) -> int:
     port = int(str(value).strip())
     if not 0 < port < 65536:
@@ -311,4 +322,6 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         log_level=f.get("log_level", str, "info"),
         suite=suite,
         measured_peaks=f.get("measured_peaks", str, None),
+        overrides=f.get("overrides", _overrides, {}, "write OVERRIDES = {'name': value, ...} "
+                        "with literal values"),
     )

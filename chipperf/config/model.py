@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Mapping, Optional
 
 from chipperf.frameworks import family as framework_family
 
@@ -120,3 +120,6 @@ class TestConfig:
     log_level: str = "info"
     suite: str = "training"                 # "training" | "inference" | "base" | "operation"
     measured_peaks: Optional[str] = None    # a base/ run dir: MFU also against its GEMM peaks
+    # training: case parameters set for every case of the run, over its vendor config (each
+    # must be one of the case's mutable_params; passed as the case's --set NAME=VALUE)
+    overrides: Mapping[str, Any] = field(default_factory=dict)

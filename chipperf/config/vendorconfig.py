@@ -61,6 +61,30 @@ def check_vendor_config(case_config_dir: Path, vendor_file: Path, case: str,
     return VendorConfig(values, renamed, tuple(problems + alias_problems + name_problems + kinds), True)
 
 
+def check_overrides(case_config_dir: Path, overrides: Mapping[str, Any], where: str,
+                    packages: tuple[Path, ...] = ()) -> list[str]:
+    """OVERRIDES against the case's knobs: each a name its mutable_params lists, each value of
+    its default's kind (the rules a vendor config follows)."""
+    if not overrides:
+        return []
+    base = read_py_config(case_config_dir / BASE_FILE, packages)
+    mutable = read_py_config(case_config_dir / MUTABLE_FILE, packages)
+    allowed = mutable.public().get("mutable_params") if mutable.path.is_file() else None
+    if not isinstance(allowed, list):
+        return [f"{where}: OVERRIDES: this case declares no parameters ({mutable.path} is missing "
+                "or sets no mutable_params): remove OVERRIDES or run another case"]
+    problems = [f"{where}: OVERRIDES sets {name!r}, which this case does not have; allowed: "
+                f"{', '.join(sorted(allowed))}" for name in overrides if name not in allowed]
+    for name, value in overrides.items():
+        default = base.public().get(name)
+        if name in allowed and default is not None and value is not None \
+                and value_kind(default) != value_kind(value):
+            problems.append(f"{where}: OVERRIDES {name} = {value!r} is a {value_kind(value)}, but "
+                            f"its default {default!r} ({base.where(name)}) is a "
+                            f"{value_kind(default)}: give a {value_kind(default)}")
+    return problems
+
+
 def _alias_table_line(case: str) -> str:
     """'chipperf/config/flagperf_aliases.py:<line>' of the case's table (the file alone when
     the entry is not written there)."""

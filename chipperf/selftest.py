@@ -1,0 +1,362 @@
+"""`chipperf selftest`: the first command a vendor engineer runs on a new machine.
+
+On this host only, in in-container mode (no SSH, no Docker: the cases run as processes with
+this python, as FlagPerf's EXEC_IN_CONTAINER does), within ``--budget`` seconds:
+
+1. device facts (the device layer's description of local rank 0's device);
+2. base/: GEMM per dtype the vendor's chip lists, and memory bandwidth, each beside the same
+   operation timed in a bare torch loop (``chipperf_runtime.base.reference``): the ratio
+   says whether the harness or the chip sets the figure;
+3. one training case (resnet50, the vendor's 1x1 config) and one inference case (resnet50),
+   with MFU where the spec sheet has the peak;
+4. one LLM serving point (llama3_8b: TTFT and TPOT).
+
+Each step is an ordinary `chipperf run` through the engine, writing an ordinary run dir that
+`chipperf check` accepts, under ``<result root>/selftest<timestamp>/<step>/``; a step the
+remaining budget cannot hold is "not run" with that reason. The verdict table (printed, and
+``selftest.json`` / ``selftest.md`` beside the steps) gives per figure its value, its ratio to
+the reference and its share of the spec sheet, or why it is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from chipperf.errors import ConfigError
+from chipperf_runtime.device import launch_env
+from chipperf_runtime.vendors import get_vendor, vendor_names
+
+REPO = Path(__file__).resolve().parent.parent
+FACTS_MIN_S = 20.0            # below this budget not even the device facts are taken
+DEFAULT_BUDGET_S = 600.0
+# step -> the least budget it needs to start (on the 2-core CI machine each took about half)
+STEP_MIN_S = {"base": 40.0, "training": 60.0, "inference": 60.0, "serving": 40.0}
+DATA = {"training": "digits", "inference": "digits", "serving": "llm-prompts"}
+# base/ specs per vendor kind: every GEMM dtype the chip's spec sheet lists, and bandwidth
+GEMM_SPECS = {"fp64": "FP64", "fp32": "FP32", "tf32": "TF32", "bf16": "BF16", "fp16": "FP16",
+              "fp8": "FP8", "int8": "INT8"}
+CPU_GEMMS = ("FP32", "BF16")       # the cpu sheet has no peaks: what its cores run natively
+TRAINING_STEPS = 12
+# the engine's units -> the table's (base/ reports FLOP/s and bytes/s)
+SCALE = {"FLOP/s": (1e12, "TFLOP/s"), "OP/s": (1e12, "TOPS"), "bytes/s": (1e9, "GB/s")}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the verdict table."""
+
+    step: str
+    figure: str
+    value: float | None = None
+    unit: str = ""
+    reference: float | None = None
+    ratio: float | None = None
+    share_of_spec: float | None = None
+    verdict: str = "ok"
+
+
+@dataclass
+class Selftest:
+    vendor: str
+    chip: str
+    budget_s: float
+    root: Path
+    data_root: Path
+    started: float = field(default_factory=time.monotonic)
+    rows: list[Row] = field(default_factory=list)
+    runs: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def left(self) -> float:
+        return self.budget_s - (time.monotonic() - self.started)
+
+
+def detect_vendor() -> tuple[str, str]:
+    """nvidia where nvidia-smi names a GPU (its chip from the name), else the cpu vendor."""
+    if shutil.which("nvidia-smi"):
+        done = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=20)
+        name = done.stdout.strip().splitlines()[0] if done.returncode == 0 and done.stdout.strip() else ""
+        for chip in ("H200", "H100", "A100"):
+            if chip in name:
+                return "nvidia", chip
+    return "cpu", "xeon"
+
+
+def check_args(vendor: str, chip: str, budget_s: float) -> None:
+    problems = []
+    if vendor not in vendor_names():
+        problems.append(f"--vendor {vendor}: no such vendor; one of {', '.join(vendor_names())}")
+    elif get_vendor(vendor).chip(chip) is None:
+        problems.append(f"--chip {chip}: not on the {vendor} spec sheet; one of "
+                        f"{', '.join(get_vendor(vendor).chips)}")
+    if budget_s < FACTS_MIN_S:
+        problems.append(f"--budget {budget_s:g}: too small even for the device facts (they take "
+                        f"up to {FACTS_MIN_S:g} s): give at least {FACTS_MIN_S:g}, or "
+                        f"{sum(STEP_MIN_S.values()) + FACTS_MIN_S:g} for every step")
+    if problems:
+        raise ConfigError(problems)
+
+
+def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_root: Path,
+                 data_root: Path, out: Callable[[str], None] = print) -> int:
+    """0 when every step that ran succeeded (steps the budget could not hold are reported,
+    not failed), 1 otherwise. Raises ConfigError on bad arguments, before anything runs."""
+    found = detect_vendor()
+    vendor = vendor or found[0]
+    chip = chip or (found[1] if vendor == found[0] else next(iter(get_vendor(vendor).chips), ""))
+    check_args(vendor, chip, budget_s)
+    root = Path(result_root) / f"selftest{datetime.now():%Y%m%d%H%M%S}"
+    root.mkdir(parents=True, exist_ok=False)
+    test = Selftest(vendor, chip, budget_s, root, Path(data_root))
+    out(f"chipperf selftest: vendor {vendor}, chip {chip}, budget {budget_s:g} s, results in {root}")
+    test.facts = device_facts(test)
+    out(f"device: {json.dumps(test.facts)}")
+    for step, run in (("base", base_step), ("training", training_step),
+                      ("inference", inference_step), ("serving", serving_step)):
+        if test.left() < STEP_MIN_S[step]:
+            test.rows.append(Row(step, step, verdict=f"not run: {test.left():.0f} s of the budget "
+                                 f"left, the step needs about {STEP_MIN_S[step]:g} s"))
+            continue
+        out(f"--- {step} ({test.left():.0f} s of the budget left)")
+        run(test)
+    write_outputs(test)
+    for line in table(test.rows):
+        out(line)
+    out(f"selftest: {root}")
+    return 0 if all(r.verdict == "ok" or r.verdict.startswith(("not run", "unsupported"))
+                    for r in test.rows) else 1
+
+
+# ------------------------------------------------------------------ steps
+
+
+def device_facts(test: Selftest) -> dict[str, Any]:
+    code = ("import json; from chipperf_runtime.device.torch import open_torch_device as o; "
+            "import torch; d = o(0); print(json.dumps({**d.describe(), "
+            "'torch': torch.__version__, 'threads': torch.get_num_threads()}))")
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=runtime_env(test.vendor), timeout=min(FACTS_MIN_S, test.left()))
+    except subprocess.TimeoutExpired:
+        return {"error": f"no answer within {FACTS_MIN_S:g} s"}
+    if done.returncode != 0:
+        said = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        test.rows.append(Row("device", "device facts", verdict=f"failed: {said}"))
+        return {"error": said}
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def base_step(test: Selftest) -> None:
+    specs = [f"computation-{d}" for d in gemm_dtypes(test.vendor, test.chip)]
+    if engine_run(test, "base", {s: "pytorch_2.13" for s in [*specs, "main_memory-bandwidth"]}) is None:
+        return
+    sizes = base_sizes(test.vendor)
+    for i, row in enumerate(test.rows):
+        if row.step == "base" and row.value is not None:
+            reference = base_reference(test, row.figure, sizes)
+            test.rows[i] = replace(row, reference=reference,
+                                   ratio=row.value / reference if reference else None)
+
+
+def training_step(test: Selftest) -> None:
+    """resnet50 on the vendor's 1x1 config, cut to TRAINING_STEPS optimizer steps (OVERRIDES):
+    a throughput and MFU, not a convergence run."""
+    data = prepared(test, "training")
+    engine_run(test, "training", {f"resnet50:pytorch_2.13:{test.chip}:1:1:1": str(data)},
+               overrides={"max_steps": TRAINING_STEPS})
+
+
+def inference_step(test: Selftest) -> None:
+    engine_run(test, "inference", {"resnet50:pytorch_2.13": str(prepared(test, "inference"))})
+
+
+def serving_step(test: Selftest) -> None:
+    engine_run(test, "serving", {"llama3_8b:pytorch_2.13": str(prepared(test, "serving"))},
+               suite="inference")
+
+
+def gemm_dtypes(vendor: str, chip: str) -> list[str]:
+    spec = get_vendor(vendor).chip(chip)
+    listed = [GEMM_SPECS[d] for d in GEMM_SPECS if spec is not None and d in spec.peak_flops]
+    return listed or list(CPU_GEMMS)
+
+
+def base_sizes(vendor: str) -> dict[str, Any]:
+    """The vendor config's settings per spec (defaults, family, spec), as the case reads them."""
+    path = REPO / "base" / "configs" / "vendor_config" / f"{vendor}_configuration.yaml"
+    return dict(yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
+
+
+def setting(sizes: Mapping[str, Any], spec: str, name: str, default: Any) -> Any:
+    value = default
+    for section in ("defaults", spec.split("-", 1)[0], spec):
+        value = (sizes.get(section) or {}).get(name, value)
+    return value
+
+
+def base_reference(test: Selftest, spec: str, sizes: Mapping[str, Any]) -> float | None:
+    if spec.startswith("computation-"):
+        argv = ["gemm", spec.split("-", 1)[1], "--size", str(setting(sizes, spec, "M", 4096))]
+    elif spec == "main_memory-bandwidth":
+        argv = ["copy", "--bytes", str(setting(sizes, spec, "bytes", 1 << 30))]
+    else:
+        return None
+    try:
+        done = subprocess.run([sys.executable, "-m", "chipperf_runtime.base.reference", *argv,
+                               "--seconds", "1"], capture_output=True, text=True,
+                              env=runtime_env(test.vendor), timeout=max(5.0, min(60.0, test.left())))
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode != 0:
+        return None
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["value"])
+
+
+def prepared(test: Selftest, step: str) -> Path:
+    """The step's data under the data root, made first where missing (inference/prepare_data.py)."""
+    folder = test.data_root / DATA[step]
+    subprocess.run([sys.executable, str(REPO / "inference" / "prepare_data.py"), "--root",
+                    str(test.data_root)], check=False, capture_output=True, text=True)
+    return folder
+
+
+# ------------------------------------------------------------------ the engine
+
+
+def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str | None = None,
+               overrides: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """One `chipperf run` of ``cases`` in in-container mode on this host; its summary."""
+    from chipperf.cli import main as chipperf_main
+
+    suite = suite or step
+    folder = test.root / step
+    folder.mkdir()
+    common = {"ROUND_TIMEOUT": int(max(30, min(600, test.left()))), "MONITOR_INTERVAL": 1,
+              "IN_CONTAINER_LAUNCH": True, "SHM_SIZE": "1g"}
+    where = {"HOSTS": ["127.0.0.1"], "MASTER_PORT": free_port(), "WORK_ROOT": str(folder / "work")}
+    if suite == "training":
+        (folder / "cluster.yaml").write_text(yaml.safe_dump(where))
+        (folder / "test.yaml").write_text(yaml.safe_dump({
+            "VENDOR": test.vendor, "CASES": dict(cases), "RESULT_ROOT": str(folder),
+            "OVERRIDES": dict(overrides or {}), **common}))
+        argv = ["run", "--cluster", str(folder / "cluster.yaml"), "--test", str(folder / "test.yaml")]
+    else:
+        (folder / "host.yaml").write_text(yaml.safe_dump({
+            **where, "VENDOR": test.vendor, "CHIP": test.chip, "CASES": dict(cases),
+            "FLAGPERF_LOG_PATH": str(folder), **common}))
+        argv = ["run", "--suite", suite, "--host-config", str(folder / "host.yaml")]
+    with python_on_path():
+        rc = chipperf_main(argv)
+    runs = sorted(folder.glob("run*"))
+    if not runs or not (runs[-1] / "summary.json").is_file():
+        test.rows.append(Row(step, step, verdict=f"failed: chipperf run exited {rc} and wrote no "
+                             f"summary (see {folder})"))
+        return None
+    test.runs[step] = str(runs[-1])
+    summary = json.loads((runs[-1] / "summary.json").read_text())
+    for case in summary.get("cases", []):
+        case_rows(test, step, case, case.get("model") or case.get("dir_name", ""))
+    return dict(summary)
+
+
+def case_rows(test: Selftest, step: str, case: Mapping[str, Any], name: str) -> list[Row]:
+    """The case's figures as verdict rows (first round), added to the test and returned."""
+    rounds = case.get("rounds") or [{}]
+    first = rounds[0]
+    status, reason = first.get("status") or case.get("status"), first.get("reason") or case.get("reason")
+    if status != "succeeded":
+        why = reason or status or "no result"
+        verdict = f"unsupported: {why}" if "unsupported" in str(why).lower() else f"failed: {why}"
+        rows = [Row(step, name, verdict=verdict)]
+    else:
+        rows = figures(step, name, first)
+    test.rows += rows
+    return rows
+
+
+def figures(step: str, name: str, first: Mapping[str, Any]) -> list[Row]:
+    throughput = first.get("throughput") or {}
+    value, unit = throughput.get("raw"), throughput.get("unit") or ""
+    if value is not None and unit in SCALE:
+        value, unit = value / SCALE[unit][0], SCALE[unit][1]
+    share = first.get("share_of_peak") if step == "base" else first.get("mfu")
+    label = {"base": name, "training": f"{name} throughput ({TRAINING_STEPS} steps)"}.get(
+        step, f"{name} throughput")
+    rows = [Row(step, label, value, unit,
+                share_of_spec=share)]
+    serving = first.get("serving") or {}
+    for scenario, figs in sorted(serving.items()):
+        if not isinstance(figs, Mapping):
+            continue
+        for figure in ("ttft_ms", "tpot_ms"):
+            value = (figs.get(figure) or {}).get("p50") if isinstance(figs.get(figure), Mapping) else None
+            if value is not None:
+                rows.append(Row(step, f"{name} {scenario} {figure[:-3].upper()} p50", value, "ms"))
+    return rows
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class python_on_path:
+    """In-container mode starts ``python3`` from PATH: make it this python for the run."""
+
+    def __enter__(self) -> None:
+        self.saved = os.environ.get("PATH", "")
+        os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{self.saved}"
+
+    def __exit__(self, *exc: object) -> None:
+        os.environ["PATH"] = self.saved
+
+
+def runtime_env(vendor: str) -> dict[str, str]:
+    v = get_vendor(vendor)
+    return {**os.environ, "PYTHONPATH": str(REPO),
+            **launch_env(vendor, v.device, v.device_plugin, v.dist_backend)}
+
+
+# ------------------------------------------------------------------ outputs
+
+
+def table(rows: Sequence[Row]) -> list[str]:
+    head = ("step", "figure", "value", "reference", "ratio", "of spec", "verdict")
+    cells = [(r.step, r.figure, _num(r.value, r.unit), _num(r.reference, r.unit),
+              "" if r.ratio is None else f"{r.ratio:.2f}",
+              "" if r.share_of_spec is None else f"{100 * r.share_of_spec:.1f} %", r.verdict)
+             for r in rows]
+    widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head) - 1)]
+    return ["  ".join(x.ljust(w) for x, w in zip(c[:-1], widths)) + "  " + c[-1]
+            for c in [head, *cells]]
+
+
+def _num(value: float | None, unit: str) -> str:
+    return "" if value is None else f"{value:,.4g} {unit}".strip()
+
+
+def write_outputs(test: Selftest) -> None:
+    record = {"vendor": test.vendor, "chip": test.chip, "budget_s": test.budget_s,
+              "took_s": round(time.monotonic() - test.started, 1), "device": test.facts,
+              "runs": test.runs, "rows": [asdict(r) for r in test.rows]}
+    (test.root / "selftest.json").write_text(json.dumps(record, indent=2) + "\n")
+    lines = ["# chipperf selftest", "", f"vendor {test.vendor}, chip {test.chip}, took "
+             f"{record['took_s']} s of a {test.budget_s:g} s budget", "", "```", *table(test.rows),
+             "```", "", "Run dirs (each one `chipperf check` accepts):", "",
+             *[f"- {step}: `{path}`" for step, path in test.runs.items()]]
+    (test.root / "selftest.md").write_text("\n".join(lines) + "\n")

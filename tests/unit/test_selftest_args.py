@@ -1,0 +1,41 @@
+"""`chipperf selftest`'s bad input, refused before anything runs, and its verdict table (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from chipperf.errors import ConfigError
+from chipperf.selftest import FACTS_MIN_S, Row, check_args, gemm_dtypes, table
+
+
+@pytest.mark.parametrize("vendor, chip, budget, says", [
+    ("cpu", "xeon", 5, f"--budget 5: too small even for the device facts (they take up to "
+                       f"{FACTS_MIN_S:g} s)"),
+    ("acme", "x", 600, "--vendor acme: no such vendor; one of "),
+    ("nvidia", "Z9", 600, "--chip Z9: not on the nvidia spec sheet; one of "),
+])
+def test_bad_input_is_one_message_before_anything_runs(vendor, chip, budget, says) -> None:
+    with pytest.raises(ConfigError) as caught:
+        check_args(vendor, chip, budget)
+    assert says in str(caught.value)
+
+
+def test_the_gemm_dtypes_are_the_chip_s_listed_ones() -> None:
+    assert gemm_dtypes("cpu", "xeon") == ["FP32", "BF16"]          # no peaks on the cpu sheet
+    from chipperf_runtime.vendors import get_vendor
+
+    spec = get_vendor("nvidia").chip("H100")
+    assert spec is not None
+    assert {"FP32", "BF16", "FP16", "FP64"} <= set(gemm_dtypes("nvidia", "H100"))
+    assert len(gemm_dtypes("nvidia", "H100")) == len([d for d in spec.peak_flops
+                                                       if d in ("fp64", "fp32", "tf32", "bf16",
+                                                                "fp16", "fp8", "int8")])
+
+
+def test_the_table_says_what_each_figure_is_and_why_one_is_missing() -> None:
+    lines = table([Row("base", "computation-FP32", 0.5, "TFLOP/s", 0.55, 0.5 / 0.55, 0.01),
+                   Row("serving", "serving", verdict="not run: 3 s of the budget left")])
+    assert lines[0].split() == ["step", "figure", "value", "reference", "ratio", "of", "spec",
+                                "verdict"]
+    assert "0.5 TFLOP/s" in lines[1] and "0.91" in lines[1] and "1.0 %" in lines[1]
+    assert lines[2].endswith("not run: 3 s of the budget left")
