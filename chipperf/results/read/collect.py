@@ -27,6 +27,7 @@ from chipperf.results.compute.perf import (
     read_finish_info_log,
     read_rank_log,
 )
+from chipperf.results.compute.plausible import Where, checked_round
 from chipperf.results.compute.power import NodeSeries, node_result, node_series, read_node_files
 from chipperf.results.compute.schema import (
     CaseResult,
@@ -281,6 +282,7 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
         number=number, status=status, reason=reason, started_ms=as_int(entry.get("started_ms")),
         finished_ms=as_int(entry.get("finished_ms")), nodes=tuple(nodes), reasons=reasons,
         problems=tuple(problems), **fields)
+    result = checked_round(result, Where(rel, vendor, case.chip, case.suite), case.run.intervals)
     plots = RoundSeries(case.dir_name, number, window, result.started_ms,
                         tuple(plot for _, plot in collected))
     return result, plots, vendor, log

@@ -5,8 +5,17 @@ Inference, training and the spec suites (base/, operation/) each have their own 
 
 from __future__ import annotations
 
+from chipperf.results.compute.plausible import case_errors, has_error
 from chipperf.results.compute.schema import CaseResult, RunSummary
 from chipperf.results.render.text import DASH, console_table, fmt, stat_text
+
+# The cell of a share rejected in every counted round (chipperf.results.compute.plausible).
+REJECTED = "ERROR: above 100 % (see errors below)"
+
+
+def error_lines(summary: RunSummary) -> list[str]:
+    """'<case>: ERROR round N: <figure>: <cause>' for every figure rejected as impossible."""
+    return [f"{c.key or c.dir_name}: ERROR {e}" for c in summary.cases for e in case_errors(c)]
 
 
 def _unit(case: CaseResult) -> str:
@@ -41,7 +50,9 @@ def spec_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
         agg = c.aggregate
         value = stat_text(agg.get("metric_value"))
         share = stat_text(agg.get("share_of_peak"), "ratio")
-        if share == DASH:
+        if share == DASH and has_error(c, "share_of_peak"):
+            share = REJECTED
+        elif share == DASH:
             why = next((r.reasons.get("share_of_peak") for r in c.rounds
                         if r.reasons.get("share_of_peak")), None)
             share = f"— ({why})" if why else DASH
@@ -99,6 +110,8 @@ def reference_text(case: CaseResult) -> str:
 
 def mfu_text(case: CaseResult) -> str:
     text = stat_text(case.aggregate.get("mfu"), "ratio")
+    if text == DASH and has_error(case, "mfu"):
+        return REJECTED
     return f"{text} ({case.mfu_dtype})" if text != DASH and case.mfu_dtype else text
 
 
@@ -122,6 +135,7 @@ def console(summary: RunSummary) -> str:
                     for c in summary.cases for e in c.excluded)
     body += "".join(f"\n{c.key or c.dir_name}: smoke test, not a performance figure: "
                     f"{c.smoke_test}" for c in summary.cases if c.smoke_test)
+    body += "".join(f"\n{line}" for line in error_lines(summary))
     tail = [f"{len(summary.problems) + sum(_problem_count(c) for c in summary.cases)} problem(s); "
             "see summary.md"] if _has_problems(summary) else []
     return "\n".join([head, body, *tail]) + "\n"

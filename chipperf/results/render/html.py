@@ -23,7 +23,7 @@ from chipperf.results.render.casehtml import (
     not_measured,
     smoke_banner,
 )
-from chipperf.results.render.console import case_rows, hardware_lines
+from chipperf.results.render.console import case_rows, error_lines, hardware_lines
 from chipperf.results.render.markdown import round_rows, stats_rows
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.svg import Bar, Line, bar_chart, line_chart
@@ -75,7 +75,8 @@ def report_html(collected: Collected, details: dict[str, CaseDetails] | None = N
     smoke = [c.key or c.dir_name for c in summary.cases
              if details.get(c.dir_name) and details[c.dir_name].smoke]
     body = [f"<h1>chipperf run <code>{escape(summary.run_id)}</code></h1>", _facts(summary),
-            "<h2>Cases</h2>", html_table(*case_rows(summary)), *_hardware(summary)]
+            "<h2>Cases</h2>", html_table(*case_rows(summary)), *_errors(summary),
+            *_hardware(summary)]
     if smoke:
         body.append(f'<p class="smoke">Smoke test, not a performance figure: '
                     f'{escape(", ".join(smoke))} (see the case below).</p>')
@@ -86,6 +87,16 @@ def report_html(collected: Collected, details: dict[str, CaseDetails] | None = N
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>chipperf {escape(summary.run_id)}</title><style>{CSS}</style></head>"
             "<body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def _errors(summary: RunSummary) -> list[str]:
+    """Figures rejected as impossible (a share above 100 %, power over a too-short window)."""
+    lines = error_lines(summary)
+    if not lines:
+        return []
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    return [f'<h2 class="bad">Errors ({len(lines)}): figures no chip can produce, left out</h2>'
+            f'<ul class="bad">{items}</ul>']
 
 
 def _hardware(summary: RunSummary) -> list[str]:

@@ -10,7 +10,7 @@ from chipperf.results.compute.schema import (
     round_reason,
     round_value,
 )
-from chipperf.results.render.console import case_rows, hardware_lines
+from chipperf.results.render.console import case_rows, error_lines, hardware_lines
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.text import DASH, fmt, kind_of, table
 
@@ -30,6 +30,9 @@ def summary_markdown(summary: RunSummary) -> str:
     parts += ["## Cases", "", table(header, rows) if rows else "(no cases)", "",
               "Means over the counted rounds ± coefficient of variation; — means not measured "
               "(reasons under each case).", ""]
+    if error_lines(summary):
+        parts += [f"## Errors ({len(error_lines(summary))}): figures no chip can produce, "
+                  "left out", "", *(f"- **{line}**" for line in error_lines(summary)), ""]
     if hardware_lines(summary):
         parts += ["Has chipperf's path for each vendor and chip run on real hardware here?", "",
                   *(f"- {line}" for line in hardware_lines(summary)), ""]
@@ -92,7 +95,7 @@ def case_section(case: CaseResult) -> list[str]:
                   "of both over it.", ""]
     absent = absent_reasons(case)
     if absent:
-        lines += ["### Not measured", "", *(f"- {name}: {why}" for name, why in absent), ""]
+        lines += ["### Not measured or rejected", "", *(f"- {name}: {why}" for name, why in absent), ""]
     return lines
 
 
