@@ -18,6 +18,12 @@ def error_lines(summary: RunSummary) -> list[str]:
     return [f"{c.key or c.dir_name}: ERROR {e}" for c in summary.cases for e in case_errors(c)]
 
 
+def preset_lines(summary: RunSummary) -> list[str]:
+    """'<case>: <reduced preset>: <what differs from the named model>' per reduced case."""
+    return [f"{c.key or c.dir_name}: {c.preset}: {c.preset_detail}" for c in summary.cases
+            if c.preset]
+
+
 def _unit(case: CaseResult) -> str:
     return case.throughput_unit or "work/s"
 
@@ -57,7 +63,7 @@ def spec_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
                         if r.reasons.get("share_of_peak")), None)
             share = f"— ({why})" if why else DASH
         rows.append([
-            c.key or c.dir_name, c.chip or DASH, c.topology, c.status or DASH,
+            c.title, c.chip or DASH, c.topology, c.status or DASH,
             f"{len(c.counted)}/{len(c.rounds)}",
             f"{value} {c.metric_name}" if value != DASH and c.metric_name else value, share,
             stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j"))])
@@ -71,7 +77,7 @@ def training_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]
     for c in summary.cases:
         agg = c.aggregate
         rows.append([
-            c.key or c.dir_name, c.chip or DASH, c.topology, c.status or DASH,
+            c.title, c.chip or DASH, c.topology, c.status or DASH,
             f"{len(c.counted)}/{len(c.rounds)}",
             throughput_text(c), stat_text(agg.get("train_time_s")), metric_text(c),
             mfu_text(c),
@@ -90,7 +96,7 @@ def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]
     for c in summary.cases:
         agg = c.aggregate
         rows.append([
-            c.key or c.dir_name, c.chip or DASH, c.engine or DASH, c.precision or DASH,
+            c.title, c.chip or DASH, c.engine or DASH, c.precision or DASH,
             c.status or DASH, f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
             stat_text(agg.get("latency_p99_ms")), metric_text(c), reference_text(c),
             mfu_text(c), stat_text(agg.get("energy_per_item_j"))])
@@ -133,6 +139,7 @@ def console(summary: RunSummary) -> str:
     body = console_table(header, rows) if rows else "(no cases)"
     body += "".join(f"\n{c.key or c.dir_name}: round {e.round} not counted: {e.why}"
                     for c in summary.cases for e in c.excluded)
+    body += "".join(f"\n{line}" for line in preset_lines(summary))
     body += "".join(f"\n{c.key or c.dir_name}: smoke test, not a performance figure: "
                     f"{c.smoke_test}" for c in summary.cases if c.smoke_test)
     body += "".join(f"\n{line}" for line in error_lines(summary))

@@ -126,7 +126,7 @@ def _facts(summary: RunSummary) -> str:
 def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
                  details: CaseDetails | None = None) -> list[str]:
     smoke = " (smoke test)" if details is not None and details.smoke else ""
-    out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.key or case.dir_name)}'
+    out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.title)}'
            f"{smoke}</h2>",
            f"<p>vendor {escape(case.vendor or DASH)}, chip {escape(case.chip or DASH)}, "
            f"{case.topology} (nodes x procs), "
@@ -135,6 +135,9 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
            + f"image <code>{escape(case.image or DASH)}</code>, "
            f"status <b>{escape(case.status or 'unknown')}</b> {escape(case.reason)}</p>"]
     out.append(smoke_banner(details))
+    if case.preset:
+        out.append(f'<p class="smoke">{escape(case.preset.capitalize())}: '
+                   f"{escape(case.preset_detail)}.</p>")
     if case.hardware_note:
         css = "" if case.hardware_validated else ' class="bad"'
         out.append(f"<p{css}>Hardware status: {escape(case.hardware_note)}</p>")

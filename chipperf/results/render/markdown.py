@@ -57,7 +57,7 @@ def _run_facts(summary: RunSummary) -> str:
 
 
 def case_section(case: CaseResult) -> list[str]:
-    title = case.key or case.dir_name
+    title = case.title
     engine = f"engine {case.engine or DASH} ({case.precision or DASH}), " \
         if case.inference else ""
     lines = [f"## {title}", "",
@@ -66,6 +66,8 @@ def case_section(case: CaseResult) -> list[str]:
              + (f": {case.reason}" if case.reason else "") + ".", ""]
     if case.hardware_note:
         lines += [f"Hardware status: {case.hardware_note}.", ""]
+    if case.preset:
+        lines += [f"**{case.preset.capitalize()}**: {case.preset_detail}.", ""]
     lines += ["### Rounds", "", round_table(case), ""]
     if case.excluded:
         lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)
