@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from chipperf.perflog import MARKER
-from chipperf.results.compute.preset import count_text, preset_label
+from chipperf.results.compute.preset import count_text, preset_label, smoke_text
 from chipperf.results.entry import report_main
 from chipperf.results.read.collect import collect
 from chipperf.results.synthetic import SynthCase, SynthRound, write_run
@@ -51,3 +51,17 @@ def test_a_full_model_has_no_label(tmp_path) -> None:
 def test_counts_read_as_people_write_them() -> None:
     assert [count_text(n) for n in (8_030_261_248, 612_160, 4096)] == ["8.03 B", "0.612 M",
                                                                        "4,096"]
+
+
+def test_the_smoke_label_says_the_size_this_run_used(tmp_path) -> None:
+    for size in (32, 224):
+        case = SynthCase(smoke_test="digits check the harness", config=(("image_size", size),),
+                         rounds=(SynthRound(),))
+        (collected,) = collect(write_run(tmp_path / str(size), [case])).summary.cases
+        assert collected.smoke_test == ("digits check the harness (this run: images resized "
+                                        f"to {size}x{size}, config image_size)")
+    card = {"smoke_test": "8x8 digits", "image_size": 8}
+    assert smoke_text({"dataset": card, "config": {"image_size": 224}}).endswith(
+        "resized from 8x8 to 224x224, config image_size)")
+    assert smoke_text({"dataset": card, "config": {}}) == "8x8 digits"
+    assert smoke_text({"dataset": None}) == ""

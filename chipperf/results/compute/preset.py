@@ -46,3 +46,17 @@ def _detail(preset: Mapping[str, Any]) -> str:
               if isinstance(v, list) and len(v) == 2]
     return "; ".join(parts) + ("; " if parts else "") + \
         "a smoke test of the machine, not the named model's performance"
+
+
+def smoke_text(submit: Any) -> str:
+    """The smoke label of a case whose data card says it is a smoke test (SUBMIT_INFO's
+    ``dataset``), with the size the run itself used (SUBMIT_INFO's config ``image_size``)
+    beside the card's native ``image_size``; '' when the card says nothing."""
+    info = as_dict(submit)
+    card = as_dict(info.get("dataset"))
+    text = str(card.get("smoke_test") or "")
+    native, used = card.get("image_size"), as_dict(info.get("config")).get("image_size")
+    if text and isinstance(used, int) and not isinstance(used, bool):
+        source = f" from {native}x{native}" if isinstance(native, int) else ""
+        text += f" (this run: images resized{source} to {used}x{used}, config image_size)"
+    return text

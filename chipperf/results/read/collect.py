@@ -29,7 +29,7 @@ from chipperf.results.compute.perf import (
 )
 from chipperf.results.compute.plausible import Where, checked_round
 from chipperf.results.compute.power import NodeSeries, node_result, node_series, read_node_files
-from chipperf.results.compute.preset import preset_label
+from chipperf.results.compute.preset import preset_label, smoke_text
 from chipperf.results.compute.schema import (
     CaseResult,
     Fingerprint,
@@ -191,7 +191,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         workloads.append((number, _workload(ctx, ident, entry, log)))
         vendor = vendor or found
         submit = log.submit_info.value if log is not None and log.submit_info else None
-        smoke = smoke or as_str(as_dict(as_dict(submit).get("dataset")).get("smoke_test")) or ""
+        smoke = smoke or smoke_text(submit)
         if not preset[0] and log is not None and log.finished is not None:
             preset = preset_label(as_dict(log.finished.value).get("preset"))
     workload = _one_workload(name, workloads, problems)
