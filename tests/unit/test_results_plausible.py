@@ -104,3 +104,17 @@ def test_mfu_against_a_measured_peak_above_100_percent_blames_the_base_run() -> 
     assert "0.1 TFLOP/s per chip, base/run1/computation-FP32/round1" in \
         out.reasons["mfu_measured"]
     assert out.problems and out.problems[0].startswith("resnet50/round1: MFU vs measured peak")
+
+
+def test_a_window_shorter_than_one_monitor_interval_is_said_so_everywhere(tmp_path,
+                                                                          capsys) -> None:
+    run = write_run(tmp_path, [SynthCase(seconds=3, rounds=(SynthRound(),))], interval_s=5.0)
+    result = collect(run).summary.cases[0].rounds[0]
+    assert result.reasons["timed_window"].startswith(
+        "the timed window (3 s) is shorter than one monitor interval (5 s)")
+    console, files = _report(run, capsys)
+    for name, text in {"console": console, **files}.items():
+        assert "shorter than one monitor interval (5 s)" in text, name
+    long = write_run(tmp_path / "long", [SynthCase(seconds=6, rounds=(SynthRound(),))],
+                     interval_s=5.0)
+    assert "timed_window" not in collect(long).summary.cases[0].rounds[0].reasons

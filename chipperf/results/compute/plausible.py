@@ -18,6 +18,7 @@ from chipperf.results.compute.schema import CaseResult, RoundResult, label
 
 ERROR_PREFIX = "ERROR: "
 SHARES = ("mfu", "mfu_measured", "share_of_peak")
+WINDOW_NOTE = "timed_window"   # the reasons key of a window shorter than one monitor interval
 MIN_INTERVALS = 2      # a power or energy figure needs a window of at least this many samples
 # Power and energy figures of a round -> the monitor whose interval they rest on.
 POWER_FIGURES: Mapping[str, str] = {
@@ -45,6 +46,9 @@ def checked_round(result: RoundResult, where: Where, intervals: Mapping[str, flo
     window taken out, each replaced by an error reason and a problem."""
     errors = {name: why for name in SHARES if (why := share_error(result, name, where))}
     errors.update(window_errors(result, intervals))
+    note = short_window_note(result, intervals)
+    if note:
+        result = replace(result, reasons={**result.reasons, WINDOW_NOTE: note})
     if not errors:
         return result
     reasons = {**result.reasons, **{k: ERROR_PREFIX + v for k, v in errors.items()}}
@@ -116,9 +120,9 @@ def _spec_cause(result: RoundResult, pct: str, where: Where) -> str:
 def window_errors(result: RoundResult, intervals: Mapping[str, float]) -> dict[str, str]:
     """Power and energy figures of ``result`` whose timed window is shorter than
     ``MIN_INTERVALS`` sampling intervals of the monitor they come from -> why."""
-    if result.train_start_ms is None or result.train_end_ms is None:
+    seconds = _window_s(result)
+    if seconds is None:
         return {}
-    seconds = (result.train_end_ms - result.train_start_ms) / 1000.0
     out = {}
     for name, monitor in POWER_FIGURES.items():
         interval = intervals.get(monitor, 1.0)
@@ -128,6 +132,29 @@ def window_errors(result: RoundResult, intervals: Mapping[str, float]) -> dict[s
                          "few samples for power or energy; time a longer window (more "
                          "steps or iterations) or set a shorter monitor interval")
     return out
+
+
+def _window_s(result: RoundResult) -> float | None:
+    if result.train_start_ms is None or result.train_end_ms is None:
+        return None
+    return (result.train_end_ms - result.train_start_ms) / 1000.0
+
+
+def short_window_note(result: RoundResult, intervals: Mapping[str, float]) -> str:
+    """'' or why the timed window is too short to measure: shorter than one monitor interval,
+    so no utilisation, memory or power sample need fall inside it."""
+    seconds, interval = _window_s(result), intervals.get("cpu", 1.0)
+    if seconds is None or seconds >= interval:
+        return ""
+    return (f"the timed window ({seconds:.3g} s) is shorter than one monitor interval "
+            f"({interval:g} s): too short to measure utilisation or power over it; time more "
+            "work (more requests, steps or iterations) for figures that represent the chip")
+
+
+def window_notes(case: CaseResult) -> list[str]:
+    """'round N: <why its window is too short>' for each such round of ``case``."""
+    return [f"round {r.number}: {r.reasons[WINDOW_NOTE]}" for r in case.rounds
+            if WINDOW_NOTE in r.reasons]
 
 
 def round_errors(result: RoundResult) -> dict[str, str]:

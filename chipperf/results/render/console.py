@@ -5,7 +5,7 @@ Inference, training and the spec suites (base/, operation/) each have their own 
 
 from __future__ import annotations
 
-from chipperf.results.compute.plausible import case_errors, has_error
+from chipperf.results.compute.plausible import case_errors, has_error, window_notes
 from chipperf.results.compute.schema import CaseResult, RunSummary
 from chipperf.results.render.text import DASH, console_table, fmt, stat_text
 
@@ -19,9 +19,11 @@ def error_lines(summary: RunSummary) -> list[str]:
 
 
 def preset_lines(summary: RunSummary) -> list[str]:
-    """'<case>: <reduced preset>: <what differs from the named model>' per reduced case."""
+    """'<case>: <reduced preset>: <what differs from the named model>' per reduced case, and
+    '<case>: round N: <why its timed window is too short to measure>'."""
     return [f"{c.key or c.dir_name}: {c.preset}: {c.preset_detail}" for c in summary.cases
-            if c.preset]
+            if c.preset] + [f"{c.key or c.dir_name}: {note}" for c in summary.cases
+                            for note in window_notes(c)]
 
 
 def _unit(case: CaseResult) -> str:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from html import escape
 
+from chipperf.results.compute.plausible import window_notes
 from chipperf.results.compute.schema import CaseResult, RoundResult, RunSummary
 from chipperf.results.read.collect import Collected, RoundSeries
 from chipperf.results.read.details import CaseDetails
@@ -138,6 +139,8 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
     if case.preset:
         out.append(f'<p class="smoke">{escape(case.preset.capitalize())}: '
                    f"{escape(case.preset_detail)}.</p>")
+    out += [f'<p class="smoke">Timed window too short, {escape(note)}.</p>'
+            for note in window_notes(case)]
     if case.hardware_note:
         css = "" if case.hardware_validated else ' class="bad"'
         out.append(f"<p{css}>Hardware status: {escape(case.hardware_note)}</p>")

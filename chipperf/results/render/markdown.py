@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chipperf.results.compute.plausible import window_notes
 from chipperf.results.compute.schema import (
     CaseResult,
     RunSummary,
@@ -68,6 +69,7 @@ def case_section(case: CaseResult) -> list[str]:
         lines += [f"Hardware status: {case.hardware_note}.", ""]
     if case.preset:
         lines += [f"**{case.preset.capitalize()}**: {case.preset_detail}.", ""]
+    lines += [f"Timed window too short, {note}.\n" for note in window_notes(case)]
     lines += ["### Rounds", "", round_table(case), ""]
     if case.excluded:
         lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)
