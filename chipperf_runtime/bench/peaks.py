@@ -51,8 +51,7 @@ def flops_peak(vendor: str, chip: str, dtype: str) -> Found:
         return why
     value = spec.peak_flops.get(dtype.lower())
     if not value:
-        have = ", ".join(sorted(spec.peak_flops)) or "none"
-        return f"chip {spec.name!r} has no {dtype} peak on its spec sheet (has: {have})"
+        return f"chip {spec.name!r} has no {dtype} peak on its spec sheet: {spec.why_missing(dtype)}"
     return Peak(float(value), "FLOP/s", spec.source or spec.name)
 
 

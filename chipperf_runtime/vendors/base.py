@@ -17,10 +17,14 @@ from typing import Any, Callable, Optional, Protocol, runtime_checkable
 
 @dataclass(frozen=True)
 class ChipSpec:
-    """One chip's spec sheet. ``peak_flops`` maps dtype -> dense FLOP/s per chip.
+    """One chip's spec sheet. ``peak_flops`` maps dtype -> dense FLOP/s (OP/s for int8) per
+    chip of the unit a GEMM in that dtype runs on: the matrix (tensor-core) unit where the chip
+    has one for the dtype (FP64 on A100/H100/H200: the FP64 tensor cores), else the vector
+    unit. ``vector_flops`` keeps the vector (non-matrix) figures apart where they differ.
 
     "Chip" is what the framework sees as one device (one rank). A number the vendor does
-    not publish is left out (None, or the dtype missing): never estimated."""
+    not publish is left out (the dtype missing): never estimated; ``missing`` says why, per
+    dtype, where the reason is known (e.g. the chip has no FP8 unit)."""
 
     name: str
     peak_flops: Mapping[str, float] = field(default_factory=dict)
@@ -28,6 +32,14 @@ class ChipSpec:
     tdp_watts: Optional[float] = None
     source: str = ""  # where the numbers come from (datasheet name / URL)
     memory_bandwidth: Optional[float] = None  # bytes/s, peak, from the same sheet
+    vector_flops: Mapping[str, float] = field(default_factory=dict)
+    missing: Mapping[str, str] = field(default_factory=dict)   # dtype -> why no peak
+
+    def why_missing(self, dtype: str) -> str:
+        """Why the sheet has no ``dtype`` peak: its reason, or what it has instead."""
+        have = ", ".join(sorted(self.peak_flops)) or "none"
+        why = self.missing.get(dtype.lower())
+        return f"{why} (has {have})" if why else f"not on the sheet (has {have})"
 
 
 @dataclass(frozen=True)

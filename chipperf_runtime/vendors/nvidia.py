@@ -2,7 +2,8 @@
 
 The sampler needs ``pynvml`` (PyPI package ``nvidia-ml-py``) in the image and the
 driver's ``libnvidia-ml.so`` (the container toolkit mounts it when the container's
-driver capabilities include ``utility``, as they do by default).
+driver capabilities include ``utility``, as they do by default). The chips' spec sheets
+(per board: SXM, PCIe, NVL; each figure with its datasheet) are in ``_nvidia_sheets``.
 """
 
 from __future__ import annotations
@@ -10,31 +11,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable
 
-from chipperf_runtime.vendors.base import (
-    ChipSpec,
-    HardwareValidation,
-    SampleError,
-    SamplerUnavailable,
-    Vendor,
-)
-
-_TF = 1e12
-
-# Dense (no sparsity) peak FLOP/s from NVIDIA's datasheets.
-CHIPS = {
-    "A100": ChipSpec("A100", {"fp64": 9.7 * _TF, "fp32": 19.5 * _TF, "tf32": 156 * _TF,
-                              "bf16": 312 * _TF, "fp16": 312 * _TF},
-                     memory_bytes=80 * 2**30, tdp_watts=400, memory_bandwidth=2039e9,
-                     source="NVIDIA A100 datasheet (SXM4 80GB: 2,039 GB/s), dense"),
-    "H100": ChipSpec("H100", {"fp64": 34 * _TF, "fp32": 67 * _TF, "tf32": 494.5 * _TF,
-                              "bf16": 989.5 * _TF, "fp16": 989.5 * _TF, "fp8": 1979 * _TF},
-                     memory_bytes=80 * 2**30, tdp_watts=700, memory_bandwidth=3.35e12,
-                     source="NVIDIA H100 datasheet (SXM5: 3.35 TB/s), dense"),
-    "H200": ChipSpec("H200", {"fp64": 34 * _TF, "fp32": 67 * _TF, "tf32": 494.5 * _TF,
-                              "bf16": 989.5 * _TF, "fp16": 989.5 * _TF, "fp8": 1979 * _TF},
-                     memory_bytes=141 * 10**9, tdp_watts=700, memory_bandwidth=4.8e12,
-                     source="NVIDIA H200 datasheet (SXM: 4.8 TB/s), dense"),
-}
+from chipperf_runtime.vendors._nvidia_sheets import CHIPS
+from chipperf_runtime.vendors.base import HardwareValidation, SampleError, SamplerUnavailable, Vendor
 
 
 def _container_options(nproc: int) -> str:

@@ -77,6 +77,10 @@ def test_case_through_its_entry_measures_all_three_scenarios(prompts_dir, tmp_pa
     assert workload["prompt_tokens"] == {"distribution": "uniform integer", "min": 8, "max": 24}
     assert workload["tokenizer_vocab_size"] == 512
     assert f["flops_per_unit"] > 2 * (events[2].value["model"]["parameters"] - 512 * 64)
+    # the cpu preset is a reduced llama3_8b: FINISHED says so, with the real and full counts
+    assert f["preset"]["params"] == events[2].value["model"]["parameters"]
+    assert 8.02e9 < f["preset"]["full_params"] < 8.04e9
+    assert f["preset"]["changes"]["num_layers"] == [2, 32]
 
 
 def test_bf16_agrees_with_the_fp32_reference_within_its_bound(prompts_dir, capsys) -> None:

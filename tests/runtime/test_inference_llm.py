@@ -16,7 +16,7 @@ sys.path.insert(0, str(REPO / "inference" / "benchmarks"))
 
 from chipperf_runtime.inference import config  # noqa: E402
 from chipperf_runtime.inference.errors import CaseError  # noqa: E402
-from chipperf_runtime.inference.llm import model, scenarios  # noqa: E402
+from chipperf_runtime.inference.llm import model, preset, scenarios  # noqa: E402
 from chipperf_runtime.inference.llm.engines import Accounting, Completion  # noqa: E402
 from chipperf_runtime.inference.llm.prompts import Request  # noqa: E402
 from chipperf_runtime.inference.llm.serving import ScenarioRun, Served, meets_bound, summarize  # noqa: E402
@@ -173,3 +173,18 @@ def test_vllm_generator_times_first_and_last_tokens_from_engine_steps() -> None:
     assert [c.tokens for c in got] == [(100, 101, 102), (100,)]
     assert got[0].start <= got[0].first < got[0].last and got[1].first == got[1].last
     assert gen.accounting.engine_s > 0 and gen.logits(torch.zeros(1, 1)) is None
+
+
+def test_the_cpu_preset_of_llama3_8b_is_reduced_with_its_real_and_full_counts() -> None:
+    llama = REPO / "inference" / "configs" / "llama3_8b"
+    base = preset.base_config(llama)
+    cpu = config.load(llama, "cpu_configuration.yaml")
+    built = model.build(model.llama_config(cpu), torch.device("cpu"), 0)
+    params = model.parameter_count(built)[0]
+    assert preset.llama_parameters(cpu) == params          # the formula counts what is built
+    record = preset.preset_record(cpu, base, params)
+    assert record is not None and record["params"] == params
+    assert 8.02e9 < record["full_params"] < 8.04e9       # Llama 3 8B: 8.03 B
+    assert record["changes"]["num_layers"] == [2, 32]
+    assert record["changes"]["vocab_size"] == [512, 128256]
+    assert preset.preset_record(base, base, record["full_params"]) is None   # the full model

@@ -365,6 +365,6 @@ def chip_peak(vendor: str | None, chip: str | None, dtype: str | None) -> tuple[
         return None, f"{vendor} vendor spec sheet has no peak FLOP/s for chip {chip}"
     peak = spec.peak_flops.get(dtype) or spec.peak_flops.get(dtype.lower())
     if not peak:
-        have = ", ".join(sorted(spec.peak_flops))
-        return None, f"{vendor} spec sheet for {chip} has no peak FLOP/s in {dtype} (has {have})"
+        return None, (f"{vendor} spec sheet for {chip} has no peak FLOP/s in {dtype}: "
+                      f"{spec.why_missing(dtype)}")
     return float(peak), ""

@@ -266,6 +266,10 @@ class CaseResult(_Schema):
     # Why this case's figures are a smoke test's, not the chip's performance (the data dir's
     # dataset.json card, via SUBMIT_INFO's "dataset"); "" when the data does not say so.
     smoke_test: str = ""
+    # A reduced preset (chipperf.results.compute.preset): "reduced preset: 0.612 M params",
+    # and what differs from the named model; "" when the case ran the full model.
+    preset: str = ""
+    preset_detail: str = ""
     rounds: tuple[RoundResult, ...] = ()
     counted: tuple[int, ...] = ()                    # round numbers in the aggregate
     excluded: tuple[Exclusion, ...] = ()
@@ -276,6 +280,12 @@ class CaseResult(_Schema):
     @property
     def topology(self) -> str:
         return f"{self.nnodes or '?'}x{self.nproc or '?'}"
+
+    @property
+    def title(self) -> str:
+        """The case as every table names it: its key, and its reduced preset when it had one."""
+        name = self.key or self.dir_name
+        return f"{name} ({self.preset})" if self.preset else name
 
     @property
     def inference(self) -> bool:

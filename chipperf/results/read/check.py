@@ -9,7 +9,9 @@ files; every PerfLog line's grammar (JSON, known event, metadata.time_ms and
 metadata.rank, rank matching the file, time never going back); rank 0 of node 0
 logging INIT_START, TRAIN_START, TRAIN_END and a complete FINISHED (training's or
 inference's schema, by run.json ``suite``) in that order;
-every monitor line being a JSON object with a numeric ts_ms that never goes back.
+every monitor line being a JSON object with a numeric ts_ms that never goes back; and
+no figure a chip cannot produce (chipperf.results.compute.plausible): a share of a peak
+above 100 %, power or energy over a window shorter than two monitor intervals.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chipperf.results.compute.plausible import case_errors
 from chipperf.results.layout import STATUSES
+from chipperf.results.read.collect import collect
 from chipperf.results.read.samples import read_lines
 from chipperf_runtime.perflog import EVENTS, MARKER, finished_problems, parse_record
 
@@ -72,7 +76,16 @@ def check(run_dir: Path) -> Report:
         _check_case(run_dir, name, entry, vendor, suite, report)
     for name in sorted(on_disk - set(cases)):
         _check_case(run_dir, name, {}, vendor, suite, report)
+    _check_figures(run_dir, report)
     return report
+
+
+def _check_figures(run_dir: Path, report: Report) -> None:
+    """Figures no chip can produce (chipperf.results.compute.plausible): a share of a peak
+    above 100 %, power or energy over a window shorter than two monitor intervals."""
+    for case in collect(run_dir).summary.cases:
+        for error in case_errors(case):
+            report.add(f"{case.dir_name}/", f"ERROR {error}")
 
 
 # ---------------------------------------------------------------- run.json

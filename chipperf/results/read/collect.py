@@ -27,7 +27,9 @@ from chipperf.results.compute.perf import (
     read_finish_info_log,
     read_rank_log,
 )
+from chipperf.results.compute.plausible import Where, checked_round
 from chipperf.results.compute.power import NodeSeries, node_result, node_series, read_node_files
+from chipperf.results.compute.preset import preset_label, smoke_text
 from chipperf.results.compute.schema import (
     CaseResult,
     Fingerprint,
@@ -181,7 +183,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
               if (n := as_int(r.get("number"))) is not None}
     problems = [f"{name}/round{n}/: round listed in run.json has no dir" for n in sorted(listed)
                 if n not in on_disk and as_dict(listed[n]).get("nodes")]
-    results, series, workloads, smoke = [], [], [], ""
+    results, series, workloads, smoke, preset = [], [], [], "", ("", "")
     for number in sorted(set(listed) | on_disk):
         result, round_series, found, log = collect_round(ctx, number, as_dict(listed.get(number)))
         results.append(result)
@@ -189,7 +191,9 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         workloads.append((number, _workload(ctx, ident, entry, log)))
         vendor = vendor or found
         submit = log.submit_info.value if log is not None and log.submit_info else None
-        smoke = smoke or as_str(as_dict(as_dict(submit).get("dataset")).get("smoke_test")) or ""
+        smoke = smoke or smoke_text(submit)
+        if not preset[0] and log is not None and log.finished is not None:
+            preset = preset_label(as_dict(log.finished.value).get("preset"))
     workload = _one_workload(name, workloads, problems)
     validated, note = _hardware(vendor or ctx.vendor, ctx.chip)
     case = CaseResult(
@@ -201,7 +205,8 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         repeat=as_int(ident.get("repeat")), image=as_str(entry.get("image")), fingerprint=workload,
         status=as_str(entry.get("status")) or rounds.case_status(results),
         reason=as_str(entry.get("reason")) or "", hardware_validated=validated, hardware_note=note,
-        smoke_test=smoke, rounds=tuple(results), problems=tuple(problems))
+        smoke_test=smoke, preset=preset[0], preset_detail=preset[1], rounds=tuple(results),
+        problems=tuple(problems))
     return aggregate.aggregate_case(case, ctx.suite), series
 
 
@@ -281,6 +286,7 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
         number=number, status=status, reason=reason, started_ms=as_int(entry.get("started_ms")),
         finished_ms=as_int(entry.get("finished_ms")), nodes=tuple(nodes), reasons=reasons,
         problems=tuple(problems), **fields)
+    result = checked_round(result, Where(rel, vendor, case.chip, case.suite), case.run.intervals)
     plots = RoundSeries(case.dir_name, number, window, result.started_ms,
                         tuple(plot for _, plot in collected))
     return result, plots, vendor, log

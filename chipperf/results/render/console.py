@@ -5,8 +5,25 @@ Inference, training and the spec suites (base/, operation/) each have their own 
 
 from __future__ import annotations
 
+from chipperf.results.compute.plausible import case_errors, has_error, window_notes
 from chipperf.results.compute.schema import CaseResult, RunSummary
 from chipperf.results.render.text import DASH, console_table, fmt, stat_text
+
+# The cell of a share rejected in every counted round (chipperf.results.compute.plausible).
+REJECTED = "ERROR: above 100 % (see errors below)"
+
+
+def error_lines(summary: RunSummary) -> list[str]:
+    """'<case>: ERROR round N: <figure>: <cause>' for every figure rejected as impossible."""
+    return [f"{c.key or c.dir_name}: ERROR {e}" for c in summary.cases for e in case_errors(c)]
+
+
+def preset_lines(summary: RunSummary) -> list[str]:
+    """'<case>: <reduced preset>: <what differs from the named model>' per reduced case, and
+    '<case>: round N: <why its timed window is too short to measure>'."""
+    return [f"{c.key or c.dir_name}: {c.preset}: {c.preset_detail}" for c in summary.cases
+            if c.preset] + [f"{c.key or c.dir_name}: {note}" for c in summary.cases
+                            for note in window_notes(c)]
 
 
 def _unit(case: CaseResult) -> str:
@@ -41,12 +58,14 @@ def spec_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
         agg = c.aggregate
         value = stat_text(agg.get("metric_value"))
         share = stat_text(agg.get("share_of_peak"), "ratio")
-        if share == DASH:
+        if share == DASH and has_error(c, "share_of_peak"):
+            share = REJECTED
+        elif share == DASH:
             why = next((r.reasons.get("share_of_peak") for r in c.rounds
                         if r.reasons.get("share_of_peak")), None)
             share = f"— ({why})" if why else DASH
         rows.append([
-            c.key or c.dir_name, c.chip or DASH, c.topology, c.status or DASH,
+            c.title, c.chip or DASH, c.topology, c.status or DASH,
             f"{len(c.counted)}/{len(c.rounds)}",
             f"{value} {c.metric_name}" if value != DASH and c.metric_name else value, share,
             stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j"))])
@@ -60,7 +79,7 @@ def training_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]
     for c in summary.cases:
         agg = c.aggregate
         rows.append([
-            c.key or c.dir_name, c.chip or DASH, c.topology, c.status or DASH,
+            c.title, c.chip or DASH, c.topology, c.status or DASH,
             f"{len(c.counted)}/{len(c.rounds)}",
             throughput_text(c), stat_text(agg.get("train_time_s")), metric_text(c),
             mfu_text(c),
@@ -79,7 +98,7 @@ def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]
     for c in summary.cases:
         agg = c.aggregate
         rows.append([
-            c.key or c.dir_name, c.chip or DASH, c.engine or DASH, c.precision or DASH,
+            c.title, c.chip or DASH, c.engine or DASH, c.precision or DASH,
             c.status or DASH, f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
             stat_text(agg.get("latency_p99_ms")), metric_text(c), reference_text(c),
             mfu_text(c), stat_text(agg.get("energy_per_item_j"))])
@@ -99,6 +118,8 @@ def reference_text(case: CaseResult) -> str:
 
 def mfu_text(case: CaseResult) -> str:
     text = stat_text(case.aggregate.get("mfu"), "ratio")
+    if text == DASH and has_error(case, "mfu"):
+        return REJECTED
     return f"{text} ({case.mfu_dtype})" if text != DASH and case.mfu_dtype else text
 
 
@@ -120,8 +141,10 @@ def console(summary: RunSummary) -> str:
     body = console_table(header, rows) if rows else "(no cases)"
     body += "".join(f"\n{c.key or c.dir_name}: round {e.round} not counted: {e.why}"
                     for c in summary.cases for e in c.excluded)
+    body += "".join(f"\n{line}" for line in preset_lines(summary))
     body += "".join(f"\n{c.key or c.dir_name}: smoke test, not a performance figure: "
                     f"{c.smoke_test}" for c in summary.cases if c.smoke_test)
+    body += "".join(f"\n{line}" for line in error_lines(summary))
     tail = [f"{len(summary.problems) + sum(_problem_count(c) for c in summary.cases)} problem(s); "
             "see summary.md"] if _has_problems(summary) else []
     return "\n".join([head, body, *tail]) + "\n"

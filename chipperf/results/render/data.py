@@ -47,7 +47,8 @@ ROUND_COLUMNS: tuple[tuple[str, Callable[[RoundResult], Any]], ...] = (
     ("within_bound", lambda r: r.reference.within_bound if r.reference else None),
     ("window_work", lambda r: r.window_work),
 )
-CASE_COLUMNS = ("case", "key", "vendor", "chip", "model", "framework", "nnodes", "nproc")
+CASE_COLUMNS = ("case", "key", "vendor", "chip", "model", "framework", "nnodes", "nproc",
+                "preset")
 
 
 def _round_figure(result: RoundResult, name: str) -> Any:
@@ -61,7 +62,8 @@ def to_csv(summary: RunSummary) -> str:
     writer.writerow([*CASE_COLUMNS, "round", *(n for n, _ in ROUND_COLUMNS), "reasons"])
     for case in summary.cases:
         ident = [case.dir_name, case.key, case.vendor, case.chip, case.model, case.framework,
-                 case.nnodes, case.nproc]
+                 case.nnodes, case.nproc,
+                 f"{case.preset}: {case.preset_detail}" if case.preset else ""]
         for r in case.rounds:
             reasons = "; ".join(f"{k}: {v}" for k, v in r.reasons.items())
             writer.writerow([*ident, r.number, *(_cell(get(r)) for _, get in ROUND_COLUMNS),

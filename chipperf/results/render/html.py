@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from html import escape
 
+from chipperf.results.compute.plausible import window_notes
 from chipperf.results.compute.schema import CaseResult, RoundResult, RunSummary
 from chipperf.results.read.collect import Collected, RoundSeries
 from chipperf.results.read.details import CaseDetails
@@ -23,7 +24,7 @@ from chipperf.results.render.casehtml import (
     not_measured,
     smoke_banner,
 )
-from chipperf.results.render.console import case_rows, hardware_lines
+from chipperf.results.render.console import case_rows, error_lines, hardware_lines
 from chipperf.results.render.markdown import round_rows, stats_rows
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.svg import Bar, Line, bar_chart, line_chart
@@ -75,7 +76,8 @@ def report_html(collected: Collected, details: dict[str, CaseDetails] | None = N
     smoke = [c.key or c.dir_name for c in summary.cases
              if details.get(c.dir_name) and details[c.dir_name].smoke]
     body = [f"<h1>chipperf run <code>{escape(summary.run_id)}</code></h1>", _facts(summary),
-            "<h2>Cases</h2>", html_table(*case_rows(summary)), *_hardware(summary)]
+            "<h2>Cases</h2>", html_table(*case_rows(summary)), *_errors(summary),
+            *_hardware(summary)]
     if smoke:
         body.append(f'<p class="smoke">Smoke test, not a performance figure: '
                     f'{escape(", ".join(smoke))} (see the case below).</p>')
@@ -86,6 +88,16 @@ def report_html(collected: Collected, details: dict[str, CaseDetails] | None = N
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>chipperf {escape(summary.run_id)}</title><style>{CSS}</style></head>"
             "<body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def _errors(summary: RunSummary) -> list[str]:
+    """Figures rejected as impossible (a share above 100 %, power over a too-short window)."""
+    lines = error_lines(summary)
+    if not lines:
+        return []
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    return [f'<h2 class="bad">Errors ({len(lines)}): figures no chip can produce, left out</h2>'
+            f'<ul class="bad">{items}</ul>']
 
 
 def _hardware(summary: RunSummary) -> list[str]:
@@ -115,7 +127,7 @@ def _facts(summary: RunSummary) -> str:
 def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
                  details: CaseDetails | None = None) -> list[str]:
     smoke = " (smoke test)" if details is not None and details.smoke else ""
-    out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.key or case.dir_name)}'
+    out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.title)}'
            f"{smoke}</h2>",
            f"<p>vendor {escape(case.vendor or DASH)}, chip {escape(case.chip or DASH)}, "
            f"{case.topology} (nodes x procs), "
@@ -124,6 +136,11 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
            + f"image <code>{escape(case.image or DASH)}</code>, "
            f"status <b>{escape(case.status or 'unknown')}</b> {escape(case.reason)}</p>"]
     out.append(smoke_banner(details))
+    if case.preset:
+        out.append(f'<p class="smoke">{escape(case.preset.capitalize())}: '
+                   f"{escape(case.preset_detail)}.</p>")
+    out += [f'<p class="smoke">Timed window too short, {escape(note)}.</p>'
+            for note in window_notes(case)]
     if case.hardware_note:
         css = "" if case.hardware_validated else ' class="bad"'
         out.append(f"<p{css}>Hardware status: {escape(case.hardware_note)}</p>")

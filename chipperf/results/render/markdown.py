@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chipperf.results.compute.plausible import window_notes
 from chipperf.results.compute.schema import (
     CaseResult,
     RunSummary,
@@ -10,7 +11,7 @@ from chipperf.results.compute.schema import (
     round_reason,
     round_value,
 )
-from chipperf.results.render.console import case_rows, hardware_lines
+from chipperf.results.render.console import case_rows, error_lines, hardware_lines
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.text import DASH, fmt, kind_of, table
 
@@ -30,6 +31,9 @@ def summary_markdown(summary: RunSummary) -> str:
     parts += ["## Cases", "", table(header, rows) if rows else "(no cases)", "",
               "Means over the counted rounds ± coefficient of variation; — means not measured "
               "(reasons under each case).", ""]
+    if error_lines(summary):
+        parts += [f"## Errors ({len(error_lines(summary))}): figures no chip can produce, "
+                  "left out", "", *(f"- **{line}**" for line in error_lines(summary)), ""]
     if hardware_lines(summary):
         parts += ["Has chipperf's path for each vendor and chip run on real hardware here?", "",
                   *(f"- {line}" for line in hardware_lines(summary)), ""]
@@ -54,7 +58,7 @@ def _run_facts(summary: RunSummary) -> str:
 
 
 def case_section(case: CaseResult) -> list[str]:
-    title = case.key or case.dir_name
+    title = case.title
     engine = f"engine {case.engine or DASH} ({case.precision or DASH}), " \
         if case.inference else ""
     lines = [f"## {title}", "",
@@ -63,6 +67,9 @@ def case_section(case: CaseResult) -> list[str]:
              + (f": {case.reason}" if case.reason else "") + ".", ""]
     if case.hardware_note:
         lines += [f"Hardware status: {case.hardware_note}.", ""]
+    if case.preset:
+        lines += [f"**{case.preset.capitalize()}**: {case.preset_detail}.", ""]
+    lines += [f"Timed window too short, {note}.\n" for note in window_notes(case)]
     lines += ["### Rounds", "", round_table(case), ""]
     if case.excluded:
         lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)
@@ -92,7 +99,7 @@ def case_section(case: CaseResult) -> list[str]:
                   "of both over it.", ""]
     absent = absent_reasons(case)
     if absent:
-        lines += ["### Not measured", "", *(f"- {name}: {why}" for name, why in absent), ""]
+        lines += ["### Not measured or rejected", "", *(f"- {name}: {why}" for name, why in absent), ""]
     return lines
 
 

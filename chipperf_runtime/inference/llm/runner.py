@@ -23,7 +23,7 @@ import torch
 from chipperf_runtime.inference import config as configuration
 from chipperf_runtime.inference import measure
 from chipperf_runtime.inference.errors import CaseError
-from chipperf_runtime.inference.llm import accuracy, model, prompts, scenarios
+from chipperf_runtime.inference.llm import accuracy, model, preset, prompts, scenarios
 from chipperf_runtime.inference.llm.engines import Generator, TransformersGenerator, get_engine, warm_up
 from chipperf_runtime.inference.llm.serving import summarize
 from chipperf_runtime.inference.llm.settings import LLMSettings
@@ -70,12 +70,16 @@ def run(name: str, args: argparse.Namespace, log: PerfLogger) -> dict:
     log.event("INIT_END", {"engine_build_time_s": build_s, "warmup_time_s": warm_s,
                            "data": workload.describe(), "model": describe(reference),
                            **device.describe()})
-    return measure_case(s, workload, gen, reference, device, log, (build_s, warm_s), start)
+    reduced = preset.preset_record(config, preset.base_config(args.extern_config_dir),
+                                   model.parameter_count(reference)[0])
+    return measure_case(s, workload, gen, reference, device, log, (build_s, warm_s), start,
+                        reduced)
 
 
 def measure_case(s: LLMSettings, workload: prompts.Workload, gen: Generator,
                  reference: torch.nn.Module, device: Any, log: PerfLogger,
-                 build_s: tuple[float, float], start: float) -> dict:
+                 build_s: tuple[float, float], start: float,
+                 reduced: dict | None = None) -> dict:
     log.event("TRAIN_START", {"scenarios": ["offline", "single_stream", "server"]})
     window = time.perf_counter()
     serving = run_scenarios(s, workload, gen)
@@ -88,6 +92,8 @@ def measure_case(s: LLMSettings, workload: prompts.Workload, gen: Generator,
     log.event("EVALUATE", evaluation)
     finished = finished_record(s, serving, evaluation, reference, device, build_s, window_s,
                                start)
+    if reduced is not None:
+        finished["preset"] = reduced
     log.event("FINISHED", finished)
     return finished
 
