@@ -1,0 +1,6 @@
+"""operator benchmark bitwise_and (see operation/benchmarks/operators/table.py for its shapes)."""
+
+from operators import main
+
+if __name__ == "__main__":
+    main("bitwise_and")

@@ -1,0 +1,6 @@
+"""operator benchmark native_group_norm (see operation/benchmarks/operators/table.py for its shapes)."""
+
+from operators import main
+
+if __name__ == "__main__":
+    main("native_group_norm")
