@@ -12,7 +12,11 @@ import pytest
 from test_spec_suites_config import FLAGPERF_BASE, FLAGPERF_OPERATION
 
 from chipperf.cli import load_inference_all, load_spec_suite_all, main
-from chipperf.config.flagperf_aliases import FLAGPERF_CASE_NAMES, chipperf_case_name
+from chipperf.config.flagperf_aliases import (
+    FLAGPERF_ALIASES,
+    FLAGPERF_CASE_NAMES,
+    chipperf_case_name,
+)
 from chipperf.errors import ConfigError
 from chipperf.plan import make_plan
 
@@ -94,3 +98,19 @@ def test_base_benchmark_mode_and_no_mode_plan(tmp_path: Path) -> None:
     for text in (FLAGPERF_BASE, FLAGPERF_BASE.replace('BENCHMARKS_OR_TOOLKITS: "BENCHMARK"\n', "")):
         _, test, _ = load_spec_suite_all("base", _write(tmp_path, text), None)
         assert [c.key.model for c in test.cases] == ["computation-FP32"]
+
+
+def _table_rows() -> list[list[str]]:
+    text = (REPO / "docs" / "flagperf-names.md").read_text()
+    rows = [[c.strip().strip("`") for c in line.strip("|").split("|")]
+            for line in text.splitlines() if line.startswith("| ")]
+    return rows[1:]     # less the header
+
+
+def test_the_docs_table_lists_every_mapping_and_no_other() -> None:
+    rows = _table_rows()
+    cases = {(r[0], r[2], r[3]) for r in rows if r[1] == "case"}
+    assert cases == {(suite, flagperf, ours) for suite, names in FLAGPERF_CASE_NAMES.items()
+                     for flagperf, ours in names.items()}
+    documented = {(r[2], r[3]) for r in rows if r[1] == "parameter"}
+    assert documented == {pair for names in FLAGPERF_ALIASES.values() for pair in names.items()}
