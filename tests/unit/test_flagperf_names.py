@@ -114,3 +114,12 @@ def test_the_docs_table_lists_every_mapping_and_no_other() -> None:
                      for flagperf, ours in names.items()}
     documented = {(r[2], r[3]) for r in rows if r[1] == "parameter"}
     assert documented == {pair for names in FLAGPERF_ALIASES.values() for pair in names.items()}
+
+
+def test_missing_vendor_file_names_both_of_its_forms(tmp_path: Path) -> None:
+    text = FLAGPERF_HOST.read_text().replace('"vit_l_16:pytorch_2.1"', '"bertLarge:pytorch_2.1"') \
+        .replace('VENDOR: "nvidia"', 'VENDOR: "ascend"')
+    with pytest.raises(ConfigError) as err:
+        load_inference_all(_write(tmp_path, text), None)
+    assert "configs/bert_large/vendor_config/ascend_configuration.yaml (or FlagPerf's " \
+        "ascend_configurations.yaml): add it" in str(err.value)
