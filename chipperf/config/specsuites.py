@@ -32,6 +32,10 @@ OPERATION_FORM = "op:dtype:spec_tflops:provider:chip (e.g. mm:FP16:312:nativetor
 # What operation/benchmarks/operators runs (its DTYPES and providers).
 OPERATOR_DTYPES = ("FP64", "FP32", "FP16", "BF16", "INT32", "INT16")
 OPERATOR_PROVIDERS = ("nativetorch", "flaggems")
+# The operators that take only integer dtypes, and the only ones that take them (FlagPerf's
+# bitwise operators; operation/benchmarks/operators/flagperf_ops.py INTS)
+INTEGER_OPERATORS = frozenset({"bitwise_and", "bitwise_or", "bitwise_not"})
+INTEGER_DTYPES = ("INT32", "INT16")
 NO_DATA = "/tmp"   # specs and operators read no dataset; the contract still passes --data_dir
 
 
@@ -124,6 +128,7 @@ def _operation_entry(text: str, framework: str, chip: str, nproc: int, repeat: i
     if dtype.upper() not in OPERATOR_DTYPES:
         raise ValueError(f"dtype {dtype!r} is not one the operators run in: use one of "
                          f"{', '.join(OPERATOR_DTYPES)}")
+    _operator_takes(op, dtype.upper())
     if provider.lower() not in OPERATOR_PROVIDERS:
         raise ValueError(f"provider {provider!r} is unknown: use one of "
                          f"{', '.join(OPERATOR_PROVIDERS)}")
@@ -135,6 +140,15 @@ def _operation_entry(text: str, framework: str, chip: str, nproc: int, repeat: i
                repeat)
     args = ("--dtype", dtype.upper(), "--provider", provider.lower(), "--spec_tflops", f"{tflops:g}")
     return CaseEntry(key, NO_DATA, case_args=args)
+
+
+def _operator_takes(op: str, dtype: str) -> None:
+    """ValueError when ``op`` does not run in ``dtype`` (integers: the bitwise operators only)."""
+    if op in INTEGER_OPERATORS and dtype not in INTEGER_DTYPES:
+        raise ValueError(f"{op} runs on integers: use dtype {' or '.join(INTEGER_DTYPES)}")
+    if op not in INTEGER_OPERATORS and dtype in INTEGER_DTYPES:
+        raise ValueError(f"dtype {dtype} is for the bitwise operators only "
+                         f"({', '.join(sorted(INTEGER_OPERATORS))}): use FP64, FP32, FP16 or BF16")
 
 
 def _key(model: str, framework: str, chip: str, nnodes: int, nproc: int, repeat: int) -> CaseKey:

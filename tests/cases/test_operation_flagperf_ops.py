@@ -19,6 +19,7 @@ from operators.measure import TORCH_DTYPES  # noqa: E402
 from operators.table import OPS  # noqa: E402
 
 from chipperf.config.flagperf_aliases import chipperf_case_name  # noqa: E402
+from chipperf.config.specsuites import INTEGER_DTYPES, INTEGER_OPERATORS  # noqa: E402
 
 # FlagOpen/FlagPerf@1b5a030 `git ls-tree --name-only HEAD operation/benchmarks/` (less
 # its shared `drivers` folder): FlagPerf's operators, by folder name
@@ -38,6 +39,13 @@ def test_every_flagperf_operator_runs_here() -> None:
         assert op in OPS, name
         assert (REPO / "operation" / "benchmarks" / op / "pytorch" / "main.py").is_file(), op
     assert len(OPS) == 62 and set(FLAGPERF_OPS) <= set(FLAGPERF_OPERATORS)
+
+
+def test_the_plan_knows_which_operators_take_integers() -> None:
+    """The engine's plan-time dtype check (no torch there) agrees with the operators."""
+    takes_ints = {name for name, op in OPS.items() if set(op.dtypes) & set(INTEGER_DTYPES)}
+    assert takes_ints == INTEGER_OPERATORS
+    assert all(OPS[name].dtypes == INTEGER_DTYPES for name in INTEGER_OPERATORS)
 
 
 def _tiny(shape: tuple[int, ...]) -> tuple[int, ...]:

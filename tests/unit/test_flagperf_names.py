@@ -123,3 +123,14 @@ def test_missing_vendor_file_names_both_of_its_forms(tmp_path: Path) -> None:
         load_inference_all(_write(tmp_path, text), None)
     assert "configs/bert_large/vendor_config/ascend_configuration.yaml (or FlagPerf's " \
         "ascend_configurations.yaml): add it" in str(err.value)
+
+
+@pytest.mark.parametrize("key,message", [
+    ("bitwise_or:FP32:0", "bitwise_or runs on integers: use dtype INT32 or INT16"),
+    ("abs:INT16:0", "dtype INT16 is for the bitwise operators only (bitwise_and, bitwise_not, "
+                    "bitwise_or): use FP64, FP32, FP16 or BF16")])
+def test_a_dtype_the_operator_does_not_take_is_refused_at_plan_time(
+        tmp_path: Path, key: str, message: str) -> None:
+    text = FLAGPERF_OPERATION.replace('"mm:FP16:312', f'"{key}')
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_spec_suite_all("operation", _write(tmp_path, text), None)
