@@ -19,8 +19,7 @@ from operators.table import OPS  # noqa: E402
 # (flagperf_ops.py) are checked in one process (test_operation_flagperf_ops.py) and run as
 # programs in FLAGPERF_SAMPLE only.
 SUBPROCESS_OPS = sorted(set(OPS) - set(FLAGPERF_OPS))
-FLAGPERF_SAMPLE = [("bitwise_and", "INT32"), ("dropout", "FP32"), ("native_group_norm", "BF16"),
-                   ("prod", "FP16")]
+FLAGPERF_SAMPLE = [("bitwise_and", "INT32"), ("native_group_norm", "BF16")]
 
 
 def _checked(value: dict, op: str, dtype: str) -> None:
