@@ -62,7 +62,8 @@ def _special(value: float):  # noqa: ANN202
 
 def _infs(shape, d, dev, g):  # noqa: ANN001, ANN202
     x = _special(float("inf"))(shape, d, dev, g)[0]
-    return (torch.where(x > 0.5, -x, x),)      # -inf too
+    negative = (torch.rand(*shape, generator=g) < 0.5).to(dev)
+    return (torch.where(negative, -x, x),)     # +inf and -inf
 
 
 def _away_from_zero(shape, d, dev, g):  # noqa: ANN001, ANN202
