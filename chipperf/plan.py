@@ -16,7 +16,7 @@ from typing import Mapping
 
 import chipperf_runtime
 from chipperf.cases import read_case_meta
-from chipperf.catalogue import Catalogue
+from chipperf.catalogue import FLAGPERF_VENDOR_SUFFIX, Catalogue
 from chipperf.config.caseneeds import needs_problems
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.config.pyconfig import read_py_config
@@ -195,12 +195,14 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"{catalogue.entry}: use one of {', '.join(known) or '(none)'}")
     vendor_key = (test.vendor, model, key.family)
     config_name = catalogue.vendor_config_name(key, test.vendor)
-    unknown_spec = catalogue.suite in ("base", "operation") and \
-        (model, key.family) not in catalogue.cases   # one vendor file serves every spec
+    # one vendor file serves every spec; an inference case without code has no config folder
+    unknown_spec = catalogue.suite in ("base", "operation", "inference") and \
+        (model, key.family) not in catalogue.cases
     if unknown_spec or test.vendor not in vendor_names():   # said once, not per case and folder
         return problems + _hosts_and_data(entry, cluster, key, where)
     if vendor_key not in catalogue.vendor_cases:
-        folder = (f"{catalogue.root}/configs/{key.model}/vendor_config/{config_name}"
+        folder = (f"{catalogue.root}/configs/{key.model}/vendor_config/{config_name} (or "
+                  f"FlagPerf's {test.vendor}{FLAGPERF_VENDOR_SUFFIX})"
                   if catalogue.suite == "inference" else
                   f"{catalogue.root}/configs/vendor_config/{config_name}"
                   if catalogue.suite != "training" else

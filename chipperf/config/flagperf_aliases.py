@@ -41,3 +41,21 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     "wav2vec2:pytorch": {"lr": "learning_rate", "max_update": "max_steps",
                          "warmup_updates": "warmup_steps", "clip_norm": "grad_clip_norm"},
 }
+
+
+# FlagPerf's case folder names that differ from chipperf's for the same case, per suite
+# (found by diffing FlagOpen/FlagPerf@1b5a030's training/, inference/ and operation/
+# benchmarks/ folders against chipperf's; docs/flagperf-names.md lists them with the rest).
+# A case key may use either name; the plan, the case folder and the result use chipperf's.
+FLAGPERF_CASE_NAMES: dict[str, dict[str, str]] = {
+    # inference/benchmarks/bertLarge: BERT-large masked-LM inference, chipperf's bert_large
+    "inference": {"bertLarge": "bert_large"},
+    # operation/benchmarks/cross_entropy_loss: F.cross_entropy over (batch, classes) logits
+    "operation": {"cross_entropy_loss": "cross_entropy"},
+}
+
+
+def chipperf_case_name(suite: str, name: str) -> str:
+    """chipperf's name of a case FlagPerf names ``name`` in ``suite`` (``name`` itself when
+    the two agree)."""
+    return FLAGPERF_CASE_NAMES.get(suite, {}).get(name, name)

@@ -17,18 +17,25 @@ are then absent with that reason).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+from chipperf.config.flagperf_aliases import chipperf_case_name
 from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_mapping, test_fields
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 
+log = logging.getLogger(__name__)
 SUITE_KEYS = {"chip", "nproc_per_node", "repeat", "benchmarks_or_toolkits", "hosts_ports",
               "device", "log_call_information"}
 BASE_FORM = "spec[:chip] (e.g. computation-FP32 or computation-FP32:A100)"
 OPERATION_FORM = "op:dtype:spec_tflops:provider:chip (e.g. mm:FP16:312:nativetorch:A100)"
 # What chipperf_runtime/operation runs (its DTYPES and providers).
-OPERATOR_DTYPES = ("FP64", "FP32", "FP16", "BF16")
+OPERATOR_DTYPES = ("FP64", "FP32", "FP16", "BF16", "INT32", "INT16")
 OPERATOR_PROVIDERS = ("nativetorch", "flaggems")
+# The operators that take only integer dtypes, and the only ones that take them (FlagPerf's
+# bitwise operators; chipperf_runtime/operation/flagperf_ops.py INTS)
+INTEGER_OPERATORS = frozenset({"bitwise_and", "bitwise_or", "bitwise_not"})
+INTEGER_DTYPES = ("INT32", "INT16")
 NO_DATA = "/tmp"   # specs and operators read no dataset; the contract still passes --data_dir
 
 
@@ -40,6 +47,7 @@ def load_spec_suite(path: str | Path, suite: str) -> tuple[ClusterConfig, TestCo
     nproc = f.get("nproc_per_node", int, 1, "use a whole number >= 1")
     repeat = f.get("repeat", int, 1, "use a whole number >= 1")
     chip = f.get("chip", str, "") or f.get("vendor", str, "")
+    _benchmark_form_only(f, suite)
     raw = f.get("cases", lambda v: v, {})
     form = BASE_FORM if suite == "base" else OPERATION_FORM
     if not isinstance(raw, dict) or not raw:
@@ -54,6 +62,20 @@ def load_spec_suite(path: str | Path, suite: str) -> tuple[ClusterConfig, TestCo
             f.fail("cases", f"case {text!r}: {exc}")
     test = test_fields(f, tuple(cases), suite=suite)
     return cluster, test, finish(f, IGNORED | SUITE_KEYS)
+
+
+def _benchmark_form_only(f: Fields, suite: str) -> None:
+    """FlagPerf's base/ runs either its PyTorch benchmarks or, with TOOLKIT, each vendor's
+    native program (base/toolkits/<spec>/<vendor>/main.sh, e.g. CUDA samples on nvidia);
+    chipperf has the benchmarks only, so TOOLKIT is refused rather than run as BENCHMARK."""
+    mode = f.get("benchmarks_or_toolkits", str, "BENCHMARK")
+    if suite == "base" and mode.strip().upper() != "BENCHMARK":
+        f.fail("benchmarks_or_toolkits",
+               f"{mode!r} asks for FlagPerf's vendor toolkits (base/toolkits/<spec>/<vendor>/"
+               "main.sh, each vendor's own native program), which chipperf does not have: it "
+               "runs only the BENCHMARK form, the same PyTorch program on every vendor, so a "
+               "toolkit figure would silently be a different measurement",
+               'set BENCHMARKS_OR_TOOLKITS: "BENCHMARK" (or leave it out)')
 
 
 def spec_topology(spec: str, nproc: int, hosts: tuple[str, ...]) -> tuple[int, int]:
@@ -99,9 +121,14 @@ def _operation_entry(text: str, framework: str, chip: str, nproc: int, repeat: i
     if len(parts) != 5:
         raise ValueError(f"has {len(parts)} ':'-separated parts: write it as {OPERATION_FORM}")
     op, dtype, peak, provider, key_chip = parts
+    if chipperf_case_name("operation", op) != op:
+        log.warning("operator %s is FlagPerf's name of chipperf's %s: running %s "
+                    "(docs/flagperf-names.md)", op, *[chipperf_case_name("operation", op)] * 2)
+        op = chipperf_case_name("operation", op)
     if dtype.upper() not in OPERATOR_DTYPES:
         raise ValueError(f"dtype {dtype!r} is not one the operators run in: use one of "
                          f"{', '.join(OPERATOR_DTYPES)}")
+    _operator_takes(op, dtype.upper())
     if provider.lower() not in OPERATOR_PROVIDERS:
         raise ValueError(f"provider {provider!r} is unknown: use one of "
                          f"{', '.join(OPERATOR_PROVIDERS)}")
@@ -113,6 +140,15 @@ def _operation_entry(text: str, framework: str, chip: str, nproc: int, repeat: i
                repeat)
     args = ("--dtype", dtype.upper(), "--provider", provider.lower(), "--spec_tflops", f"{tflops:g}")
     return CaseEntry(key, NO_DATA, case_args=args)
+
+
+def _operator_takes(op: str, dtype: str) -> None:
+    """ValueError when ``op`` does not run in ``dtype`` (integers: the bitwise operators only)."""
+    if op in INTEGER_OPERATORS and dtype not in INTEGER_DTYPES:
+        raise ValueError(f"{op} runs on integers: use dtype {' or '.join(INTEGER_DTYPES)}")
+    if op not in INTEGER_OPERATORS and dtype in INTEGER_DTYPES:
+        raise ValueError(f"dtype {dtype} is for the bitwise operators only "
+                         f"({', '.join(sorted(INTEGER_OPERATORS))}): use FP64, FP32, FP16 or BF16")
 
 
 def _key(model: str, framework: str, chip: str, nnodes: int, nproc: int, repeat: int) -> CaseKey:

@@ -1,6 +1,8 @@
 """FlagPerf's operator benchmarks: one operator, one dtype, one provider over a shape set.
 
-    table.py    the operators: inputs per shape, call, FLOPs
+    op.py       what an operator is (Op) and the random inputs
+    table.py    the operators: inputs per shape, call, FLOPs (OPS, FlagPerf's others included)
+    flagperf_ops.py  FlagPerf's other operators (elementwise, comparisons, bitwise, ...)
     check.py    correctness against a float64 CPU reference, per-dtype tolerances
     measure.py  per shape: correctness, latency percentiles, TFLOP/s or GB/s, share of peak
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 from chipperf_runtime.bench.case import BenchCase, BenchError, contract_parser, run_bench
 
-DTYPES = ("FP64", "FP32", "FP16", "BF16")
+DTYPES = ("FP64", "FP32", "FP16", "BF16", "INT32", "INT16")
 PROVIDERS = ("nativetorch", "flaggems")
 
 
@@ -31,6 +33,9 @@ def main(name: str) -> None:
             raise BenchError(f"no operator {name!r}: known operators are {', '.join(OPS)}")
         if args.dtype.upper() not in DTYPES:
             raise BenchError(f"{name}: dtype {args.dtype!r} is not one of {', '.join(DTYPES)}")
+        if args.dtype.upper() not in OPS[name].dtypes:
+            raise BenchError(f"{name}: dtype {args.dtype.upper()} is not one it takes: use one of "
+                             f"{', '.join(OPS[name].dtypes)}")
         if args.provider.lower() not in PROVIDERS:
             raise BenchError(f"{name}: provider {args.provider!r} is not one of "
                              f"{', '.join(PROVIDERS)}")

@@ -25,7 +25,7 @@ from chipperf_runtime.operation.check import compare
 from chipperf_runtime.operation.table import OPS, Op, Shape
 
 TORCH_DTYPES = {"FP64": torch.float64, "FP32": torch.float32, "FP16": torch.float16,
-                "BF16": torch.bfloat16}
+                "BF16": torch.bfloat16, "INT32": torch.int32, "INT16": torch.int16}
 
 
 @contextlib.contextmanager

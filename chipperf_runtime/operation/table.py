@@ -8,35 +8,13 @@ hold. The float64 reference is the same call on float64 copies of the inputs on 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
 
 import torch
 import torch.nn.functional as F
 
-Shape = tuple[int, ...]
-Inputs = tuple[Any, ...]
-
-
-@dataclass(frozen=True)
-class Op:
-    name: str
-    shapes: tuple[Shape, ...]                    # default shape set (the vendor config may replace it)
-    make: Callable[[Shape, torch.dtype, torch.device, torch.Generator], Inputs]
-    call: Callable[..., Any]
-    flops: Callable[[Shape], float] | None = None   # None: memory-bound, rated in GB/s
-    exact: bool = False                          # values are copies of inputs: compared exactly
-    shape_form: str = ""                         # what the numbers of a shape mean
-    # compare these instead of the output (argmax: the values its indices pick, as ties
-    # may pick another index of the same value): (float64 inputs, output) -> tensor
-    compared: Callable[[Inputs, Any], Any] | None = None
-
-
-def _t(shape: Sequence[int], dtype: torch.dtype, device: torch.device, g: torch.Generator,
-       low: float = -1.0, high: float = 1.0) -> torch.Tensor:
-    x = torch.rand(*shape, generator=g, dtype=torch.float64) * (high - low) + low
-    return x.to(device=device, dtype=dtype)
+from chipperf_runtime.operation.flagperf_ops import FLAGPERF_OPS
+from chipperf_runtime.operation.op import FLAT, ROWS, Inputs, Op, Shape, _t  # noqa: F401 (check.py: Inputs)
 
 
 def _idx(high: int, shape: Sequence[int], device: torch.device, g: torch.Generator
@@ -121,8 +99,6 @@ def _scatter(s, d, dev, g):  # noqa: ANN001, ANN202
 
 
 MNK = "M,K,N"
-ROWS = ((256, 1024), (1024, 4096))
-FLAT = ((1 << 16,), (1 << 20,))
 GEMM = ((256, 256, 256), (512, 512, 512))
 
 OPS: dict[str, Op] = {op.name: op for op in (
@@ -177,3 +153,4 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("sort", ROWS, _one, lambda x: torch.sort(x, -1).values, exact=True,
        shape_form="rows,cols"),
 )}
+OPS.update(FLAGPERF_OPS)     # FlagPerf's other operators

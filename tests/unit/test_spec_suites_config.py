@@ -90,7 +90,7 @@ def test_bad_inputs_one_clear_message_each(tmp_path: Path) -> None:
         load_spec_suite_all("operation", str(_write(tmp_path, bad_op)), None)
     assert "has no case folder" not in text  # an unknown spec gets one message, not two
     for wrong, message in (("mm:FP12:312:nativetorch", "dtype 'FP12' is not one the operators "
-                            "run in: use one of FP64, FP32, FP16, BF16"),
+                            "run in: use one of FP64, FP32, FP16, BF16, INT32, INT16"),
                            ("mm:FP16:312:triton", "provider 'triton' is unknown: use one of "
                             "nativetorch, flaggems")):
         bad = FLAGPERF_OPERATION.replace("mm:FP16:312:nativetorch", wrong)

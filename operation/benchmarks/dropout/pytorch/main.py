@@ -1,0 +1,6 @@
+"""operator benchmark dropout (see chipperf_runtime/operation/table.py for its shapes)."""
+
+from chipperf_runtime.operation import main
+
+if __name__ == "__main__":
+    main("dropout")
