@@ -26,8 +26,8 @@ def add_store_commands(sub: argparse._SubParsersAction) -> None:
                                    "band of the earlier runs (median +- K x 1.4826 x MAD, at "
                                    "least FLOOR x median).")
     q.add_argument("case", help="a model name, case directory name or case key")
-    q.add_argument("--vendor")
-    q.add_argument("--chip")
+    q.add_argument("--vendor", help="only this vendor's runs (nvidia, cpu...)")
+    q.add_argument("--chip", help="only this chip's runs (A100, xeon...)")
     q.add_argument("--figure", default="throughput_raw",
                    help="a figure name of summary.json's aggregate, or energy_per_unit_j "
                         "(default: %(default)s)")
@@ -45,7 +45,8 @@ def add_store_commands(sub: argparse._SubParsersAction) -> None:
                        description="Per workload fingerprint, the chips side by side; one "
                                    "static HTML page.")
     q.add_argument("--html", required=True, metavar="FILE", help="where to write the page")
-    q.add_argument("--suite", choices=("training", "inference", "base", "operation"))
+    q.add_argument("--suite", choices=("training", "inference", "base", "operation"),
+                   help="only this suite's cases (default: all)")
     _store_options(q)
     q.set_defaults(fn=cmd_leaderboard)
     q = sub.add_parser("serve", help="serve the leaderboard read-only over HTTP",

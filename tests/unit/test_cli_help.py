@@ -30,7 +30,7 @@ def _undocumented(parser: argparse.ArgumentParser) -> list[str]:
 
 def test_every_option_and_argument_of_every_command_has_help() -> None:
     parsers = _parsers(cli.parser())
-    assert len(parsers) == 10  # chipperf and its nine commands
+    assert len(parsers) == 14  # chipperf and its thirteen commands
     assert [u for p in parsers for u in _undocumented(p)] == []
 
 
