@@ -19,6 +19,8 @@ def add_store_commands(sub: argparse._SubParsersAction) -> None:
                                    "changes nothing; a directory check rejects is refused.")
     q.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="result directories")
     q.add_argument("--db", metavar="URL", help=DB_HELP + " (here: beside the first RUN_DIR)")
+    q.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="processes reading the directories (default: one per CPU, at most 8)")
     q.set_defaults(fn=cmd_ingest)
     q = sub.add_parser("history", help="a case's figures over time, regressions flagged",
                        description="List a case's figure per run, grouped by workload "
@@ -67,7 +69,7 @@ def _store_options(q: argparse.ArgumentParser) -> None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from chipperf.store.entry import ingest_main
 
-    return ingest_main([Path(d) for d in args.run_dirs], db_url=args.db)
+    return ingest_main([Path(d) for d in args.run_dirs], db_url=args.db, jobs=args.jobs)
 
 
 def cmd_history(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ nothing of the case in the store.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from sqlalchemy.engine import Engine
 from chipperf.results.layout import atomic_write
 from chipperf.store import db
 from chipperf.store.history import BandConfig, Series, history
-from chipperf.store.ingest import RefusedDir, ingest_dir
+from chipperf.store.ingest import RefusedDir, ingest_dir, ingest_many
 from chipperf.store.leaderboard import RunRef, board, board_html
 from chipperf.store.serve import make_server
 
@@ -39,18 +40,18 @@ def _open(url: str, create: bool, prog: str) -> Engine | None:
         return None
 
 
-def ingest_main(dirs: Sequence[Path], db_url: str | None = None) -> int:
-    """Ingest each of ``dirs``; the store defaults to the SQLite file beside the first one."""
+def ingest_main(dirs: Sequence[Path], db_url: str | None = None, jobs: int = 0) -> int:
+    """Ingest each of ``dirs``; the store defaults to the SQLite file beside the first one.
+    ``jobs``: processes reading directories (0: one per CPU, at most 8)."""
     url = store_url(db_url, Path(dirs[0]).resolve().parent)
     engine = _open(url, True, "ingest")
     if engine is None:
         return 2
+    workers = jobs or min(os.cpu_count() or 1, 8)
     refused = 0
-    for run_dir in dirs:
-        try:
-            done = ingest_dir(engine, Path(run_dir))
-        except RefusedDir as exc:
-            print(f"chipperf ingest: {exc}")
+    for done in ingest_many(engine, [Path(d) for d in dirs], workers):
+        if isinstance(done, RefusedDir):
+            print(f"chipperf ingest: {done}")
             refused += 1
             continue
         print(f"{done.outcome}: {done.run_id} ({done.cases} case(s)) from {done.run_dir}")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,19 +38,70 @@ class Ingested:
     cases: int
 
 
+@dataclass(frozen=True)
+class CaseRows:
+    case: dict[str, Any]                     # the cases row, without run_pk
+    rounds: tuple[dict[str, Any], ...]       # rounds rows, without case_pk
+    figures: tuple[dict[str, Any], ...]      # figures rows, without case_pk
+
+
+@dataclass(frozen=True)
+class ReadRun:
+    """Everything a directory puts into the store, read and checked, nothing written yet."""
+
+    run: dict[str, Any]                      # the runs row, without ingested_at
+    cases: tuple[CaseRows, ...]
+
+
 class RefusedDir(db.StoreError):
     """A directory ``chipperf check`` rejects; nothing of it was written."""
 
 
 def ingest_dir(engine: Engine, run_dir: Path) -> Ingested:
     """Check, collect and store one result directory in one transaction."""
+    return store_read(engine, read_run(run_dir))
+
+
+def ingest_many(engine: Engine, dirs: Sequence[Path], workers: int = 1
+                ) -> Iterator[Ingested | RefusedDir]:
+    """Each of ``dirs`` in order, read by ``workers`` processes (the readers are the cost),
+    written here one transaction per directory; a refusal is yielded, not raised."""
+    if workers <= 1 or len(dirs) < 2:
+        reads: Iterable[ReadRun | RefusedDir] = map(_read_or_refusal, dirs)
+        yield from (r if isinstance(r, RefusedDir) else store_read(engine, r) for r in reads)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for read in pool.map(_read_or_refusal, dirs, chunksize=4):
+            yield read if isinstance(read, RefusedDir) else store_read(engine, read)
+
+
+def _read_or_refusal(run_dir: Path) -> ReadRun | RefusedDir:
+    try:
+        return read_run(run_dir)
+    except RefusedDir as exc:
+        return exc
+
+
+def read_run(run_dir: Path) -> ReadRun:
+    """Check and read ``run_dir`` (no database involved); RefusedDir if check rejects it."""
     run_dir = Path(run_dir).resolve()
     _refuse_unless_checked(run_dir)
     summary = collect(run_dir).summary
-    digest = summary_digest(summary)
+    run_json = _json_file(run_dir / "run.json")
+    listed = _dict(run_json.get("cases"))
+    engines = " / ".join(dict.fromkeys(
+        str(h.get("docker_version")) for h in _dict(run_json.get("hosts")).values()
+        if isinstance(h, dict) and h.get("docker_version")))
+    return ReadRun(_run_row(run_dir, summary, summary_digest(summary)), tuple(
+        _case_rows(run_dir, case, _dict(listed.get(case.dir_name)), engines)
+        for case in summary.cases))
+
+
+def store_read(engine: Engine, read: ReadRun) -> Ingested:
+    """Write one read directory in one transaction."""
     with engine.begin() as conn:
-        outcome = _store_run(conn, run_dir, summary, digest)
-    return Ingested(run_dir, summary.run_id, outcome, len(summary.cases))
+        outcome = _store_run(conn, read)
+    return Ingested(Path(read.run["run_dir"]), read.run["run_id"], outcome, len(read.cases))
 
 
 def _refuse_unless_checked(run_dir: Path) -> None:
@@ -78,9 +131,10 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def _store_run(conn: Connection, run_dir: Path, summary: RunSummary, digest: str) -> str:
+def _store_run(conn: Connection, read: ReadRun) -> str:
+    run_dir, digest = read.run["run_dir"], read.run["digest"]
     old = conn.execute(sa.select(db.runs.c.id, db.runs.c.digest)
-                       .where(db.runs.c.run_dir == str(run_dir))).first()
+                       .where(db.runs.c.run_dir == run_dir)).first()
     if old is not None and old.digest == digest:
         return "unchanged"
     if old is not None:
@@ -89,14 +143,14 @@ def _store_run(conn: Connection, run_dir: Path, summary: RunSummary, digest: str
         conn.execute(db.figures.delete().where(db.figures.c.case_pk.in_(case_pks)))
         conn.execute(db.cases.delete().where(db.cases.c.run_pk == old.id))
         conn.execute(db.runs.delete().where(db.runs.c.id == old.id))
-    run_pk = _insert(conn, db.runs.insert().values(_run_row(run_dir, summary, digest)))
-    run_json = _json_file(run_dir / "run.json")
-    listed = _dict(run_json.get("cases"))
-    engines = " / ".join(dict.fromkeys(
-        str(h.get("docker_version")) for h in _dict(run_json.get("hosts")).values()
-        if isinstance(h, dict) and h.get("docker_version")))
-    for case in summary.cases:
-        _store_case(conn, run_pk, run_dir, case, _dict(listed.get(case.dir_name)), engines)
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    run_pk = _insert(conn, db.runs.insert().values(read.run | {"ingested_at": stamp}))
+    for rows in read.cases:
+        case_pk = _insert(conn, db.cases.insert().values(rows.case | {"run_pk": run_pk}))
+        if rows.rounds:
+            conn.execute(db.rounds.insert(), [r | {"case_pk": case_pk} for r in rows.rounds])
+        if rows.figures:
+            conn.execute(db.figures.insert(), [f | {"case_pk": case_pk} for f in rows.figures])
     return "added" if old is None else "replaced"
 
 
@@ -107,27 +161,22 @@ def _run_row(run_dir: Path, summary: RunSummary, digest: str) -> dict[str, Any]:
         suite=summary.suite, vendor=summary.vendor, status=summary.status,
         started_at=summary.started_at or _mtime(run_dir), finished_at=summary.finished_at,
         chipperf_version=summary.chipperf_version,
-        report_html=str(report) if report.is_file() else None,
-        ingested_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        report_html=str(report) if report.is_file() else None)
 
 
-def _store_case(conn: Connection, run_pk: int, run_dir: Path, case: CaseResult,
-                entry: dict[str, Any], engines: str) -> None:
+def _case_rows(run_dir: Path, case: CaseResult, entry: dict[str, Any],
+               engines: str) -> CaseRows:
     fp = case.fingerprint or Fingerprint(case=f"?:{case.model or '?'}/{case.family or '?'}")
     details = case_details(run_dir, case, entry, engines)
-    case_pk = _insert(conn, db.cases.insert().values(
-        run_pk=run_pk, dir_name=case.dir_name, key=case.key, suite=case.suite, model=case.model,
+    row = dict(
+        dir_name=case.dir_name, key=case.key, suite=case.suite, model=case.model,
         framework=case.framework, vendor=case.vendor, chip=case.chip, nnodes=case.nnodes,
         nproc=case.nproc, status=case.status, work_unit=case.work_unit,
         throughput_unit=case.throughput_unit, fingerprint_key=fingerprint_key(fp),
         fingerprint=_canonical(fp.to_dict()), hardware=_canonical(details.hardware),
-        software=_canonical(details.software)))
-    round_rows = [_round_row(case_pk, r, r.number in case.counted) for r in case.rounds]
-    if round_rows:
-        conn.execute(db.rounds.insert(), round_rows)
-    figure_rows = [dict(case_pk=case_pk, **row) for row in figure_rows_of(case)]
-    if figure_rows:
-        conn.execute(db.figures.insert(), figure_rows)
+        software=_canonical(details.software))
+    return CaseRows(row, tuple(_round_row(r, r.number in case.counted) for r in case.rounds),
+                    tuple(figure_rows_of(case)))
 
 
 def _insert(conn: Connection, statement: sa.Insert) -> int:
@@ -137,11 +186,11 @@ def _insert(conn: Connection, statement: sa.Insert) -> int:
     return int(key[0])
 
 
-def _round_row(case_pk: int, r: RoundResult, counted: bool) -> dict[str, Any]:
+def _round_row(r: RoundResult, counted: bool) -> dict[str, Any]:
     per_unit = r.energy_per_item_j
     if per_unit is None and r.work_per_joule:
         per_unit = 1.0 / r.work_per_joule
-    return dict(case_pk=case_pk, number=r.number, status=r.status, counted=counted,
+    return dict(number=r.number, status=r.status, counted=counted,
                 throughput=r.throughput.raw if r.throughput else None, mfu=r.mfu,
                 energy_per_unit_j=per_unit, share_of_peak=r.share_of_peak)
 
