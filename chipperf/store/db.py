@@ -63,7 +63,13 @@ cases = sa.Table(
     sa.Column("fingerprint_key", sa.String(64), nullable=False, index=True),
     sa.Column("fingerprint", sa.Text, nullable=False),     # JSON of the Fingerprint fields
     sa.Column("hardware", sa.Text, nullable=False),        # JSON [[label, value], ...]
-    sa.Column("software", sa.Text, nullable=False))
+    sa.Column("software", sa.Text, nullable=False),
+    # the leaderboard's figures (medians over counted rounds), copied from ``figures`` so that
+    # a page over ten thousand runs reads one row per case
+    sa.Column("throughput", sa.Float),
+    sa.Column("mfu", sa.Float),
+    sa.Column("energy_per_unit_j", sa.Float),
+    sa.Column("share_of_peak", sa.Float))
 
 rounds = sa.Table(
     "rounds", metadata,

@@ -175,8 +175,13 @@ def _case_rows(run_dir: Path, case: CaseResult, entry: dict[str, Any],
         throughput_unit=case.throughput_unit, fingerprint_key=fingerprint_key(fp),
         fingerprint=_canonical(fp.to_dict()), hardware=_canonical(details.hardware),
         software=_canonical(details.software))
+    figures = figure_rows_of(case)
+    medians = {f["name"]: f["median"] for f in figures}
+    row |= {"throughput": medians.get("throughput_raw"), "mfu": medians.get("mfu"),
+            "energy_per_unit_j": medians.get("energy_per_unit_j"),
+            "share_of_peak": medians.get("share_of_peak")}
     return CaseRows(row, tuple(_round_row(r, r.number in case.counted) for r in case.rounds),
-                    tuple(figure_rows_of(case)))
+                    tuple(figures))
 
 
 def _insert(conn: Connection, statement: sa.Insert) -> int:

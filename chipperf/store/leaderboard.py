@@ -2,9 +2,10 @@
 
 ``board`` reads the store into plain frozen objects; ``board_html`` renders them as one
 self-contained page (every text escaped, no script). A row is one vendor, chip and topology of
-one fingerprint: the median over its runs of each run's median throughput, MFU, energy per unit
-of work and share of spec peak, the noise band (the history module's, over all its runs), the
-number of runs, a trend chart of throughput, and a link to the newest run's report.html.
+one fingerprint: the median over its RECENT newest runs of each run's median throughput, MFU,
+energy per unit of work and share of spec peak, the noise band over those runs (the history
+module's median +- 3 x 1.4826 x MAD), the number of runs (all of them), a trend chart of
+throughput, and a link to the newest run's report.html.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from sqlalchemy.engine import Engine
 from chipperf.store import db
 from chipperf.store.history import Band, BandConfig, noise_band
 
-FIGURES = ("throughput_raw", "mfu", "energy_per_unit_j", "share_of_peak")
+RECENT = 50          # runs per row the figures, band and trend are taken over
+# figure name -> its column of ``cases``
+COLUMNS = {"throughput_raw": "throughput", "mfu": "mfu", "energy_per_unit_j": "energy_per_unit_j",
+           "share_of_peak": "share_of_peak"}
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ class Row:
     topology: str
     unit: str
     runs: int
-    figures: dict[str, float | None]      # FIGURES -> median over runs
+    figures: dict[str, float | None]      # COLUMNS' names -> median over runs
     band: Band | None                     # of throughput over runs
     trend: tuple[float, ...]              # throughput per run, oldest first
     latest: RunRef
@@ -54,51 +58,73 @@ class Group:
     rows: tuple[Row, ...]
 
 
-def board(engine: Engine, suite: str | None = None) -> list[Group]:
-    """Every fingerprint in the store (only ``suite``'s when given), fastest row first."""
+def board(engine: Engine, suite: str | None = None, recent: int = RECENT) -> list[Group]:
+    """Every fingerprint in the store (only ``suite``'s when given), fastest row first; a row's
+    figures and band are over its ``recent`` newest runs, its run count over all of them."""
     grouped: dict[str, dict[tuple, list]] = {}
-    meta: dict[str, tuple[str, str]] = {}
-    for row in _rows(engine, suite):
-        meta.setdefault(row.fingerprint_key, (row.fingerprint, row.suite or "training"))
-        key = (row.vendor or "?", row.chip or "?", f"{row.nnodes or '?'}x{row.nproc or '?'}")
-        grouped.setdefault(row.fingerprint_key, {}).setdefault(key, []).append(row)
-    return sorted((_group(fp, meta[fp], chips) for fp, chips in grouped.items()),
-                  key=lambda g: (g.suite, g.title))
-
-
-def _rows(engine: Engine, suite: str | None) -> list:
-    c, r, f = db.cases, db.runs, db.figures
-    query = (sa.select(c.c.id, c.c.fingerprint_key, c.c.fingerprint, c.c.suite, c.c.vendor,
-                       c.c.chip, c.c.nnodes, c.c.nproc, c.c.throughput_unit, r.c.id.label("run_pk"),
-                       r.c.run_id, r.c.started_at, r.c.report_html, f.c.name, f.c.median)
-             .join(r, r.c.id == c.c.run_pk).join(f, f.c.case_pk == c.c.id)
-             .where(f.c.name.in_(FIGURES))
-             .order_by(r.c.started_at, r.c.run_id, c.c.id))
-    if suite is not None:
-        query = query.where(c.c.suite == suite)
+    suites: dict[str, str] = {}
     with engine.connect() as conn:
-        return list(conn.execute(query))
+        counts = {tuple(r[:5]): r[5] for r in conn.execute(_counts_query(suite))}
+        for row in conn.execute(_recent_query(suite, recent)):
+            suites.setdefault(row.fingerprint_key, row.suite or "training")
+            grouped.setdefault(row.fingerprint_key, {}).setdefault(
+                (row.vendor, row.chip, row.nnodes, row.nproc), []).append(row)
+        fingerprints = {key: text for key, text in conn.execute(
+            sa.select(db.cases.c.fingerprint_key, db.cases.c.fingerprint)
+            .where(db.cases.c.fingerprint_key.in_(list(grouped)))
+            .group_by(db.cases.c.fingerprint_key, db.cases.c.fingerprint))}
+    return sorted((_group(fp, json.loads(fingerprints[fp]), suites[fp], {
+        key: (rows, counts.get((fp, *key), len(rows))) for key, rows in chips.items()})
+        for fp, chips in grouped.items()), key=lambda g: (g.suite, g.title))
 
 
-def _group(fp_key: str, meta: tuple[str, str], chips: dict[tuple, list]) -> Group:
-    fingerprint = json.loads(meta[0])
-    rows = sorted((_row(key, rows) for key, rows in chips.items()),
+def _has_figures() -> sa.ColumnElement[bool]:
+    return sa.or_(db.cases.c.throughput.is_not(None), db.cases.c.share_of_peak.is_not(None))
+
+
+def _counts_query(suite: str | None) -> sa.Select:
+    c = db.cases
+    keys = (c.c.fingerprint_key, c.c.vendor, c.c.chip, c.c.nnodes, c.c.nproc)
+    query = sa.select(*keys, sa.func.count()).where(_has_figures()).group_by(*keys)
+    return query if suite is None else query.where(c.c.suite == suite)
+
+
+def _recent_query(suite: str | None, recent: int) -> sa.Select:
+    """The ``recent`` newest cases of each fingerprint, vendor, chip and topology, oldest first
+    (a window function: SQLite 3.25+ and PostgreSQL both have them)."""
+    c, r = db.cases, db.runs
+    newest = sa.func.row_number().over(
+        partition_by=(c.c.fingerprint_key, c.c.vendor, c.c.chip, c.c.nnodes, c.c.nproc),
+        order_by=(r.c.started_at.desc(), r.c.run_id.desc(), c.c.id.desc())).label("newest")
+    inner = (sa.select(c.c.fingerprint_key, c.c.suite, c.c.vendor, c.c.chip, c.c.nnodes,
+                       c.c.nproc, c.c.throughput_unit, c.c.throughput, c.c.mfu,
+                       c.c.energy_per_unit_j, c.c.share_of_peak, r.c.id.label("run_pk"),
+                       r.c.run_id, r.c.started_at, r.c.report_html, newest)
+             .join(r, r.c.id == c.c.run_pk).where(_has_figures()))
+    if suite is not None:
+        inner = inner.where(c.c.suite == suite)
+    sub = inner.subquery()
+    return sa.select(sub).where(sub.c.newest <= recent).order_by(sub.c.newest.desc())
+
+
+def _group(fp_key: str, fingerprint: dict, suite: str,
+           chips: dict[tuple, tuple[list, int]]) -> Group:
+    rows = sorted((_row(key, rows, runs) for key, (rows, runs) in chips.items()),
                   key=lambda r: -(r.figures["throughput_raw"] or 0.0))
-    return Group(fp_key, str(fingerprint.get("case") or fp_key), fingerprint, meta[1],
+    return Group(fp_key, str(fingerprint.get("case") or fp_key), fingerprint, suite,
                  tuple(rows))
 
 
-def _row(key: tuple, rows: list) -> Row:
-    per_case: dict[int, dict[str, float]] = {}
-    for r in rows:
-        per_case.setdefault(r.id, {})[r.name] = r.median
+def _row(key: tuple, rows: list, runs: int) -> Row:
     last = rows[-1]
-    trend = tuple(v["throughput_raw"] for v in per_case.values() if "throughput_raw" in v)
-    medians = {name: _median([v[name] for v in per_case.values() if v.get(name) is not None])
-               for name in FIGURES}
+    trend = tuple(r.throughput for r in rows if r.throughput is not None)
+    medians = {name: _median([v for r in rows if (v := getattr(r, column)) is not None])
+               for name, column in COLUMNS.items()}
     band = noise_band(trend, BandConfig(k=3.0, floor=0.0)) if len(trend) >= 2 else None
-    return Row(key[0], key[1], key[2], last.throughput_unit or "", len(per_case), medians, band,
-               trend, RunRef(last.run_pk, last.run_id, last.started_at or "", last.report_html))
+    vendor, chip, nnodes, nproc = key
+    return Row(vendor or "?", chip or "?", f"{nnodes or '?'}x{nproc or '?'}",
+               last.throughput_unit or "", runs, medians, band, trend,
+               RunRef(last.run_pk, last.run_id, last.started_at or "", last.report_html))
 
 
 def _median(values: Sequence[float]) -> float | None:
@@ -118,7 +144,8 @@ def board_html(groups: Sequence[Group], link: Callable[[RunRef], str | None],
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{escape(title)}</title>"
              f"<style>{STYLE}</style></head><body><h1>{escape(title)}</h1>",
              f"<p>{len(groups)} workload fingerprint(s); a row is one vendor, chip and topology; "
-             "figures are the median over its runs of each run's median.</p>"]
+             f"figures, band and trend are over its {RECENT} newest runs (the median of each "
+             "run's median over its counted rounds); runs counts them all.</p>"]
     parts += [_group_html(g, link) for g in groups]
     parts.append("</body></html>\n")
     return "".join(parts)

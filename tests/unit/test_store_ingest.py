@@ -14,7 +14,7 @@ from store_runs import case, run
 
 from chipperf import cli
 from chipperf.store import db
-from chipperf.store.ingest import RefusedDir, ingest_dir
+from chipperf.store.ingest import Ingested, RefusedDir, ingest_dir, ingest_many
 
 
 def _open(root: Path) -> sa.Engine:
@@ -186,3 +186,14 @@ def test_an_unreachable_postgresql_url_is_one_clear_message(
     out = capsys.readouterr().out
     assert code == 2 and expected in out and "secret" not in out
     assert len(out.splitlines()) == 1
+
+
+def test_ingest_many_reads_in_processes_and_yields_refusals_in_order(tmp_path: Path) -> None:
+    good = [run(tmp_path, day, [case(1000.0 + day)]) for day in (1, 2, 3)]
+    (good[1] / "run.json").write_text("[]")
+    engine = _open(tmp_path)
+    outcomes = list(ingest_many(engine, good, workers=2))
+    assert [type(o).__name__ for o in outcomes] == ["Ingested", "RefusedDir", "Ingested"]
+    assert [o.run_id for o in outcomes if isinstance(o, Ingested)] == [
+        "run20231101120000", "run20231103120000"]
+    assert _counts(engine)["runs"] == 2

@@ -166,3 +166,12 @@ def test_the_server_binds_localhost_serves_the_board_and_follows_a_link(store: t
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_row_takes_its_figures_over_the_newest_runs_and_counts_them_all(store: tuple) -> None:
+    engine, _ = store
+    (group,) = [g for g in board(engine, recent=2) if g.title == "chipperf:resnet50/pytorch"
+                and g.fingerprint.get("global_batch") == 256]
+    a100 = next(r for r in group.rows if r.chip == "A100")
+    assert a100.runs == 3 and a100.trend == (1010.0, 990.0)            # days 2 and 3
+    assert a100.figures["throughput_raw"] == 1000.0 and a100.latest.run_id == "run20231103120000"
