@@ -207,7 +207,7 @@ examples:
   chipperf run --suite inference                                run inference/configs/host.yaml
   chipperf report result/run20250101120000                      the headline table of a run
   chipperf compare result/runA result/runB                      two runs side by side
-  chipperf history resnet50 --fail-on-regression              a case over time from the results store
+  chipperf history resnet50 --fail-on-regression                a case's runs over time, regressions flagged
 
 `chipperf COMMAND --help` describes each command. Exit status: 0 every case succeeded,
 1 a case or the command failed, 2 bad configs or options, 130 interrupted."""

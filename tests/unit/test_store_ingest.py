@@ -197,3 +197,14 @@ def test_ingest_many_reads_in_processes_and_yields_refusals_in_order(tmp_path: P
     assert [o.run_id for o in outcomes if isinstance(o, Ingested)] == [
         "run20231101120000", "run20231103120000"]
     assert _counts(engine)["runs"] == 2
+
+
+def test_the_run_end_line_ingests_or_says_why_not(tmp_path: Path) -> None:
+    run_dir = run(tmp_path, 1, [case(1000.0)])
+    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    assert cli.ingest_screen(run_dir, url) == \
+        f"Results store: added run20231101120000 in {url}\n"
+    assert cli.ingest_screen(run_dir, url).startswith("Results store: unchanged")
+    (tmp_path / "junk.sqlite").write_text("no database here\n" * 50)
+    line = cli.ingest_screen(run_dir, str(tmp_path / "junk.sqlite"))
+    assert line.startswith("Not ingested into the results store: ") and "junk.sqlite" in line
