@@ -1,4 +1,5 @@
-"""`chipperf run|plan|report|compare|check|monitor|cases|clean|collect`: parse, call one function,
+"""`chipperf run|plan|report|compare|check|ingest|history|leaderboard|serve|monitor|cases|clean|
+collect`: parse, call one function,
 map errors."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from chipperf.config.load import parse_cluster, parse_test
 from chipperf.errors import ChipperfError, ConfigError, Interrupted
 from chipperf.plan import check, make_plan
 from chipperf.results.layout import new_run_id
+from chipperf.store.commands import DB_HELP, add_store_commands
 
 log = logging.getLogger("chipperf")
 
@@ -82,7 +84,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     cluster, test, catalogue = load_for(args)
     outcome = controller.run(cluster, test, catalogue, suite=test.suite, debug=args.debug)
     print(final_screen(outcome.run_dir, outcome.cases), end="")
+    if not getattr(args, "no_ingest", False):
+        print(ingest_screen(outcome.run_dir, getattr(args, "db", None)), end="")
     return EXIT_OK if outcome.ok else EXIT_FAILED
+
+
+def ingest_screen(run_dir: Path, db_url: str | None) -> str:
+    """The line a run prints after putting its result directory into the results store."""
+    try:
+        from chipperf.store.entry import ingest_after_run
+    except ImportError as exc:  # SQLAlchemy missing: the run itself is complete on disk
+        return f"Not ingested into the results store: {exc} (pip install SQLAlchemy)\n"
+    return ingest_after_run(run_dir, db_url)
 
 
 def final_screen(run_dir: Path, cases: dict[str, tuple[str, str]]) -> str:
@@ -201,6 +214,7 @@ examples:
   chipperf run --suite inference                                run inference/configs/host.yaml
   chipperf report result/run20250101120000                      the headline table of a run
   chipperf compare result/runA result/runB                      two runs side by side
+  chipperf history resnet50 --fail-on-regression                a case's runs over time, regressions flagged
 
 `chipperf COMMAND --help` describes each command. Exit status: 0 every case succeeded,
 1 a case or the command failed, 2 bad configs or options, 130 interrupted."""
@@ -240,6 +254,9 @@ def parser() -> argparse.ArgumentParser:
                        description="Run every case of the configs on their hosts and write "
                                    "result/run<timestamp>/ (RESULT_ROOT).")
     add_config_options(q)
+    q.add_argument("--no-ingest", action="store_true",
+                   help="do not put the finished run into the results store")
+    q.add_argument("--db", metavar="URL", help=DB_HELP)
     q.set_defaults(fn=cmd_run)
     q = sub.add_parser("plan", help="validate the configs and print what would run where",
                        description="Validate both configs (every problem at once) and print "
@@ -302,6 +319,7 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--data-root", default="/tmp/chipperf-inference-data", metavar="DIR",
                    help="where its small data sets are (made there when missing)")
     q.set_defaults(fn=cmd_selftest)
+    add_store_commands(sub)
     q = sub.add_parser("clean", help="collect and remove what finished or crashed runs left on the hosts",
                        description="On every host of the cluster: bring home the files runs "
                                    "that are not running left (marked late in their run.json), "

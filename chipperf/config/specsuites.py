@@ -66,7 +66,7 @@ def load_spec_suite(path: str | Path, suite: str) -> tuple[ClusterConfig, TestCo
 
 def _benchmark_form_only(f: Fields, suite: str) -> None:
     """FlagPerf's base/ runs either its PyTorch benchmarks or, with TOOLKIT, each vendor's
-    native program (base/toolkits/<spec>/<vendor>/main.sh, e.g. CUDA samples on nvidia);
+    native program (base/toolkits/<spec>/<vendor>/main.sh, e.g. NVIDIA's own samples on nvidia);
     chipperf has the benchmarks only, so TOOLKIT is refused rather than run as BENCHMARK."""
     mode = f.get("benchmarks_or_toolkits", str, "BENCHMARK")
     if suite == "base" and mode.strip().upper() != "BENCHMARK":

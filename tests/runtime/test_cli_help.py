@@ -30,7 +30,7 @@ def _undocumented(parser: argparse.ArgumentParser) -> list[str]:
 
 def test_every_option_and_argument_of_every_command_has_help() -> None:
     parsers = _parsers(cli.parser())
-    assert len(parsers) == 11  # chipperf and its ten commands
+    assert len(parsers) == 15  # chipperf and its fourteen commands
     assert [u for p in parsers for u in _undocumented(p)] == []
 
 

@@ -1,0 +1,254 @@
+"""Put result directories into the store: checked, collected, one transaction per directory.
+
+A directory is identified by its resolved path; its content by a digest of its summary. The same
+directory twice changes nothing; a directory whose summary changed (late files collected, a
+report rewritten with new peaks) replaces its earlier rows; a directory ``chipperf check``
+rejects is refused with the checker's problems.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from chipperf.results.compute.schema import CaseResult, Fingerprint, RoundResult, RunSummary, Stat
+from chipperf.results.read.check import Report, check
+from chipperf.results.read.check_flagperf import check_flagperf, is_flagperf_dir
+from chipperf.results.read.collect import collect
+from chipperf.results.read.details import case_details
+from chipperf.store import db
+
+SHOWN_PROBLEMS = 5          # check problems quoted in a refusal
+
+
+@dataclass(frozen=True)
+class Ingested:
+    run_dir: Path
+    run_id: str
+    outcome: str            # "added" | "unchanged" | "replaced"
+    cases: int
+
+
+@dataclass(frozen=True)
+class CaseRows:
+    case: dict[str, Any]                     # the cases row, without run_pk
+    rounds: tuple[dict[str, Any], ...]       # rounds rows, without case_pk
+    figures: tuple[dict[str, Any], ...]      # figures rows, without case_pk
+
+
+@dataclass(frozen=True)
+class ReadRun:
+    """Everything a directory puts into the store, read and checked, nothing written yet."""
+
+    run: dict[str, Any]                      # the runs row, without ingested_at
+    cases: tuple[CaseRows, ...]
+
+
+class RefusedDir(db.StoreError):
+    """A directory ``chipperf check`` rejects; nothing of it was written."""
+
+
+def ingest_dir(engine: Engine, run_dir: Path) -> Ingested:
+    """Check, collect and store one result directory in one transaction."""
+    return store_read(engine, read_run(run_dir))
+
+
+def ingest_many(engine: Engine, dirs: Sequence[Path], workers: int = 1
+                ) -> Iterator[Ingested | RefusedDir]:
+    """Each of ``dirs`` in order, read by ``workers`` processes (the readers are the cost),
+    written here one transaction per directory; a refusal is yielded, not raised."""
+    if workers <= 1 or len(dirs) < 2:
+        reads: Iterable[ReadRun | RefusedDir] = map(_read_or_refusal, dirs)
+        yield from (r if isinstance(r, RefusedDir) else store_read(engine, r) for r in reads)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for read in pool.map(_read_or_refusal, dirs, chunksize=4):
+            yield read if isinstance(read, RefusedDir) else store_read(engine, read)
+
+
+def _read_or_refusal(run_dir: Path) -> ReadRun | RefusedDir:
+    try:
+        return read_run(run_dir)
+    except RefusedDir as exc:
+        return exc
+
+
+def read_run(run_dir: Path) -> ReadRun:
+    """Check and read ``run_dir`` (no database involved); RefusedDir if check rejects it."""
+    run_dir = Path(run_dir).resolve()
+    _refuse_unless_checked(run_dir)
+    summary = collect(run_dir).summary
+    run_json = _json_file(run_dir / "run.json")
+    listed = _dict(run_json.get("cases"))
+    engines = " / ".join(dict.fromkeys(
+        str(h.get("docker_version")) for h in _dict(run_json.get("hosts")).values()
+        if isinstance(h, dict) and h.get("docker_version")))
+    return ReadRun(_run_row(run_dir, summary, summary_digest(summary)), tuple(
+        _case_rows(run_dir, case, _dict(listed.get(case.dir_name)), engines)
+        for case in summary.cases))
+
+
+def store_read(engine: Engine, read: ReadRun) -> Ingested:
+    """Write one read directory in one transaction."""
+    with engine.begin() as conn:
+        outcome = _store_run(conn, read)
+    return Ingested(Path(read.run["run_dir"]), read.run["run_id"], outcome, len(read.cases))
+
+
+def _refuse_unless_checked(run_dir: Path) -> None:
+    if not run_dir.is_dir():
+        raise RefusedDir(f"{run_dir}: not a directory: give a result/run<timestamp> directory")
+    report: Report = check_flagperf(run_dir) if is_flagperf_dir(run_dir) else check(run_dir)
+    if report.problems:
+        shown = "; ".join(report.problems[:SHOWN_PROBLEMS])
+        more = len(report.problems) - SHOWN_PROBLEMS
+        raise RefusedDir(f"{run_dir}: refused, `chipperf check` finds {len(report.problems)} "
+                         f"problem(s): {shown}" + (f" (and {more} more)" if more > 0 else "")
+                         + f": run `chipperf check {run_dir}` and fix or leave out this directory")
+
+
+def summary_digest(summary: RunSummary) -> str:
+    """A digest of what the summary says, wherever the directory lies."""
+    data = summary.to_dict()
+    data.pop("run_dir", None)
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def fingerprint_key(fp: Fingerprint) -> str:
+    return hashlib.sha256(_canonical(fp.to_dict()).encode()).hexdigest()[:16]
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _store_run(conn: Connection, read: ReadRun) -> str:
+    run_dir, digest = read.run["run_dir"], read.run["digest"]
+    old = conn.execute(sa.select(db.runs.c.id, db.runs.c.digest)
+                       .where(db.runs.c.run_dir == run_dir)).first()
+    if old is not None and old.digest == digest:
+        return "unchanged"
+    if old is not None:
+        case_pks = sa.select(db.cases.c.id).where(db.cases.c.run_pk == old.id)
+        conn.execute(db.rounds.delete().where(db.rounds.c.case_pk.in_(case_pks)))
+        conn.execute(db.figures.delete().where(db.figures.c.case_pk.in_(case_pks)))
+        conn.execute(db.cases.delete().where(db.cases.c.run_pk == old.id))
+        conn.execute(db.runs.delete().where(db.runs.c.id == old.id))
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    run_pk = _insert(conn, db.runs.insert().values(read.run | {"ingested_at": stamp}))
+    for rows in read.cases:
+        case_pk = _insert(conn, db.cases.insert().values(rows.case | {"run_pk": run_pk}))
+        if rows.rounds:
+            conn.execute(db.rounds.insert(), [r | {"case_pk": case_pk} for r in rows.rounds])
+        if rows.figures:
+            conn.execute(db.figures.insert(), [f | {"case_pk": case_pk} for f in rows.figures])
+    return "added" if old is None else "replaced"
+
+
+def _run_row(run_dir: Path, summary: RunSummary, digest: str) -> dict[str, Any]:
+    report = run_dir / "report.html"
+    return dict(
+        run_dir=str(run_dir), run_id=summary.run_id, digest=digest, source=summary.source,
+        suite=summary.suite, vendor=summary.vendor, status=summary.status,
+        started_at=summary.started_at or _mtime(run_dir), finished_at=summary.finished_at,
+        chipperf_version=summary.chipperf_version,
+        report_html=str(report) if report.is_file() else None)
+
+
+def _case_rows(run_dir: Path, case: CaseResult, entry: dict[str, Any],
+               engines: str) -> CaseRows:
+    fp = case.fingerprint or Fingerprint(case=f"?:{case.model or '?'}/{case.family or '?'}")
+    details = case_details(run_dir, case, entry, engines)
+    row = dict(
+        dir_name=case.dir_name, key=case.key, suite=case.suite, model=case.model,
+        framework=case.framework, vendor=case.vendor, chip=case.chip, nnodes=case.nnodes,
+        nproc=case.nproc, status=case.status, work_unit=case.work_unit,
+        throughput_unit=case.throughput_unit, fingerprint_key=fingerprint_key(fp),
+        fingerprint=_canonical(fp.to_dict()), hardware=_canonical(details.hardware),
+        software=_canonical(details.software))
+    figures = figure_rows_of(case)
+    medians = {f["name"]: f["median"] for f in figures}
+    row |= {"throughput": medians.get("throughput_raw"), "mfu": medians.get("mfu"),
+            "energy_per_unit_j": medians.get("energy_per_unit_j"),
+            "share_of_peak": medians.get("share_of_peak")}
+    return CaseRows(row, tuple(_round_row(r, r.number in case.counted) for r in case.rounds),
+                    tuple(figures))
+
+
+def _insert(conn: Connection, statement: sa.Insert) -> int:
+    key = conn.execute(statement).inserted_primary_key
+    if key is None:
+        raise db.StoreError("the database returned no key for an inserted row: a bug")
+    return int(key[0])
+
+
+def _round_row(r: RoundResult, counted: bool) -> dict[str, Any]:
+    per_unit = r.energy_per_item_j
+    if per_unit is None and r.work_per_joule:
+        per_unit = 1.0 / r.work_per_joule
+    return dict(number=r.number, status=r.status, counted=counted,
+                throughput=r.throughput.raw if r.throughput else None, mfu=r.mfu,
+                energy_per_unit_j=per_unit, share_of_peak=r.share_of_peak)
+
+
+def figure_rows_of(case: CaseResult) -> list[dict[str, Any]]:
+    """One row per aggregated figure with a value, plus ``energy_per_unit_j`` (joules per unit
+    of work: an inference case's energy per item, a training case's 1 / work per joule)."""
+    rows = [_figure(name, stat, _unit(case, name)) for name, stat in case.aggregate.items()
+            if stat.n and stat.median is not None]
+    energy = case.aggregate.get("energy_per_item_j")
+    if energy is not None and energy.n and energy.median is not None:
+        rows.append(_figure("energy_per_unit_j", energy, _unit(case, "energy_per_item_j")))
+    else:
+        rows += _inverted_work_per_joule(case)
+    return rows
+
+
+def _inverted_work_per_joule(case: CaseResult) -> list[dict[str, Any]]:
+    stat = case.aggregate.get("work_per_joule")
+    if stat is None or not stat.n or not stat.median or not stat.min or not stat.max:
+        return []
+    return [dict(name="energy_per_unit_j", unit=_unit(case, "energy_per_item_j"), n=stat.n,
+                 median=1.0 / stat.median, mean=1.0 / stat.mean if stat.mean else None,
+                 min=1.0 / stat.max, max=1.0 / stat.min)]
+
+
+def _figure(name: str, stat: Stat, unit: str | None) -> dict[str, Any]:
+    return dict(name=name, unit=unit, n=stat.n, median=stat.median, mean=stat.mean,
+                min=stat.min, max=stat.max)
+
+
+def _unit(case: CaseResult, name: str) -> str | None:
+    if name.startswith("throughput"):
+        return case.throughput_unit
+    if name == "energy_per_item_j":
+        return f"J/{case.work_unit or 'unit'}"
+    if name in ("mfu", "mfu_measured", "share_of_peak"):
+        return "fraction"
+    return None
+
+
+def _json_file(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _mtime(path: Path) -> str:
+    stamp = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")

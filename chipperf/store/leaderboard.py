@@ -1,0 +1,202 @@
+"""The leaderboard: per workload fingerprint, chips side by side, read from the store.
+
+``board`` reads the store into plain frozen objects; ``board_html`` renders them as one
+self-contained page (every text escaped, no script). A row is one vendor, chip and topology of
+one fingerprint: the median over its RECENT newest runs of each run's median throughput, MFU,
+energy per unit of work and share of spec peak, the noise band over those runs (the history
+module's median +- 3 x 1.4826 x MAD), the number of runs (all of them), a trend chart of
+throughput, and a link to the newest run's report.html.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from chipperf.store import db
+from chipperf.store.history import Band, BandConfig, noise_band
+
+RECENT = 50          # runs per row the figures, band and trend are taken over
+# figure name -> its column of ``cases``
+COLUMNS = {"throughput_raw": "throughput", "mfu": "mfu", "energy_per_unit_j": "energy_per_unit_j",
+           "share_of_peak": "share_of_peak"}
+
+
+@dataclass(frozen=True)
+class RunRef:
+    run_pk: int
+    run_id: str
+    started_at: str
+    report_html: str | None
+
+
+@dataclass(frozen=True)
+class Row:
+    vendor: str
+    chip: str
+    topology: str
+    unit: str
+    runs: int
+    figures: dict[str, float | None]      # COLUMNS' names -> median over runs
+    band: Band | None                     # of throughput over runs
+    trend: tuple[float, ...]              # throughput per run, oldest first
+    latest: RunRef
+
+
+@dataclass(frozen=True)
+class Group:
+    fingerprint_key: str
+    title: str
+    fingerprint: dict[str, object]
+    suite: str
+    rows: tuple[Row, ...]
+
+
+def board(engine: Engine, suite: str | None = None, recent: int = RECENT) -> list[Group]:
+    """Every fingerprint in the store (only ``suite``'s when given), fastest row first; a row's
+    figures and band are over its ``recent`` newest runs, its run count over all of them."""
+    grouped: dict[str, dict[tuple, list]] = {}
+    suites: dict[str, str] = {}
+    with engine.connect() as conn:
+        counts = {tuple(r[:5]): r[5] for r in conn.execute(_counts_query(suite))}
+        for row in conn.execute(_recent_query(suite, recent)):
+            suites.setdefault(row.fingerprint_key, row.suite or "training")
+            grouped.setdefault(row.fingerprint_key, {}).setdefault(
+                (row.vendor, row.chip, row.nnodes, row.nproc), []).append(row)
+        fingerprints = {key: text for key, text in conn.execute(
+            sa.select(db.cases.c.fingerprint_key, db.cases.c.fingerprint)
+            .where(db.cases.c.fingerprint_key.in_(list(grouped)))
+            .group_by(db.cases.c.fingerprint_key, db.cases.c.fingerprint))}
+    return sorted((_group(fp, json.loads(fingerprints[fp]), suites[fp], {
+        key: (rows, counts.get((fp, *key), len(rows))) for key, rows in chips.items()})
+        for fp, chips in grouped.items()), key=lambda g: (g.suite, g.title))
+
+
+def _has_figures() -> sa.ColumnElement[bool]:
+    return sa.or_(db.cases.c.throughput.is_not(None), db.cases.c.share_of_peak.is_not(None))
+
+
+def _counts_query(suite: str | None) -> sa.Select:
+    c = db.cases
+    keys = (c.c.fingerprint_key, c.c.vendor, c.c.chip, c.c.nnodes, c.c.nproc)
+    query = sa.select(*keys, sa.func.count()).where(_has_figures()).group_by(*keys)
+    return query if suite is None else query.where(c.c.suite == suite)
+
+
+def _recent_query(suite: str | None, recent: int) -> sa.Select:
+    """The ``recent`` newest cases of each fingerprint, vendor, chip and topology, oldest first
+    (a window function: SQLite 3.25+ and PostgreSQL both have them)."""
+    c, r = db.cases, db.runs
+    newest = sa.func.row_number().over(
+        partition_by=(c.c.fingerprint_key, c.c.vendor, c.c.chip, c.c.nnodes, c.c.nproc),
+        order_by=(r.c.started_at.desc(), r.c.run_id.desc(), c.c.id.desc())).label("newest")
+    inner = (sa.select(c.c.fingerprint_key, c.c.suite, c.c.vendor, c.c.chip, c.c.nnodes,
+                       c.c.nproc, c.c.throughput_unit, c.c.throughput, c.c.mfu,
+                       c.c.energy_per_unit_j, c.c.share_of_peak, r.c.id.label("run_pk"),
+                       r.c.run_id, r.c.started_at, r.c.report_html, newest)
+             .join(r, r.c.id == c.c.run_pk).where(_has_figures()))
+    if suite is not None:
+        inner = inner.where(c.c.suite == suite)
+    sub = inner.subquery()
+    return sa.select(sub).where(sub.c.newest <= recent).order_by(sub.c.newest.desc())
+
+
+def _group(fp_key: str, fingerprint: dict, suite: str,
+           chips: dict[tuple, tuple[list, int]]) -> Group:
+    rows = sorted((_row(key, rows, runs) for key, (rows, runs) in chips.items()),
+                  key=lambda r: -(r.figures["throughput_raw"] or 0.0))
+    return Group(fp_key, str(fingerprint.get("case") or fp_key), fingerprint, suite,
+                 tuple(rows))
+
+
+def _row(key: tuple, rows: list, runs: int) -> Row:
+    last = rows[-1]
+    trend = tuple(r.throughput for r in rows if r.throughput is not None)
+    medians = {name: _median([v for r in rows if (v := getattr(r, column)) is not None])
+               for name, column in COLUMNS.items()}
+    band = noise_band(trend, BandConfig(k=3.0, floor=0.0)) if len(trend) >= 2 else None
+    vendor, chip, nnodes, nproc = key
+    return Row(vendor or "?", chip or "?", f"{nnodes or '?'}x{nproc or '?'}",
+               last.throughput_unit or "", runs, medians, band, trend,
+               RunRef(last.run_pk, last.run_id, last.started_at or "", last.report_html))
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+# ---------------------------------------------------------------- HTML
+
+STYLE = ("body{font:14px sans-serif;margin:1.5em}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+         "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td.l,th.l{text-align:left}"
+         "h2{font-size:16px;margin-top:1.5em}.fp{color:#555;font-size:12px}")
+
+
+def board_html(groups: Sequence[Group], link: Callable[[RunRef], str | None],
+               title: str = "chipperf leaderboard") -> str:
+    """The page; ``link``: the href of a run's report (None: no link)."""
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{escape(title)}</title>"
+             f"<style>{STYLE}</style></head><body><h1>{escape(title)}</h1>",
+             f"<p>{len(groups)} workload fingerprint(s); a row is one vendor, chip and topology; "
+             f"figures, band and trend are over its {RECENT} newest runs (the median of each "
+             "run's median over its counted rounds); runs counts them all.</p>"]
+    parts += [_group_html(g, link) for g in groups]
+    parts.append("</body></html>\n")
+    return "".join(parts)
+
+
+def _group_html(group: Group, link: Callable[[RunRef], str | None]) -> str:
+    fp = ", ".join(f"{k}={v}" for k, v in group.fingerprint.items() if v is not None)
+    head = ("<tr><th class='l'>vendor</th><th class='l'>chip</th><th class='l'>topology</th>"
+            "<th>throughput</th><th>noise band</th><th>MFU</th><th>energy/unit (J)</th>"
+            "<th>share of spec</th><th>runs</th><th class='l'>trend</th>"
+            "<th class='l'>latest run</th></tr>")
+    rows = "".join(_row_html(r, link) for r in group.rows)
+    return (f"<h2 id='fp-{escape(group.fingerprint_key)}'>{escape(group.title)} "
+            f"<small>({escape(group.suite)})</small></h2><div class='fp'>{escape(fp)}</div>"
+            f"<table class='board' data-fingerprint='{escape(group.fingerprint_key)}'>"
+            f"{head}{rows}</table>")
+
+
+def _row_html(row: Row, link: Callable[[RunRef], str | None]) -> str:
+    f = row.figures
+    band = f"{_num(row.band.low)} .. {_num(row.band.high)}" if row.band else "one run"
+    href = link(row.latest)
+    run = escape(row.latest.run_id)
+    latest = f"<a href='{escape(href, quote=True)}'>{run}</a>" if href else run
+    cells = [escape(row.vendor), escape(row.chip), escape(row.topology)]
+    return ("<tr>" + "".join(f"<td class='l'>{c}</td>" for c in cells)
+            + f"<td>{_num(f['throughput_raw'])} {escape(row.unit)}</td><td>{band}</td>"
+            f"<td>{_pct(f['mfu'])}</td><td>{_num(f['energy_per_unit_j'])}</td>"
+            f"<td>{_pct(f['share_of_peak'])}</td><td>{row.runs}</td>"
+            f"<td class='l'>{sparkline(row.trend)}</td><td class='l'>{latest}</td></tr>")
+
+
+def sparkline(values: Sequence[float], width: int = 120, height: int = 24) -> str:
+    """An inline SVG line of ``values`` (the last 50), or '' for fewer than two."""
+    values = list(values)[-50:]
+    if len(values) < 2:
+        return ""
+    low, high = min(values), max(values)
+    span = (high - low) or 1.0
+    step = width / (len(values) - 1)
+    points = " ".join(f"{i * step:.1f},{height - 2 - (v - low) / span * (height - 4):.1f}"
+                      for i, v in enumerate(values))
+    return (f"<svg width='{width}' height='{height}' role='img' aria-label='trend'>"
+            f"<polyline fill='none' stroke='#36c' stroke-width='1.5' points='{points}'/></svg>")
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return "&ndash;"
+    return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+
+
+def _pct(value: float | None) -> str:
+    return "&ndash;" if value is None else f"{100 * value:.1f}%"
