@@ -24,7 +24,7 @@ from chipperf.results.compute.schema import CaseResult, Fingerprint, RoundResult
 from chipperf.results.read.check import Report, check
 from chipperf.results.read.check_flagperf import check_flagperf, is_flagperf_dir
 from chipperf.results.read.collect import collect
-from chipperf.results.read.details import case_details
+from chipperf.results.read.details import as_dict, case_details, read_json
 from chipperf.store import db
 
 SHOWN_PROBLEMS = 5          # check problems quoted in a refusal
@@ -87,13 +87,13 @@ def read_run(run_dir: Path) -> ReadRun:
     run_dir = Path(run_dir).resolve()
     _refuse_unless_checked(run_dir)
     summary = collect(run_dir).summary
-    run_json = _json_file(run_dir / "run.json")
-    listed = _dict(run_json.get("cases"))
+    run_json = read_json(run_dir / "run.json")
+    listed = as_dict(run_json.get("cases"))
     engines = " / ".join(dict.fromkeys(
-        str(h.get("docker_version")) for h in _dict(run_json.get("hosts")).values()
+        str(h.get("docker_version")) for h in as_dict(run_json.get("hosts")).values()
         if isinstance(h, dict) and h.get("docker_version")))
     return ReadRun(_run_row(run_dir, summary, summary_digest(summary)), tuple(
-        _case_rows(run_dir, case, _dict(listed.get(case.dir_name)), engines)
+        _case_rows(run_dir, case, as_dict(listed.get(case.dir_name)), engines)
         for case in summary.cases))
 
 
@@ -235,18 +235,6 @@ def _unit(case: CaseResult, name: str) -> str | None:
     if name in ("mfu", "mfu_measured", "share_of_peak"):
         return "fraction"
     return None
-
-
-def _json_file(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _mtime(path: Path) -> str:

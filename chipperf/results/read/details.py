@@ -61,10 +61,10 @@ class CaseDetails:
 
 def read_details(run_dir: Path, summary: RunSummary) -> dict[str, CaseDetails]:
     """CaseDetails per case dir name."""
-    run = _json(run_dir / "run.json")
-    listed = _dict(run.get("cases"))
-    engines = _distinct(_dict(h).get("docker_version") for h in _dict(run.get("hosts")).values())
-    return {case.dir_name: case_details(run_dir, case, _dict(listed.get(case.dir_name)), engines)
+    run = read_json(run_dir / "run.json")
+    listed = as_dict(run.get("cases"))
+    engines = _distinct(as_dict(h).get("docker_version") for h in as_dict(run.get("hosts")).values())
+    return {case.dir_name: case_details(run_dir, case, as_dict(listed.get(case.dir_name)), engines)
             for case in summary.cases}
 
 
@@ -75,10 +75,10 @@ def case_details(run_dir: Path, case: CaseResult, entry: Mapping[str, Any],
     events = {n: _rank0_events(d) for n, d in rounds}
     submit = next((e for n, _ in rounds for e in events[n] if e.name == "SUBMIT_INFO"), None)
     info = submit.value if submit is not None else {}
-    card = _dict(info.get("dataset"))
-    infos = [_json(p) for _, d in rounds[:1] for p in sorted(d.glob("*/sys_info.json"))]
+    card = as_dict(info.get("dataset"))
+    infos = [read_json(p) for _, d in rounds[:1] for p in sorted(d.glob("*/sys_info.json"))]
     return CaseDetails(
-        workload=_workload(case, entry, _dict(info.get("config")), card, events),
+        workload=_workload(case, entry, as_dict(info.get("config")), card, events),
         hardware=_hardware(case, infos), software=_software(case, infos, engines),
         smoke=str(card.get("smoke_test") or ""),
         curves=tuple(_curves(n, events[n]) for n, _ in rounds),
@@ -168,12 +168,12 @@ def _first(config: Mapping[str, Any], keys: Sequence[str]) -> Any:
 
 def _hardware(case: CaseResult, infos: Sequence[Mapping[str, Any]]) -> tuple:
     chips = f"{case.nnodes or '?'} node(s) x {case.nproc or '?'} process(es)"
-    accel = [_dict(i.get("accelerators")) for i in infos]
+    accel = [as_dict(i.get("accelerators")) for i in infos]
     per_node = _distinct(f"{a['count']} x {a['model']}" if a.get("count") and a.get("model")
                          else a.get("note") or a.get("unavailable") for a in accel)
-    cpus = _distinct(f"{_dict(i.get('cpu')).get('model')} ({_dict(i.get('cpu')).get('logical_cpus')}"
-                     " logical CPUs)" for i in infos if _dict(i.get("cpu")).get("model"))
-    memory = _distinct(_gib(_dict(i.get("memory")).get("total_bytes")) for i in infos)
+    cpus = _distinct(f"{as_dict(i.get('cpu')).get('model')} ({as_dict(i.get('cpu')).get('logical_cpus')}"
+                     " logical CPUs)" for i in infos if as_dict(i.get("cpu")).get("model"))
+    memory = _distinct(_gib(as_dict(i.get("memory")).get("total_bytes")) for i in infos)
     missing = "not in sys_info.json" if infos else "no sys_info.json"
     return tuple((k, v or missing) for k, v in (
         ("chip", f"{case.vendor or '?'} {case.chip or '?'}, {chips}"),
@@ -183,15 +183,15 @@ def _hardware(case: CaseResult, infos: Sequence[Mapping[str, Any]]) -> tuple:
 
 def _software(case: CaseResult, infos: Sequence[Mapping[str, Any]], engines: str) -> tuple:
     frameworks = _distinct(
-        ", ".join(f"{name} {v['version']}" for name, v in _dict(i.get("frameworks")).items()
+        ", ".join(f"{name} {v['version']}" for name, v in as_dict(i.get("frameworks")).items()
                   if isinstance(v, dict) and v.get("version")) for i in infos)
     drivers = _distinct(" ".join(str(a[k]) for k in ("driver_version", "runtime_version")
-                                 if a.get(k)) for a in (_dict(i.get("accelerators"))
+                                 if a.get(k)) for a in (as_dict(i.get("accelerators"))
                                                         for i in infos))
-    docker = engines or _distinct(_dict(i.get("docker")).get("server_version") for i in infos)
+    docker = engines or _distinct(as_dict(i.get("docker")).get("server_version") for i in infos)
     missing = "not in sys_info.json" if infos else "no sys_info.json"
-    os_ = _distinct(f"{_dict(i.get('os')).get('name')}, kernel "
-                    f"{_dict(i.get('kernel')).get('release')}" for i in infos if i.get("os"))
+    os_ = _distinct(f"{as_dict(i.get('os')).get('name')}, kernel "
+                    f"{as_dict(i.get('kernel')).get('release')}" for i in infos if i.get("os"))
     return tuple((k, v or why) for k, v, why in (
         ("image", case.image or "", "not recorded"),
         ("frameworks", frameworks, missing),
@@ -224,7 +224,8 @@ def _node_logs(run_dir: Path, number: int, round_dir: Path) -> list[NodeLogs]:
 # ---------------------------------------------------------------- tolerant readers
 
 
-def _json(path: Path) -> dict[str, Any]:
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON object file, or {} where it is missing, unreadable or not an object."""
     try:
         value = json.loads(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError):
@@ -232,5 +233,5 @@ def _json(path: Path) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
