@@ -138,12 +138,14 @@ def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -
     from chipperf.leftovers import sweep_host
 
     done = each(list(hosts.hosts.values()), lambda h: sweep_host(
-        h, cluster.work_root, skip=run_id, with_origin_only=True), "sweep",
+        h, cluster.work_root, skip=run_id, with_origin_only=True, swept_by=run_id), "sweep",
         key=lambda h: h.name, raise_errors=False)
     for name, swept in done.items():
         if isinstance(swept, BaseException):
             log.warning("[%s] looking for what earlier runs left failed: %s", name, swept)
             continue
+        for run_dir in swept.closed:
+            log.warning("[%s] closed %s/run.json as canceled: its master is gone", name, run_dir)
         for line in swept.collected:
             log.warning("[%s] brought home files an earlier run left: %s (marked late in its "
                         "run.json)", name, line)
