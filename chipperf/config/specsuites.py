@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_mapping, test_fields
+from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_config, test_fields
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.errors import ConfigError
 
 SUITE_KEYS = {"chip", "nproc_per_node", "repeat", "benchmarks_or_toolkits", "hosts_ports",
               "device", "log_call_information"}
@@ -35,7 +36,10 @@ NO_DATA = "/tmp"   # specs and operators read no dataset; the contract still pas
 def load_spec_suite(path: str | Path, suite: str) -> tuple[ClusterConfig, TestConfig, list[str]]:
     """Both configs (defaults where a value was bad) and every problem found."""
     path = Path(path)
-    f = Fields(path, read_mapping(path))
+    raw = read_config(path)
+    if raw.problems:
+        raise ConfigError(raw.problems)
+    f = Fields.of(path, raw)
     cluster = cluster_fields(f)
     nproc = f.get("nproc_per_node", int, 1, "use a whole number >= 1")
     repeat = f.get("repeat", int, 1, "use a whole number >= 1")
