@@ -36,10 +36,10 @@ NO_DATA = "/tmp"   # specs and operators read no dataset; the contract still pas
 def load_spec_suite(path: str | Path, suite: str) -> tuple[ClusterConfig, TestConfig, list[str]]:
     """Both configs (defaults where a value was bad) and every problem found."""
     path = Path(path)
-    raw = read_config(path)
-    if raw.problems:
-        raise ConfigError(raw.problems)
-    f = Fields.of(path, raw)
+    read = read_config(path)
+    if read.problems:
+        raise ConfigError(read.problems)
+    f = Fields.of(path, read)
     cluster = cluster_fields(f)
     nproc = f.get("nproc_per_node", int, 1, "use a whole number >= 1")
     repeat = f.get("repeat", int, 1, "use a whole number >= 1")
