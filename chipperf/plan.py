@@ -209,6 +209,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"({', '.join(have) or 'none'})")
     problems += list(vendor_config(entry, test, catalogue).problems)
     problems += _needs(entry, test, catalogue, where)
+    problems += _device_count(key, test.vendor, where)
     choice = image_choice(key.framework, test, catalogue)
     if choice.folder is None:
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
@@ -246,6 +247,18 @@ def _needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue, where: str)
     chip = get_vendor(test.vendor).chip(key.chip) if test.vendor in vendor_names() else None
     return needs_problems(needs, values, key.nnodes, key.nproc, chip,
                           f"{where}: {key.vendor_config_name}")
+
+
+def _device_count(key: CaseKey, vendor: str, where: str) -> list[str]:
+    """nproc (ranks per node, one chip each) against the chips a node of that kind holds,
+    where the vendor's spec sheet says (ChipSpec.devices_per_node; unknown: not checked)."""
+    spec = get_vendor(vendor).chip(key.chip)
+    most = spec.devices_per_node if spec else None
+    if most is None or key.nproc <= most:
+        return []
+    return [f"{where}: nproc={key.nproc} but a {vendor} {spec.name if spec else key.chip} node "
+            f"holds at most {most} chips (one rank per chip): use nproc <= {most}, and more "
+            "nodes (nnodes) for more chips"]
 
 
 def _hosts_and_data(entry: CaseEntry, cluster: ClusterConfig, key: CaseKey,

@@ -14,20 +14,25 @@ from chipperf.vendors.base import ChipSpec, HardwareValidation, SampleError, Sam
 
 _TF = 1e12
 
-# Dense (no sparsity) peak FLOP/s from NVIDIA's datasheets.
+# Dense (no sparsity) peak FLOP/s from NVIDIA's datasheets. devices_per_node: the SXM chips
+# go in HGX baseboards of 4 or 8 GPUs (DGX A100, DGX H100, DGX H200: 8 per node).
+HGX_GPUS = 8
 CHIPS = {
     "A100": ChipSpec("A100", {"fp64": 9.7 * _TF, "fp32": 19.5 * _TF, "tf32": 156 * _TF,
                               "bf16": 312 * _TF, "fp16": 312 * _TF},
                      memory_bytes=80 * 2**30, tdp_watts=400, memory_bandwidth=2039e9,
-                     source="NVIDIA A100 datasheet (SXM4 80GB: 2,039 GB/s), dense"),
+                     source="NVIDIA A100 datasheet (SXM4 80GB: 2,039 GB/s), dense",
+                     devices_per_node=HGX_GPUS),
     "H100": ChipSpec("H100", {"fp64": 34 * _TF, "fp32": 67 * _TF, "tf32": 494.5 * _TF,
                               "bf16": 989.5 * _TF, "fp16": 989.5 * _TF, "fp8": 1979 * _TF},
                      memory_bytes=80 * 2**30, tdp_watts=700, memory_bandwidth=3.35e12,
-                     source="NVIDIA H100 datasheet (SXM5: 3.35 TB/s), dense"),
+                     source="NVIDIA H100 datasheet (SXM5: 3.35 TB/s), dense",
+                     devices_per_node=HGX_GPUS),
     "H200": ChipSpec("H200", {"fp64": 34 * _TF, "fp32": 67 * _TF, "tf32": 494.5 * _TF,
                               "bf16": 989.5 * _TF, "fp16": 989.5 * _TF, "fp8": 1979 * _TF},
                      memory_bytes=141 * 10**9, tdp_watts=700, memory_bandwidth=4.8e12,
-                     source="NVIDIA H200 datasheet (SXM: 4.8 TB/s), dense"),
+                     source="NVIDIA H200 datasheet (SXM: 4.8 TB/s), dense",
+                     devices_per_node=HGX_GPUS),
 }
 
 
