@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from chipperf import precheck
 from chipperf.catalogue import Catalogue
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
@@ -44,7 +45,12 @@ class RunOutcome:
 
 def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
         suite: str = "training", debug: bool = False) -> RunOutcome:
-    run_id, run_dir = create_run_dir(Path(test.result_root), new_run_id(datetime.now()))
+    opened = precheck.open_checked(cluster, test)   # a missing data dir: no run dir is made
+    try:
+        run_id, run_dir = create_run_dir(Path(test.result_root), new_run_id(datetime.now()))
+    except BaseException:
+        opened.close()
+        raise
     plan = make_plan(cluster, test, catalogue, run_id, Path(test.result_root))
     handler = attach_run_log(run_dir, debug)
     lease = MasterLease.take(run_dir)
@@ -56,7 +62,7 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
                  ", ".join(plan.hosts), run_dir)
         for note in (n for case in plan.cases for n in case.notes):
             log.warning("%s", note)
-        hosts, sensors = preflight(plan, cluster, record, test.in_container_launch)
+        hosts, sensors = preflight(plan, cluster, record, test.in_container_launch, opened)
         tags = in_container_tags(plan, record) if test.in_container_launch else \
             prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
@@ -96,13 +102,15 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
 
 
 def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord,
-              in_container: bool = False) -> tuple[HostGroup, dict[str, frozenset[str]]]:
-    """Connect, check engines, data dirs and sensors everywhere at once, upload the code.
+              in_container: bool = False, opened: precheck.Opened | None = None
+              ) -> tuple[HostGroup, dict[str, frozenset[str]]]:
+    """Connect (or take the hosts ``opened`` connected, chipperf.precheck), check engines,
+    data dirs and sensors everywhere at once, upload the code.
     Returns the hosts and, per host, the sensor paths its monitor sidecars can mount.
     ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH): no lease is
     held and no earlier run's leftovers are swept there (chipperf starts no containers)."""
     started = time.monotonic()
-    hosts = HostGroup.connect(plan.hosts, cluster)
+    hosts = opened.group() if opened is not None else HostGroup.connect(plan.hosts, cluster)
     if in_container:
         for host in hosts.hosts.values():
             host.use_engine(InContainerEngine(host))
