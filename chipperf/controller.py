@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import AbstractSet, Any
 
 from chipperf import precheck
 from chipperf.catalogue import Catalogue
@@ -287,13 +287,13 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
     record.case(case.dir_name, status="running")
     outcomes: list[RoundOutcome] = []
     for rnd in case.rounds:
-        lost = _lost_hosts(outcomes, rnd, hosts.silent)
+        lost = _lost_hosts(outcomes, rnd, hosts.silent | hosts.engine_gone)
         if lost and not test.retry_lost_hosts:
             when = f"round {outcomes[-1].number}" if outcomes else "an earlier case of this run"
-            _skip_rest(case, rnd, lost, when, record)
+            _skip_rest(case, rnd, lost, when, record, hosts.engine_gone)
             if not outcomes:   # the case never started: its reason names the host, not "no round"
-                _case_failed(case, record, outcome, f"not started: {', '.join(lost)} stopped "
-                                                    f"answering in {when}")
+                _case_failed(case, record, outcome, f"not started: {_how_lost(lost, hosts.engine_gone)}"
+                                                    f" in {when}")
                 return
             break
         if test.clear_caches:
@@ -309,6 +309,7 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
                 record.round(case.dir_name, canceled.to_dict())
             raise
         outcomes.append(result)
+        hosts.engine_gone.update(result.engine_gone)
         outcome.kept += result.kept_on_hosts.values()
         record.round(case.dir_name, result.to_dict())
         log.info("case %s round %d: %s %s", case.key, rnd.number, result.status, result.reason)
@@ -327,16 +328,25 @@ def case_status(outcomes: list[RoundOutcome]) -> tuple[str, str]:
 
 
 def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan, silent: set[str]) -> list[str]:
-    """The round's hosts an earlier round of the case lost, or any round found silent."""
-    lost = {h for r in outcomes for h in r.lost_hosts} | silent
+    """The round's hosts an earlier round of the case lost (unreachable, or their container
+    engine gone), or any round found silent or engine-less."""
+    lost = {h for r in outcomes for h in (*r.lost_hosts, *r.engine_gone)} | silent
     return [n.host for n in rnd.nodes if n.host in lost]
 
 
+def _how_lost(lost: list[str], engine_gone: AbstractSet[str]) -> str:
+    """'h1 stopped answering; h2's container engine stopped or is gone'."""
+    away = [h for h in lost if h not in engine_gone]
+    parts = [f"{', '.join(away)} stopped answering"] if away else []
+    parts += [f"{h}'s container engine stopped or is gone" for h in lost if h in engine_gone]
+    return "; ".join(parts)
+
+
 def _skip_rest(case: CasePlan, rnd: RoundPlan, lost: list[str], when: str,
-               record: RunRecord) -> None:
-    log.error("case %s: %s could not be reached in %s: rounds %d-%d not started on it "
-              "(RETRY_LOST_HOSTS = True in the test config starts them anyway)", case.key,
-              ", ".join(lost), when, rnd.number, len(case.rounds))
+               record: RunRecord, engine_gone: AbstractSet[str] = frozenset()) -> None:
+    log.error("case %s: %s in %s: rounds %d-%d not started there (RETRY_LOST_HOSTS = True in "
+              "the test config starts them anyway)", case.key, _how_lost(lost, engine_gone),
+              when, rnd.number, len(case.rounds))
     record.case(case.dir_name, skipped_rounds=list(range(rnd.number, len(case.rounds) + 1)),
                 skipped_because=f"{', '.join(lost)} lost in {when}")
 
