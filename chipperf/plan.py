@@ -129,19 +129,23 @@ def case_dir_name(entry: CaseEntry) -> str:
 
 
 def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
-          where: str = "test config") -> list[str]:
-    """Every reason the configs cannot run, as 'where: what: how to fix'."""
+          where: str = "test config", names: Mapping[str, str] | None = None) -> list[str]:
+    """Every reason the configs cannot run, as 'where: what: how to fix'. ``names``: a
+    setting's key -> the name the config file wrote it as (chipperf.config.load.RawConfig),
+    so that a problem names what is in the file (FLAGPERF_LOG_PATH for RESULT_ROOT)."""
+    named = {"vendor": "VENDOR", "result_root": "RESULT_ROOT", "measured_peaks": "MEASURED_PEAKS",
+             "container_opt": "ACCE_CONTAINER_OPT", **(names or {})}
     problems: list[str] = []
     if test.vendor and test.vendor not in vendor_names():
-        problems.append(f"{where}: VENDOR {test.vendor!r} is unknown: use one of "
+        problems.append(f"{where}: {named['vendor']} {test.vendor!r} is unknown: use one of "
                         f"{', '.join(vendor_names())} (vendor modules live in chipperf/vendors/)")
-    problems += [f"{where}: RESULT_ROOT {test.result_root!r}: {p}"
+    problems += [f"{where}: {named['result_root']} {test.result_root!r}: {p}"
                  for p in result_root_problems(Path(test.result_root))]
     if test.measured_peaks:
         _, peak_problems = read_measured_peaks(Path(test.measured_peaks))
-        problems += [f"{where}: MEASURED_PEAKS: {p}" for p in peak_problems]
+        problems += [f"{where}: {named['measured_peaks']}: {p}" for p in peak_problems]
     _, option_problems = parse_cli_options(test.container_opt)
-    problems += [f"{where}: ACCE_CONTAINER_OPT: {p}" for p in option_problems]
+    problems += [f"{where}: {named['container_opt']}: {p}" for p in option_problems]
     seen: set[str] = set()
     for entry in test.cases:
         problems += _check_case(entry, cluster, test, catalogue, where)

@@ -75,3 +75,21 @@ def test_yaml_keys_are_named_as_written_too(tmp_path) -> None:
     path = cluster(tmp_path, "hosts: ['10.0.0.1']\nknown_hosts: [a, b]\n", "cluster.yaml")
     (found,) = problems(path)
     assert found.startswith("known_hosts: ['a', 'b'] is not valid (a list, expected one string)")
+
+
+def test_plan_time_problems_name_the_key_as_written(tmp_path) -> None:
+    """A result root that cannot be written, given under FlagPerf's FLAGPERF_LOG_PATH, is
+    named so; written as RESULT_ROOT, as RESULT_ROOT."""
+    from chipperf.cli import load_all
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    cluster_path = cluster(tmp_path, "HOSTS = ['10.0.0.1']\n")
+    for key in ("FLAGPERF_LOG_PATH", "RESULT_ROOT"):
+        test = tmp_path / "test_conf.py"
+        test.write_text(f"VENDOR = 'cpu'\nCASES = {{'resnet50:pytorch_2.13:xeon:1:1:1': '/d'}}\n"
+                        f"{key} = {str(blocker / 'result')!r}\n")
+        with pytest.raises(ConfigError) as err:
+            load_all(str(cluster_path), str(test), None)
+        assert f"{test}: {key} {str(blocker / 'result')!r}: {blocker} is not a directory" in \
+            str(err.value)
