@@ -94,14 +94,13 @@ def port_holder(host: Any, port: int | None) -> str | None:
 
 def engine_gone(host: Any, timeout_s: float = 15.0) -> str | None:
     """Why the host's container engine does not answer while the host does over SSH; None
-    when the engine answers, the host does not, or the engine cannot be asked (a container
-    as host, IN_CONTAINER_LAUNCH)."""
+    when the engine answers (to the SDK or to its own client on the host), the host does
+    not, or the engine cannot be asked (a container as host, IN_CONTAINER_LAUNCH)."""
     try:
-        client = host.docker()
-        api = getattr(client, "api", None)
+        api = getattr(host.docker(), "api", None)
         if api is None:
             return None
-        api.ping(timeout=timeout_s)
+        api.ping()
         return None
     except Exception as exc:   # the engine did not answer: does the host?
         problem = f"{type(exc).__name__}: {exc}"
@@ -110,18 +109,22 @@ def engine_gone(host: Any, timeout_s: float = 15.0) -> str | None:
             return None
     except Exception:   # the host itself is away: that is its loss, named elsewhere
         return None
-    return _engine_words(host, timeout_s) or problem
+    said = _engine_words(host, timeout_s)
+    return None if said is None else (said or problem)
 
 
-def _engine_words(host: Any, timeout_s: float) -> str:
+def _engine_words(host: Any, timeout_s: float) -> str | None:
     """What the engine's own client says on the host (e.g. "Cannot connect to the Docker
-    daemon at unix:///var/run/docker.sock. Is the docker daemon running?"), if anything."""
+    daemon at unix:///var/run/docker.sock. Is the docker daemon running?"); None when it got
+    an answer from the engine, "" when it could not be asked (no docker client there)."""
     try:
         said = host.run(["docker", "version", "--format", "{{.Server.Version}}"],
                         timeout=timeout_s, check=False)
     except Exception:
         return ""
-    return "" if said.ok else (said.stderr or said.stdout).strip()[-300:]
+    if said.ok:
+        return None
+    return "" if said.exit_code == 127 else (said.stderr or said.stdout).strip()[-300:]
 
 
 def engine_reason(host: str, why: str, before: str) -> str:

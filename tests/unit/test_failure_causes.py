@@ -112,7 +112,7 @@ def test_an_engine_gone_while_the_host_answers_is_named(monkeypatch) -> None:
 def test_an_engine_that_answers_is_not_blamed() -> None:
     class Answering(LocalHost):
         def docker(self):   # an engine that answers its ping
-            return type("Client", (), {"api": type("Api", (), {"ping": lambda self, timeout: True})()})()
+            return type("Client", (), {"api": type("Api", (), {"ping": lambda self: True})()})()
 
     st = failed_node()
     name_engine_loss(HostGroup([Answering()]), st)
