@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from chipperf import causes
 from chipperf.containers import runtime
-from chipperf.errors import HOST, UNREACHABLE, HostError, failure, interruption, log_failure
+from chipperf.errors import HostError, failure, interruption, log_failure
 from chipperf.perflog import case_error, parse_lines
 from chipperf.plan import CasePlan, NodePlan, RoundPlan
 from chipperf.remote import HostGroup, each
@@ -317,8 +317,8 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
     except Exception as exc:  # the engine is away: the node's files are still collected
         stopped = False
         log.error("[%s] node %d: stopping its containers failed: %s", node.host, node.node_rank, exc)
-    if not stopped or st.kind in (UNREACHABLE, HOST):
-        name_engine_loss(hosts, st)
+    if not stopped or st.status not in ("succeeded", "running"):
+        name_engine_loss(hosts, st)   # an engine stopped normally ends its containers: exit 1
     st.finish("canceled", "stopped during teardown")
     try:
         skipped = hosts[node.host].get_dir(node.output_dir, local)

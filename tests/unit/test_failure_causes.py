@@ -160,3 +160,23 @@ def test_a_host_whose_engine_is_gone_gets_no_later_rounds(tmp_path, monkeypatch)
     assert ran == [1] and hosts.engine_gone == {"127.0.0.1"}
     assert record.cases["resnet50-x"]["skipped_rounds"] == [2]
     assert record.cases["resnet50-x"]["rounds"][0]["engine_gone"] == ["127.0.0.1"]
+
+
+def test_round_teardown_names_an_engine_stopped_normally(tmp_path, monkeypatch) -> None:
+    """A dockerd stopped normally ends its containers (the launcher exits 1) and the stop
+    calls, which swallow a gone engine, raise nothing: the teardown still asks the engine
+    (on sim host h7, SIGTERM to its dockerd: named, round 2 not started)."""
+    from chipperf.rounds import RoundSettings, _teardown_node
+
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    output = tmp_path / "host" / "node"
+    output.mkdir(parents=True)
+    (output / "launcher.log").write_text("rank 0 exited with status 1\n")
+    node = type("N", (Node,), {"output_dir": str(output)})()
+    st = failed_node()
+    st.node = node  # type: ignore[assignment]
+    _teardown_node(HostGroup([LocalHost()]), st, RoundSettings(tmp_path / "run", "img", {}))
+    assert st.kind == causes.ENGINE and st.engine_gone
+    assert (tmp_path / "run" / Node.result_rel / "launcher.log").is_file()   # still collected
+    assert "the container engine on 127.0.0.1 stopped or is gone" in \
+        (tmp_path / "run" / Node.result_rel / "status").read_text()
