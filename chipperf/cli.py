@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 from chipperf.catalogue import Catalogue, default_suite_dir, default_training_dir
 from chipperf.config import ClusterConfig, TestConfig, load_cluster
-from chipperf.config.load import parse_cluster, parse_test
+from chipperf.config.load import parse_cluster, parse_test, read_config
 from chipperf.errors import ChipperfError, ConfigError, Interrupted
 from chipperf.plan import check, make_plan
 from chipperf.results.layout import new_run_id
@@ -34,8 +34,14 @@ def load_all(cluster_path: str, test_path: str, training_dir: str | None
     test, test_problems = parse_test(test_path)
     root = Path(training_dir or test.training_dir or default_training_dir())
     catalogue = Catalogue.scan(root, suite="training")
-    _raise_all(cluster_problems + test_problems + check(cluster, test, catalogue, where=test_path))
+    _raise_all(cluster_problems + test_problems + check(cluster, test, catalogue, where=test_path,
+                                                        names=written_names(test_path)))
     return cluster, test, catalogue
+
+
+def written_names(path: str) -> dict[str, str]:
+    """A config's keys as the file wrote them (its problems are the loader's to report)."""
+    return read_config(Path(path)).written
 
 
 def _raise_all(problems: list[str]) -> None:
@@ -50,7 +56,8 @@ def load_inference_all(host_config: str, suite_dir: str | None
     root = Path(suite_dir or default_suite_dir("inference"))
     cluster, test, problems = load_inference(host_config, root)
     catalogue = Catalogue.scan(root, suite="inference")
-    _raise_all(problems + check(cluster, test, catalogue, where=host_config))
+    _raise_all(problems + check(cluster, test, catalogue, where=host_config,
+                                names=written_names(host_config)))
     return cluster, test, catalogue
 
 
@@ -62,7 +69,8 @@ def load_spec_suite_all(suite: str, host_config: str, suite_dir: str | None
     root = Path(suite_dir or default_suite_dir(suite))
     cluster, test, problems = load_spec_suite(host_config, suite)
     catalogue = Catalogue.scan(root, suite=suite)
-    _raise_all(problems + check(cluster, test, catalogue, where=host_config))
+    _raise_all(problems + check(cluster, test, catalogue, where=host_config,
+                                names=written_names(host_config)))
     return cluster, test, catalogue
 
 

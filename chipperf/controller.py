@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import AbstractSet, Any
 
+from chipperf import precheck
 from chipperf.catalogue import Catalogue
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
@@ -44,7 +45,12 @@ class RunOutcome:
 
 def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
         suite: str = "training", debug: bool = False) -> RunOutcome:
-    run_id, run_dir = create_run_dir(Path(test.result_root), new_run_id(datetime.now()))
+    opened = precheck.open_checked(cluster, test)   # a missing data dir: no run dir is made
+    try:
+        run_id, run_dir = create_run_dir(Path(test.result_root), new_run_id(datetime.now()))
+    except BaseException:
+        opened.close()
+        raise
     plan = make_plan(cluster, test, catalogue, run_id, Path(test.result_root))
     handler = attach_run_log(run_dir, debug)
     lease = MasterLease.take(run_dir)
@@ -56,7 +62,7 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
                  ", ".join(plan.hosts), run_dir)
         for note in (n for case in plan.cases for n in case.notes):
             log.warning("%s", note)
-        hosts, sensors = preflight(plan, cluster, record, test.in_container_launch)
+        hosts, sensors = preflight(plan, cluster, record, test.in_container_launch, opened)
         tags = in_container_tags(plan, record) if test.in_container_launch else \
             prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
@@ -96,13 +102,15 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
 
 
 def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord,
-              in_container: bool = False) -> tuple[HostGroup, dict[str, frozenset[str]]]:
-    """Connect, check engines, data dirs and sensors everywhere at once, upload the code.
+              in_container: bool = False, opened: precheck.Opened | None = None
+              ) -> tuple[HostGroup, dict[str, frozenset[str]]]:
+    """Connect (or take the hosts ``opened`` connected, chipperf.precheck), check engines,
+    data dirs and sensors everywhere at once, upload the code.
     Returns the hosts and, per host, the sensor paths its monitor sidecars can mount.
     ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH): no lease is
     held and no earlier run's leftovers are swept there (chipperf starts no containers)."""
     started = time.monotonic()
-    hosts = HostGroup.connect(plan.hosts, cluster)
+    hosts = opened.group() if opened is not None else HostGroup.connect(plan.hosts, cluster)
     if in_container:
         for host in hosts.hosts.values():
             host.use_engine(InContainerEngine(host))
@@ -138,12 +146,14 @@ def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -
     from chipperf.leftovers import sweep_host
 
     done = each(list(hosts.hosts.values()), lambda h: sweep_host(
-        h, cluster.work_root, skip=run_id, with_origin_only=True), "sweep",
+        h, cluster.work_root, skip=run_id, with_origin_only=True, swept_by=run_id), "sweep",
         key=lambda h: h.name, raise_errors=False)
     for name, swept in done.items():
         if isinstance(swept, BaseException):
             log.warning("[%s] looking for what earlier runs left failed: %s", name, swept)
             continue
+        for run_dir in swept.closed:
+            log.warning("[%s] closed %s/run.json as canceled: its master is gone", name, run_dir)
         for line in swept.collected:
             log.warning("[%s] brought home files an earlier run left: %s (marked late in its "
                         "run.json)", name, line)
@@ -277,13 +287,13 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
     record.case(case.dir_name, status="running")
     outcomes: list[RoundOutcome] = []
     for rnd in case.rounds:
-        lost = _lost_hosts(outcomes, rnd, hosts.silent)
+        lost = _lost_hosts(outcomes, rnd, hosts.silent | hosts.engine_gone)
         if lost and not test.retry_lost_hosts:
             when = f"round {outcomes[-1].number}" if outcomes else "an earlier case of this run"
-            _skip_rest(case, rnd, lost, when, record)
+            _skip_rest(case, rnd, lost, when, record, hosts.engine_gone)
             if not outcomes:   # the case never started: its reason names the host, not "no round"
-                _case_failed(case, record, outcome, f"not started: {', '.join(lost)} stopped "
-                                                    f"answering in {when}")
+                _case_failed(case, record, outcome, f"not started: {_how_lost(lost, hosts.engine_gone)}"
+                                                    f" in {when}")
                 return
             break
         if test.clear_caches:
@@ -299,6 +309,7 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
                 record.round(case.dir_name, canceled.to_dict())
             raise
         outcomes.append(result)
+        hosts.engine_gone.update(result.engine_gone)
         outcome.kept += result.kept_on_hosts.values()
         record.round(case.dir_name, result.to_dict())
         log.info("case %s round %d: %s %s", case.key, rnd.number, result.status, result.reason)
@@ -317,16 +328,25 @@ def case_status(outcomes: list[RoundOutcome]) -> tuple[str, str]:
 
 
 def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan, silent: set[str]) -> list[str]:
-    """The round's hosts an earlier round of the case lost, or any round found silent."""
-    lost = {h for r in outcomes for h in r.lost_hosts} | silent
+    """The round's hosts an earlier round of the case lost (unreachable, or their container
+    engine gone), or any round found silent or engine-less."""
+    lost = {h for r in outcomes for h in (*r.lost_hosts, *r.engine_gone)} | silent
     return [n.host for n in rnd.nodes if n.host in lost]
 
 
+def _how_lost(lost: list[str], engine_gone: AbstractSet[str]) -> str:
+    """'h1 stopped answering; h2's container engine stopped or is gone'."""
+    away = [h for h in lost if h not in engine_gone]
+    parts = [f"{', '.join(away)} stopped answering"] if away else []
+    parts += [f"{h}'s container engine stopped or is gone" for h in lost if h in engine_gone]
+    return "; ".join(parts)
+
+
 def _skip_rest(case: CasePlan, rnd: RoundPlan, lost: list[str], when: str,
-               record: RunRecord) -> None:
-    log.error("case %s: %s could not be reached in %s: rounds %d-%d not started on it "
-              "(RETRY_LOST_HOSTS = True in the test config starts them anyway)", case.key,
-              ", ".join(lost), when, rnd.number, len(case.rounds))
+               record: RunRecord, engine_gone: AbstractSet[str] = frozenset()) -> None:
+    log.error("case %s: %s in %s: rounds %d-%d not started there (RETRY_LOST_HOSTS = True in "
+              "the test config starts them anyway)", case.key, _how_lost(lost, engine_gone),
+              when, rnd.number, len(case.rounds))
     record.case(case.dir_name, skipped_rounds=list(range(rnd.number, len(case.rounds) + 1)),
                 skipped_because=f"{', '.join(lost)} lost in {when}")
 

@@ -4,7 +4,9 @@ removed, for every run that is not running (its host lease is free, chipperf.lea
 ``chipperf collect RUN_DIR`` does this for one run, ``chipperf clean --cluster C`` for every
 run on the cluster's hosts, and ``chipperf run`` for earlier runs on the hosts it uses.
 Files that come home this way are marked late in the run's run.json (``late``: node dir ->
-host and when), and the run's reports are written again.
+host and when), and the run's reports are written again. A run whose master is gone and whose
+record still says "running" is closed by whichever of the three finds it: ``canceled``, with
+why and who swept it (``swept``: by, at).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import dataclasses
 import json
 import logging
 import platform
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -33,6 +36,10 @@ ORIGIN = "origin.json"
 # the master's session when its connection closes, which a loaded host took seconds to do
 # (a fresh-Debian .ci/run: collect right after the SIGKILL found one of two hosts still held)
 LEASE_DROP_WAIT_S = 30.0
+CLEAN = "chipperf clean"      # who swept, when `chipperf clean` did (`run` names its run id)
+COLLECT = "chipperf collect"
+# One host's sweep at a time rewrites a run.json (the hosts of a run are swept in parallel)
+_RECORD_LOCK = threading.Lock()
 
 
 @dataclass
@@ -43,15 +50,17 @@ class Swept:
     containers: list[str] = field(default_factory=list)    # container names removed
     work_dirs: list[str] = field(default_factory=list)     # removed
     left: list[str] = field(default_factory=list)          # "<what>: <why>"
+    closed: list[str] = field(default_factory=list)        # run dirs whose record it closed
 
 
 def sweep_host(host: Host, work_root: str, *, only: str | None = None,
                skip: str | None = None, with_origin_only: bool = False,
-               master_gone: bool = False) -> Swept:
+               master_gone: bool = False, swept_by: str = CLEAN) -> Swept:
     """Collect, then remove, what every run that is not running left on ``host`` (only the
     run ``only`` when given; never ``skip``). ``with_origin_only``: leave dirs chipperf did
     not mark as its own (origin.json). ``master_gone``: the master of ``only`` is known to
-    have ended, so a lease still held is its SSH session the host has not yet dropped."""
+    have ended, so a lease still held is its SSH session the host has not yet dropped.
+    ``swept_by``: who sweeps (a run id, or CLEAN), named in a record it closes."""
     swept = Swept(host.name)
     dirs = _run_dirs(host, work_root)
     containers = _containers(host)
@@ -76,6 +85,7 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
         if not master_gone and _busy(host, work):
             swept.left.append(f"{run_id}: running (its master holds the run's lease)")
             continue
+        _close_if_abandoned(origin, run_id, swept_by, swept)
         if not _collect(host, work, run_id, origin, swept):
             continue
         for container in containers.get(run_id, []):
@@ -83,6 +93,20 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
             swept.containers.append(container.name)
         _remove(host, work, swept)
     return swept
+
+
+def _close_if_abandoned(origin: dict[str, Any] | None, run_id: str, swept_by: str,
+                        swept: Swept) -> None:
+    """The run's record, when it is on this machine, closed if its master is gone."""
+    run_dir = Path(origin["result_dir"]) if origin and origin.get("result_dir") else None
+    if run_dir is None or not _is_run_dir(run_dir, run_id):
+        return
+    try:
+        if close_abandoned(run_dir, swept_by):
+            swept.closed.append(str(run_dir))
+    except OSError as exc:   # a result root that cannot take it: said, the sweep goes on
+        swept.left.append(f"{run_dir}/run.json: not closed ({exc}): `chipperf collect "
+                          f"{run_dir}` closes it once the result root takes it")
 
 
 def _remove_stopped(found: list[Any], run_id: str, swept: Swept) -> None:
@@ -180,10 +204,12 @@ def mark_late(run_dir: Path, host: str, nodes: Sequence[str]) -> None:
     from chipperf.results.layout import write_json
 
     path = run_dir / "run.json"
-    record = json.loads(path.read_text())
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    record.setdefault("late", {}).update({rel: {"host": host, "collected_at": now} for rel in nodes})
-    write_json(path, record)
+    with _RECORD_LOCK:
+        record = json.loads(path.read_text())
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        record.setdefault("late", {}).update({rel: {"host": host, "collected_at": now}
+                                              for rel in nodes})
+        write_json(path, record)
     log.info("[%s] %d node dir(s) of %s collected late: %s", host, len(nodes), run_dir.name,
              ", ".join(nodes))
 
@@ -217,6 +243,7 @@ def describe(swept: Swept) -> list[str]:
     lines += [f"  collected {c}" for c in swept.collected]
     lines += [f"  removed container {c}" for c in swept.containers]
     lines += [f"  removed {w}" for w in swept.work_dirs]
+    lines += [f"  closed {c}/run.json as canceled (its master is gone)" for c in swept.closed]
     lines += [f"  left {w}" for w in swept.left]
     return lines
 
@@ -233,7 +260,7 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
     restore_fallback(Path(run_dir), run_id)
     close_abandoned(Path(run_dir))
     done = on_hosts(hosts, cluster, lambda h: sweep_host(h, cluster.work_root, only=run_id,
-                                                         master_gone=True))
+                                                         master_gone=True, swept_by=COLLECT))
     from chipperf.record import write_reports
 
     if any(s.collected for s in done[0]):
@@ -254,36 +281,53 @@ def restore_fallback(run_dir: Path, run_id: str) -> None:
         log.info("%s: run.json restored from %s", run_dir, fallback)
 
 
-def close_abandoned(run_dir: Path) -> None:
+def close_abandoned(run_dir: Path, swept_by: str = COLLECT) -> bool:
     """A record left "running" by a master that is gone (killed, its machine down) is closed
-    as failed, naming that, with every unfinished case."""
-    from chipperf.lease import master_alive, master_of
-    from chipperf.results.layout import write_json
+    as canceled, naming that and who swept it, with every unfinished case and node dir.
+    True when it closed it; a master alive, or one it cannot tell (no lock), is left alone."""
+    from chipperf.lease import master_alive
 
     path = run_dir / "run.json"
-    record = json.loads(path.read_text())
-    if record.get("status") != "running" or master_alive(run_dir) is not False:
-        return
+    with _RECORD_LOCK:
+        record = json.loads(path.read_text())
+        if record.get("status") != "running" or master_alive(run_dir) is not False:
+            return False
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        why = _abandoned_why(run_dir, swept_by)
+        _cancel_unfinished(run_dir, record, why)
+        record.update(status="canceled", finished_at=now,
+                      error={"type": "MasterGone", "message": why},
+                      swept={"by": swept_by, "at": now})
+        from chipperf.results.layout import write_json
+
+        write_json(path, record)
+    log.warning("%s: %s; closed as canceled", run_dir, why)
+    return True
+
+
+def _abandoned_why(run_dir: Path, swept_by: str) -> str:
+    from chipperf.lease import master_of
+
     who = master_of(run_dir)
-    why = (f"the run's master (pid {who.get('pid')} on {who.get('node')}) ended without closing "
-           "the record (killed, or its machine went down)")
+    return (f"the run's master (pid {who.get('pid')} on {who.get('node')}) ended without "
+            f"closing the record (killed, or its machine went down); closed by {swept_by}")
+
+
+def _cancel_unfinished(run_dir: Path, record: dict[str, Any], why: str) -> None:
     from chipperf.results.layout import read_status, write_status
 
     for case in record.get("cases", {}).values():
         if case.get("status") in ("pending", "running"):
-            case.update(status="failed", reason=why)
+            case.update(status="canceled", reason=why)
     for node in run_dir.glob("*/round*/*_noderank*"):
         if read_status(node)[0] in ("starting", "running"):
-            write_status(node, "failed", why)
-    record.update(status="failed", error={"type": "MasterGone", "message": why},
-                  finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    write_json(path, record)
-    log.warning("%s: %s; closed as failed", run_dir, why)
+            write_status(node, "canceled", why)
 
 
 def clean(cluster: ClusterConfig) -> tuple[list[Swept], list[str]]:
     """`chipperf clean`: on every host, what every run that is not running left."""
-    return on_hosts(cluster.hosts, cluster, lambda h: sweep_host(h, cluster.work_root))
+    return on_hosts(cluster.hosts, cluster, lambda h: sweep_host(h, cluster.work_root,
+                                                                 swept_by=CLEAN))
 
 
 def on_hosts(addresses: Sequence[str], cluster: ClusterConfig, fn: Any

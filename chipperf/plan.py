@@ -134,19 +134,23 @@ def case_dir_name(entry: CaseEntry) -> str:
 
 
 def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
-          where: str = "test config") -> list[str]:
-    """Every reason the configs cannot run, as 'where: what: how to fix'."""
+          where: str = "test config", names: Mapping[str, str] | None = None) -> list[str]:
+    """Every reason the configs cannot run, as 'where: what: how to fix'. ``names``: a
+    setting's key -> the name the config file wrote it as (chipperf.config.load.RawConfig),
+    so that a problem names what is in the file (FLAGPERF_LOG_PATH for RESULT_ROOT)."""
+    named = {"vendor": "VENDOR", "result_root": "RESULT_ROOT", "measured_peaks": "MEASURED_PEAKS",
+             "container_opt": "ACCE_CONTAINER_OPT", **(names or {})}
     problems: list[str] = []
     if test.vendor and test.vendor not in vendor_names():
-        problems.append(f"{where}: VENDOR {test.vendor!r} is unknown: use one of "
+        problems.append(f"{where}: {named['vendor']} {test.vendor!r} is unknown: use one of "
                         f"{', '.join(vendor_names())} (vendor modules live in chipperf_runtime/vendors/)")
-    problems += [f"{where}: RESULT_ROOT {test.result_root!r}: {p}"
+    problems += [f"{where}: {named['result_root']} {test.result_root!r}: {p}"
                  for p in result_root_problems(Path(test.result_root))]
     if test.measured_peaks:
         _, peak_problems = read_measured_peaks(Path(test.measured_peaks))
-        problems += [f"{where}: MEASURED_PEAKS: {p}" for p in peak_problems]
+        problems += [f"{where}: {named['measured_peaks']}: {p}" for p in peak_problems]
     _, option_problems = parse_cli_options(test.container_opt)
-    problems += [f"{where}: ACCE_CONTAINER_OPT: {p}" for p in option_problems]
+    problems += [f"{where}: {named['container_opt']}: {p}" for p in option_problems]
     seen: set[str] = set()
     for entry in test.cases:
         problems += _check_case(entry, cluster, test, catalogue, where)
@@ -217,6 +221,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += list(vendor_config(entry, test, catalogue).problems)
     problems += _override_problems(entry, test, catalogue, where)
     problems += _needs(entry, test, catalogue, where)
+    problems += _device_count(key, test.vendor, where)
     choice = image_choice(key.framework, test, catalogue)
     if choice.folder is None:
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
@@ -269,6 +274,18 @@ def _needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue, where: str)
     chip = get_vendor(test.vendor).chip(key.chip) if test.vendor in vendor_names() else None
     return needs_problems(needs, values, key.nnodes, key.nproc, chip,
                           f"{where}: {key.vendor_config_name}")
+
+
+def _device_count(key: CaseKey, vendor: str, where: str) -> list[str]:
+    """nproc (ranks per node, one chip each) against the chips a node of that kind holds,
+    where the vendor's spec sheet says (ChipSpec.devices_per_node; unknown: not checked)."""
+    spec = get_vendor(vendor).chip(key.chip)
+    most = spec.devices_per_node if spec else None
+    if most is None or key.nproc <= most:
+        return []
+    return [f"{where}: nproc={key.nproc} but a {vendor} {key.chip} node "
+            f"holds at most {most} chips (one rank per chip): use nproc <= {most}, and more "
+            "nodes (nnodes) for more chips"]
 
 
 def _hosts_and_data(entry: CaseEntry, cluster: ClusterConfig, key: CaseKey,

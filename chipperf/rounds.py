@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
+from chipperf import causes
 from chipperf.containers import runtime
 from chipperf.errors import HostError, failure, interruption, log_failure
 from chipperf.plan import CasePlan, NodePlan, RoundPlan
@@ -44,6 +45,7 @@ class NodeState:
     kind: str = ""                      # of a failure: exited, unreachable, timeout, internal
     error: BaseException | None = None  # the exception behind it, kept for --debug and run.log
     kept_on: str = ""                   # host:dir where its files stayed (not collected)
+    engine_gone: str = ""               # why its host's container engine no longer answers
     container: Any = None
     monitor: Any = None
     lifetime: dict[str, Any] = field(default_factory=dict)
@@ -64,6 +66,7 @@ class RoundOutcome:
     containers: dict[str, dict[str, Any]] = field(default_factory=dict)
     lost_hosts: tuple[str, ...] = ()    # hosts whose node ended because they could not be reached
     kept_on_hosts: dict[str, str] = field(default_factory=dict)  # node -> host:dir not collected
+    engine_gone: tuple[str, ...] = ()   # hosts whose container engine stopped or went away
 
     def to_dict(self) -> dict[str, Any]:
         entry = {"number": self.number, "status": self.status, "reason": self.reason,
@@ -74,6 +77,8 @@ class RoundOutcome:
             entry["lost_hosts"] = list(self.lost_hosts)
         if self.kept_on_hosts:
             entry["kept_on_hosts"] = dict(self.kept_on_hosts)
+        if self.engine_gone:
+            entry["engine_gone"] = list(self.engine_gone)
         return entry
 
 
@@ -302,6 +307,7 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
         _name_case_error(st, local)
         write_status(local, st.status, st.reason)
         return
+    stopped = True
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
             monitor = pool.submit(_stop_monitor, st.monitor)
@@ -309,7 +315,10 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
                 _stop_case_container(st, local)
             monitor.result()
     except Exception as exc:  # the engine is away: the node's files are still collected
+        stopped = False
         log.error("[%s] node %d: stopping its containers failed: %s", node.host, node.node_rank, exc)
+    if not stopped or st.status not in ("succeeded", "running"):
+        name_engine_loss(hosts, st)   # an engine stopped normally ends its containers: exit 1
     st.finish("canceled", "stopped during teardown")
     try:
         skipped = hosts[node.host].get_dir(node.output_dir, local)
@@ -332,8 +341,37 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
             log.warning("[%s] node %d: %s", node.host, node.node_rank, exc)
     _check_finished(st, local)
     _name_full_disk(hosts, st)
+    name_port_clash(hosts, st, local)
     _name_case_error(st, local)
     write_status(local, st.status, st.reason)
+
+
+def name_engine_loss(hosts: HostGroup, st: NodeState) -> None:
+    """A host whose SSH answers and whose container engine does not: the node's failure is
+    named so (chipperf.causes), and the host gets no later rounds (RoundOutcome.engine_gone)."""
+    why = causes.engine_gone(hosts[st.node.host])
+    if why is None:
+        return
+    st.engine_gone = why
+    log.error("[%s] its container engine stopped or is gone: %s", st.node.host, why)
+    if st.status in ("failed", "timeout", "starting", "running"):
+        st.status, st.kind = "failed", causes.ENGINE
+        st.reason = causes.engine_reason(st.node.host, why, st.reason or "its containers ended")
+
+
+def name_port_clash(hosts: HostGroup, st: NodeState, local: Path) -> None:
+    """A node that did not succeed and whose launcher or rank log says EADDRINUSE failed on
+    a port another process holds: named so, with the holder when the host's ss says."""
+    if st.status not in ("failed", "timeout", "canceled") or st.kind == causes.ENGINE:
+        return
+    found = causes.find_port_clash(local)
+    if found is None:
+        return
+    where, clash = found
+    held = None if st.node.host in hosts.silent else \
+        causes.port_holder(hosts[st.node.host], clash.port)
+    st.status, st.kind = "failed", causes.PORT
+    st.reason = f"{causes.port_reason(st.node.host, where, clash, held)} ({st.reason})"
 
 
 FULL_KIB = 1024   # a node dir's file system with less free than this is full
@@ -422,12 +460,15 @@ def _outcome(rnd: RoundPlan, states: list[NodeState], started: int, canceled: bo
         reason = f"node {named.node.node_rank} ({named.node.host}): {named.reason}"
     lost = tuple(dict.fromkeys(st.node.host for st in states if st.kind == "unreachable"))
     kept = {Path(st.node.result_rel).name: st.kept_on for st in states if st.kept_on}
+    gone = tuple(dict.fromkeys(st.node.host for st in states if st.engine_gone))
     return RoundOutcome(rnd.number, status, reason, started, int(time.time() * 1000), nodes,
-                        containers, lost, kept)
+                        containers, lost, kept, gone)
 
 
 def culprit(states: list[NodeState]) -> NodeState | None:
     """The node a round that did not succeed is blamed on: the first that failed or timed
-    out; with none (a canceled round), the first that did not succeed; never one that did."""
+    out (one whose cause is named, a port in use or an engine gone, before the others); with
+    none (a canceled round), the first that did not succeed; never one that did."""
     bad = [st for st in states if st.status not in ("succeeded", "canceled")]
-    return next(iter(bad or [st for st in states if st.status != "succeeded"]), None)
+    named = [st for st in bad if st.kind in (causes.PORT, causes.ENGINE)]   # the cause first
+    return next(iter(named or bad or [st for st in states if st.status != "succeeded"]), None)

@@ -30,7 +30,7 @@ def load_inference(path: str | Path, suite_dir: Path
     """Both configs (defaults where a value was bad) and every problem found."""
     path = Path(path)
     raw = read_config(path)
-    f = Fields(path, raw.values, raw.broken)
+    f = Fields.of(path, raw)
     cluster = cluster_fields(f)
     chip = f.get("chip", str, "") or _default_chip(f.path, str(f.data.get("vendor") or ""))
     cases = _cases(f, cluster.hosts, chip, suite_dir)

@@ -54,6 +54,7 @@ class RawConfig(NamedTuple):
     values: dict[str, Any]     # keys lower-cased, FlagPerf aliases applied
     problems: list[str]        # the file's own problems (syntax, code that needs execution)
     broken: frozenset[str]     # keys whose value could not be read (ALL: the whole file)
+    written: dict[str, str] = {}   # key in ``values`` -> the name as the file wrote it
 
 
 def read_mapping(path: Path) -> dict[str, Any]:
@@ -72,9 +73,10 @@ def read_config(path: Path) -> RawConfig:
     if path.suffix not in (".yaml", ".yml"):
         config = read_py_config(path)
         broken = frozenset({ALL}) if config.fatal else frozenset(_key(n) for n in config.unreadable())
-        return RawConfig(_keys(config.public()), config.problems, broken)
+        return RawConfig(_keys(config.public()), config.problems, broken, _written(config.public()))
     try:
-        return RawConfig(_keys(_read_yaml(path, path.read_text(encoding="utf-8"))), [], frozenset())
+        data = _read_yaml(path, path.read_text(encoding="utf-8"))
+        return RawConfig(_keys(data), [], frozenset(), _written(data))
     except ConfigError as exc:
         return RawConfig({}, list(exc.problems), frozenset({ALL}))
 
@@ -85,6 +87,12 @@ def _key(name: str) -> str:
 
 def _keys(raw: Mapping[str, Any]) -> dict[str, Any]:
     return {_key(k): v for k, v in raw.items()}
+
+
+def _written(raw: Mapping[str, Any]) -> dict[str, str]:
+    """Key -> the name the user wrote (FlagPerf's ROUND_TIMEOUT for round_timeout_s), so
+    that a problem names what is in the file."""
+    return {_key(k): str(k) for k in raw}
 
 
 def _read_yaml(path: Path, text: str) -> dict[str, Any]:
@@ -100,10 +108,20 @@ def _read_yaml(path: Path, text: str) -> dict[str, Any]:
 class Fields:
     """Typed reads from a config mapping that record problems instead of raising."""
 
-    def __init__(self, path: Path, data: Mapping[str, Any], broken: frozenset[str] = frozenset()):
+    def __init__(self, path: Path, data: Mapping[str, Any], broken: frozenset[str] = frozenset(),
+                 written: Mapping[str, str] | None = None):
         self.path, self.data, self.broken = path, data, broken
+        self.written = dict(written or {})
         self.problems: list[str] = []
         self.used: set[str] = set()
+
+    @classmethod
+    def of(cls, path: Path, raw: RawConfig) -> "Fields":
+        return cls(path, raw.values, raw.broken, raw.written)
+
+    def name(self, key: str) -> str:
+        """``key`` as the user wrote it (upper case when not written: a default's name)."""
+        return self.written.get(key, key.upper())
 
     def get(self, key: str, kind: Callable[[Any], Any], default: Any, fix: str = "") -> Any:
         self.used.add(key)
@@ -118,7 +136,7 @@ class Fields:
     def fail(self, key: str, what: str, fix: str = "") -> None:
         if key in self.broken or ALL in self.broken:
             return  # the file's reader already said why this value is missing
-        self.problems.append(f"{self.path}: {key.upper()}: {what}" + (f": {fix}" if fix else ""))
+        self.problems.append(f"{self.path}: {self.name(key)}: {what}" + (f": {fix}" if fix else ""))
 
     def unused(self) -> list[str]:
         return sorted(k for k in self.data if k not in self.used and not k.startswith("_"))
@@ -147,6 +165,14 @@ def _positive(value: Any) -> float:
     if number <= 0:
         raise ValueError("must be > 0")
     return number
+
+
+def _text(value: Any) -> str:
+    """A setting that is one string (a path, a name, a URL): a list or a number is named as
+    the wrong type, not turned into text (str(['a']) is no path)."""
+    if isinstance(value, str):
+        return value
+    raise ValueError(f"a {type(value).__name__}, expected one string")
 
 
 def _str_tuple(value: Any) -> tuple[str, ...]:
@@ -196,7 +222,7 @@ def finish(fields: Fields, known: set[str]) -> list[str]:
     """Warn about names chipperf does not use; return the problems found."""
     for key in fields.unused():
         if key not in known:
-            log.warning("%s: %s is not used by chipperf; ignored", fields.path, key.upper())
+            log.warning("%s: %s is not used by chipperf; ignored", fields.path, fields.name(key))
     return fields.problems
 
 
@@ -215,17 +241,20 @@ def parse_cluster(path: str | Path) -> tuple[ClusterConfig, list[str]]:
     """The config (defaults where a value was bad) and every problem found."""
     path = Path(path)
     raw = read_config(path)
-    f = Fields(path, raw.values, raw.broken)
+    f = Fields.of(path, raw)
     config = cluster_fields(f)
     return config, raw.problems + finish(f, IGNORED)
 
 
 def cluster_fields(f: Fields) -> ClusterConfig:
     hosts = f.get("hosts", _host_list, (), "list the hosts, e.g. HOSTS = ['10.1.2.3', '10.1.2.4']")
-    if not hosts:
+    given = f.data.get("hosts")
+    if given is None or given in ([], ()):   # a value there but bad was said once, by f.get
         f.fail("hosts", "no hosts listed", "set HOSTS to a list of addresses; the first is the master")
-    if len(set(hosts)) != len(hosts):
-        f.fail("hosts", "a host is listed twice", "list each host once")
+    twice = sorted({h for h in hosts if hosts.count(h) > 1})
+    if twice:
+        f.fail("hosts", f"{', '.join(repr(h) for h in twice)} listed more than once",
+               "list each host once")
     policy = f.get("host_key_policy", str, "verify")
     if policy not in ("verify", "accept-any"):
         f.fail("host_key_policy", f"{policy!r} is not a policy", "use 'verify' or 'accept-any'")
@@ -233,13 +262,14 @@ def cluster_fields(f: Fields) -> ClusterConfig:
         hosts=hosts,
         ssh_port=f.get("ssh_port", _port, 22, "use a TCP port number"),
         master_port=f.get("master_port", _port, 29501, "use a free TCP port number"),
-        ssh_user=f.get("ssh_user", str, None),
-        ssh_key=f.get("ssh_key", str, None),
-        known_hosts=f.get("known_hosts", str, "~/.ssh/known_hosts"),
+        ssh_user=f.get("ssh_user", _text, None),
+        ssh_key=f.get("ssh_key", _text, None),
+        known_hosts=f.get("known_hosts", _text, "~/.ssh/known_hosts",
+                          "give the path of one known_hosts file, e.g. '~/.ssh/known_hosts'"),
         host_key_policy=policy,
         connect_timeout_s=f.get("connect_timeout_s", _positive, 10.0, "use seconds > 0"),
         host_lost_after_s=f.get("host_lost_after_s", _positive, 60.0, "use seconds > 0"),
-        work_root=f.get("work_root", str, "/tmp/chipperf"),
+        work_root=f.get("work_root", _text, "/tmp/chipperf"),
     )
 
 
@@ -264,18 +294,18 @@ def _cases(f: Fields) -> tuple[CaseEntry, ...]:
 
 def _image(f: Fields) -> ImageBuildConfig:
     return ImageBuildConfig(
-        pip_index_url=f.get("pip_index_url", str, None),
+        pip_index_url=f.get("pip_index_url", _text, None),
         pip_extra_index_urls=f.get("pip_extra_index_urls", _str_tuple, ()),
         pip_find_links=f.get("pip_find_links", _str_tuple, ()),
-        wheelhouse=f.get("wheelhouse", str, None),
-        ca_bundle=f.get("ca_bundle", str, None),
-        http_proxy=f.get("http_proxy", str, None),
-        https_proxy=f.get("https_proxy", str, None),
-        no_proxy=f.get("no_proxy", str, None),
-        debian_mirror=f.get("debian_mirror", str, "http://deb.debian.org/debian"),
+        wheelhouse=f.get("wheelhouse", _text, None),
+        ca_bundle=f.get("ca_bundle", _text, None),
+        http_proxy=f.get("http_proxy", _text, None),
+        https_proxy=f.get("https_proxy", _text, None),
+        no_proxy=f.get("no_proxy", _text, None),
+        debian_mirror=f.get("debian_mirror", _text, "http://deb.debian.org/debian"),
         build_timeout_s=f.get("build_timeout_s", _positive, 3600.0, "use seconds > 0"),
         pip_from_master=f.get("pip_from_master", _flag, True),
-        base_image=f.get("base_image", str, None),
+        base_image=f.get("base_image", _text, None),
     )
 
 
@@ -289,7 +319,7 @@ def parse_test(path: str | Path) -> tuple[TestConfig, list[str]]:
     """The config (defaults where a value was bad, bad case keys left out) and every problem."""
     path = Path(path)
     raw = read_config(path)
-    f = Fields(path, raw.values, raw.broken)
+    f = Fields.of(path, raw)
     config = test_fields(f, _cases(f))
     return config, raw.problems + finish(f, IGNORED)
 
@@ -300,7 +330,7 @@ def _exec_in_container() -> bool:
 
 
 def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training") -> TestConfig:
-    vendor = f.get("vendor", str, "")
+    vendor = f.get("vendor", _text, "")
     if not vendor:
         f.fail("vendor", "not set", "set VENDOR to a vendor folder name, e.g. 'cpu' or 'nvidia'")
     return TestConfig(
@@ -308,8 +338,8 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         cases=cases,
         image=_image(f),
         shm_size=f.get("shm_size", lambda v: str(v).lower(), "16g"),
-        container_opt=f.get("container_opt", str, ""),
-        visible_devices_env=f.get("visible_devices_env", str, None),
+        container_opt=f.get("container_opt", _text, ""),
+        visible_devices_env=f.get("visible_devices_env", _text, None),
         clear_caches=f.get("clear_caches", _flag, False),
         retry_lost_hosts=f.get("retry_lost_hosts", _flag, False),
         in_container_launch=f.get("in_container_launch", _flag, _exec_in_container()),
@@ -317,11 +347,11 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
                               f"use one of {', '.join(MODES)}"),
         round_timeout_s=f.get("round_timeout_s", _positive, 3600.0, "use seconds > 0"),
         monitor_interval_s=f.get("monitor_interval_s", _positive, 1.0, "use seconds > 0"),
-        result_root=f.get("result_root", str, "result"),
-        training_dir=f.get("training_dir", str, None),
-        log_level=f.get("log_level", str, "info"),
+        result_root=f.get("result_root", _text, "result"),
+        training_dir=f.get("training_dir", _text, None),
+        log_level=f.get("log_level", _text, "info"),
         suite=suite,
-        measured_peaks=f.get("measured_peaks", str, None),
+        measured_peaks=f.get("measured_peaks", _text, None),
         overrides=f.get("overrides", _overrides, {}, "write OVERRIDES = {'name': value, ...} "
                         "with literal values"),
     )

@@ -21,8 +21,9 @@ import logging
 from pathlib import Path
 
 from chipperf.config.flagperf_aliases import chipperf_case_name
-from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_mapping, test_fields
+from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_config, test_fields
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.errors import ConfigError
 
 log = logging.getLogger(__name__)
 SUITE_KEYS = {"chip", "nproc_per_node", "repeat", "benchmarks_or_toolkits", "hosts_ports",
@@ -42,7 +43,10 @@ NO_DATA = "/tmp"   # specs and operators read no dataset; the contract still pas
 def load_spec_suite(path: str | Path, suite: str) -> tuple[ClusterConfig, TestConfig, list[str]]:
     """Both configs (defaults where a value was bad) and every problem found."""
     path = Path(path)
-    f = Fields(path, read_mapping(path))
+    read = read_config(path)
+    if read.problems:
+        raise ConfigError(read.problems)
+    f = Fields.of(path, read)
     cluster = cluster_fields(f)
     nproc = f.get("nproc_per_node", int, 1, "use a whole number >= 1")
     repeat = f.get("repeat", int, 1, "use a whole number >= 1")

@@ -19,6 +19,7 @@ class HostGroup:
     def __init__(self, hosts: Sequence[Host]):
         self.hosts = {h.name: h for h in hosts}
         self.silent: set[str] = set()   # hosts a round found cut off: asked nothing more
+        self.engine_gone: set[str] = set()   # hosts whose container engine a round found gone
 
     @classmethod
     def connect(cls, addresses: Sequence[str], cluster: ClusterConfig) -> "HostGroup":

@@ -72,17 +72,27 @@ _H200_SXM = _hopper(34, 67, 67, 989, 1979, 3958, 3958)
 _H200_NVL = _hopper(30, 60, 60, 835, 1671, 3341, 3341)
 
 
+# The SXM boards sit on HGX baseboards of 8 GPUs (DGX A100, DGX H100, DGX H200: 8 per node);
+# plan refuses a larger nproc. PCIe and NVL cards go in servers of varying size: not checked.
+HGX_GPUS = 8
+
+
+def _per_node(name: str) -> int | None:
+    return HGX_GPUS if name.endswith("SXM") else None
+
+
 def _a100(name: str, memory_gb: int, bandwidth_gbs: float, tdp: float, board: str) -> ChipSpec:
     return ChipSpec(name, dict(A100_FLOPS), memory_bytes=memory_gb * 2**30, tdp_watts=tdp,
                     memory_bandwidth=bandwidth_gbs * 1e9, vector_flops=dict(A100_VECTOR),
-                    missing=dict(A100_MISSING), source=f"{A100_SOURCE}; {board}")
+                    missing=dict(A100_MISSING), source=f"{A100_SOURCE}; {board}",
+                    devices_per_node=_per_node(name))
 
 
 def _sheet(name: str, flops: tuple[dict[str, float], dict[str, float]], memory: int,
            bandwidth: float, tdp: float, source: str, board: str) -> ChipSpec:
     return ChipSpec(name, flops[0], memory_bytes=memory, tdp_watts=tdp,
                     memory_bandwidth=bandwidth, vector_flops=flops[1],
-                    source=f"{source}; {board}")
+                    source=f"{source}; {board}", devices_per_node=_per_node(name))
 
 
 # A100 80 GB SXM4: 2,039 GB/s, 400 W | 80 GB PCIe: 1,935 GB/s, 300 W

@@ -32,6 +32,9 @@ class ChipSpec:
     tdp_watts: Optional[float] = None
     source: str = ""  # where the numbers come from (datasheet name / URL)
     memory_bandwidth: Optional[float] = None  # bytes/s, peak, from the same sheet
+    # The most chips one node of the vendor's standard server holds (plan refuses a larger
+    # nproc); None where chipperf does not know it: then nproc is not checked at plan time.
+    devices_per_node: Optional[int] = None
     vector_flops: Mapping[str, float] = field(default_factory=dict)
     missing: Mapping[str, str] = field(default_factory=dict)   # dtype -> why no peak
 

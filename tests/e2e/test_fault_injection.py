@@ -192,12 +192,13 @@ def test_master_killed_mid_round_then_the_next_command_recovers(tmp_path, sim_cl
     collected = chipperf("collect", str(run_dir), cwd=tmp_path)
     assert collected.returncode == 0, collected
     record = record_of(run_dir)
-    assert record["status"] == "failed" and record["error"]["type"] == "MasterGone"
+    assert record["status"] == "canceled" and record["error"]["type"] == "MasterGone"
+    assert record["swept"]["by"] == "chipperf collect"
     assert "ended without closing the record" in record["cases"][CASE_DIR]["reason"]
     for host in sim_cluster.hosts[:2]:
         node = f"{CASE_DIR}/round1/{host.address}_noderank{sim_cluster.hosts.index(host)}"
         assert node in record["late"] and (run_dir / node / "launcher.log").is_file()
-        assert read_status(run_dir / node)[0] == "failed"
+        assert read_status(run_dir / node)[0] == "canceled"
     assert leftovers(sim_cluster, run_dir.name) == []
 
 

@@ -89,10 +89,11 @@ def test_connection_faults_name_host_and_fix(tmp_path, sim_cluster, digits_dir, 
 def test_missing_data_dir_on_a_host(tmp_path, sim_cluster):
     cluster, test = configs(tmp_path, sim_cluster, {TWO_NODES: "/nonexistent/imagenet"})
     result = run(tmp_path, cluster, test)
-    assert result.returncode == 1, result
-    assert "data dir /nonexistent/imagenet does not exist" in result.output
-    assert sim_cluster.hosts[0].address in result.output
-    assert leftovers(sim_cluster, result.run_dir.name) == []
+    assert result.returncode == 2, result                     # bad input, found before the run
+    hosts = ", ".join(h.address for h in sim_cluster.hosts[:2])
+    assert f"data dir /nonexistent/imagenet does not exist on {hosts}" in result.output
+    assert "Traceback" not in result.output
+    assert result.run_dir is None                             # nothing made
 
 
 def test_a_run_id_in_use_on_a_host_is_refused_and_left_alone(tmp_path, sim_cluster, digits_dir):

@@ -5,10 +5,13 @@ is left alone. On this machine's own shell (LocalHost) with a stand-in for its e
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+import pytest
+
 from chipperf.lease import hold_argv, lease_path
-from chipperf.leftovers import sweep_host
+from chipperf.leftovers import CLEAN, close_abandoned, describe, sweep_host
 from chipperf.plan import host_work_dir
 from chipperf.remote import LocalHost
 
@@ -137,3 +140,72 @@ def test_containers_without_a_work_dir_here(tmp_path):
     assert engine.removed == []
     swept = sweep_host(host, str(tmp_path / "work"))
     assert engine.removed == ["old-n0"] and "container live-n0: running" in swept.left[0]
+
+
+def a_killed_masters_run(tmp_path: Path, run_id: str, host: Host, engine: Engine) -> Path:
+    """A run dir as a SIGKILLed master leaves it: record and node dir "running", its
+    master.lock free (the kernel dropped the flock with the process)."""
+    from chipperf.lease import MasterLease
+    from chipperf.results.layout import write_status
+
+    run_dir = a_run(tmp_path, run_id, host, engine)
+    (run_dir / "run.json").write_text(json.dumps({
+        "run_id": run_id, "status": "running", "finished_at": None,
+        "cases": {"case": {"status": "running", "reason": ""},
+                  "done": {"status": "succeeded", "reason": ""}}}))
+    write_status(run_dir / "case/round1/127.0.0.1_noderank0", "running")
+    killed(MasterLease.take(run_dir))           # held, then dropped: the master is gone
+    return run_dir
+
+
+@pytest.mark.parametrize("swept_by", ["run20261127020000", CLEAN])
+def test_a_sweep_closes_a_dead_masters_record_as_canceled(tmp_path, swept_by):
+    """`chipperf run` (swept_by its run id, with_origin_only) and `chipperf clean`: the record
+    a killed master left "running" is closed, canceled, naming why and who swept."""
+    from chipperf.results.layout import read_status
+
+    engine = Engine()
+    host = Host(engine)
+    run_dir = a_killed_masters_run(tmp_path, "run7", host, engine)
+    swept = sweep_host(host, str(tmp_path / "work"), swept_by=swept_by,
+                       with_origin_only=swept_by != CLEAN)
+    assert swept.closed == [str(run_dir)] and len(swept.collected) == 1
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "canceled" and record["finished_at"]
+    assert record["swept"]["by"] == swept_by and record["swept"]["at"]
+    assert record["error"]["type"] == "MasterGone"
+    assert f"pid {os.getpid()}" in record["error"]["message"]
+    assert record["error"]["message"].endswith(f"closed by {swept_by}")
+    assert record["cases"]["case"] == {"status": "canceled", "reason": record["error"]["message"]}
+    assert record["cases"]["done"]["status"] == "succeeded"       # what ended stays as it was
+    node = run_dir / "case/round1/127.0.0.1_noderank0"
+    assert read_status(node)[0] == "canceled"
+    assert "case/round1/127.0.0.1_noderank0" in record["late"]   # and its files came home
+    assert any("closed" in line and "as canceled" in line for line in describe(swept))
+
+
+def test_a_live_master_or_a_closed_record_is_not_closed(tmp_path):
+    from chipperf.lease import MasterLease
+
+    engine = Engine()
+    host = Host(engine)
+    run_dir = a_killed_masters_run(tmp_path, "run8", host, engine)
+    lease = MasterLease.take(run_dir)              # its master lives (on another connection)
+    try:
+        assert close_abandoned(run_dir, CLEAN) is False
+        assert json.loads((run_dir / "run.json").read_text())["status"] == "running"
+    finally:
+        killed(lease)
+    assert close_abandoned(run_dir, CLEAN) is True
+    assert close_abandoned(run_dir, "chipperf collect") is False   # closed once, by the first
+    assert json.loads((run_dir / "run.json").read_text())["swept"]["by"] == CLEAN
+    (run_dir / "master.lock").unlink()             # no lock: cannot tell, left alone
+    (run_dir / "run.json").write_text(json.dumps({"run_id": "run8", "status": "running"}))
+    assert close_abandoned(run_dir, CLEAN) is False
+
+
+def killed(lease) -> None:
+    """The master killed: the kernel drops its lock and master.lock stays (a run that ends
+    normally removes the file: MasterLease.release)."""
+    lease._handle.close()
+    lease._handle = None

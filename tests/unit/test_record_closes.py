@@ -21,9 +21,9 @@ def test_an_unexpected_error_closes_the_record(tmp_path: Path, monkeypatch) -> N
                 "cpu/docker_image/pytorch_2.13/Dockerfile"):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("")
-    cluster = ClusterConfig(hosts=("10.0.0.1",), master_port=29600, work_root="/w")
+    cluster = ClusterConfig(hosts=("127.0.0.1",), master_port=29600, work_root="/w")
     test = TestConfig(vendor="cpu", cases=(CaseEntry(CaseKey.parse(
-        "resnet50:pytorch_2.13:xeon:1:1:1"), "/d"),))
+        "resnet50:pytorch_2.13:xeon:1:1:1"), str(tmp_path)),))
     test = replace(test, result_root=str(tmp_path / "result"))
 
     def broken_preflight(*args, **kwargs):
