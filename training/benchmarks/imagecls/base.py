@@ -4,6 +4,8 @@ star-imports this file and sets its model's own defaults after it.
 Every public name is a parameter (see docs/adding-a-case.md).
 """
 
+from driver.runmode_base import *  # noqa: F403 - run_mode, warmup_steps, timed_steps
+
 # ---- data
 image_size = 224              # training and evaluation resolution (square)
 train_augment = "random_resized_crop_flip"   # or "resize" (deterministic resize only)

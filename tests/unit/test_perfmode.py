@@ -1,0 +1,159 @@
+"""Performance mode of the training driver: the knobs, bad input, the timed window, FINISHED."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path[:0] = [p for p in (str(REPO), str(REPO / "training" / "benchmarks")) if p not in sys.path]
+
+from driver import ConfigError, Driver, Metric, load_case_config  # noqa: E402
+from driver.perfmode import RunMode, run_mode_from  # noqa: E402
+
+from chipperf.perflog import finished_problems, parse_lines  # noqa: E402
+
+BASE = """
+from driver.runmode_base import *
+lr = 0.1
+max_steps = None
+"""
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture()
+def case(tmp_path: Path) -> Path:
+    (tmp_path / "case" / "config").mkdir(parents=True)
+    (tmp_path / "case" / "config" / "_base.py").write_text(BASE)
+    (tmp_path / "case" / "config" / "mutable_params.py").write_text(
+        "from driver.perfmode import RUN_MODE_KNOBS\nmutable_params = RUN_MODE_KNOBS + ['lr']\n")
+    return tmp_path
+
+
+def start(case: Path, clock: FakeClock, out: io.StringIO, *sets: str,
+          world: str = "1") -> Driver:
+    argv = ["--data_dir", str(case), "--output_dir", str(case / "out")]
+    for item in sets:
+        argv += ["--set", item]
+    return Driver.start("m", case / "case", argv, environ={"RANK": "0", "WORLD_SIZE": world},
+                        clock=clock, stream=out)
+
+
+def test_knobs_come_from_the_shared_base_and_default_to_convergence(case: Path) -> None:
+    cfg = load_case_config(case / "case" / "config", None)
+    assert (cfg.run_mode, cfg.warmup_steps, cfg.timed_steps) == ("convergence", 0, 0)
+    assert run_mode_from(cfg) == RunMode("convergence", 0, 0)
+    assert run_mode_from({}).total_steps is None          # a case without the knobs
+
+
+@pytest.mark.parametrize(("config", "says"), [
+    ({"run_mode": "performance", "timed_steps": 0}, "timed_steps = 0: nothing would be timed"),
+    ({"run_mode": "performance", "warmup_steps": 5, "timed_steps": 10, "max_steps": 12},
+     "max_steps = 12 stops the run before warmup_steps + timed_steps = 5 + 10"),
+    ({"run_mode": "fast"}, "run_mode = 'fast': unknown run mode"),
+    ({"run_mode": "performance", "timed_steps": -3}, "timed_steps = -3: must be a whole number"),
+])
+def test_bad_performance_input_is_one_clear_message(config: dict, says: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        run_mode_from(config)
+    assert says in str(err.value)
+    assert len(str(err.value).splitlines()) == 1
+
+
+def test_bad_performance_input_stops_the_driver_before_training(case: Path) -> None:
+    out = io.StringIO()
+    with pytest.raises(ConfigError, match="nothing would be timed"):
+        start(case, FakeClock(), out, "run_mode=performance")
+    names = [e.name for e in parse_lines(out.getvalue().splitlines())[0]]
+    assert "TRAIN_START" not in names
+
+
+def run_steps(d: Driver, clock: FakeClock, steps: int, per_step: float, batch: int,
+              slow_first: float = 0.0) -> int:
+    """Steps of ``per_step`` seconds of compute each (the first ``slow_first`` longer)."""
+    samples = 0
+    for step in range(1, steps + 1):
+        with d.compute():
+            clock.t += per_step + (slow_first if step == 1 else 0.0)
+        samples += batch
+        d.step_end(step, work=samples)
+        if d.step_done(step, samples):
+            return step
+    return steps
+
+
+def test_performance_run_times_only_the_steps_after_warmup(case: Path) -> None:
+    clock, out = FakeClock(), io.StringIO()
+    d = start(case, clock, out, "run_mode=performance", "warmup_steps=3", "timed_steps=10",
+              world="2")
+    d.train_start()
+    assert d.stop_after(None) == 13
+    made = run_steps(d, clock, 100, per_step=0.5, batch=8, slow_first=4.0)  # a slow compile
+    d.train_end()
+    fin = d.finish(work_done=2 * 8 * made, work_unit="samples", metric=Metric("top1", None, 0.7),
+                   flops_per_unit=2.0, dtype="fp32", peak_memory_bytes=None)
+    assert made == 13
+    assert finished_problems(fin) == []
+    assert fin["train_time_s"] == 5.0 and fin["work_done"] == 160     # 10 steps x 8 x 2 ranks
+    assert fin["throughput"]["raw"] == 32.0 and fin["throughput"]["pure_compute"] == 32.0
+    assert fin["converged"] is False and fin["metric"]["value"] is None
+    mode = fin["run_mode"]
+    assert (mode["mode"], mode["warmup_steps"], mode["timed_steps"]) == ("performance", 3, 10)
+    assert (mode["timed_first_step"], mode["timed_last_step"]) == (4, 13)
+    assert mode["whole_run"]["train_time_s"] == 10.5                   # 13 x 0.5 + 4 s compile
+    events = parse_lines(out.getvalue().splitlines())[0]
+    assert events[-1].name == "FINISHED" and events[-1].value == fin
+
+
+def test_no_warmup_times_from_train_start(case: Path) -> None:
+    clock, out = FakeClock(), io.StringIO()
+    d = start(case, clock, out, "run_mode=performance", "timed_steps=4")
+    d.train_start()
+    assert run_steps(d, clock, 50, per_step=1.0, batch=2) == 4
+    d.train_end()
+    fin = d.finish(work_done=8, work_unit="samples", metric=Metric("loss", 2.5, None, False),
+                   flops_per_unit=1.0, dtype="fp32", peak_memory_bytes=None)
+    assert (fin["train_time_s"], fin["work_done"], fin["metric"]["value"]) == (4.0, 8, 2.5)
+
+
+def test_a_run_that_ends_before_its_timed_steps_says_so(case: Path) -> None:
+    clock, out = FakeClock(), io.StringIO()
+    d = start(case, clock, out, "run_mode=performance", "warmup_steps=2", "timed_steps=50")
+    d.train_start()
+    run_steps(d, clock, 7, per_step=1.0, batch=2)        # the data ran out
+    d.train_end()
+    with pytest.raises(Exception, match="ended before its 50 timed steps"):
+        d.finish(work_done=14, work_unit="samples", metric=Metric("top1", 0.1, 0.7),
+                 flops_per_unit=1.0, dtype="fp32", peak_memory_bytes=None)
+
+
+def test_convergence_run_is_unchanged_and_says_its_mode(case: Path) -> None:
+    clock, out = FakeClock(), io.StringIO()
+    d = start(case, clock, out)
+    d.train_start()
+    assert run_steps(d, clock, 20, per_step=0.5, batch=4) == 20   # step_done never stops it
+    d.train_end()
+    fin = d.finish(work_done=80, work_unit="samples", metric=Metric("top1", 0.8, 0.7),
+                   flops_per_unit=1.0, dtype="fp32", peak_memory_bytes=None)
+    assert fin["run_mode"] == {"mode": "convergence", "warmup_steps": 0, "timed_steps": 0}
+    assert fin["train_time_s"] == 10.0 and fin["converged"] is True
+
+
+def test_step_end_carries_what_a_cut_round_needs(case: Path) -> None:
+    clock, out = FakeClock(), io.StringIO()
+    d = start(case, clock, out, world="2")
+    d.train_start()
+    run_steps(d, clock, 20, per_step=0.5, batch=4)
+    steps = [e.value for e in parse_lines(out.getvalue().splitlines())[0] if e.name == "STEP_END"]
+    assert [(s["step"], s["work_so_far"], s["train_elapsed_s"]) for s in steps] == \
+        [(10, 80, 5.0), (20, 160, 10.0)]
