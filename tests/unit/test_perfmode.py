@@ -36,7 +36,7 @@ def case(tmp_path: Path) -> Path:
     (tmp_path / "case" / "config").mkdir(parents=True)
     (tmp_path / "case" / "config" / "_base.py").write_text(BASE)
     (tmp_path / "case" / "config" / "mutable_params.py").write_text(
-        "from driver.perfmode import RUN_MODE_KNOBS\nmutable_params = RUN_MODE_KNOBS + ['lr']\n")
+        "from driver.runmode_mutable import *\nmutable_params = run_mode_knobs + ['lr']\n")
     return tmp_path
 
 
@@ -51,15 +51,15 @@ def start(case: Path, clock: FakeClock, out: io.StringIO, *sets: str,
 
 def test_knobs_come_from_the_shared_base_and_default_to_convergence(case: Path) -> None:
     cfg = load_case_config(case / "case" / "config", None)
-    assert (cfg.run_mode, cfg.warmup_steps, cfg.timed_steps) == ("convergence", 0, 0)
+    assert (cfg.run_mode, cfg.perf_warmup_steps, cfg.timed_steps) == ("convergence", 0, 0)
     assert run_mode_from(cfg) == RunMode("convergence", 0, 0)
     assert run_mode_from({}).total_steps is None          # a case without the knobs
 
 
 @pytest.mark.parametrize(("config", "says"), [
     ({"run_mode": "performance", "timed_steps": 0}, "timed_steps = 0: nothing would be timed"),
-    ({"run_mode": "performance", "warmup_steps": 5, "timed_steps": 10, "max_steps": 12},
-     "max_steps = 12 stops the run before warmup_steps + timed_steps = 5 + 10"),
+    ({"run_mode": "performance", "perf_warmup_steps": 5, "timed_steps": 10, "max_steps": 12},
+     "max_steps = 12 stops the run before perf_warmup_steps + timed_steps = 5 + 10"),
     ({"run_mode": "fast"}, "run_mode = 'fast': unknown run mode"),
     ({"run_mode": "performance", "timed_steps": -3}, "timed_steps = -3: must be a whole number"),
 ])
@@ -94,7 +94,7 @@ def run_steps(d: Driver, clock: FakeClock, steps: int, per_step: float, batch: i
 
 def test_performance_run_times_only_the_steps_after_warmup(case: Path) -> None:
     clock, out = FakeClock(), io.StringIO()
-    d = start(case, clock, out, "run_mode=performance", "warmup_steps=3", "timed_steps=10",
+    d = start(case, clock, out, "run_mode=performance", "perf_warmup_steps=3", "timed_steps=10",
               world="2")
     d.train_start()
     assert d.stop_after(None) == 13
@@ -128,7 +128,7 @@ def test_no_warmup_times_from_train_start(case: Path) -> None:
 
 def test_a_run_that_ends_before_its_timed_steps_says_so(case: Path) -> None:
     clock, out = FakeClock(), io.StringIO()
-    d = start(case, clock, out, "run_mode=performance", "warmup_steps=2", "timed_steps=50")
+    d = start(case, clock, out, "run_mode=performance", "perf_warmup_steps=2", "timed_steps=50")
     d.train_start()
     run_steps(d, clock, 7, per_step=1.0, batch=2)        # the data ran out
     d.train_end()

@@ -5,7 +5,8 @@ Three config knobs, read with defaults so a case whose ``_base.py`` lacks them r
 convergence mode as before::
 
     run_mode = "convergence"     # or "performance"
-    warmup_steps = 0             # performance: optimizer steps before the timed window
+    perf_warmup_steps = 0        # performance: optimizer steps before the timed window (not
+                                 # ``warmup_steps``, which some cases use for the lr warm-up)
     timed_steps = 0              # performance: optimizer steps inside the timed window
 
 ``StepWindow`` marks the timed window from the steps a case reports (``Driver.step_done``);
@@ -24,7 +25,6 @@ from driver.errors import ConfigError
 
 CONVERGENCE, PERFORMANCE = "convergence", "performance"
 RUN_MODES = (CONVERGENCE, PERFORMANCE)
-RUN_MODE_KNOBS = ["run_mode", "warmup_steps", "timed_steps"]   # driver/runmode_base.py
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,8 @@ def run_mode_from(config: Mapping[str, Any]) -> RunMode:
     if mode not in RUN_MODES:
         raise ConfigError(f"run_mode = {mode!r}: unknown run mode: use one of "
                           f"{', '.join(map(repr, RUN_MODES))}")
-    warmup, timed = config.get("warmup_steps", 0), config.get("timed_steps", 0)
-    for name, value in (("warmup_steps", warmup), ("timed_steps", timed)):
+    warmup, timed = config.get("perf_warmup_steps", 0), config.get("timed_steps", 0)
+    for name, value in (("perf_warmup_steps", warmup), ("timed_steps", timed)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ConfigError(f"{name} = {value!r}: must be a whole number >= 0")
     run = RunMode(str(mode), int(warmup), int(timed))
@@ -71,8 +71,8 @@ def _check_performance(run: RunMode, max_steps: Any) -> None:
     if isinstance(max_steps, int) and not isinstance(max_steps, bool) \
             and max_steps < run.warmup_steps + run.timed_steps:
         raise ConfigError(f"run_mode = 'performance': max_steps = {max_steps} stops the run "
-                          f"before warmup_steps + timed_steps = {run.warmup_steps} + "
-                          f"{run.timed_steps} steps: raise max_steps or lower warmup_steps / "
+                          f"before perf_warmup_steps + timed_steps = {run.warmup_steps} + "
+                          f"{run.timed_steps} steps: raise max_steps or lower perf_warmup_steps / "
                           "timed_steps (or set max_steps = None)")
 
 
@@ -87,8 +87,8 @@ class Mark:
 
 
 class StepWindow:
-    """The timed window of a performance run: opened when step ``warmup_steps`` ends (step 0:
-    at the first report), closed when step ``warmup_steps + timed_steps`` ends."""
+    """The timed window of a performance run: opened when step ``perf_warmup_steps`` ends (step 0:
+    at the first report), closed when step ``perf_warmup_steps + timed_steps`` ends."""
 
     def __init__(self, run: RunMode):
         self.run = run

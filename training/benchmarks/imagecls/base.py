@@ -4,7 +4,7 @@ star-imports this file and sets its model's own defaults after it.
 Every public name is a parameter (see docs/adding-a-case.md).
 """
 
-from driver.runmode_base import *  # noqa: F403 - run_mode, warmup_steps, timed_steps
+from driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
 
 # ---- data
 image_size = 224              # training and evaluation resolution (square)

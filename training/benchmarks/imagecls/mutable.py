@@ -1,9 +1,9 @@
 """The shared parameters a vendor config may set; a case's ``config/mutable_params.py``
 adds its own model's names to ``shared_mutable``."""
 
-from driver.perfmode import RUN_MODE_KNOBS
+from driver.runmode_mutable import *  # noqa: F403 - run_mode_knobs
 
-shared_mutable = RUN_MODE_KNOBS + [
+shared_mutable = run_mode_knobs + [  # noqa: F405
     "image_size", "train_augment", "val_crop_ratio", "num_workers",
     "optimizer", "global_batch_size", "base_lr", "lr_reference_batch", "momentum", "nesterov",
     "weight_decay", "label_smoothing", "warmup_epochs", "clip_grad_norm",

@@ -67,7 +67,8 @@ class Trainer(Protocol):
 
 
 def run(driver: Driver, trainer: Trainer, schedule: Schedule) -> Progress:
-    """Train until the goal is reached or ``max_steps`` optimizer steps."""
+    """Train until the goal is reached or ``max_steps`` optimizer steps; in performance mode
+    (driver.run_mode) for its warm-up + timed steps, without evaluation (step_done stops it)."""
     progress = Progress()
     driver.train_start(global_batch_size=driver.config.global_batch_size)
     done = False
@@ -93,6 +94,8 @@ def train_epoch(driver: Driver, trainer: Trainer, progress: Progress,
         if progress.step % driver.log.step_every == 0:
             driver.step_end(progress.step, work=progress.work, epoch=progress.epoch,
                             loss=finite_loss(loss, progress.step), lr=trainer.lr())
+        if driver.step_done(progress.step, progress.work):   # performance mode: no evaluation
+            return True
         last = progress.step >= schedule.max_steps
         if (progress.step % schedule.eval_every == 0 or last) and \
                 evaluate_now(driver, trainer, progress, schedule.goal):

@@ -4,7 +4,7 @@ Every public name here is a parameter. A vendor config may change only the names
 in mutable_params.py; ``--set name=value`` may change any of them.
 """
 
-from driver.runmode_base import *  # noqa: F403 - run_mode, warmup_steps, timed_steps
+from driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
 
 # ---- data
 image_size = 224              # training and evaluation resolution (square)

@@ -1,8 +1,8 @@
 """The parameters a vendor config (config_<chip>x<nnodes>x<nproc>.py) may set."""
 
-from driver.perfmode import RUN_MODE_KNOBS
+from driver.runmode_mutable import *  # noqa: F403 - run_mode_knobs
 
-mutable_params = RUN_MODE_KNOBS + [
+mutable_params = run_mode_knobs + [  # noqa: F405
     "image_size", "train_augment", "val_crop_ratio", "num_workers",
     "global_batch_size", "base_lr", "lr_reference_batch", "momentum", "weight_decay",
     "label_smoothing", "warmup_epochs", "nesterov", "bn_momentum", "optimizer", "clip_grad_norm",
