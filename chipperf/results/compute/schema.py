@@ -181,6 +181,11 @@ class RoundResult(_Schema):
     mfu: float | None = None
     mfu_dtype: str | None = None
     peak_flops_per_chip: float | None = None
+    # training run mode from FINISHED: "performance: W warm-up + T timed steps" or
+    # "convergence"; cut: the round ended without FINISHED and its throughput comes from the
+    # STEP_ENDs of the steps it completed (chipperf/results/compute/cut.py)
+    run_mode: str | None = None
+    cut: bool | None = None
     mfu_measured: float | None = None             # against base/'s measured GEMM peak
     mfu_reported: float | None = None             # as a FlagPerf LLM case printed it
     share_of_peak: float | None = None            # base/ and operation/: of the spec sheet's
@@ -266,6 +271,7 @@ class CaseResult(_Schema):
     # Why this case's figures are a smoke test's, not the chip's performance (the data dir's
     # dataset.json card, via SUBMIT_INFO's "dataset"); "" when the data does not say so.
     smoke_test: str = ""
+    run_mode: str = ""                               # the rounds' (see RoundResult.run_mode)
     rounds: tuple[RoundResult, ...] = ()
     counted: tuple[int, ...] = ()                    # round numbers in the aggregate
     excluded: tuple[Exclusion, ...] = ()

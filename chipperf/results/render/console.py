@@ -122,6 +122,10 @@ def console(summary: RunSummary) -> str:
                     for c in summary.cases for e in c.excluded)
     body += "".join(f"\n{c.key or c.dir_name}: smoke test, not a performance figure: "
                     f"{c.smoke_test}" for c in summary.cases if c.smoke_test)
+    body += "".join(f"\n{c.key or c.dir_name}: run mode {c.run_mode}" for c in summary.cases
+                    if c.run_mode.startswith("performance"))
+    body += "".join(f"\n{c.key or c.dir_name}: round {r.number} {r.reasons['cut']}"
+                    for c in summary.cases for r in c.rounds if r.cut and "cut" in r.reasons)
     tail = [f"{len(summary.problems) + sum(_problem_count(c) for c in summary.cases)} problem(s); "
             "see summary.md"] if _has_problems(summary) else []
     return "\n".join([head, body, *tail]) + "\n"

@@ -72,6 +72,7 @@ class Driver:
         self.case_version: str | None = None       # driver.version.code_digest of the case
         self.run_mode: RunMode = run_mode_from(config)
         self.timed = StepWindow(self.run_mode)
+        self.work_unit: str | None = None          # train_start(work_unit=...): for STEP_END
 
     @classmethod
     def start(cls, model: str, case_dir: Path, argv: Sequence[str] | None = None,
@@ -113,6 +114,7 @@ class Driver:
 
     def train_start(self, **value: Any) -> None:
         self.windows.train_start()
+        self.work_unit = value.get("work_unit", self.work_unit)
         if self.timed.wants(0):                    # no warm-up: the timed window opens here
             self.timed.mark(self._mark(0, 0.0))
         self.log.emit("TRAIN_START", {**value, "run_mode": self.run_mode.as_dict()})
@@ -138,6 +140,8 @@ class Driver:
             value = {**value, "throughput_so_far": work * self.dist.world_size / elapsed,
                      "work_so_far": work * self.dist.world_size, "train_elapsed_s": elapsed,
                      "warmup_steps": self.run_mode.warmup_steps}
+            if self.work_unit is not None:
+                value["work_unit"] = self.work_unit
         self.log.step_end(step, value)
 
     def step_done(self, step: int, work: float) -> bool:

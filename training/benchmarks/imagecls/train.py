@@ -133,7 +133,7 @@ def run(driver: Driver, loop: Loop, target: float, max_epochs: int, eval_every: 
     progress = Progress()
     performance = driver.run_mode.performance
     max_steps = driver.stop_after(max_steps)
-    driver.train_start(global_batch_size=driver.config.global_batch_size)
+    driver.train_start(global_batch_size=driver.config.global_batch_size, work_unit="samples")
     epochs = itertools.count(1) if performance else range(1, max_epochs + 1)  # steps decide
     for epoch in epochs:
         progress.epoch = epoch

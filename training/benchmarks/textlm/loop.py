@@ -35,6 +35,7 @@ class Schedule:
     goal: Goal
     max_steps: int
     eval_every: int
+    work_unit: str | None = None   # "samples" or "tokens": named in TRAIN_START and STEP_END
 
 
 @dataclass
@@ -70,7 +71,8 @@ def run(driver: Driver, trainer: Trainer, schedule: Schedule) -> Progress:
     """Train until the goal is reached or ``max_steps`` optimizer steps; in performance mode
     (driver.run_mode) for its warm-up + timed steps, without evaluation (step_done stops it)."""
     progress = Progress()
-    driver.train_start(global_batch_size=driver.config.global_batch_size)
+    unit = {} if schedule.work_unit is None else {"work_unit": schedule.work_unit}
+    driver.train_start(global_batch_size=driver.config.global_batch_size, **unit)
     done = False
     while not done:
         progress.epoch += 1
