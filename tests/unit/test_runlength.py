@@ -3,6 +3,7 @@ round deadline cannot hold."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,21 @@ def test_a_full_size_convergence_config_is_warned_at_plan_time() -> None:
     cluster, test = _configs("bert:pytorch_2.13:H100:1:8:1", timeout=1e6)
     assert not [n for n in make_plan(cluster, test, catalogue, "run1", Path("r")).cases[0].notes
                 if "convergence mode" in n]
+
+
+def test_plan_check_refuses_a_vendor_config_with_nothing_to_time(tmp_path: Path) -> None:
+    root = tmp_path / "training"
+    for folder in ("llama2_7b", "driver"):
+        shutil.copytree(REPO / "training/benchmarks" / folder, root / "benchmarks" / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    config = root / "nvidia/llama2_7b-deepspeed/config"
+    config.mkdir(parents=True)
+    (config / "config_A100x1x8.py").write_text("run_mode = 'performance'\ntimed_steps = 0\n")
+    (root / "nvidia/docker_image/deepspeed_0.19").mkdir(parents=True)
+    (root / "nvidia/docker_image/deepspeed_0.19/Dockerfile").write_text("")
+    cluster, test = _configs("llama2_7b:deepspeed_0.19:A100:1:8:1")
+    problems = check(cluster, test, Catalogue.scan(root), where="test_conf.py")
+    assert [p for p in problems if "timed_steps" in p] == [
+        "test_conf.py: CASES['llama2_7b:deepspeed_0.19:A100:1:8:1']: run_mode = 'performance' "
+        "with timed_steps = 0: nothing would be timed: set timed_steps to the number of steps "
+        "to time (FlagPerf's LLM cases time 300)"]
