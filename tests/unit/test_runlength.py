@@ -89,3 +89,21 @@ def test_plan_check_refuses_a_vendor_config_with_nothing_to_time(tmp_path: Path)
         "test_conf.py: CASES['llama2_7b:deepspeed_0.19:A100:1:8:1']: run_mode = 'performance' "
         "with timed_steps = 0: nothing would be timed: set timed_steps to the number of steps "
         "to time (FlagPerf's LLM cases time 300)"]
+
+
+def test_flagperf_train_steps_maps_to_timed_steps_in_performance_mode(tmp_path: Path) -> None:
+    from chipperf.config.vendorconfig import check_vendor_config
+
+    config_dir = REPO / "training/benchmarks/llama3_8B/pytorch/config"
+    path = tmp_path / "config_H100x1x8.py"
+    path.write_text("train_steps = 300\n")          # FlagPerf's llama3_8B-megatron H100 file
+    checked = check_vendor_config(config_dir, path, "llama3_8B:pytorch",
+                                  (REPO / "training/benchmarks",))
+    assert checked.problems == ()
+    assert checked.values == {"timed_steps": 300, "run_mode": "performance"}
+    assert checked.notes(path) == (
+        f"{path}: train_steps is FlagPerf's name for timed_steps: set as timed_steps",
+        f"{path}: run_mode = 'performance', implied by FlagPerf's train_steps")
+    path.write_text("train_steps = 300\nrun_mode = 'convergence'\n")   # said: kept
+    kept = check_vendor_config(config_dir, path, "llama3_8B:pytorch", (REPO / "training/benchmarks",))
+    assert kept.values["run_mode"] == "convergence" and kept.implied == ()
