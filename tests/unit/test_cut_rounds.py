@@ -93,8 +93,12 @@ def test_driver_lines_of_a_cut_round_give_its_throughput(tmp_path: Path) -> None
     assert cut.throughput.raw == pytest.approx(128.0)   # 4 ranks x 8 samples / 0.25 s
     assert cut.work_done == 1280 and cut.train_time_s == pytest.approx(10.0)
     assert [e.round for e in summary.cases[0].excluded] == [2]      # shown, not averaged
-    assert "round 2 still running" not in console(summary)
     assert "round 2 " in console(summary) and "cut, not converged" in console(summary)
+    from chipperf.results.render.markdown import case_section
+
+    assert any(line.startswith("Round 2 ") and "cut, not converged" in line
+               and "steps 10-50" in line
+               for line in case_section(summary.cases[0]))
 
 
 class Clock:
@@ -138,6 +142,10 @@ def test_a_performance_round_counts_though_it_does_not_converge(tmp_path: Path) 
     assert first.mfu == pytest.approx(64.0 * 12.3e9 / (312e12 * 4))
     assert case_result.counted == (1,) and case_result.run_mode.startswith("performance")
     assert "run mode performance: 2 warm-up + 8 timed steps" in console(summary)
+    from chipperf.results.render.markdown import case_section
+
+    assert "Run mode: performance: 2 warm-up + 8 timed steps (throughput and MFU from the " \
+        "timed steps)." in case_section(case_result)
 
 
 def test_a_performance_rounds_monitor_window_is_its_timed_steps(tmp_path: Path) -> None:

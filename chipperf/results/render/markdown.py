@@ -63,10 +63,16 @@ def case_section(case: CaseResult) -> list[str]:
              + (f": {case.reason}" if case.reason else "") + ".", ""]
     if case.hardware_note:
         lines += [f"Hardware status: {case.hardware_note}.", ""]
+    if case.run_mode:
+        lines += [f"Run mode: {case.run_mode}"
+                  + (" (throughput and MFU from the timed steps)."
+                     if case.run_mode.startswith("performance") else "."), ""]
     lines += ["### Rounds", "", round_table(case), ""]
     if case.excluded:
         lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)
                   + ".", ""]
+    lines += [f"Round {r.number} {r.reasons['cut']}." for r in case.rounds
+              if r.cut and "cut" in r.reasons]
     lines += ["### Over the counted rounds " + f"({', '.join(map(str, case.counted)) or 'none'})",
               "", stats_table(case), ""]
     if any(r.mfu is not None for r in case.rounds):
