@@ -31,6 +31,8 @@ and, from the training driver, ``run_mode`` (optional; docs/results.md "Run mode
                           top-level times, work_done and throughput are then the timed
                           window's (steady state, after the warm-up), converged is false and
                           metric.value is null unless the case measured one.
+    data_mode            "real" | "synthetic" (optional; vision cases): "synthetic" trained on
+                          device-resident random batches, labelled "synthetic: compute only"
 
 STEP_END from the training driver carries, with ``work``: ``throughput_so_far``,
 ``work_so_far`` (all ranks: rank 0's count x world size), ``train_elapsed_s``,
@@ -120,7 +122,7 @@ INFERENCE_FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
 INFERENCE_OPTIONAL_KEYS = ("device", "batch_size", "peak_memory_source", "engine_build_time_s",
                            "offline", "window_work", "serving")
 # Other FINISHED keys of the training suite the results code reads when present.
-TRAINING_OPTIONAL_KEYS = ("run_mode",)
+TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode")
 # Required parts of FINISHED's nested objects, per suite: key -> (part, its types).
 _NUMBER = (int, float)
 _FINISHED_PARTS: Mapping[str, Mapping[str, Mapping[str, tuple[type, ...]]]] = {

@@ -145,3 +145,23 @@ def test_performance_mode_times_its_steps_without_evaluating(digits: Path, tmp_p
 def test_performance_mode_with_no_timed_steps_fails_before_training(digits: Path) -> None:
     result = CASE.run_config(digits, "--set", "run_mode=performance", "--set", "timed_steps=0")
     assert_case_error(result, "timed_steps = 0: nothing would be timed")
+
+
+def test_synthetic_input_needs_no_data_and_is_labelled(tmp_path: Path) -> None:
+    """data_mode = synthetic: one device-resident random batch, no data dir read at all."""
+    result = CASE.run_config(tmp_path / "no-data", "--output_dir", str(tmp_path), "--set",
+                             "data_mode=synthetic", "--set", "run_mode=performance", "--set",
+                             "perf_warmup_steps=1", "--set", "timed_steps=2")
+    assert result.returncode == 0, result.stderr[-4000:]
+    events = perflog_events(result.stdout)
+    finished = events[-1].value
+    assert finished["data_mode"] == "synthetic" and finished["run_mode"]["timed_steps"] == 2
+    init = next(e.value for e in events if e.name == "INIT_END")
+    assert (init["classes"], init["train_images"]) == (1000, 0)
+    assert finished["work_done"] == 2 * 64          # the cpu config's global batch
+
+
+def test_synthetic_input_in_convergence_mode_is_refused(tmp_path: Path) -> None:
+    result = CASE.run_config(tmp_path / "no-data", "--set", "data_mode=synthetic")
+    assert_case_error(result, "data_mode = 'synthetic' trains on random batches toward no "
+                      "target: set run_mode = 'performance'")

@@ -158,3 +158,23 @@ def test_a_performance_rounds_monitor_window_is_its_timed_steps(tmp_path: Path) 
     untouched = {"train_start_ms": 5, "train_end_ms": 9}
     _timed_window(untouched, {"mode": "convergence"}, {})
     assert untouched == {"train_start_ms": 5, "train_end_ms": 9}
+
+
+def test_synthetic_input_is_labelled_in_every_table(tmp_path: Path) -> None:
+    from chipperf.results.read.collect import collect
+    from chipperf.results.render.html import report_html
+    from chipperf.results.render.markdown import case_section
+
+    run = write_run(tmp_path / "runs", [SynthCase(rounds=(SynthRound(),), seconds=5)])
+    log = next((run / "resnet50-pytorch_2.13-A100-2x2" / "round1").glob("*noderank0")) \
+        / "rank0.out.log"
+    text = log.read_text().replace('"dtype": "bf16"', '"dtype": "bf16", "data_mode": "synthetic"')
+    log.write_text(text)
+    summary = summarize(run)
+    case_result = summary.cases[0]
+    assert case_result.rounds[0].data_mode == "synthetic" and case_result.synthetic
+    row = next(line for line in console(summary).splitlines() if "resnet50" in line)
+    assert "samples/s [synthetic: compute only]" in row
+    assert any("**synthetic: compute only**" in line for line in case_section(case_result))
+    html = report_html(collect(run))
+    assert "(synthetic: compute only)" in html and "[synthetic: compute only]" in html

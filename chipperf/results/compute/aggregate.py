@@ -124,4 +124,6 @@ def _descriptors(rounds: Sequence[RoundResult]) -> dict[str, Any]:
             out.setdefault("precision", r.precision)
         if r.run_mode:
             out.setdefault("run_mode", r.run_mode)
+        if r.data_mode:
+            out.setdefault("data_mode", r.data_mode)
     return out

@@ -240,6 +240,8 @@ def _finished_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[
     out["throughput"] = _throughput(value.get("throughput"), reasons)
     out["metric"] = _metric(value.get("metric"), reasons)
     out["run_mode"] = run_mode_text(value.get("run_mode"))
+    data_mode = value.get("data_mode")
+    out["data_mode"] = data_mode if isinstance(data_mode, str) else None
     return out
 
 

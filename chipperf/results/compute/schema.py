@@ -186,6 +186,7 @@ class RoundResult(_Schema):
     # STEP_ENDs of the steps it completed (chipperf/results/compute/cut.py)
     run_mode: str | None = None
     cut: bool | None = None
+    data_mode: str | None = None                  # FINISHED data_mode: "real" | "synthetic"
     mfu_measured: float | None = None             # against base/'s measured GEMM peak
     mfu_reported: float | None = None             # as a FlagPerf LLM case printed it
     share_of_peak: float | None = None            # base/ and operation/: of the spec sheet's
@@ -236,6 +237,9 @@ class Fingerprint(_Schema):
     precision: str | None = None      # fp32, bf16, fp16, amp...
 
 
+SYNTHETIC_LABEL = "synthetic: compute only"      # every table's label of synthetic input
+
+
 @dataclass(frozen=True)
 class CaseResult(_Schema):
     NESTED: ClassVar[Mapping[str, Any]] = {
@@ -272,6 +276,7 @@ class CaseResult(_Schema):
     # dataset.json card, via SUBMIT_INFO's "dataset"); "" when the data does not say so.
     smoke_test: str = ""
     run_mode: str = ""                               # the rounds' (see RoundResult.run_mode)
+    data_mode: str = ""                              # the rounds' FINISHED data_mode
     rounds: tuple[RoundResult, ...] = ()
     counted: tuple[int, ...] = ()                    # round numbers in the aggregate
     excluded: tuple[Exclusion, ...] = ()
@@ -286,6 +291,10 @@ class CaseResult(_Schema):
     @property
     def inference(self) -> bool:
         return self.suite == "inference"
+
+    @property
+    def synthetic(self) -> bool:
+        return self.data_mode == "synthetic"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ Inference, training and the spec suites (base/, operation/) each have their own 
 
 from __future__ import annotations
 
-from chipperf.results.compute.schema import CaseResult, RunSummary
+from chipperf.results.compute.schema import SYNTHETIC_LABEL, CaseResult, RunSummary
 from chipperf.results.render.text import DASH, console_table, fmt, stat_text
 
 
@@ -103,8 +103,10 @@ def mfu_text(case: CaseResult) -> str:
 
 
 def throughput_text(case: CaseResult) -> str:
+    """The mean throughput with its unit, labelled when the input was synthetic."""
     text = stat_text(case.aggregate.get("throughput_raw"))
-    return f"{text} {_unit(case)}" if text != DASH else DASH
+    label = f" [{SYNTHETIC_LABEL}]" if case.synthetic else ""
+    return f"{text} {_unit(case)}{label}" if text != DASH else DASH
 
 
 def metric_text(case: CaseResult) -> str:

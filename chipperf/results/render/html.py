@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from html import escape
 
-from chipperf.results.compute.schema import CaseResult, RoundResult, RunSummary
+from chipperf.results.compute.schema import SYNTHETIC_LABEL, CaseResult, RoundResult, RunSummary
 from chipperf.results.read.collect import Collected, RoundSeries
 from chipperf.results.read.details import CaseDetails
 from chipperf.results.render.casehtml import (
@@ -115,6 +115,7 @@ def _facts(summary: RunSummary) -> str:
 def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
                  details: CaseDetails | None = None) -> list[str]:
     smoke = " (smoke test)" if details is not None and details.smoke else ""
+    smoke += f" ({SYNTHETIC_LABEL})" if case.synthetic else ""
     out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.key or case.dir_name)}'
            f"{smoke}</h2>",
            f"<p>vendor {escape(case.vendor or DASH)}, chip {escape(case.chip or DASH)}, "

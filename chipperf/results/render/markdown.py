@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from chipperf.results.compute.schema import (
+    SYNTHETIC_LABEL,
     CaseResult,
     RunSummary,
     figures_for,
@@ -63,6 +64,9 @@ def case_section(case: CaseResult) -> list[str]:
              + (f": {case.reason}" if case.reason else "") + ".", ""]
     if case.hardware_note:
         lines += [f"Hardware status: {case.hardware_note}.", ""]
+    if case.synthetic:
+        lines += [f"Input: **{SYNTHETIC_LABEL}** (one device-resident random batch: no data "
+                  "loading, decoding or augmentation is measured).", ""]
     if case.run_mode:
         lines += [f"Run mode: {case.run_mode}"
                   + (" (throughput and MFU from the timed steps)."

@@ -4,7 +4,7 @@ adds its own model's names to ``shared_mutable``."""
 from driver.runmode_mutable import *  # noqa: F403 - run_mode_knobs
 
 shared_mutable = run_mode_knobs + [  # noqa: F405
-    "image_size", "train_augment", "val_crop_ratio", "num_workers",
+    "data_mode", "image_size", "train_augment", "val_crop_ratio", "num_workers",
     "optimizer", "global_batch_size", "base_lr", "lr_reference_batch", "momentum", "nesterov",
     "weight_decay", "label_smoothing", "warmup_epochs", "clip_grad_norm",
     "max_epochs", "target_accuracy", "eval_every_epochs", "max_steps",
