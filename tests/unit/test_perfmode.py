@@ -20,6 +20,7 @@ BASE = """
 from driver.runmode_base import *
 lr = 0.1
 max_steps = None
+global_batch_size = 8
 """
 
 
@@ -157,3 +158,45 @@ def test_step_end_carries_what_a_cut_round_needs(case: Path) -> None:
     steps = [e.value for e in parse_lines(out.getvalue().splitlines())[0] if e.name == "STEP_END"]
     assert [(s["step"], s["work_so_far"], s["train_elapsed_s"]) for s in steps] == \
         [(10, 80, 5.0), (20, 160, 10.0)]
+
+
+class FakeTrainer:
+    """textlm.loop's framework side: batches of 4 samples, each step 0.5 s of compute."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock, self.evaluated = clock, 0
+
+    def batches(self, epoch: int) -> range:
+        return range(6)                          # 6 steps an epoch
+
+    def step(self, batch: int) -> tuple[float, bool]:
+        self.clock.t += 0.5
+        return 1.0, True
+
+    def work(self, batch: int) -> int:
+        return 4
+
+    def lr(self) -> float:
+        return 0.1
+
+    def evaluate(self) -> float:
+        self.evaluated += 1
+        return 0.0
+
+
+def test_text_loop_runs_warmup_plus_timed_steps_across_epochs_without_evaluating(
+        case: Path) -> None:
+    from textlm.loop import Goal, Schedule, run
+
+    clock, out = FakeClock(), io.StringIO()
+    d = start(case, clock, out, "run_mode=performance", "perf_warmup_steps=5", "timed_steps=10")
+    trainer = FakeTrainer(clock)
+    progress = run(d, trainer, Schedule(Goal("acc", 0.9), 1000, 2, "tokens"))
+    assert (progress.step, progress.epoch, trainer.evaluated) == (15, 3, 0)
+    fin = d.finish(work_done=progress.work, work_unit="tokens", metric=Metric("acc", None, 0.9),
+                   flops_per_unit=1.0, dtype="fp32", peak_memory_bytes=None)
+    assert (fin["work_done"], fin["train_time_s"], fin["throughput"]["raw"]) == (40, 5.0, 8.0)
+    events = parse_lines(out.getvalue().splitlines())[0]
+    assert "EVALUATE" not in [e.name for e in events]
+    steps = [e.value for e in events if e.name == "STEP_END"]
+    assert steps and all(s["work_unit"] == "tokens" for s in steps)

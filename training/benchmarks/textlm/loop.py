@@ -99,8 +99,9 @@ def train_epoch(driver: Driver, trainer: Trainer, progress: Progress,
         if driver.step_done(progress.step, progress.work):   # performance mode: no evaluation
             return True
         last = progress.step >= schedule.max_steps
-        if (progress.step % schedule.eval_every == 0 or last) and \
-                evaluate_now(driver, trainer, progress, schedule.goal):
+        evaluating = not driver.run_mode.performance and \
+            (progress.step % schedule.eval_every == 0 or last)
+        if evaluating and evaluate_now(driver, trainer, progress, schedule.goal):
             return True
         if last:
             return True
