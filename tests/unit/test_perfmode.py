@@ -200,3 +200,14 @@ def test_text_loop_runs_warmup_plus_timed_steps_across_epochs_without_evaluating
     assert "EVALUATE" not in [e.name for e in events]
     steps = [e.value for e in events if e.name == "STEP_END"]
     assert steps and all(s["work_unit"] == "tokens" for s in steps)
+
+
+def test_synthetic_input_asked_of_a_case_without_it_is_one_message() -> None:
+    """gpt2 has no data_mode knob: --set names the unknown parameter."""
+    with pytest.raises(ConfigError) as err:
+        load_case_config(REPO / "training/benchmarks/gpt2/pytorch/config", None,
+                         {"data_mode": "synthetic"})
+    assert "--set data_mode=...: unknown parameter 'data_mode'" in str(err.value)
+    vision = load_case_config(REPO / "training/benchmarks/vit/pytorch/config", None,
+                              {"data_mode": "synthetic"})
+    assert vision.data_mode == "synthetic"
