@@ -11,7 +11,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [p for p in (str(REPO), str(REPO / "training" / "benchmarks")) if p not in sys.path]
 
-from driver import ConfigError, Driver, Metric, load_case_config  # noqa: E402
+from driver import CaseError, ConfigError, Driver, Metric, load_case_config  # noqa: E402
 from driver.perfmode import RunMode, run_mode_from  # noqa: E402
 
 from chipperf.perflog import finished_problems, parse_lines  # noqa: E402
@@ -133,7 +133,7 @@ def test_a_run_that_ends_before_its_timed_steps_says_so(case: Path) -> None:
     d.train_start()
     run_steps(d, clock, 7, per_step=1.0, batch=2)        # the data ran out
     d.train_end()
-    with pytest.raises(Exception, match="ended before its 50 timed steps"):
+    with pytest.raises(CaseError, match="stopped before its 50 timed steps"):
         d.finish(work_done=14, work_unit="samples", metric=Metric("top1", 0.1, 0.7),
                  flops_per_unit=1.0, dtype="fp32", peak_memory_bytes=None)
 

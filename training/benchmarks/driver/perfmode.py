@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from driver.errors import ConfigError
+from driver.errors import CaseError, ConfigError
 
 CONVERGENCE, PERFORMANCE = "convergence", "performance"
 RUN_MODES = (CONVERGENCE, PERFORMANCE)
@@ -118,36 +118,35 @@ class StepWindow:
 def performance_value(value: Mapping[str, Any], window: StepWindow, world_size: int
                       ) -> dict[str, Any]:
     """FINISHED's value with times, work and throughput from the timed window; the whole run's
-    figures move to ``run_mode``. ``ConfigError``-free: a window that never closed is an
-    error the case reports (the run ended before its timed steps)."""
-    from driver.errors import CaseError
-
+    figures move to ``run_mode.whole_run``. ``CaseError`` when the window never closed or
+    measured nothing."""
     start, end = window.start, window.end
     if start is None or end is None:
-        raise CaseError(f"performance mode: the run ended before its {window.run.timed_steps} "
-                        f"timed steps (after {window.run.warmup_steps} warm-up steps) were "
-                        "done: the data or max_epochs ran out; lower timed_steps or raise "
-                        "max_epochs")
-    seconds = end.clock - start.clock
-    compute = end.compute_s - start.compute_s
+        raise CaseError(f"performance mode: training stopped before its "
+                        f"{window.run.timed_steps} timed steps (after "
+                        f"{window.run.warmup_steps} warm-up steps) were done: the case's loop "
+                        "must call driver.step_done(step, work) after every optimizer step "
+                        "and stop only when it returns True")
+    seconds, compute = end.clock - start.clock, end.compute_s - start.compute_s
     work = int(round((end.work - start.work) * world_size))
     if not seconds > 0 or not compute > 0:
         raise CaseError(f"performance mode: the timed window measured {seconds!r} s "
-                        f"({compute!r} s of compute): the case must report every step")
-    unit = value["work_unit"]
-    return {**value,
-            "train_time_s": seconds, "train_no_eval_time_s": seconds, "pure_compute_time_s": compute,
-            "work_done": work,
-            "throughput": {"raw": work / seconds, "no_eval": work / seconds,
-                           "pure_compute": work / compute, "unit": f"{unit}/s"},
+                        f"({compute!r} s of compute): the case must mark its compute regions")
+    whole = {k: value[k] for k in ("train_time_s", "train_no_eval_time_s",
+                                   "pure_compute_time_s", "work_done", "throughput")}
+    return {**value, **_timed_figures(seconds, compute, work, value["work_unit"]),
             "converged": False,
             "metric": {**value["metric"], "value": _finite(value["metric"].get("value"))},
-            "run_mode": {**window.run.as_dict(), "timed_window_s": seconds,
-                         "timed_work": work, "timed_first_step": start.step + 1,
-                         "timed_last_step": end.step,
-                         "whole_run": {k: value[k] for k in (
-                             "train_time_s", "train_no_eval_time_s", "pure_compute_time_s",
-                             "work_done", "throughput")}}}
+            "run_mode": {**window.run.as_dict(), "timed_window_s": seconds, "timed_work": work,
+                         "timed_first_step": start.step + 1, "timed_last_step": end.step,
+                         "whole_run": whole}}
+
+
+def _timed_figures(seconds: float, compute: float, work: int, unit: str) -> dict[str, Any]:
+    return {"train_time_s": seconds, "train_no_eval_time_s": seconds,
+            "pure_compute_time_s": compute, "work_done": work,
+            "throughput": {"raw": work / seconds, "no_eval": work / seconds,
+                           "pure_compute": work / compute, "unit": f"{unit}/s"}}
 
 
 def _finite(number: Any) -> float | None:
