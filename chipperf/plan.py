@@ -20,6 +20,7 @@ from chipperf.catalogue import FLAGPERF_VENDOR_SUFFIX, Catalogue
 from chipperf.config.caseneeds import needs_problems
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.config.pyconfig import read_py_config
+from chipperf.config.runlength import deadline_warning, run_mode_problems
 from chipperf.config.vendorconfig import (
     BASE_FILE,
     VendorConfig,
@@ -220,6 +221,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"({', '.join(have) or 'none'})")
     problems += list(vendor_config(entry, test, catalogue).problems)
     problems += _override_problems(entry, test, catalogue, where)
+    problems += run_mode_problems(case_knobs(entry, test, catalogue), where)
     problems += _needs(entry, test, catalogue, where)
     problems += _device_count(key, test.vendor, where)
     choice = image_choice(key.framework, test, catalogue)
@@ -331,6 +333,17 @@ def vendor_config(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> V
                                (RUNTIME.parent,))
 
 
+def case_knobs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> dict[str, object]:
+    """A training case's knobs as its driver will resolve them: ``_base.py`` under the vendor
+    config's values ({} for a case that declares no knobs, or another suite)."""
+    key = entry.key
+    case_dir = catalogue.cases.get((key.model, key.family))
+    if catalogue.suite != "training" or case_dir is None:
+        return {}
+    base = read_py_config(case_dir / "config" / BASE_FILE, (RUNTIME.parent,))
+    return {**base.public(), **vendor_config(entry, test, catalogue).values}
+
+
 def _translated_files(test: TestConfig, catalogue: Catalogue) -> tuple[tuple[str, str], ...]:
     files = {}
     for entry in test.cases:
@@ -373,6 +386,8 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     peak_note = plan_note(catalogue.suite, catalogue.case_name(key.model), test.vendor, key.chip,
                           entry.case_args)
     notes += (f"{key}: {peak_note}",) if peak_note else ()
+    deadline = deadline_warning(case_knobs(entry, test, catalogue), test.round_timeout_s)
+    notes += (f"{key}: {deadline}",) if deadline else ()
     return CasePlan(
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
         family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,

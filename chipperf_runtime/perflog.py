@@ -22,6 +22,23 @@ FINISHED schema (times in seconds; docs/results.md; the inference form: docs/inf
     world_size           int
     peak_memory_bytes    int or null (null when the framework cannot tell)
 
+and, from the training driver, ``run_mode`` (optional; docs/results.md "Run modes")::
+
+    run_mode             {"mode": "convergence" | "performance", "warmup_steps": int,
+                          "timed_steps": int}; in performance mode also "timed_window_s",
+                          "timed_work", "timed_first_step", "timed_last_step" and "whole_run"
+                          (the whole train window's times, work_done and throughput). The
+                          top-level times, work_done and throughput are then the timed
+                          window's (steady state, after the warm-up), converged is false and
+                          metric.value is null unless the case measured one.
+    data_mode            "real" | "synthetic" (optional; vision cases): "synthetic" trained on
+                          device-resident random batches, labelled "synthetic: compute only"
+
+STEP_END from the training driver carries, with ``work``: ``throughput_so_far``,
+``work_so_far`` (all ranks: rank 0's count x world size), ``train_elapsed_s``,
+``warmup_steps`` and ``work_unit``; a round cut before FINISHED gets the throughput of its
+completed steps from them (chipperf/results/compute/cut.py).
+
 Inference FINISHED (suite ``inference``; docs/inference.md) requires instead::
 
     e2e_time_s           float
@@ -104,6 +121,8 @@ INFERENCE_FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
 # Other FINISHED keys of the inference suite the results code reads when present.
 INFERENCE_OPTIONAL_KEYS = ("device", "batch_size", "peak_memory_source", "engine_build_time_s",
                            "offline", "window_work", "serving")
+# Other FINISHED keys of the training suite the results code reads when present.
+TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode")
 # Required parts of FINISHED's nested objects, per suite: key -> (part, its types).
 _NUMBER = (int, float)
 _FINISHED_PARTS: Mapping[str, Mapping[str, Mapping[str, tuple[type, ...]]]] = {
@@ -317,7 +336,8 @@ def normalize_finished(value: Mapping[str, Any]) -> dict[str, Any]:
     if "converged" in value:
         out["converged"] = bool(value["converged"])
     out.update({k: v for k, v in value.items() if k in FINISHED_KEYS
-                or k in INFERENCE_FINISHED_KEYS or k in INFERENCE_OPTIONAL_KEYS})
+                or k in INFERENCE_FINISHED_KEYS or k in INFERENCE_OPTIONAL_KEYS
+                or k in TRAINING_OPTIONAL_KEYS})
     return out
 
 

@@ -40,6 +40,12 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # global-norm clip); not eval_steps, which counts micro-batches there
     "wav2vec2:pytorch": {"lr": "learning_rate", "max_update": "max_steps",
                          "warmup_updates": "warmup_steps", "clip_norm": "grad_clip_norm"},
+    # FlagPerf training/nvidia/{llama3_8B,mixtral_8x7B}-megatron/config/config_*.py:
+    # train_steps (300): the optimizer steps of its fixed-length run, whose throughput and MFU
+    # it reports; here the timed steps of performance mode (chipperf.config.vendorconfig
+    # then sets run_mode = "performance" when the config does not say)
+    "llama3_8B:pytorch": {"train_steps": "timed_steps"},
+    "mixtral_8x7B:pytorch": {"train_steps": "timed_steps"},
 }
 
 
@@ -59,3 +65,6 @@ def chipperf_case_name(suite: str, name: str) -> str:
     """chipperf's name of a case FlagPerf names ``name`` in ``suite`` (``name`` itself when
     the two agree)."""
     return FLAGPERF_CASE_NAMES.get(suite, {}).get(name, name)
+# A FlagPerf name whose mapping implies a run mode: the knob it maps to -> (knob, value) set
+# with it unless the config sets that knob itself.
+IMPLIED: dict[str, tuple[str, str]] = {"timed_steps": ("run_mode", "performance")}

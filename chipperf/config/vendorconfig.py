@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from chipperf.config.flagperf_aliases import FLAGPERF_ALIASES
+from chipperf.config.flagperf_aliases import FLAGPERF_ALIASES, IMPLIED
 from chipperf.config.pyconfig import PyConfig, read_py_config
 from chipperf_runtime.training.driver.config import value_kind
 
@@ -30,10 +30,14 @@ class VendorConfig:
     renamed: dict[str, str] = field(default_factory=dict)    # FlagPerf name -> case knob
     problems: tuple[str, ...] = ()
     checked: bool = False                                     # the case declares its knobs
+    implied: tuple[str, ...] = ()                             # knobs a mapped name implied
 
     def notes(self, path: Path) -> tuple[str, ...]:
         return tuple(f"{path}: {old} is FlagPerf's name for {new}: set as {new}"
-                     for old, new in sorted(self.renamed.items()))
+                     for old, new in sorted(self.renamed.items())) + tuple(
+            f"{path}: {name} = {self.values[name]!r}, implied by FlagPerf's "
+            f"{', '.join(o for o, n in sorted(self.renamed.items()) if IMPLIED.get(n, ('',))[0] == name)}"
+            for name in self.implied)
 
 
 def translated_name(config_name: str) -> str:
@@ -55,10 +59,25 @@ def check_vendor_config(case_config_dir: Path, vendor_file: Path, case: str,
         return VendorConfig(problems=tuple(problems), checked=True)
     aliases, alias_problems = _aliases(case, set(allowed))
     values, renamed, name_problems = _rename(vendor, aliases, allowed)
+    implied = _imply(values, renamed, allowed)
     origin = {new: old for old, new in renamed.items()}
     kinds = [p for knob, value in values.items()
              for p in _kind_problem(vendor, origin.get(knob, knob), knob, value, base)]
-    return VendorConfig(values, renamed, tuple(problems + alias_problems + name_problems + kinds), True)
+    return VendorConfig(values, renamed, tuple(problems + alias_problems + name_problems + kinds), True,
+                        implied)
+
+
+def _imply(values: dict[str, Any], renamed: Mapping[str, str], allowed: list[str]
+           ) -> tuple[str, ...]:
+    """Set the knobs a mapped FlagPerf name implies (flagperf_aliases.IMPLIED) that the
+    config leaves unset; returns their names."""
+    implied = []
+    for knob in sorted(set(renamed.values()) & set(IMPLIED)):
+        name, value = IMPLIED[knob]
+        if name not in values and name in allowed:
+            values[name] = value
+            implied.append(name)
+    return tuple(implied)
 
 
 def check_overrides(case_config_dir: Path, overrides: Mapping[str, Any], where: str,

@@ -85,3 +85,17 @@ def test_a_nan_loss_ends_the_case_as_failed_at_its_step(corpus: Path) -> None:
     assert result.returncode == 2, result.stderr[-3000:]
     assert "chipperf case error: training diverged: loss is nan at step" in result.stderr
     assert "TRAIN_START" in result.stdout and "FINISHED" not in result.stdout
+
+
+def test_performance_mode_times_300_style_fixed_steps_on_one_rank(corpus: Path) -> None:
+    """FlagPerf's LLM way (a fixed step count, here 2 warm-up + 4 timed): FINISHED from the
+    timed steps, no evaluation, tokens as the unit."""
+    result = CASES["llama3_8B"].run_config(corpus, "--set", "run_mode=performance", "--set",
+                                           "perf_warmup_steps=2", "--set", "timed_steps=4")
+    assert result.returncode == 0, result.stderr[-3000:]
+    events = perflog_events(result.stdout)
+    assert "EVALUATE" not in [e.name for e in events]
+    finished = events[-1].value
+    assert finished["run_mode"]["timed_last_step"] == 6 and finished["work_unit"] == "tokens"
+    assert finished["work_done"] == 4 * finished["run_mode"]["whole_run"]["work_done"] // 6
+    assert finished["converged"] is False and finished["metric"]["value"] is None

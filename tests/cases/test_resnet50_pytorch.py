@@ -125,3 +125,45 @@ def test_the_round_reason_leads_with_the_device_error_the_rank_printed(
                                    "Ascend NPUs (torch_npu)), but its PyTorch plug-in 'torch_npu' "
                                    "does not import")
     assert state.reason.endswith("(rank 0 exited with status 2)")
+
+
+def test_performance_mode_times_its_steps_without_evaluating(digits: Path, tmp_path: Path) -> None:
+    """One rank, 2 warm-up + 3 timed steps: FINISHED from the timed window, no EVALUATE."""
+    result = CASE.run_config(digits, "--output_dir", str(tmp_path), "--set",
+                             "run_mode=performance", "--set", "perf_warmup_steps=2", "--set",
+                             "timed_steps=3", "--set", "num_workers=0")
+    assert result.returncode == 0, result.stderr[-4000:]
+    events = perflog_events(result.stdout)
+    names = [e.name for e in events]
+    assert "EVALUATE" not in names and names[-2:] == ["TRAIN_END", "FINISHED"]
+    finished = events[-1].value
+    assert finished["run_mode"]["mode"] == "performance"
+    assert (finished["run_mode"]["timed_first_step"], finished["run_mode"]["timed_last_step"]) \
+        == (3, 5)
+    assert finished["work_done"] == 3 * finished["run_mode"]["whole_run"]["work_done"] // 5
+    assert finished["converged"] is False and finished["throughput"]["raw"] > 0
+
+
+def test_performance_mode_with_no_timed_steps_fails_before_training(digits: Path) -> None:
+    result = CASE.run_config(digits, "--set", "run_mode=performance", "--set", "timed_steps=0")
+    assert_case_error(result, "timed_steps = 0: nothing would be timed")
+
+
+def test_synthetic_input_needs_no_data_and_is_labelled(tmp_path: Path) -> None:
+    """data_mode = synthetic: one device-resident random batch, no data dir read at all."""
+    result = CASE.run_config(tmp_path / "no-data", "--output_dir", str(tmp_path), "--set",
+                             "data_mode=synthetic", "--set", "run_mode=performance", "--set",
+                             "perf_warmup_steps=1", "--set", "timed_steps=2")
+    assert result.returncode == 0, result.stderr[-4000:]
+    events = perflog_events(result.stdout)
+    finished = events[-1].value
+    assert finished["data_mode"] == "synthetic" and finished["run_mode"]["timed_steps"] == 2
+    init = next(e.value for e in events if e.name == "INIT_END")
+    assert (init["classes"], init["train_images"]) == (1000, 0)
+    assert finished["work_done"] == 2 * 64          # the cpu config's global batch
+
+
+def test_synthetic_input_in_convergence_mode_is_refused(tmp_path: Path) -> None:
+    result = CASE.run_config(tmp_path / "no-data", "--set", "data_mode=synthetic")
+    assert_case_error(result, "data_mode = 'synthetic' trains on random batches toward no "
+                      "target: set run_mode = 'performance'")

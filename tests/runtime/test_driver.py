@@ -391,7 +391,8 @@ def test_step_end_with_work_carries_the_pace_so_far_for_the_console(case: Path) 
     d.step_end(20, work=640, loss=1.5)            # 640 samples on this rank x 2 ranks / 4 s
     steps = [e.value for e in parse_lines(out.getvalue().splitlines())[0] if e.name == "STEP_END"]
     assert steps == [{"step": 10, "loss": 2.0},
-                     {"step": 20, "loss": 1.5, "throughput_so_far": 320.0}]
+                     {"step": 20, "loss": 1.5, "throughput_so_far": 320.0, "work_so_far": 1280,
+                      "train_elapsed_s": 4.0, "warmup_steps": 0}]
 
 
 # ---------------------------------------------------------------- data dir and network

@@ -23,6 +23,7 @@ from chipperf_runtime.training.driver.config import read_python  # noqa: E402
 
 OUR_CONFIGS = sorted(TRAINING.glob("*/*-*/config/config_*x*x*.py"))
 
+PACKAGES = (REPO,)   # as chipperf.plan passes them (the folder holding chipperf_runtime)
 
 def _case(vendor_config: Path) -> tuple[Path, str]:
     model, family = vendor_config.parent.parent.name.rsplit("-", 1)
@@ -39,7 +40,8 @@ def test_plan_time_reading_agrees_with_the_case_code(path):
 
 def test_flagperf_resnet50_config_is_refused_naming_file_parameter_and_allowed_list():
     path = DATA / "nvidia" / "resnet50-pytorch" / "config" / "config_A100x1x8.py"
-    checked = check_vendor_config(TRAINING / "benchmarks/resnet50/pytorch/config", path, "resnet50:pytorch")
+    checked = check_vendor_config(TRAINING / "benchmarks/resnet50/pytorch/config", path,
+                                  "resnet50:pytorch", PACKAGES)
     assert [p.split(": ")[0:2] for p in checked.problems] == [
         [f"{path}:2", "sets 'lr', which this case does not have (FlagPerf names understood"],
         [f"{path}:3", "sets 'train_batch_size', which this case does not have (FlagPerf names understood"],
@@ -51,7 +53,7 @@ def test_flagperf_resnet50_config_is_refused_naming_file_parameter_and_allowed_l
 def test_star_imported_names_are_checked_where_they_are_set(tmp_path):
     folder = DATA / "kunlunxin" / "resnet50-pytorch" / "config"
     checked = check_vendor_config(TRAINING / "benchmarks/resnet50/pytorch/config",
-                                  folder / "config_R300x1x8.py", "resnet50:pytorch")
+                                  folder / "config_R300x1x8.py", "resnet50:pytorch", PACKAGES)
     firsts = [p.split(": ")[0] for p in checked.problems]
     assert firsts[:3] == [f"{folder / 'config_common.py'}:{n}" for n in (2, 3, 4)]  # vendor, ...
     assert "sets 'seed'" not in " ".join(checked.problems)  # a knob resnet50 has
@@ -69,14 +71,14 @@ def test_llama_aliases_map_with_a_note_and_the_rest_is_refused(tmp_path):
     path = tmp_path / "config_A100x1x8.py"
     path.write_text(LLAMA_FLAGPERF)
     config_dir = TRAINING / "benchmarks/llama2_7b/deepspeed/config"
-    checked = check_vendor_config(config_dir, path, "llama2_7b:deepspeed")
+    checked = check_vendor_config(config_dir, path, "llama2_7b:deepspeed", PACKAGES)
     assert checked.problems == ()
     assert checked.values == {"seq_len": 4096, "micro_batch_size": 1, "learning_rate": 3e-4}
     assert checked.notes(path) == (f"{path}: batchsize is FlagPerf's name for micro_batch_size: set "
                                    "as micro_batch_size",
                                    f"{path}: seqlength is FlagPerf's name for seq_len: set as seq_len")
     real = check_vendor_config(config_dir, DATA.parent / "flagperf" / "nvidia" / "resnet50-pytorch" /
-                               "config" / "config_A100x1x8.py", "llama2_7b:deepspeed")
+                               "config" / "config_A100x1x8.py", "llama2_7b:deepspeed", PACKAGES)
     assert len(real.problems) == 3
 
 
@@ -84,7 +86,7 @@ def test_wrong_kind_and_a_knob_set_twice(tmp_path):
     path = tmp_path / "config_A100x1x8.py"
     path.write_text('seqlength = "4096"\nseq_len = 2048\n')
     checked = check_vendor_config(TRAINING / "benchmarks/llama2_7b/deepspeed/config", path,
-                                  "llama2_7b:deepspeed")
+                                  "llama2_7b:deepspeed", PACKAGES)
     base = TRAINING / "benchmarks/llama2_7b/deepspeed/config/_base.py"
     assert len(checked.problems) == 2
     assert checked.problems[0] == f"{path}:2: sets seq_len twice (seqlength and seq_len): keep one"
@@ -98,7 +100,7 @@ def test_an_alias_that_maps_to_two_knobs_is_refused(tmp_path, monkeypatch):
     path = tmp_path / "config_A100x1x8.py"
     path.write_text("seed = 1\n")
     checked = check_vendor_config(TRAINING / "benchmarks/resnet50/pytorch/config", path,
-                                  "resnet50:pytorch")
+                                  "resnet50:pytorch", PACKAGES)
     assert checked.problems == ("chipperf/config/flagperf_aliases.py:17: resnet50:pytorch: lr maps to "
                                 "['base_lr', 'lr_reference_batch']: an alias maps to one knob; keep one",)
 

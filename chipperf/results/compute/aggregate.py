@@ -59,6 +59,8 @@ def exclusion(result: RoundResult, suite: str | None) -> str:
         return result.reasons["finished"]
     if suite == "inference" or "figures_from" in result.reasons:   # FlagPerf LLM / Finish Info
         return ""
+    if result.converged is False and (result.run_mode or "").startswith("performance"):
+        return ""                  # a performance run times steps; it does not train to target
     if result.converged is False:
         return "did not converge" + _metric_text(result)
     if result.converged is None:
@@ -120,4 +122,8 @@ def _descriptors(rounds: Sequence[RoundResult]) -> dict[str, Any]:
             out.setdefault("engine", r.engine)
         if r.precision:
             out.setdefault("precision", r.precision)
+        if r.run_mode:
+            out.setdefault("run_mode", r.run_mode)
+        if r.data_mode:
+            out.setdefault("data_mode", r.data_mode)
     return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chipperf.results.compute.cut import StepTrail, cut_fields
 from chipperf.results.compute.inference import inference_fields, window_work
 from chipperf.results.compute.schema import Metric, Throughput
 from chipperf.results.read.flagperf import target_from_config
@@ -37,6 +38,7 @@ class RankLog:
     train_start: Event | None = None
     train_end: Event | None = None
     finished: Event | None = None
+    steps: StepTrail = field(default_factory=StepTrail)   # for a round cut before FINISHED
     finish_info: Mapping[str, Any] | None = None  # FlagPerf inference: its Finish Info dict
     events: int = 0
     lines: int = 0                                # the last line read
@@ -95,6 +97,8 @@ def _keep(out: RankLog, event: Event) -> None:
         out.train_end = event
     elif name == "FINISHED":
         out.finished = event
+    elif name == "STEP_END":
+        out.steps.keep(event)
 
 
 # ---------------------------------------------------------------- performance fields
@@ -124,9 +128,15 @@ def performance(log: RankLog, rel: str, suite: str | None = None
         if llm is not None:  # a FlagPerf LLM case: its summary lines stand for FINISHED
             fields.update(llm)
             return fields, reasons
+        completed, said = cut_fields(log.steps, why)
+        fields.update(completed)
+        if completed:
+            reasons["cut"] = said
+            fields["window_work"] = completed["work_done"]
         return fields, {**reasons, "finished": f"{rel.rsplit('/', 1)[0]}/{cut}" if cut else why}
     value = normalize_finished(log.finished.value)
     fields.update(_finished_fields(value, reasons))
+    _timed_window(fields, value.get("run_mode"), reasons)
     if suite in ("base", "operation") and isinstance(log.finished.value, Mapping):
         fields.update(_spec_fields(log.finished.value, reasons))
     if suite == "inference":
@@ -229,7 +239,34 @@ def _finished_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[
         reasons["converged"] = "FINISHED lacks 'converged'"
     out["throughput"] = _throughput(value.get("throughput"), reasons)
     out["metric"] = _metric(value.get("metric"), reasons)
+    out["run_mode"] = run_mode_text(value.get("run_mode"))
+    data_mode = value.get("data_mode")
+    out["data_mode"] = data_mode if isinstance(data_mode, str) else None
     return out
+
+
+def _timed_window(fields: dict[str, Any], item: Any, reasons: dict[str, str]) -> None:
+    """A performance run's monitor window (energy, power, utilisation): its timed steps, the
+    last ``timed_window_s`` before TRAIN_END (the driver ends training right after the last
+    timed step), so work per joule divides the timed work by the timed window's energy."""
+    seconds = item.get("timed_window_s") if isinstance(item, Mapping) else None
+    start, end = fields.get("train_start_ms"), fields.get("train_end_ms")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or start is None \
+            or end is None:
+        return
+    fields["train_start_ms"] = max(start, end - round(seconds * 1000))
+    reasons["monitor_window"] = ("performance mode: monitor window = the timed steps, the last "
+                         f"{seconds:.3f} s before TRAIN_END (warm-up left out)")
+
+
+def run_mode_text(item: Any) -> str | None:
+    """FINISHED's ``run_mode`` as one phrase; None when the case did not say (older cases)."""
+    if not isinstance(item, Mapping) or not isinstance(item.get("mode"), str):
+        return None
+    if item["mode"] != "performance":
+        return str(item["mode"])
+    return (f"performance: {item.get('warmup_steps')} warm-up + {item.get('timed_steps')} "
+            "timed steps")
 
 
 def _spec_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:

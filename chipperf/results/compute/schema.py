@@ -181,6 +181,12 @@ class RoundResult(_Schema):
     mfu: float | None = None
     mfu_dtype: str | None = None
     peak_flops_per_chip: float | None = None
+    # training run mode from FINISHED: "performance: W warm-up + T timed steps" or
+    # "convergence"; cut: the round ended without FINISHED and its throughput comes from the
+    # STEP_ENDs of the steps it completed (chipperf/results/compute/cut.py)
+    run_mode: str | None = None
+    cut: bool | None = None
+    data_mode: str | None = None                  # FINISHED data_mode: "real" | "synthetic"
     mfu_measured: float | None = None             # against base/'s measured GEMM peak
     mfu_reported: float | None = None             # as a FlagPerf LLM case printed it
     share_of_peak: float | None = None            # base/ and operation/: of the spec sheet's
@@ -231,6 +237,9 @@ class Fingerprint(_Schema):
     precision: str | None = None      # fp32, bf16, fp16, amp...
 
 
+SYNTHETIC_LABEL = "synthetic: compute only"      # every table's label of synthetic input
+
+
 @dataclass(frozen=True)
 class CaseResult(_Schema):
     NESTED: ClassVar[Mapping[str, Any]] = {
@@ -270,6 +279,8 @@ class CaseResult(_Schema):
     # and what differs from the named model; "" when the case ran the full model.
     preset: str = ""
     preset_detail: str = ""
+    run_mode: str = ""                               # the rounds' (see RoundResult.run_mode)
+    data_mode: str = ""                              # the rounds' FINISHED data_mode
     rounds: tuple[RoundResult, ...] = ()
     counted: tuple[int, ...] = ()                    # round numbers in the aggregate
     excluded: tuple[Exclusion, ...] = ()
@@ -290,6 +301,10 @@ class CaseResult(_Schema):
     @property
     def inference(self) -> bool:
         return self.suite == "inference"
+
+    @property
+    def synthetic(self) -> bool:
+        return self.data_mode == "synthetic"
 
 
 @dataclass(frozen=True)

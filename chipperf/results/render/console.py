@@ -6,7 +6,7 @@ Inference, training and the spec suites (base/, operation/) each have their own 
 from __future__ import annotations
 
 from chipperf.results.compute.plausible import case_errors, has_error, window_notes
-from chipperf.results.compute.schema import CaseResult, RunSummary
+from chipperf.results.compute.schema import SYNTHETIC_LABEL, CaseResult, RunSummary
 from chipperf.results.render.text import DASH, console_table, fmt, stat_text
 
 # The cell of a share rejected in every counted round (chipperf.results.compute.plausible).
@@ -124,8 +124,10 @@ def mfu_text(case: CaseResult) -> str:
 
 
 def throughput_text(case: CaseResult) -> str:
+    """The mean throughput with its unit, labelled when the input was synthetic."""
     text = stat_text(case.aggregate.get("throughput_raw"))
-    return f"{text} {_unit(case)}" if text != DASH else DASH
+    label = f" [{SYNTHETIC_LABEL}]" if case.synthetic else ""
+    return f"{text} {_unit(case)}{label}" if text != DASH else DASH
 
 
 def metric_text(case: CaseResult) -> str:
@@ -145,6 +147,10 @@ def console(summary: RunSummary) -> str:
     body += "".join(f"\n{c.key or c.dir_name}: smoke test, not a performance figure: "
                     f"{c.smoke_test}" for c in summary.cases if c.smoke_test)
     body += "".join(f"\n{line}" for line in error_lines(summary))
+    body += "".join(f"\n{c.key or c.dir_name}: run mode {c.run_mode}" for c in summary.cases
+                    if c.run_mode.startswith("performance"))
+    body += "".join(f"\n{c.key or c.dir_name}: round {r.number} {r.reasons['cut']}"
+                    for c in summary.cases for r in c.rounds if r.cut and "cut" in r.reasons)
     tail = [f"{len(summary.problems) + sum(_problem_count(c) for c in summary.cases)} problem(s); "
             "see summary.md"] if _has_problems(summary) else []
     return "\n".join([head, body, *tail]) + "\n"

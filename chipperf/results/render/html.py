@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from html import escape
 
 from chipperf.results.compute.plausible import window_notes
-from chipperf.results.compute.schema import CaseResult, RoundResult, RunSummary
+from chipperf.results.compute.schema import SYNTHETIC_LABEL, CaseResult, RoundResult, RunSummary
 from chipperf.results.read.collect import Collected, RoundSeries
 from chipperf.results.read.details import CaseDetails
 from chipperf.results.render.casehtml import (
@@ -127,6 +127,7 @@ def _facts(summary: RunSummary) -> str:
 def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
                  details: CaseDetails | None = None) -> list[str]:
     smoke = " (smoke test)" if details is not None and details.smoke else ""
+    smoke += f" ({SYNTHETIC_LABEL})" if case.synthetic else ""
     out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.title)}'
            f"{smoke}</h2>",
            f"<p>vendor {escape(case.vendor or DASH)}, chip {escape(case.chip or DASH)}, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chipperf.results.compute.plausible import window_notes
 from chipperf.results.compute.schema import (
+    SYNTHETIC_LABEL,
     CaseResult,
     RunSummary,
     figures_for,
@@ -70,10 +71,19 @@ def case_section(case: CaseResult) -> list[str]:
     if case.preset:
         lines += [f"**{case.preset.capitalize()}**: {case.preset_detail}.", ""]
     lines += [f"Timed window too short, {note}.\n" for note in window_notes(case)]
+    if case.synthetic:
+        lines += [f"Input: **{SYNTHETIC_LABEL}** (one device-resident random batch: no data "
+                  "loading, decoding or augmentation is measured).", ""]
+    if case.run_mode:
+        lines += [f"Run mode: {case.run_mode}"
+                  + (" (throughput and MFU from the timed steps)."
+                     if case.run_mode.startswith("performance") else "."), ""]
     lines += ["### Rounds", "", round_table(case), ""]
     if case.excluded:
         lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)
                   + ".", ""]
+    lines += [f"Round {r.number} {r.reasons['cut']}." for r in case.rounds
+              if r.cut and "cut" in r.reasons]
     lines += ["### Over the counted rounds " + f"({', '.join(map(str, case.counted)) or 'none'})",
               "", stats_table(case), ""]
     if any(r.mfu is not None for r in case.rounds):

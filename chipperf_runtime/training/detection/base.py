@@ -5,6 +5,8 @@ retinanet and faster_rcnn).
 Every public name is a parameter (see docs/adding-a-case.md).
 """
 
+from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
+
 # ---- data (COCO 2017 layout: detection/coco.py)
 min_size = 800                # the detector resizes each image's short side to this ...
 max_size = 1333               # ... unless its long side would pass this

@@ -1,7 +1,9 @@
 """The shared parameters a vendor config may set; a case's ``config/mutable_params.py``
 adds its own model's names to ``shared_mutable``."""
 
-shared_mutable = [
+from chipperf_runtime.training.driver.runmode_mutable import *  # noqa: F403 - run_mode_knobs
+
+shared_mutable = run_mode_knobs + [  # noqa: F405
     "min_size", "max_size", "train_augment", "num_workers",
     "global_batch_size", "global_eval_batch_size", "base_lr", "lr_reference_batch", "momentum",
     "weight_decay", "warmup_steps", "warmup_factor", "lr_steps", "lr_gamma", "clip_grad_norm",

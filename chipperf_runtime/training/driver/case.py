@@ -38,6 +38,13 @@ from chipperf_runtime.training.driver.config import Config, load_case_config, re
 from chipperf_runtime.training.driver.dist import DistEnv
 from chipperf_runtime.training.driver.events import CaseLog
 from chipperf_runtime.training.driver.finished import Metric, build_finished
+from chipperf_runtime.training.driver.perfmode import (
+    Mark,
+    RunMode,
+    StepWindow,
+    performance_value,
+    run_mode_from,
+)
 from chipperf_runtime.training.driver.timing import Clock, Windows
 
 DEFAULT_STEP_EVERY = 10
@@ -69,6 +76,9 @@ class Driver:
         self.vendor = environ.get("CHIPPERF_VENDOR", "unknown")
         self.case_key = environ.get("CHIPPERF_CASE")
         self.case_version: str | None = None       # driver.version.code_digest of the case
+        self.run_mode: RunMode = run_mode_from(config)
+        self.timed = StepWindow(self.run_mode)
+        self.work_unit: str | None = None          # train_start(work_unit=...): for STEP_END
 
     @classmethod
     def start(cls, model: str, case_dir: Path, argv: Sequence[str] | None = None,
@@ -110,7 +120,10 @@ class Driver:
 
     def train_start(self, **value: Any) -> None:
         self.windows.train_start()
-        self.log.emit("TRAIN_START", value)
+        self.work_unit = value.get("work_unit", self.work_unit)
+        if self.timed.wants(0):                    # no warm-up: the timed window opens here
+            self.timed.mark(self._mark(0, 0.0))
+        self.log.emit("TRAIN_START", {**value, "run_mode": self.run_mode.as_dict()})
 
     def epoch_begin(self, epoch: int, **value: Any) -> None:
         self.log.emit("EPOCH_BEGIN", {"epoch": epoch, **value})
@@ -122,13 +135,36 @@ class Driver:
         """STEP_END every ``log_every_steps`` steps. ``work``: samples or tokens this rank has
         trained since train_start; the event then carries ``throughput_so_far`` (this rank's
         pace times the world size, per second of the train window so far, unsynchronised): a
-        progress figure for the console, results come from FINISHED."""
+        progress figure for the console, results come from FINISHED. It also carries
+        ``work_so_far`` (all ranks, estimated as this rank's times the world size),
+        ``train_elapsed_s`` and ``warmup_steps``, from which the engine computes the
+        throughput of a round its deadline cut (chipperf/results/compute/cut.py)."""
         if step % self.log.step_every:
             return
         elapsed = self.windows.train_elapsed()
         if work is not None and elapsed:
-            value = {**value, "throughput_so_far": work * self.dist.world_size / elapsed}
+            value = {**value, "throughput_so_far": work * self.dist.world_size / elapsed,
+                     "work_so_far": work * self.dist.world_size, "train_elapsed_s": elapsed,
+                     "warmup_steps": self.run_mode.warmup_steps}
+            if self.work_unit is not None:
+                value["work_unit"] = self.work_unit
         self.log.step_end(step, value)
+
+    def step_done(self, step: int, work: float) -> bool:
+        """Call after every optimizer step (``work``: this rank's samples or tokens since
+        train_start). Marks the performance-mode timed window (a synced clock reading at its
+        two edges only); True when a performance run has made all its steps: stop training."""
+        if self.timed.wants(step):
+            self.timed.mark(self._mark(step, work))
+        return self.timed.done
+
+    def stop_after(self, max_steps: int | None) -> int | None:
+        """The step count a loop stops at: the performance run's warm-up + timed steps, else
+        the config's ``max_steps``."""
+        return self.run_mode.total_steps or max_steps
+
+    def _mark(self, step: int, work: float) -> Mark:
+        return Mark(step, work, self.windows.now(), self.windows.compute)
 
     def evaluate(self, epoch: int, metric: Metric, **value: Any) -> None:
         self.log.emit("EVALUATE", {"epoch": epoch, **metric.as_dict(),
@@ -162,5 +198,11 @@ class Driver:
                                metric=metric, flops_per_unit=flops_per_unit, dtype=dtype,
                                world_size=self.dist.world_size,
                                peak_memory_bytes=peak_memory_bytes)
+        if self.run_mode.performance:
+            value = performance_value(value, self.timed, self.dist.world_size)
+        else:
+            value["run_mode"] = self.run_mode.as_dict()
+        if "data_mode" in self.config:             # "real", or "synthetic": compute only
+            value["data_mode"] = str(self.config.data_mode)
         self.log.emit("FINISHED", value)
         return value

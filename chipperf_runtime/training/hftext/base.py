@@ -7,6 +7,8 @@ and the case fixes what "converged" means for it).
 Every public name is a parameter (see docs/adding-a-case.md).
 """
 
+from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
+
 # ---- data
 eval_samples = 10000          # evaluate on the first N eval sequences (0: all)
 mask_seed = 4321              # masked LM: seed of the fixed evaluation masks

@@ -104,7 +104,7 @@ def main(model_name: str, case_dir: Path, model: TextModel,
                     parameters=sum(p.numel() for p in net.parameters()), weights=weights,
                     seq_len=seq_len, eval_size=task.eval_size(data, cfg),
                     forward_flops_per_sequence=forward)
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
+    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, task.work_unit))
     work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
     driver.finish(work_done=work_done, work_unit=task.work_unit, metric=goal.metric(progress.value),
                   flops_per_unit=task.train_flops(forward, seq_len), dtype=cfg.dtype,

@@ -4,12 +4,16 @@ star-imports this file and sets its model's own defaults after it.
 Every public name is a parameter (see docs/adding-a-case.md).
 """
 
+from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
+
 # ---- data
 image_size = 224              # training and evaluation resolution (square)
 train_augment = "random_resized_crop_flip"   # or "resize" (deterministic resize only)
 val_crop_ratio = 0.875        # eval: resize short side to image_size / ratio, center-crop
 num_classes = None            # None: the number of class folders in <data_dir>/train
 num_workers = 4               # DataLoader worker processes per rank
+data_mode = "real"            # or "synthetic": one device-resident random batch, compute
+                              # only (performance mode; labelled "synthetic: compute only")
 
 # ---- optimisation
 optimizer = "sgd"             # "sgd" (momentum, nesterov) or "adamw"

@@ -11,7 +11,7 @@ import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 import torch.distributed as tdist
@@ -32,6 +32,7 @@ from chipperf_runtime.training.driver import (
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
 from chipperf_runtime.training.imagecls.data import ImageFolder, Split, read_splits
+from chipperf_runtime.training.imagecls.synthetic import SYNTHETIC_CLASSES, check_data_mode, synthetic_batches
 from chipperf_runtime.training.imagecls.train import Loop, run
 
 DTYPES = ("fp32", "bf16", "fp16")
@@ -104,30 +105,46 @@ def optimizer(cfg: Config, model: nn.Module) -> torch.optim.Optimizer:
                            weight_decay=cfg.weight_decay, nesterov=cfg.nesterov)
 
 
+def input_loaders(cfg: Config, dist: DistEnv, rank_device: TorchDevice, train: Split, val: Split,
+                  classes: int) -> tuple[Any, Any, Callable[[int], None]]:
+    """(train, val, set_epoch): the image folders' loaders, or (data_mode = "synthetic") one
+    device-resident random batch and no val."""
+    if cfg.get("data_mode", "real") == "synthetic":
+        batches = synthetic_batches(cfg, split_batch(cfg.global_batch_size, dist.world_size),
+                                    classes, rank_device.device, cfg.seed + dist.rank)
+        return batches, (), lambda epoch: None
+    train_loader, val_loader, sampler = loaders(cfg, dist, train, val, rank_device.pin_memory)
+    return train_loader, val_loader, sampler.set_epoch
+
+
 def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, net: nn.Module,
-               train: Split, val: Split) -> tuple[Loop, DistributedSampler]:
+               train: Split, val: Split, classes: int) -> tuple[Loop, Callable[[int], None]]:
     device = rank_device.device
     net = net.to(device)
     if cfg.channels_last:
         net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     model = DistributedDataParallel(net) if dist.distributed else net
     opt = optimizer(cfg, model)
-    train_loader, val_loader, sampler = loaders(cfg, dist, train, val, rank_device.pin_memory)
+    train_loader, val_loader, set_epoch = input_loaders(cfg, dist, rank_device, train, val, classes)
     scheduler = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(cfg, len(train_loader)))
     scaler = torch.amp.GradScaler(rank_device.autocast_type) \
         if cfg.dtype == "fp16" and rank_device.is_accelerator else None
     loop = Loop(model, opt, scheduler, nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing),
                 train_loader, val_loader, device, cfg.dtype, cfg.channels_last, scaler,
                 cfg.clip_grad_norm)
-    return loop, sampler
+    return loop, set_epoch
 
 
 def main(model_name: str, case_dir: Path, image_model: ImageModel,
          argv: list[str] | None = None) -> None:
     driver = Driver.start(model_name, case_dir, argv)
     cfg, dist = driver.config, driver.dist
-    train_split, val_split = read_splits(driver.args.data_dir)
-    classes = len(train_split.classes)
+    if check_data_mode(cfg):               # synthetic: no data dir is read
+        train_split = val_split = Split((), ())
+        classes = cfg.num_classes or SYNTHETIC_CLASSES
+    else:
+        train_split, val_split = read_splits(driver.args.data_dir)
+        classes = len(train_split.classes)
     check_config(cfg, classes)
     split_batch(cfg.global_batch_size, dist.world_size)
     threads = configure_threads(cfg, dist)
@@ -138,13 +155,13 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
     random.seed(cfg.seed + dist.rank)
     net = image_model.build(cfg, classes)
     forward = image_model.forward_flops(cfg, classes, net)
-    loop, sampler = build_loop(cfg, dist, device, net, train_split, val_split)
+    loop, set_epoch = build_loop(cfg, dist, device, net, train_split, val_split, classes)
     driver.init_end(**device.describe(), threads=threads, classes=classes,
                     train_images=len(train_split.samples), val_images=len(val_split.samples),
                     parameters=sum(p.numel() for p in net.parameters()),
                     forward_flops_per_sample=forward)
     progress = run(driver, loop, cfg.target_accuracy, cfg.max_epochs, cfg.eval_every_epochs,
-                   cfg.max_steps, sampler.set_epoch)
+                   cfg.max_steps, set_epoch)
     work_done = int(all_reduce_sum([float(progress.samples)], device.device)[0])
     driver.finish(work_done=work_done, work_unit="samples",
                   metric=Metric("top1", progress.accuracy, cfg.target_accuracy),
@@ -152,6 +169,6 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
                   peak_memory_bytes=device.max_memory_allocated())
     # DDP's reducer goes before the process group (see hftext/case.py: as the group's last
     # owner it would join gloo's worker thread holding the GIL, which can deadlock)
-    del loop, sampler, net
+    del loop, set_epoch, net
     if tdist.is_initialized():
         tdist.destroy_process_group()

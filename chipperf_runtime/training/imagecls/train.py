@@ -4,6 +4,7 @@ evaluation, early stop (every case built on ``imagecls.case``)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -120,22 +121,28 @@ def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int |
             driver.step_end(progress.step, work=progress.samples, epoch=progress.epoch,
                             loss=logged_loss(loss, progress.step),
                             lr=loop.scheduler.get_last_lr()[0])
+        if driver.step_done(progress.step, progress.samples):
+            return
         if max_steps is not None and progress.step >= max_steps:
             return
 
 
 def run(driver: Driver, loop: Loop, target: float, max_epochs: int, eval_every: int,
         max_steps: int | None, on_epoch: Callable[[int], None]) -> Progress:
-    """Train until the target top-1 is reached, max_epochs, or max_steps."""
+    """Train until the target top-1 is reached, max_epochs, or max_steps; in performance
+    mode (driver.run_mode) for its warm-up + timed steps, without evaluation."""
     progress = Progress()
-    driver.train_start(global_batch_size=driver.config.global_batch_size)
-    for epoch in range(1, max_epochs + 1):
+    performance = driver.run_mode.performance
+    max_steps = driver.stop_after(max_steps)
+    driver.train_start(global_batch_size=driver.config.global_batch_size, work_unit="samples")
+    epochs = itertools.count(1) if performance else range(1, max_epochs + 1)  # steps decide
+    for epoch in epochs:
         progress.epoch = epoch
         on_epoch(epoch)
         driver.epoch_begin(epoch)
         train_epoch(driver, loop, progress, max_steps)
         out_of_steps = max_steps is not None and progress.step >= max_steps
-        if epoch % eval_every == 0 or epoch == max_epochs or out_of_steps:
+        if not performance and (epoch % eval_every == 0 or epoch == max_epochs or out_of_steps):
             with driver.evaluation():
                 progress.accuracy = evaluate(loop)
             progress.history.append(progress.accuracy)

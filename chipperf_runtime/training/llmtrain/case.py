@@ -142,7 +142,7 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     driver.init_end(**device.describe(), threads=threads, architecture=values,
                     parameters=arch.parameter_count(values), layout=layout.describe(),
                     train_samples=len(data.train), eval_samples=len(data.eval))
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
+    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "tokens"))
     work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
     driver.finish(work_done=work_done, work_unit="tokens", metric=goal.metric(progress.value),
                   flops_per_unit=arch.train_flops_per_token(values, cfg.seq_len), dtype=cfg.dtype,

@@ -6,6 +6,8 @@ Each bert case's ``config/_base.py`` star-imports this file and adds its framewo
 target with the same schedule. Every public name here is a parameter.
 """
 
+from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
+
 # ---- model: a size from textlm.bert.PRESETS. "large" is BERT-large (335,174,458 parameters
 # with the tied MLM head); "tiny" (2 layers, hidden 128, vocab 1024, no dropout) is the CI size
 # that trains on bert/pytorch/prepare_data.py's offline corpus in minutes on a CPU.

@@ -35,6 +35,7 @@ class Schedule:
     goal: Goal
     max_steps: int
     eval_every: int
+    work_unit: str | None = None   # "samples" or "tokens": named in TRAIN_START and STEP_END
 
 
 @dataclass
@@ -67,9 +68,11 @@ class Trainer(Protocol):
 
 
 def run(driver: Driver, trainer: Trainer, schedule: Schedule) -> Progress:
-    """Train until the goal is reached or ``max_steps`` optimizer steps."""
+    """Train until the goal is reached or ``max_steps`` optimizer steps; in performance mode
+    (driver.run_mode) for its warm-up + timed steps, without evaluation (step_done stops it)."""
     progress = Progress()
-    driver.train_start(global_batch_size=driver.config.global_batch_size)
+    unit = {} if schedule.work_unit is None else {"work_unit": schedule.work_unit}
+    driver.train_start(global_batch_size=driver.config.global_batch_size, **unit)
     done = False
     while not done:
         progress.epoch += 1
@@ -93,9 +96,12 @@ def train_epoch(driver: Driver, trainer: Trainer, progress: Progress,
         if progress.step % driver.log.step_every == 0:
             driver.step_end(progress.step, work=progress.work, epoch=progress.epoch,
                             loss=finite_loss(loss, progress.step), lr=trainer.lr())
+        if driver.step_done(progress.step, progress.work):   # performance mode: no evaluation
+            return True
         last = progress.step >= schedule.max_steps
-        if (progress.step % schedule.eval_every == 0 or last) and \
-                evaluate_now(driver, trainer, progress, schedule.goal):
+        evaluating = not driver.run_mode.performance and \
+            (progress.step % schedule.eval_every == 0 or last)
+        if evaluating and evaluate_now(driver, trainer, progress, schedule.goal):
             return True
         if last:
             return True

@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
                     architecture=vars(arch), parameters=count_parameters(loop.model),
                     seq_len=dataset.seq_len, vocab_tokens=len(dataset.vocab),
                     train_rows=len(dataset.train), eval_rows=eval_rows(dataset, cfg.eval_samples))
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
+    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "samples"))
     work_done = int(train.all_reduce_sum([float(progress.work)])[0])
     driver.finish(work_done=work_done, work_unit="samples", metric=goal.metric(progress.value),
                   flops_per_unit=train_flops_per_sequence(arch, dataset.seq_len),

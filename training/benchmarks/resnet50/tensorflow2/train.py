@@ -3,6 +3,7 @@ replica per worker, gradients all-reduced (summed) by the optimizer; per-epoch t
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -179,21 +180,29 @@ def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int |
             lr = float(loop.optimizer.learning_rate)
             driver.step_end(progress.step, work=progress.samples, epoch=progress.epoch,
                             loss=float(loss), lr=lr)
+        if driver.step_done(progress.step, progress.samples):
+            return
         if max_steps is not None and progress.step >= max_steps:
             return
 
 
 def run(driver: Driver, loop: Loop, target: float) -> Progress:
-    """Train until the target top-1 is reached, max_epochs, or max_steps."""
+    """Train until the target top-1 is reached, max_epochs, or max_steps; in performance
+    mode (driver.run_mode) for its warm-up + timed steps, without evaluation."""
     cfg = driver.config
     progress = Progress()
-    driver.train_start(global_batch_size=loop.global_batch, steps_per_epoch=loop.steps_per_epoch)
-    for epoch in range(1, cfg.max_epochs + 1):
+    performance = driver.run_mode.performance
+    max_steps = driver.stop_after(cfg.max_steps)
+    driver.train_start(global_batch_size=loop.global_batch, steps_per_epoch=loop.steps_per_epoch,
+                       work_unit="samples")
+    epochs = itertools.count(1) if performance else range(1, cfg.max_epochs + 1)
+    for epoch in epochs:
         progress.epoch = epoch
         driver.epoch_begin(epoch)
-        train_epoch(driver, loop, progress, cfg.max_steps)
-        out_of_steps = cfg.max_steps is not None and progress.step >= cfg.max_steps
-        if epoch % cfg.eval_every_epochs == 0 or epoch == cfg.max_epochs or out_of_steps:
+        train_epoch(driver, loop, progress, max_steps)
+        out_of_steps = max_steps is not None and progress.step >= max_steps
+        if not performance and (epoch % cfg.eval_every_epochs == 0 or epoch == cfg.max_epochs
+                                or out_of_steps):
             with driver.evaluation():
                 progress.accuracy = evaluate(loop, cfg.image_size, cfg.val_crop_ratio)
             progress.history.append(progress.accuracy)

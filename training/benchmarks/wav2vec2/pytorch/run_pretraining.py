@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
                     train_utterances=len(data[0].utterances), train_too_short=data[0].too_short,
                     eval_size=eval_count(data[1], cfg.eval_samples),
                     forward_flops_per_sample=forward)
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps))
+    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "samples"))
     work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
     driver.finish(work_done=work_done, work_unit="samples", metric=goal.metric(progress.value),
                   flops_per_unit=3.0 * forward, dtype=cfg.dtype,

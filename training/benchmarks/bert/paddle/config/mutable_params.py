@@ -3,7 +3,9 @@
 Not among them: target_mlm_accuracy (the case fixes what "converged" means for each model
 size) and mask_seed (the evaluation masks are part of the metric's definition)."""
 
-mutable_params = [
+from chipperf_runtime.training.driver.runmode_mutable import *  # noqa: F403 - run_mode_knobs
+
+mutable_params = run_mode_knobs + [  # noqa: F405
     "model_size", "eval_samples",
     "global_batch_size", "learning_rate", "weight_decay", "adam_beta1", "adam_beta2", "adam_eps",
     "warmup_steps", "max_steps", "grad_clip_norm",

@@ -4,6 +4,8 @@ Every public name here is a parameter. A vendor config may change only the names
 mutable_params.py; ``--set name=value`` may change any of them.
 """
 
+from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
+
 # ---- model: a size from run_pretraining.PRESETS (LlamaConfig values for transformers'
 # LlamaForCausalLM). "7b" is Llama-2-7B (6,738,415,616 parameters);
 # "tiny" (2 layers, hidden 128, Llama's 259 byte-level ids) is the CI size that trains on

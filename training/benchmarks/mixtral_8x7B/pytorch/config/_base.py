@@ -5,6 +5,8 @@ Every public name here is a parameter. A vendor config may change only the names
 mutable_params.py; ``--set name=value`` may change any of them.
 """
 
+from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
+
 # ---- model: a size from run_pretraining.PRESETS. "8x7b" is Mixtral-8x7B (46,702,792,704
 # parameters, 12.9B active per token); "tiny" (2 layers, hidden 128, 4 experts) is the CI size.
 model_size = "8x7b"

@@ -4,6 +4,8 @@ Every public name here is a parameter. A vendor config may change only the names
 in mutable_params.py; ``--set name=value`` may change any of them.
 """
 
+from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
+
 # ---- model: a shape from model.PRESETS. "resnet50" is the published ResNet-50 (Keras'
 # keras.applications.ResNet50: 25,636,712 parameters with 1000 classes); "tiny" (one block per
 # stage, width 16) is the CI size that trains on the digits folder in minutes on a CPU.

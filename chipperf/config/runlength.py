@@ -1,0 +1,66 @@
+"""A training case's run length, checked at plan time from its resolved config (the case's
+``_base.py`` defaults under the vendor config's values).
+
+- ``run_mode_problems``: a performance run with nothing to time, or whose ``max_steps`` stops
+  it before its warm-up + timed steps, or an unknown ``run_mode``: one message each, before
+  any image is built (the case's driver, ``chipperf_runtime/training/driver/perfmode.py``, refuses
+  the same input in the container).
+- ``deadline_warning``: a convergence run whose ``max_steps`` fits the round deadline only if
+  every optimizer step takes under ``SLOW_STEP_S``. Plan time knows no step time, so this
+  is arithmetic on the config, said as such: a round its deadline cuts reports only the
+  throughput of the steps it completed, not converged. Epoch-bounded runs (``max_steps``
+  None) are not judged: their step count depends on the data on the hosts.
+
+Pure: mappings in, strings out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+PERFORMANCE, CONVERGENCE = "performance", "convergence"
+SLOW_STEP_S = 0.1     # a step time a full-size model's optimizer step rarely beats
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def run_mode_problems(knobs: Mapping[str, Any], where: str) -> list[str]:
+    mode = knobs.get("run_mode", CONVERGENCE)
+    if mode not in (PERFORMANCE, CONVERGENCE):
+        return [f"{where}: run_mode = {mode!r}: unknown run mode: use 'performance' or "
+                "'convergence'"]
+    if mode != PERFORMANCE:
+        return []
+    warmup, timed = _count(knobs.get("perf_warmup_steps", 0)), _count(knobs.get("timed_steps", 0))
+    if warmup is None or warmup < 0:
+        return [f"{where}: perf_warmup_steps = {knobs.get('perf_warmup_steps')!r}: must be a "
+                "whole number >= 0"]
+    if timed is None or timed <= 0:
+        return [f"{where}: run_mode = 'performance' with timed_steps = "
+                f"{knobs.get('timed_steps')!r}: nothing would be timed: set timed_steps to the "
+                "number of steps to time (FlagPerf's LLM cases time 300)"]
+    max_steps = _count(knobs.get("max_steps"))
+    if max_steps is not None and max_steps < warmup + timed:
+        return [f"{where}: run_mode = 'performance': max_steps = {max_steps} stops the run "
+                f"before perf_warmup_steps + timed_steps = {warmup} + {timed} steps: raise "
+                "max_steps or lower perf_warmup_steps / timed_steps"]
+    return []
+
+
+def deadline_warning(knobs: Mapping[str, Any], timeout_s: float) -> str | None:
+    if knobs.get("run_mode", CONVERGENCE) == PERFORMANCE:
+        return None
+    max_steps = _count(knobs.get("max_steps"))
+    if not max_steps or not timeout_s or timeout_s / max_steps >= SLOW_STEP_S:
+        return None
+    per_step_ms = 1000 * timeout_s / max_steps
+    return (f"convergence mode may train up to max_steps = {max_steps} optimizer steps; the "
+            f"round deadline of {timeout_s:.0f} s holds them only at {per_step_ms:.1f} ms a "
+            f"step or less (a full-size model's step rarely takes under "
+            f"{SLOW_STEP_S * 1000:.0f} ms): a round the deadline cuts reports the throughput "
+            "of its completed steps, not converged. For a throughput figure set run_mode = "
+            "\"performance\" with perf_warmup_steps and timed_steps; for convergence raise "
+            "round_timeout_s")
