@@ -33,7 +33,9 @@ def test_every_step_runs_and_each_run_dir_passes_check(tmp_path: Path) -> None:
         row = rows[("base", spec)]
         assert row["verdict"] == "ok" and row["value"] > 0 and row["reference"] > 0
         assert row["ratio"] == row["value"] / row["reference"]
-    assert rows[("training", "resnet50 throughput (12 steps)")]["value"] > 0
+    assert rows[("training", "resnet50 throughput (12 timed steps)")]["value"] > 0
+    training = json.loads((Path(record["runs"]["training"]) / "summary.json").read_text())
+    assert training["cases"][0]["run_mode"].startswith("performance")
     assert rows[("inference", "resnet50 throughput")]["unit"] == "items/s"
     assert any(step == "serving" and "TTFT" in figure for step, figure in rows)
     assert set(record["runs"]) == {"base", "training", "inference", "serving"}
