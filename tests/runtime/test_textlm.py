@@ -191,7 +191,9 @@ def test_run_stops_at_the_evaluation_that_reaches_the_goal(tmp_path: Path) -> No
         [(2, 0.2, False), (4, 0.4, False), (6, 0.6, True)]
     assert [e.value["step"] for e in seen if e.name == "STEP_END"] == [2, 4, 6]
     assert [e.value for e in seen if e.name == "TRAIN_END"] == [{"epochs": 2, "steps": 6}]
-    assert [e.value for e in seen if e.name == "TRAIN_START"] == [{"global_batch_size": 8}]
+    assert [e.value for e in seen if e.name == "TRAIN_START"] == [{
+        "global_batch_size": 8,
+        "run_mode": {"mode": "convergence", "warmup_steps": 0, "timed_steps": 0}}]
     assert [e.value for e in seen if e.name == "EPOCH_END"] == \
         [{"epoch": 1, "step": 3}, {"epoch": 2, "step": 6}]
 
