@@ -175,7 +175,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     from chipperf.selftest import run_selftest
 
     return run_selftest(args.vendor, args.chip, args.budget, Path(args.result_root),
-                        Path(args.data_root))
+                        Path(args.data_root), main)
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:

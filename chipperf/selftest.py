@@ -76,6 +76,8 @@ class Selftest:
     budget_s: float
     root: Path
     data_root: Path
+    # `chipperf <argv>` in this process, exit code back (chipperf.cli.main, handed in by the CLI)
+    command: Callable[[Sequence[str]], int] = lambda argv: 2
     started: float = field(default_factory=time.monotonic)
     rows: list[Row] = field(default_factory=list)
     runs: dict[str, str] = field(default_factory=dict)
@@ -113,7 +115,8 @@ def check_args(vendor: str, chip: str, budget_s: float) -> None:
 
 
 def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_root: Path,
-                 data_root: Path, out: Callable[[str], None] = print) -> int:
+                 data_root: Path, command: Callable[[Sequence[str]], int],
+                 out: Callable[[str], None] = print) -> int:
     """0 when every step that ran succeeded (steps the budget could not hold are reported,
     not failed), 1 otherwise. Raises ConfigError on bad arguments, before anything runs."""
     found = detect_vendor()
@@ -122,7 +125,7 @@ def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_r
     check_args(vendor, chip, budget_s)
     root = Path(result_root) / f"selftest{datetime.now():%Y%m%d%H%M%S}"
     root.mkdir(parents=True, exist_ok=False)
-    test = Selftest(vendor, chip, budget_s, root, Path(data_root))
+    test = Selftest(vendor, chip, budget_s, root, Path(data_root), command=command)
     out(f"chipperf selftest: vendor {vendor}, chip {chip}, budget {budget_s:g} s, results in {root}")
     test.facts = device_facts(test)
     out(f"device: {json.dumps(test.facts)}")
@@ -242,8 +245,6 @@ def prepared(test: Selftest, step: str) -> Path:
 def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str | None = None,
                overrides: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """One `chipperf run` of ``cases`` in in-container mode on this host; its summary."""
-    from chipperf.cli import main as chipperf_main
-
     suite = suite or step
     folder = test.root / step
     folder.mkdir()
@@ -262,7 +263,7 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
             "FLAGPERF_LOG_PATH": str(folder), **common}))
         argv = ["run", "--suite", suite, "--host-config", str(folder / "host.yaml")]
     with python_on_path():
-        rc = chipperf_main(argv)
+        rc = test.command(argv)
     runs = sorted(folder.glob("run*"))
     if not runs or not (runs[-1] / "summary.json").is_file():
         test.rows.append(Row(step, step, verdict=f"failed: chipperf run exited {rc} and wrote no "
