@@ -142,6 +142,7 @@ VENDOR = Vendor(
     accelerator_sampler=NvmlSampler,
     device="cuda",
     validated_on_hardware=HardwareValidation(
-        ran=False, note="not yet run on an NVIDIA GPU by chipperf: the image, the NVML sampler "
-        "and the configs are untested there; the case READMEs under training/nvidia/ say so"),
+        ran=False, note="run once on one H100 SXM in in-container mode only (b47f51c, no Docker: "
+        "the device layer, the NVML sampler, base/ and one training and inference case worked; "
+        "docs/validation.md); the nvidia image, multi-GPU and multi-node runs are untested"),
 )
