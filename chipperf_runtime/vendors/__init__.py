@@ -37,4 +37,4 @@ def hardware_status(vendor: str, chip: str | None = None) -> tuple[bool | None, 
     if validation.ran:
         return False, (f"{where}: NOT run on real hardware here with this chip (ran with "
                        f"{', '.join(validation.chips or ())}: {validation.note})")
-    return False, f"{where}: NOT run on real hardware here ({validation.note})"
+    return False, f"{where}: NOT validated on real hardware here ({validation.note})"

@@ -35,7 +35,7 @@ def test_status_lines_name_vendor_chip_and_verdict():
     ran, line = hardware_status("cpu", "xeon")
     assert ran is True and line.startswith("cpu/xeon: ran on real hardware here (")
     ran, line = hardware_status("kunlunxin", "R300")
-    assert ran is False and line.startswith("kunlunxin/R300: NOT run on real hardware here (")
+    assert ran is False and line.startswith("kunlunxin/R300: NOT validated on real hardware here (")
     assert hardware_status("nosuch") == (None, "vendor 'nosuch' is not one of chipperf's: "
                                                "no hardware status")
 
@@ -65,8 +65,8 @@ def test_plan_prints_the_status_of_the_vendor_and_of_each_case_chip(catalogue):
     test = TestConfig(vendor="kunlunxin", cases=(CaseEntry(key, "/data/imagenet"),))
     assert check(cluster, test, catalogue) == []
     text = render_plan(make_plan(cluster, test, catalogue, "run1", Path("r")), cluster, test)
-    assert "\nhardware    kunlunxin: NOT run on real hardware here (" in text
-    assert "\n  hardware  kunlunxin/R300: NOT run on real hardware here (" in text
+    assert "\nhardware    kunlunxin: NOT validated on real hardware here (" in text
+    assert "\n  hardware  kunlunxin/R300: NOT validated on real hardware here (" in text
 
 
 def test_config_common_is_not_a_topology(catalogue):
@@ -85,7 +85,7 @@ def test_cases_catalogue_gives_the_status_per_vendor_and_chip():
                          capture_output=True, text=True, check=True).stdout
     assert "has chipperf run it on real hardware here? (per vendor and chip)" in out
     assert "  cpu/xeon: ran on real hardware here (" in out
-    assert "  nvidia/H100: NOT run on real hardware here (" in out
+    assert "  nvidia/H100: NOT validated on real hardware here (" in out
 
 
 def test_report_and_summary_carry_the_status(tmp_path):
@@ -94,15 +94,15 @@ def test_report_and_summary_carry_the_status(tmp_path):
     by_vendor = {c.vendor: c for c in summarize(run).cases}
     assert by_vendor["cpu"].hardware_validated is True
     assert by_vendor["nvidia"].hardware_validated is False
-    assert by_vendor["nvidia"].hardware_note.startswith("nvidia/A100: NOT run on real hardware")
+    assert by_vendor["nvidia"].hardware_note.startswith("nvidia/A100: NOT validated on real hardware")
     saved = json.loads((run / "summary.json").read_text())
     assert {c["vendor"]: c["hardware_validated"] for c in saved["cases"]} == \
         {"cpu": True, "nvidia": False}
     markdown = (run / "summary.md").read_text()
-    assert "- nvidia/A100: NOT run on real hardware here (" in markdown
+    assert "- nvidia/A100: NOT validated on real hardware here (" in markdown
     assert "Hardware status: cpu/xeon: ran on real hardware here (" in markdown
     html = (run / "report.html").read_text()
-    assert '<p class="bad">Hardware status: nvidia/A100: NOT run on real hardware' in html
+    assert '<p class="bad">Hardware status: nvidia/A100: NOT validated on real hardware' in html
 
 
 @pytest.mark.parametrize("suite,name,count", [("base", "computation-FP32", 14),
@@ -113,8 +113,8 @@ def test_cases_of_the_other_suites_give_the_status_per_vendor(suite, name, count
     assert len(rows) >= count
     hardware = rows[name]["hardware"]
     assert {v for v, h in hardware.items() if h["ran"]} == {"cpu"}
-    assert hardware["nvidia"]["note"].startswith("nvidia: NOT run on real hardware here (")
+    assert hardware["nvidia"]["note"].startswith("nvidia: NOT validated on real hardware here (")
     out = subprocess.run([sys.executable, "-m", "chipperf.cli", "cases", "--suite", suite],
                          cwd=REPO, capture_output=True, text=True, check=True).stdout
     assert f"\n{name} " in out and "  cpu: ran on real hardware here (" in out
-    assert "  nvidia: NOT run on real hardware here (" in out
+    assert "  nvidia: NOT validated on real hardware here (" in out
