@@ -464,7 +464,7 @@ def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, 
         "NNODES": str(ctx.nnodes), "NODE_RANK": str(ctx.node_rank),
         "NPROC_PER_NODE": str(ctx.nproc_per_node), "WORLD_SIZE": str(ctx.world_size),
         "CHIPPERF_RUN_ID": run_id, "CHIPPERF_CASE": case, "CHIPPERF_ROUND": str(number),
-        **_device_env(test.vendor),
+        **device_env(test.vendor),
         "PYTHONPATH": code, "PYTHONUNBUFFERED": "1",
     }
     variable = test.visible_devices_env or _vendor_visible_env(test.vendor)
@@ -473,7 +473,7 @@ def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, 
     return env
 
 
-def _device_env(vendor: str) -> dict[str, str]:
+def device_env(vendor: str) -> dict[str, str]:
     """CHIPPERF_VENDOR and the device the vendor names (chipperf_runtime.device reads them in the case)."""
     if vendor not in vendor_names():
         return {"CHIPPERF_VENDOR": vendor}

@@ -28,7 +28,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -37,7 +38,8 @@ from typing import Any
 import yaml
 
 from chipperf.errors import ConfigError
-from chipperf_runtime.device import launch_env
+from chipperf.plan import device_env
+from chipperf_runtime.bench.case import read_settings
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 REPO = Path(__file__).resolve().parent.parent
@@ -77,7 +79,9 @@ class Selftest:
     root: Path
     data_root: Path
     # `chipperf <argv>` in this process, exit code back (chipperf.cli.main, handed in by the CLI)
-    command: Callable[[Sequence[str]], int] = lambda argv: 2
+    command: Callable[[Sequence[str]], int]
+    data_tried: bool = False          # inference/prepare_data.py has run once
+    data_problem: str | None = None   # why the data sets could not be made
     started: float = field(default_factory=time.monotonic)
     rows: list[Row] = field(default_factory=list)
     runs: dict[str, str] = field(default_factory=dict)
@@ -168,10 +172,9 @@ def base_step(test: Selftest) -> None:
     specs = [f"computation-{d}" for d in gemm_dtypes(test.vendor, test.chip)]
     if engine_run(test, "base", {s: "pytorch_2.13" for s in [*specs, "main_memory-bandwidth"]}) is None:
         return
-    sizes = base_sizes(test.vendor)
     for i, row in enumerate(test.rows):
         if row.step == "base" and row.value is not None:
-            reference = base_reference(test, row.figure, sizes)
+            reference = base_reference(test, row.figure)
             test.rows[i] = replace(row, reference=reference,
                                    ratio=row.value / reference if reference else None)
 
@@ -200,24 +203,14 @@ def gemm_dtypes(vendor: str, chip: str) -> list[str]:
     return listed or list(CPU_GEMMS)
 
 
-def base_sizes(vendor: str) -> dict[str, Any]:
-    """The vendor config's settings per spec (defaults, family, spec), as the case reads them."""
-    path = REPO / "base" / "configs" / "vendor_config" / f"{vendor}_configuration.yaml"
-    return dict(yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
-
-
-def setting(sizes: Mapping[str, Any], spec: str, name: str, default: Any) -> Any:
-    value = default
-    for section in ("defaults", spec.split("-", 1)[0], spec):
-        value = (sizes.get(section) or {}).get(name, value)
-    return value
-
-
-def base_reference(test: Selftest, spec: str, sizes: Mapping[str, Any]) -> float | None:
+def base_reference(test: Selftest, spec: str) -> float | None:
+    """The spec's operation at the vendor config's size, timed bare (base.reference)."""
+    sizes = read_settings(str(REPO / "base" / "configs" / "vendor_config"),
+                          f"{test.vendor}_configuration.yaml", spec)
     if spec.startswith("computation-"):
-        argv = ["gemm", spec.split("-", 1)[1], "--size", str(setting(sizes, spec, "M", 4096))]
+        argv = ["gemm", spec.split("-", 1)[1], "--size", str(sizes.get("M", 4096))]
     elif spec == "main_memory-bandwidth":
-        argv = ["copy", "--bytes", str(setting(sizes, spec, "bytes", 1 << 30))]
+        argv = ["copy", "--bytes", str(sizes.get("bytes", 1 << 30))]
     else:
         return None
     try:
@@ -232,11 +225,15 @@ def base_reference(test: Selftest, spec: str, sizes: Mapping[str, Any]) -> float
 
 
 def prepared(test: Selftest, step: str) -> Path:
-    """The step's data under the data root, made first where missing (inference/prepare_data.py)."""
-    folder = test.data_root / DATA[step]
-    subprocess.run([sys.executable, str(REPO / "inference" / "prepare_data.py"), "--root",
-                    str(test.data_root)], check=False, capture_output=True, text=True)
-    return folder
+    """The step's data under the data root; the first step that needs data makes every set
+    that is missing, once (inference/prepare_data.py), and a failure is kept for the table."""
+    if not test.data_tried:
+        test.data_tried = True
+        done = subprocess.run([sys.executable, str(REPO / "inference" / "prepare_data.py"),
+                               "--root", str(test.data_root)], capture_output=True, text=True)
+        if done.returncode != 0:
+            test.data_problem = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return test.data_root / DATA[step]
 
 
 # ------------------------------------------------------------------ the engine
@@ -276,19 +273,20 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
     return dict(summary)
 
 
-def case_rows(test: Selftest, step: str, case: Mapping[str, Any], name: str) -> list[Row]:
-    """The case's figures as verdict rows (first round), added to the test and returned."""
+def case_rows(test: Selftest, step: str, case: Mapping[str, Any], name: str) -> None:
+    """The case's figures as verdict rows (first round), added to the test."""
     rounds = case.get("rounds") or [{}]
     first = rounds[0]
     status, reason = first.get("status") or case.get("status"), first.get("reason") or case.get("reason")
     if status != "succeeded":
         why = reason or status or "no result"
+        if test.data_problem and step in DATA:
+            why = f"{why} (its data could not be made: {test.data_problem})"
         verdict = f"unsupported: {why}" if "unsupported" in str(why).lower() else f"failed: {why}"
         rows = [Row(step, name, verdict=verdict)]
     else:
         rows = figures(step, name, first)
     test.rows += rows
-    return rows
 
 
 def figures(step: str, name: str, first: Mapping[str, Any]) -> list[Row]:
@@ -299,16 +297,12 @@ def figures(step: str, name: str, first: Mapping[str, Any]) -> list[Row]:
     share = first.get("share_of_peak") if step == "base" else first.get("mfu")
     label = {"base": name, "training": f"{name} throughput ({TRAINING_STEPS} timed steps)"}.get(
         step, f"{name} throughput")
-    rows = [Row(step, label, value, unit,
-                share_of_spec=share)]
-    serving = first.get("serving") or {}
-    for scenario, figs in sorted(serving.items()):
-        if not isinstance(figs, Mapping):
-            continue
+    rows = [Row(step, label, value, unit, share_of_spec=share)]
+    for scenario, figs in sorted((first.get("serving") or {}).items()):
         for figure in ("ttft_ms", "tpot_ms"):
-            value = (figs.get(figure) or {}).get("p50") if isinstance(figs.get(figure), Mapping) else None
-            if value is not None:
-                rows.append(Row(step, f"{name} {scenario} {figure[:-3].upper()} p50", value, "ms"))
+            p50 = (figs.get(figure) or {}).get("p50") if isinstance(figs, Mapping) else None
+            if p50 is not None:
+                rows.append(Row(step, f"{name} {scenario} {figure[:-3].upper()} p50", p50, "ms"))
     return rows
 
 
@@ -318,21 +312,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class python_on_path:
+@contextmanager
+def python_on_path() -> Iterator[None]:
     """In-container mode starts ``python3`` from PATH: make it this python for the run."""
-
-    def __enter__(self) -> None:
-        self.saved = os.environ.get("PATH", "")
-        os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{self.saved}"
-
-    def __exit__(self, *exc: object) -> None:
-        os.environ["PATH"] = self.saved
+    saved = os.environ.get("PATH", "")
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{saved}"
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = saved
 
 
 def runtime_env(vendor: str) -> dict[str, str]:
-    v = get_vendor(vendor)
-    return {**os.environ, "PYTHONPATH": str(REPO),
-            **launch_env(vendor, v.device, v.device_plugin, v.dist_backend)}
+    """This environment with the runtime importable and the vendor's device named, as plan
+    gives a case (chipperf.plan.device_env)."""
+    return {**os.environ, "PYTHONPATH": str(REPO), **device_env(vendor)}
 
 
 # ------------------------------------------------------------------ outputs

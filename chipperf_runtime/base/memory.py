@@ -1,7 +1,7 @@
 """main_memory-bandwidth and main_memory-capacity.
 
 Bandwidth: a whole-buffer copy of ``bytes`` on the device (``dst.copy_(src)`` on an
-accelerator, memcpy on the host CPU: ``_copier``); each copy reads and writes the buffer, so
+accelerator, memcpy on the host CPU: ``copier``); each copy reads and writes the buffer, so
 it moves 2 x bytes (the convention of STREAM's copy and of the numpy reference in
 benchmarks/base_reference.py). GB = 1e9 bytes.
 
@@ -33,7 +33,7 @@ def bandwidth(case: BenchCase) -> None:
     src, dst = allocate(case, 2 * size, f"two {size / 2**20:.0f} MiB buffers", lambda: (
         torch.ones(size // 4, dtype=torch.float32, device=device.device),
         torch.empty(size // 4, dtype=torch.float32, device=device.device)))
-    copy, what = _copier(device, dst, src)
+    copy, what = copier(device, dst, src)
     warm(copy, device.synchronize, loop)
     case.ready(facts(case, device))
     with case.window(device.synchronize):
@@ -53,7 +53,7 @@ def bandwidth(case: BenchCase) -> None:
     })
 
 
-def _copier(device, dst: torch.Tensor, src: torch.Tensor) -> tuple[Callable[[], object], str]:  # noqa: ANN001
+def copier(device, dst: torch.Tensor, src: torch.Tensor) -> tuple[Callable[[], object], str]:  # noqa: ANN001
     """The device's own fastest whole-buffer copy: the runtime's device-to-device copy behind
     ``Tensor.copy_`` on an accelerator; on the host CPU the C library's memcpy (through numpy's
     ``copyto`` on the tensors' memory), which ``Tensor.copy_``'s element loop does not reach

@@ -15,53 +15,40 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Callable
 
 import torch
 
 from chipperf_runtime.base.gemm import DTYPES, operands, precision
+from chipperf_runtime.base.memory import copier
+from chipperf_runtime.bench.timing import Loop, Timed, run_window, warm
 from chipperf_runtime.device.torch import TorchDevice, open_torch_device
 
 
-def timed(fn: Callable[[], object], device: TorchDevice, seconds: float) -> tuple[int, float]:
-    """Iterations and seconds of ``fn`` run for at least ``seconds`` after one warm-up call."""
-    fn()
-    device.synchronize()
-    done, start = 0, time.perf_counter()
-    while True:
-        fn()
-        done += 1
-        if done % 4 == 0:
-            device.synchronize()
-            elapsed = time.perf_counter() - start
-            if elapsed >= seconds:
-                return done, elapsed
+def timed(fn: Callable[[], object], device: TorchDevice, seconds: float) -> Timed:
+    """base/'s own loop (one warm-up call, batches of 4 until ``seconds``), without the case."""
+    loop = Loop(warmup=1, iters=4, min_time_s=seconds)
+    warm(fn, device.synchronize, loop)
+    return run_window(fn, device.synchronize, loop)
 
 
 def gemm(device: TorchDevice, name: str, size: int, seconds: float) -> dict:
     precision(name, device)
-    iterations, elapsed = timed(operands(name, size, size, size, device.device), device, seconds)
-    return {"value": 2.0 * size ** 3 * iterations / elapsed / 1e12,
+    run = timed(operands(name, size, size, size, device.device), device, seconds)
+    return {"value": 2.0 * size ** 3 * run.iterations / run.seconds / 1e12,
             "unit": "TOPS" if name == "INT8" else "TFLOP/s",
-            "method": f"torch matmul {name} {size}^3, bare loop", "iterations": iterations,
-            "seconds": elapsed}
+            "method": f"torch matmul {name} {size}^3, bare loop", "iterations": run.iterations,
+            "seconds": run.seconds}
 
 
 def copy(device: TorchDevice, nbytes: int, seconds: float) -> dict:
     src = torch.ones(nbytes // 4, dtype=torch.float32, device=device.device)
     dst = torch.empty_like(src)
-    if device.is_accelerator:
-        fn: Callable[[], object] = lambda: dst.copy_(src)  # noqa: E731
-    else:
-        import numpy as np
-
-        a, b = src.numpy(), dst.numpy()
-        fn = lambda: np.copyto(b, a)  # noqa: E731
-    iterations, elapsed = timed(fn, device, seconds)
-    return {"value": 2.0 * src.numel() * 4 * iterations / elapsed / 1e9, "unit": "GB/s",
-            "method": f"whole-buffer copy of {nbytes} bytes, bare loop",
-            "iterations": iterations, "seconds": elapsed}
+    fn, what = copier(device, dst, src)
+    run = timed(fn, device, seconds)
+    return {"value": 2.0 * src.numel() * 4 * run.iterations / run.seconds / 1e9, "unit": "GB/s",
+            "method": f"{what}, {nbytes} bytes, bare loop", "iterations": run.iterations,
+            "seconds": run.seconds}
 
 
 def main(argv: list[str] | None = None) -> int:
