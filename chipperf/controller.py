@@ -104,8 +104,8 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
 def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord,
               in_container: bool = False, opened: precheck.Opened | None = None
               ) -> tuple[HostGroup, dict[str, frozenset[str]]]:
-    """Connect (or take the hosts ``opened`` connected, chipperf.precheck), check engines,
-    data dirs and sensors everywhere at once, upload the code.
+    """Connect (or take the hosts ``opened`` connected, chipperf.precheck, which has looked
+    for the data dirs), check engines and sensors everywhere at once, upload the code.
     Returns the hosts and, per host, the sensor paths its monitor sidecars can mount.
     ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH): no lease is
     held and no earlier run's leftovers are swept there (chipperf starts no containers)."""
@@ -164,14 +164,8 @@ def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -
 
 def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
     version = host.docker().version()
-    missing = [c.data_dir for c in plan.cases if _uses(c, host.name)
-               and not host.is_dir(c.data_dir)]
-    if missing:
-        raise HostError(host.name, f"data dir {', '.join(sorted(set(missing)))} does not exist",
-                        "copy the dataset there, or fix the path in CASES")
     sensors = {path: host.exists(path) for path in plan.sensor_paths()}
-    log.info("[%s] Docker %s (%s), data dirs present", host.name, version.get("Version"),
-             version.get("KernelVersion"))
+    log.info("[%s] Docker %s (%s)", host.name, version.get("Version"), version.get("KernelVersion"))
     return {"docker_version": version.get("Version"), "os": version.get("Os"),
             "kernel": version.get("KernelVersion"), "arch": version.get("Arch"),
             "sensors": sensors}
@@ -211,10 +205,6 @@ def _remove_quietly(host: Host, path: str) -> None:
 def _upload(host: Host, archive: bytes, work_dir: str) -> None:
     host.put_archive(archive, work_dir)
     log.info("[%s] code uploaded to %s", host.name, work_dir)
-
-
-def _uses(case: CasePlan, host: str) -> bool:
-    return any(n.host == host for r in case.rounds for n in r.nodes)
 
 
 def _code_archive(plan: RunPlan) -> bytes:
