@@ -43,6 +43,12 @@ runs = sa.Table(
     sa.Column("report_html", sa.String(1024)),
     sa.Column("ingested_at", sa.String(40), nullable=False))
 
+def headline_columns() -> list[sa.Column]:
+    """The leaderboard's four figures, on a case (medians over counted rounds) and a round."""
+    return [sa.Column(name, sa.Float)
+            for name in ("throughput", "mfu", "energy_per_unit_j", "share_of_peak")]
+
+
 cases = sa.Table(
     "cases", metadata,
     sa.Column("id", sa.Integer, primary_key=True),
@@ -66,10 +72,7 @@ cases = sa.Table(
     sa.Column("software", sa.Text, nullable=False),
     # the leaderboard's figures (medians over counted rounds), copied from ``figures`` so that
     # a page over ten thousand runs reads one row per case
-    sa.Column("throughput", sa.Float),
-    sa.Column("mfu", sa.Float),
-    sa.Column("energy_per_unit_j", sa.Float),
-    sa.Column("share_of_peak", sa.Float))
+    *headline_columns())
 
 rounds = sa.Table(
     "rounds", metadata,
@@ -79,10 +82,7 @@ rounds = sa.Table(
     sa.Column("number", sa.Integer, nullable=False),
     sa.Column("status", sa.String(40)),
     sa.Column("counted", sa.Boolean, nullable=False),
-    sa.Column("throughput", sa.Float),
-    sa.Column("mfu", sa.Float),
-    sa.Column("energy_per_unit_j", sa.Float),
-    sa.Column("share_of_peak", sa.Float))
+    *headline_columns())
 
 figures = sa.Table(
     "figures", metadata,
