@@ -3,8 +3,9 @@
 
 - ``run_mode_problems``: a performance run with nothing to time, or whose ``max_steps`` stops
   it before its warm-up + timed steps, or an unknown ``run_mode``: one message each, before
-  any image is built (the case's driver, ``chipperf_runtime/training/driver/perfmode.py``, refuses
-  the same input in the container).
+  any image is built: the rules of the case's own driver
+  (``chipperf_runtime/training/driver/perfmode.py: run_mode_from``), which refuses the same
+  input in the container.
 - ``deadline_warning``: a convergence run whose ``max_steps`` fits the round deadline only if
   every optimizer step takes under ``SLOW_STEP_S``. Plan time knows no step time, so this
   is arithmetic on the config, said as such: a round its deadline cuts reports only the
@@ -19,6 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from chipperf_runtime.training.driver.errors import ConfigError
+from chipperf_runtime.training.driver.perfmode import run_mode_from
+
 PERFORMANCE, CONVERGENCE = "performance", "convergence"
 SLOW_STEP_S = 0.1     # a step time a full-size model's optimizer step rarely beats
 
@@ -28,25 +32,11 @@ def _count(value: Any) -> int | None:
 
 
 def run_mode_problems(knobs: Mapping[str, Any], where: str) -> list[str]:
-    mode = knobs.get("run_mode", CONVERGENCE)
-    if mode not in (PERFORMANCE, CONVERGENCE):
-        return [f"{where}: run_mode = {mode!r}: unknown run mode: use 'performance' or "
-                "'convergence'"]
-    if mode != PERFORMANCE:
-        return []
-    warmup, timed = _count(knobs.get("perf_warmup_steps", 0)), _count(knobs.get("timed_steps", 0))
-    if warmup is None or warmup < 0:
-        return [f"{where}: perf_warmup_steps = {knobs.get('perf_warmup_steps')!r}: must be a "
-                "whole number >= 0"]
-    if timed is None or timed <= 0:
-        return [f"{where}: run_mode = 'performance' with timed_steps = "
-                f"{knobs.get('timed_steps')!r}: nothing would be timed: set timed_steps to the "
-                "number of steps to time (FlagPerf's LLM cases time 300)"]
-    max_steps = _count(knobs.get("max_steps"))
-    if max_steps is not None and max_steps < warmup + timed:
-        return [f"{where}: run_mode = 'performance': max_steps = {max_steps} stops the run "
-                f"before perf_warmup_steps + timed_steps = {warmup} + {timed} steps: raise "
-                "max_steps or lower perf_warmup_steps / timed_steps"]
+    """The case's own run-mode rules (chipperf_runtime's run_mode_from), at plan time."""
+    try:
+        run_mode_from(knobs)
+    except ConfigError as exc:
+        return [f"{where}: {exc}"]
     return []
 
 

@@ -67,7 +67,7 @@ def _check_performance(run: RunMode, max_steps: Any) -> None:
     if run.timed_steps <= 0:
         raise ConfigError(f"run_mode = 'performance' with timed_steps = {run.timed_steps}: "
                           "nothing would be timed: set timed_steps to the number of steps to "
-                          "time (FlagPerf's LLM cases time 300), e.g. --set timed_steps=300")
+                          "time (FlagPerf's LLM cases time 300)")
     if isinstance(max_steps, int) and not isinstance(max_steps, bool) \
             and max_steps < run.warmup_steps + run.timed_steps:
         raise ConfigError(f"run_mode = 'performance': max_steps = {max_steps} stops the run "
