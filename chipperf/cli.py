@@ -11,7 +11,7 @@ import signal
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from chipperf.catalogue import Catalogue, default_suite_dir, default_training_dir
 from chipperf.config import ClusterConfig, TestConfig, load_cluster
@@ -20,6 +20,9 @@ from chipperf.errors import ChipperfError, ConfigError, Interrupted
 from chipperf.plan import check, make_plan
 from chipperf.results.layout import new_run_id
 from chipperf.store.commands import DB_HELP, add_store_commands
+
+if TYPE_CHECKING:
+    from chipperf.clusterlease import Wait
 
 log = logging.getLogger("chipperf")
 
@@ -90,11 +93,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     from chipperf import controller
 
     cluster, test, catalogue = load_for(args)
-    outcome = controller.run(cluster, test, catalogue, suite=test.suite, debug=args.debug)
+    outcome = controller.run(cluster, test, catalogue, suite=test.suite, debug=args.debug,
+                             wait=wait_policy(args))
     print(final_screen(outcome.run_dir, outcome.cases), end="")
     if not getattr(args, "no_ingest", False):
         print(ingest_screen(outcome.run_dir, getattr(args, "db", None)), end="")
     return EXIT_OK if outcome.ok else EXIT_FAILED
+
+
+def wait_policy(args: argparse.Namespace) -> "Wait | None":
+    """--wait / --wait-timeout: how a run meets hosts another run holds (None: refused)."""
+    from chipperf.clusterlease import Wait
+
+    timeout = getattr(args, "wait_timeout", None)
+    if timeout is not None and timeout < 0:
+        raise ConfigError([f"command line: --wait-timeout {timeout:g}: a number of seconds, 0 "
+                           "or more"])
+    return Wait(timeout) if getattr(args, "wait", False) or timeout is not None else None
 
 
 def ingest_screen(run_dir: Path, db_url: str | None) -> str:
@@ -264,6 +279,11 @@ def parser() -> argparse.ArgumentParser:
     add_config_options(q)
     q.add_argument("--no-ingest", action="store_true",
                    help="do not put the finished run into the results store")
+    q.add_argument("--wait", action="store_true",
+                   help="when another run holds one of the hosts, wait for it (asking every "
+                        "3 s) instead of refusing to start")
+    q.add_argument("--wait-timeout", type=float, metavar="SECONDS",
+                   help="with --wait (implied): give up after this long (default: no limit)")
     q.add_argument("--db", metavar="URL", help=DB_HELP)
     q.set_defaults(fn=cmd_run)
     q = sub.add_parser("plan", help="validate the configs and print what would run where",

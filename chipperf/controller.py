@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -16,6 +17,7 @@ from typing import AbstractSet, Any
 
 from chipperf import precheck
 from chipperf.catalogue import Catalogue
+from chipperf.clusterlease import ClusterLease, Wait
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
 from chipperf.containers.incontainer import InContainerEngine
@@ -44,25 +46,35 @@ class RunOutcome:
 
 
 def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
-        suite: str = "training", debug: bool = False) -> RunOutcome:
-    opened = precheck.open_checked(cluster, test)   # a missing data dir: no run dir is made
-    try:
+        suite: str = "training", debug: bool = False, wait: Wait | None = None) -> RunOutcome:
+    """Connect and check the hosts, lease them all (refused or waiting while another run
+    holds one: nothing is touched before), then the run; the leases go last."""
+    with contextlib.ExitStack() as stack:
+        opened = precheck.open_checked(cluster, test)   # a missing data dir: no run dir is made
+        stack.callback(opened.close)
+        lease = ClusterLease.take(opened.hosts(), wait)
+        stack.callback(lease.release)
         run_id, run_dir = create_run_dir(Path(test.result_root), new_run_id(datetime.now()))
-    except BaseException:
-        opened.close()
-        raise
-    plan = make_plan(cluster, test, catalogue, run_id, Path(test.result_root))
+        lease.name_run(run_id, str(run_dir.absolute()))
+        plan = make_plan(cluster, test, catalogue, run_id, Path(test.result_root))
+        return _run(plan, cluster, test, suite, debug, opened, lease)
+
+
+def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, debug: bool,
+         opened: precheck.Opened, lease: ClusterLease) -> RunOutcome:
+    run_dir = plan.result_dir
     handler = attach_run_log(run_dir, debug)
-    lease = MasterLease.take(run_dir)
+    master = MasterLease.take(run_dir)
     record = RunRecord(plan, cluster, test, suite)
     outcome = RunOutcome(run_dir)
     hosts = None
     try:
-        log.info("run %s: %d case(s) on %s; results in %s", run_id, len(plan.cases),
+        log.info("run %s: %d case(s) on %s; results in %s", plan.run_id, len(plan.cases),
                  ", ".join(plan.hosts), run_dir)
         for note in (n for case in plan.cases for n in case.notes):
             log.warning("%s", note)
         hosts, sensors = preflight(plan, cluster, record, test.in_container_launch, opened)
+        hosts.earlier_holders = {h: w for h in plan.hosts if (w := lease.previous_holder(h))}
         tags = in_container_tags(plan, record) if test.in_container_launch else \
             prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
@@ -95,22 +107,22 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
                       "brings them home (chipperf run and clean also do)", len(outcome.kept),
                       ", ".join(outcome.kept), run_dir)
         write_reports(run_dir)
-        lease.release()
+        master.release()
         logging.getLogger("chipperf").removeHandler(handler)
         handler.close()
     return outcome
 
 
-def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord,
-              in_container: bool = False, opened: precheck.Opened | None = None
-              ) -> tuple[HostGroup, dict[str, frozenset[str]]]:
-    """Connect (or take the hosts ``opened`` connected, chipperf.precheck, which has looked
-    for the data dirs), check engines and sensors everywhere at once, upload the code.
+def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_container: bool,
+              opened: precheck.Opened) -> tuple[HostGroup, dict[str, frozenset[str]]]:
+    """Take the hosts ``opened`` connected (chipperf.precheck, which has looked for the data
+    dirs), check engines and sensors everywhere at once, upload the code.
     Returns the hosts and, per host, the sensor paths its monitor sidecars can mount.
-    ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH): no lease is
-    held and no earlier run's leftovers are swept there (chipperf starts no containers)."""
+    ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH): no work-dir
+    lease is held and no earlier run's leftovers are swept there (chipperf starts no
+    containers); the cluster lease is held there too (chipperf.clusterlease)."""
     started = time.monotonic()
-    hosts = opened.group() if opened is not None else HostGroup.connect(plan.hosts, cluster)
+    hosts = opened.group()
     if in_container:
         for host in hosts.hosts.values():
             host.use_engine(InContainerEngine(host))
@@ -133,8 +145,7 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord,
             _remove_quietly(host, work)
             host.run(["rm", "-f", "--", lease_path(work)], check=False)
             host.run(["rmdir", str(Path(work).parent)], check=False)
-        hosts.close()
-        raise
+        raise   # the caller closes the hosts, after the run's cluster lease is released
     log.info("preflight on %d host(s): %.1f s (code archive %.1f KiB)", len(plan.hosts),
              time.monotonic() - started, len(archive) / 1024)
     return hosts, sensors
@@ -382,7 +393,8 @@ def _mark_unfinished(plan: RunPlan, record: RunRecord, outcome: RunOutcome, stat
 def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup,
              keep: frozenset[str] | set[str] = frozenset()) -> None:
     """Remove whatever the run left on any host: containers (by label) and work dirs; the
-    work dir of a host in ``keep`` stays, with the node files that could not come home."""
+    work dir of a host in ``keep`` stays, with the node files that could not come home. The
+    hosts stay connected: the run's cluster lease is released on them before they close."""
     def clean(host: Host) -> None:
         if host.name in hosts.silent:   # every call would hang until its timeout
             log.error("[%s] does not answer: the run's containers and work dir stay there; "
@@ -412,7 +424,5 @@ def teardown(plan: RunPlan, cluster: ClusterConfig, hosts: HostGroup,
         hosts.run_step("teardown", clean)
     except GroupError as exc:
         log.error("teardown incomplete: %s", exc)
-    finally:
-        hosts.close()
 
 

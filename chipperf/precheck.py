@@ -47,11 +47,15 @@ class Opened:
     results: dict[str, Host | BaseException]
 
     def group(self) -> HostGroup:
-        """The run's hosts; a host that could not be connected fails as connecting does."""
+        """The run's hosts; a host that could not be connected fails as connecting does
+        (the caller closes the others: chipperf.controller.run)."""
         if any(isinstance(r, BaseException) for r in self.results.values()):
-            self.close()
             raise GroupError("connect", self.results)
-        return HostGroup([h for h in self.results.values() if isinstance(h, Host)])
+        return HostGroup(list(self.hosts().values()))
+
+    def hosts(self) -> dict[str, Host]:
+        """The hosts that could be connected, by name."""
+        return {h.name: h for h in self.results.values() if isinstance(h, Host)}
 
     def close(self) -> None:
         for host in self.results.values():

@@ -20,6 +20,8 @@ class HostGroup:
         self.hosts = {h.name: h for h in hosts}
         self.silent: set[str] = set()   # hosts a round found cut off: asked nothing more
         self.engine_gone: set[str] = set()   # hosts whose container engine a round found gone
+        self.port_in_use: dict[str, int | None] = {}   # host -> the port a round found taken
+        self.earlier_holders: dict[str, str] = {}   # host -> a run the cluster lease took it from
 
     @classmethod
     def connect(cls, addresses: Sequence[str], cluster: ClusterConfig) -> "HostGroup":

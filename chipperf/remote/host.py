@@ -18,8 +18,9 @@ import tarfile
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import paramiko
 
@@ -47,6 +48,32 @@ EOF_GRACE_S = 2.0
 HELD = b"held\n"   # what hold() sends through cat and waits to see back
 
 
+class HoldEnded(HostError):
+    """The command hold() started ended before it held anything: its exit status and what
+    it printed (a lease that another run holds says so this way)."""
+
+    def __init__(self, host: str, argv: Sequence[str], exit_code: int, said: str):
+        super().__init__(host, f"`{shlex.join(argv)}` ended (exit {exit_code})")
+        self.exit_code, self.said = exit_code, said
+
+
+class Held:
+    """A command hold() started: what it printed before its echo, and its stdin."""
+
+    def __init__(self, said: str, send: Callable[[bytes], None],
+                 end: Callable[[float], int | None]):
+        self.said = said
+        self._send, self._end = send, end
+
+    def send(self, line: str) -> None:
+        """One line to the command's stdin."""
+        self._send(line.encode() + b"\n")
+
+    def end(self, timeout: float = 10) -> int | None:
+        """Close its stdin and wait up to ``timeout`` s for its exit status (None: none came)."""
+        return self._end(timeout)
+
+
 class Host:
     """The interface every step uses; see ``SSHHost`` and ``LocalHost``."""
 
@@ -59,10 +86,11 @@ class Host:
         """Unpack a tar archive (bytes) into ``remote_dir``, creating it."""
         raise NotImplementedError
 
-    def hold(self, argv: Sequence[str], timeout: float = 60) -> None:
-        """Start ``argv`` (a command ending in ``cat``) with its stdin held open by this
-        connection until ``close()`` or this process's end: a lease that lives exactly as
-        long as the master does. Returns once cat echoed a line, i.e. once it runs."""
+    def hold(self, argv: Sequence[str], timeout: float = 60) -> "Held":
+        """Start ``argv`` (a command ending in one that echoes its stdin, such as ``cat``)
+        with its stdin held open by this connection until ``close()`` or this process's end:
+        a lease that lives exactly as long as the master does. Returns once it echoed a
+        line, i.e. once it runs; HoldEnded when it ended before that."""
         raise NotImplementedError
 
     def get_dir(self, remote_dir: str, local_dir: Path, timeout: float = 600) -> list[str]:
@@ -127,7 +155,7 @@ class LocalHost(Host):
         self._docker: Any = None
         self._held: list[subprocess.Popen] = []
 
-    def hold(self, argv: Sequence[str], timeout: float = 60) -> None:
+    def hold(self, argv: Sequence[str], timeout: float = 60) -> Held:
         try:
             proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.DEVNULL)
@@ -137,8 +165,13 @@ class LocalHost(Host):
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(HELD)
         proc.stdin.flush()
-        if proc.stdout.readline() != HELD:
-            raise HostError(self.name, f"`{shlex.join(argv)}` ended (exit {proc.wait()})")
+        said = b""
+        for line in iter(proc.stdout.readline, b""):
+            if line == HELD:
+                return Held(said.decode(errors="replace"), partial(_write_flush, proc.stdin),
+                            partial(_end_process, proc))
+            said += line
+        raise HoldEnded(self.name, argv, proc.wait(), said.decode(errors="replace"))
 
     def run(self, argv: Sequence[str], timeout: float = 300, check: bool = True) -> CommandResult:
         try:
@@ -222,6 +255,20 @@ class LocalHost(Host):
             self._docker.close()
 
 
+def _write_flush(stream: Any, data: bytes) -> None:
+    stream.write(data)
+    stream.flush()
+
+
+def _end_process(proc: subprocess.Popen, timeout: float) -> int | None:
+    with contextlib.suppress(OSError):
+        proc.stdin.close()   # type: ignore[union-attr]
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
 def _extract(tar: tarfile.TarFile, target: str) -> None:
     if hasattr(tarfile, "data_filter"):
         tar.extractall(target, filter="data")
@@ -243,17 +290,17 @@ class SSHHost(Host):
         self._held: list[paramiko.Channel] = []
         self.client = self._connect()
 
-    def hold(self, argv: Sequence[str], timeout: float = 60) -> None:
+    def hold(self, argv: Sequence[str], timeout: float = 60) -> Held:
         deadline, said = time.monotonic() + timeout, b""
         try:
             channel = self._transport().open_session(timeout=self.cluster.connect_timeout_s)
             self._held.append(channel)
             channel.exec_command(shlex.join(argv))
             channel.sendall(HELD)
-            while HELD not in said:
+            while HELD not in said.splitlines(keepends=True):
                 if channel.exit_status_ready() and not channel.recv_ready():
-                    raise HostError(self.name, f"`{shlex.join(argv)}` ended (exit "
-                                               f"{channel.recv_exit_status()})")
+                    raise HoldEnded(self.name, argv, channel.recv_exit_status(),
+                                    said.decode(errors="replace"))
                 if time.monotonic() > deadline:
                     raise HostError(self.name, f"`{shlex.join(argv)}` did not start in "
                                                f"{timeout:.0f} s")
@@ -264,6 +311,10 @@ class SSHHost(Host):
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise HostError(self.name, f"cannot start `{argv[0]}` ({exc})",
                             unreachable=True) from exc
+        lines = said.splitlines(keepends=True)
+        before = b"".join(lines[:lines.index(HELD)])
+        return Held(before.decode(errors="replace"), channel.sendall,
+                    partial(_end_channel, channel))
 
     def _connect_kwargs(self) -> dict[str, Any]:
         c = self.cluster
@@ -427,6 +478,19 @@ class SSHHost(Host):
         if self._sftp_client is not None:
             self._sftp_client.close()
         self.client.close()
+
+
+def _end_channel(channel: paramiko.Channel, timeout: float) -> int | None:
+    """Send EOF on a held channel, wait for its exit status, close it."""
+    try:
+        channel.shutdown_write()
+        if channel.status_event.wait(timeout):
+            return channel.recv_exit_status()
+        return None
+    except (paramiko.SSHException, OSError, EOFError):
+        return None
+    finally:
+        channel.close()
 
 
 def _drain(channel: paramiko.Channel, deadline: float) -> tuple[int, str, str]:
