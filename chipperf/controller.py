@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import AbstractSet, Any
+from typing import AbstractSet, Any, Mapping
 
 from chipperf import precheck
 from chipperf.catalogue import Catalogue
@@ -288,13 +288,13 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
     record.case(case.dir_name, status="running")
     outcomes: list[RoundOutcome] = []
     for rnd in case.rounds:
-        lost = _lost_hosts(outcomes, rnd, hosts.silent | hosts.engine_gone)
+        lost = _lost_hosts(outcomes, rnd, hosts.silent | hosts.engine_gone | set(hosts.port_in_use))
         if lost and not test.retry_lost_hosts:
             when = f"round {outcomes[-1].number}" if outcomes else "an earlier case of this run"
-            _skip_rest(case, rnd, lost, when, record, hosts.engine_gone)
+            _skip_rest(case, rnd, lost, when, record, hosts.engine_gone, hosts.port_in_use)
             if not outcomes:   # the case never started: its reason names the host, not "no round"
-                _case_failed(case, record, outcome, f"not started: {_how_lost(lost, hosts.engine_gone)}"
-                                                    f" in {when}")
+                how = _how_lost(lost, hosts.engine_gone, hosts.port_in_use)
+                _case_failed(case, record, outcome, f"not started: {how} in {when}")
                 return
             break
         if test.clear_caches:
@@ -311,6 +311,7 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
             raise
         outcomes.append(result)
         hosts.engine_gone.update(result.engine_gone)
+        hosts.port_in_use.update(result.port_in_use)
         outcome.kept += result.kept_on_hosts.values()
         record.round(case.dir_name, result.to_dict())
         log.info("case %s round %d: %s %s", case.key, rnd.number, result.status, result.reason)
@@ -329,27 +330,38 @@ def case_status(outcomes: list[RoundOutcome]) -> tuple[str, str]:
 
 
 def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan, silent: set[str]) -> list[str]:
-    """The round's hosts an earlier round of the case lost (unreachable, or their container
-    engine gone), or any round found silent or engine-less."""
-    lost = {h for r in outcomes for h in (*r.lost_hosts, *r.engine_gone)} | silent
+    """The round's hosts an earlier round of the case lost (unreachable, their container
+    engine gone, a port of theirs in use), or any round found so."""
+    lost = {h for r in outcomes for h in (*r.lost_hosts, *r.engine_gone, *r.port_in_use)} | silent
     return [n.host for n in rnd.nodes if n.host in lost]
 
 
-def _how_lost(lost: list[str], engine_gone: AbstractSet[str]) -> str:
-    """'h1 stopped answering; h2's container engine stopped or is gone'."""
-    away = [h for h in lost if h not in engine_gone]
+def _how_lost(lost: list[str], engine_gone: AbstractSet[str],
+              port_in_use: Mapping[str, int | None] | None = None) -> str:
+    """'h1 stopped answering; h2's container engine stopped or is gone; port 29500 on h3 is
+    already in use'."""
+    taken = port_in_use or {}
+    away = [h for h in lost if h not in engine_gone and h not in taken]
     parts = [f"{', '.join(away)} stopped answering"] if away else []
     parts += [f"{h}'s container engine stopped or is gone" for h in lost if h in engine_gone]
+    parts += [f"{_port(taken[h])} on {h} is already in use" for h in lost
+              if h in taken and h not in engine_gone]
     return "; ".join(parts)
 
 
+def _port(port: int | None) -> str:
+    return "a port the case listens on" if port is None else f"port {port}"
+
+
 def _skip_rest(case: CasePlan, rnd: RoundPlan, lost: list[str], when: str,
-               record: RunRecord, engine_gone: AbstractSet[str] = frozenset()) -> None:
+               record: RunRecord, engine_gone: AbstractSet[str] = frozenset(),
+               port_in_use: Mapping[str, int | None] | None = None) -> None:
+    how = _how_lost(lost, engine_gone, port_in_use)
     log.error("case %s: %s in %s: rounds %d-%d not started there (RETRY_LOST_HOSTS = True in "
-              "the test config starts them anyway)", case.key, _how_lost(lost, engine_gone),
-              when, rnd.number, len(case.rounds))
+              "the test config starts them anyway)", case.key, how, when, rnd.number,
+              len(case.rounds))
     record.case(case.dir_name, skipped_rounds=list(range(rnd.number, len(case.rounds) + 1)),
-                skipped_because=f"{', '.join(lost)} lost in {when}")
+                skipped_because=f"{how} in {when}")
 
 
 DROP_CACHES = ("sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")

@@ -46,6 +46,7 @@ class NodeState:
     error: BaseException | None = None  # the exception behind it, kept for --debug and run.log
     kept_on: str = ""                   # host:dir where its files stayed (not collected)
     engine_gone: str = ""               # why its host's container engine no longer answers
+    port_in_use: int | None = None      # the port a log said was taken (kind PORT; None: unsaid)
     container: Any = None
     monitor: Any = None
     lifetime: dict[str, Any] = field(default_factory=dict)
@@ -67,6 +68,7 @@ class RoundOutcome:
     lost_hosts: tuple[str, ...] = ()    # hosts whose node ended because they could not be reached
     kept_on_hosts: dict[str, str] = field(default_factory=dict)  # node -> host:dir not collected
     engine_gone: tuple[str, ...] = ()   # hosts whose container engine stopped or went away
+    port_in_use: dict[str, int | None] = field(default_factory=dict)  # host -> port taken there
 
     def to_dict(self) -> dict[str, Any]:
         entry = {"number": self.number, "status": self.status, "reason": self.reason,
@@ -79,6 +81,8 @@ class RoundOutcome:
             entry["kept_on_hosts"] = dict(self.kept_on_hosts)
         if self.engine_gone:
             entry["engine_gone"] = list(self.engine_gone)
+        if self.port_in_use:
+            entry["port_in_use"] = dict(self.port_in_use)
         return entry
 
 
@@ -361,7 +365,9 @@ def name_engine_loss(hosts: HostGroup, st: NodeState) -> None:
 
 def name_port_clash(hosts: HostGroup, st: NodeState, local: Path) -> None:
     """A node that did not succeed and whose launcher or rank log says EADDRINUSE failed on
-    a port another process holds: named so, with the holder when the host's ss says."""
+    a port another process holds: named so, with the holder when the host's ss says, else
+    the run whose abandoned cluster lease this run took over there (chipperf.clusterlease);
+    the host gets no later rounds (RoundOutcome.port_in_use)."""
     if st.status not in ("failed", "timeout", "canceled") or st.kind == causes.ENGINE:
         return
     found = causes.find_port_clash(local)
@@ -370,7 +376,8 @@ def name_port_clash(hosts: HostGroup, st: NodeState, local: Path) -> None:
     where, clash = found
     held = None if st.node.host in hosts.silent else \
         causes.port_holder(hosts[st.node.host], clash.port)
-    st.status, st.kind = "failed", causes.PORT
+    held = held or hosts.earlier_holders.get(st.node.host)   # what the cluster lease knows
+    st.status, st.kind, st.port_in_use = "failed", causes.PORT, clash.port
     st.reason = f"{causes.port_reason(st.node.host, where, clash, held)} ({st.reason})"
 
 
@@ -461,8 +468,9 @@ def _outcome(rnd: RoundPlan, states: list[NodeState], started: int, canceled: bo
     lost = tuple(dict.fromkeys(st.node.host for st in states if st.kind == "unreachable"))
     kept = {Path(st.node.result_rel).name: st.kept_on for st in states if st.kept_on}
     gone = tuple(dict.fromkeys(st.node.host for st in states if st.engine_gone))
+    taken = {st.node.host: st.port_in_use for st in states if st.kind == causes.PORT}
     return RoundOutcome(rnd.number, status, reason, started, int(time.time() * 1000), nodes,
-                        containers, lost, kept, gone)
+                        containers, lost, kept, gone, taken)
 
 
 def culprit(states: list[NodeState]) -> NodeState | None:
