@@ -74,7 +74,7 @@ def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, de
         for note in (n for case in plan.cases for n in case.notes):
             log.warning("%s", note)
         hosts, sensors = preflight(plan, cluster, record, test.in_container_launch, opened)
-        hosts.earlier_holders = {h: w for h in plan.hosts if (w := lease.previous_holder(h))}
+        _note_takeovers(lease, hosts, record)
         tags = in_container_tags(plan, record) if test.in_container_launch else \
             prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
@@ -149,6 +149,14 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_conta
     log.info("preflight on %d host(s): %.1f s (code archive %.1f KiB)", len(plan.hosts),
              time.monotonic() - started, len(archive) / 1024)
     return hosts, sensors
+
+
+def _note_takeovers(lease: ClusterLease, hosts: HostGroup, record: RunRecord) -> None:
+    """A host whose lease this run took over from a master that is gone: run.json says whose,
+    and a port found in use there names that run when ss cannot tell (chipperf.rounds)."""
+    for name in lease.taken_over:
+        record.host(name, lease_taken_over_from=lease.taken_over[name].describe())
+        hosts.earlier_holders[name] = lease.previous_holder(name) or ""
 
 
 def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -> None:

@@ -99,6 +99,8 @@ def test_a_killed_masters_lease_is_taken_over(tmp_path, sim_cluster, tiny_digits
     assert "its master is gone (it ended without releasing the host)" in second.output
     print(next(line for line in second.output.splitlines() if "took over" in line))
     assert json.loads((killed / "run.json").read_text())["status"] == "canceled"  # swept
+    host = json.loads((second.run_dir / "run.json").read_text())["hosts"][sim_cluster.hosts[0].address]
+    assert host["lease_taken_over_from"].startswith(f"run {killed.name} (master ")
     assert leftovers(sim_cluster, killed.name) == []
 
 
