@@ -19,14 +19,21 @@ from chipperf.results.read.collect import Collected, RoundSeries
 from chipperf.results.read.details import CaseDetails
 from chipperf.results.render.casehtml import (
     curve_charts,
+    facts_table,
     facts_tables,
     log_links,
     not_measured,
     smoke_banner,
 )
 from chipperf.results.render.console import case_rows, error_lines, hardware_lines
-from chipperf.results.render.markdown import round_rows, stats_rows
+from chipperf.results.render.markdown import stats_rows
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
+from chipperf.results.render.suite import (
+    THROUGHPUT_NOTE,
+    method_rows,
+    round_rows,
+    shape_rows,
+)
 from chipperf.results.render.svg import Bar, Line, bar_chart, line_chart
 from chipperf.results.render.text import DASH, fmt
 
@@ -51,8 +58,9 @@ CSS = """
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1320px;
 color:#222;padding:0 16px}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}h3{font-size:15px}
-table{border-collapse:collapse;margin:8px 0;font-size:13px}
-th,td{border:1px solid #ddd;padding:3px 7px;text-align:right}th{background:#f4f4f4}
+table{border-collapse:collapse;margin:8px 0;font-size:13px;max-width:100%}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:right;overflow-wrap:anywhere}
+th{background:#f4f4f4;font-weight:600}
 td:first-child,th:first-child{text-align:left}
 .charts{display:flex;flex-wrap:wrap;gap:8px}
 svg.chart{background:#fff;border:1px solid #e4e4e4}
@@ -121,7 +129,7 @@ def _facts(summary: RunSummary) -> str:
              ("suite", summary.suite), ("vendor", summary.vendor), ("status", summary.status),
              ("started", summary.started_at), ("finished", summary.finished_at),
              ("hosts", ", ".join(summary.hosts)), ("directory", summary.run_dir)]
-    return html_table(["", ""], [[k, v or DASH] for k, v in facts])
+    return facts_table("Run", [(k, v or DASH) for k, v in facts])
 
 
 def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
@@ -149,7 +157,14 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
     chart = throughput_chart(case)
     if chart:
         out.append(f'<div class="charts">{chart}</div>')
+    if method_rows(case):
+        out.append(f'<div class="facts">{facts_table("Method", method_rows(case))}</div>')
+    header, shapes = shape_rows(case)
+    if shapes:
+        out += ["<h3>Per shape (first round)</h3>", html_table(header, shapes)]
     out += ["<h3>Rounds</h3>", html_table(*round_rows(case))]
+    if case.inference:
+        out.append(f"<p>{escape(THROUGHPUT_NOTE[0].upper() + THROUGHPUT_NOTE[1:])}.</p>")
     if case.excluded:
         items = "".join(f"<li>round {e.round}: {escape(e.why)}</li>" for e in case.excluded)
         out.append(f'<p class="bad">Not counted:</p><ul>{items}</ul>')
