@@ -68,7 +68,7 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
         for case in plan.cases:
             if case.key not in outcome.cases:
                 settings = RoundSettings(plan.result_dir, tags[case.key], sensors,
-                                         cluster.host_lost_after_s)
+                                         cluster.host_lost_after_s, suite)
                 run_case(case, settings, test, hosts, record, outcome)
         record.finish("succeeded" if outcome.ok else "failed")
     except KeyboardInterrupt as exc:

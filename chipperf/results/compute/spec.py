@@ -32,9 +32,9 @@ def spec_fields(value: Mapping[str, Any], suite: str, reasons: dict[str, str]) -
 
 
 def _share(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
-    share = value.get("share_of_peak")
-    if _number(share):
-        return {"share_of_peak": float(share)}
+    share = _float(value.get("share_of_peak"))
+    if share is not None:
+        return {"share_of_peak": share}
     reasons["share_of_peak"] = str(value.get("share_reason") or value.get("unsupported")
                                    or "FINISHED has no share_of_peak")
     return {}
@@ -53,8 +53,10 @@ def _bare(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
     if SAME_UNIT.get(str(bare.get("unit")), bare.get("unit")) != \
             SAME_UNIT.get(str(unit), unit):
         reasons["bare_ratio"] = f"the bare loop measured {bare.get('unit')}, the case {unit}"
-    elif _number(figure):
-        out["bare_ratio"] = float(figure) / float(bare["value"])
+    else:
+        measured = _float(figure)
+        if measured is not None:
+            out["bare_ratio"] = measured / float(bare["value"])
     return out
 
 
@@ -76,17 +78,16 @@ def _shape_result(item: Mapping[str, Any], errors: Mapping[str, Mapping[str, Any
                   ) -> ShapeResult:
     shape = _shape(item.get("shape"))
     checked = errors.get(shape, {})
-    value, unit = (item.get("tflops"), "TFLOP/s") if _number(item.get("tflops")) else \
-        (item.get("gbs"), "GB/s")
-    calls = item.get("calls")
+    tflops, gbs = _float(item.get("tflops")), _float(item.get("gbs"))
+    value, unit = (tflops, "TFLOP/s") if tflops is not None else (gbs, "GB/s")
+    calls = _float(item.get("calls"))
     passed = checked.get("passed")
     return ShapeResult(
-        shape=shape, calls=int(calls) if _number(calls) else None,
-        latency_ms=latency(item.get("latency_ms"), {}),
-        value=float(value) if _number(value) else None, unit=unit if _number(value) else None,
+        shape=shape, calls=None if calls is None else int(calls),
+        latency_ms=latency(item.get("latency_ms"), {}), value=value,
+        unit=unit if value is not None else None,
         passed=passed if isinstance(passed, bool) else None,
-        max_abs_err=float(checked["max_abs_err"]) if _number(checked.get("max_abs_err"))
-        else None)
+        max_abs_err=_float(checked.get("max_abs_err")))
 
 
 def _shape(item: Any) -> str:
@@ -97,6 +98,10 @@ def _shape(item: Any) -> str:
 
 def _number(item: Any) -> bool:
     return isinstance(item, (int, float)) and not isinstance(item, bool)
+
+
+def _float(item: Any) -> float | None:
+    return float(item) if _number(item) else None
 
 
 def _scalar(item: Any) -> bool:

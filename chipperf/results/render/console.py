@@ -100,7 +100,8 @@ def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]
         rows.append([
             c.title, c.chip or DASH, c.engine or DASH, c.precision or DASH,
             c.status or DASH, f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
-            throughput_text(c, "throughput_pure_compute"), stat_text(agg.get("latency_p99_ms")), metric_text(c), reference_text(c),
+            throughput_text(c, "throughput_pure_compute"), stat_text(agg.get("latency_p99_ms")),
+            metric_text(c), reference_text(c),
             mfu_text(c), stat_text(agg.get("energy_per_item_j"))])
     return header, rows
 

@@ -23,6 +23,7 @@ from chipperf.results.render.suite import (
 )
 from chipperf.results.render.text import DASH, fmt, kind_of, table
 
+
 def summary_markdown(summary: RunSummary) -> str:
     parts = [f"# chipperf run `{summary.run_id}`", "", _run_facts(summary), ""]
     header, rows = case_rows(summary)
