@@ -54,6 +54,7 @@ class SynthCase:
     evaluations: int = 0                  # EVALUATE events spread over the window (training)
     smoke_test: str = ""                  # the dataset card's smoke_test (SUBMIT_INFO)
     config: tuple[tuple[str, object], ...] = ()   # SUBMIT_INFO's config (the workload)
+    bench: bool = False                   # base/ or operation/: a bench FINISHED (value, method)
 
     @property
     def key(self) -> str:
@@ -140,7 +141,7 @@ def _write_node(node_dir: Path, case: SynthCase, node_rank: int, spec: SynthRoun
         with open(node_dir / f"rank{rank}.out.log", "w") as out:
             if rank == 0 and suite == "inference":
                 _write_inference_rank0(out, case, spec, times)
-            elif rank == 0 and suite in ("base", "operation"):
+            elif rank == 0 and case.bench:
                 _write_spec_rank0(out, case, spec, times, suite)
             elif rank == 0:
                 _write_rank0(out, case, spec, times)

@@ -95,7 +95,7 @@ def measure(case: BenchCase) -> None:
     peak = flops_peak(case.vendor, case.chip, DTYPES[name][1])
     memory = device.max_memory_allocated()
     del gemm                                      # the reference allocates its own operands
-    from chipperf_runtime.base import reference   # it imports this module
+    from chipperf_runtime.base import reference  # it imports this module
 
     bare = reference.beside(case, lambda s: reference.gemm(device, name, m, s))
     case.finish({

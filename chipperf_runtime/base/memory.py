@@ -43,7 +43,7 @@ def bandwidth(case: BenchCase) -> None:
     copied, memory = bool(torch.equal(dst[:1024], src[:1024])), device.max_memory_allocated()
     nbytes = src.numel() * 4
     del src, dst, copy                            # the reference allocates its own buffers
-    from chipperf_runtime.base import reference   # it imports this module
+    from chipperf_runtime.base import reference  # it imports this module
 
     bare = reference.beside(case, lambda s: reference.copy(device, nbytes, s))
     case.finish({

@@ -36,8 +36,8 @@ def _outputs(run, capsys) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("suite,case", [
-    ("base", SynthCase(model="computation-BF16", nnodes=1, nproc=1, rounds=(SynthRound(600.0),))),
-    ("operation", SynthCase(model="mm-BF16-nativetorch", nnodes=1, nproc=1,
+    ("base", SynthCase(model="computation-BF16", bench=True, nnodes=1, nproc=1, rounds=(SynthRound(600.0),))),
+    ("operation", SynthCase(model="mm-BF16-nativetorch", bench=True, nnodes=1, nproc=1,
                             rounds=(SynthRound(500.0, latency_ms=0.5),))),
     ("inference", SynthCase(nnodes=1, nproc=1, rounds=(SynthRound(2000.0),))),
 ])
@@ -49,7 +49,7 @@ def test_no_training_words_outside_training(tmp_path, capsys, suite, case):
 
 
 def test_base_page_has_value_unit_method_spec_and_bare_loop(tmp_path, capsys):
-    case = SynthCase(model="computation-BF16", nnodes=1, nproc=1, rounds=(SynthRound(600.0),))
+    case = SynthCase(model="computation-BF16", bench=True, nnodes=1, nproc=1, rounds=(SynthRound(600.0),))
     texts = _outputs(_run(tmp_path, "base", case), capsys)
     md = texts["summary.md"]
     assert "| value (TFLOP/s) | share of spec peak | ratio to bare torch loop |" in md
@@ -69,7 +69,7 @@ def test_base_page_has_value_unit_method_spec_and_bare_loop(tmp_path, capsys):
 
 
 def test_operation_page_has_correctness_latency_and_shapes(tmp_path, capsys):
-    case = SynthCase(model="mm-BF16-nativetorch", nnodes=1, nproc=1,
+    case = SynthCase(model="mm-BF16-nativetorch", bench=True, nnodes=1, nproc=1,
                      rounds=(SynthRound(500.0, latency_ms=0.5, queries=40),))
     md = _outputs(_run(tmp_path, "operation", case), capsys)["summary.md"]
     assert "| shape | calls | p50 (ms) | p90 (ms) | p99 (ms) | value | correct | max \\|error\\| |" \

@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from html import escape
 
 from chipperf.results.compute.plausible import window_notes
-from chipperf.results.compute.schema import SYNTHETIC_LABEL, CaseResult, RoundResult, RunSummary
+from chipperf.results.compute.schema import (
+    SYNTHETIC_LABEL,
+    CaseResult,
+    RoundResult,
+    RunSummary,
+    round_value,
+    suite_kind,
+)
 from chipperf.results.read.collect import Collected, RoundSeries
 from chipperf.results.read.details import CaseDetails
 from chipperf.results.render.casehtml import (
@@ -189,15 +196,17 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
 
 
 def throughput_chart(case: CaseResult) -> str:
+    """Per round bars: throughput, or base/ and operation/'s value in its own unit."""
     counted = set(case.counted)
     excluded = {e.round: e.why for e in case.excluded}
-    bars = [Bar(str(r.number), r.throughput.raw if r.throughput else None,
-                muted=r.number not in counted, note=excluded.get(r.number, ""))
-            for r in case.rounds]
-    mean = case.aggregate.get("throughput_raw")
-    unit = case.throughput_unit or "work/s"
-    return bar_chart(f"Throughput per round ({unit})", bars, unit,
-                     mean.mean if mean is not None else None)
+    spec = suite_kind(case.suite) == "spec"
+    name = "metric_value" if spec else "throughput_raw"
+    bars = [Bar(str(r.number), round_value(r, name), muted=r.number not in counted,
+                note=excluded.get(r.number, "")) for r in case.rounds]
+    mean = case.aggregate.get(name)
+    unit = (case.metric_name if spec else case.throughput_unit) or "work/s"
+    title = "Value per round" if spec else "Throughput per round"
+    return bar_chart(f"{title} ({unit})", bars, unit, mean.mean if mean is not None else None)
 
 
 def round_details(result: RoundResult, charts: Sequence[str], logs: str, open_: bool) -> str:
