@@ -80,7 +80,7 @@ def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, de
         for case in plan.cases:
             if case.key not in outcome.cases:
                 settings = RoundSettings(plan.result_dir, tags[case.key], sensors,
-                                         cluster.host_lost_after_s)
+                                         cluster.host_lost_after_s, suite)
                 run_case(case, settings, test, hosts, record, outcome)
         record.finish("succeeded" if outcome.ok else "failed")
     except KeyboardInterrupt as exc:

@@ -35,6 +35,7 @@ class RoundSettings:
     image: str                                  # the built tag of the case's image
     sensors: Mapping[str, frozenset[str]]       # host -> the sensor paths it has (preflight)
     lost_after_s: float = 60.0                  # a round's host silent this long is lost
+    suite: str = "training"                     # progress lines speak the suite's words
 
 
 @dataclass
@@ -117,7 +118,7 @@ def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings
         if not failed:
             for st in states:
                 write_status(_local(s, st), "running")
-            _wait(hosts, case, rnd, states, s.lost_after_s)
+            _wait(hosts, case, rnd, states, s.lost_after_s, s.suite)
         else:
             for st in states:
                 st.finish("canceled", f"not run: node {failed[0].node.node_rank} failed to start")
@@ -179,7 +180,7 @@ def _start_monitor(client: Any, st: NodeState, s: RoundSettings) -> Any:
 
 
 def _wait(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState],
-          lost_after_s: float) -> None:
+          lost_after_s: float, suite: str = "training") -> None:
     deadline = time.monotonic() + rnd.timeout_s
     done: "queue.Queue[tuple[NodeState, int | None, BaseException | None]]" = queue.Queue()
     for st in states:
@@ -207,7 +208,7 @@ def _wait(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeSta
                         deadline, next_progress, now + liveness.interval_s) - now))
                 except queue.Empty:
                     if time.monotonic() >= next_progress:
-                        _progress(hosts, case, rnd, states, liveness)
+                        _progress(hosts, case, rnd, states, liveness, suite)
                         next_progress = time.monotonic() + PROGRESS_EVERY_S
                     continue
                 if st.status != "running":    # already ended as its host's silence
@@ -264,7 +265,7 @@ def _record_exit(st: NodeState, code: int | None, error: BaseException | None) -
 
 
 def _progress(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState],
-              liveness: Liveness) -> None:
+              liveness: Liveness, suite: str) -> None:
     node = rnd.nodes[0]
     tail = ""
     # Not from a host that has gone quiet, and never for long: the round loop waits on this
@@ -280,16 +281,28 @@ def _progress(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[Nod
     last = events[-1] if events else None
     running = sum(st.status == "running" for st in states)
     log.info("case %s round %d: %d/%d node(s) running; %s", case.key, rnd.number, running,
-             len(states), _event_text(last))
+             len(states), _event_text(last, suite))
 
 
 # Shown first in a progress line, when the event has them (a STEP_END: step, loss, pace).
 PROGRESS_KEYS = ("step", "epoch", "loss", "throughput_so_far")
 
 
-def _event_text(event: Any) -> str:
+# What a progress line calls the timed window's events outside training (they are the
+# PerfLog protocol's TRAIN_START / TRAIN_END in every suite; the reader is not training).
+WINDOW_EVENTS = {"TRAIN_START": "timed window started", "TRAIN_END": "timed window ended"}
+WINDOW_KEYS = {"time_s": "window_s"}
+
+
+def _event_text(event: Any, suite: str = "training") -> str:
     if event is None:
         return "no PerfLog event yet"
+    if suite != "training" and event.name in WINDOW_EVENTS:
+        numbers = {WINDOW_KEYS.get(k, k): v for k, v in event.value.items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        shown = " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                         for k, v in list(numbers.items())[:6])
+        return f"{WINDOW_EVENTS[event.name]} {shown}".rstrip()
     numbers = {k: v for k, v in event.value.items()
                if isinstance(v, (int, float)) and not isinstance(v, bool)}
     keys = [k for k in PROGRESS_KEYS if k in numbers]

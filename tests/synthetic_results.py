@@ -54,6 +54,7 @@ class SynthCase:
     evaluations: int = 0                  # EVALUATE events spread over the window (training)
     smoke_test: str = ""                  # the dataset card's smoke_test (SUBMIT_INFO)
     config: tuple[tuple[str, object], ...] = ()   # SUBMIT_INFO's config (the workload)
+    bench: bool = False                   # base/ or operation/: a bench FINISHED (value, method)
 
     @property
     def key(self) -> str:
@@ -140,6 +141,8 @@ def _write_node(node_dir: Path, case: SynthCase, node_rank: int, spec: SynthRoun
         with open(node_dir / f"rank{rank}.out.log", "w") as out:
             if rank == 0 and suite == "inference":
                 _write_inference_rank0(out, case, spec, times)
+            elif rank == 0 and case.bench:
+                _write_spec_rank0(out, case, spec, times, suite)
             elif rank == 0:
                 _write_rank0(out, case, spec, times)
             else:
@@ -250,6 +253,50 @@ def _write_inference_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
         "offline": {"items": work, "batches": work // 8, "passes": 1, "wall_s": offline_s,
                     "compute_s": offline_s * 0.9},
     }, end)
+
+
+def _write_spec_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
+                      times: tuple[int, int, int, int], suite: str) -> None:
+    """A base/ GEMM or an operation/ mm (docs/base-and-operation.md): ``spec.throughput`` is
+    the value in TFLOP/s; base/ times the bare torch loop beside it at 0.98 of that."""
+    start, train_start, train_end, end = times
+    _event(out, "SUBMIT_INFO", {"vendor": case.vendor, "model": case.model, "suite": suite,
+                                "config": {"M": 4096, "N": 4096, "K": 4096}}, start)
+    _event(out, "INIT_START", {}, start)
+    _event(out, "TRAIN_START", {}, train_start)
+    _event(out, "TRAIN_END", {"window_s": float(case.seconds)}, train_end)
+    flops = spec.throughput * 1e12 * case.seconds
+    value: dict[str, Any] = {
+        "e2e_time_s": (end - start) / 1000, "suite": suite, "world_size": 1,
+        "value": spec.throughput, "unit": "TFLOP/s", "train_time_s": float(case.seconds),
+        "train_no_eval_time_s": float(case.seconds), "pure_compute_time_s": float(case.seconds),
+        "work_unit": "FLOP", "work_done": int(flops),
+        "throughput": {"raw": flops / case.seconds, "no_eval": flops / case.seconds,
+                       "pure_compute": flops / case.seconds, "unit": "FLOP/s"},
+        "metric": {"name": "TFLOP/s", "value": spec.throughput, "target": None,
+                   "higher_is_better": True},
+        "flops_per_unit": 1.0, "dtype": case.dtype, "peak_memory_bytes": None,
+        "converged": True, "spec_peak": 989.0, "share_of_peak": spec.throughput / 989.0}
+    if suite == "base":
+        value.update(spec=case.model, method={
+            "what": "C = A @ B, 2*M*N*K FLOPs per GEMM", "M": 4096, "N": 4096, "K": 4096,
+            "dtype": case.dtype.upper(), "warmup": 3, "min_iters": 10, "min_time_s": 1.0,
+            "iterations": 500, "timing": "wall clock over the whole loop"},
+            reference={"value": spec.throughput / 0.98, "unit": "TFLOP/s",
+                       "method": "torch matmul 4096^3, bare loop"})
+    else:
+        shapes = [[1024, 1024, 1024], [4096, 4096, 4096]]
+        lat = {"p50": spec.latency_ms, "p90": spec.latency_ms * 1.25,
+               "p99": spec.latency_ms * 2, "count": spec.queries}
+        value.update(operator=case.model.split("-")[0], method={
+            "what": "mm via nativetorch", "shape_form": "M,K,N", "warmup": 2, "min_iters": 10,
+            "timing": "each call timed alone"}, latency_ms=lat,
+            correctness={"passed": spec.converged, "shapes": [
+                {"shape": s, "passed": spec.converged, "max_abs_err": spec.max_abs_diff}
+                for s in shapes]},
+            shapes=[{"shape": s, "latency_ms": lat, "calls": spec.queries,
+                     "tflops": spec.throughput / (4 - 3 * i)} for i, s in enumerate(shapes)])
+    _event(out, "FINISHED", value, end)
 
 
 def _write_monitors(node_dir: Path, case: SynthCase, node_rank: int,

@@ -93,13 +93,18 @@ def measure(case: BenchCase) -> None:
     flops = 2.0 * m * n * k * timed.iterations
     tflops = flops / timed.seconds / 1e12
     peak = flops_peak(case.vendor, case.chip, DTYPES[name][1])
+    memory = device.max_memory_allocated()
+    del gemm                                      # the reference allocates its own operands
+    from chipperf_runtime.base import reference  # it imports this module
+
+    bare = reference.beside(case, lambda s: reference.gemm(device, name, m, s))
     case.finish({
         "spec": case.name, "world_size": 1, "ranks_measuring": case.world_size,
         **common_finished(tflops, "TFLOP/s", flops, "FLOP", timed.seconds,
-                          DTYPES[name][1], 1.0, device.max_memory_allocated()),
+                          DTYPES[name][1], 1.0, memory),
         "converged": True,
         "method": {"what": "C = A @ B, 2*M*N*K FLOPs per GEMM", "M": m, "N": n, "K": k,
                    "dtype": name, **loop.describe(), "iterations": timed.iterations,
                    "timing": "wall clock over the whole loop, device synchronized at both ends"},
-        **share(tflops * 1e12, peak),
+        **share(tflops * 1e12, peak), **bare,
     })

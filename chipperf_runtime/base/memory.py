@@ -40,16 +40,21 @@ def bandwidth(case: BenchCase) -> None:
         timed = run_window(copy, device.synchronize, loop)
     moved = 2.0 * src.numel() * 4 * timed.iterations
     gbs = moved / timed.seconds / 1e9
+    copied, memory = bool(torch.equal(dst[:1024], src[:1024])), device.max_memory_allocated()
+    nbytes = src.numel() * 4
+    del src, dst, copy                            # the reference allocates its own buffers
+    from chipperf_runtime.base import reference  # it imports this module
+
+    bare = reference.beside(case, lambda s: reference.copy(device, nbytes, s))
     case.finish({
         "spec": case.name, "world_size": 1, "ranks_measuring": case.world_size,
-        **common_finished(gbs, "GB/s", moved, "bytes", timed.seconds, "fp32", 0.0,
-                          device.max_memory_allocated()),
-        "converged": bool(torch.equal(dst[:1024], src[:1024])),
+        **common_finished(gbs, "GB/s", moved, "bytes", timed.seconds, "fp32", 0.0, memory),
+        "converged": copied,
         "method": {"what": f"{what}, 2 x bytes moved per copy (read + write), GB = 1e9 bytes",
-                   "bytes": src.numel() * 4,
+                   "bytes": nbytes,
                    **loop.describe(), "iterations": timed.iterations,
                    "timing": "wall clock over the whole loop, device synchronized at both ends"},
-        **share(gbs * 1e9, memory_bandwidth_peak(case.vendor, case.chip)),
+        **share(gbs * 1e9, memory_bandwidth_peak(case.vendor, case.chip)), **bare,
     })
 
 

@@ -21,6 +21,7 @@ import torch
 
 from chipperf_runtime.base.gemm import DTYPES, operands, precision
 from chipperf_runtime.base.memory import copier
+from chipperf_runtime.bench.case import BenchCase
 from chipperf_runtime.bench.timing import Loop, Timed, run_window, warm
 from chipperf_runtime.device.torch import TorchDevice, open_torch_device
 
@@ -49,6 +50,19 @@ def copy(device: TorchDevice, nbytes: int, seconds: float) -> dict:
     return {"value": 2.0 * src.numel() * 4 * run.iterations / run.seconds / 1e9, "unit": "GB/s",
             "method": f"{what}, {nbytes} bytes, bare loop", "iterations": run.iterations,
             "seconds": run.seconds}
+
+
+def beside(case: BenchCase, measure: Callable[[float], dict]) -> dict:
+    """FINISHED's ``reference`` of a base/ case: ``measure(seconds)`` run right after the
+    case's own window, on every rank as the window was, for the vendor config's
+    ``reference_s`` (default 1 s; 0 leaves it out); or ``reference_reason`` saying why none."""
+    seconds = case.setting("reference_s", 1.0, float)
+    if seconds <= 0:
+        return {"reference_reason": "reference_s is 0 in the vendor config: no bare loop timed"}
+    try:
+        return {"reference": measure(seconds)}
+    except (RuntimeError, TypeError) as exc:   # the bare op failing is a fact, not a crash
+        return {"reference_reason": f"the bare torch loop failed: {exc}"}
 
 
 def main(argv: list[str] | None = None) -> int:

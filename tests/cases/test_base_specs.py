@@ -31,6 +31,13 @@ def test_gemm_per_dtype(dtype: str) -> None:
     assert value["value"] == pytest.approx(value["work_done"] / value["train_time_s"] / 1e12)
     # the cpu vendor's sheets have no peak: the share is absent with the reason, not 0
     assert value["share_of_peak"] is None and "no " in value["share_reason"]
+    _beside(value, "TFLOP/s")
+
+
+def _beside(value: dict, unit: str) -> None:
+    """The bare torch loop timed after the window (chipperf_runtime.base.reference.beside)."""
+    bare = value["reference"]
+    assert bare["unit"] in (unit, "TOPS") and bare["value"] > 0 and "bare loop" in bare["method"]
 
 
 def test_tf32_is_unsupported_on_the_cpu_with_its_reason() -> None:
@@ -52,6 +59,7 @@ def test_memory_bandwidth_and_capacity() -> None:
     bandwidth = run("base", "main_memory-bandwidth")
     assert bandwidth.returncode == 0, bandwidth.stderr[-2000:]
     _measured(finished(bandwidth.stdout), "GB/s")
+    _beside(finished(bandwidth.stdout), "GB/s")
     capacity = run("base", "main_memory-capacity")
     assert capacity.returncode == 0, capacity.stderr[-2000:]
     value = finished(capacity.stdout)

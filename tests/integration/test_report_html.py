@@ -181,3 +181,46 @@ def test_compare_page_screenshot_shows_the_bars(comparison, tmp_path):
     assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
     colours = Image.open(shot).convert("RGB").getcolors(maxcolors=1 << 24)
     assert sum(count for count, colour in colours if colour == BLUE) > 20000
+
+
+# ---------------------------------------------------------------- a page per suite, no overflow
+
+SUITE_CASES = {
+    "training": [SynthCase(seconds=20, nnodes=2)],
+    "inference": [SynthCase(nnodes=1, nproc=1, seconds=20),
+                  SynthCase(model="bert_large", nnodes=1, nproc=1, seconds=20)],
+    "base": [SynthCase(model="computation-BF16", bench=True, chip="H100", nnodes=1, nproc=1, seconds=5,
+                       rounds=(SynthRound(600.0),))],
+    "operation": [SynthCase(model="scaled_dot_product_attention-BF16-nativetorch", bench=True, chip="H100",
+                            nnodes=1,
+                            nproc=1, seconds=5, rounds=(SynthRound(500.0, latency_ms=0.5),))],
+}
+WIDTH = 1280
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_CASES))
+def test_each_suite_page_fits_1280_px_without_horizontal_overflow(suite, tmp_path_factory):
+    """Every table fits or wraps: no page is wider than a 1280 px window (the inference
+    Rounds table ran past 1,400 px and cut its last column)."""
+    root = tmp_path_factory.mktemp(f"fit-{suite}")
+    run = write_run(root, SUITE_CASES[suite], suite=suite)
+    write_reports(run)
+    page = run / "report.html"
+    # the page's own widths, as a title the DOM dump carries (the report has no script: add
+    # one to a copy, for the measurement only)
+    probe = root / "probe.html"
+    probe.write_text(page.read_text().replace(
+        "Content-Security-Policy", "X-none").replace(
+        "</body>", "<script>document.title = 'W=' + document.documentElement.scrollWidth + "
+        "' T=' + Math.max(...[...document.querySelectorAll('table')].map(t => t.scrollWidth"
+        " - t.parentElement.clientWidth));</script></body>"))
+    done = run_chromium(root, f"--window-size={WIDTH},900", "--dump-dom", probe.as_uri())
+    assert done.returncode == 0, done.stderr[-2000:]
+    widths = re.search(r"<title>W=(\d+) T=(-?\d+)</title>", done.stdout)
+    assert widths, done.stdout[:500]
+    assert int(widths[1]) <= WIDTH, f"{suite}: page {widths[1]} px wide"
+    assert int(widths[2]) <= 0, f"{suite}: a table overflows its container by {widths[2]} px"
+    shot = root / f"{suite}.png"
+    done = run_chromium(root, f"--window-size={WIDTH},1800", f"--screenshot={shot}",
+                        page.as_uri())
+    assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]

@@ -131,5 +131,14 @@ def test_round_progress_puts_step_loss_and_pace_first() -> None:
     assert rounds._event_text(None) == "no PerfLog event yet"
 
 
+def test_round_progress_outside_training_names_the_timed_window() -> None:
+    """The PerfLog protocol's TRAIN_END is the timed window's end in every suite; an
+    inference or base/ progress line says so, in no training words."""
+    event = Event("TRAIN_END", {"time_s": 7.636, "items": 16}, None, 0)
+    assert rounds._event_text(event, "inference") == "timed window ended window_s=7.636 items=16"
+    assert rounds._event_text(Event("TRAIN_START", {}, None, 0), "base") == "timed window started"
+    assert rounds._event_text(event) == "last event TRAIN_END time_s=7.636 items=16"
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))

@@ -195,9 +195,10 @@ def test_summary_json_csv_and_markdown(run):
     assert float(rows[3]["latency_p99_ms"]) == pytest.approx(12.0)        # the mean row
     md = (run / "summary.md").read_text()
     assert "engine onnxruntime (fp16)" in md
-    assert "| round | status | converged | within bound | throughput (items/s) | latency p50 " \
-           "(ms) | latency p90 (ms) | latency p99 (ms) | timed window (s) |" in md
-    assert "| 3 | succeeded | no | no | 1,900.0 | 7 | 8.75 | 14 | 10 |" in md
+    assert "| round | status | passed | within bound | whole throughput (with input pipeline), " \
+           "items/s | core throughput (compute only), items/s | latency p50 (ms) | latency p90 " \
+           "(ms) | latency p99 (ms) | timed window (s) |" in md
+    assert "| 3 | succeeded | no | no | 1,900.0 | 2,111.1 | 7 | 8.75 | 14 | 10 |" in md
     assert "| latency p99 (ms) | 3 | 12 | 12 | 10 | 14 | 16.67% | — |" in md
     assert "- CPU energy/item, RAPL (J): every round: no cpu_energy_j: 10.0.0.1_noderank0" in md
     html = (run / "report.html").read_text()
@@ -209,18 +210,20 @@ def test_console_and_readme_tables_show_latency_and_engine(run, capsys):
     out = capsys.readouterr().out
     header = out.splitlines()[1]
     assert header.split() == ["case", "chip", "engine", "precision", "status", "rounds",
-                              "counted", "throughput", "p99", "latency", "(ms)", "metric",
-                              "(target)", "max", "|diff|", "vs", "reference", "MFU",
-                              "energy/item", "(J)"]
+                              "counted", "whole", "throughput", "(with", "input", "pipeline)",
+                              "core", "throughput", "(compute", "only)", "p99", "latency",
+                              "(ms)", "quality", "metric", "(target)", "max", "|diff|", "vs",
+                              "reference", "MFU", "energy/item", "(J)"]
     row = out.splitlines()[3]
     assert "onnxruntime  fp16" in row and "12 ± 16.7%" in row
     assert "0.1 (2/3 within bound)" in row and "4.13% ± 5.0% (fp16)" in row
     assert report_main(run, readme_table=True) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0].startswith("| model | chip | engine | precision | rounds (counted/total) | "
-                               "throughput | latency p50 (ms) | latency p90 (ms) | latency p99")
+                               "whole throughput (with input pipeline) | core throughput "
+                               "(compute only) | latency p50 (ms) | latency p90 (ms) | latency p99")
     assert "| resnet50 | A100 | onnxruntime | fp16 | 3/3 | 2,000.0 ± 5.0% items/s | " \
-           "6 ± 16.7% | 7.5 ± 16.7% | 12 ± 16.7% |" in table[2]
+           "2,222.2 ± 5.0% items/s | 6 ± 16.7% | 7.5 ± 16.7% | 12 ± 16.7% |" in table[2]
 
 
 # ---------------------------------------------------------------- compare

@@ -20,7 +20,7 @@ from chipperf.results.compute.schema import (
     Exclusion,
     RoundResult,
     Stat,
-    figures_for,
+    aggregated_for,
     round_reason,
     round_value,
 )
@@ -86,7 +86,7 @@ def aggregate_case(case: CaseResult, suite: str | None) -> CaseResult:
             counted.append(result)
     figures = {}
     reasons = dict(case.reasons)
-    for name in figures_for(suite):
+    for name in aggregated_for(suite):
         values = [v for v in (round_value(r, name) for r in counted) if v is not None]
         figures[name] = stat(values)
         if not values:

@@ -17,7 +17,8 @@ from typing import Any
 
 from chipperf.results.compute.cut import StepTrail, cut_fields
 from chipperf.results.compute.inference import inference_fields, window_work
-from chipperf.results.compute.schema import Metric, Throughput
+from chipperf.results.compute.schema import SPEC_SUITES, Metric, Throughput
+from chipperf.results.compute.spec import spec_fields
 from chipperf.results.read.flagperf import target_from_config
 from chipperf.results.read.samples import read_lines
 from chipperf_runtime.perflog import Event, iter_records, normalize_finished
@@ -137,8 +138,8 @@ def performance(log: RankLog, rel: str, suite: str | None = None
     value = normalize_finished(log.finished.value)
     fields.update(_finished_fields(value, reasons))
     _timed_window(fields, value.get("run_mode"), reasons)
-    if suite in ("base", "operation") and isinstance(log.finished.value, Mapping):
-        fields.update(_spec_fields(log.finished.value, reasons))
+    if suite in SPEC_SUITES and isinstance(log.finished.value, Mapping):
+        fields.update(spec_fields(log.finished.value, suite, reasons))
     if suite == "inference":
         fields.update(inference_fields(value, reasons))
         _window_time(fields, reasons)
@@ -267,16 +268,6 @@ def run_mode_text(item: Any) -> str | None:
         return str(item["mode"])
     return (f"performance: {item.get('warmup_steps')} warm-up + {item.get('timed_steps')} "
             "timed steps")
-
-
-def _spec_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
-    """base/ and operation/ FINISHED: the share of the chip's spec-sheet peak, or why none."""
-    share = value.get("share_of_peak")
-    if isinstance(share, (int, float)) and not isinstance(share, bool):
-        return {"share_of_peak": float(share)}
-    reasons["share_of_peak"] = str(value.get("share_reason") or value.get("unsupported")
-                                   or "FINISHED has no share_of_peak")
-    return {}
 
 
 def _number(value: Mapping[str, Any], key: str, reasons: dict[str, str]) -> float | None:

@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-SCHEMA_VERSION = 3                 # 2: inference figures (latency, engine, reference)
+SCHEMA_VERSION = 4                 # 2: inference figures (latency, engine, reference)
                                    # 3: the workload fingerprint of a case
+                                   # 4: base/ and operation/ method, shapes, bare reference
 
 
 def to_dict(obj: Any) -> Any:
@@ -104,6 +105,19 @@ class Reference(_Schema):
 
 
 @dataclass(frozen=True)
+class ShapeResult(_Schema):
+    """operation/: one shape of an operator (FINISHED ``shapes`` and ``correctness``)."""
+
+    shape: str = ""                               # "512x512x512" in the method's shape_form
+    calls: int | None = None                      # timed calls
+    latency_ms: Latency | None = None
+    value: float | None = None                    # TFLOP/s (FLOP-counted ops) or GB/s
+    unit: str | None = None
+    passed: bool | None = None                    # within tolerance of the float64 reference
+    max_abs_err: float | None = None
+
+
+@dataclass(frozen=True)
 class NodeResult(_Schema):
     """One node of one round; power and utilisation over the round's timed window."""
 
@@ -136,7 +150,7 @@ class NodeResult(_Schema):
 class RoundResult(_Schema):
     NESTED: ClassVar[Mapping[str, Any]] = {
         "throughput": Throughput, "metric": Metric, "latency_ms": Latency,
-        "reference": Reference, "nodes": (NodeResult,)}
+        "reference": Reference, "nodes": (NodeResult,), "shapes": (ShapeResult,)}
 
     number: int
     status: str | None = None
@@ -193,6 +207,15 @@ class RoundResult(_Schema):
     reported_peak_tflops: float | None = None     # its "Theory TFLOPS" (the peak it used)
     measured_peak_flops_per_chip: float | None = None
     measured_peak_source: str | None = None       # <base run>/<case dir>/round<N>
+    # base/ and operation/ (FINISHED): how the figure was measured (sizes, warm-up,
+    # iterations, timing), operation/'s check against float64 and its figures per shape,
+    # base/'s bare torch loop timed beside it (chipperf_runtime.base.reference)
+    method: Mapping[str, Any] | None = None
+    correct: bool | None = None
+    shapes: tuple[ShapeResult, ...] = ()
+    bare_value: float | None = None               # in the round's value unit
+    bare_method: str | None = None
+    bare_ratio: float | None = None               # value / bare_value
     chips: int | None = None
     avg_accel_util_pct: float | None = None
     avg_cpu_util_pct: float | None = None
@@ -342,6 +365,7 @@ AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
     "mfu": ("mfu", True, "MFU"),
     "mfu_measured": ("mfu_measured", True, "MFU vs measured peak"),
     "share_of_peak": ("share_of_peak", True, "share of spec peak"),
+    "bare_ratio": ("bare_ratio", True, "ratio to bare torch loop"),
     "avg_power_w_per_chip": ("avg_power_w_per_chip", False, "avg power/chip (W)"),
     "peak_power_w_per_chip": ("peak_power_w_per_chip", False, "peak power/chip (W)"),
     "avg_power_w_per_node": ("avg_power_w_per_node", False, "avg power/node (W)"),
@@ -361,25 +385,62 @@ AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
 }
 
 
-# Figures that only one suite reports; the other's summaries leave them out entirely.
-INFERENCE_ONLY = frozenset({
-    "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "reference_max_abs_diff",
-    "reference_mean_abs_diff", "energy_per_item_j", "accel_energy_per_item_j",
-    "cpu_energy_per_item_j"})
-TRAINING_ONLY = frozenset({"throughput_no_eval"})
+SPEC_SUITES = ("base", "operation")     # one measured value per case, with its unit
+
+# The figures each suite reports; the others' summaries leave them out entirely.
+LATENCY = ("latency_p50_ms", "latency_p90_ms", "latency_p99_ms")
+PER_ITEM = ("energy_per_item_j", "accel_energy_per_item_j", "cpu_energy_per_item_j")
+SPEC_ONLY = ("share_of_peak", "bare_ratio")
+_SKIP: Mapping[str, frozenset[str]] = {
+    "training": frozenset({*LATENCY, *PER_ITEM, *SPEC_ONLY, "reference_max_abs_diff",
+                           "reference_mean_abs_diff"}),
+    "inference": frozenset({"throughput_no_eval", *SPEC_ONLY}),
+    # base/ and operation/: the value (metric_value, in TFLOP/s, GB/s...) is the figure;
+    # the throughput in FLOP/s or bytes/s beside it, MFU and work/J would repeat it
+    "spec": frozenset({"throughput_raw", "throughput_no_eval", "throughput_pure_compute",
+                       "reference_max_abs_diff", "reference_mean_abs_diff", "mfu",
+                       "mfu_measured", "work_per_joule", "work_per_joule_accel", *PER_ITEM,
+                       "peak_memory_bytes"}),
+}
+
+# Labels that differ by suite. Inference throughput as FlagPerf names it: "whole" counts
+# the host-side input pipeline (read, pre-process, copy to the device, post-process),
+# "core" the engine's compute on device-resident batches only.
+WHOLE, CORE = "whole throughput (with input pipeline)", "core throughput (compute only)"
+_LABELS: Mapping[str, Mapping[str, str]] = {
+    "inference": {"throughput_raw": WHOLE, "throughput_pure_compute": CORE,
+                  "train_time_s": "timed window (s)", "metric_value": "quality metric"},
+    "spec": {"metric_value": "value", "train_time_s": "timed window (s)"},
+}
+
+
+def suite_kind(suite: str | None) -> str:
+    """training (also None: FlagPerf training), inference, or spec (base/, operation/)."""
+    return "spec" if suite in SPEC_SUITES else "inference" if suite == "inference" \
+        else "training"
 
 
 def figures_for(suite: str | None) -> tuple[str, ...]:
-    """The AGGREGATED figures a case of ``suite`` reports (None: training, FlagPerf)."""
-    skip = TRAINING_ONLY if suite == "inference" else INFERENCE_ONLY
+    """The AGGREGATED figures the outputs of a ``suite`` case show (None: training,
+    FlagPerf)."""
+    skip = _SKIP[suite_kind(suite)] | (set(LATENCY) if suite == "base" else set())
+    return tuple(name for name in AGGREGATED if name not in skip)
+
+
+def aggregated_for(suite: str | None) -> tuple[str, ...]:
+    """The figures aggregated over rounds: more than those shown (the store ranks base/ and
+    operation/ cases by their throughput in FLOP/s or bytes/s too)."""
+    kind = suite_kind(suite)
+    skip = {"throughput_no_eval"} if kind == "inference" else {
+        *LATENCY, *PER_ITEM, "reference_max_abs_diff", "reference_mean_abs_diff"}
+    if kind == "spec":
+        skip -= set(LATENCY)                      # operation/: per-call latency
     return tuple(name for name in AGGREGATED if name not in skip)
 
 
 def label(name: str, suite: str | None = None) -> str:
-    """The figure's label; an inference case's train time is its timed window."""
-    if suite == "inference" and name == "train_time_s":
-        return "timed window (s)"
-    return AGGREGATED[name][2]
+    """The figure's label as every output of ``suite`` names it."""
+    return _LABELS.get(suite_kind(suite), {}).get(name) or AGGREGATED[name][2]
 
 
 def round_value(result: RoundResult, name: str) -> float | None:

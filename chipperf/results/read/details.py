@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chipperf.results.compute.schema import CaseResult, RunSummary
+from chipperf.results.compute.schema import CaseResult, RunSummary, suite_kind
 from chipperf.results.read.samples import read_lines
 from chipperf_runtime.perflog import Event, iter_records
 
@@ -133,6 +133,8 @@ def _workload(case: CaseResult, entry: Mapping[str, Any], config: Mapping[str, A
               card: Mapping[str, Any], events: Mapping[int, Sequence[Event]]) -> tuple:
     """The case's workload fingerprint (compute/fingerprint.py), else SUBMIT_INFO's config,
     with the data dir, the dataset card's name and the steps each round logged."""
+    if suite_kind(case.suite) == "spec":
+        return _measured(case, config)
     fp = case.fingerprint
     data = str(entry.get("data_dir") or "")
     named = str(card.get("name") or (fp.dataset if fp is not None else "") or "")
@@ -150,12 +152,26 @@ def _workload(case: CaseResult, entry: Mapping[str, Any], config: Mapping[str, A
     dtypes = sorted({r.dtype for r in case.rounds if r.dtype}) or \
         [str(x) for x in ((fp.precision if fp is not None else None), config.get("dtype")) if x][:1]
     rows.append(("precision", ", ".join(dtypes)))
+    if case.inference:                  # no steps: its work is items and queries
+        return tuple((k, v or "not in the logs") for k, v in rows)
     steps = [max((int(e.value["step"]) for e in evs if e.name == "STEP_END"
                   and _number(e.value.get("step"))), default=None) for evs in events.values()]
     shown = [str(s) for s in steps if s is not None]
     limits = ", ".join(f"{k} {config[k]}" for k in ("max_steps", "max_epochs") if config.get(k))
     rows.append(("steps (per round, last logged)", ", ".join(shown)
                  + (f" (limits: {limits})" if limits else "")))
+    return tuple((k, v or "not in the logs") for k, v in rows)
+
+
+def _measured(case: CaseResult, config: Mapping[str, Any]) -> tuple:
+    """base/ and operation/: what was measured and in which dtype (the method table has the
+    sizes, iterations and timing)."""
+    dtypes = sorted({r.dtype for r in case.rounds if r.dtype})
+    what = next((str(r.method["what"]) for r in case.rounds if r.method and r.method.get("what")),
+                "")
+    rows = [("benchmark", case.model or case.dir_name), ("measures", what),
+            ("precision", ", ".join(dtypes)),
+            ("settings", ", ".join(f"{k} {v}" for k, v in config.items()))]
     return tuple((k, v or "not in the logs") for k, v in rows)
 
 

@@ -34,13 +34,16 @@ def smoke_banner(details: CaseDetails | None) -> str:
 def facts_tables(details: CaseDetails | None) -> str:
     if details is None:
         return ""
-    parts = []
-    for title, rows in (("Workload", details.workload), ("Hardware", details.hardware),
-                        ("Software", details.software)):
-        body = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
-        parts.append(f'<table class="facts"><caption>{title}</caption><tbody>{body}</tbody>'
-                     "</table>")
+    parts = [facts_table(title, rows) for title, rows in (
+        ("Workload", details.workload), ("Hardware", details.hardware),
+        ("Software", details.software))]
     return f'<div class="facts">{"".join(parts)}</div>'
+
+
+def facts_table(title: str, rows: Sequence[tuple[str, str]]) -> str:
+    """A captioned two-column table of (name, value): no empty header row."""
+    body = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
+    return f'<table class="facts"><caption>{escape(title)}</caption><tbody>{body}</tbody></table>'
 
 
 def curve_charts(curves: RoundCurves | None) -> list[str]:

@@ -6,7 +6,7 @@ Inference, training and the spec suites (base/, operation/) each have their own 
 from __future__ import annotations
 
 from chipperf.results.compute.plausible import case_errors, has_error, window_notes
-from chipperf.results.compute.schema import SYNTHETIC_LABEL, CaseResult, RunSummary
+from chipperf.results.compute.schema import CORE, SYNTHETIC_LABEL, WHOLE, CaseResult, RunSummary
 from chipperf.results.render.text import DASH, console_table, fmt, stat_text
 
 # The cell of a share rejected in every counted round (chipperf.results.compute.plausible).
@@ -91,8 +91,8 @@ def training_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]
 def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     """Inference: engine and precision, throughput, p99 latency, accuracy and deviation
     from the reference instead of train-time columns."""
-    header = ["case", "chip", "engine", "precision", "status", "rounds counted", "throughput",
-              "p99 latency (ms)", "metric (target)", "max |diff| vs reference", "MFU",
+    header = ["case", "chip", "engine", "precision", "status", "rounds counted", WHOLE, CORE,
+              "p99 latency (ms)", "quality metric (target)", "max |diff| vs reference", "MFU",
               "energy/item (J)"]
     rows = []
     for c in summary.cases:
@@ -100,7 +100,8 @@ def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]
         rows.append([
             c.title, c.chip or DASH, c.engine or DASH, c.precision or DASH,
             c.status or DASH, f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
-            stat_text(agg.get("latency_p99_ms")), metric_text(c), reference_text(c),
+            throughput_text(c, "throughput_pure_compute"), stat_text(agg.get("latency_p99_ms")),
+            metric_text(c), reference_text(c),
             mfu_text(c), stat_text(agg.get("energy_per_item_j"))])
     return header, rows
 
@@ -123,9 +124,9 @@ def mfu_text(case: CaseResult) -> str:
     return f"{text} ({case.mfu_dtype})" if text != DASH and case.mfu_dtype else text
 
 
-def throughput_text(case: CaseResult) -> str:
+def throughput_text(case: CaseResult, name: str = "throughput_raw") -> str:
     """The mean throughput with its unit, labelled when the input was synthetic."""
-    text = stat_text(case.aggregate.get("throughput_raw"))
+    text = stat_text(case.aggregate.get(name))
     label = f" [{SYNTHETIC_LABEL}]" if case.synthetic else ""
     return f"{text} {_unit(case)}{label}" if text != DASH else DASH
 

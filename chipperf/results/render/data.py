@@ -12,7 +12,15 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from chipperf.results.compute.schema import AGGREGATED, CaseResult, RoundResult, RunSummary, round_value
+from chipperf.results.compute.schema import (
+    AGGREGATED,
+    CaseResult,
+    RoundResult,
+    RunSummary,
+    figures_for,
+    round_value,
+    suite_kind,
+)
 
 # ---------------------------------------------------------------- JSON
 
@@ -51,26 +59,55 @@ CASE_COLUMNS = ("case", "key", "vendor", "chip", "model", "framework", "nnodes",
                 "preset")
 
 
+# Column names that differ by suite (the same names as the other outputs' labels): inference's
+# whole / core throughput and timed window; base/ and operation/'s value in its unit.
+CSV_NAMES = {
+    "inference": {"converged": "passed", "throughput_raw": "throughput_whole",
+                  "throughput_pure_compute": "throughput_core", "train_time_s": "window_s",
+                  "metric_value": "quality_metric"},
+    "spec": {"converged": "correct", "metric_value": "value", "metric_name": "unit",
+             "train_time_s": "window_s", "throughput_unit": "work_unit_per_s"},
+}
+
+
 def _round_figure(result: RoundResult, name: str) -> Any:
     return round_value(result, name)
+
+
+def csv_columns(suite: str | None) -> list[tuple[str, str, Callable[[RoundResult], Any]]]:
+    """(schema name, column name, getter) of a ``suite`` run's CSV: training keeps every
+    column; the other suites leave out the figures they do not report and name the rest as
+    their pages do."""
+    kind = suite_kind(suite)
+    shown = set(figures_for(suite))
+    names = CSV_NAMES.get(kind, {})
+    return [(n, names.get(n, n), _correct if kind == "spec" and n == "converged" else get)
+            for n, get in ROUND_COLUMNS
+            if kind == "training" or n not in AGGREGATED or n in shown]
+
+
+def _correct(result: RoundResult) -> bool | None:
+    """base/ and operation/: the operator's check against float64 where it ran one."""
+    return result.correct if result.correct is not None else result.converged
 
 
 def to_csv(summary: RunSummary) -> str:
     """One row per round, then one row per statistic of each case (``round`` = mean, ...)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([*CASE_COLUMNS, "round", *(n for n, _ in ROUND_COLUMNS), "reasons"])
+    columns = csv_columns(summary.suite)
+    writer.writerow([*CASE_COLUMNS, "round", *(c for _, c, _ in columns), "reasons"])
     for case in summary.cases:
         ident = [case.dir_name, case.key, case.vendor, case.chip, case.model, case.framework,
                  case.nnodes, case.nproc,
                  f"{case.preset}: {case.preset_detail}" if case.preset else ""]
         for r in case.rounds:
             reasons = "; ".join(f"{k}: {v}" for k, v in r.reasons.items())
-            writer.writerow([*ident, r.number, *(_cell(get(r)) for _, get in ROUND_COLUMNS),
+            writer.writerow([*ident, r.number, *(_cell(get(r)) for _, _, get in columns),
                              reasons])
         for stat_name in ("mean", "median", "min", "max", "cv", "olympic_mean"):
             row = [_cell(getattr(case.aggregate.get(n), stat_name, None)) if n in AGGREGATED
-                   else "" for n, _ in ROUND_COLUMNS]
+                   else "" for n, _, _ in columns]
             writer.writerow([*ident, stat_name, *row, ""])
     return buffer.getvalue()
 

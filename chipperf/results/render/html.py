@@ -14,19 +14,33 @@ from collections.abc import Sequence
 from html import escape
 
 from chipperf.results.compute.plausible import window_notes
-from chipperf.results.compute.schema import SYNTHETIC_LABEL, CaseResult, RoundResult, RunSummary
+from chipperf.results.compute.schema import (
+    SYNTHETIC_LABEL,
+    CaseResult,
+    RoundResult,
+    RunSummary,
+    round_value,
+    suite_kind,
+)
 from chipperf.results.read.collect import Collected, RoundSeries
 from chipperf.results.read.details import CaseDetails
 from chipperf.results.render.casehtml import (
     curve_charts,
+    facts_table,
     facts_tables,
     log_links,
     not_measured,
     smoke_banner,
 )
 from chipperf.results.render.console import case_rows, error_lines, hardware_lines
-from chipperf.results.render.markdown import round_rows, stats_rows
+from chipperf.results.render.markdown import stats_rows
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
+from chipperf.results.render.suite import (
+    THROUGHPUT_NOTE,
+    method_rows,
+    round_rows,
+    shape_rows,
+)
 from chipperf.results.render.svg import Bar, Line, bar_chart, line_chart
 from chipperf.results.render.text import DASH, fmt
 
@@ -51,8 +65,9 @@ CSS = """
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1320px;
 color:#222;padding:0 16px}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}h3{font-size:15px}
-table{border-collapse:collapse;margin:8px 0;font-size:13px}
-th,td{border:1px solid #ddd;padding:3px 7px;text-align:right}th{background:#f4f4f4}
+table{border-collapse:collapse;margin:8px 0;font-size:13px;max-width:100%}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:right;overflow-wrap:anywhere}
+th{background:#f4f4f4;font-weight:600}
 td:first-child,th:first-child{text-align:left}
 .charts{display:flex;flex-wrap:wrap;gap:8px}
 svg.chart{background:#fff;border:1px solid #e4e4e4}
@@ -121,7 +136,7 @@ def _facts(summary: RunSummary) -> str:
              ("suite", summary.suite), ("vendor", summary.vendor), ("status", summary.status),
              ("started", summary.started_at), ("finished", summary.finished_at),
              ("hosts", ", ".join(summary.hosts)), ("directory", summary.run_dir)]
-    return html_table(["", ""], [[k, v or DASH] for k, v in facts])
+    return facts_table("Run", [(k, v or DASH) for k, v in facts])
 
 
 def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
@@ -149,7 +164,14 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
     chart = throughput_chart(case)
     if chart:
         out.append(f'<div class="charts">{chart}</div>')
+    if method_rows(case):
+        out.append(f'<div class="facts">{facts_table("Method", method_rows(case))}</div>')
+    header, shapes = shape_rows(case)
+    if shapes:
+        out += ["<h3>Per shape (first round)</h3>", html_table(header, shapes)]
     out += ["<h3>Rounds</h3>", html_table(*round_rows(case))]
+    if case.inference:
+        out.append(f"<p>{escape(THROUGHPUT_NOTE[0].upper() + THROUGHPUT_NOTE[1:])}.</p>")
     if case.excluded:
         items = "".join(f"<li>round {e.round}: {escape(e.why)}</li>" for e in case.excluded)
         out.append(f'<p class="bad">Not counted:</p><ul>{items}</ul>')
@@ -174,15 +196,17 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
 
 
 def throughput_chart(case: CaseResult) -> str:
+    """Per round bars: throughput, or base/ and operation/'s value in its own unit."""
     counted = set(case.counted)
     excluded = {e.round: e.why for e in case.excluded}
-    bars = [Bar(str(r.number), r.throughput.raw if r.throughput else None,
-                muted=r.number not in counted, note=excluded.get(r.number, ""))
-            for r in case.rounds]
-    mean = case.aggregate.get("throughput_raw")
-    unit = case.throughput_unit or "work/s"
-    return bar_chart(f"Throughput per round ({unit})", bars, unit,
-                     mean.mean if mean is not None else None)
+    spec = suite_kind(case.suite) == "spec"
+    name = "metric_value" if spec else "throughput_raw"
+    bars = [Bar(str(r.number), round_value(r, name), muted=r.number not in counted,
+                note=excluded.get(r.number, "")) for r in case.rounds]
+    mean = case.aggregate.get(name)
+    unit = (case.metric_name if spec else case.throughput_unit) or "work/s"
+    title = "Value per round" if spec else "Throughput per round"
+    return bar_chart(f"{title} ({unit})", bars, unit, mean.mean if mean is not None else None)
 
 
 def round_details(result: RoundResult, charts: Sequence[str], logs: str, open_: bool) -> str:

@@ -14,16 +14,14 @@ from chipperf.results.compute.schema import (
 )
 from chipperf.results.render.console import case_rows, error_lines, hardware_lines
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
+from chipperf.results.render.suite import (
+    THROUGHPUT_NOTE,
+    figure_header,
+    method_rows,
+    round_rows,
+    shape_rows,
+)
 from chipperf.results.render.text import DASH, fmt, kind_of, table
-
-ROUND_FIGURES = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu", "mfu_measured",
-                 "avg_power_w_per_chip", "peak_power_w_per_chip", "avg_power_w_per_node",
-                 "energy_j", "work_per_joule", "peak_accel_memory_bytes")
-INFERENCE_ROUND_FIGURES = ("throughput_raw", "latency_p50_ms", "latency_p90_ms",
-                           "latency_p99_ms", "train_time_s", "e2e_time_s", "metric_value",
-                           "reference_max_abs_diff", "mfu", "mfu_measured", "avg_power_w_per_chip",
-                           "energy_j", "energy_per_item_j", "accel_energy_per_item_j",
-                           "peak_memory_bytes", "peak_accel_memory_bytes")
 
 
 def summary_markdown(summary: RunSummary) -> str:
@@ -55,7 +53,7 @@ def _run_facts(summary: RunSummary) -> str:
              ("suite", summary.suite), ("vendor", summary.vendor), ("status", summary.status),
              ("started", summary.started_at), ("finished", summary.finished_at),
              ("hosts", ", ".join(summary.hosts) or None)]
-    return table(["", ""], [[k, v or DASH] for k, v in facts])
+    return table(["run", summary.run_id], [[k, v or DASH] for k, v in facts])
 
 
 def case_section(case: CaseResult) -> list[str]:
@@ -78,7 +76,14 @@ def case_section(case: CaseResult) -> list[str]:
         lines += [f"Run mode: {case.run_mode}"
                   + (" (throughput and MFU from the timed steps)."
                      if case.run_mode.startswith("performance") else "."), ""]
-    lines += ["### Rounds", "", round_table(case), ""]
+    if method_rows(case):
+        lines += ["### Method", "", table(["setting", "value"], method_rows(case)), ""]
+    header, shapes = shape_rows(case)
+    if shapes:
+        lines += ["### Per shape (first round)", "", table(header, shapes), ""]
+    lines += ["### Rounds", "", table(*round_rows(case)), ""]
+    if case.inference:
+        lines += [THROUGHPUT_NOTE[0].upper() + THROUGHPUT_NOTE[1:] + ".", ""]
     if case.excluded:
         lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)
                   + ".", ""]
@@ -113,23 +118,6 @@ def case_section(case: CaseResult) -> list[str]:
     return lines
 
 
-def round_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
-    unit = case.throughput_unit or "work/s"
-    figures = INFERENCE_ROUND_FIGURES if case.inference else ROUND_FIGURES
-    header = ["round", "status", "converged"] + (["within bound"] if case.inference else []) + [
-        f"{label(n)} ({unit})" if n == "throughput_raw" else label(n, case.suite)
-        for n in figures]
-    rows = [[str(r.number), r.status or DASH, fmt(r.converged)]
-            + ([fmt(r.reference.within_bound if r.reference else None)] if case.inference
-               else [])
-            + [fmt(round_value(r, n), kind_of(n)) for n in figures] for r in case.rounds]
-    return header, rows
-
-
-def round_table(case: CaseResult) -> str:
-    return table(*round_rows(case))
-
-
 def stats_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
     header = ["figure", "n", "mean", "median", "min", "max", "CV", "olympic mean"]
     rows = []
@@ -138,7 +126,8 @@ def stats_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
         if s is None or s.n == 0:
             continue
         kind = kind_of(name)
-        rows.append([label(name, case.suite), str(s.n), fmt(s.mean, kind),
+        rows.append([figure_header(case, name) if name == "metric_value" else
+                     label(name, case.suite), str(s.n), fmt(s.mean, kind),
                      fmt(s.median, kind), fmt(s.min, kind), fmt(s.max, kind),
                      fmt(s.cv, "ratio") if s.cv is not None else DASH,
                      fmt(s.olympic_mean, kind)])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from fnmatch import fnmatchcase
 
-from chipperf.results.compute.schema import CaseResult, RunSummary, label
+from chipperf.results.compute.schema import CORE, WHOLE, CaseResult, RunSummary, label
 from chipperf.results.render.console import (
     is_inference,
     metric_text,
@@ -43,7 +43,8 @@ def readme_table(summary: RunSummary) -> str:
 README_FIGURES = {
     "training": ("e2e_time_s", "train_time_s", "throughput_raw", "metric_value", "mfu",
                  "peak_accel_memory_bytes", "avg_power_w_per_chip", "work_per_joule"),
-    "inference": ("throughput_raw", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms",
+    "inference": ("throughput_raw", "throughput_pure_compute", "latency_p50_ms",
+                  "latency_p90_ms", "latency_p99_ms",
                   "metric_value", "reference_max_abs_diff", "mfu", "peak_memory_bytes",
                   "peak_accel_memory_bytes", "energy_per_item_j"),
 }
@@ -64,9 +65,9 @@ def _readme_absent(summary: RunSummary) -> str:
 
 
 def inference_readme_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
-    header = ["model", "chip", "engine", "precision", "rounds (counted/total)", "throughput",
-              "latency p50 (ms)", "latency p90 (ms)", "latency p99 (ms)", "final metric",
-              "converged", "max |diff| vs reference", "MFU", "peak memory (framework)",
+    header = ["model", "chip", "engine", "precision", "rounds (counted/total)", WHOLE, CORE,
+              "latency p50 (ms)", "latency p90 (ms)", "latency p99 (ms)", "quality metric",
+              "passed", "max |diff| vs reference", "MFU", "peak memory (framework)",
               "peak accel memory", "energy/item (J)"]
     rows = []
     for c in summary.cases:
@@ -75,6 +76,7 @@ def inference_readme_rows(summary: RunSummary) -> tuple[list[str], list[list[str
         rows.append([
             c.model or c.dir_name, c.chip or DASH, c.engine or DASH, c.precision or DASH,
             f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
+            throughput_text(c, "throughput_pure_compute"),
             *(stat_text(agg.get(f"latency_{p}_ms")) for p in ("p50", "p90", "p99")),
             metric_text(c), f"{converged}/{len(c.rounds)}", reference_text(c), mfu_text(c),
             stat_text(agg.get("peak_memory_bytes"), "bytes"),

@@ -125,7 +125,7 @@ def line_chart(title: str, lines: Sequence[Line], x_label: str, y_label: str,
     if shade:
         a, b = frame.px(shade[0]), frame.px(shade[1])
         out.append(f'<rect class="window" x="{a:.1f}" y="{TOP}" width="{max(b - a, 1):.1f}" '
-                   f'height="{frame.h}"><title>timed window (TRAIN_START..TRAIN_END)</title>'
+                   f'height="{frame.h}"><title>timed window</title>'
                    "</rect>")
     out += _axes(frame, xticks, yticks, x_label, y_label, yscale)
     for i, line in enumerate(drawn):

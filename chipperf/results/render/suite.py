@@ -1,0 +1,113 @@
+"""What each suite's page shows per case (summary.md, report.html, summary.csv).
+
+Training keeps its rounds table. Inference shows whole and core throughput (FlagPerf's
+names: whole with the host-side input pipeline, core compute only), latency percentiles and
+agreement with the reference, in no training words. base/ and operation/ show the measured
+value in its unit, its share of the spec sheet and its ratio to the bare torch loop, the
+method (sizes, warm-up, iterations, timing), power and energy over the timed window, and
+operation/ its correctness and latency and figures per shape.
+"""
+
+from __future__ import annotations
+
+from chipperf.results.compute.schema import (
+    CORE,
+    WHOLE,
+    CaseResult,
+    RoundResult,
+    label,
+    round_value,
+    suite_kind,
+)
+from chipperf.results.render.text import DASH, fmt, kind_of
+
+TRAINING_ROUND = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu",
+                  "mfu_measured", "avg_power_w_per_chip", "peak_power_w_per_chip",
+                  "avg_power_w_per_node", "energy_j", "work_per_joule",
+                  "peak_accel_memory_bytes")
+INFERENCE_ROUND = ("throughput_raw", "throughput_pure_compute", "latency_p50_ms",
+                   "latency_p90_ms", "latency_p99_ms", "train_time_s", "metric_value",
+                   "reference_max_abs_diff", "mfu", "avg_power_w_per_chip", "energy_per_item_j",
+                   "peak_memory_bytes")
+SPEC_ROUND = {"base": ("metric_value", "share_of_peak", "bare_ratio", "train_time_s",
+                       "e2e_time_s", "avg_power_w_per_chip", "avg_power_w_per_node",
+                       "energy_j", "cpu_energy_j"),
+              "operation": ("metric_value", "share_of_peak", "latency_p50_ms",
+                            "latency_p90_ms", "latency_p99_ms", "train_time_s",
+                            "avg_power_w_per_chip", "avg_power_w_per_node", "energy_j")}
+
+# What the "passed" column of a suite means (training: converged to its target).
+PASSED = {"training": "converged", "inference": "passed", "spec": "correct"}
+
+# One sentence under every inference table: what whole and core count.
+THROUGHPUT_NOTE = (f"{WHOLE.split(' (')[0]}: items/s of the offline scenario including the "
+                   "host-side input pipeline (read, pre-process, copy to the device, "
+                   f"post-process); {CORE.split(' (')[0]}: items/s of the engine's compute on "
+                   "device-resident batches only")
+
+
+def round_figures(case: CaseResult) -> tuple[str, ...]:
+    kind = suite_kind(case.suite)
+    if kind == "spec":
+        return SPEC_ROUND.get(case.suite or "", SPEC_ROUND["base"])
+    return INFERENCE_ROUND if kind == "inference" else TRAINING_ROUND
+
+
+def figure_header(case: CaseResult, name: str) -> str:
+    """A column's header, with the unit where the figure's unit is the case's."""
+    if name.startswith("throughput"):
+        return f"{label(name, case.suite)}, {case.throughput_unit or 'work/s'}"
+    if name == "metric_value" and suite_kind(case.suite) == "spec":
+        return f"value ({case.metric_name or 'unit'})"
+    return label(name, case.suite)
+
+
+def round_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
+    kind = suite_kind(case.suite)
+    figures = round_figures(case)
+    header = ["round", "status", PASSED[kind]] + (["within bound"] if kind == "inference"
+                                                  else []) + \
+        [figure_header(case, n) for n in figures]
+    rows = [[str(r.number), r.status or DASH, fmt(_passed(r, kind))]
+            + ([fmt(r.reference.within_bound if r.reference else None)] if kind == "inference"
+               else [])
+            + [fmt(round_value(r, n), kind_of(n)) for n in figures] for r in case.rounds]
+    return header, rows
+
+
+def _passed(result: RoundResult, kind: str) -> bool | None:
+    """training: converged; inference: metric reached and within bound; operation: every
+    shape within tolerance of float64 (base/: the measurement completed and checked)."""
+    if kind == "spec" and result.correct is not None:
+        return result.correct
+    return result.converged
+
+
+def method_rows(case: CaseResult) -> list[tuple[str, str]]:
+    """base/ and operation/: how the first round with a method measured its value."""
+    result = next((r for r in case.rounds if r.method), None)
+    if result is None or not result.method:
+        return []
+    rows = [(str(k).replace("_", " "), fmt(v) if isinstance(v, float) else str(v))
+            for k, v in result.method.items() if v not in (None, "")]
+    if result.bare_value is not None:
+        rows.append(("bare torch loop beside it",
+                     f"{fmt(result.bare_value)} {case.metric_name or ''}: {result.bare_method}"))
+    return rows
+
+
+def shape_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
+    """operation/: per shape of the first round that has them."""
+    result = next((r for r in case.rounds if r.shapes), None)
+    header = ["shape", "calls", "p50 (ms)", "p90 (ms)", "p99 (ms)", "value", "correct",
+              "max |error|"]
+    if result is None:
+        return header, []
+    rows = []
+    for s in result.shapes:
+        lat = s.latency_ms
+        rows.append([s.shape or DASH, DASH if s.calls is None else str(s.calls),
+                     *(fmt(getattr(lat, p, None) if lat else None) for p in ("p50", "p90", "p99")),
+                     f"{fmt(s.value)} {s.unit}" if s.value is not None else DASH,
+                     fmt(s.passed), fmt(s.max_abs_err)])
+    return header, rows
