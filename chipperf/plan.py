@@ -330,7 +330,7 @@ def vendor_config(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> V
     if not vendor_file.is_file():
         return VendorConfig()
     return check_vendor_config(case_dir / "config", vendor_file, f"{key.model}:{key.family}",
-                               (RUNTIME.parent,))
+                               (RUNTIME.parent,), key.nnodes * key.nproc)
 
 
 def case_knobs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> dict[str, object]:
@@ -348,12 +348,12 @@ def _translated_files(test: TestConfig, catalogue: Catalogue) -> tuple[tuple[str
     files = {}
     for entry in test.cases:
         config = vendor_config(entry, test, catalogue)
-        if config.renamed:
+        if config.translated:
             key = entry.key
             source = catalogue.vendor_cases[(test.vendor, key.model, key.family)] / "config" / \
                 key.vendor_config_name
             target = f"code/vendor/{key.model}-{key.family}/config/{translated_name(source.name)}"
-            files[target] = render_translated(config.values, source, config.renamed)
+            files[target] = render_translated(config.values, source, config)
     return tuple(files.items())
 
 
@@ -454,7 +454,7 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
 
 def _config_file(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> str:
     name = catalogue.vendor_config_name(entry.key, test.vendor)
-    return translated_name(name) if vendor_config(entry, test, catalogue).renamed else name
+    return translated_name(name) if vendor_config(entry, test, catalogue).translated else name
 
 
 def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, number: int,

@@ -44,6 +44,13 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # train_steps (300): the optimizer steps of its fixed-length run, whose throughput and MFU
     # it reports; here the timed steps of performance mode (chipperf.config.vendorconfig
     # then sets run_mode = "performance" when the config does not say)
+    # FlagPerf training/benchmarks/{vit,efficientnet}/pytorch/config/_base.py: epochs and
+    # lr_warmup_epochs (torchvision's reference recipe), swin_transformer's train_epochs,
+    # mobilenetv2's max_epoch: the epochs trained, and of linear warmup
+    "vit:pytorch": {"epochs": "max_epochs", "lr_warmup_epochs": "warmup_epochs"},
+    "efficientnet:pytorch": {"epochs": "max_epochs", "lr_warmup_epochs": "warmup_epochs"},
+    "swin_transformer:pytorch": {"train_epochs": "max_epochs"},
+    "mobilenetv2:pytorch": {"max_epoch": "max_epochs"},
     "llama3_8B:pytorch": {"train_steps": "timed_steps"},
     "mixtral_8x7B:pytorch": {"train_steps": "timed_steps"},
 }
