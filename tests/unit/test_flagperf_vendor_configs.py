@@ -20,7 +20,7 @@ TRAINING = REPO / "training"
 DATA = Path(__file__).resolve().parent / "data" / "flagperf"
 sys.path[:0] = [p for p in (str(TRAINING / "benchmarks"),) if p not in sys.path]
 
-from chipperf_runtime.training.driver.config import read_python  # noqa: E402
+from chipperf_runtime.training.driver.config import load_case_config, read_python  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import flagperf_overlay  # noqa: E402
@@ -131,6 +131,14 @@ def test_every_flagperf_vendor_config_for_a_case_chipperf_has_plans(tmp_path, mo
     assert sorted(p.key for p in planned if p.plan_problems) == [
         "bert:paddle:BI-V100:1:8:1", "bert:paddle:R300:1:8:1", "llama2_7b:deepspeed:BI-V150:1:16:1"]
     assert all("no image folder" in q for p in planned for q in p.plan_problems)
+    for p in [p for p in planned if not p.plan_problems][::9]:   # what the case reads: by its loader
+        entry = CaseEntry(CaseKey.parse(p.key), "/data")
+        test = TestConfig(vendor=p.vendor, cases=(entry,))
+        (_, text), = make_plan(ClusterConfig(hosts=flagperf_overlay.HOSTS), test, catalogue,
+                               "run1", Path("r")).files
+        (tmp_path / "translated.py").write_text(text)
+        config_dir = catalogue.cases[(entry.key.model, entry.key.family)] / "config"
+        assert load_case_config(config_dir, tmp_path / "translated.py", ())
     monkeypatch.setattr(flagperf_knobs, "DERIVED", {})
     monkeypatch.setattr(flagperf_knobs, "NO_EFFECT", {})
     monkeypatch.setattr(flagperf_knobs, "CASE_NO_EFFECT", {})
