@@ -62,6 +62,8 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
                  ", ".join(plan.hosts), run_dir)
         for note in (n for case in plan.cases for n in case.notes):
             log.warning("%s", note)
+        for skipped in test.skipped:
+            log.warning("skipped %s (--keep-going): %s", skipped.key, "; ".join(skipped.problems))
         hosts, sensors = preflight(plan, cluster, record, test.in_container_launch, opened)
         tags = in_container_tags(plan, record) if test.in_container_launch else \
             prepare_images(plan, test, hosts, record, outcome)

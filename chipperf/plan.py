@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -18,7 +18,7 @@ import chipperf_runtime
 from chipperf.cases import read_case_meta
 from chipperf.catalogue import FLAGPERF_VENDOR_SUFFIX, Catalogue
 from chipperf.config.caseneeds import needs_problems
-from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, SkippedCase, TestConfig
 from chipperf.config.pyconfig import read_py_config
 from chipperf.config.runlength import deadline_warning, run_mode_problems
 from chipperf.config.vendorconfig import (
@@ -139,6 +139,31 @@ def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
     """Every reason the configs cannot run, as 'where: what: how to fix'. ``names``: a
     setting's key -> the name the config file wrote it as (chipperf.config.load.RawConfig),
     so that a problem names what is in the file (FLAGPERF_LOG_PATH for RESULT_ROOT)."""
+    return checked(cluster, test, catalogue, where, names).problems
+
+
+@dataclass(frozen=True)
+class Checked:
+    """``check``'s verdict, split: what no case can run with, and each case key's own."""
+
+    general: tuple[str, ...]
+    cases: Mapping[str, tuple[str, ...]]     # case key (as written) -> its problems
+
+    @property
+    def problems(self) -> list[str]:
+        return [*self.general, *(p for problems in self.cases.values() for p in problems)]
+
+    def skippable(self, test: TestConfig) -> tuple[TestConfig, tuple[SkippedCase, ...]]:
+        """``test`` less the cases that have problems, and those cases with why (--keep-going)."""
+        skipped = tuple(SkippedCase(key, problems) for key, problems in self.cases.items() if problems)
+        bad = {s.key for s in skipped}
+        kept = tuple(e for e in test.cases if str(e.key) not in bad)
+        return replace(test, cases=kept, skipped=test.skipped + skipped), skipped
+
+
+def checked(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
+            where: str = "test config", names: Mapping[str, str] | None = None) -> Checked:
+    """``check``, with each case's problems apart from the rest."""
     named = {"vendor": "VENDOR", "result_root": "RESULT_ROOT", "measured_peaks": "MEASURED_PEAKS",
              "container_opt": "ACCE_CONTAINER_OPT", **(names or {})}
     problems: list[str] = []
@@ -152,13 +177,14 @@ def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
         problems += [f"{where}: {named['measured_peaks']}: {p}" for p in peak_problems]
     _, option_problems = parse_cli_options(test.container_opt)
     problems += [f"{where}: {named['container_opt']}: {p}" for p in option_problems]
+    cases: dict[str, tuple[str, ...]] = {}
     seen: set[str] = set()
     for entry in test.cases:
-        problems += _check_case(entry, cluster, test, catalogue, where)
-        if entry.key.slug in seen:
+        cases[str(entry.key)] = tuple(_check_case(entry, cluster, test, catalogue, where))
+        if entry.key.slug in seen:   # one result folder for both: not a case to skip alone
             problems.append(f"{where}: CASES[{str(entry.key)!r}]: listed twice: keep one entry")
         seen.add(entry.key.slug)
-    return problems
+    return Checked(tuple(problems), cases)
 
 
 # Less free space than this on the result root fails the plan: a run's files (logs, monitor
