@@ -38,6 +38,7 @@ from chipperf.launchers import LaunchContext, get_launcher, launcher_names
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf_runtime.bench.peaks import plan_note
 from chipperf_runtime.device import launch_env as device_launch_env
+from chipperf_runtime.inference.config import read_layers as read_inference_layers
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 # the case runtime's folder: uploaded into every container beside the case code
@@ -246,6 +247,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"{config_name}: add it, or use a topology that has one "
                         f"({', '.join(have) or 'none'})")
     problems += list(vendor_config(entry, test, catalogue).problems)
+    problems += _inference_config_problems(entry, test, catalogue, where)
     problems += _override_problems(entry, test, catalogue, where)
     problems += run_mode_problems(case_knobs(entry, test, catalogue), where)
     problems += _needs(entry, test, catalogue, where)
@@ -258,6 +260,21 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     else:
         problems += _base_image_problems(catalogue.images[(test.vendor, choice.folder)], test, where)
     return problems + _hosts_and_data(entry, cluster, key, where)
+
+
+def _inference_config_problems(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,
+                               where: str) -> list[str]:
+    """The model configs an inference case will read (configuration.yaml, FlagPerf's
+    configurations.yaml and parameters.yaml, the vendor's file in either name), layered as the
+    case layers them: a missing or malformed one, a key the case lacks, or an engine the
+    vendor cannot run is a problem now, not a failure after the containers started."""
+    key = entry.key
+    config_dir = catalogue.vendor_cases.get((test.vendor, key.model, key.family))
+    if catalogue.suite != "inference" or config_dir is None:
+        return []
+    _, _, problems = read_inference_layers(config_dir, catalogue.vendor_config_name(key, test.vendor),
+                                           vendor_engines=True)
+    return [f"{where}: {p}" for p in problems]
 
 
 def _override_problems(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,
