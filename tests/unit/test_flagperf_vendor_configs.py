@@ -187,7 +187,7 @@ def test_an_alias_that_maps_to_two_knobs_is_refused(tmp_path, monkeypatch):
     path.write_text("seed = 1\n")
     checked = check_vendor_config(TRAINING / "benchmarks/resnet50/pytorch/config", path,
                                   "resnet50:pytorch", PACKAGES)
-    assert checked.problems == ("chipperf/config/flagperf_aliases.py:17: resnet50:pytorch: lr maps to "
+    assert checked.problems == ("chipperf/config/flagperf_aliases.py:20: resnet50:pytorch: lr maps to "
                                 "['base_lr', 'lr_reference_batch']: an alias maps to one knob; keep one",)
 
 
