@@ -80,3 +80,34 @@ def test_flagperf_entry_keeps_going_unless_strict(tmp_path, monkeypatch):
     entry_main("run.py", "", ["--strict", "--cluster", cluster, "--test", test], "training")
     assert seen[0][-1] == "--keep-going" and "--keep-going" not in seen[1]
     assert not any(a.startswith("--strict") for a in seen[0] + seen[1])
+
+
+def test_flagperf_s_whole_case_list_keeps_going_over_its_vendor_configs(tmp_path):
+    """Every case key FlagPerf's test_conf.py lists (commented out or not: 125 distinct), as
+    VENDOR nvidia, with FlagPerf's vendor configs dropped into training/: strict refuses; with
+    --keep-going the 14 keys of cases chipperf has (and an nvidia config for) plan, and each
+    other key is skipped for a case, framework or config chipperf lacks, never for a parameter."""
+    import re
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import flagperf_overlay
+
+    text = (flagperf_overlay.DATA / "run_benchmarks" / "config" / "test_conf_full.py").read_text()
+    keys = dict(re.findall(r'^\s*#?\s*"([^"]+:[^"]+:[^"]+:\d+:\d+:\d+)"\s*:\s*"([^"]*)"', text, re.M))
+    root = tmp_path / "training"
+    flagperf_overlay.overlay(root)
+    test = tmp_path / "test_conf.py"
+    test.write_text(f'VENDOR = "nvidia"\nRESULT_ROOT = "{tmp_path / "result"}"\nCASES = {keys!r}\n')
+    cluster = tmp_path / "cluster_conf.py"
+    cluster.write_text(f"HOSTS = {list(flagperf_overlay.HOSTS)!r}\n")
+    with pytest.raises(ConfigError):
+        load_all(str(cluster), str(test), str(root))
+    _, kept, _ = load_all(str(cluster), str(test), str(root), keep_going=True)
+    assert len(keys) == 125 and len(kept.cases) == 14 and len(kept.skipped) == 111
+    reasons = [re.sub(r"^.*?\]: ", "", p) for s in kept.skipped for p in s.problems]
+    lacks = ("framework ", "no case code ", "no image folder ", "missing vendor config ",
+             "vendor 'nvidia' has no case",
+             "nnodes=")   # (FlagPerf's 8- and 10-node keys on these 4 hosts)
+    assert all(r.startswith(lacks) for r in reasons), [r for r in reasons if not r.startswith(lacks)]
+    assert not any("which this case does not have" in p for s in kept.skipped for p in s.problems)
