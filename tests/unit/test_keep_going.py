@@ -111,3 +111,10 @@ def test_flagperf_s_whole_case_list_keeps_going_over_its_vendor_configs(tmp_path
              "nnodes=")   # (FlagPerf's 8- and 10-node keys on these 4 hosts)
     assert all(r.startswith(lacks) for r in reasons), [r for r in reasons if not r.startswith(lacks)]
     assert not any("which this case does not have" in p for s in kept.skipped for p in s.problems)
+
+
+def test_the_run_s_last_screen_lists_the_skipped_keys(tmp_path):
+    from chipperf.cli import final_screen
+
+    screen = final_screen(tmp_path / "run1", {}, (SkippedCase(BAD, ("why one", "why two")),))
+    assert f"skipped (--keep-going): {BAD}: why one; why two\n" in screen
