@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from chipperf.catalogue import Catalogue, default_suite_dir, default_training_dir
 from chipperf.config import ClusterConfig, TestConfig, load_cluster
 from chipperf.config.load import parse_cluster, parse_test, read_config
+from chipperf.config.model import SkippedCase
 from chipperf.errors import ChipperfError, ConfigError, Interrupted
-from chipperf.plan import check, make_plan
+from chipperf.plan import checked, make_plan
 from chipperf.results.layout import new_run_id
 from chipperf.store.commands import DB_HELP, add_store_commands
 
@@ -30,16 +31,31 @@ EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 
-def load_all(cluster_path: str, test_path: str, training_dir: str | None
+def load_all(cluster_path: str, test_path: str, training_dir: str | None, keep_going: bool = False
              ) -> tuple[ClusterConfig, TestConfig, Catalogue]:
     """Both configs plus the catalogue checks; every problem at once, before any host is touched."""
     cluster, cluster_problems = parse_cluster(cluster_path)
     test, test_problems = parse_test(test_path)
     root = Path(training_dir or test.training_dir or default_training_dir())
     catalogue = Catalogue.scan(root, suite="training")
-    _raise_all(cluster_problems + test_problems + check(cluster, test, catalogue, where=test_path,
-                                                        names=written_names(test_path)))
+    test = verdict(cluster_problems + test_problems, cluster, test, catalogue, test_path, keep_going)
     return cluster, test, catalogue
+
+
+def verdict(problems: list[str], cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
+            where: str, keep_going: bool) -> TestConfig:
+    """``test`` if nothing is wrong; with ``keep_going``, less the case keys that have problems
+    (each listed, with why, in ``test.skipped``) while at least one can run; else ConfigError
+    with every problem."""
+    result = checked(cluster, test, catalogue, where=where, names=written_names(where))
+    if not keep_going or problems or result.general:
+        _raise_all(problems + result.problems)
+        return test
+    kept, _ = result.skippable(test)
+    if test.cases and not kept.cases:
+        raise ConfigError(["--keep-going: no case can run, so nothing is left to run:",
+                           *result.problems])
+    return kept   # the plan's print and the run's log list test.skipped
 
 
 def written_names(path: str) -> dict[str, str]:
@@ -52,41 +68,38 @@ def _raise_all(problems: list[str]) -> None:
         raise ConfigError(problems)
 
 
-def load_inference_all(host_config: str, suite_dir: str | None
+def load_inference_all(host_config: str, suite_dir: str | None, keep_going: bool = False
                        ) -> tuple[ClusterConfig, TestConfig, Catalogue]:
     from chipperf.config.inference import load_inference
 
     root = Path(suite_dir or default_suite_dir("inference"))
     cluster, test, problems = load_inference(host_config, root)
     catalogue = Catalogue.scan(root, suite="inference")
-    _raise_all(problems + check(cluster, test, catalogue, where=host_config,
-                                names=written_names(host_config)))
-    return cluster, test, catalogue
+    return cluster, verdict(problems, cluster, test, catalogue, host_config, keep_going), catalogue
 
 
-def load_spec_suite_all(suite: str, host_config: str, suite_dir: str | None
-                        ) -> tuple[ClusterConfig, TestConfig, Catalogue]:
+def load_spec_suite_all(suite: str, host_config: str, suite_dir: str | None,
+                        keep_going: bool = False) -> tuple[ClusterConfig, TestConfig, Catalogue]:
     """base/ or operation/: FlagPerf's <suite>/configs/host.yaml."""
     from chipperf.config.specsuites import load_spec_suite
 
     root = Path(suite_dir or default_suite_dir(suite))
     cluster, test, problems = load_spec_suite(host_config, suite)
     catalogue = Catalogue.scan(root, suite=suite)
-    _raise_all(problems + check(cluster, test, catalogue, where=host_config,
-                                names=written_names(host_config)))
-    return cluster, test, catalogue
+    return cluster, verdict(problems, cluster, test, catalogue, host_config, keep_going), catalogue
 
 
 def load_for(args: argparse.Namespace) -> tuple[ClusterConfig, TestConfig, Catalogue]:
+    keep_going = bool(getattr(args, "keep_going", False))
     if args.suite in ("base", "operation"):
         return load_spec_suite_all(args.suite, args.host_config or str(
-            default_suite_dir(args.suite) / "configs" / "host.yaml"), args.training_dir)
+            default_suite_dir(args.suite) / "configs" / "host.yaml"), args.training_dir, keep_going)
     if args.suite == "inference":
         return load_inference_all(args.host_config or str(default_suite_dir("inference") / "configs"
-                                                          / "host.yaml"), args.training_dir)
+                                                          / "host.yaml"), args.training_dir, keep_going)
     if not (args.cluster and args.test):
         raise ConfigError(["command line: --cluster and --test are required for the training suite"])
-    return load_all(args.cluster, args.test, args.training_dir)
+    return load_all(args.cluster, args.test, args.training_dir, keep_going)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -95,7 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     cluster, test, catalogue = load_for(args)
     outcome = controller.run(cluster, test, catalogue, suite=test.suite, debug=args.debug,
                              wait=wait_policy(args))
-    print(final_screen(outcome.run_dir, outcome.cases), end="")
+    print(final_screen(outcome.run_dir, outcome.cases, test.skipped), end="")
     if not getattr(args, "no_ingest", False):
         print(ingest_screen(outcome.run_dir, getattr(args, "db", None)), end="")
     return EXIT_OK if outcome.ok else EXIT_FAILED
@@ -121,15 +134,18 @@ def ingest_screen(run_dir: Path, db_url: str | None) -> str:
     return ingest_after_run(run_dir, db_url)
 
 
-def final_screen(run_dir: Path, cases: dict[str, tuple[str, str]]) -> str:
-    """What a run prints last: why each case that did not succeed failed, the headline table
-    as `chipperf report` prints it, and where the results are, from where the user stands."""
+def final_screen(run_dir: Path, cases: dict[str, tuple[str, str]],
+                 skipped: Sequence[SkippedCase] = ()) -> str:
+    """What a run prints last: each case --keep-going left out and why each case that did not
+    succeed failed, the headline table as `chipperf report` prints it, and where the results
+    are, from where the user stands."""
     from chipperf.results.read.collect import collect
     from chipperf.results.render.console import console
 
     where = shown_path(run_dir)
-    lines = ["", *(f"{status}: {key}: {reason}" for key, (status, reason) in cases.items()
-                   if status != "succeeded")]
+    lines = ["", *(f"skipped (--keep-going): {s.key}: {'; '.join(s.problems)}" for s in skipped),
+             *(f"{status}: {key}: {reason}" for key, (status, reason) in cases.items()
+               if status != "succeeded")]
     try:
         lines.append(console(collect(run_dir).summary).rstrip("\n"))
     except Exception as exc:  # the run is over and on disk: a report bug must not hide where
@@ -265,6 +281,13 @@ def add_config_options(q: argparse.ArgumentParser, suite: str | None = None,
                             "(default: " + (host_config or "<suite>/configs/host.yaml") + ")")
     q.add_argument("--training-dir", metavar="DIR",
                    help="case catalogue root (default: the repo's <suite>/ folder)")
+    if suite is None:
+        q.add_argument("--keep-going", action="store_true", help=KEEP_GOING_HELP)
+
+
+KEEP_GOING_HELP = ("plan and run the case keys that can run, and list each one that cannot, "
+                   "with why, on the console and in run.json's \"skipped\" (default: refuse "
+                   "the whole plan when any case key has a problem)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -384,6 +407,10 @@ def entry_parser(prog: str, description: str, suite: str, **defaults: str
                                 "`chipperf --help` lists the other commands.",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse the whole run when any case key has a problem (default, as "
+                        "FlagPerf's run.py does: skip such a case, run the rest, and list the "
+                        "skipped ones with why; `chipperf run --keep-going`)")
     add_config_options(p, suite, **defaults)
     return p
 
@@ -393,8 +420,9 @@ def entry_main(prog: str, description: str, argv: Sequence[str], suite: str,
     """An entry script (run_benchmarks/run.py, inference/run.py): `chipperf run` on its configs."""
     args = entry_parser(prog, description, suite, **defaults).parse_args(argv)
     forward = [f"--{name.replace('_', '-')}={value}" for name, value in vars(args).items()
-               if name != "debug" and value is not None]
-    return main((["--debug"] if args.debug else []) + ["run", f"--suite={suite}", *forward])
+               if name not in ("debug", "strict") and value is not None]
+    return main((["--debug"] if args.debug else []) + ["run", f"--suite={suite}", *forward]
+                + ([] if args.strict else ["--keep-going"]))
 
 
 def _setup_logging(debug: bool) -> None:

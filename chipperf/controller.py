@@ -73,6 +73,8 @@ def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, de
                  ", ".join(plan.hosts), run_dir)
         for note in (n for case in plan.cases for n in case.notes):
             log.warning("%s", note)
+        for skipped in test.skipped:
+            log.warning("skipped %s (--keep-going): %s", skipped.key, "; ".join(skipped.problems))
         hosts, sensors = preflight(plan, cluster, record, test.in_container_launch, opened)
         _note_takeovers(lease, hosts, record)
         tags = in_container_tags(plan, record) if test.in_container_launch else \

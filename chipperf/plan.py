@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -18,7 +18,7 @@ import chipperf_runtime
 from chipperf.cases import read_case_meta
 from chipperf.catalogue import FLAGPERF_VENDOR_SUFFIX, Catalogue
 from chipperf.config.caseneeds import needs_problems
-from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, SkippedCase, TestConfig
 from chipperf.config.pyconfig import read_py_config
 from chipperf.config.runlength import deadline_warning, run_mode_problems
 from chipperf.config.vendorconfig import (
@@ -38,6 +38,7 @@ from chipperf.launchers import LaunchContext, get_launcher, launcher_names
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf_runtime.bench.peaks import plan_note
 from chipperf_runtime.device import launch_env as device_launch_env
+from chipperf_runtime.inference.config import read_layers as read_inference_layers
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 # the case runtime's folder: uploaded into every container beside the case code
@@ -139,6 +140,31 @@ def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
     """Every reason the configs cannot run, as 'where: what: how to fix'. ``names``: a
     setting's key -> the name the config file wrote it as (chipperf.config.load.RawConfig),
     so that a problem names what is in the file (FLAGPERF_LOG_PATH for RESULT_ROOT)."""
+    return checked(cluster, test, catalogue, where, names).problems
+
+
+@dataclass(frozen=True)
+class Checked:
+    """``check``'s verdict, split: what no case can run with, and each case key's own."""
+
+    general: tuple[str, ...]
+    cases: Mapping[str, tuple[str, ...]]     # case key (as written) -> its problems
+
+    @property
+    def problems(self) -> list[str]:
+        return [*self.general, *(p for problems in self.cases.values() for p in problems)]
+
+    def skippable(self, test: TestConfig) -> tuple[TestConfig, tuple[SkippedCase, ...]]:
+        """``test`` less the cases that have problems, and those cases with why (--keep-going)."""
+        skipped = tuple(SkippedCase(key, problems) for key, problems in self.cases.items() if problems)
+        bad = {s.key for s in skipped}
+        kept = tuple(e for e in test.cases if str(e.key) not in bad)
+        return replace(test, cases=kept, skipped=test.skipped + skipped), skipped
+
+
+def checked(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
+            where: str = "test config", names: Mapping[str, str] | None = None) -> Checked:
+    """``check``, with each case's problems apart from the rest."""
     named = {"vendor": "VENDOR", "result_root": "RESULT_ROOT", "measured_peaks": "MEASURED_PEAKS",
              "container_opt": "ACCE_CONTAINER_OPT", **(names or {})}
     problems: list[str] = []
@@ -152,13 +178,14 @@ def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
         problems += [f"{where}: {named['measured_peaks']}: {p}" for p in peak_problems]
     _, option_problems = parse_cli_options(test.container_opt)
     problems += [f"{where}: {named['container_opt']}: {p}" for p in option_problems]
+    cases: dict[str, tuple[str, ...]] = {}
     seen: set[str] = set()
     for entry in test.cases:
-        problems += _check_case(entry, cluster, test, catalogue, where)
-        if entry.key.slug in seen:
+        cases[str(entry.key)] = tuple(_check_case(entry, cluster, test, catalogue, where))
+        if entry.key.slug in seen:   # one result folder for both: not a case to skip alone
             problems.append(f"{where}: CASES[{str(entry.key)!r}]: listed twice: keep one entry")
         seen.add(entry.key.slug)
-    return problems
+    return Checked(tuple(problems), cases)
 
 
 # Less free space than this on the result root fails the plan: a run's files (logs, monitor
@@ -220,6 +247,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"{config_name}: add it, or use a topology that has one "
                         f"({', '.join(have) or 'none'})")
     problems += list(vendor_config(entry, test, catalogue).problems)
+    problems += _inference_config_problems(entry, test, catalogue, where)
     problems += _override_problems(entry, test, catalogue, where)
     problems += run_mode_problems(case_knobs(entry, test, catalogue), where)
     problems += _needs(entry, test, catalogue, where)
@@ -232,6 +260,21 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     else:
         problems += _base_image_problems(catalogue.images[(test.vendor, choice.folder)], test, where)
     return problems + _hosts_and_data(entry, cluster, key, where)
+
+
+def _inference_config_problems(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,
+                               where: str) -> list[str]:
+    """The model configs an inference case will read (configuration.yaml, FlagPerf's
+    configurations.yaml and parameters.yaml, the vendor's file in either name), layered as the
+    case layers them: a missing or malformed one, a key the case lacks, or an engine the
+    vendor cannot run is a problem now, not a failure after the containers started."""
+    key = entry.key
+    config_dir = catalogue.vendor_cases.get((test.vendor, key.model, key.family))
+    if catalogue.suite != "inference" or config_dir is None:
+        return []
+    _, _, problems = read_inference_layers(config_dir, catalogue.vendor_config_name(key, test.vendor),
+                                           vendor_engines=True)
+    return [f"{where}: {p}" for p in problems]
 
 
 def _override_problems(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,
@@ -330,7 +373,7 @@ def vendor_config(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> V
     if not vendor_file.is_file():
         return VendorConfig()
     return check_vendor_config(case_dir / "config", vendor_file, f"{key.model}:{key.family}",
-                               (RUNTIME.parent,))
+                               (RUNTIME.parent,), key.nnodes * key.nproc)
 
 
 def case_knobs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> dict[str, object]:
@@ -348,12 +391,12 @@ def _translated_files(test: TestConfig, catalogue: Catalogue) -> tuple[tuple[str
     files = {}
     for entry in test.cases:
         config = vendor_config(entry, test, catalogue)
-        if config.renamed:
+        if config.translated:
             key = entry.key
             source = catalogue.vendor_cases[(test.vendor, key.model, key.family)] / "config" / \
                 key.vendor_config_name
             target = f"code/vendor/{key.model}-{key.family}/config/{translated_name(source.name)}"
-            files[target] = render_translated(config.values, source, config.renamed)
+            files[target] = render_translated(config.values, source, config)
     return tuple(files.items())
 
 
@@ -454,7 +497,7 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
 
 def _config_file(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> str:
     name = catalogue.vendor_config_name(entry.key, test.vendor)
-    return translated_name(name) if vendor_config(entry, test, catalogue).renamed else name
+    return translated_name(name) if vendor_config(entry, test, catalogue).translated else name
 
 
 def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, number: int,

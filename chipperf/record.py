@@ -52,6 +52,8 @@ class RunRecord:
                        "node": platform.node()},
             "cluster": _plain(cluster), "test": _plain(test), "hosts": {},
             "cases": {c.dir_name: self._case(c) for c in plan.cases},
+            # case keys --keep-going left out of the plan -> every reason each cannot run
+            "skipped": {s.key: list(s.problems) for s in test.skipped},
         }
         self.save()
 

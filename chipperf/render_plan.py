@@ -22,6 +22,9 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
         lines.append("launch      IN_CONTAINER_LAUNCH: the hosts are existing containers; no image "
                      "is built and no container started: the commands below run as processes "
                      "in them")
+    for skipped in test.skipped:
+        lines += ["", f"skipped {skipped.key} (--keep-going)",
+                  *(f"  problem   {problem}" for problem in skipped.problems)]
     for case in plan.cases:
         lines += ["", f"case {case.key}",
                   f"  image     {case.image_name}:<hash of {case.image_context}>"

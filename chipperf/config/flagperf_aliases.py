@@ -4,8 +4,11 @@ One table per case (``model:family``). Only names whose meaning is the same are 
 FlagPerf name whose value means something else here (FlagPerf's resnet50 ``lr`` is the
 learning rate itself, chipperf's ``base_lr`` is scaled by ``global_batch_size /
 lr_reference_batch``; ``train_batch_size`` is per device, ``global_batch_size`` is not;
-``target_acc1`` is a percentage, ``target_accuracy`` a share) is not an alias, and a vendor
-config that sets it is refused at plan time with the case's allowed names.
+``target_acc1`` is a percentage, ``target_accuracy`` a share) is not an alias: where the
+value converts, ``flagperf_knobs.DERIVED`` computes the knob (per-device batch x world size);
+FlagPerf's knobs for its own implementation are accepted with a note
+(``flagperf_knobs.NO_EFFECT``); any other name is refused at plan time with the case's
+allowed names.
 
 Each alias maps to one knob (a list here is refused: one name cannot set two knobs).
 """
@@ -44,6 +47,13 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # train_steps (300): the optimizer steps of its fixed-length run, whose throughput and MFU
     # it reports; here the timed steps of performance mode (chipperf.config.vendorconfig
     # then sets run_mode = "performance" when the config does not say)
+    # FlagPerf training/benchmarks/{vit,efficientnet}/pytorch/config/_base.py: epochs and
+    # lr_warmup_epochs (torchvision's reference recipe), swin_transformer's train_epochs,
+    # mobilenetv2's max_epoch: the epochs trained, and of linear warmup
+    "vit:pytorch": {"epochs": "max_epochs", "lr_warmup_epochs": "warmup_epochs"},
+    "efficientnet:pytorch": {"epochs": "max_epochs", "lr_warmup_epochs": "warmup_epochs"},
+    "swin_transformer:pytorch": {"train_epochs": "max_epochs"},
+    "mobilenetv2:pytorch": {"max_epoch": "max_epochs"},
     "llama3_8B:pytorch": {"train_steps": "timed_steps"},
     "mixtral_8x7B:pytorch": {"train_steps": "timed_steps"},
 }

@@ -100,6 +100,14 @@ class ImageBuildConfig:
 
 
 @dataclass(frozen=True)
+class SkippedCase:
+    """A case key left out of the run by --keep-going, with every reason it cannot run."""
+
+    key: str
+    problems: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TestConfig:
     __test__ = False  # not a pytest class
 
@@ -123,3 +131,5 @@ class TestConfig:
     # training: case parameters set for every case of the run, over its vendor config (each
     # must be one of the case's mutable_params; passed as the case's --set NAME=VALUE)
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    # cases the plan left out (--keep-going): listed on the console and in run.json's "skipped"
+    skipped: tuple[SkippedCase, ...] = ()

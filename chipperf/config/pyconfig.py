@@ -56,6 +56,9 @@ class PyConfig:
     lines: dict[str, tuple[Path, int]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     fatal: bool = False        # the file could not be parsed at all
+    # names set by calling a library's function (``grad_scaler = GradScaler()``) -> the problem
+    # reported for it (also in ``problems``): a reader that knows the name may note it instead
+    calls: dict[str, str] = field(default_factory=dict)
 
     def public(self) -> dict[str, Any]:
         return {k: v for k, v in self.values.items()
@@ -152,9 +155,20 @@ class _Reader:
             return _Expression(self.config.values).eval(node)
         except _Refused as exc:
             self.problem(node.lineno, f"{name}: {exc}")
+            if self._library_call(node):
+                self.config.calls[name] = self.config.problems[-1]
             return _Unreadable(f"value of {name}")
         except _Blocked:
             return _Unreadable(f"value of {name}")
+
+    def _library_call(self, node: ast.expr) -> bool:
+        """``node`` calls a name imported from a library (``GradScaler(...)``, ``os.getenv(...)``)."""
+        func = node.func if isinstance(node, ast.Call) else None
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        bound = self.config.values.get(func.id) if isinstance(func, ast.Name) else None
+        return isinstance(bound, _Unreadable) and (bound.kind.startswith("module ")
+                                                   or " from " in bound.kind)
 
     def _import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -202,6 +216,8 @@ class _Reader:
                 continue
             self.config.values[bound] = imported.values[name]
             self.config.lines[bound] = imported.lines.get(name, (imported.path, 0))
+            if name in imported.calls:
+                self.config.calls[bound] = imported.calls[name]
 
     def _opaque_import(self, node: ast.ImportFrom) -> None:
         for alias in node.names:

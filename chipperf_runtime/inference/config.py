@@ -40,6 +40,18 @@ def load(config_dir: str | Path, vendor_file: str | None, sets: Sequence[str] = 
 def load_with_notes(config_dir: str | Path, vendor_file: str | None,
                     sets: Sequence[str] = ()) -> tuple[Mapping, list[str]]:
     """(configuration, notes about FlagPerf keys that were ignored)."""
+    merged, notes, problems = read_layers(config_dir, vendor_file, sets)
+    if problems:
+        raise CaseError("configuration problems:\n  " + "\n  ".join(problems))
+    return merged, notes
+
+
+def read_layers(config_dir: str | Path, vendor_file: str | None, sets: Sequence[str] = (),
+                vendor_engines: bool = False) -> tuple[Mapping, list[str], list[str]]:
+    """(configuration, notes, every problem): what the case will read, without raising (the
+    plan reads it so on the master, before anything runs, with ``vendor_engines``: an
+    NVIDIA-only engine the files give another vendor is a problem too; in the case, the
+    engine itself says so)."""
     config_dir = Path(config_dir)
     problems: list[str] = []
     notes: list[str] = []
@@ -52,9 +64,27 @@ def load_with_notes(config_dir: str | Path, vendor_file: str | None,
     for source, layer in [*layers, ("--set", overrides)]:
         merged, found = merge(merged, layer, source)
         problems += found
-    if problems:
-        raise CaseError("configuration problems:\n  " + "\n  ".join(problems))
-    return freeze(merged), notes
+    if vendor_engines and not problems:
+        problems += nvidia_engine_problems(merged, vendor_of(vendor_file or ""), config_dir,
+                                           [source for source, layer in layers if "engine" in layer])
+    return freeze(merged), notes, problems
+
+
+# engines/nvidia: NVIDIA's TensorRT, natively or as ONNX Runtime's execution provider
+NVIDIA_ENGINES = ("tensorrt", "onnxruntime-trt")
+
+
+def nvidia_engine_problems(config: Mapping, vendor: str, config_dir: Path,
+                           sources: Sequence[str]) -> list[str]:
+    """An NVIDIA-only engine for another vendor (FlagPerf's configurations.yaml names
+    ``compiler: tensorrt`` for every vendor; a vendor file that does not override it inherits it)."""
+    engine = config.get("engine")
+    if engine not in NVIDIA_ENGINES or not vendor or vendor == "nvidia":
+        return []
+    where = ", ".join(sources) or str(config_dir / BASE_FILE)
+    return [f"{where}: engine {engine!r} is NVIDIA's TensorRT, which chipperf runs for vendor "
+            f"nvidia only, and vendor {vendor!r} inherits it: set engine (FlagPerf: compiler) to "
+            f"eager, compile or onnxruntime in {config_dir / VENDOR_DIR}/{vendor}{VENDOR_SUFFIX}"]
 
 
 def _vendor_layers(config_dir: Path, vendor_file: str | None, base: Mapping,
@@ -101,7 +131,8 @@ def _read_yaml(path: Path, problems: list[str], required: bool) -> dict:
     if not path.is_file():
         if required:
             fix = ("create it (an empty file means no overrides)" if path.parent.name == VENDOR_DIR
-                   else "pass the case's config folder as --extern_config_dir")
+                   else "it holds the case's keys and their defaults: restore it (or pass the "
+                        "folder that holds it as --extern_config_dir)")
             problems.append(f"{path}: file not found: {fix}")
         return {}
     try:

@@ -8,7 +8,9 @@ did: ``(overrides, notes, problems)``. The mapping:
     batch_size          -> batch_size
     fp16: true / false  -> precision: fp16 / fp32
     compiler            -> engine (tensorrt -> tensorrt, onnxruntime -> onnxruntime,
-                           null / torch / pytorch -> eager; any other is an error)
+                           inductor -> compile, null / torch / pytorch -> eager; a vendor's own
+                           compiler (VENDOR_COMPILERS: xtcl, zxrt, ixrt, ...) is an error naming
+                           it; any other is an error)
     flops               -> flops_per_item (a number, or FlagPerf's product form "2*512*0.33e9")
     repeat              -> offline_passes (FlagPerf: passes over the data set in one run)
     exist_onnx_path     -> onnx_file
@@ -24,7 +26,19 @@ import math
 from typing import Any, Mapping
 
 COMPILERS = {"tensorrt": "tensorrt", "onnxruntime": "onnxruntime", "ort": "onnxruntime",
-             "torch": "eager", "pytorch": "eager", "eager": "eager"}
+             "torch": "eager", "pytorch": "eager", "eager": "eager",
+             # FlagPerf inference_engine/nvidia/inductor.py: torch.compile (its default backend)
+             "inductor": "compile"}
+# FlagPerf's vendor engines (its inference/inference_engine/<vendor>/<name>.py, @1b5a030) that
+# chipperf does not implement: compiler name -> what it is
+VENDOR_COMPILERS = {
+    "xtcl": "kunlunxin's compiler (XTCL, for its XPUs)",
+    "zxrt": "zixiao's runtime (ZXRT)",
+    "ixrt": "iluvatar's inference runtime (IxRT)",
+    "macart": "metax's inference runtime (MacaRT)",
+    "hx_infexec": "hexaflake's inference executor",
+    "torchtrt": "NVIDIA's Torch-TensorRT",
+}
 # FlagPerf keys with no meaning here -> why
 IGNORED = {
     "num_workers": "pre-processing runs on the host in the case process (no DataLoader workers)",
@@ -66,6 +80,10 @@ def _map(key: str, value: Any, case_keys: Mapping[str, Any]) -> tuple[dict, str]
         return {"precision": "fp16" if value else "fp32"}, ""
     if key == "compiler":
         name = "eager" if value is None else str(value).lower()
+        if name in VENDOR_COMPILERS:
+            return {}, (f"engine {name} is {VENDOR_COMPILERS[name]}, not available in chipperf: "
+                        f"set compiler to one of {', '.join(sorted(COMPILERS))} (or engine: in "
+                        "chipperf's configuration files)")
         if name not in COMPILERS:
             return {}, (f"compiler {value!r} has no engine in chipperf: set compiler to one of "
                         f"{', '.join(sorted(COMPILERS))} (or engine: in chipperf's "

@@ -62,3 +62,22 @@ def test_resnet50_across_two_hosts(sim_cluster, digits_dir, tmp_path):
     assert (nodes[f"{h1.address}_noderank0"] / "cpu_monitor.log").stat().st_size > 0
 
     assert leftovers(sim_cluster, run.run_dir.name) == []
+
+
+def test_keep_going_runs_the_rest_and_records_what_it_skipped(sim_cluster, digits_dir, tmp_path):
+    good, bad = "resnet50:pytorch_2.13:xeon:1:1:1", "resnet50:pytorch_2.13:xeon:1:3:1"
+    h1 = sim_cluster.hosts[0]
+    cluster, test = write_configs(tmp_path, [h1.address], {good: str(digits_dir), bad: str(digits_dir)},
+                                  ssh_key=sim_cluster.ssh_key, known_hosts=sim_cluster.known_hosts,
+                                  master_port=29561)
+    strict = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+    assert strict.returncode == 2 and strict.run_dir is None, strict
+    run = chipperf("run", "--cluster", str(cluster), "--test", str(test), "--keep-going", cwd=tmp_path)
+    assert run.returncode == 0, run
+    assert f"skipped (--keep-going): {bad}: " in run.output and "config_xeonx1x3.py" in run.output
+    record = json.loads((run.run_dir / "run.json").read_text())
+    assert list(record["cases"]) == ["resnet50-pytorch_2.13-xeon-1x1"]
+    assert record["cases"]["resnet50-pytorch_2.13-xeon-1x1"]["status"] == "succeeded"
+    assert list(record["skipped"]) == [bad] and "missing vendor config" in record["skipped"][bad][0]
+    assert check_main(run.run_dir) == 0
+    assert leftovers(sim_cluster, run.run_dir.name) == []

@@ -465,7 +465,9 @@ def test_submit_info_carries_a_digest_of_the_case_code(case: Path) -> None:
 
 
 def test_submit_info_reports_the_flagperf_names_a_translated_config_mapped(case: Path) -> None:
-    vendor = vendor_file(case, "lr = 0.2\n_flagperf_aliases = {'learning_rate': 'lr'}\n")
+    vendor = vendor_file(case, "lr = 0.2\n_flagperf_aliases = {'learning_rate': 'lr'}\n"
+                               "_flagperf_no_effect = {'dist_backend': 'why'}\n"
+                               "_flagperf_derived = {'lr': 'how'}\n")
     argv = ["--data_dir", str(case), "--extern_config_dir", str(vendor.parent),
             "--extern_config_file", vendor.name, "--output_dir", str(case / "out")]
     out = io.StringIO()
@@ -473,6 +475,8 @@ def test_submit_info_reports_the_flagperf_names_a_translated_config_mapped(case:
     events, _ = parse_lines(out.getvalue().splitlines())
     submit = events[1].value
     assert submit["flagperf_aliases"] == {"learning_rate": "lr"}
+    assert submit["flagperf_no_effect"] == {"dist_backend": "why"}
+    assert submit["flagperf_derived"] == {"lr": "how"}
     assert submit["config"]["lr"] == 0.2 and "_flagperf_aliases" not in submit["config"]
 
 

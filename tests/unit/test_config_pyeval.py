@@ -49,7 +49,7 @@ def test_star_import_of_a_sibling_config():
     values = config.public()
     assert values["dist_backend"] == "xccl" and values["vendor"] == "kunlunxin"
     assert values["eval_batch_size"] == values["train_batch_size"] == 32
-    assert config.where("dist_backend").endswith("config_common.py:3")
+    assert config.where("dist_backend").endswith("config_common.py:4")
     assert config.where("seed").endswith("config_R300x1x8.py:4")
 
 

@@ -22,7 +22,8 @@ TREES = ("training/benchmarks", "inference/benchmarks", "base", "operation", "ch
 ALLOWED_DIRS = ("chipperf_runtime/device", "chipperf_runtime/vendors")
 # and files that quote what an NVIDIA machine reports as data: the synthetic result directory
 # the results tests read carries an NVIDIA sys_info ("runtime_version": "CUDA 12.2 ...").
-ALLOWED_FILES: tuple[str, ...] = ("tests/synthetic_results.py",)
+# flagperf_knobs.py: a table of FlagPerf's own parameter names (cuda_graph_mode, ...), as data
+ALLOWED_FILES: tuple[str, ...] = ("tests/synthetic_results.py", "chipperf/config/flagperf_knobs.py")
 CUDA = re.compile(r"cuda", re.IGNORECASE)
 
 

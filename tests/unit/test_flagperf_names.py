@@ -17,6 +17,7 @@ from chipperf.config.flagperf_aliases import (
     FLAGPERF_CASE_NAMES,
     chipperf_case_name,
 )
+from chipperf.config.flagperf_knobs import CASE_NO_EFFECT, DERIVED, NO_EFFECT
 from chipperf.errors import ConfigError
 from chipperf.plan import make_plan
 
@@ -114,6 +115,17 @@ def test_the_docs_table_lists_every_mapping_and_no_other() -> None:
                      for flagperf, ours in names.items()}
     documented = {(r[2], r[3]) for r in rows if r[1] == "parameter"}
     assert documented == {pair for names in FLAGPERF_ALIASES.values() for pair in names.items()}
+
+
+def test_the_docs_list_every_derivation_and_every_name_of_no_effect() -> None:
+    rows = _table_rows()
+    derived = {(r[0], r[1]) for r in rows if len(r) == 4 and r[0] not in ("FlagPerf", "---")}
+    assert derived == {(", ".join(d.uses).replace(", ", "`, `"), d.knob)
+                       for rules in DERIVED.values() for d in rules}
+    listed = {(name.strip("` "), r[1], r[2]) for r in rows
+              if len(r) == 3 and (r[1] == "any case" or ":" in r[1]) for name in r[0].split(",")}
+    assert listed == {(n, "any case", why) for n, why in NO_EFFECT.items()} | {
+        (n, case, why) for case, table in CASE_NO_EFFECT.items() for n, why in table.items()}
 
 
 def test_missing_vendor_file_names_both_of_its_forms(tmp_path: Path) -> None:

@@ -74,8 +74,8 @@ def test_a_compiler_chipperf_lacks_is_one_clear_error(tmp_path) -> None:
     folder = model_folder(tmp_path, "vit_l_16", ours=False)
     with pytest.raises(CaseError) as err:
         configuration.load_with_notes(folder, "kunlunxin_configuration.yaml")
-    assert "kunlunxin_configurations.yaml: compiler: compiler 'xtcl' has no engine in chipperf: " \
-           "set compiler to one of" in str(err.value)
+    assert "kunlunxin_configurations.yaml: compiler: engine xtcl is kunlunxin's compiler (XTCL, " \
+           "for its XPUs), not available in chipperf: set compiler to one of" in str(err.value)
 
 
 def test_no_vendor_file_in_either_form(tmp_path) -> None:
@@ -112,3 +112,79 @@ def test_catalogue_finds_a_vendor_with_only_flagperfs_file(tmp_path) -> None:
     catalogue = Catalogue.scan(root, suite="inference")
     assert sorted(v for v, _, _ in catalogue.vendor_cases) == ["kunlunxin", "nvidia"]
     assert catalogue.vendor_configs[("nvidia", "vit_l_16", "pytorch")] == {"nvidia_configuration.yaml"}
+
+
+# ---------------------------------------------------------------- plan-time validation (issue 28)
+
+def _suite(tmp_path: Path, vendor: str, model: str = "resnet50") -> tuple[str, Path]:
+    """chipperf's inference/ with FlagPerf's files of ``model`` dropped in, and a host.yaml for
+    ``vendor`` (given an image folder, as a vendor adding itself would)."""
+    root = tmp_path / "inference"
+    shutil.copytree(REPO / "inference", root)
+    shutil.copytree(FLAGPERF / model, root / "configs" / model, dirs_exist_ok=True)
+    image = root / vendor / "docker_image" / "pytorch_2.13"
+    if not image.exists():
+        shutil.copytree(REPO / "inference" / "cpu" / "docker_image" / "pytorch_2.13", image)
+    host = tmp_path / "host.yaml"
+    host.write_text((FLAGPERF / "host.yaml").read_text()
+                    .replace('"vit_l_16:pytorch_2.1"', f'"{model}:pytorch_2.1"')
+                    .replace('VENDOR: "nvidia"', f'VENDOR: "{vendor}"')
+                    .replace('FLAGPERF_LOG_PATH: "result"', f'FLAGPERF_LOG_PATH: "{tmp_path}/result"'))
+    return str(host), root
+
+
+def _plan(host: str, root: Path, capsys) -> tuple[int, str]:
+    from chipperf.cli import main
+
+    code = main(["plan", "--suite", "inference", "--host-config", host, "--training-dir", str(root)])
+    return code, capsys.readouterr().err
+
+
+def test_plan_refuses_a_missing_configuration_yaml_naming_it(tmp_path, capsys) -> None:
+    host, root = _suite(tmp_path, "nvidia")
+    assert _plan(host, root, capsys)[0] == 0
+    (root / "configs" / "resnet50" / "configuration.yaml").unlink()
+    code, err = _plan(host, root, capsys)
+    assert code == 2
+    assert f"{root}/configs/resnet50/configuration.yaml: file not found: it holds the case's keys" in err
+
+
+def test_plan_refuses_a_malformed_flagperf_file_naming_it(tmp_path, capsys) -> None:
+    host, root = _suite(tmp_path, "nvidia")
+    (root / "configs" / "resnet50" / "parameters.yaml").write_text("batch_size: [256\n")
+    code, err = _plan(host, root, capsys)
+    assert code == 2 and f"{root}/configs/resnet50/parameters.yaml: not valid YAML" in err
+    (root / "configs" / "resnet50" / "parameters.yaml").write_text("- 1\n")
+    code, err = _plan(host, root, capsys)
+    assert code == 2 and "parameters.yaml: must hold a mapping of key: value, not list" in err
+
+
+@pytest.mark.parametrize("vendor, compiler, what", [
+    ("kunlunxin", "xtcl", "kunlunxin's compiler (XTCL, for its XPUs)"),
+    ("zixiao", "zxrt", "zixiao's runtime (ZXRT)")])
+def test_plan_names_a_vendor_engine_chipperf_lacks(tmp_path, capsys, vendor, compiler, what) -> None:
+    host, root = _suite(tmp_path, vendor if vendor != "zixiao" else "cpu")
+    if vendor == "zixiao":   # no zixiao vendor module: its FlagPerf file read as cpu's
+        folder = root / "configs" / "resnet50" / "vendor_config"
+        (folder / "zixiao_configurations.yaml").rename(folder / "cpu_configurations.yaml")
+    code, err = _plan(host, root, capsys)
+    assert code == 2
+    assert f"compiler: engine {compiler} is {what}, not available in chipperf: set compiler to " \
+        "one of eager, inductor, onnxruntime" in err
+
+
+def test_plan_names_the_nvidia_engine_iluvatar_inherits(tmp_path, capsys) -> None:
+    host, root = _suite(tmp_path, "iluvatar")
+    code, err = _plan(host, root, capsys)
+    assert code == 2
+    assert f"{root}/configs/resnet50/configurations.yaml: engine 'tensorrt' is NVIDIA's TensorRT, " \
+        "which chipperf runs for vendor nvidia only, and vendor 'iluvatar' inherits it" in err
+    (root / "configs" / "resnet50" / "vendor_config" / "iluvatar_configuration.yaml").write_text(
+        "engine: onnxruntime\n")
+    assert _plan(host, root, capsys)[0] == 0
+
+
+def test_flagperf_plural_vendor_file_alone_plans(tmp_path, capsys) -> None:
+    host, root = _suite(tmp_path, "nvidia")
+    (root / "configs" / "resnet50" / "vendor_config" / "nvidia_configuration.yaml").unlink()
+    assert _plan(host, root, capsys)[0] == 0

@@ -34,7 +34,13 @@ from typing import Any, Callable, TextIO
 
 from chipperf_runtime.codeversion import code_digest
 from chipperf_runtime.training.driver.args import CaseArgs, parse_args
-from chipperf_runtime.training.driver.config import Config, load_case_config, read_aliases
+from chipperf_runtime.training.driver.config import (
+    DERIVED_NAME,
+    NO_EFFECT_NAME,
+    Config,
+    load_case_config,
+    read_aliases,
+)
 from chipperf_runtime.training.driver.dist import DistEnv
 from chipperf_runtime.training.driver.events import CaseLog
 from chipperf_runtime.training.driver.finished import Metric, build_finished
@@ -107,6 +113,8 @@ class Driver:
             "vendor": self.vendor, "model": self.model, "case": self.case_key,
             "case_version": self.case_version,
             "flagperf_aliases": read_aliases(self.args.vendor_config),
+            "flagperf_derived": read_aliases(self.args.vendor_config, DERIVED_NAME),
+            "flagperf_no_effect": read_aliases(self.args.vendor_config, NO_EFFECT_NAME),
             "config_file": None if self.args.vendor_config is None else str(self.args.vendor_config),
             "config": self.config.as_dict(),
             "config_sources": {k: self.config.source(k) for k in self.config},

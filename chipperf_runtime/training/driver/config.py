@@ -124,19 +124,22 @@ def read_python(path: Path) -> dict[str, Any]:
     return {k: v for k, v in namespace.items() if _is_param(k, v)}
 
 
-ALIASES_NAME = "_flagperf_aliases"   # chipperf.config.vendorconfig.render_translated writes it
+# chipperf.config.vendorconfig.render_translated writes these into a translated vendor config
+ALIASES_NAME = "_flagperf_aliases"       # FlagPerf name -> the knob it set
+DERIVED_NAME = "_flagperf_derived"       # knob -> how it was computed from FlagPerf's names
+NO_EFFECT_NAME = "_flagperf_no_effect"   # FlagPerf name -> why it has no effect here
 
 
-def read_aliases(path: Path | None) -> dict[str, str]:
-    """FlagPerf names chipperf mapped to this case's knobs in a translated vendor config
-    (``_flagperf_aliases``; {} in any other config), for SUBMIT_INFO."""
+def read_aliases(path: Path | None, name: str = ALIASES_NAME) -> dict[str, str]:
+    """One of the tables chipperf wrote into a translated vendor config (``name``: the FlagPerf
+    names it mapped, by default; {} in any other config), for SUBMIT_INFO."""
     if path is None or not Path(path).is_file():
         return {}
     import ast
 
     for node in ast.parse(Path(path).read_text()).body:
         if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == ALIASES_NAME for t in node.targets):
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
             try:
                 value = ast.literal_eval(node.value)
             except ValueError:

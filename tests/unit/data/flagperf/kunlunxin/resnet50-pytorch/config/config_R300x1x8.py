@@ -6,4 +6,5 @@ seed = 23333
 learning_rate = 0.1
 train_batch_size = 32
 eval_batch_size = train_batch_size
+# total samples of 100 epoch for iterating ILSVRC2012 dataset 
 max_samples_termination = 133116700

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf training/kunlunxin/resnet50-pytorch/config/config_common.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+# DDP type: 'apex' or 'native'.
 vendor: str = "kunlunxin"
 dist_backend = "xccl"
 ddp_type: str = "native"

@@ -2,3 +2,4 @@
 lr = 0.1
 train_batch_size = 32
 eval_batch_size = 32
+

@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf training/iluvatar/mobilenetv2-pytorch/config/config_BI-V100x1x1.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+from config_common import *
+
+train_batch_size = 256
+eval_batch_size = 256
+

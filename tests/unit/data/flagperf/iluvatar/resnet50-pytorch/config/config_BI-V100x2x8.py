@@ -1,0 +1,4 @@
+# From FlagOpen/FlagPerf training/iluvatar/resnet50-pytorch/config/config_BI-V100x2x8.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+lr = 0.6
+train_batch_size = 192
+eval_batch_size = 192

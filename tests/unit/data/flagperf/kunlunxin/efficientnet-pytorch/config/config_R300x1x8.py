@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf training/kunlunxin/efficientnet-pytorch/config/config_R300x1x8.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+from config_common import *
+
+train_batch_size = 64
+eval_batch_size = 128
+gradient_accumulation_steps = 2

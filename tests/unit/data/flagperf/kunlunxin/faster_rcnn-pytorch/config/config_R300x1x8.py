@@ -1,0 +1,5 @@
+# From FlagOpen/FlagPerf training/kunlunxin/faster_rcnn-pytorch/config/config_R300x1x8.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+vendor: str = "kunlunxin"
+train_batch_size = 16
+eval_batch_size = 16
+lr = 0.16

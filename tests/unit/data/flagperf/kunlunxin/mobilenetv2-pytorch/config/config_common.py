@@ -1,0 +1,4 @@
+# From FlagOpen/FlagPerf training/kunlunxin/mobilenetv2-pytorch/config/config_common.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+vendor = "kunlunxin"
+dist_backend = "xccl"
+fp16 = False

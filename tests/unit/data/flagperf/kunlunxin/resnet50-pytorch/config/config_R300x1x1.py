@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf training/kunlunxin/resnet50-pytorch/config/config_R300x1x1.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+from config_common import *
+
+learning_rate = 0.8
+train_batch_size = 256
+eval_batch_size = 256

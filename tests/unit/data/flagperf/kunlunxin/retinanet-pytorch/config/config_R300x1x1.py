@@ -1,0 +1,7 @@
+# From FlagOpen/FlagPerf training/kunlunxin/retinanet-pytorch/config/config_R300x1x1.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+from config_common import *
+
+train_batch_size = 8
+eval_batch_size = 8
+
+lr = 0.04

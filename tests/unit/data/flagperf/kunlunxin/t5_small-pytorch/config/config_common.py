@@ -1,0 +1,3 @@
+# From FlagOpen/FlagPerf training/kunlunxin/t5_small-pytorch/config/config_common.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+vendor = 'kunlunxin'
+dist_backend = 'xccl'

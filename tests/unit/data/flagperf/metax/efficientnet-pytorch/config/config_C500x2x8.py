@@ -1,0 +1,7 @@
+# From FlagOpen/FlagPerf training/metax/efficientnet-pytorch/config/config_C500x2x8.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+from config_common import *
+
+train_batch_size = 128
+eval_batch_size = 128
+lr = 0.1
+epochs = 25

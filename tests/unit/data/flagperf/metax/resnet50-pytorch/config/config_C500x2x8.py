@@ -1,0 +1,5 @@
+# From FlagOpen/FlagPerf training/metax/resnet50-pytorch/config/config_C500x2x8.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+lr = 0.8
+train_batch_size = 256
+eval_batch_size = 256
+

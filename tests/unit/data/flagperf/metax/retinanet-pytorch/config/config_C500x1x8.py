@@ -1,0 +1,8 @@
+# From FlagOpen/FlagPerf training/metax/retinanet-pytorch/config/config_C500x1x8.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+vendor: str = "metax"
+
+train_batch_size = 24
+eval_batch_size = 24
+lr = 0.04
+seed = 192
+cudnn_benchmark = False

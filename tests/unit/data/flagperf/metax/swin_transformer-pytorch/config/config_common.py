@@ -1,0 +1,2 @@
+# From FlagOpen/FlagPerf training/metax/swin_transformer-pytorch/config/config_common.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+vendor = "metax"

@@ -1,0 +1,7 @@
+# From FlagOpen/FlagPerf training/metax/vit-pytorch/config/config_C500x2x8.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+from config_common import *
+
+train_batch_size = 256
+eval_batch_size = 512
+gradient_accumulation_steps = 2
+epochs = 28

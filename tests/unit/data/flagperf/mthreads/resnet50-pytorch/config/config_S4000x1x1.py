@@ -1,0 +1,9 @@
+# From FlagOpen/FlagPerf training/mthreads/resnet50-pytorch/config/config_S4000x1x1.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+lr = 0.1
+train_batch_size = 256
+eval_batch_size = train_batch_size
+
+dist_backend = "mccl"
+amp = False
+fp16 = False
+

@@ -1,0 +1,5 @@
+# From FlagOpen/FlagPerf training/nvidia/efficientnet-pytorch/config/config_A100x1x8.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+from config_common import *
+
+train_batch_size = 128
+eval_batch_size = 128
