@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,7 @@ from chipperf_runtime.training.imagecls.predecoded import (
     main,
     make_store,
     open_store,
+    read_ahead,
     warp,
 )
 
@@ -125,3 +127,20 @@ def test_warp_of_the_whole_box_is_the_image_and_a_mirror_its_flip() -> None:
     torch.testing.assert_close(out[1], pixels[1].flip(-1))
     top_left = torch.tensor([[[0.5, 0, -0.5], [0, 0.5, -0.5]]])   # rows and columns 0-3
     torch.testing.assert_close(warp(pixels[:1], top_left, 4)[0], pixels[0, :, :4, :4])
+
+
+def test_read_ahead_yields_every_batch_in_order_and_raises_the_readers_error() -> None:
+    assert list(read_ahead(iter(range(7)), depth=2)) == list(range(7))
+
+    def broken():
+        yield 1
+        raise DataError("cannot read image x.jpg")
+    seen = []
+    with pytest.raises(DataError, match="x.jpg"):
+        for item in read_ahead(broken()):
+            seen.append(item)
+    assert seen == [1]
+    early = read_ahead(iter(range(100)), depth=1)
+    assert next(early) == 0
+    early.close()                          # the reader stops: nothing left running
+    assert not [t for t in threading.enumerate() if t.name == "predecoded-reader"]
