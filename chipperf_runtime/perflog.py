@@ -31,7 +31,8 @@ and, from the training driver, ``run_mode`` (optional; docs/results.md "Run mode
                           top-level times, work_done and throughput are then the timed
                           window's (steady state, after the warm-up), converged is false and
                           metric.value is null unless the case measured one.
-    data_mode            "real" | "synthetic" (optional; vision cases): "synthetic" trained on
+    data_mode            "real" | "predecoded" | "synthetic" (optional; vision cases): "predecoded"
+                          read images decoded ahead of the run (imagecls.predecoded); "synthetic" trained on
                           device-resident random batches, labelled "synthetic: compute only"
 
 STEP_END from the training driver carries, with ``work``: ``throughput_so_far``,

@@ -104,10 +104,11 @@ class Case:
 
     def run_config(self, data_dir: Path, *extra: str, config_dir: Path | None = None,
                    config_file: str = SMALLEST_CONFIG,
-                   env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+                   env: dict[str, str] | None = None,
+                   timeout: int = 300) -> subprocess.CompletedProcess:
         """One rank with a vendor config (default: the case's smallest cpu one)."""
         args = contract_args(data_dir, config_dir or self.cpu_configs, config_file)
-        return self.run(*args, *extra, env=env)
+        return self.run(*args, *extra, env=env, timeout=timeout)
 
 
 def rank_logs(out_dir: Path) -> dict[int, str]:

@@ -6,6 +6,7 @@ prepared with the case's own prepare_digits.py; the vendor config is the cpu CI 
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -167,3 +168,28 @@ def test_synthetic_input_in_convergence_mode_is_refused(tmp_path: Path) -> None:
     result = CASE.run_config(tmp_path / "no-data", "--set", "data_mode=synthetic")
     assert_case_error(result, "data_mode = 'synthetic' trains on random batches toward no "
                       "target: set run_mode = 'performance'")
+
+
+def test_predecoded_input_converges_and_is_recorded(digits: Path, tmp_path: Path) -> None:
+    """data_mode = predecoded: the digits decoded once by the store's own command, then one
+    rank trains from the uint8 arrays to the same target as from the image folders."""
+    data = tmp_path / "digits"
+    shutil.copytree(digits, data)
+    made = subprocess.run([sys.executable, "-m", "chipperf_runtime.training.imagecls.predecoded",
+                           str(data), "--image-size", "32", "--train-augment", "resize",
+                           "--val-crop-ratio", "1.0", "--workers", "2"],
+                          env=CASE.env(), capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    result = CASE.run_config(data, "--set", "data_mode=predecoded", timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    events = perflog_events(result.stdout)
+    finished = check_converged(events)
+    init = next(e.value for e in events if e.name == "INIT_END")
+    assert (init["data_mode"], init["train_images"], init["val_images"]) == ("predecoded", 1438, 359)
+    assert finished["data_mode"] == "predecoded"
+
+
+def test_predecoded_input_without_its_store_names_the_command(digits: Path) -> None:
+    result = CASE.run_config(digits, "--set", "data_mode=predecoded")
+    assert_case_error(result, f"data_mode = 'predecoded' reads {digits / 'predecoded' / '32'}",
+                      "python -m chipperf_runtime.training.imagecls.predecoded")

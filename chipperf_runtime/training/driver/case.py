@@ -210,7 +210,7 @@ class Driver:
             value = performance_value(value, self.timed, self.dist.world_size)
         else:
             value["run_mode"] = self.run_mode.as_dict()
-        if "data_mode" in self.config:             # "real", or "synthetic": compute only
+        if "data_mode" in self.config:             # "real", "predecoded", or "synthetic": compute only
             value["data_mode"] = str(self.config.data_mode)
         self.log.emit("FINISHED", value)
         return value

@@ -12,7 +12,9 @@ train_augment = "random_resized_crop_flip"   # or "resize" (deterministic resize
 val_crop_ratio = 0.875        # eval: resize short side to image_size / ratio, center-crop
 num_classes = None            # None: the number of class folders in <data_dir>/train
 num_workers = 4               # DataLoader worker processes per rank
-data_mode = "real"            # or "synthetic": one device-resident random batch, compute
+data_mode = "real"            # or "predecoded": the images decoded once ahead of the run
+                              # (imagecls/predecoded.py: its command makes them), cropped on the
+                              # device; or "synthetic": one device-resident random batch, compute
                               # only (performance mode; labelled "synthetic: compute only")
 
 # ---- optimisation

@@ -17,7 +17,7 @@ import torch
 import torch.distributed as tdist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data import DataLoader, DistributedSampler, Subset
+from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, Subset
 
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import (
@@ -32,6 +32,14 @@ from chipperf_runtime.training.driver import (
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
 from chipperf_runtime.training.imagecls.data import ImageFolder, Split, read_splits
+from chipperf_runtime.training.imagecls.predecoded import (
+    Batches,
+    DeviceBatches,
+    DeviceTransform,
+    Layout,
+    Store,
+    open_store,
+)
 from chipperf_runtime.training.imagecls.synthetic import SYNTHETIC_CLASSES, check_data_mode, synthetic_batches
 from chipperf_runtime.training.imagecls.train import Loop, run
 
@@ -65,6 +73,53 @@ def check_config(cfg: Config, classes: int) -> None:
                         "class folders in train/")
 
 
+@dataclass(frozen=True)
+class Input:
+    """What a run trains on: its data mode (``imagecls.synthetic.DATA_MODES``), the class
+    count, and the image folders (``"real"``) or their decoded store (``"predecoded"``)."""
+
+    mode: str
+    classes: int
+    train: Split = Split((), ())
+    val: Split = Split((), ())
+    store: Store | None = None
+
+    @property
+    def images(self) -> tuple[int, int]:
+        """(train, val) image counts."""
+        if self.store is not None:
+            return self.store.train_images, self.store.val_images
+        return len(self.train.samples), len(self.val.samples)
+
+
+def read_input(cfg: Config, data_dir: Path) -> Input:
+    """The run's input; synthetic reads no data dir."""
+    mode = check_data_mode(cfg)
+    if mode == "synthetic":
+        return Input(mode, cfg.num_classes or SYNTHETIC_CLASSES)
+    if mode == "predecoded":
+        store = open_store(data_dir, Layout(cfg.image_size, cfg.train_augment, cfg.val_crop_ratio))
+        return Input(mode, len(store.classes), store=store)
+    train, val = read_splits(data_dir)
+    return Input(mode, len(train.classes), train, val)
+
+
+def train_sampler(cfg: Config, dist: DistEnv, train_set: Any, per_rank: int) -> DistributedSampler:
+    """This rank's shuffled, drop_last shard of train; ``DataError`` when train/ holds less
+    than one global batch."""
+    sampler: DistributedSampler = DistributedSampler(
+        train_set, dist.world_size, dist.rank, shuffle=True, seed=cfg.seed, drop_last=True)
+    if len(sampler) < per_rank:
+        raise DataError(f"train/ has {len(train_set)} images: too few for one global batch "
+                        f"of {cfg.global_batch_size}")
+    return sampler
+
+
+def loader_options(cfg: Config, pin_memory: bool) -> dict[str, Any]:
+    return {"num_workers": cfg.num_workers, "pin_memory": pin_memory,
+            "persistent_workers": cfg.num_workers > 0}
+
+
 def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, pin_memory: bool
             ) -> tuple[DataLoader, DataLoader, DistributedSampler]:
     """Train (sharded, shuffled, drop_last) and val (disjoint rank::world shards) loaders."""
@@ -72,15 +127,31 @@ def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, pin_memory: bo
     train_set = ImageFolder(train, cfg.image_size, cfg.train_augment)
     val_set = Subset(ImageFolder(val, cfg.image_size, None, cfg.val_crop_ratio),
                      range(dist.rank, len(val.samples), dist.world_size))
-    sampler: DistributedSampler = DistributedSampler(
-        train_set, dist.world_size, dist.rank, shuffle=True, seed=cfg.seed, drop_last=True)
-    if len(sampler) < per_rank:
-        raise DataError(f"train/ has {len(train.samples)} images: too few for one global batch "
-                        f"of {cfg.global_batch_size}")
-    common = {"num_workers": cfg.num_workers, "pin_memory": pin_memory,
-              "persistent_workers": cfg.num_workers > 0}
+    sampler = train_sampler(cfg, dist, train_set, per_rank)
+    common = loader_options(cfg, pin_memory)
     return (DataLoader(train_set, per_rank, sampler=sampler, drop_last=True, **common),
             DataLoader(val_set, per_rank, shuffle=False, **common), sampler)
+
+
+def predecoded_loaders(cfg: Config, dist: DistEnv, rank_device: TorchDevice, store: Store
+                       ) -> tuple[DeviceBatches, DeviceBatches, DistributedSampler]:
+    """As ``loaders``, from the decoded store: whole uint8 batches read by index lists, then
+    cropped, flipped and normalised on the device."""
+    per_rank = split_batch(cfg.global_batch_size, dist.world_size)
+    train_set, val_set = Batches(store, "train"), Batches(store, "val")
+    sampler = train_sampler(cfg, dist, train_set, per_rank)
+    val_shard = range(dist.rank, len(val_set), dist.world_size)
+    common = loader_options(cfg, rank_device.pin_memory)
+    device = rank_device.device
+    random_crop = cfg.train_augment == "random_resized_crop_flip"
+    train_loader = DataLoader(train_set, batch_size=None,
+                              sampler=BatchSampler(sampler, per_rank, drop_last=True), **common)
+    val_loader = DataLoader(val_set, batch_size=None,
+                            sampler=BatchSampler(val_shard, per_rank, drop_last=False), **common)
+    return (DeviceBatches(train_loader, device, DeviceTransform(cfg.image_size, random_crop, device,
+                                                                cfg.seed + dist.rank)),
+            DeviceBatches(val_loader, device, DeviceTransform(cfg.image_size, False, device, 0)),
+            sampler)
 
 
 def lr_lambda(cfg: Config, steps_per_epoch: int) -> Callable[[int], float]:
@@ -105,27 +176,31 @@ def optimizer(cfg: Config, model: nn.Module) -> torch.optim.Optimizer:
                            weight_decay=cfg.weight_decay, nesterov=cfg.nesterov)
 
 
-def input_loaders(cfg: Config, dist: DistEnv, rank_device: TorchDevice, train: Split, val: Split,
-                  classes: int) -> tuple[Any, Any, Callable[[int], None]]:
-    """(train, val, set_epoch): the image folders' loaders, or (data_mode = "synthetic") one
-    device-resident random batch and no val."""
-    if cfg.get("data_mode", "real") == "synthetic":
+def input_loaders(cfg: Config, dist: DistEnv, rank_device: TorchDevice, data: Input
+                  ) -> tuple[Any, Any, Callable[[int], None]]:
+    """(train, val, set_epoch): the image folders' loaders, the decoded store's, or
+    (data_mode = "synthetic") one device-resident random batch and no val."""
+    if data.mode == "synthetic":
         batches = synthetic_batches(cfg, split_batch(cfg.global_batch_size, dist.world_size),
-                                    classes, rank_device.device, cfg.seed + dist.rank)
+                                    data.classes, rank_device.device, cfg.seed + dist.rank)
         return batches, (), lambda epoch: None
-    train_loader, val_loader, sampler = loaders(cfg, dist, train, val, rank_device.pin_memory)
+    if data.store is not None:
+        train_batches, val_batches, sampler = predecoded_loaders(cfg, dist, rank_device, data.store)
+        return train_batches, val_batches, sampler.set_epoch
+    train_loader, val_loader, sampler = loaders(cfg, dist, data.train, data.val,
+                                                rank_device.pin_memory)
     return train_loader, val_loader, sampler.set_epoch
 
 
 def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, net: nn.Module,
-               train: Split, val: Split, classes: int) -> tuple[Loop, Callable[[int], None]]:
+               data: Input) -> tuple[Loop, Callable[[int], None]]:
     device = rank_device.device
     net = net.to(device)
     if cfg.channels_last:
         net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     model = DistributedDataParallel(net) if dist.distributed else net
     opt = optimizer(cfg, model)
-    train_loader, val_loader, set_epoch = input_loaders(cfg, dist, rank_device, train, val, classes)
+    train_loader, val_loader, set_epoch = input_loaders(cfg, dist, rank_device, data)
     scheduler = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(cfg, len(train_loader)))
     scaler = torch.amp.GradScaler(rank_device.autocast_type) \
         if cfg.dtype == "fp16" and rank_device.is_accelerator else None
@@ -139,12 +214,8 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
          argv: list[str] | None = None) -> None:
     driver = Driver.start(model_name, case_dir, argv)
     cfg, dist = driver.config, driver.dist
-    if check_data_mode(cfg):               # synthetic: no data dir is read
-        train_split = val_split = Split((), ())
-        classes = cfg.num_classes or SYNTHETIC_CLASSES
-    else:
-        train_split, val_split = read_splits(driver.args.data_dir)
-        classes = len(train_split.classes)
+    data = read_input(cfg, driver.args.data_dir)
+    classes = data.classes
     check_config(cfg, classes)
     split_batch(cfg.global_batch_size, dist.world_size)
     threads = configure_threads(cfg, dist)
@@ -155,9 +226,10 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
     random.seed(cfg.seed + dist.rank)
     net = image_model.build(cfg, classes)
     forward = image_model.forward_flops(cfg, classes, net)
-    loop, set_epoch = build_loop(cfg, dist, device, net, train_split, val_split, classes)
-    driver.init_end(**device.describe(), threads=threads, classes=classes,
-                    train_images=len(train_split.samples), val_images=len(val_split.samples),
+    loop, set_epoch = build_loop(cfg, dist, device, net, data)
+    train_images, val_images = data.images
+    driver.init_end(**device.describe(), threads=threads, classes=classes, data_mode=data.mode,
+                    train_images=train_images, val_images=val_images,
                     parameters=sum(p.numel() for p in net.parameters()),
                     forward_flops_per_sample=forward)
     progress = run(driver, loop, cfg.target_accuracy, cfg.max_epochs, cfg.eval_every_epochs,
