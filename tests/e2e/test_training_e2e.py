@@ -69,7 +69,9 @@ def test_keep_going_runs_the_rest_and_records_what_it_skipped(sim_cluster, digit
     h1 = sim_cluster.hosts[0]
     cluster, test = write_configs(tmp_path, [h1.address], {good: str(digits_dir), bad: str(digits_dir)},
                                   ssh_key=sim_cluster.ssh_key, known_hosts=sim_cluster.known_hosts,
-                                  master_port=29561)
+                                  master_port=29561,   # a few timed steps: what is kept is tested
+                                  extra_test="OVERRIDES = {'run_mode': 'performance', "
+                                             "'perf_warmup_steps': 1, 'timed_steps': 2}\n")
     strict = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
     assert strict.returncode == 2 and strict.run_dir is None, strict
     run = chipperf("run", "--cluster", str(cluster), "--test", str(test), "--keep-going", cwd=tmp_path)
