@@ -26,7 +26,7 @@ from chipperf.plan import CasePlan, RoundPlan, RunPlan, make_plan
 from chipperf.record import RunRecord, attach_run_log, write_reports
 from chipperf.remote import Host, HostGroup, LocalHost, each
 from chipperf.results.layout import create_run_dir, new_run_id
-from chipperf.rounds import RoundOutcome, RoundSettings, run_round
+from chipperf.rounds import RoundOutcome, RoundSettings, case_status, run_round
 
 log = logging.getLogger("chipperf")
 ORIGIN = "origin.json"   # in each host's work dir: the run id and its result dir on the master
@@ -306,15 +306,6 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
     status, reason = case_status(outcomes)
     record.case(case.dir_name, status=status, reason=reason)
     outcome.cases[case.key] = (status, reason)
-
-
-def case_status(outcomes: list[RoundOutcome]) -> tuple[str, str]:
-    """(status, reason) of a case from its rounds' outcomes: the first round that did not
-    succeed decides."""
-    bad = next((r for r in outcomes if r.status != "succeeded"), None)
-    if not outcomes:
-        return "failed", "no round ran"
-    return ("succeeded", "") if bad is None else (bad.status, f"round {bad.number}: {bad.reason}")
 
 
 def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan, silent: set[str]) -> list[str]:

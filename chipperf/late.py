@@ -1,0 +1,117 @@
+"""Rounds judged again from files that came home late.
+
+A node whose case ended well and whose files could not reach the run dir (a full or
+read-only result root, a host that stopped answering) fails its round as "results could
+not be collected": the round records where the files stayed (``kept_on_hosts``) and that
+node's kind (``kinds``: node -> ``uncollected``). When a sweep (`chipperf collect`, `clean`
+or a later `run`, chipperf.leftovers) brings those files home, the node is judged again by
+the steps that judge every node at the end of its round (chipperf.rounds.check_finished,
+name_case_error), and its round, case and run by theirs (rounds.round_verdict, case_status):
+a round whose FINISHED arrives late counts, marked ``late``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from chipperf.results.layout import read_status, write_status
+from chipperf.rounds import (
+    UNCOLLECTED,
+    RoundOutcome,
+    case_status,
+    check_finished,
+    culprit,
+    name_case_error,
+    round_verdict,
+)
+
+
+@dataclass(frozen=True)
+class NodeRef:
+    host: str
+    node_rank: int
+
+
+@dataclass
+class LateNode:
+    """A node of a recorded round, as rounds.Judged: its verdict from run.json, its reason
+    from its status file."""
+    name: str
+    node: NodeRef
+    status: str
+    reason: str = ""
+    kind: str = ""
+
+    @classmethod
+    def recorded(cls, node_dir: Path, status: str, kind: str) -> "LateNode":
+        host, _, rank = node_dir.name.rpartition("_noderank")
+        written, reason = read_status(node_dir)
+        return cls(node_dir.name, NodeRef(host, int(rank) if rank.isdigit() else -1), status,
+                   reason if written == status else "", kind)
+
+
+def rejudge(run_dir: Path, record: dict[str, Any]) -> list[str]:
+    """In place on ``record`` (run.json's content, its ``late`` up to date): every round with
+    uncollected nodes now home is judged again, then its case and the run. Returns one line
+    per round judged again. Raises OSError when a node's status file cannot be written."""
+    lines = []
+    late = record.get("late", {})
+    for dir_name, case in record.get("cases", {}).items():
+        judged = [line for entry in case.get("rounds", [])
+                  if (line := _rejudge_round(run_dir, dir_name, entry, late))]
+        if judged:
+            _case_again(case)
+            lines += judged
+    if lines:
+        _run_again(record)
+    return lines
+
+
+def _rejudge_round(run_dir: Path, dir_name: str, entry: dict[str, Any],
+                   late: Mapping[str, Any]) -> str | None:
+    rel = f"{dir_name}/round{entry['number']}"
+    kinds: dict[str, str] = entry.get("kinds", {})
+    home = [n for n, kind in kinds.items() if kind == UNCOLLECTED and f"{rel}/{n}" in late]
+    if not home:
+        return None
+    nodes = [LateNode.recorded(run_dir / rel / name, status, kinds.get(name, ""))
+             for name, status in entry["nodes"].items()]
+    for node in (n for n in nodes if n.name in home):
+        node.status, node.reason, node.kind = "succeeded", "", ""
+        check_finished(node, run_dir / rel / node.name)
+        name_case_error(node, run_dir / rel / node.name)
+        write_status(run_dir / rel / node.name, node.status, node.reason)
+        entry["nodes"][node.name] = node.status
+        kinds.pop(node.name)
+        entry.get("kept_on_hosts", {}).pop(node.name, None)
+    for key in ("kinds", "kept_on_hosts"):
+        if key in entry and not entry[key]:
+            del entry[key]
+    before = entry["status"]
+    blamed = culprit(nodes)
+    if before != "canceled" and (blamed is None or blamed.name in home):
+        entry["status"], entry["reason"] = round_verdict(nodes)
+    entry["late"] = True
+    return f"{rel}: {before} -> {entry['status']} (judged again from its files, which came " \
+           f"home late: {', '.join(home)})"
+
+
+def _case_again(case: dict[str, Any]) -> None:
+    """The case's status from its rounds, as at the end of the case (a case with rounds not
+    started, or one canceled, keeps its own)."""
+    if case.get("skipped_rounds") or case.get("status") == "canceled":
+        return
+    case["status"], case["reason"] = case_status([RoundOutcome.from_dict(r)
+                                                  for r in case.get("rounds", [])])
+
+
+def _run_again(record: dict[str, Any]) -> None:
+    """The run's status from its cases, as at the run's end; a run that ended on an error or
+    was canceled keeps its own."""
+    if record.get("status") not in ("succeeded", "failed") or record.get("error"):
+        return
+    cases = record.get("cases", {}).values()
+    record["status"] = "succeeded" if cases and all(c.get("status") == "succeeded"
+                                                    for c in cases) else "failed"
