@@ -157,6 +157,8 @@ def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -
         for line in swept.collected:
             log.warning("[%s] brought home files an earlier run left: %s (marked late in its "
                         "run.json)", name, line)
+        for line in swept.judged:
+            log.warning("[%s] judged again: round %s", name, line)
         if swept.containers or swept.work_dirs:
             log.info("[%s] removed what earlier runs left: %s", name,
                      ", ".join(swept.containers + swept.work_dirs))

@@ -45,11 +45,17 @@ class LateNode:
     kind: str = ""
 
     @classmethod
-    def recorded(cls, node_dir: Path, status: str, kind: str) -> "LateNode":
-        host, _, rank = node_dir.name.rpartition("_noderank")
+    def recorded(cls, node_dir: Path, entry: Mapping[str, Any]) -> "LateNode":
+        """The node as its round's run.json ``entry`` and its status file record it."""
+        name = node_dir.name
+        host, _, rank = name.rpartition("_noderank")
+        status, kind = entry["nodes"][name], entry.get("kinds", {}).get(name, "")
         written, reason = read_status(node_dir)
-        return cls(node_dir.name, NodeRef(host, int(rank) if rank.isdigit() else -1), status,
-                   reason if written == status else "", kind)
+        if written != status:   # a status file the result root did not take
+            kept = entry.get("kept_on_hosts", {}).get(name)
+            reason = f"results could not be collected (kept at {kept})" \
+                if kind == UNCOLLECTED else ""
+        return cls(name, NodeRef(host, int(rank) if rank.isdigit() else -1), status, reason, kind)
 
 
 def rejudge(run_dir: Path, record: dict[str, Any]) -> list[str]:
@@ -76,8 +82,7 @@ def _rejudge_round(run_dir: Path, dir_name: str, entry: dict[str, Any],
     home = [n for n, kind in kinds.items() if kind == UNCOLLECTED and f"{rel}/{n}" in late]
     if not home:
         return None
-    nodes = [LateNode.recorded(run_dir / rel / name, status, kinds.get(name, ""))
-             for name, status in entry["nodes"].items()]
+    nodes = [LateNode.recorded(run_dir / rel / name, entry) for name in entry["nodes"]]
     for node in (n for n in nodes if n.name in home):
         node.status, node.reason, node.kind = "succeeded", "", ""
         check_finished(node, run_dir / rel / node.name)
@@ -90,12 +95,18 @@ def _rejudge_round(run_dir: Path, dir_name: str, entry: dict[str, Any],
         if key in entry and not entry[key]:
             del entry[key]
     before = entry["status"]
-    blamed = culprit(nodes)
-    if before != "canceled" and (blamed is None or blamed.name in home):
+    if before != "canceled" and not _still_blamed(culprit(nodes), home, entry["reason"]):
         entry["status"], entry["reason"] = round_verdict(nodes)
     entry["late"] = True
     return f"{rel}: {before} -> {entry['status']} (judged again from its files, which came " \
            f"home late: {', '.join(home)})"
+
+
+def _still_blamed(blamed: LateNode | None, home: list[str], reason: str) -> bool:
+    """Whether the node the round was blamed on, not one that came home, still is: its
+    recorded reason stands (its status file may not have reached the run dir)."""
+    return blamed is not None and blamed.name not in home and \
+        reason.startswith(f"node {blamed.node.node_rank} ({blamed.node.host}): ")
 
 
 def _case_again(case: dict[str, Any]) -> None:

@@ -77,6 +77,8 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
         if origin is None and with_origin_only:
             swept.left.append(f"{work}: not marked as a chipperf run's ({ORIGIN} missing)")
             continue
+        # before its lease here is asked: a host may hold a killed master's lease a while
+        _close_if_abandoned(origin, run_id, swept_by, swept)
         if master_gone and _busy(host, work, LEASE_DROP_WAIT_S):
             swept.left.append(f"{run_id}: its lease here is still held by the ended master's "
                               "SSH session (a host that was cut off drops it once it hears "
@@ -86,7 +88,6 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
         if not master_gone and _busy(host, work):
             swept.left.append(f"{run_id}: running (its master holds the run's lease)")
             continue
-        _close_if_abandoned(origin, run_id, swept_by, swept)
         if not _collect(host, work, run_id, origin, swept):
             continue
         for container in containers.get(run_id, []):

@@ -145,6 +145,13 @@ class RunLog(logging.FileHandler):
             print(f"chipperf: cannot write {self.baseFilename} ({sys.exc_info()[1]}); the "
                   "console has the rest of the log", file=sys.stderr)
 
+    def close(self) -> None:
+        """Closed whatever the file system does: the lines it did not take are said lost once."""
+        try:
+            super().close()   # (the file is closed even when its last flush fails)
+        except OSError:
+            self.handleError(logging.makeLogRecord({}))
+
 
 def attach_run_log(run_dir: Path, debug: bool) -> logging.Handler:
     handler = RunLog(run_dir / "run.log", encoding="utf-8")

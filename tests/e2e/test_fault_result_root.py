@@ -20,14 +20,57 @@ TWO_ROUNDS = "resnet50:pytorch_2.13:xeon:2:1:2"
 CASE_DIR = "resnet50-pytorch_2.13-xeon-2x1"
 
 
+class SmallRoot:
+    """A 300 MiB tmpfs or 320 MiB ext4 as the result root (a run needs 256 MiB free at plan time):
+    tmpfs to fill up, or ext4 on a loop device mounted errors=remount-ro, which an error
+    turns read-only under the run, as a failing disk does (``mount -o remount,ro`` is
+    refused while the run has run.log open for writing)."""
+
+    def __init__(self, tmp_path: Path, fault: str):
+        self.path, self.fault, self.image = tmp_path / "result", fault, tmp_path / "root.img"
+        self.path.mkdir()
+        if fault == "full":
+            run("mount", "-t", "tmpfs", "-o", "size=300m", "tmpfs", self.path)
+        else:
+            run("truncate", "-s", "320M", self.image)
+            run("mkfs.ext4", "-q", "-F", "-m", "0", self.image)
+            self.mount()
+
+    def mount(self) -> None:
+        run("mount", "-o", "loop,errors=remount-ro", self.image, self.path)
+
+    def fail(self) -> None:
+        if self.fault == "full":
+            subprocess.run(["fallocate", "-l", "299m", str(self.path / "filler")], check=False)
+            subprocess.run(["dd", "if=/dev/zero", f"of={self.path}/filler2", "bs=64k"],
+                           check=False, capture_output=True)
+            return
+        run("sync", "-f", self.path)     # what was written so far is on the disk
+        device = Path(subprocess.run(["findmnt", "-n", "-o", "SOURCE", str(self.path)],
+                                     capture_output=True, text=True, check=True).stdout.strip())
+        Path(f"/sys/fs/ext4/{device.name}/trigger_fs_error").write_text("chipperf e2e\n")
+
+    def repair(self) -> None:
+        """Room again, or writable again (unmounted, checked, mounted: ext4 will not remount
+        read-write after an error)."""
+        if self.fault == "full":
+            for name in ("filler", "filler2"):
+                (self.path / name).unlink(missing_ok=True)
+            return
+        run("umount", self.path)
+        subprocess.run(["e2fsck", "-fy", str(self.image)], check=False, capture_output=True)
+        self.mount()
+
+
+def run(*argv: str | Path) -> None:
+    subprocess.run([str(a) for a in argv], check=True)
+
+
 @pytest.fixture
-def small_root(tmp_path):
-    """A 300 MiB tmpfs as the result root (a run needs 256 MiB free at plan time)."""
-    root = tmp_path / "result"
-    root.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300m", "tmpfs", str(root)], check=True)
+def small_root(tmp_path, fault):
+    root = SmallRoot(tmp_path, fault)
     yield root
-    subprocess.run(["umount", "-l", str(root)], check=False)
+    subprocess.run(["umount", "-l", str(root.path)], check=False)
 
 
 @pytest.fixture
@@ -35,21 +78,6 @@ def state_home(tmp_path, monkeypatch) -> Path:
     """Where the record's fallback copy goes (XDG_STATE_HOME), this test's own."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     return tmp_path / "state"
-
-
-def fill(root: Path) -> None:
-    subprocess.run(["fallocate", "-l", "299m", str(root / "filler")], check=False)
-    subprocess.run(["dd", "if=/dev/zero", f"of={root}/filler2", "bs=64k"], check=False,
-                   capture_output=True)
-
-
-def free(root: Path) -> None:
-    for name in ("filler", "filler2"):
-        (root / name).unlink(missing_ok=True)
-
-
-def remount(root: Path, mode: str) -> None:
-    subprocess.run(["mount", "-o", f"remount,{mode}", str(root)], check=True)
 
 
 def record_of(run_dir: Path) -> dict:
@@ -72,12 +100,12 @@ def test_result_root_fails_mid_run_then_collect_counts_every_round(
     cluster, test = write_configs(tmp_path, hosts, {TWO_ROUNDS: str(tiny_digits)},
                                   ssh_key=sim_cluster.ssh_key, known_hosts=sim_cluster.known_hosts,
                                   extra_test=f"TRAINING_DIR = {str(tiny_training)!r}\n")
-    run = background(tmp_path, cluster, test)
-    run.wait_for(": started chipperf-", 2)
-    run_dir = latest_run_dir(small_root)
-    fill(small_root) if fault == "full" else remount(small_root, "ro")
-    code = run.proc.wait(timeout=600)
-    output = run.log.read_text()
+    started = background(tmp_path, cluster, test)
+    started.wait_for(": started chipperf-", 2)
+    run_dir = latest_run_dir(small_root.path)
+    small_root.fail()
+    code = started.proc.wait(timeout=600)
+    output = started.log.read_text()
     print(output[-6000:])
     assert code == 1, output[-4000:]
     assert "internal error" not in output and "Traceback" not in output, output[-4000:]
@@ -91,7 +119,7 @@ def test_result_root_fails_mid_run_then_collect_counts_every_round(
     assert len(kept) == 4 and all(on_host(sim_cluster, w) for w in kept), rounds
     assert [r["status"] for r in rounds] == ["failed", "failed"]
 
-    free(small_root) if fault == "full" else remount(small_root, "rw")
+    small_root.repair()
     collected = chipperf("collect", str(run_dir), cwd=tmp_path)
     print(collected.output)
     assert collected.returncode == 0, collected
