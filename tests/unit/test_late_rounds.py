@@ -81,6 +81,8 @@ def test_rounds_whose_files_all_come_home_count_and_so_do_case_and_run(tmp_path)
     assert read_status(run_dir / CASE / "round2" / NODES[0]) == ("succeeded", "")
     summary = json.loads((run_dir / "summary.json").read_text())   # the reports, again
     assert summary["cases"][0]["counted"] == [1, 2]
+    assert [r["late"] for r in summary["cases"][0]["rounds"]] == [True, True]
+    assert "Round 2: its files came home after the run" in (run_dir / "summary.md").read_text()
 
 
 def test_a_late_rank0_log_without_finished_fails_its_round_as_at_the_rounds_end(tmp_path):

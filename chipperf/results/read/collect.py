@@ -298,7 +298,8 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
     status, reason = rounds.round_status(entry, nodes, log, fields)
     result = RoundResult(
         number=number, status=status, reason=reason, started_ms=as_int(entry.get("started_ms")),
-        finished_ms=as_int(entry.get("finished_ms")), nodes=tuple(nodes), reasons=reasons,
+        finished_ms=as_int(entry.get("finished_ms")), late=entry.get("late") is True or None,
+        nodes=tuple(nodes), reasons=reasons,
         problems=tuple(problems), **fields)
     result = checked_round(result, Where(rel, vendor, case.chip, case.suite), case.run.intervals)
     plots = RoundSeries(case.dir_name, number, window, result.started_ms,
