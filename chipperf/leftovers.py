@@ -264,7 +264,7 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
     """`chipperf collect`: one run's record put back from its fallback copy and closed if its
     master is gone, its files still on its hosts brought home (their rounds judged again),
     then its containers and work dirs removed; (what each host had, hosts not reached)."""
-    from chipperf.lease import master_alive
+    from chipperf.lease import MASTER_LOCK, master_alive
     from chipperf.record import write_reports
 
     run_dir = Path(run_dir)
@@ -274,6 +274,8 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
     try:
         restored = restore_fallback(run_dir)
         closed = close_abandoned(run_dir)
+        if master_alive(run_dir) is False:   # a master that could not remove it (read-only)
+            (run_dir / MASTER_LOCK).unlink()
     except OSError as exc:
         raise ChipperfError(f"{run_dir}: its run.json cannot be written there ({exc}): give "
                             f"the result root room (or make it writable) and run `chipperf "

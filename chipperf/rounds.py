@@ -34,6 +34,8 @@ UNCOLLECTED = "uncollected"
 
 
 class NodeOf(Protocol):
+    """Where a judged node ran: a NodePlan, or chipperf.late's NodeRef."""
+
     @property
     def host(self) -> str: ...
     @property
@@ -93,11 +95,6 @@ class RoundOutcome:
     kept_on_hosts: dict[str, str] = field(default_factory=dict)  # node -> host:dir not collected
     engine_gone: tuple[str, ...] = ()   # hosts whose container engine stopped or went away
     kinds: dict[str, str] = field(default_factory=dict)  # node -> kind of its failure, if any
-
-    @property
-    def uncollected(self) -> list[str]:
-        """The nodes that ended well and whose files stayed on their hosts."""
-        return [node for node, kind in self.kinds.items() if kind == UNCOLLECTED]
 
     def to_dict(self) -> dict[str, Any]:
         entry = {"number": self.number, "status": self.status, "reason": self.reason,

@@ -133,4 +133,6 @@ def test_result_root_fails_mid_run_then_collect_counts_every_round(
     (counted,) = [c for c in summary["cases"] if c["dir_name"] == CASE_DIR]
     assert len(counted["counted"]) == 2 and counted["status"] == "succeeded", counted
     assert "2/2" in chipperf("report", str(run_dir), cwd=tmp_path).output
+    checked = chipperf("check", str(run_dir), cwd=tmp_path)
+    assert checked.returncode == 0 and not (run_dir / "master.lock").exists(), checked
     assert leftovers(sim_cluster, run_dir.name) == []
