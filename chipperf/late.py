@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from chipperf.controller import RunOutcome
 from chipperf.results.layout import read_status, write_status
 from chipperf.rounds import (
     UNCOLLECTED,
@@ -71,7 +72,7 @@ def rejudge(run_dir: Path, record: dict[str, Any]) -> list[str]:
             _case_again(case)
             lines += judged
     if lines:
-        _run_again(record)
+        _run_again(run_dir, record)
     return lines
 
 
@@ -84,22 +85,27 @@ def _rejudge_round(run_dir: Path, dir_name: str, entry: dict[str, Any],
         return None
     nodes = [LateNode.recorded(run_dir / rel / name, entry) for name in entry["nodes"]]
     for node in (n for n in nodes if n.name in home):
-        node.status, node.reason, node.kind = "succeeded", "", ""
-        check_finished(node, run_dir / rel / node.name)
-        name_case_error(node, run_dir / rel / node.name)
-        write_status(run_dir / rel / node.name, node.status, node.reason)
-        entry["nodes"][node.name] = node.status
-        kinds.pop(node.name)
-        entry.get("kept_on_hosts", {}).pop(node.name, None)
-    for key in ("kinds", "kept_on_hosts"):
-        if key in entry and not entry[key]:
-            del entry[key]
+        _judge_home(node, run_dir / rel / node.name, entry)
     before = entry["status"]
     if before != "canceled" and not _still_blamed(culprit(nodes), home, entry["reason"]):
         entry["status"], entry["reason"] = round_verdict(nodes)
     entry["late"] = True
     return f"{rel}: {before} -> {entry['status']} (judged again from its files, which came " \
            f"home late: {', '.join(home)})"
+
+
+def _judge_home(node: LateNode, local: Path, entry: dict[str, Any]) -> None:
+    """A node that ended well, judged from its files now in ``local`` as at its round's end;
+    its round ``entry`` updated (no longer kept on its host)."""
+    node.status, node.reason, node.kind = "succeeded", "", ""
+    check_finished(node, local)
+    name_case_error(node, local)
+    write_status(local, node.status, node.reason)
+    entry["nodes"][node.name] = node.status
+    for key in ("kinds", "kept_on_hosts"):
+        entry.get(key, {}).pop(node.name, None)
+        if key in entry and not entry[key]:
+            del entry[key]
 
 
 def _still_blamed(blamed: LateNode | None, home: list[str], reason: str) -> bool:
@@ -110,19 +116,23 @@ def _still_blamed(blamed: LateNode | None, home: list[str], reason: str) -> bool
 
 
 def _case_again(case: dict[str, Any]) -> None:
-    """The case's status from its rounds, as at the end of the case (a case with rounds not
-    started, or one canceled, keeps its own)."""
-    if case.get("skipped_rounds") or case.get("status") == "canceled":
+    """The case's status from its rounds, as at the end of the case; a canceled case keeps
+    its own, and one whose later rounds were not started stays failed, saying so."""
+    if case.get("status") == "canceled":
         return
-    case["status"], case["reason"] = case_status([RoundOutcome.from_dict(r)
-                                                  for r in case.get("rounds", [])])
+    status, reason = case_status([RoundOutcome.from_dict(r) for r in case.get("rounds", [])])
+    skipped = case.get("skipped_rounds")
+    if skipped and status == "succeeded":
+        status, reason = "failed", (f"round(s) {', '.join(map(str, skipped))} not started: "
+                                    f"{case.get('skipped_because', '')}")
+    case["status"], case["reason"] = status, reason
 
 
-def _run_again(record: dict[str, Any]) -> None:
-    """The run's status from its cases, as at the run's end; a run that ended on an error or
-    was canceled keeps its own."""
+def _run_again(run_dir: Path, record: dict[str, Any]) -> None:
+    """The run's status from its cases, as at the run's end (controller.RunOutcome.ok); a run
+    that ended on an error or was canceled keeps its own."""
     if record.get("status") not in ("succeeded", "failed") or record.get("error"):
         return
-    cases = record.get("cases", {}).values()
-    record["status"] = "succeeded" if cases and all(c.get("status") == "succeeded"
-                                                    for c in cases) else "failed"
+    cases = {key: (c.get("status", ""), c.get("reason", ""))
+             for key, c in record.get("cases", {}).items()}
+    record["status"] = "succeeded" if RunOutcome(run_dir, cases).ok else "failed"

@@ -117,3 +117,15 @@ def test_a_canceled_run_stays_canceled(tmp_path):
     record = record_of(run_dir)
     assert record["cases"][CASE]["rounds"][0]["status"] == "succeeded"
     assert record["status"] == "canceled"
+
+
+def test_a_case_whose_later_rounds_were_not_started_stays_failed_saying_so(tmp_path):
+    run_dir = a_run(tmp_path, [uncollected_round()])
+    record = record_of(run_dir)
+    record["cases"][CASE].update(skipped_rounds=[2], skipped_because="h2 lost in round 1")
+    (run_dir / "run.json").write_text(json.dumps(record))
+    for node in NODES:
+        home(run_dir, node)
+    case = record_of(run_dir)["cases"][CASE]
+    assert case["rounds"][0]["status"] == "succeeded"
+    assert (case["status"], case["reason"]) == ("failed", "round(s) 2 not started: h2 lost in round 1")
