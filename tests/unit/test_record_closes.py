@@ -106,6 +106,9 @@ def test_the_fallback_chain_and_its_readers(tmp_path, monkeypatch) -> None:
     assert read["status"] == "failed" and read["finished_at"]
     assert problems == [f"run.json: not the run's latest record, which the result root could "
                         f"not take: read from {copy} (`chipperf collect {run_dir}` puts it back)"]
+    from chipperf.results.read.check import check
+    assert f"run.json: status 'running' here, but the run's later record is {copy}" in \
+        "\n".join(check(run_dir).problems)
     full[0] = False
     record.save()
     assert not copy.exists() and record.fallback is None
