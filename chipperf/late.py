@@ -21,6 +21,7 @@ from chipperf.results.layout import read_status, write_status
 from chipperf.rounds import (
     UNCOLLECTED,
     RoundOutcome,
+    blamed_on,
     case_status,
     check_finished,
     culprit,
@@ -44,19 +45,28 @@ class LateNode:
     status: str
     reason: str = ""
     kind: str = ""
+    written: bool = True   # its status file says its status
 
     @classmethod
     def recorded(cls, node_dir: Path, entry: Mapping[str, Any]) -> "LateNode":
         """The node as its round's run.json ``entry`` and its status file record it."""
         name = node_dir.name
         host, _, rank = name.rpartition("_noderank")
+        ref = NodeRef(host, int(rank) if rank.isdigit() else -1)
         status, kind = entry["nodes"][name], entry.get("kinds", {}).get(name, "")
         written, reason = read_status(node_dir)
         if written != status:   # a status file the result root did not take
-            kept = entry.get("kept_on_hosts", {}).get(name)
-            reason = f"results could not be collected (kept at {kept})" \
-                if kind == UNCOLLECTED else ""
-        return cls(name, NodeRef(host, int(rank) if rank.isdigit() else -1), status, reason, kind)
+            return cls(name, ref, status, _recorded_reason(name, ref, kind, entry), kind, False)
+        return cls(name, ref, status, reason, kind)
+
+
+def _recorded_reason(name: str, ref: NodeRef, kind: str, entry: Mapping[str, Any]) -> str:
+    """A node's reason from its round's record: where its files were kept (uncollected), or
+    the round's reason when the round is blamed on it."""
+    if kind == UNCOLLECTED:
+        return f"results could not be collected (kept at {entry.get('kept_on_hosts', {}).get(name)})"
+    reason = str(entry.get("reason", ""))
+    return reason[len(blamed_on(ref)):] if reason.startswith(blamed_on(ref)) else ""
 
 
 def rejudge(run_dir: Path, record: dict[str, Any]) -> list[str]:
@@ -81,11 +91,15 @@ def _rejudge_round(run_dir: Path, dir_name: str, entry: dict[str, Any],
     rel = f"{dir_name}/round{entry['number']}"
     kinds: dict[str, str] = entry.get("kinds", {})
     home = [n for n, kind in kinds.items() if kind == UNCOLLECTED and f"{rel}/{n}" in late]
+    nodes = [LateNode.recorded(run_dir / rel / name, entry) for name in entry["nodes"]]
+    for node in nodes:
+        local = run_dir / rel / node.name
+        if node.name in home:
+            _judge_home(node, local, entry)
+        elif f"{rel}/{node.name}" in late and not node.written:   # the run could not write it
+            write_status(local, node.status, node.reason)
     if not home:
         return None
-    nodes = [LateNode.recorded(run_dir / rel / name, entry) for name in entry["nodes"]]
-    for node in (n for n in nodes if n.name in home):
-        _judge_home(node, run_dir / rel / node.name, entry)
     before = entry["status"]
     if before != "canceled" and not _still_blamed(culprit(nodes), home, entry["reason"]):
         entry["status"], entry["reason"] = round_verdict(nodes)
@@ -111,8 +125,7 @@ def _judge_home(node: LateNode, local: Path, entry: dict[str, Any]) -> None:
 def _still_blamed(blamed: LateNode | None, home: list[str], reason: str) -> bool:
     """Whether the node the round was blamed on, not one that came home, still is: its
     recorded reason stands (its status file may not have reached the run dir)."""
-    return blamed is not None and blamed.name not in home and \
-        reason.startswith(f"node {blamed.node.node_rank} ({blamed.node.host}): ")
+    return blamed is not None and blamed.name not in home and reason.startswith(blamed_on(blamed.node))
 
 
 def _case_again(case: dict[str, Any]) -> None:

@@ -511,7 +511,12 @@ def round_verdict(states: Sequence[Judged], canceled: bool = False) -> tuple[str
     if named is None:
         return "succeeded", ""
     status = "canceled" if canceled else named.status
-    return status, f"node {named.node.node_rank} ({named.node.host}): {named.reason}"
+    return status, f"{blamed_on(named.node)}{named.reason}"
+
+
+def blamed_on(node: NodeOf) -> str:
+    """How the reason of a round blamed on ``node`` starts."""
+    return f"node {node.node_rank} ({node.host}): "
 
 
 def case_status(outcomes: Sequence[RoundOutcome]) -> tuple[str, str]:

@@ -129,3 +129,17 @@ def test_a_case_whose_later_rounds_were_not_started_stays_failed_saying_so(tmp_p
     case = record_of(run_dir)["cases"][CASE]
     assert case["rounds"][0]["status"] == "succeeded"
     assert (case["status"], case["reason"]) == ("failed", "round(s) 2 not started: h2 lost in round 1")
+
+
+def test_status_files_the_run_could_not_write_are_written_when_their_nodes_come_home(tmp_path):
+    """A round that failed for its own reasons while the root was full: no node is judged
+    again, and each node gets the status (and the blamed one the reason) run.json has."""
+    entry = uncollected_round(h1_noderank0="exited", h2_noderank1="")
+    entry.update(reason="node 0 (h1): launcher exited with status 1",
+                 nodes={NODES[0]: "failed", NODES[1]: "canceled"}, kinds={NODES[0]: "exited"})
+    run_dir = a_run(tmp_path, [entry])
+    assert [home(run_dir, node) for node in NODES] == [[], []]
+    assert read_status(run_dir / CASE / "round1" / NODES[0]) == \
+        ("failed", "launcher exited with status 1")
+    assert read_status(run_dir / CASE / "round1" / NODES[1]) == ("canceled", "")
+    assert record_of(run_dir)["cases"][CASE]["rounds"][0]["status"] == "failed"
