@@ -130,7 +130,7 @@ def _run_json(run_dir: Path, report: Report) -> dict[str, Any]:
 
 def _fallen_back(run_dir: Path, run: Mapping[str, Any]) -> str:
     """Why a record says running when its run wrote its later record elsewhere ('' if not)."""
-    copy = fallback_record(str(run.get("run_id") or run_dir.name))
+    copy = fallback_record(run["run_id"]) if isinstance(run.get("run_id"), str) else None
     return "" if copy is None else (
         f"status 'running' here, but the run's later record is {copy} (the result root could "
         f"not take it): `chipperf collect {run_dir}` puts it back")

@@ -109,7 +109,7 @@ def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
     if peaks_dir:
         measured, peak_problems = read_measured_peaks(Path(peaks_dir))
         problems += peak_problems
-    source = "chipperf" if run or (run_dir / "run.json").is_file() else "flagperf"
+    source = "chipperf" if (run_dir / "run.json").is_file() else "flagperf"
     interval = test.get("monitor_interval_s")
     intervals = dict(FLAGPERF_INTERVALS) if source == "flagperf" else \
         {k: float(interval) if isinstance(interval, (int, float)) and is_number(interval)
@@ -135,15 +135,15 @@ def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
 
 
 def load_run_json(run_dir: Path) -> tuple[dict[str, Any], list[str]]:
-    """run.json, or its fallback copy while the result root could not take the record
-    (results.layout.fallback_record): that copy is the newer, and a problem says so."""
+    """run.json, or its fallback copy while the result root could not take the run's later
+    record (results.layout.fallback_record), and a problem says so."""
     data, problems = _read_run_json(run_dir / "run.json", run_dir)
-    fallback = fallback_record(as_str(data.get("run_id")) or run_dir.name) \
-        if run_dir.is_dir() else None
+    run_id = as_str(data.get("run_id"))
+    fallback = fallback_record(run_id) if run_id else None
     if fallback is None:
         return data, problems
     copy, copy_problems = _read_run_json(fallback, run_dir)
-    if copy_problems or (data and copy.get("run_id") != data.get("run_id")):
+    if copy_problems or copy.get("run_id") != run_id:
         return data, problems
     return copy, [f"run.json: not the run's latest record, which the result root could not "
                   f"take: read from {fallback} (`chipperf collect {run_dir}` puts it back)"]
@@ -156,7 +156,7 @@ def _read_run_json(path: Path, run_dir: Path) -> tuple[dict[str, Any], list[str]
         return {}, ["run.json missing (read as a FlagPerf result directory)"]
     try:
         data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         return {}, [f"{path.name}: not valid JSON ({exc}); summarised from the tree alone"]
     if not isinstance(data, dict):
         return {}, [f"{path.name}: not a JSON object; summarised from the tree alone"]
