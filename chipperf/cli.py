@@ -381,8 +381,9 @@ def parser() -> argparse.ArgumentParser:
     q = sub.add_parser("collect", help="bring home a run's files its hosts still have",
                        description="Copy the node dirs a run left on its hosts (a host that "
                                    "was lost and came back, a result root that was full) into "
-                                   "RUN_DIR, mark them late in run.json, write the reports "
-                                   "again, and remove the run's containers and work dirs.")
+                                   "RUN_DIR, mark them late in run.json, judge their rounds "
+                                   "again (a late FINISHED counts), write the reports again, "
+                                   "and remove the run's containers and work dirs.")
     q.add_argument("run_dir", help="the run's result directory")
     q.set_defaults(fn=cmd_collect)
     q = sub.add_parser("monitor", help="run the telemetry sampler by hand",

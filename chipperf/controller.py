@@ -28,7 +28,7 @@ from chipperf.plan import CasePlan, RoundPlan, RunPlan, make_plan
 from chipperf.record import RunRecord, attach_run_log, write_reports
 from chipperf.remote import Host, HostGroup, LocalHost, each
 from chipperf.results.layout import create_run_dir, new_run_id
-from chipperf.rounds import RoundOutcome, RoundSettings, run_round
+from chipperf.rounds import RoundOutcome, RoundSettings, case_status, run_round
 
 log = logging.getLogger("chipperf")
 ORIGIN = "origin.json"   # in each host's work dir: the run id and its result dir on the master
@@ -178,6 +178,8 @@ def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -
         for line in swept.collected:
             log.warning("[%s] brought home files an earlier run left: %s (marked late in its "
                         "run.json)", name, line)
+        for line in swept.judged:
+            log.warning("[%s] judged again: round %s", name, line)
         if swept.containers or swept.work_dirs:
             log.info("[%s] removed what earlier runs left: %s", name,
                      ", ".join(swept.containers + swept.work_dirs))
@@ -328,15 +330,6 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
     status, reason = case_status(outcomes)
     record.case(case.dir_name, status=status, reason=reason)
     outcome.cases[case.key] = (status, reason)
-
-
-def case_status(outcomes: list[RoundOutcome]) -> tuple[str, str]:
-    """(status, reason) of a case from its rounds' outcomes: the first round that did not
-    succeed decides."""
-    bad = next((r for r in outcomes if r.status != "succeeded"), None)
-    if not outcomes:
-        return "failed", "no round ran"
-    return ("succeeded", "") if bad is None else (bad.status, f"round {bad.number}: {bad.reason}")
 
 
 def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan, silent: set[str]) -> list[str]:

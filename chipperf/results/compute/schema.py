@@ -200,6 +200,8 @@ class RoundResult(_Schema):
     # STEP_ENDs of the steps it completed (chipperf/results/compute/cut.py)
     run_mode: str | None = None
     cut: bool | None = None
+    # late: its node files came home after the run (chipperf collect) and it was judged then
+    late: bool | None = None
     data_mode: str | None = None                  # FINISHED data_mode: "real" | "predecoded" | "synthetic"
     mfu_measured: float | None = None             # against base/'s measured GEMM peak
     mfu_reported: float | None = None             # as a FlagPerf LLM case printed it

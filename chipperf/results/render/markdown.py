@@ -89,6 +89,8 @@ def case_section(case: CaseResult) -> list[str]:
                   + ".", ""]
     lines += [f"Round {r.number} {r.reasons['cut']}." for r in case.rounds
               if r.cut and "cut" in r.reasons]
+    lines += [f"Round {r.number}: its files came home after the run (`chipperf collect`) "
+              "and it was judged then (late)." for r in case.rounds if r.late]
     lines += ["### Over the counted rounds " + f"({', '.join(map(str, case.counted)) or 'none'})",
               "", stats_table(case), ""]
     if any(r.mfu is not None for r in case.rounds):
