@@ -36,6 +36,7 @@ from chipperf.results.compute.schema import (
     NodeResult,
     RoundResult,
     RunSummary,
+    SPEC_SUITES,
 )
 from chipperf.results.layout import STATUSES, read_status
 from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
@@ -325,7 +326,7 @@ def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
                           " TFLOPS per chip, its 'Theory TFLOPS'), not computed by chipperf")
     elif result.value is None:
         reasons["mfu"] = result.reason
-    if case.run.measured is not None:
+    if case.run.measured is not None and suite not in SPEC_SUITES:
         out.update(_measured_mfu(case.run.measured, vendor, case.chip, chips, fields, reasons))
     work = fields.get("window_work")
     out.update(rounds.per_joule(work, out, reasons))
