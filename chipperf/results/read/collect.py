@@ -31,12 +31,12 @@ from chipperf.results.compute.plausible import Where, checked_round
 from chipperf.results.compute.power import NodeSeries, node_result, node_series, read_node_files
 from chipperf.results.compute.preset import preset_label, smoke_text
 from chipperf.results.compute.schema import (
+    SPEC_SUITES,
     CaseResult,
     Fingerprint,
     NodeResult,
     RoundResult,
     RunSummary,
-    SPEC_SUITES,
 )
 from chipperf.results.layout import STATUSES, read_status
 from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
