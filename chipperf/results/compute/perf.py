@@ -337,10 +337,10 @@ def _fill_target(fields: dict[str, Any], submit_info: Event | None) -> None:
 # ---------------------------------------------------------------- MFU
 
 
-# base/ and operation/ measure one figure against its own spec peak (share_of_peak): a model's
+# base/ measures the chip's own figures against its spec sheet (share_of_peak): a model's
 # FLOPs utilisation means nothing there, and its above-100 % rule speaks of the share of spec.
-SPEC_NOT_MFU = ("not a model run: base/ and operation/ report the share of the spec sheet's "
-                "peak instead (share_of_peak)")
+SPEC_NOT_MFU = ("not a model run: base/ reports the share of the spec sheet's peak instead "
+                "(share_of_peak)")
 
 
 @dataclass(frozen=True)
@@ -363,7 +363,7 @@ def mfu(fields: Mapping[str, Any], vendor: str | None, chip: str | None,
     TRAIN_START..TRAIN_END span)."""
     dtype = fields.get("dtype")
     peak, why = chip_peak(vendor, chip, dtype)
-    if suite in SPEC_SUITES:
+    if suite == "base":
         return Mfu(None, dtype, peak, chips, SPEC_NOT_MFU)
     seconds = fields.get("train_time_s")
     needed = (("work_done", fields.get("window_work")),

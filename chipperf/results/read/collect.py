@@ -31,7 +31,6 @@ from chipperf.results.compute.plausible import Where, checked_round
 from chipperf.results.compute.power import NodeSeries, node_result, node_series, read_node_files
 from chipperf.results.compute.preset import preset_label, smoke_text
 from chipperf.results.compute.schema import (
-    SPEC_SUITES,
     CaseResult,
     Fingerprint,
     NodeResult,
@@ -41,6 +40,7 @@ from chipperf.results.compute.schema import (
 from chipperf.results.layout import STATUSES, read_status
 from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
 from chipperf.results.read.flagperf import case_identity, rank_zero_log
+from chipperf.results.read.hostchip import host_chip
 from chipperf.results.read.samples import Window
 from chipperf.results.read.tolerant import as_dict, as_int, as_list, as_str, is_number, subdirs
 
@@ -202,6 +202,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         model=as_str(ident.get("model")),
         framework=as_str(ident.get("framework")),
         family=(as_str(ident.get("framework")) or "").split("_", 1)[0] or None, chip=ctx.chip,
+        chip_model=host_chip(run.run_dir / name),
         vendor=vendor or ctx.vendor, nnodes=ctx.nnodes, nproc=ctx.nproc,
         repeat=as_int(ident.get("repeat")), image=as_str(entry.get("image")), fingerprint=workload,
         status=as_str(entry.get("status")) or rounds.case_status(results),
@@ -326,7 +327,7 @@ def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
                           " TFLOPS per chip, its 'Theory TFLOPS'), not computed by chipperf")
     elif result.value is None:
         reasons["mfu"] = result.reason
-    if case.run.measured is not None and suite not in SPEC_SUITES:
+    if case.run.measured is not None and suite != "base":   # base/ measures the peak
         out.update(_measured_mfu(case.run.measured, vendor, case.chip, chips, fields, reasons))
     work = fields.get("window_work")
     out.update(rounds.per_joule(work, out, reasons))
