@@ -59,6 +59,10 @@ def test_resnet50_across_two_hosts(sim_cluster, digits_dir, tmp_path):
     assert check_main(run.run_dir) == 0
     (case,) = summarize(run.run_dir).cases
     assert case.rounds[0].throughput is not None
+    # the chip is the hosts' CPU (sys_info.json) beside the config key, and the image is
+    # training's own (chipperf/training-cpu-...; inference's cpu image holds other packages)
+    assert case.chip_model and case.chip_label == f"{case.chip_model} (xeon)", case.chip_label
+    assert (case.image or "").startswith("chipperf/training-cpu-pytorch_2.13:"), case.image
     assert (nodes[f"{h1.address}_noderank0"] / "cpu_monitor.log").stat().st_size > 0
 
     assert leftovers(sim_cluster, run.run_dir.name) == []

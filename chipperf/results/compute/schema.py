@@ -278,6 +278,9 @@ class CaseResult(_Schema):
     framework: str | None = None
     family: str | None = None
     chip: str | None = None
+    # The chip as the nodes' sys_info.json names it (chipperf.results.read.hostchip); the
+    # key's chip stays the config key (config_<chip>x<nnodes>x<nproc>.py, the spec sheet).
+    chip_model: str = ""
     vendor: str | None = None
     nnodes: int | None = None
     nproc: int | None = None
@@ -316,6 +319,15 @@ class CaseResult(_Schema):
     @property
     def topology(self) -> str:
         return f"{self.nnodes or '?'}x{self.nproc or '?'}"
+
+    @property
+    def chip_label(self) -> str:
+        """The chip as tables show it: the nodes' model with the config key beside it,
+        "AMD EPYC 7B13 64-Core Processor (xeon)"; the key alone where they agree."""
+        chip = self.chip or ""
+        if not self.chip_model or self.chip_model.lower() == chip.lower():
+            return chip
+        return f"{self.chip_model} ({chip})" if chip else self.chip_model
 
     @property
     def title(self) -> str:

@@ -40,6 +40,7 @@ from chipperf.results.compute.schema import (
 from chipperf.results.layout import STATUSES, fallback_record, read_status
 from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
 from chipperf.results.read.flagperf import case_identity, rank_zero_log
+from chipperf.results.read.hostchip import host_chip
 from chipperf.results.read.samples import Window
 from chipperf.results.read.tolerant import as_dict, as_int, as_list, as_str, is_number, subdirs
 
@@ -215,6 +216,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         model=as_str(ident.get("model")),
         framework=as_str(ident.get("framework")),
         family=(as_str(ident.get("framework")) or "").split("_", 1)[0] or None, chip=ctx.chip,
+        chip_model=host_chip(run.run_dir / name),
         vendor=vendor or ctx.vendor, nnodes=ctx.nnodes, nproc=ctx.nproc,
         repeat=as_int(ident.get("repeat")), image=as_str(entry.get("image")), fingerprint=workload,
         status=as_str(entry.get("status")) or rounds.case_status(results),
@@ -340,7 +342,7 @@ def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
                           " TFLOPS per chip, its 'Theory TFLOPS'), not computed by chipperf")
     elif result.value is None:
         reasons["mfu"] = result.reason
-    if case.run.measured is not None:
+    if case.run.measured is not None and suite != "base":   # base/ measures the peak
         out.update(_measured_mfu(case.run.measured, vendor, case.chip, chips, fields, reasons))
     work = fields.get("window_work")
     out.update(rounds.per_joule(work, out, reasons))

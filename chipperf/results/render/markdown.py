@@ -61,7 +61,7 @@ def case_section(case: CaseResult) -> list[str]:
     engine = f"engine {case.engine or DASH} ({case.precision or DASH}), " \
         if case.inference else ""
     lines = [f"## {title}", "",
-             f"Dir `{case.dir_name}`, vendor {case.vendor or DASH}, chip {case.chip or DASH}, "
+             f"Dir `{case.dir_name}`, vendor {case.vendor or DASH}, chip {case.chip_label or DASH}, "
              f"{engine}image {case.image or DASH}, status **{case.status or 'unknown'}**"
              + (f": {case.reason}" if case.reason else "") + ".", ""]
     if case.hardware_note:
