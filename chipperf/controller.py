@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import AbstractSet, Any
+from typing import AbstractSet, Any, Protocol
 
 from chipperf import precheck
 from chipperf.catalogue import Catalogue
@@ -43,8 +43,18 @@ class RunOutcome:
         return bool(self.cases) and all(s == "succeeded" for s, _ in self.cases.values())
 
 
+class Executor(Protocol):
+    """Where the hosts came from when not from HOSTS (chipperf.slurm.allocation.Allocation):
+    recorded in run.json, released after the teardown whatever ended the run."""
+
+    def facts(self) -> dict[str, Any]: ...
+
+    def release(self) -> None: ...
+
+
 def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
-        suite: str = "training", debug: bool = False) -> RunOutcome:
+        suite: str = "training", debug: bool = False,
+        executor: Executor | None = None) -> RunOutcome:
     opened = precheck.open_checked(cluster, test)   # a missing data dir: no run dir is made
     try:
         run_id, run_dir = create_run_dir(Path(test.result_root), new_run_id(datetime.now()))
@@ -55,6 +65,8 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
     handler = attach_run_log(run_dir, debug)
     lease = MasterLease.take(run_dir)
     record = RunRecord(plan, cluster, test, suite)
+    if executor is not None:
+        record.executor(executor.facts())
     outcome = RunOutcome(run_dir)
     hosts = None
     try:
@@ -89,6 +101,9 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
     finally:
         if hosts is not None:
             teardown(plan, cluster, hosts, keep={k.split(":", 1)[0] for k in outcome.kept})
+        if executor is not None:
+            executor.release()
+            record.executor(executor.facts())
         if outcome.kept:
             log.error("the files of %d node(s) stay on their hosts (%s): the result root could "
                       "not take them, or the host could not be reached; `chipperf collect %s` "
