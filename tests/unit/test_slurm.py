@@ -109,7 +109,8 @@ def fake_clock():
 
 def test_pending_past_queue_timeout_is_cancelled_with_the_reason():
     slurm = Scheduler(sbatch="41\n", squeue="PENDING|PartitionDown|\n", scontrol_job="JobState=CANCELLED")
-    with pytest.raises(SlurmError, match=r"still PENDING after QUEUE_TIMEOUT = 5 s \(reason: PartitionDown\)"):
+    why = r"still PENDING after QUEUE_TIMEOUT = 5 s \(reason: PartitionDown\)"
+    with pytest.raises(SlurmError, match=why):
         allocate(commands.request(CLUSTER, TEST, False), slurm, *fake_clock())
     assert slurm.cancelled()
 
