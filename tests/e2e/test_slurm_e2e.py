@@ -1,0 +1,222 @@
+"""End to end with EXECUTOR = "slurm" on real Slurm daemons: slurmctld on the master
+(10.231.0.1), slurmd in the simulated hosts h7 and h8 (`simcluster.py slurm-up`, munge auth).
+
+A training case and a base/ case across the two Slurm nodes; Ctrl-C mid-round; a node lost
+mid-round; a partition that does not exist; a job that cannot start (QUEUE_TIMEOUT). After
+each: nothing of the run's in squeue, and run.json's job (id, nodes, state) is the one the
+scheduler recorded (jobcomp/filetxt: the simulated cluster has no accounting database)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import yaml
+from conftest import REPO, WORK_ROOT, chipperf, latest_run_dir, leftovers
+from test_fault_injection import SIMCLUSTER
+from test_fault_injection_hosts import tiny_digits, tiny_training  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.e2e
+
+NODES = ("h7", "h8")                      # simcluster.py DEFAULT_SLURM_NODES
+JOBCOMP = Path("/var/lib/chipperf-sim/slurm/jobcomp.txt")
+TRAIN = "resnet50:pytorch_2.13:xeon:2:1:1"
+TRAIN_DIR = "resnet50-pytorch_2.13-xeon-2x1"
+LOST_AFTER = 15
+
+
+def simcluster(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SIMCLUSTER), *args], capture_output=True, text=True,
+                          timeout=600, stdin=subprocess.DEVNULL, check=False)
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster():
+    """h7, h8 up as Slurm nodes (idempotent; repaired after a test that broke one)."""
+    up = simcluster("slurm-up", "--nodes", ",".join(NODES))
+    if up.returncode != 0:
+        pytest.fail(f"`simcluster.py slurm-up` failed:\n{up.stderr[-4000:]}", pytrace=False)
+    state = json.loads(Path("/run/chipperf-sim/cluster.json").read_text())
+    hosts = [SimpleNamespace(**h) for h in state["hosts"] if h["name"] in NODES]
+    return SimpleNamespace(hosts=hosts, ssh_key=state["ssh_key"], known_hosts=state["known_hosts"])
+
+
+@pytest.fixture
+def nothing_queued(slurm_cluster):
+    """After the test: no chipperf job of ours in squeue (else it fails, and cancels them)."""
+    yield
+    left = queued()
+    for job in left:
+        subprocess.run(["scancel", job], check=False)
+    assert left == [], f"jobs left in squeue: {left}"
+
+
+def queued() -> list[str]:
+    out = subprocess.run(["squeue", "--noheader", "--name=chipperf", "--format=%i"],
+                         capture_output=True, text=True, check=True).stdout
+    return out.split()
+
+
+def cluster_conf(where: Path, slurm_cluster, **settings: object) -> Path:
+    values = {"EXECUTOR": "slurm", "SLURM_NODES": 2, "QUEUE_TIMEOUT": 60, "SSH_USER": "root",
+              "SSH_KEY": slurm_cluster.ssh_key, "KNOWN_HOSTS": slurm_cluster.known_hosts,
+              "MASTER_PORT": 29571, "WORK_ROOT": WORK_ROOT, "CONNECT_TIMEOUT": 5, **settings}
+    path = where / "cluster_conf.py"
+    path.write_text("".join(f"{k} = {v!r}\n" for k, v in values.items()))
+    return path
+
+
+def test_conf(where: Path, cases: dict[str, str], extra: str = "") -> Path:
+    path = where / "test_conf.py"
+    path.write_text(f"VENDOR = 'cpu'\nCASES = {cases!r}\nSHM_SIZE = '1g'\n"
+                    f"RESULT_ROOT = {str(where / 'result')!r}\nROUND_TIMEOUT = 900\n" + extra)
+    return path
+
+
+def jobcomp(job_id: str, timeout: float = 30) -> dict[str, str]:
+    """The scheduler's own record of a finished job (its jobcomp/filetxt line)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for line in JOBCOMP.read_text().splitlines() if JOBCOMP.exists() else []:
+            if line.startswith(f"JobId={job_id} "):
+                return dict(re.findall(r"(\w+)=(\S*)", line))
+        time.sleep(0.5)
+    raise AssertionError(f"job {job_id} not in {JOBCOMP}")
+
+
+def hostnames(nodelist: str) -> list[str]:
+    return subprocess.run(["scontrol", "show", "hostnames", nodelist], capture_output=True,
+                          text=True, check=True).stdout.split()
+
+
+def assert_matches_scheduler(record: dict, state: str) -> dict[str, str]:
+    job = record["executor"]
+    assert job["kind"] == "slurm" and job["final_state"] == state, job
+    theirs = jobcomp(job["job_id"])
+    assert theirs["JobState"] == state, theirs
+    assert hostnames(theirs["NodeList"]) == job["nodes"] == list(NODES), (theirs, job)
+    assert theirs["Name"] == "chipperf" and theirs["NodeCnt"] == "2"
+    return theirs
+
+
+def test_training_case_across_two_slurm_nodes(tmp_path, slurm_cluster, tiny_digits,  # noqa: F811
+                                              tiny_training, nothing_queued):  # noqa: F811
+    cluster = cluster_conf(tmp_path, slurm_cluster)
+    test = test_conf(tmp_path, {TRAIN: str(tiny_digits)}, f"TRAINING_DIR = {str(tiny_training)!r}\n")
+    plan = chipperf("plan", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+    assert plan.returncode == 0 and "slurm       sbatch --parsable --job-name=chipperf --nodes=2" \
+        in plan.output, plan
+    assert queued() == []                                   # plan queues nothing
+
+    run = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+    assert run.returncode == 0, run
+    record = json.loads((run.run_dir / "run.json").read_text())
+    assert record["status"] == "succeeded"
+    addresses = [h.address for h in slurm_cluster.hosts]
+    assert record["executor"]["addresses"] == addresses
+    assert sorted(p.name for p in (run.run_dir / TRAIN_DIR / "round1").iterdir()) == [
+        f"{addresses[0]}_noderank0", f"{addresses[1]}_noderank1"]
+    assert_matches_scheduler(record, "CANCELLED")            # released by scancel
+    assert leftovers(slurm_cluster, run.run_dir.name) == []
+
+
+def test_base_case_across_two_slurm_nodes(tmp_path, slurm_cluster, nothing_queued):
+    host_yaml = tmp_path / "host.yaml"
+    host_yaml.write_text(yaml.safe_dump({
+        "EXECUTOR": "slurm", "SLURM_NODES": 2, "SLURM_PARTITION": "debug", "NPROC_PER_NODE": 1,
+        "SSH_USER": "root", "SSH_KEY": slurm_cluster.ssh_key, "KNOWN_HOSTS": slurm_cluster.known_hosts,
+        "VENDOR": "cpu", "CHIP": "xeon", "SHM_SIZE": "1g", "FLAGPERF_LOG_PATH": str(tmp_path / "result"),
+        "MASTER_PORT": 29573, "WORK_ROOT": WORK_ROOT, "ROUND_TIMEOUT": 900,
+        "CASES": {"interconnect-P2P_interserver": "pytorch_2.13"}}))
+    proc = subprocess.run([sys.executable, str(REPO / "base" / "run.py"), "--host-config", str(host_yaml)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    run_dir = latest_run_dir(tmp_path / "result")
+    assert proc.returncode == 0 and run_dir is not None, proc.stdout[-3000:] + proc.stderr[-6000:]
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "succeeded", record["cases"]
+    (case,) = record["cases"].values()
+    nodes = sorted(p.name for p in (run_dir / next(iter(record["cases"])) / "round1").iterdir())
+    assert case["status"] == "succeeded" and len(nodes) == 2, nodes   # across both nodes
+    assert_matches_scheduler(record, "CANCELLED")
+    assert leftovers(slurm_cluster, run_dir.name) == []
+
+
+def test_ctrl_c_mid_round_cancels_the_job(tmp_path, slurm_cluster, tiny_digits, tiny_training,  # noqa: F811
+                                          background, nothing_queued):
+    cluster = cluster_conf(tmp_path, slurm_cluster)
+    test = test_conf(tmp_path, {TRAIN: str(tiny_digits)}, f"TRAINING_DIR = {str(tiny_training)!r}\n")
+    run = background(tmp_path, cluster, test)
+    run.wait_for(": started chipperf-", 1)
+    run.stop()                                              # SIGINT, as Ctrl-C
+    assert run.proc.returncode == 130, run.log.read_text()[-4000:]
+    assert queued() == []
+    run_dir = latest_run_dir(tmp_path / "result")
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "canceled"
+    assert_matches_scheduler(record, "CANCELLED")
+    assert leftovers(slurm_cluster, run_dir.name) == []
+
+
+def test_node_lost_mid_round(tmp_path, slurm_cluster, tiny_digits, tiny_training,  # noqa: F811
+                             background, nothing_queued):
+    """h8's link goes down in round 1: chipperf loses it after HOST_LOST_AFTER, Slurm after
+    SlurmdTimeout (NODE_FAIL); the run fails naming it, and the job is gone from squeue."""
+    cluster = cluster_conf(tmp_path, slurm_cluster, HOST_LOST_AFTER=LOST_AFTER)
+    test = test_conf(tmp_path, {TRAIN: str(tiny_digits)}, f"TRAINING_DIR = {str(tiny_training)!r}\n")
+    run = background(tmp_path, cluster, test)
+    run.wait_for(": started chipperf-", 2)
+    veth = f"cpv-{NODES[1]}"
+    subprocess.run(["ip", "link", "set", veth, "down"], check=True)
+    try:
+        code = run.proc.wait(timeout=300)
+    finally:
+        subprocess.run(["ip", "link", "set", veth, "up"], check=True)
+    output = run.log.read_text()
+    assert code == 1, output[-4000:]
+    run_dir = latest_run_dir(tmp_path / "result")
+    record = json.loads((run_dir / "run.json").read_text())
+    lost = slurm_cluster.hosts[1].address
+    assert record["cases"][TRAIN_DIR]["rounds"][0]["lost_hosts"] == [lost], record["cases"]
+    assert queued() == []
+    assert record["executor"]["final_state"] in ("CANCELLED", "NODE_FAIL"), record["executor"]
+    assert jobcomp(record["executor"]["job_id"])["JobState"] == record["executor"]["final_state"]
+    repaired = simcluster("slurm-up", "--nodes", ",".join(NODES))   # node back, resumed
+    assert repaired.returncode == 0, repaired.stderr[-3000:]
+    simcluster("up", "--only", NODES[1])
+    subprocess.run(["rm", "-rf", f"{WORK_ROOT}/{run_dir.name}"], check=False)
+
+
+def test_partition_that_does_not_exist(tmp_path, slurm_cluster, nothing_queued):
+    before = JOBCOMP.read_text() if JOBCOMP.exists() else ""
+    cluster = cluster_conf(tmp_path, slurm_cluster, SLURM_PARTITION="nosuch")
+    test = test_conf(tmp_path, {TRAIN: "/tmp"})
+    for command in ("plan", "run"):
+        run = chipperf(command, "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+        assert run.returncode == 2, run
+        assert "SLURM_PARTITION = 'nosuch': Slurm has no such partition" in run.output, run
+        assert run.run_dir is None
+    assert queued() == [] and (JOBCOMP.read_text() if JOBCOMP.exists() else "") == before
+
+
+def test_job_that_cannot_start_is_cancelled_at_queue_timeout(tmp_path, slurm_cluster, nothing_queued):
+    """Partition `closed` is State=DOWN: the job pends (PartitionDown) until QUEUE_TIMEOUT."""
+    cluster = cluster_conf(tmp_path, slurm_cluster, SLURM_PARTITION="closed", QUEUE_TIMEOUT=5)
+    test = test_conf(tmp_path, {TRAIN: "/tmp"})
+    started = time.monotonic()
+    run = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+    assert run.returncode == 1, run
+    assert time.monotonic() - started < 60
+    assert "partition closed is DOWN" in run.output
+    match = re.search(r"slurm job (\d+) still PENDING after QUEUE_TIMEOUT = 5 s \(reason: "
+                      r"PartitionDown\): cancelled", run.output)
+    assert match, run
+    assert queued() == [] and run.run_dir is None
+    assert jobcomp(match.group(1))["JobState"] == "CANCELLED"
