@@ -22,7 +22,7 @@ from chipperf.slurm import commands
 from chipperf.slurm.commands import Request
 
 log = logging.getLogger("chipperf")
-POLL_S = 1.0
+POLL_S = 1.0                # squeue at most this often; sooner at first (a free node starts at once)
 RELEASE_WAIT_S = 15.0
 Runner = Callable[[Sequence[str]], CommandResult]
 
@@ -54,7 +54,9 @@ class Allocation:
     job_id: str
     nodes: tuple[str, ...] = ()          # Slurm node names, node rank = index
     addresses: tuple[str, ...] = ()      # their NodeAddr: what SSH reaches
-    queued_s: Optional[float] = None
+    queued_s: Optional[float] = None     # submitted -> RUNNING
+    allocate_s: Optional[float] = None   # sbatch -> nodes read: what Slurm adds before the run
+    release_s: Optional[float] = None    # scancel -> the job's end state read
     states: list[str] = field(default_factory=list)   # as chipperf saw them, in order
     released: bool = False
 
@@ -62,7 +64,8 @@ class Allocation:
         """What run.json records under "executor"."""
         return {"kind": "slurm", "job_id": self.job_id, "sbatch": shlex.join(self.sbatch),
                 "nodes": list(self.nodes), "addresses": list(self.addresses),
-                "queued_s": self.queued_s, "states": list(self.states),
+                "queued_s": self.queued_s, "allocate_s": self.allocate_s,
+                "release_s": self.release_s, "states": list(self.states),
                 "final_state": self.states[-1] if self.released and self.states else None}
 
     def release(self, run: Runner = slurm) -> None:
@@ -70,9 +73,11 @@ class Allocation:
         if self.released:
             return
         self.released = True
+        started = time.monotonic()
         try:
             run(commands.scancel_argv(self.job_id))
             self._note(_ended_state(self.job_id, run))
+            self.release_s = round(time.monotonic() - started, 3)
         except SlurmError as exc:
             log.error("slurm job %s may still hold its nodes: %s: `scancel %s` releases them",
                       self.job_id, exc, self.job_id)
@@ -89,6 +94,7 @@ def allocate(req: Request, run: Runner = slurm, clock: Callable[[], float] = tim
     """Submit, wait until it runs, read its nodes; on any failure (Ctrl-C included) the job
     is cancelled before the exception goes on."""
     argv = commands.sbatch_argv(req)
+    started = time.monotonic()
     job_id = commands.job_id_of(checked(run(argv), "submitting the run's Slurm job"))
     alloc = Allocation(req, argv, job_id)
     log.info("slurm job %s submitted: %s", job_id, shlex.join(argv))
@@ -98,6 +104,7 @@ def allocate(req: Request, run: Runner = slurm, clock: Callable[[], float] = tim
     except BaseException:
         alloc.release(run)
         raise
+    alloc.allocate_s = round(time.monotonic() - started, 3)
     log.info("slurm job %s runs on %s (%s) after %.1f s in the queue", job_id,
              ", ".join(alloc.nodes), ", ".join(alloc.addresses), alloc.queued_s or 0.0)
     return alloc
@@ -107,6 +114,7 @@ def _wait_running(alloc: Allocation, run: Runner, clock: Callable[[], float],
                   sleep: Callable[[float], None]) -> None:
     started = clock()
     limit = alloc.request.slurm.queue_timeout_s
+    polls = 0
     while True:
         state = commands.queue_state(checked(run(commands.squeue_argv(alloc.job_id)),
                                              f"asking Slurm about job {alloc.job_id}"))
@@ -122,7 +130,8 @@ def _wait_running(alloc: Allocation, run: Runner, clock: Callable[[], float],
             raise SlurmError(f"slurm job {alloc.job_id} still {state.state} after QUEUE_TIMEOUT = "
                              f"{limit:g} s (reason: {state.reason or 'none given'}): cancelled; "
                              "free nodes in the partition, or raise QUEUE_TIMEOUT")
-        sleep(POLL_S)
+        sleep(min(POLL_S, 0.1 * 2 ** polls))
+        polls += 1
 
 
 def _read_nodes(alloc: Allocation, run: Runner) -> None:
@@ -152,5 +161,5 @@ def _ended_state(job_id: str, run: Runner) -> str:
         state = commands.fields(shown.stdout).get("JobState", "") if shown.ok else "GONE"
         if state not in ("RUNNING", "COMPLETING", "CONFIGURING", ""):
             return state
-        time.sleep(0.5)
+        time.sleep(0.2)
     return state
