@@ -169,3 +169,11 @@ def test_too_many_nodes_and_down_partition():
     (problem,) = checks.problems(req, Scheduler(scontrol_partition=part))
     assert "SLURM_NODES = 3 but partition closed has 2 node(s)" in problem
     assert "closed is DOWN" in checks.warnings(req, Scheduler(scontrol_partition=part))[0]
+
+
+def test_clean_with_a_slurm_config_says_what_to_do_instead():
+    from chipperf.errors import ConfigError
+    from chipperf.leftovers import clean
+
+    with pytest.raises(ConfigError, match="EXECUTOR = 'slurm' names no hosts to clean"):
+        clean(CLUSTER)
