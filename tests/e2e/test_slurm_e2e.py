@@ -64,7 +64,7 @@ def queued() -> list[str]:
     return out.split()
 
 
-def cluster_conf(where: Path, slurm_cluster, **settings: object) -> Path:
+def write_cluster_conf(where: Path, slurm_cluster, **settings: object) -> Path:
     values = {"EXECUTOR": "slurm", "SLURM_NODES": 2, "QUEUE_TIMEOUT": 60, "SSH_USER": "root",
               "SSH_KEY": slurm_cluster.ssh_key, "KNOWN_HOSTS": slurm_cluster.known_hosts,
               "MASTER_PORT": 29571, "WORK_ROOT": WORK_ROOT, "CONNECT_TIMEOUT": 5, **settings}
@@ -73,7 +73,7 @@ def cluster_conf(where: Path, slurm_cluster, **settings: object) -> Path:
     return path
 
 
-def test_conf(where: Path, cases: dict[str, str], extra: str = "") -> Path:
+def write_test_conf(where: Path, cases: dict[str, str], extra: str = "") -> Path:
     path = where / "test_conf.py"
     path.write_text(f"VENDOR = 'cpu'\nCASES = {cases!r}\nSHM_SIZE = '1g'\n"
                     f"RESULT_ROOT = {str(where / 'result')!r}\nROUND_TIMEOUT = 900\n" + extra)
@@ -118,8 +118,8 @@ def assert_matches_scheduler(record: dict, state: str) -> dict[str, str]:
 
 def test_training_case_across_two_slurm_nodes(tmp_path, slurm_cluster, tiny_digits,  # noqa: F811
                                               tiny_training, nothing_queued):  # noqa: F811
-    cluster = cluster_conf(tmp_path, slurm_cluster)
-    test = test_conf(tmp_path, {TRAIN: str(tiny_digits)}, f"TRAINING_DIR = {str(tiny_training)!r}\n")
+    cluster = write_cluster_conf(tmp_path, slurm_cluster)
+    test = write_test_conf(tmp_path, {TRAIN: str(tiny_digits)}, f"TRAINING_DIR = {str(tiny_training)!r}\n")
     plan = chipperf("plan", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
     assert plan.returncode == 0 and "slurm       sbatch --parsable --job-name=chipperf --nodes=2" \
         in plan.output, plan
@@ -161,8 +161,8 @@ def test_base_case_across_two_slurm_nodes(tmp_path, slurm_cluster, nothing_queue
 
 def test_ctrl_c_mid_round_cancels_the_job(tmp_path, slurm_cluster, tiny_digits, tiny_training,  # noqa: F811
                                           background, nothing_queued):
-    cluster = cluster_conf(tmp_path, slurm_cluster)
-    test = test_conf(tmp_path, {TRAIN: str(tiny_digits)}, f"TRAINING_DIR = {str(tiny_training)!r}\n")
+    cluster = write_cluster_conf(tmp_path, slurm_cluster)
+    test = write_test_conf(tmp_path, {TRAIN: str(tiny_digits)}, f"TRAINING_DIR = {str(tiny_training)!r}\n")
     run = background(tmp_path, cluster, test)
     run.wait_for(": started chipperf-", 1)
     run.stop()                                              # SIGINT, as Ctrl-C
@@ -179,8 +179,8 @@ def test_node_lost_mid_round(tmp_path, slurm_cluster, tiny_digits, tiny_training
                              background, nothing_queued):
     """h8's link goes down in round 1: chipperf loses it after HOST_LOST_AFTER, Slurm after
     SlurmdTimeout (NODE_FAIL); the run fails naming it, and the job is gone from squeue."""
-    cluster = cluster_conf(tmp_path, slurm_cluster, HOST_LOST_AFTER=LOST_AFTER)
-    test = test_conf(tmp_path, {TRAIN: str(tiny_digits)}, f"TRAINING_DIR = {str(tiny_training)!r}\n")
+    cluster = write_cluster_conf(tmp_path, slurm_cluster, HOST_LOST_AFTER=LOST_AFTER)
+    test = write_test_conf(tmp_path, {TRAIN: str(tiny_digits)}, f"TRAINING_DIR = {str(tiny_training)!r}\n")
     run = background(tmp_path, cluster, test)
     run.wait_for(": started chipperf-", 2)
     veth = f"cpv-{NODES[1]}"
@@ -206,8 +206,8 @@ def test_node_lost_mid_round(tmp_path, slurm_cluster, tiny_digits, tiny_training
 
 def test_partition_that_does_not_exist(tmp_path, slurm_cluster, nothing_queued):
     before = JOBCOMP.read_text() if JOBCOMP.exists() else ""
-    cluster = cluster_conf(tmp_path, slurm_cluster, SLURM_PARTITION="nosuch")
-    test = test_conf(tmp_path, {TRAIN: "/tmp"})
+    cluster = write_cluster_conf(tmp_path, slurm_cluster, SLURM_PARTITION="nosuch")
+    test = write_test_conf(tmp_path, {TRAIN: "/tmp"})
     for command in ("plan", "run"):
         run = chipperf(command, "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
         assert run.returncode == 2, run
@@ -218,8 +218,8 @@ def test_partition_that_does_not_exist(tmp_path, slurm_cluster, nothing_queued):
 
 def test_job_that_cannot_start_is_cancelled_at_queue_timeout(tmp_path, slurm_cluster, nothing_queued):
     """Partition `closed` is State=DOWN: the job pends (PartitionDown) until QUEUE_TIMEOUT."""
-    cluster = cluster_conf(tmp_path, slurm_cluster, SLURM_PARTITION="closed", QUEUE_TIMEOUT=5)
-    test = test_conf(tmp_path, {TRAIN: "/tmp"})
+    cluster = write_cluster_conf(tmp_path, slurm_cluster, SLURM_PARTITION="closed", QUEUE_TIMEOUT=5)
+    test = write_test_conf(tmp_path, {TRAIN: "/tmp"})
     started = time.monotonic()
     run = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
     assert run.returncode == 1, run
