@@ -951,9 +951,8 @@ def cmd_status(args):
         out["hosts"].append({**h.state(), "cpu_cap": cpu_cap(h), "healthy": ok, "checks": checks,
                              "in_state_file": bool(st) and h.name in [x["name"] for x in st["hosts"]]})
     slurm = slurm_status()
-    if slurm is not None:
+    if slurm is not None:   # reported, not in the exit status: `up` cannot repair Slurm (slurm-up does)
         out["slurm"] = slurm
-        all_ok = all_ok and slurm["healthy"]
     out["healthy"] = all_ok
     print(json.dumps(out, indent=2))
     return 0 if all_ok else 3
