@@ -49,6 +49,8 @@ class Executor(Protocol):
 
     def facts(self) -> dict[str, Any]: ...
 
+    def lost(self) -> str: ...   # why the hosts are no longer held ('' while they are)
+
     def release(self) -> None: ...
 
 
@@ -78,6 +80,8 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
         tags = in_container_tags(plan, record) if test.in_container_launch else \
             prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
+            if executor is not None and (lost := executor.lost()):
+                raise ChipperfError(f"before case {case.key}: {lost}")
             if case.key not in outcome.cases:
                 settings = RoundSettings(plan.result_dir, tags[case.key], sensors,
                                          cluster.host_lost_after_s)

@@ -68,6 +68,16 @@ class Allocation:
                 "release_s": self.release_s, "states": list(self.states),
                 "final_state": self.states[-1] if self.released and self.states else None}
 
+    def lost(self, run: Runner = slurm) -> str:
+        """Why the nodes are no longer held ('' while the job runs): Slurm ended the job
+        (NODE_FAIL, TIMEOUT, someone's scancel) and may give the nodes to other jobs."""
+        state = commands.queue_state(run(commands.squeue_argv(self.job_id)).stdout).state
+        if state == "RUNNING":
+            return ""
+        self._note(state or _ended_state(self.job_id, run))
+        return (f"slurm job {self.job_id} is {self.states[-1] if self.states else 'gone'}: its "
+                f"nodes ({', '.join(self.nodes)}) are no longer held for this run")
+
     def release(self, run: Runner = slurm) -> None:
         """scancel (once), then the job's state as Slurm ends it (CANCELLED, NODE_FAIL, ...)."""
         if self.released:

@@ -204,6 +204,30 @@ def test_node_lost_mid_round(tmp_path, slurm_cluster, tiny_digits, tiny_training
     subprocess.run(["rm", "-rf", f"{WORK_ROOT}/{run_dir.name}"], check=False)
 
 
+def test_job_ended_by_slurm_mid_run_starts_no_further_case(tmp_path, slurm_cluster, tiny_digits,  # noqa: F811
+                                                             tiny_training, background,  # noqa: F811
+                                                             nothing_queued):
+    """The job is ended under the run (here `scancel` by someone else; NODE_FAIL and TIMEOUT
+    are the same to chipperf): the case running finishes on its containers, the next case
+    is not started on nodes Slurm no longer holds for the run."""
+    one_node = "resnet50:pytorch_2.13:xeon:1:1:1"
+    cluster = write_cluster_conf(tmp_path, slurm_cluster)
+    test = write_test_conf(tmp_path, {TRAIN: str(tiny_digits), one_node: str(tiny_digits)},
+                           f"TRAINING_DIR = {str(tiny_training)!r}\n")
+    run = background(tmp_path, cluster, test)
+    run.wait_for(": started chipperf-", 2)
+    job_id = re.search(r"slurm job (\d+) submitted", run.log.read_text()).group(1)
+    subprocess.run(["scancel", job_id], check=True)
+    assert run.proc.wait(timeout=600) == 1, run.log.read_text()[-4000:]
+    record = json.loads((latest_run_dir(tmp_path / "result") / "run.json").read_text())
+    cases = {c["key"]: c for c in record["cases"].values()}
+    assert cases[TRAIN]["status"] == "succeeded"
+    assert cases[one_node]["status"] == "failed"
+    assert cases[one_node]["reason"] == (f"before case {one_node}: slurm job {job_id} is CANCELLED: its "
+                                         "nodes (h7, h8) are no longer held for this run")
+    assert record["executor"]["final_state"] == "CANCELLED"
+
+
 def test_partition_that_does_not_exist(tmp_path, slurm_cluster, nothing_queued):
     before = JOBCOMP.read_text() if JOBCOMP.exists() else ""
     cluster = write_cluster_conf(tmp_path, slurm_cluster, SLURM_PARTITION="nosuch")

@@ -12,7 +12,7 @@ from chipperf.config.load import parse_cluster
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, SlurmConfig, TestConfig
 from chipperf.remote.host import CommandResult
 from chipperf.slurm import checks, commands
-from chipperf.slurm.allocation import SlurmError, allocate
+from chipperf.slurm.allocation import Allocation, SlurmError, allocate
 
 SLURM = SlurmConfig(nodes=2, partition="debug", queue_timeout_s=5)
 CLUSTER = ClusterConfig(hosts=SLURM.placeholders, executor="slurm", slurm=SLURM)
@@ -177,3 +177,11 @@ def test_clean_with_a_slurm_config_says_what_to_do_instead():
 
     with pytest.raises(ConfigError, match="EXECUTOR = 'slurm' names no hosts to clean"):
         clean(CLUSTER)
+
+
+def test_a_job_slurm_ended_is_no_longer_held():
+    slurm = Scheduler(squeue="", scontrol_job="JobState=NODE_FAIL NodeList=h[7-8]")
+    alloc = Allocation(commands.request(CLUSTER, TEST, False), [], "41", nodes=("h7", "h8"))
+    assert alloc.lost(slurm) == ("slurm job 41 is NODE_FAIL: its nodes (h7, h8) are no longer "
+                                 "held for this run")
+    assert alloc.lost(Scheduler(squeue="RUNNING||h[7-8]")) == ""
