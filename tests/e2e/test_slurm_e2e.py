@@ -242,6 +242,23 @@ def test_partition_that_does_not_exist(tmp_path, slurm_cluster, nothing_queued):
     assert queued() == [] and (JOBCOMP.read_text() if JOBCOMP.exists() else "") == before
 
 
+@pytest.mark.parametrize("vendor, case, partition, problem", [
+    ("cpu", TRAIN, "short", "the run needs a time limit of 25 min (every round's deadline + 10 min) "
+                            "but partition short allows 00:05:00"),
+    ("nvidia", "resnet50:pytorch_2.13:A100:2:8:1", "debug",
+     "the cases need 8 GPU(s) per node (nproc) but the nodes of partition debug have 0 (sinfo %G)"),
+])
+def test_plan_finds_what_slurm_cannot_give(tmp_path, slurm_cluster, nothing_queued, vendor, case,
+                                           partition, problem):
+    cluster = write_cluster_conf(tmp_path, slurm_cluster, SLURM_PARTITION=partition)
+    test = write_test_conf(tmp_path, {case: "/tmp"})
+    test.write_text(test.read_text().replace("VENDOR = 'cpu'", f"VENDOR = {vendor!r}"))
+    for command in ("plan", "run"):
+        run = chipperf(command, "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+        assert run.returncode == 2 and problem in run.output, run
+        assert run.run_dir is None and queued() == []
+
+
 def test_job_that_cannot_start_is_cancelled_at_queue_timeout(tmp_path, slurm_cluster, nothing_queued):
     """Partition `closed` is State=DOWN: the job pends (PartitionDown) until QUEUE_TIMEOUT."""
     cluster = write_cluster_conf(tmp_path, slurm_cluster, SLURM_PARTITION="closed", QUEUE_TIMEOUT=5)
