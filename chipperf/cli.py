@@ -106,8 +106,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from chipperf import controller
 
     cluster, test, catalogue = load_for(args)
-    outcome = controller.run(cluster, test, catalogue, suite=test.suite, debug=args.debug,
-                             wait=wait_policy(args))
+    if cluster.executor == "slurm":
+        from chipperf.slurm import executor
+
+        outcome = executor.run(cluster, test, catalogue, suite=test.suite, debug=args.debug,
+                               wait=wait_policy(args))
+    else:
+        outcome = controller.run(cluster, test, catalogue, suite=test.suite, debug=args.debug,
+                                 wait=wait_policy(args))
     print(final_screen(outcome.run_dir, outcome.cases, test.skipped), end="")
     if not getattr(args, "no_ingest", False):
         print(ingest_screen(outcome.run_dir, getattr(args, "db", None)), end="")
@@ -168,6 +174,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from chipperf.render_plan import render_plan
 
     cluster, test, catalogue = load_for(args)
+    if cluster.executor == "slurm":
+        from chipperf.slurm.executor import checked_request
+
+        checked_request(cluster, test)   # sinfo/scontrol: ConfigError, nothing queued
     plan = make_plan(cluster, test, catalogue, new_run_id(datetime.now()), Path(test.result_root))
     print(render_plan(plan, cluster, test))
     return EXIT_OK

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import AbstractSet, Any, Mapping
+from typing import AbstractSet, Any, Mapping, Protocol
 
 from chipperf import precheck
 from chipperf.catalogue import Catalogue
@@ -45,10 +45,23 @@ class RunOutcome:
         return bool(self.cases) and all(s == "succeeded" for s, _ in self.cases.values())
 
 
+class Executor(Protocol):
+    """Where the hosts came from when not from HOSTS (chipperf.slurm.allocation.Allocation):
+    recorded in run.json, released after the teardown whatever ended the run."""
+
+    def facts(self) -> dict[str, Any]: ...
+
+    def lost(self) -> str: ...   # why the hosts are no longer held ('' while they are)
+
+    def release(self) -> None: ...
+
+
 def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
-        suite: str = "training", debug: bool = False, wait: Wait | None = None) -> RunOutcome:
+        suite: str = "training", debug: bool = False, wait: Wait | None = None,
+        executor: Executor | None = None) -> RunOutcome:
     """Connect and check the hosts, lease them all (refused or waiting while another run
-    holds one: nothing is touched before), then the run; the leases go last."""
+    holds one: nothing is touched before), then the run; the leases go last. ``executor``:
+    the hosts came from a scheduler's allocation (chipperf.slurm), released after teardown."""
     with contextlib.ExitStack() as stack:
         opened = precheck.open_checked(cluster, test)   # a missing data dir: no run dir is made
         stack.callback(opened.close)
@@ -57,15 +70,17 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
         run_id, run_dir = create_run_dir(Path(test.result_root), new_run_id(datetime.now()))
         lease.name_run(run_id, str(run_dir.absolute()))
         plan = make_plan(cluster, test, catalogue, run_id, Path(test.result_root))
-        return _run(plan, cluster, test, suite, debug, opened, lease)
+        return _run(plan, cluster, test, suite, debug, opened, lease, executor)
 
 
 def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, debug: bool,
-         opened: precheck.Opened, lease: ClusterLease) -> RunOutcome:
+         opened: precheck.Opened, lease: ClusterLease, executor: Executor | None) -> RunOutcome:
     run_dir = plan.result_dir
     handler = attach_run_log(run_dir, debug)
     master = MasterLease.take(run_dir)
     record = RunRecord(plan, cluster, test, suite)
+    if executor is not None:
+        record.executor(executor.facts())
     outcome = RunOutcome(run_dir)
     hosts = None
     try:
@@ -80,6 +95,8 @@ def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, de
         tags = in_container_tags(plan, record) if test.in_container_launch else \
             prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
+            if executor is not None and (lost := executor.lost()):
+                raise ChipperfError(f"before case {case.key}: {lost}")
             if case.key not in outcome.cases:
                 settings = RoundSettings(plan.result_dir, tags[case.key], sensors,
                                          cluster.host_lost_after_s, suite)
@@ -103,6 +120,9 @@ def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, de
     finally:
         if hosts is not None:
             teardown(plan, cluster, hosts, keep={k.split(":", 1)[0] for k in outcome.kept})
+        if executor is not None:
+            executor.release()
+            record.executor(executor.facts())
         if outcome.kept:
             log.error("the files of %d node(s) stay on their hosts (%s): the result root could "
                       "not take them, or the host could not be reached; `chipperf collect %s` "

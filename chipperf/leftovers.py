@@ -25,7 +25,7 @@ from typing import Any, Sequence
 from chipperf.config.model import ClusterConfig
 from chipperf.containers import runtime
 from chipperf.containers.spec import LABEL_RUN
-from chipperf.errors import ChipperfError, HostError
+from chipperf.errors import ChipperfError, ConfigError, HostError
 from chipperf.lease import BUSY, busy_argv, lease_path, remove_argv
 from chipperf.plan import host_label, host_work_dir
 from chipperf.remote.host import Host
@@ -243,6 +243,8 @@ def cluster_of(run_dir: Path) -> tuple[str, ClusterConfig, list[str]]:
     known = {f.name for f in dataclasses.fields(ClusterConfig)}
     values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
               for k, v in record.get("cluster", {}).items() if k in known}
+    values.pop("slurm", None)   # the run's nodes are its recorded hosts: collect uses SSH
+    values.pop("executor", None)
     cluster = ClusterConfig(**values)
     return record["run_id"], cluster, list(record.get("hosts") or cluster.hosts)
 
@@ -351,6 +353,10 @@ def _cancel_unfinished(run_dir: Path, record: dict[str, Any], why: str) -> None:
 
 def clean(cluster: ClusterConfig) -> tuple[list[Swept], list[str]]:
     """`chipperf clean`: on every host, what every run that is not running left."""
+    if cluster.executor == "slurm":
+        raise ConfigError(["cluster config: EXECUTOR = 'slurm' names no hosts to clean: "
+                           "`chipperf collect <run dir>` cleans the nodes a run recorded, or "
+                           "give `chipperf clean` a cluster config whose HOSTS lists the nodes"])
     return on_hosts(cluster.hosts, cluster, lambda h: sweep_host(h, cluster.work_root,
                                                                  swept_by=CLEAN))
 

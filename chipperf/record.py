@@ -114,6 +114,11 @@ class RunRecord:
         self.data["image_build"] = settings
         self.save()
 
+    def executor(self, facts: dict[str, Any]) -> None:
+        """Where the hosts came from (EXECUTOR = "slurm": the job, its nodes and states)."""
+        self.data["executor"] = facts
+        self.save()
+
     def round(self, dir_name: str, entry: dict[str, Any]) -> None:
         self.data["cases"][dir_name]["rounds"].append(entry)
         self.save()
