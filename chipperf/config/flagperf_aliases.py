@@ -44,8 +44,14 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # train_steps (300): the optimizer steps of its fixed-length run, whose throughput and MFU
     # it reports; here the timed steps of performance mode (chipperf.config.vendorconfig
     # then sets run_mode = "performance" when the config does not say)
-    "llama3_8B:pytorch": {"train_steps": "timed_steps"},
-    "mixtral_8x7B:pytorch": {"train_steps": "timed_steps"},
+    # and Megatron's parallel sizes (the same degrees; Megatron's expert-parallel groups are
+    # data-parallel ranks too)
+    "llama3_8B:pytorch": {"train_steps": "timed_steps",
+                          "tensor_model_parallel_size": "tensor_parallel",
+                          "pipeline_model_parallel_size": "pipeline_parallel"},
+    "mixtral_8x7B:pytorch": {"train_steps": "timed_steps",
+                             "tensor_model_parallel_size": "tensor_parallel",
+                             "expert_model_parallel_size": "expert_parallel"},
 }
 
 

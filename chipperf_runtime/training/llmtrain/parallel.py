@@ -67,7 +67,8 @@ def layout_problems(layout: Layout, nproc_per_node: int, values: Mapping[str, An
     reason)."""
     tp, pp = layout.tensor_parallel, layout.pipeline_parallel
     if tp < 1 or pp < 1 or layout.world_size % (tp * pp):
-        return [f"tensor_parallel {tp} x pipeline_parallel {pp} does not divide the world size "
+        shown = f"tensor_parallel {tp}" + (f" x pipeline_parallel {pp}" if pp != 1 else "")
+        return [f"{shown} does not divide the world size "
                 f"{layout.world_size}: choose degrees whose product divides "
                 f"{layout.world_size} (data parallel is the world over that product)"]
     problems = []
