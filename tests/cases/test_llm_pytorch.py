@@ -60,7 +60,8 @@ def test_tensor_parallel_inside_nodes_and_fsdp_across_reach_the_target(
     events = perflog_events((tmp_path / "node0" / "rank0.out.log").read_text())
     finished = check_converged(events)
     init = init_end(events)
-    assert init["layout"] == {"world_size": 4, "data_parallel": 2, "tensor_parallel": 2}
+    assert init["layout"] == {"world_size": 4, "data_parallel": 2, "tensor_parallel": 2,
+                              "pipeline_parallel": 1, "expert_parallel": 1}
     assert init["dist_backend"] == "gloo"
     assert finished["world_size"] == 4 and finished["work_unit"] == "tokens"
     assert finished["work_done"] > 0 and finished["work_done"] % (32 * 128) == 0
