@@ -21,9 +21,13 @@ from chipperf.plan import check
 from chipperf_runtime.vendors import get_vendor
 
 CASES = ["llama3_8B", "mixtral_8x7B"]
-# published sizes: Meta-Llama-3-8B and Mixtral-8x7B-v0.1 model cards (8.03B, 46.7B)
-PUBLISHED_PARAMS = {"llama3_8B": 8_030_261_248, "mixtral_8x7B": 46_702_792_704}
-FULL_SEQ = {"llama3_8B": 8192, "mixtral_8x7B": 4096}
+PP_CASES = ["llama3_70B", "llama2_70B"]
+# published sizes: Meta-Llama-3-8B and Mixtral-8x7B-v0.1 model cards (8.03B, 46.7B);
+# Meta-Llama-3-70B 70,553,706,496; Llama-2-70b-hf 68,976,648,192 (transformers' count of the
+# checkpoint; the card rounds to 70B)
+PUBLISHED_PARAMS = {"llama3_8B": 8_030_261_248, "mixtral_8x7B": 46_702_792_704,
+                    "llama3_70B": 70_553_706_496, "llama2_70B": 68_976_648_192}
+FULL_SEQ = {"llama3_8B": 8192, "mixtral_8x7B": 4096, "llama3_70B": 8192, "llama2_70B": 4096}
 
 
 def entry(case: str) -> Any:
@@ -43,7 +47,7 @@ def built_on_meta(case: str, size: str) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASES + PP_CASES)
 def test_case_yaml_holds_the_full_size_model_built_on_meta(case: str) -> None:
     from chipperf_runtime.training.llmtrain import arch
 
@@ -93,6 +97,21 @@ def test_needs_refuse_a_model_too_large_for_the_chips_memory() -> None:
     assert needs_problems(needs, {"tensor_parallel": 8, "pipeline_parallel": 1, "model_size": "8b"}, 1, 8, a100, "w") == []
 
 
+@pytest.mark.parametrize("case", PP_CASES)
+def test_a_70b_layout_that_does_not_fit_says_so_at_plan_time(case: str) -> None:
+    """TP 8 x PP 4 over 8 x 8 H100s holds the 70B training state (16 bytes per parameter over
+    64 GPUs); one node of 8 does not, and plan time names the minimum."""
+    needs, h100 = case_yaml(case), get_vendor("nvidia").chip("H100")
+    values = {"tensor_parallel": 8, "pipeline_parallel": 4, "model_size": "70b"}
+    assert needs_problems(needs, values, 8, 8, h100, "w") == []
+    values["pipeline_parallel"] = 1
+    (problem,) = needs_problems(needs, values, 1, 8, h100, "w")
+    params = f"{PUBLISHED_PARAMS[case]:,}"
+    assert problem.startswith(f"w: model_size '70b' ({params} parameters) needs at least "), problem
+    chips = {"llama3_70B": 14, "llama2_70B": 13}[case]   # ceil(params x 16 B / 80 GiB)
+    assert "more than the 80.0 GiB of one H100" in problem and f"use at least {chips} chips" in problem
+
+
 def llm_catalogue(tmp_path: Path, case: str, config_name: str, text: str) -> Catalogue:
     """The real case folder, with one nvidia vendor config of ours."""
     root = tmp_path / "training"
@@ -129,13 +148,13 @@ def test_plan_refuses_the_layout_or_size_before_anything_runs(tmp_path: Path, ke
 def test_every_shipped_llm_config_passes_plan_time_checks() -> None:
     catalogue = Catalogue.scan(REPO / "training")
     for (vendor, model, _family), names in catalogue.vendor_configs.items():
-        if model not in CASES:
+        if model not in CASES + PP_CASES:
             continue
         for name in names:
             chip, nnodes, nproc = name[len("config_"):-3].rsplit("x", 2)
             key = CaseKey.parse(f"{model}:pytorch_2.13:{chip}:{nnodes}:{nproc}:1")
-            cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600,
-                                    work_root="/w")
+            hosts = tuple(f"10.0.0.{n + 1}" for n in range(max(2, int(nnodes))))
+            cluster = ClusterConfig(hosts=hosts, master_port=29600, work_root="/w")
             test = TestConfig(vendor=vendor, cases=(CaseEntry(key, "/data"),))
             assert check(cluster, test, catalogue) == [], name
 
