@@ -75,26 +75,30 @@ def test_llama3_flops_per_token_is_6n_plus_the_attention_term() -> None:
 # ---------------------------------------------------------------- plan time
 
 
+def layout(tp: int, size: str = "tiny") -> dict:
+    """llama3_8B's layout knobs (no pipeline)."""
+    return {"tensor_parallel": tp, "pipeline_parallel": 1, "model_size": size}
+
+
 def test_needs_refuse_a_layout_that_does_not_divide_the_world() -> None:
     needs = case_yaml("llama3_8B")
-    problems = needs_problems(needs, {"tensor_parallel": 3, "pipeline_parallel": 1, "model_size": "tiny"}, 2, 2,
-                              None, "w")
+    problems = needs_problems(needs, layout(3), 2, 2, None, "w")
     assert problems == [
         "w: tensor_parallel 3 does not divide the world size 4 (2 node(s) x 2 processes): choose "
         "degrees whose product divides 4; data parallel is the world size over that product"]
-    assert needs_problems(needs, {"tensor_parallel": 4, "pipeline_parallel": 1, "model_size": "tiny"}, 2, 2, None, "w") \
+    assert needs_problems(needs, layout(4), 2, 2, None, "w") \
         == ["w: tensor_parallel 4 does not fit the 2 processes per node: use a divisor of 2, so "
             "that each group sits inside a node"]
-    assert needs_problems(needs, {"tensor_parallel": 2, "pipeline_parallel": 1, "model_size": "tiny"}, 2, 2, None, "w") == []
+    assert needs_problems(needs, layout(2), 2, 2, None, "w") == []
 
 
 def test_needs_refuse_a_model_too_large_for_the_chips_memory() -> None:
     needs, a100 = case_yaml("llama3_8B"), get_vendor("nvidia").chip("A100")
-    (problem,) = needs_problems(needs, {"tensor_parallel": 1, "pipeline_parallel": 1, "model_size": "8b"}, 1, 1, a100, "w")
+    (problem,) = needs_problems(needs, layout(1, "8b"), 1, 1, a100, "w")
     assert problem.startswith("w: model_size '8b' (8,030,261,248 parameters) needs at least "
                               "119.7 GiB per chip for its training state")
     assert "more than the 80.0 GiB of one A100" in problem and "use at least 2 chips" in problem
-    assert needs_problems(needs, {"tensor_parallel": 8, "pipeline_parallel": 1, "model_size": "8b"}, 1, 8, a100, "w") == []
+    assert needs_problems(needs, layout(8, "8b"), 1, 8, a100, "w") == []
 
 
 @pytest.mark.parametrize("case", PP_CASES)

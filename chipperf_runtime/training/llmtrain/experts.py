@@ -50,13 +50,15 @@ class _IntoGroup(torch.autograd.Function):
 
 
 class _OutOfGroup(torch.autograd.Function):
-    """The group's partial sums added up forward; the gradient passes through unchanged."""
+    """The group's partial sums added up forward (into a new tensor: an input returned from an
+    autograd.Function is a view, which FSDP2 warns about as a wrapped module's output); the
+    gradient passes through unchanged."""
 
     @staticmethod
     def forward(ctx, x: torch.Tensor, group: tdist.ProcessGroup) -> torch.Tensor:  # type: ignore[override]
-        x = x.contiguous()
-        tdist.all_reduce(x, group=group)
-        return x
+        total = x.clone(memory_format=torch.contiguous_format)
+        tdist.all_reduce(total, group=group)
+        return total
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None]:  # type: ignore[override]
