@@ -2,7 +2,8 @@
 meta-built model's and llmtrain.arch's formulas; plan time refuses a layout that does not
 divide the world size, a pipeline or expert degree the model does not split into, and a model
 whose training state does not fit the chip's memory (from the spec sheet); pipeline and expert
-parallel layouts train as one process does (test_llm_layouts.py)."""
+parallel layouts train as one process does (test_llm_two_rank_layouts.py here, and
+tests/cases/test_llm_layouts.py)."""
 
 from __future__ import annotations
 
@@ -280,3 +281,18 @@ def test_the_grouped_gemm_is_a_matmul_per_expert_segment() -> None:
         x, w = torch.randn(8, width), weight[:, :, :width]
         expected = torch.cat([x[:3] @ w[0].T, x[3:] @ w[2].T])
         assert torch.allclose(grouped_linear(x, w.contiguous(), counts), expected, atol=1e-5)
+
+
+def test_the_interleaved_schedule_needs_micro_batches_in_multiples_of_the_ranks() -> None:
+    from chipperf_runtime.training.driver.config import Config
+    from chipperf_runtime.training.llmtrain.case import microbatch_problems
+    from chipperf_runtime.training.llmtrain.parallel import Layout
+
+    layout = Layout(4, 1, 2, pipeline_schedule="interleaved_1f1b")   # 2 data-parallel ranks
+    assert microbatch_problems(Config({"global_batch_size": 8, "micro_batch_size": 2}, {}),
+                               layout) == []
+    assert microbatch_problems(Config({"global_batch_size": 6, "micro_batch_size": 1}, {}),
+                               layout) == [
+        "pipeline_schedule 'interleaved_1f1b' needs the micro-batches per step (3: "
+        "global_batch_size / data parallel / micro_batch_size) to be a multiple of "
+        "pipeline_parallel 2"]
