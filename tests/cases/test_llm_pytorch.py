@@ -86,6 +86,18 @@ def test_four_pipeline_stages_reach_the_target(corpus: Path, tmp_path: Path) -> 
     assert finished["work_done"] > 0 and finished["work_done"] % (32 * 128) == 0
 
 
+def test_expert_parallel_across_nodes_reaches_the_target(corpus: Path, tmp_path: Path) -> None:
+    """mixtral_8x7B's CI size on 2 nodes x 1 process with expert_parallel 2: each node holds 2
+    of the 4 experts per layer, tokens cross by all-to-all."""
+    codes = launch(CASES["mixtral_8x7B"], corpus, tmp_path, nnodes=2, nproc=1)
+    assert codes == [0, 0], all_logs(tmp_path)
+    events = perflog_events((tmp_path / "node0" / "rank0.out.log").read_text())
+    check_converged(events)
+    assert init_end(events)["layout"] == {
+        "world_size": 2, "data_parallel": 2, "tensor_parallel": 1, "pipeline_parallel": 1,
+        "expert_parallel": 2}
+
+
 # ---------------------------------------------------------------- errors before training
 
 
