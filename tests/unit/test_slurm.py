@@ -116,7 +116,8 @@ def test_pending_past_queue_timeout_is_cancelled_with_the_reason():
 
 
 def test_fewer_nodes_than_asked_is_cancelled():
-    slurm = Scheduler(sbatch="41", squeue="RUNNING||h7", scontrol_job="JobState=RUNNING NodeList=h7",
+    states = iter(["JobState=RUNNING NodeList=h7", "JobState=CANCELLED NodeList=h7"])  # scancel'd
+    slurm = Scheduler(sbatch="41", squeue="RUNNING||h7", scontrol_job=lambda: next(states),
                       scontrol_hostnames="h7\n", scontrol_node="NodeName=h7 NodeAddr=10.0.0.7")
     with pytest.raises(SlurmError, match="got 1 node"):
         allocate(commands.request(CLUSTER, TEST, False), slurm, *fake_clock())
