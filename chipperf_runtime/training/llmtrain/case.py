@@ -67,7 +67,7 @@ def model_config(cfg: Config, spec: LLMSpec, dist: DistEnv) -> tuple[dict[str, A
         problems.append(f"seq_len {cfg.seq_len} must be 1..{values['max_position_embeddings']} "
                         f"for model_size {cfg.model_size!r}")
     problems += layout_problems(layout, dist.nproc_per_node, values["num_attention_heads"],
-                                values["num_key_value_heads"], values["intermediate_size"])
+                                values["num_key_value_heads"], arch.expert_width(values))
     raise_problems(problems)
     return values, layout
 
