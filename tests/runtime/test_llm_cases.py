@@ -74,4 +74,4 @@ def test_every_shipped_config_of_the_new_cases_passes_plan_time_checks() -> None
             test = TestConfig(vendor=vendor, cases=(CaseEntry(key, "/data"),))
             assert check(cluster, test, catalogue) == [], name
             seen += 1
-    assert seen == 12      # 4 cpu + 2 nvidia configs per case
+    assert seen == 16      # 4 cpu + 4 nvidia (A100, H100 at 1x8 and 2x8) configs per case

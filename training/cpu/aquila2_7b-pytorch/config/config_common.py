@@ -15,5 +15,4 @@ max_steps = 200
 eval_every_steps = 20
 log_every_steps = 5
 dtype = "fp32"
-tensor_parallel = 1
 cpu_threads = 1               # CI machines are shared: one torch thread per rank

@@ -5,4 +5,3 @@
 from config_common import *  # noqa: F403 - the settings every topology shares
 
 global_batch_size = 72
-micro_batch_size = 1

@@ -4,8 +4,6 @@
 # parallelism (FlagPerf's aquila2_7b configs: tensor_parallel 1, pipeline_parallel 1). Global
 # batch in tokens = global_batch_size x 2048. Not run by chipperf's CI (no GPU there): see
 # ../README.md.
-seq_len = 2048
-tensor_parallel = 1
 eval_every_steps = 250
 # Performance mode by default (FlagPerf's LLM cases time a fixed number of steps): 10 warm-up
 # steps, then 300 timed steps; throughput and MFU come from those 300. For a convergence run

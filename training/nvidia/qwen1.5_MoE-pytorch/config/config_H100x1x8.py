@@ -2,7 +2,4 @@
 # 1 x 8 A800s, global batch 512): FSDP2 over the 8 GPUs (the training state, 14.3B x 16 bytes,
 # is ~26.7 GiB per GPU). Global batch 512 x 4096 tokens (2M) = 64 accumulation steps of 1
 # sequence per GPU.
-from config_common import *  # noqa: F403 - the settings every topology shares
-
-global_batch_size = 512
-micro_batch_size = 1
+from config_common import *  # noqa: F403 - the settings every topology shares (global batch 512)

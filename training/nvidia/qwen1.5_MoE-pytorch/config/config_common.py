@@ -4,8 +4,6 @@
 # no tensor parallelism (FlagPerf's megatron_pai run is TP1 PP2 DP4; chipperf has no pipeline
 # parallelism here). Global batch in tokens = global_batch_size x 4096. Not run by chipperf's
 # CI (no GPU there): see ../README.md.
-seq_len = 4096
-tensor_parallel = 1
 eval_every_steps = 250
 # Performance mode by default: FlagPerf's qwen1.5_MoE trains 100 steps and reports their
 # throughput and MFU; here 10 warm-up steps, then 90 timed steps (100 in all). For a
