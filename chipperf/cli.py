@@ -108,8 +108,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from chipperf import controller
 
     cluster, test, catalogue = load_for(args)
-    outcome = controller.run(cluster, test, catalogue, suite=test.suite, debug=args.debug,
-                             wait=wait_policy(args))
+    if cluster.executor == "slurm":
+        from chipperf.slurm import executor
+
+        outcome = executor.run(cluster, test, catalogue, suite=test.suite, debug=args.debug,
+                               wait=wait_policy(args))
+    else:
+        outcome = controller.run(cluster, test, catalogue, suite=test.suite, debug=args.debug,
+                                 wait=wait_policy(args))
     print(final_screen(outcome.run_dir, outcome.cases, test.skipped), end="")
     if not getattr(args, "no_ingest", False):
         print(ingest_screen(outcome.run_dir, getattr(args, "db", None)), end="")
@@ -170,6 +176,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from chipperf.render_plan import render_plan
 
     cluster, test, catalogue = load_for(args)
+    if cluster.executor == "slurm":
+        from chipperf.slurm.executor import checked_request
+
+        checked_request(cluster, test)   # sinfo/scontrol: ConfigError, nothing queued
     plan = make_plan(cluster, test, catalogue, new_run_id(datetime.now()), Path(test.result_root))
     print(render_plan(plan, cluster, test))
     return EXIT_OK
@@ -383,8 +393,9 @@ def parser() -> argparse.ArgumentParser:
     q = sub.add_parser("collect", help="bring home a run's files its hosts still have",
                        description="Copy the node dirs a run left on its hosts (a host that "
                                    "was lost and came back, a result root that was full) into "
-                                   "RUN_DIR, mark them late in run.json, write the reports "
-                                   "again, and remove the run's containers and work dirs.")
+                                   "RUN_DIR, mark them late in run.json, judge their rounds "
+                                   "again (a late FINISHED counts), write the reports again, "
+                                   "and remove the run's containers and work dirs.")
     q.add_argument("run_dir", help="the run's result directory")
     q.set_defaults(fn=cmd_collect)
     q = sub.add_parser("monitor", help="run the telemetry sampler by hand",

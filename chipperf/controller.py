@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import AbstractSet, Any, Mapping
+from typing import AbstractSet, Any, Mapping, Protocol
 
 from chipperf import precheck
 from chipperf.catalogue import Catalogue
@@ -28,7 +28,7 @@ from chipperf.plan import CasePlan, RoundPlan, RunPlan, make_plan
 from chipperf.record import RunRecord, attach_run_log, write_reports
 from chipperf.remote import Host, HostGroup, LocalHost, each
 from chipperf.results.layout import create_run_dir, new_run_id
-from chipperf.rounds import RoundOutcome, RoundSettings, run_round
+from chipperf.rounds import RoundOutcome, RoundSettings, case_status, run_round
 
 log = logging.getLogger("chipperf")
 ORIGIN = "origin.json"   # in each host's work dir: the run id and its result dir on the master
@@ -45,10 +45,23 @@ class RunOutcome:
         return bool(self.cases) and all(s == "succeeded" for s, _ in self.cases.values())
 
 
+class Executor(Protocol):
+    """Where the hosts came from when not from HOSTS (chipperf.slurm.allocation.Allocation):
+    recorded in run.json, released after the teardown whatever ended the run."""
+
+    def facts(self) -> dict[str, Any]: ...
+
+    def lost(self) -> str: ...   # why the hosts are no longer held ('' while they are)
+
+    def release(self) -> None: ...
+
+
 def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
-        suite: str = "training", debug: bool = False, wait: Wait | None = None) -> RunOutcome:
+        suite: str = "training", debug: bool = False, wait: Wait | None = None,
+        executor: Executor | None = None) -> RunOutcome:
     """Connect and check the hosts, lease them all (refused or waiting while another run
-    holds one: nothing is touched before), then the run; the leases go last."""
+    holds one: nothing is touched before), then the run; the leases go last. ``executor``:
+    the hosts came from a scheduler's allocation (chipperf.slurm), released after teardown."""
     with contextlib.ExitStack() as stack:
         opened = precheck.open_checked(cluster, test)   # a missing data dir: no run dir is made
         stack.callback(opened.close)
@@ -57,15 +70,17 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *,
         run_id, run_dir = create_run_dir(Path(test.result_root), new_run_id(datetime.now()))
         lease.name_run(run_id, str(run_dir.absolute()))
         plan = make_plan(cluster, test, catalogue, run_id, Path(test.result_root))
-        return _run(plan, cluster, test, suite, debug, opened, lease)
+        return _run(plan, cluster, test, suite, debug, opened, lease, executor)
 
 
 def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, debug: bool,
-         opened: precheck.Opened, lease: ClusterLease) -> RunOutcome:
+         opened: precheck.Opened, lease: ClusterLease, executor: Executor | None) -> RunOutcome:
     run_dir = plan.result_dir
     handler = attach_run_log(run_dir, debug)
     master = MasterLease.take(run_dir)
     record = RunRecord(plan, cluster, test, suite)
+    if executor is not None:
+        record.executor(executor.facts())
     outcome = RunOutcome(run_dir)
     hosts = None
     try:
@@ -80,6 +95,8 @@ def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, de
         tags = in_container_tags(plan, record) if test.in_container_launch else \
             prepare_images(plan, test, hosts, record, outcome)
         for case in plan.cases:
+            if executor is not None and (lost := executor.lost()):
+                raise ChipperfError(f"before case {case.key}: {lost}")
             if case.key not in outcome.cases:
                 settings = RoundSettings(plan.result_dir, tags[case.key], sensors,
                                          cluster.host_lost_after_s, suite)
@@ -103,6 +120,9 @@ def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, de
     finally:
         if hosts is not None:
             teardown(plan, cluster, hosts, keep={k.split(":", 1)[0] for k in outcome.kept})
+        if executor is not None:
+            executor.release()
+            record.executor(executor.facts())
         if outcome.kept:
             log.error("the files of %d node(s) stay on their hosts (%s): the result root could "
                       "not take them, or the host could not be reached; `chipperf collect %s` "
@@ -178,6 +198,8 @@ def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -
         for line in swept.collected:
             log.warning("[%s] brought home files an earlier run left: %s (marked late in its "
                         "run.json)", name, line)
+        for line in swept.judged:
+            log.warning("[%s] judged again: round %s", name, line)
         if swept.containers or swept.work_dirs:
             log.info("[%s] removed what earlier runs left: %s", name,
                      ", ".join(swept.containers + swept.work_dirs))
@@ -308,7 +330,7 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
                 return
             break
         if test.clear_caches:
-            record.case(case.dir_name, clear_caches=drop_page_caches(rnd, hosts))
+            record.case(case.dir_name, clear_caches=drop_page_caches(rnd, hosts, record))
         log.info("case %s round %d/%d: starting on %s", case.key, rnd.number, len(case.rounds),
                  ", ".join(n.host for n in rnd.nodes))
         try:
@@ -328,15 +350,6 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
     status, reason = case_status(outcomes)
     record.case(case.dir_name, status=status, reason=reason)
     outcome.cases[case.key] = (status, reason)
-
-
-def case_status(outcomes: list[RoundOutcome]) -> tuple[str, str]:
-    """(status, reason) of a case from its rounds' outcomes: the first round that did not
-    succeed decides."""
-    bad = next((r for r in outcomes if r.status != "succeeded"), None)
-    if not outcomes:
-        return "failed", "no round ran"
-    return ("succeeded", "") if bad is None else (bad.status, f"round {bad.number}: {bad.reason}")
 
 
 def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan, silent: set[str]) -> list[str]:
@@ -377,25 +390,40 @@ def _skip_rest(case: CasePlan, rnd: RoundPlan, lost: list[str], when: str,
 DROP_CACHES = ("sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")
 
 
-def drop_page_caches(rnd: RoundPlan, hosts: HostGroup) -> dict[str, str]:
+def drop_page_caches(rnd: RoundPlan, hosts: HostGroup,
+                     record: RunRecord | None = None) -> dict[str, str]:
     """FlagPerf's CLEAR_CACHES: before each round, every host of the round writes its dirty
     pages and drops its page cache, so no round reads its data from a cache a previous one
-    warmed. Per host: "dropped", or why not (the round still runs, and the log says so)."""
+    warmed. Per host: "dropped", or why not (the round still runs). A host that cannot (a
+    container with a read-only /proc/sys, no root) is said so once: one warning, its
+    run.json host entry (``page_cache``); later rounds do not ask it again."""
     done = {}
     for host in sorted({n.host for n in rnd.nodes}):
-        try:
-            result = hosts[host].run(DROP_CACHES, timeout=300, check=False)
-            why = "" if result.ok else (result.stderr or result.stdout).strip()[-200:] or \
-                f"exit {result.exit_code}"
-        except HostError as exc:
-            why = str(exc)
+        if host in hosts.caches_kept:
+            done[host] = f"not dropped: {hosts.caches_kept[host]} (not asked again)"
+            continue
+        why = _drop_on(hosts[host])
         done[host] = "dropped" if not why else f"not dropped: {why}"
-        if why:
-            log.warning("[%s] CLEAR_CACHES: the page cache was not dropped (%s): this round "
-                        "may read from a warm cache", host, why)
-        else:
+        if not why:
             log.info("[%s] CLEAR_CACHES: page cache dropped before round %d", host, rnd.number)
+            continue
+        hosts.caches_kept[host] = why
+        log.warning("[%s] CLEAR_CACHES: the page cache cannot be dropped (%s): this run's "
+                    "rounds there may read from a warm cache; not asked again (run.json: "
+                    "hosts.%s.page_cache)", host, why, host)
+        if record is not None:
+            record.host(host, page_cache=f"not dropped: {why}")
     return done
+
+
+def _drop_on(host: Host) -> str:
+    """'' when ``host`` dropped its page cache, else why not."""
+    try:
+        result = host.run(DROP_CACHES, timeout=300, check=False)
+    except HostError as exc:
+        return str(exc)
+    return "" if result.ok else (result.stderr or result.stdout).strip()[-200:] or \
+        f"exit {result.exit_code}"
 
 
 def _case_failed(case: CasePlan, record: RunRecord, outcome: RunOutcome, reason: str) -> None:

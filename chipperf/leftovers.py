@@ -25,7 +25,7 @@ from typing import Any, Sequence
 from chipperf.config.model import ClusterConfig
 from chipperf.containers import runtime
 from chipperf.containers.spec import LABEL_RUN
-from chipperf.errors import ChipperfError, HostError
+from chipperf.errors import ChipperfError, ConfigError, HostError
 from chipperf.lease import BUSY, busy_argv, lease_path, remove_argv
 from chipperf.plan import host_label, host_work_dir
 from chipperf.remote.host import Host
@@ -51,6 +51,7 @@ class Swept:
     work_dirs: list[str] = field(default_factory=list)     # removed
     left: list[str] = field(default_factory=list)          # "<what>: <why>"
     closed: list[str] = field(default_factory=list)        # run dirs whose record it closed
+    judged: list[str] = field(default_factory=list)        # rounds judged again (chipperf.late)
 
 
 def sweep_host(host: Host, work_root: str, *, only: str | None = None,
@@ -76,6 +77,8 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
         if origin is None and with_origin_only:
             swept.left.append(f"{work}: not marked as a chipperf run's ({ORIGIN} missing)")
             continue
+        # before its lease here is asked: a host may hold a killed master's lease a while
+        _close_if_abandoned(origin, run_id, swept_by, swept)
         if master_gone and _busy(host, work, LEASE_DROP_WAIT_S):
             swept.left.append(f"{run_id}: its lease here is still held by the ended master's "
                               "SSH session (a host that was cut off drops it once it hears "
@@ -85,7 +88,6 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
         if not master_gone and _busy(host, work):
             swept.left.append(f"{run_id}: running (its master holds the run's lease)")
             continue
-        _close_if_abandoned(origin, run_id, swept_by, swept)
         if not _collect(host, work, run_id, origin, swept):
             continue
         for container in containers.get(run_id, []):
@@ -168,11 +170,11 @@ def _collect(host: Host, work: str, run_id: str, origin: dict[str, Any] | None,
         for rel in nodes:
             host.get_dir(f"{work}/results/{rel}", run_dir / rel)
             swept.collected.append(f"{run_id}/{rel}")
+        swept.judged += mark_late(run_dir, host.name, nodes)
     except (HostError, OSError) as exc:
         swept.left.append(f"{work}: collecting into {run_dir} failed ({exc}); the files stay "
                           f"on {host.name}: `chipperf collect {run_dir}` again once it has room")
         return False
-    mark_late(run_dir, host.name, nodes)
     return True
 
 
@@ -199,8 +201,12 @@ def _is_run_dir(run_dir: Path, run_id: str) -> bool:
         return False
 
 
-def mark_late(run_dir: Path, host: str, nodes: Sequence[str]) -> None:
-    """run.json ``late``: node dir -> the host and when its files came home."""
+def mark_late(run_dir: Path, host: str, nodes: Sequence[str]) -> list[str]:
+    """run.json ``late``: node dir -> the host and when its files came home; the rounds
+    those files complete are judged again from them (chipperf.late) and the reports written
+    again. Returns a line per round judged again; OSError when run.json cannot be written."""
+    from chipperf.late import rejudge
+    from chipperf.record import write_reports
     from chipperf.results.layout import write_json
 
     path = run_dir / "run.json"
@@ -209,9 +215,14 @@ def mark_late(run_dir: Path, host: str, nodes: Sequence[str]) -> None:
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         record.setdefault("late", {}).update({rel: {"host": host, "collected_at": now}
                                               for rel in nodes})
+        judged = rejudge(run_dir, record)
         write_json(path, record)
+        write_reports(run_dir)   # in the lock: the last host's reports have every host's files
     log.info("[%s] %d node dir(s) of %s collected late: %s", host, len(nodes), run_dir.name,
              ", ".join(nodes))
+    for line in judged:
+        log.info("[%s] %s/%s", host, run_dir.name, line)
+    return judged
 
 
 def _remove(host: Host, work: str, swept: Swept) -> None:
@@ -232,6 +243,8 @@ def cluster_of(run_dir: Path) -> tuple[str, ClusterConfig, list[str]]:
     known = {f.name for f in dataclasses.fields(ClusterConfig)}
     values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
               for k, v in record.get("cluster", {}).items() if k in known}
+    values.pop("slurm", None)   # the run's nodes are its recorded hosts: collect uses SSH
+    values.pop("executor", None)
     cluster = ClusterConfig(**values)
     return record["run_id"], cluster, list(record.get("hosts") or cluster.hosts)
 
@@ -244,41 +257,55 @@ def describe(swept: Swept) -> list[str]:
     lines += [f"  removed container {c}" for c in swept.containers]
     lines += [f"  removed {w}" for w in swept.work_dirs]
     lines += [f"  closed {c}/run.json as canceled (its master is gone)" for c in swept.closed]
+    lines += [f"  round {j}" for j in swept.judged]
     lines += [f"  left {w}" for w in swept.left]
     return lines
 
 
 def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
-    """`chipperf collect`: one run's files still on its hosts brought home, then its
-    containers and work dirs removed; (what each host had, hosts that could not be reached)."""
-    from chipperf.lease import master_alive
+    """`chipperf collect`: one run's record put back from its fallback copy and closed if its
+    master is gone, its files still on its hosts brought home (their rounds judged again),
+    then its containers and work dirs removed; (what each host had, hosts not reached)."""
+    from chipperf.lease import MASTER_LOCK, master_alive
+    from chipperf.record import write_reports
 
-    run_id, cluster, hosts = cluster_of(run_dir)
+    run_dir = Path(run_dir)
     if master_alive(run_dir):
         raise ChipperfError(f"{run_dir}: the run is going on (its master holds it); it collects "
                             "its own files when its rounds end")
-    restore_fallback(Path(run_dir), run_id)
-    close_abandoned(Path(run_dir))
+    try:
+        restored = restore_fallback(run_dir)
+        closed = close_abandoned(run_dir)
+        if master_alive(run_dir) is False:   # a master that could not remove it (read-only)
+            (run_dir / MASTER_LOCK).unlink()
+    except OSError as exc:
+        raise ChipperfError(f"{run_dir}: its run.json cannot be written there ({exc}): give "
+                            f"the result root room (or make it writable) and run `chipperf "
+                            f"collect {run_dir}` again; nothing was taken from the hosts") from exc
+    run_id, cluster, hosts = cluster_of(run_dir)
     done = on_hosts(hosts, cluster, lambda h: sweep_host(h, cluster.work_root, only=run_id,
                                                          master_gone=True, swept_by=COLLECT))
-    from chipperf.record import write_reports
-
-    if any(s.collected for s in done[0]):
-        write_reports(Path(run_dir))
+    if (restored or closed) and not any(s.collected for s in done[0]):
+        write_reports(run_dir)   # (files that came home wrote them already)
     return done
 
 
-def restore_fallback(run_dir: Path, run_id: str) -> None:
-    """The record a full result root could not take (chipperf.record.fallback_dir) goes back
-    into the run dir, now that it is being collected."""
-    from chipperf.record import fallback_dir
-    from chipperf.results.layout import atomic_write
+def restore_fallback(run_dir: Path) -> bool:
+    """The record the result root could not take (results.layout.fallback_record) goes back
+    into the run dir; True when there was one. OSError when the run dir cannot take it yet."""
+    from chipperf.results.layout import atomic_write, fallback_record
 
-    fallback = fallback_dir() / f"{run_id}.run.json"
-    if fallback.is_file():
-        atomic_write(run_dir / "run.json", fallback.read_bytes())
-        fallback.unlink()
-        log.info("%s: run.json restored from %s", run_dir, fallback)
+    try:
+        run_id = json.loads((run_dir / "run.json").read_text()).get("run_id") or run_dir.name
+    except (OSError, ValueError):
+        run_id = run_dir.name
+    fallback = fallback_record(run_id)
+    if fallback is None:
+        return False
+    atomic_write(run_dir / "run.json", fallback.read_bytes())
+    fallback.unlink()
+    log.info("%s: run.json put back from %s", run_dir, fallback)
+    return True
 
 
 def close_abandoned(run_dir: Path, swept_by: str = COLLECT) -> bool:
@@ -326,6 +353,10 @@ def _cancel_unfinished(run_dir: Path, record: dict[str, Any], why: str) -> None:
 
 def clean(cluster: ClusterConfig) -> tuple[list[Swept], list[str]]:
     """`chipperf clean`: on every host, what every run that is not running left."""
+    if cluster.executor == "slurm":
+        raise ConfigError(["cluster config: EXECUTOR = 'slurm' names no hosts to clean: "
+                           "`chipperf collect <run dir>` cleans the nodes a run recorded, or "
+                           "give `chipperf clean` a cluster config whose HOSTS lists the nodes"])
     return on_hosts(cluster.hosts, cluster, lambda h: sweep_host(h, cluster.work_root,
                                                                  swept_by=CLEAN))
 

@@ -438,9 +438,10 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
         family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,
         data_dir=entry.data_dir,
-        # Named by vendor and folder only: the tag is the hash of the build inputs, so suites
-        # whose folders hold the same files (base/ and operation/ link training's cpu image)
-        # share one image, built and shipped once.
+        # Named by suite, vendor and folder (training's and inference's cpu images differ);
+        # the tag is the hash of the build inputs alone, so suites whose folders hold the same
+        # files (base/ and operation/ link training's cpu image) share one image: built and
+        # shipped once, tagged under each name (containers.images.ensure_image).
         image_name=_image_name(test.vendor, key.framework, test, catalogue),
         image_context=catalogue.images[(test.vendor, folder)], rounds=rounds,
         image_folder=folder, notes=notes, implementation=entry.implementation)
@@ -458,7 +459,7 @@ def _plan_round(entry: CaseEntry, number: int, cluster: ClusterConfig, test: Tes
 
 def _image_name(vendor: str, framework: str, test: TestConfig, catalogue: Catalogue) -> str:
     folder = image_choice(framework, test, catalogue).folder or framework
-    return f"chipperf/{vendor}-{folder}".lower()
+    return f"chipperf/{catalogue.suite}-{vendor}-{folder}".lower()
 
 
 def case_hosts(entry: CaseEntry, cluster: ClusterConfig) -> tuple[str, ...]:

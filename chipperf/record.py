@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import json
 import logging
-import os
 import platform
 import sys
 import threading
@@ -15,7 +16,7 @@ from typing import Any
 from chipperf import __version__
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.plan import CasePlan, RunPlan
-from chipperf.results.layout import write_json
+from chipperf.results.layout import fallback_dirs, write_json
 
 log = logging.getLogger("chipperf")
 
@@ -44,7 +45,8 @@ class RunRecord:
     def __init__(self, plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str):
         self.path = plan.result_dir / "run.json"
         self._lock = threading.Lock()
-        self._fell_back = False
+        self.fallback: Path | None = None   # where run.json is while the run dir cannot take it
+        self._lost = False
         self.data: dict[str, Any] = {
             "run_id": plan.run_id, "chipperf_version": __version__, "suite": suite,
             "started_at": _now(), "finished_at": None, "status": "running",
@@ -66,20 +68,39 @@ class RunRecord:
                 "status": "pending", "reason": "", "rounds": []}
 
     def save(self) -> None:
-        """Atomically; when the result root cannot take it (full, gone, read-only), under
-        fallback_dir() instead, said once in the log."""
+        """Atomically into the run dir; when the result root cannot take it (full, read-only,
+        gone), into the first fallback dir that can (results.layout.fallback_dirs), said
+        once in the log; the fallback copy goes as soon as the run dir takes it again."""
         with self._lock:
             try:
                 write_json(self.path, self.data)
-                return
             except OSError as exc:
-                problem = exc
-            fallback = fallback_dir() / f"{self.data['run_id']}.run.json"
-            write_json(fallback, self.data)
-            if not self._fell_back:
-                self._fell_back = True
+                self._fall_back(exc)
+                return
+            if self.fallback is not None:
+                with contextlib.suppress(OSError):
+                    self.fallback.unlink()
+                log.info("run.json is written to %s again", self.path)
+                self.fallback = None
+
+    def _fall_back(self, problem: OSError) -> None:
+        tried = []
+        for folder in fallback_dirs():
+            path = folder / f"{self.data['run_id']}.run.json"
+            try:
+                write_json(path, self.data)
+            except OSError as exc:
+                tried.append(f"{path} ({exc})")
+                continue
+            if path != self.fallback:
                 log.error("run.json could not be written to %s (%s); it is written to %s "
-                          "until the result root takes it again", self.path, problem, fallback)
+                          "until the result root takes it again", self.path, problem, path)
+            self.fallback = path
+            return
+        if not self._lost:
+            self._lost = True
+            log.error("run.json could not be written to %s (%s), nor to %s: the run's record "
+                      "is in this log only", self.path, problem, ", ".join(tried))
 
     def host(self, name: str, **facts: Any) -> None:
         self.data["hosts"].setdefault(name, {}).update(facts)
@@ -94,6 +115,11 @@ class RunRecord:
         self.data["image_build"] = settings
         self.save()
 
+    def executor(self, facts: dict[str, Any]) -> None:
+        """Where the hosts came from (EXECUTOR = "slurm": the job, its nodes and states)."""
+        self.data["executor"] = facts
+        self.save()
+
     def round(self, dir_name: str, entry: dict[str, Any]) -> None:
         self.data["cases"][dir_name]["rounds"].append(entry)
         self.save()
@@ -105,12 +131,14 @@ class RunRecord:
         if error is not None:
             self.data["error"] = {"type": type(error).__name__, "message": str(error)}
         self.save()
-
-
-def fallback_dir() -> Path:
-    """Where a run's record goes when its result root cannot take it."""
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "chipperf" / "runs"
+        if self.fallback is not None:
+            log.error("the run's record is closed (%s) in %s: the result root could not take "
+                      "%s. Once it can, `chipperf collect %s` puts it back, brings home the "
+                      "node files the hosts kept and judges their rounds again", status,
+                      self.fallback, self.path, self.path.parent)
+        elif self._lost:   # nowhere took it: the closed record is in the console's log
+            log.error("the run's closed record, which no file system took: %s",
+                      json.dumps(self.data, default=str))
 
 
 class RunLog(logging.FileHandler):
@@ -124,6 +152,13 @@ class RunLog(logging.FileHandler):
             self.failed = True
             print(f"chipperf: cannot write {self.baseFilename} ({sys.exc_info()[1]}); the "
                   "console has the rest of the log", file=sys.stderr)
+
+    def close(self) -> None:
+        """Closed whatever the file system does: the lines it did not take are said lost once."""
+        try:
+            super().close()   # (the file is closed even when its last flush fails)
+        except OSError:
+            self.handleError(logging.makeLogRecord({}))
 
 
 def attach_run_log(run_dir: Path, debug: bool) -> logging.Handler:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers.spec import ContainerSpec, docker_run_line, option_words
 from chipperf.plan import RunPlan
@@ -17,6 +19,7 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
         f"vendor      {test.vendor}",
         f"hardware    {hardware_status(test.vendor)[1]}",
         "uploads     " + ", ".join(u.target for u in plan.uploads),
+        *_executor(cluster, test),
     ]
     if test.in_container_launch:
         lines.append("launch      IN_CONTAINER_LAUNCH: the hosts are existing containers; no image "
@@ -42,6 +45,19 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
                       *_spec("case container", node.case_spec),
                       *_spec("monitor sidecar", node.monitor_spec)]
     return "\n".join(lines)
+
+
+def _executor(cluster: ClusterConfig, test: TestConfig) -> list[str]:
+    """EXECUTOR = "slurm": the job that holds the nodes, and how the placeholders become hosts."""
+    if cluster.slurm is None:
+        return []
+    from chipperf.slurm.commands import sbatch_argv
+    from chipperf.slurm.executor import slurm_request
+
+    return [f"slurm       {shlex.join(sbatch_argv(slurm_request(cluster, test)))}",
+            f"            then: wait for RUNNING (QUEUE_TIMEOUT {cluster.slurm.queue_timeout_s:g} s), "
+            f"{', '.join(cluster.slurm.placeholders)} = the job's nodes in Slurm's order (their "
+            "NodeAddr), the run below over SSH on them, `scancel JOBID` after the teardown"]
 
 
 def _spec(what: str, spec: ContainerSpec) -> list[str]:

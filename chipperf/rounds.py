@@ -14,7 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Mapping
+from typing import Any, Mapping, Protocol, Sequence, TypeVar
 
 from chipperf import causes
 from chipperf.containers import runtime
@@ -27,6 +27,33 @@ from chipperf_runtime.perflog import case_error, parse_lines
 
 log = logging.getLogger("chipperf")
 PROGRESS_EVERY_S = 20.0
+# NodeState.kind of a node whose case ended well and whose files did not reach the run dir
+# (a full or read-only result root, a host that stopped answering): they stay on the host,
+# and chipperf.late judges the node again when `chipperf collect` brings them home
+UNCOLLECTED = "uncollected"
+
+
+class NodeOf(Protocol):
+    """Where a judged node ran: a NodePlan, or chipperf.late's NodeRef."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def node_rank(self) -> int: ...
+
+
+class Judged(Protocol):
+    """What judging a node reads and sets: a NodeState in a run, chipperf.late's LateNode
+    when its files come home later."""
+    status: str
+    reason: str
+    kind: str
+
+    @property
+    def node(self) -> NodeOf: ...
+
+
+J = TypeVar("J", bound=Judged)
 
 
 @dataclass(frozen=True)
@@ -70,6 +97,7 @@ class RoundOutcome:
     kept_on_hosts: dict[str, str] = field(default_factory=dict)  # node -> host:dir not collected
     engine_gone: tuple[str, ...] = ()   # hosts whose container engine stopped or went away
     port_in_use: dict[str, int | None] = field(default_factory=dict)  # host -> port taken there
+    kinds: dict[str, str] = field(default_factory=dict)  # node -> kind of its failure, if any
 
     def to_dict(self) -> dict[str, Any]:
         entry = {"number": self.number, "status": self.status, "reason": self.reason,
@@ -84,7 +112,20 @@ class RoundOutcome:
             entry["engine_gone"] = list(self.engine_gone)
         if self.port_in_use:
             entry["port_in_use"] = dict(self.port_in_use)
+        if self.kinds:
+            entry["kinds"] = dict(self.kinds)
         return entry
+
+    @classmethod
+    def from_dict(cls, entry: Mapping[str, Any]) -> "RoundOutcome":
+        """A round as run.json records it (to_dict's inverse)."""
+        return cls(entry["number"], entry["status"], entry.get("reason", ""),
+                   entry.get("started_ms", 0), entry.get("finished_ms", 0),
+                   dict(entry.get("nodes", {})), dict(entry.get("containers", {})),
+                   tuple(entry.get("lost_hosts", ())), dict(entry.get("kept_on_hosts", {})),
+                   tuple(entry.get("engine_gone", ())),
+                   {host: port for host, port in entry.get("port_in_use", {}).items()},
+                   dict(entry.get("kinds", {})))
 
 
 def node_times(round_started_ms: int, containers: Mapping[str, Mapping[str, Any]]
@@ -321,7 +362,7 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
     node, local = st.node, _local(s, st)
     if node.host in hosts.silent:   # every call would hang: the files stay there
         _keep_on_silent_host(st, s)
-        _name_case_error(st, local)
+        name_case_error(st, local)
         write_status(local, st.status, st.reason)
         return
     stopped = True
@@ -350,16 +391,17 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
                   "result root has room", node.host, node.node_rank, node.output_dir,
                   exc, s.run_dir)
         if st.status == "succeeded":
-            st.status, st.reason = "failed", f"results could not be collected (kept at {kept}): {exc}"
+            st.status, st.kind = "failed", UNCOLLECTED
+            st.reason = f"results could not be collected (kept at {kept}): {exc}"
     else:  # collected: the host's copy goes (the run's teardown retries what is left)
         try:
             hosts[node.host].remove_tree(node.output_dir)
         except HostError as exc:
             log.warning("[%s] node %d: %s", node.host, node.node_rank, exc)
-    _check_finished(st, local)
+    check_finished(st, local)
     _name_full_disk(hosts, st)
     name_port_clash(hosts, st, local)
-    _name_case_error(st, local)
+    name_case_error(st, local)
     write_status(local, st.status, st.reason)
 
 
@@ -425,8 +467,8 @@ def _keep_on_silent_host(st: NodeState, s: RoundSettings) -> None:
               "`chipperf collect %s` brings the files home and removes the rest once it "
               "answers again", node.host, node.node_rank, node.output_dir, s.run_dir)
     if st.status == "succeeded":
-        st.status, st.reason = "failed", (f"results could not be collected (kept at "
-                                          f"{st.kept_on}): the host stopped answering")
+        st.status, st.kind = "failed", UNCOLLECTED
+        st.reason = f"results could not be collected (kept at {st.kept_on}): the host stopped answering"
 
 
 def _stop_case_container(st: NodeState, local: Path) -> None:
@@ -448,7 +490,9 @@ def _stop_monitor(monitor: Any) -> None:
         runtime.stop(monitor, grace_s=15)
 
 
-def _check_finished(st: NodeState, local: Path) -> None:
+def check_finished(st: Judged, local: Path) -> None:
+    """A node that ended well fails when it is global rank 0's and its log in ``local`` has
+    no FINISHED event."""
     if st.status != "succeeded" or st.node.node_rank != 0:
         return
     log_file = local / "rank0.out.log"
@@ -458,7 +502,7 @@ def _check_finished(st: NodeState, local: Path) -> None:
         st.status, st.reason = "failed", "exited 0 but rank 0 printed no FINISHED PerfLog event"
 
 
-def _name_case_error(st: NodeState, local: Path) -> None:
+def name_case_error(st: Judged, local: Path) -> None:
     """A failed node's reason leads with the error its case printed (e.g. the vendor's device
     cannot be seen), when a rank printed one."""
     if st.status != "failed":
@@ -473,20 +517,41 @@ def _name_case_error(st: NodeState, local: Path) -> None:
 def _outcome(rnd: RoundPlan, states: list[NodeState], started: int, canceled: bool) -> RoundOutcome:
     nodes = {Path(st.node.result_rel).name: st.status for st in states}
     containers = {Path(st.node.result_rel).name: st.lifetime for st in states}
-    status, reason = "succeeded", ""
-    named = culprit(states)
-    if named is not None:
-        status = "canceled" if canceled else named.status
-        reason = f"node {named.node.node_rank} ({named.node.host}): {named.reason}"
+    status, reason = round_verdict(states, canceled)
     lost = tuple(dict.fromkeys(st.node.host for st in states if st.kind == "unreachable"))
     kept = {Path(st.node.result_rel).name: st.kept_on for st in states if st.kept_on}
     gone = tuple(dict.fromkeys(st.node.host for st in states if st.engine_gone))
     taken = {st.node.host: st.port_in_use for st in states if st.kind == causes.PORT}
+    kinds = {Path(st.node.result_rel).name: st.kind for st in states if st.kind}
     return RoundOutcome(rnd.number, status, reason, started, int(time.time() * 1000), nodes,
-                        containers, lost, kept, gone, taken)
+                        containers, lost, kept, gone, taken, kinds)
 
 
-def culprit(states: list[NodeState]) -> NodeState | None:
+def round_verdict(states: Sequence[Judged], canceled: bool = False) -> tuple[str, str]:
+    """(status, reason) of a round from its nodes' verdicts: that of the node it is blamed
+    on, or succeeded."""
+    named = culprit(states)
+    if named is None:
+        return "succeeded", ""
+    status = "canceled" if canceled else named.status
+    return status, f"{blamed_on(named.node)}{named.reason}"
+
+
+def blamed_on(node: NodeOf) -> str:
+    """How the reason of a round blamed on ``node`` starts."""
+    return f"node {node.node_rank} ({node.host}): "
+
+
+def case_status(outcomes: Sequence[RoundOutcome]) -> tuple[str, str]:
+    """(status, reason) of a case from its rounds' outcomes: the first round that did not
+    succeed decides."""
+    bad = next((r for r in outcomes if r.status != "succeeded"), None)
+    if not outcomes:
+        return "failed", "no round ran"
+    return ("succeeded", "") if bad is None else (bad.status, f"round {bad.number}: {bad.reason}")
+
+
+def culprit(states: Sequence[J]) -> J | None:
     """The node a round that did not succeed is blamed on: the first that failed or timed
     out (one whose cause is named, a port in use or an engine gone, before the others); with
     none (a canceled round), the first that did not succeed; never one that did."""

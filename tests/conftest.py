@@ -94,7 +94,9 @@ def sim_cluster() -> SimCluster:
         current = json.loads(status.stdout)
     except ValueError:
         current = {"hosts": []}
-    n_now = len(current.get("hosts", []))
+    # the highest host index, not the count: `up --hosts N` removes every host above hN (with
+    # h1..h3 and the Slurm nodes h7,h8 up, N = 5 would remove h7 and h8)
+    n_now = max((int(h["name"][1:]) for h in current.get("hosts", [])), default=0)
     wanted = _wanted_hosts()
     n_need = max(SIM_MIN_HOSTS, *(int(name[1:]) for name in wanted)) if wanted else SIM_MIN_HOSTS
     if status.returncode != 0 or n_now < n_need:

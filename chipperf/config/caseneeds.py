@@ -7,6 +7,11 @@ A standard case folder's ``case.yaml`` may declare, beside ``full_size``::
                                     # takes the rest)
       within_node: [tensor_parallel]   # each must divide the processes per node: the
                                        # group sits inside one node
+      within_data_parallel: [expert_parallel]   # each must divide the data-parallel degree
+                                                # (its groups are data-parallel ranks)
+      divides:                      # a degree must divide a count of the chosen model size
+        pipeline_parallel: {count: decoder layers, size_knob: model_size,
+                            per_size: {8b: 32, tiny: 2}}
     memory:                         # training state that must fit the chip's memory
       size_knob: model_size         # the knob choosing the model size
       params: {8b: 8030261248, tiny: 4790144}   # parameters per size
@@ -59,7 +64,7 @@ def _parallel_problems(parallel: Mapping[str, Any], values: Mapping[str, Any], n
     degrees = _degrees(parallel.get("degrees"), values, where, problems)
     world, product = nnodes * nproc, math.prod(degrees.values())
     if degrees and world % product:
-        shown = " x ".join(f"{n} {v}" for n, v in degrees.items())
+        shown = " x ".join(f"{n} {v}" for n, v in degrees.items() if v > 1)
         problems.append(f"{where}: {shown} does not divide the world size {world} ({nnodes} "
                         f"node(s) x {nproc} processes): choose degrees whose product divides "
                         f"{world}; data parallel is the world size over that product")
@@ -69,6 +74,28 @@ def _parallel_problems(parallel: Mapping[str, Any], values: Mapping[str, Any], n
         if tp and nproc % tp:
             problems.append(f"{where}: {name} {tp} does not fit the {nproc} processes per node:"
                             f" use a divisor of {nproc}, so that each group sits inside a node")
+    data_parallel = world // product
+    for name, degree in _degrees(parallel.get("within_data_parallel"), values, where,
+                                 problems).items():
+        if data_parallel % degree:
+            problems.append(f"{where}: {name} {degree} does not divide the data-parallel degree "
+                            f"{data_parallel} (world size {world} over {product}): its groups "
+                            "are data-parallel ranks")
+    return problems + _count_problems(parallel.get("divides") or {}, values, where)
+
+
+def _count_problems(divides: Mapping[str, Any], values: Mapping[str, Any],
+                    where: str) -> list[str]:
+    """Each degree in ``divides`` must divide its count for the chosen model size."""
+    problems: list[str] = []
+    for name, rule in divides.items():
+        degree = _degrees([name], values, where, problems).get(name)
+        size = values.get(rule.get("size_knob", "model_size"))
+        count = (rule.get("per_size") or {}).get(size)
+        if degree and isinstance(count, int) and count % degree:
+            problems.append(f"{where}: {name} {degree} does not divide the {count} "
+                            f"{rule.get('count', 'units')} of model_size {size!r}: use a "
+                            f"divisor of {count}")
     return problems
 
 

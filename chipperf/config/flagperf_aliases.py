@@ -43,10 +43,6 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # global-norm clip); not eval_steps, which counts micro-batches there
     "wav2vec2:pytorch": {"lr": "learning_rate", "max_update": "max_steps",
                          "warmup_updates": "warmup_steps", "clip_norm": "grad_clip_norm"},
-    # FlagPerf training/nvidia/{llama3_8B,mixtral_8x7B}-megatron/config/config_*.py:
-    # train_steps (300): the optimizer steps of its fixed-length run, whose throughput and MFU
-    # it reports; here the timed steps of performance mode (chipperf.config.vendorconfig
-    # then sets run_mode = "performance" when the config does not say)
     # FlagPerf training/benchmarks/{vit,efficientnet}/pytorch/config/_base.py: epochs and
     # lr_warmup_epochs (torchvision's reference recipe), swin_transformer's train_epochs,
     # mobilenetv2's max_epoch: the epochs trained, and of linear warmup
@@ -54,8 +50,18 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     "efficientnet:pytorch": {"epochs": "max_epochs", "lr_warmup_epochs": "warmup_epochs"},
     "swin_transformer:pytorch": {"train_epochs": "max_epochs"},
     "mobilenetv2:pytorch": {"max_epoch": "max_epochs"},
-    "llama3_8B:pytorch": {"train_steps": "timed_steps"},
-    "mixtral_8x7B:pytorch": {"train_steps": "timed_steps"},
+    # FlagPerf training/nvidia/{llama3_8B,mixtral_8x7B}-megatron/config/config_*.py:
+    # train_steps (300): the optimizer steps of its fixed-length run, whose throughput and MFU
+    # it reports; here the timed steps of performance mode (chipperf.config.vendorconfig
+    # then sets run_mode = "performance" when the config does not say)
+    # and Megatron's parallel sizes (the same degrees; Megatron's expert-parallel groups are
+    # data-parallel ranks too)
+    "llama3_8B:pytorch": {"train_steps": "timed_steps",
+                          "tensor_model_parallel_size": "tensor_parallel",
+                          "pipeline_model_parallel_size": "pipeline_parallel"},
+    "mixtral_8x7B:pytorch": {"train_steps": "timed_steps",
+                             "tensor_model_parallel_size": "tensor_parallel",
+                             "expert_model_parallel_size": "expert_parallel"},
 }
 
 

@@ -22,6 +22,7 @@ from chipperf.config.model import (
     CaseKey,
     ClusterConfig,
     ImageBuildConfig,
+    SlurmConfig,
     TestConfig,
 )
 from chipperf.config.pyconfig import read_py_config
@@ -44,6 +45,7 @@ ALIASES = {
     "pip_extra_index_url": "pip_extra_index_urls",
     "pip_cert": "ca_bundle",
 }
+EXECUTORS = ("ssh", "slurm")
 IGNORED = {"flagperf_path", "flagperf_ssh_port", "flagperf_log_file", "hosts_ports"}
 
 
@@ -247,10 +249,11 @@ def parse_cluster(path: str | Path) -> tuple[ClusterConfig, list[str]]:
 
 
 def cluster_fields(f: Fields) -> ClusterConfig:
-    hosts = f.get("hosts", _host_list, (), "list the hosts, e.g. HOSTS = ['10.1.2.3', '10.1.2.4']")
-    given = f.data.get("hosts")
-    if given is None or given in ([], ()):   # a value there but bad was said once, by f.get
-        f.fail("hosts", "no hosts listed", "set HOSTS to a list of addresses; the first is the master")
+    executor = f.get("executor", _text, "ssh")
+    if executor not in EXECUTORS:
+        f.fail("executor", f"{executor!r} is not an executor", f"use one of {', '.join(EXECUTORS)}")
+    slurm = slurm_fields(f) if executor == "slurm" else None
+    hosts = slurm.placeholders if slurm is not None else _listed_hosts(f)
     twice = sorted({h for h in hosts if hosts.count(h) > 1})
     if twice:
         f.fail("hosts", f"{', '.join(repr(h) for h in twice)} listed more than once",
@@ -270,7 +273,44 @@ def cluster_fields(f: Fields) -> ClusterConfig:
         connect_timeout_s=f.get("connect_timeout_s", _positive, 10.0, "use seconds > 0"),
         host_lost_after_s=f.get("host_lost_after_s", _positive, 60.0, "use seconds > 0"),
         work_root=f.get("work_root", _text, "/tmp/chipperf"),
+        executor=executor if executor in EXECUTORS else "ssh",
+        slurm=slurm,
     )
+
+
+def _listed_hosts(f: Fields) -> tuple[str, ...]:
+    hosts: tuple[str, ...] = f.get("hosts", _host_list, (),
+                                   "list the hosts, e.g. HOSTS = ['10.1.2.3', '10.1.2.4']")
+    given = f.data.get("hosts")
+    if given is None or given in ([], ()):   # a value there but bad was said once, by f.get
+        f.fail("hosts", "no hosts listed", "set HOSTS to a list of addresses; the first is the master")
+    return hosts
+
+
+def slurm_fields(f: Fields) -> SlurmConfig:
+    """EXECUTOR = "slurm": Slurm picks the nodes, so HOSTS is not given."""
+    if f.data.get("hosts") not in (None, [], ()):
+        f.used.add("hosts")
+        f.fail("hosts", "set together with EXECUTOR = 'slurm', which takes the nodes Slurm "
+               "allocates", "remove HOSTS and set SLURM_NODES to the number of nodes to ask for")
+    nodes = f.get("slurm_nodes", _count, 0, "use a whole number >= 1")
+    if "slurm_nodes" not in f.data:
+        f.fail("slurm_nodes", "not set (EXECUTOR = 'slurm')",
+               "set SLURM_NODES to the number of nodes to ask Slurm for (the largest nnodes of the cases)")
+    return SlurmConfig(
+        nodes=max(nodes, 1),
+        partition=f.get("slurm_partition", _text, None),
+        account=f.get("slurm_account", _text, None),
+        queue_timeout_s=f.get("queue_timeout", _positive, 600.0, "use seconds > 0"),
+        extra_args=f.get("slurm_extra_args", _str_tuple, (),
+                         "give sbatch options as a list, e.g. ['--qos=bench']"),
+    )
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError("must be a whole number >= 1")
+    return value
 
 
 def _cases(f: Fields) -> tuple[CaseEntry, ...]:

@@ -71,6 +71,22 @@ class CaseEntry:
 
 
 @dataclass(frozen=True)
+class SlurmConfig:
+    """EXECUTOR = "slurm": the run's nodes are a Slurm allocation (chipperf.slurm)."""
+
+    nodes: int                           # SLURM_NODES: how many nodes to ask for
+    partition: Optional[str] = None      # None: the cluster's default partition
+    account: Optional[str] = None
+    queue_timeout_s: float = 600.0       # QUEUE_TIMEOUT: pending longer: scancel, fail
+    extra_args: tuple[str, ...] = ()     # SLURM_EXTRA_ARGS: more sbatch options, as words
+
+    @property
+    def placeholders(self) -> tuple[str, ...]:
+        """The hosts a plan names until Slurm has allocated the nodes (node rank = index)."""
+        return tuple(f"slurm-node{i}" for i in range(1, self.nodes + 1))
+
+
+@dataclass(frozen=True)
 class ClusterConfig:
     hosts: tuple[str, ...]
     ssh_port: int = 22
@@ -82,6 +98,8 @@ class ClusterConfig:
     connect_timeout_s: float = 10.0
     host_lost_after_s: float = 60.0      # a round's host silent over SSH this long is lost
     work_root: str = "/tmp/chipperf"     # per-run work dirs on every host go under here
+    executor: str = "ssh"                # "ssh": HOSTS as listed; "slurm": hosts from Slurm
+    slurm: Optional[SlurmConfig] = None  # set when executor is "slurm"
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,7 @@ def case_build(client: Any, inputs: BuildInputs) -> dict[str, Any]:
 def ensure_image(client: Any, name: str, inputs: BuildInputs, cfg: ImageBuildConfig) -> str:
     """The image's tag on ``client``'s engine, built only when no image has these inputs."""
     tag = image_tag(name, inputs)
-    if _has_image(client, tag):
+    if _has_image(client, tag) or _tag_same_inputs(client, tag, "master"):
         log.info("image %s is up to date (inputs unchanged)", tag)
         return tag
     for base in base_images(inputs.context / "Dockerfile", inputs.build_args):
@@ -155,6 +155,18 @@ def _has_image(client: Any, tag: str) -> bool:
         return True
     except docker.errors.ImageNotFound:
         return False
+
+
+def _tag_same_inputs(client: Any, tag: str, where: str) -> bool:
+    """Tag ``tag`` on ``client``'s engine from a chipperf image of another name with the same
+    build-input hash (another suite's image built from the same files); False when none is."""
+    repository, _, digest = tag.rpartition(":")
+    for image in client.images.list(filters={"reference": f"chipperf/*:{digest}"}):
+        image.tag(repository, digest)
+        log.info("[%s] image %s: tagged from %s (the same build inputs)", where, tag,
+                 ", ".join(image.tags))
+        return True
+    return False
 
 
 def _write_context(out: Any, inputs: BuildInputs) -> None:
@@ -287,7 +299,7 @@ def debootstrap(argv: list[str], every_s: float = 10.0) -> tuple[int, str]:
 
 def ship_image(source: Any, target: Any, tag: str, host: str) -> bool:
     """Load ``tag`` from the source engine into the target engine; False when already there."""
-    if _has_image(target, tag):
+    if _has_image(target, tag) or _tag_same_inputs(target, tag, host):
         return False
     size = source.images.get(tag).attrs.get("Size")
     log.info("[%s] loading image %s (about %s)", host, tag, human_bytes(size))

@@ -22,6 +22,7 @@ class HostGroup:
         self.engine_gone: set[str] = set()   # hosts whose container engine a round found gone
         self.port_in_use: dict[str, int | None] = {}   # host -> the port a round found taken
         self.earlier_holders: dict[str, str] = {}   # host -> a run the cluster lease took it from
+        self.caches_kept: dict[str, str] = {}   # host -> why it cannot drop its page cache
 
     @classmethod
     def connect(cls, addresses: Sequence[str], cluster: ClusterConfig) -> "HostGroup":

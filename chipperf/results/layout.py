@@ -54,6 +54,19 @@ def read_status(node_dir: Path) -> tuple[str | None, str]:
     return (lines[0].strip() if lines else None), "\n".join(lines[1:]).strip()
 
 
+def fallback_dirs() -> list[Path]:
+    """Where a run's record (run.json) goes when its result root cannot take it (full,
+    read-only, gone), in the order tried: the user's state dir, then the temp dir."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return [Path(state) / "chipperf" / "runs", Path(tempfile.gettempdir()) / "chipperf-runs"]
+
+
+def fallback_record(run_id: str) -> Path | None:
+    """The fallback copy of run ``run_id``'s record, when there is one: newer than the run
+    dir's run.json, which it replaces as soon as the result root takes it."""
+    return next((p for d in fallback_dirs() if (p := d / f"{run_id}.run.json").is_file()), None)
+
+
 def new_run_id(now: datetime) -> str:
     return f"run{now:%Y%m%d%H%M%S}"
 

@@ -29,7 +29,7 @@ from chipperf_runtime.codeversion import script_digest
 from chipperf_runtime.device import DeviceError
 from chipperf_runtime.device.torch import TorchDevice, open_torch_device
 from chipperf_runtime.inference import config as configuration
-from chipperf_runtime.inference import measure
+from chipperf_runtime.inference import measure, sizes
 from chipperf_runtime.inference.case import Case
 from chipperf_runtime.inference.checkpoint import load_into
 from chipperf_runtime.inference.engines import get_engine
@@ -135,6 +135,10 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
     log.event("EVALUATE", evaluation)
     finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start,
                                device)
+    reduced = sizes.preset_record(config, configuration.load(args.extern_config_dir, None),
+                                  sum(p.numel() for p in model.parameters()))
+    if reduced is not None:
+        finished["preset"] = reduced
     log.event("FINISHED", finished)
     return finished
 

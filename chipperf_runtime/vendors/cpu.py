@@ -3,6 +3,10 @@
 Chip names describe the host CPU family; their spec sheets carry no peak FLOP/s
 (it depends on the SKU, core count and clocks), so MFU is reported as not
 measurable rather than guessed. The case benchmarks measure a GEMM peak instead.
+
+A chip here is a config key (``config_xeonx1x2.py`` runs on any x86-64 host, an AMD EPYC
+one too): reports name the CPU the nodes reported beside it, "AMD EPYC 7B13 64-Core
+Processor (xeon)" (chipperf/results/read/hostchip.py).
 """
 
 from chipperf_runtime.vendors.base import ChipSpec, HardwareValidation, Vendor

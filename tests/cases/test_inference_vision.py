@@ -60,6 +60,10 @@ def test_case_runs_end_to_end_within_its_bound(digits, tmp_path, model, engine) 
     assert f["metric"]["name"] == "top1_agreement" and f["metric"]["value"] >= 0.99
     assert f["converged"] is True and f["flops_per_unit"] > 0
     assert events[1].value["model"] == model and events[1].value["config"]["model_size"] == "tiny"
+    preset = f["preset"]                  # the CI size is labelled, with the run's own count
+    assert preset["name"] == "tiny" and preset["params"] > 0
+    assert preset["changes"]["model_size"] == ["tiny", FULL[model][0]]
+    assert preset["changes"]["image_size"] == [32, 224]
 
 
 @pytest.mark.parametrize("model", sorted(FULL))

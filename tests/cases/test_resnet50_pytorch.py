@@ -121,7 +121,7 @@ def test_the_round_reason_leads_with_the_device_error_the_rank_printed(
     node = NodePlan("10.0.0.1", 0, "/w", "case", "monitor", "r/round1/h_noderank0", "/w/out",
                     {}, (), NodeContainers(spec, spec))
     state = rounds.NodeState(node, status="failed", reason="rank 0 exited with status 2")
-    rounds._name_case_error(state, node_dir)
+    rounds.name_case_error(state, node_dir)
     assert state.reason.startswith("rank0.out.log: vendor 'ascend' names device 'npu' (Huawei "
                                    "Ascend NPUs (torch_npu)), but its PyTorch plug-in 'torch_npu' "
                                    "does not import")

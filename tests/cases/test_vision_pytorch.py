@@ -40,6 +40,10 @@ def test_two_ranks_reach_the_ci_target(name: str, digits: Path, tmp_path: Path) 
     assert finished["world_size"] == 2 and finished["work_unit"] == "samples"
     init = next(e.value for e in events if e.name == "INIT_END")
     assert finished["flops_per_unit"] == 3 * init["forward_flops_per_sample"] > 0
+    # the cpu CI config's tiny model is labelled, with its count and the named model's
+    preset = finished["preset"]
+    assert preset["name"] == "tiny" and preset["params"] == init["parameters"]
+    assert preset["full_params"] > preset["params"] and preset["set_by"] == "vendor configuration"
 
 
 def test_an_unknown_model_size_stops_the_case_before_training(digits: Path) -> None:

@@ -115,6 +115,8 @@ def check_summary(case: Case, run_dir: Path, finished: dict, gemm_peak_run: Path
     assert round1.work_done == finished["work_done"] and round1.world_size == case.world
     assert round1.window_work and round1.window_work <= round1.work_done
     assert round1.flops_per_unit == finished["flops_per_unit"] and round1.chips == case.world
+    assert summary.preset.startswith("tiny preset: "), summary   # the cpu CI config's model
+    assert summary.chip_model and summary.chip_label.endswith(" (xeon)"), summary.chip_label
     assert round1.mfu is None and round1.mfu_dtype == "fp32"
     assert "no peak FLOP/s for chip xeon" in round1.reasons["mfu"], round1.reasons
     assert round1.mfu_measured is not None and 0 < round1.mfu_measured < 1.5, round1

@@ -130,44 +130,6 @@ def test_docker_engine_restarted_mid_round(tmp_path, sim_cluster, digits_dir, ba
 
 
 
-@pytest.fixture
-def small_root(tmp_path):
-    """A 300 MiB tmpfs as the result root (a run needs 256 MiB free at plan time)."""
-    root = tmp_path / "result"
-    root.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300m", "tmpfs", str(root)], check=True)
-    yield root
-    subprocess.run(["umount", "-l", str(root)], check=False)
-
-
-def test_result_root_fills_mid_run(tmp_path, sim_cluster, digits_dir, background, small_root):
-    """The result root fills up during round 1: the run ends with its record closed, the
-    nodes' files stay on the hosts with a message saying how to collect them, and
-    `chipperf collect` brings them home once there is room."""
-    cluster, test = configs(tmp_path, sim_cluster, {"resnet50:pytorch_2.13:xeon:2:1:1":
-                                                    str(digits_dir)})
-    run = background(tmp_path, cluster, test)
-    run.wait_for(": started chipperf-", 2)
-    filler = small_root / "filler"
-    subprocess.run(["fallocate", "-l", "299m", str(filler)], check=False)
-    subprocess.run(["dd", "if=/dev/zero", f"of={small_root}/filler2", "bs=64k"], check=False,
-                   capture_output=True)
-    assert run.proc.wait(timeout=600) == 1, run.log.read_text()[-4000:]
-    run_dir = latest_run_dir(small_root)
-    output = run.log.read_text()
-    assert "Traceback" not in output and "stay on their hosts" in output, output[-4000:]
-    fallback = Path.home() / f".local/state/chipperf/runs/{run_dir.name}.run.json"
-    record = json.loads(fallback.read_text())       # the result root could not take it
-    assert record["status"] == "failed" and record["finished_at"]
-    filler.unlink(missing_ok=True)
-    (small_root / "filler2").unlink(missing_ok=True)
-    collected = chipperf("collect", str(run_dir), cwd=tmp_path)
-    assert collected.returncode == 0, collected
-    assert "collected" in collected.output and not fallback.exists()
-    assert record_of(run_dir)["status"] == "failed" and record_of(run_dir)["late"]
-    assert leftovers(sim_cluster, run_dir.name) == []
-
-
 def test_master_killed_mid_round_then_the_next_command_recovers(tmp_path, sim_cluster,
                                                                 digits_dir, background):
     """SIGKILL of `chipperf run`: its leases end with it; check says the master is gone;

@@ -248,7 +248,7 @@ def test_image_build_failure_fails_the_case_with_the_build_log(tmp_path, sim_clu
     result = chipperf("run", "--cluster", str(cluster), "--test", str(test), "--training-dir",
                       str(training), cwd=tmp_path)
     assert result.returncode == 1, result
-    assert "building chipperf/cpu-pytorch_2.13" in result.output and "failed" in result.output
+    assert "building chipperf/training-cpu-pytorch_2.13" in result.output and "failed" in result.output
     record = json.loads((result.run_dir / "run.json").read_text())
     reason = record["cases"]["resnet50-pytorch_2.13-xeon-1x1"]["reason"]
     assert reason.startswith("image: ") and "no such package, on purpose" in reason

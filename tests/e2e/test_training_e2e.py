@@ -59,6 +59,10 @@ def test_resnet50_across_two_hosts(sim_cluster, digits_dir, tmp_path):
     assert check_main(run.run_dir) == 0
     (case,) = summarize(run.run_dir).cases
     assert case.rounds[0].throughput is not None
+    # the chip is the hosts' CPU (sys_info.json) beside the config key, and the image is
+    # training's own (chipperf/training-cpu-...; inference's cpu image holds other packages)
+    assert case.chip_model and case.chip_label == f"{case.chip_model} (xeon)", case.chip_label
+    assert (case.image or "").startswith("chipperf/training-cpu-pytorch_2.13:"), case.image
     assert (nodes[f"{h1.address}_noderank0"] / "cpu_monitor.log").stat().st_size > 0
 
     assert leftovers(sim_cluster, run.run_dir.name) == []
@@ -69,7 +73,9 @@ def test_keep_going_runs_the_rest_and_records_what_it_skipped(sim_cluster, digit
     h1 = sim_cluster.hosts[0]
     cluster, test = write_configs(tmp_path, [h1.address], {good: str(digits_dir), bad: str(digits_dir)},
                                   ssh_key=sim_cluster.ssh_key, known_hosts=sim_cluster.known_hosts,
-                                  master_port=29561)
+                                  master_port=29561,   # a few timed steps: what is kept is tested
+                                  extra_test="OVERRIDES = {'run_mode': 'performance', "
+                                             "'perf_warmup_steps': 1, 'timed_steps': 2}\n")
     strict = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
     assert strict.returncode == 2 and strict.run_dir is None, strict
     run = chipperf("run", "--cluster", str(cluster), "--test", str(test), "--keep-going", cwd=tmp_path)

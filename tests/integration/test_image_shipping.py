@@ -60,3 +60,25 @@ def test_shipping_a_real_image_logs_bytes_sent_to_the_host(sim_cluster, local_do
             except Exception:  # noqa: BLE001 (best effort: the image may not have arrived)
                 pass
         host.close()
+
+
+def test_an_image_of_the_same_build_inputs_is_tagged_not_rebuilt(local_docker, caplog):
+    """Suites name their images apart (chipperf/<suite>-<vendor>-<folder>); one whose folder
+    holds the same files (same input hash, the tag) gets the other's image under its name."""
+    digest = uuid.uuid4().hex[:16]
+    built, wanted = f"chipperf/test-training:{digest}", f"chipperf/test-base:{digest}"
+    local_docker.api.import_image_from_data(rootfs_tar(), repository=built.split(":")[0],
+                                            tag=digest)
+    try:
+        with caplog.at_level(logging.INFO, logger="chipperf"):
+            assert images._tag_same_inputs(local_docker, wanted, "master") is True
+        assert local_docker.images.get(wanted).id == local_docker.images.get(built).id
+        assert f"image {wanted}: tagged from" in caplog.text
+        assert images._tag_same_inputs(local_docker, f"chipperf/test-x:{digest[::-1]}",
+                                       "master") is False
+    finally:
+        for tag in (wanted, built):
+            try:
+                local_docker.images.remove(tag, force=True)
+            except Exception:  # noqa: BLE001 (best effort)
+                pass

@@ -1,7 +1,9 @@
 """The LLM cases (llama3_8B, mixtral_8x7B): case.yaml's full-size numbers are transformers'
-meta-built model's and llmtrain.arch's formulas; a tensor-parallel layout computes what one
-process computes; plan time refuses a layout that does not divide the world size and a model
-whose training state does not fit the chip's memory (from the spec sheet)."""
+meta-built model's and llmtrain.arch's formulas; plan time refuses a layout that does not
+divide the world size, a pipeline or expert degree the model does not split into, and a model
+whose training state does not fit the chip's memory (from the spec sheet); pipeline and expert
+parallel layouts train as one process does (test_llm_two_rank_layouts.py here, and
+tests/cases/test_llm_layouts.py)."""
 
 from __future__ import annotations
 
@@ -20,9 +22,13 @@ from chipperf.plan import check
 from chipperf_runtime.vendors import get_vendor
 
 CASES = ["llama3_8B", "mixtral_8x7B"]
-# published sizes: Meta-Llama-3-8B and Mixtral-8x7B-v0.1 model cards (8.03B, 46.7B)
-PUBLISHED_PARAMS = {"llama3_8B": 8_030_261_248, "mixtral_8x7B": 46_702_792_704}
-FULL_SEQ = {"llama3_8B": 8192, "mixtral_8x7B": 4096}
+PP_CASES = ["llama3_70B", "llama2_70B"]
+# published sizes: Meta-Llama-3-8B and Mixtral-8x7B-v0.1 model cards (8.03B, 46.7B);
+# Meta-Llama-3-70B 70,553,706,496; Llama-2-70b-hf 68,976,648,192 (transformers' count of the
+# checkpoint; the card rounds to 70B)
+PUBLISHED_PARAMS = {"llama3_8B": 8_030_261_248, "mixtral_8x7B": 46_702_792_704,
+                    "llama3_70B": 70_553_706_496, "llama2_70B": 68_976_648_192}
+FULL_SEQ = {"llama3_8B": 8192, "mixtral_8x7B": 4096, "llama3_70B": 8192, "llama2_70B": 4096}
 
 
 def entry(case: str) -> Any:
@@ -42,7 +48,7 @@ def built_on_meta(case: str, size: str) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASES + PP_CASES)
 def test_case_yaml_holds_the_full_size_model_built_on_meta(case: str) -> None:
     from chipperf_runtime.training.llmtrain import arch
 
@@ -70,26 +76,45 @@ def test_llama3_flops_per_token_is_6n_plus_the_attention_term() -> None:
 # ---------------------------------------------------------------- plan time
 
 
+def layout(tp: int, size: str = "tiny") -> dict:
+    """llama3_8B's layout knobs (no pipeline)."""
+    return {"tensor_parallel": tp, "pipeline_parallel": 1, "model_size": size}
+
+
 def test_needs_refuse_a_layout_that_does_not_divide_the_world() -> None:
     needs = case_yaml("llama3_8B")
-    problems = needs_problems(needs, {"tensor_parallel": 3, "model_size": "tiny"}, 2, 2,
-                              None, "w")
+    problems = needs_problems(needs, layout(3), 2, 2, None, "w")
     assert problems == [
         "w: tensor_parallel 3 does not divide the world size 4 (2 node(s) x 2 processes): choose "
         "degrees whose product divides 4; data parallel is the world size over that product"]
-    assert needs_problems(needs, {"tensor_parallel": 4, "model_size": "tiny"}, 2, 2, None, "w") \
+    assert needs_problems(needs, layout(4), 2, 2, None, "w") \
         == ["w: tensor_parallel 4 does not fit the 2 processes per node: use a divisor of 2, so "
             "that each group sits inside a node"]
-    assert needs_problems(needs, {"tensor_parallel": 2, "model_size": "tiny"}, 2, 2, None, "w") == []
+    assert needs_problems(needs, layout(2), 2, 2, None, "w") == []
 
 
 def test_needs_refuse_a_model_too_large_for_the_chips_memory() -> None:
     needs, a100 = case_yaml("llama3_8B"), get_vendor("nvidia").chip("A100")
-    (problem,) = needs_problems(needs, {"tensor_parallel": 1, "model_size": "8b"}, 1, 1, a100, "w")
+    (problem,) = needs_problems(needs, layout(1, "8b"), 1, 1, a100, "w")
     assert problem.startswith("w: model_size '8b' (8,030,261,248 parameters) needs at least "
                               "119.7 GiB per chip for its training state")
     assert "more than the 80.0 GiB of one A100" in problem and "use at least 2 chips" in problem
-    assert needs_problems(needs, {"tensor_parallel": 8, "model_size": "8b"}, 1, 8, a100, "w") == []
+    assert needs_problems(needs, layout(8, "8b"), 1, 8, a100, "w") == []
+
+
+@pytest.mark.parametrize("case", PP_CASES)
+def test_a_70b_layout_that_does_not_fit_says_so_at_plan_time(case: str) -> None:
+    """TP 8 x PP 4 over 8 x 8 H100s holds the 70B training state (16 bytes per parameter over
+    64 GPUs); one node of 8 does not, and plan time names the minimum."""
+    needs, h100 = case_yaml(case), get_vendor("nvidia").chip("H100")
+    values = {"tensor_parallel": 8, "pipeline_parallel": 4, "model_size": "70b"}
+    assert needs_problems(needs, values, 8, 8, h100, "w") == []
+    values["pipeline_parallel"] = 1
+    (problem,) = needs_problems(needs, values, 1, 8, h100, "w")
+    params = f"{PUBLISHED_PARAMS[case]:,}"
+    assert problem.startswith(f"w: model_size '70b' ({params} parameters) needs at least "), problem
+    chips = {"llama3_70B": 14, "llama2_70B": 13}[case]   # ceil(params x 16 B / 80 GiB)
+    assert "more than the 80.0 GiB of one H100" in problem and f"use at least {chips} chips" in problem
 
 
 def llm_catalogue(tmp_path: Path, case: str, config_name: str, text: str) -> Catalogue:
@@ -128,13 +153,13 @@ def test_plan_refuses_the_layout_or_size_before_anything_runs(tmp_path: Path, ke
 def test_every_shipped_llm_config_passes_plan_time_checks() -> None:
     catalogue = Catalogue.scan(REPO / "training")
     for (vendor, model, _family), names in catalogue.vendor_configs.items():
-        if model not in CASES:
+        if model not in CASES + PP_CASES:
             continue
         for name in names:
             chip, nnodes, nproc = name[len("config_"):-3].rsplit("x", 2)
             key = CaseKey.parse(f"{model}:pytorch_2.13:{chip}:{nnodes}:{nproc}:1")
-            cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600,
-                                    work_root="/w")
+            hosts = tuple(f"10.0.0.{n + 1}" for n in range(max(2, int(nnodes))))
+            cluster = ClusterConfig(hosts=hosts, master_port=29600, work_root="/w")
             test = TestConfig(vendor=vendor, cases=(CaseEntry(key, "/data"),))
             assert check(cluster, test, catalogue) == [], name
 
@@ -142,11 +167,60 @@ def test_every_shipped_llm_config_passes_plan_time_checks() -> None:
 def test_the_case_refuses_a_tensor_parallel_degree_the_heads_do_not_split_into() -> None:
     from chipperf_runtime.training.llmtrain.parallel import Layout, layout_problems
 
-    assert layout_problems(Layout(4, 4), 4, heads=4, kv_heads=2, width=352) == [
+    tiny = entry("llama3_8B").SPEC.presets["tiny"]
+    assert layout_problems(Layout(4, 4), 4, tiny) == [
         "tensor_parallel 4 must divide the 4 attention heads and the 2 key/value heads"]
-    assert layout_problems(Layout(4, 2), 2, 4, 2, width=175) == [
+    assert layout_problems(Layout(4, 2), 2, {**tiny, "intermediate_size": 175}) == [
         "tensor_parallel 2 must divide the MLP width 175"]
-    assert layout_problems(Layout(4, 2), 2, 4, 2, width=176) == []
+    assert layout_problems(Layout(4, 2), 2, tiny) == []
+
+
+def test_the_case_refuses_pipeline_and_expert_degrees_the_model_does_not_split_into() -> None:
+    from chipperf_runtime.training.llmtrain.parallel import Layout, layout_problems
+
+    llama, mixtral = (entry(c).SPEC.presets["tiny"] for c in CASES)
+    assert layout_problems(Layout(4, 1, pipeline_parallel=4), 4, llama) == [
+        "pipeline_parallel 4: 4 pipeline stages do not divide the 2 decoder layers: each stage "
+        "holds an equal contiguous slice"]
+    assert layout_problems(Layout(2, 1, 2, pipeline_schedule="interleaved_1f1b"), 2, llama) == [
+        "pipeline_parallel 2: 4 pipeline stages (2 per rank, interleaved_1f1b) do not divide "
+        "the 2 decoder layers: each stage holds an equal contiguous slice"]
+    assert layout_problems(Layout(2, 1, 2, pipeline_schedule="zb"), 2, llama) == [
+        "pipeline_schedule 'zb' is not one of gpipe, 1f1b, interleaved_1f1b"]
+    assert layout_problems(Layout(6, 1, expert_parallel=3), 6, mixtral) == [
+        "expert_parallel 3 does not divide the 4 experts per layer: each expert-parallel rank "
+        "holds an equal share"]
+    assert layout_problems(Layout(4, 2, expert_parallel=4), 4, mixtral) == [
+        "expert_parallel 4 does not divide the data-parallel degree 2 (world 4 / tensor_parallel"
+        " 2 / pipeline_parallel 1): expert parallelism uses data-parallel ranks"]
+    assert layout_problems(Layout(2, 1, expert_parallel=2), 2, llama) == [
+        "expert_parallel 2 needs a mixture-of-experts model (this one has 1 expert per layer): "
+        "use 1"]
+    assert layout_problems(Layout(8, 2, 2, 2), 4, llama | {"num_hidden_layers": 4}) == [
+        "expert_parallel 2 needs a mixture-of-experts model (this one has 1 expert per layer): "
+        "use 1"]
+    assert layout_problems(Layout(8, 2, 2), 4, llama) == []
+    assert layout_problems(Layout(8, 2, 1, 4), 4, mixtral) == []
+
+
+@pytest.mark.parametrize("case, values, says", [
+    ("llama3_8B", {"tensor_parallel": 1, "pipeline_parallel": 4, "model_size": "8b"},
+     "pipeline_parallel 4 does not divide the world size 6 (1 node(s) x 6 processes)"),
+    ("llama3_8B", {"tensor_parallel": 2, "pipeline_parallel": 3, "model_size": "8b"},
+     "pipeline_parallel 3 does not divide the 32 decoder layers of model_size '8b': use a "
+     "divisor of 32"),
+    ("mixtral_8x7B", {"tensor_parallel": 1, "expert_parallel": 3, "model_size": "8x7b"},
+     "expert_parallel 3 does not divide the 8 experts per layer of model_size '8x7b': use a "
+     "divisor of 8"),
+    ("mixtral_8x7B", {"tensor_parallel": 2, "expert_parallel": 2, "model_size": "tiny"},
+     "expert_parallel 2 does not divide the data-parallel degree 3 (world size 6 over 2): its "
+     "groups are data-parallel ranks"),
+])
+def test_needs_refuse_pipeline_and_expert_degrees_at_plan_time(case: str, values: dict,
+                                                               says: str) -> None:
+    """One clear message each (6 processes on one node, no memory check)."""
+    (problem,) = needs_problems(case_yaml(case), values, 1, 6, None, "w")
+    assert problem.startswith(f"w: {says}"), problem
 
 
 def test_mixtral_counts_the_two_routed_experts_of_eight() -> None:
@@ -161,7 +235,7 @@ def test_mixtral_counts_the_two_routed_experts_of_eight() -> None:
 
 def test_mixtral_does_not_fit_eight_80gb_gpus_but_fits_eight_h200s() -> None:
     needs, nvidia = case_yaml("mixtral_8x7B"), get_vendor("nvidia")
-    values = {"tensor_parallel": 8, "model_size": "8x7b"}
+    values = {"tensor_parallel": 8, "expert_parallel": 1, "model_size": "8x7b"}
     (problem,) = needs_problems(needs, values, 1, 8, nvidia.chip("H100"), "w")
     assert "needs at least 87.0 GiB per chip" in problem and "use at least 9 chips" in problem
     assert needs_problems(needs, values, 1, 8, nvidia.chip("H200"), "w") == []
@@ -182,7 +256,7 @@ def test_tensor_parallel_expert_slices_add_up_to_the_whole_block() -> None:
     full = MixtralExperts(config)
     torch.nn.init.normal_(full.gate_up_proj)
     torch.nn.init.normal_(full.down_proj)
-    halves = [ParallelExperts(full, None, rank, 2) for rank in (0, 1)]
+    halves = [ParallelExperts(full, (None, rank, 2)) for rank in (0, 1)]
     for half in halves:
         half.size = 1  # the partial output alone (no group to sum over here)
     hidden, index = torch.randn(10, 16), torch.randint(0, 4, (10, 2))
@@ -191,3 +265,34 @@ def test_tensor_parallel_expert_slices_add_up_to_the_whole_block() -> None:
     assert torch.allclose(whole, full(hidden, index, weights), atol=1e-5)
     assert halves[1].take("gate_up_proj", full.gate_up_proj.detach()).shape == (4, 8, 16)
     assert halves[1].full_shape("down_proj") == full.down_proj.shape
+
+
+def test_the_grouped_gemm_is_a_matmul_per_expert_segment() -> None:
+    """torch._grouped_mm (when the strides allow) and the per-segment fallback agree with one
+    matmul per local expert, empty experts included."""
+    import torch
+
+    from chipperf_runtime.training.llmtrain.experts import grouped_linear
+
+    torch.manual_seed(0)
+    counts = torch.tensor([3, 0, 5])
+    weight = torch.randn(3, 8, 16)
+    for width in (16, 15):   # 15 floats: not a multiple of 16 bytes, the fallback
+        x, w = torch.randn(8, width), weight[:, :, :width]
+        expected = torch.cat([x[:3] @ w[0].T, x[3:] @ w[2].T])
+        assert torch.allclose(grouped_linear(x, w.contiguous(), counts), expected, atol=1e-5)
+
+
+def test_the_interleaved_schedule_needs_micro_batches_in_multiples_of_the_ranks() -> None:
+    from chipperf_runtime.training.driver.config import Config
+    from chipperf_runtime.training.llmtrain.case import microbatch_problems
+    from chipperf_runtime.training.llmtrain.parallel import Layout
+
+    layout = Layout(4, 1, 2, pipeline_schedule="interleaved_1f1b")   # 2 data-parallel ranks
+    assert microbatch_problems(Config({"global_batch_size": 8, "micro_batch_size": 2}, {}),
+                               layout) == []
+    assert microbatch_problems(Config({"global_batch_size": 6, "micro_batch_size": 1}, {}),
+                               layout) == [
+        "pipeline_schedule 'interleaved_1f1b' needs the micro-batches per step (3: "
+        "global_batch_size / data parallel / micro_batch_size) to be a multiple of "
+        "pipeline_parallel 2"]

@@ -1,5 +1,5 @@
 """CLEAR_CACHES (FlagPerf's): each round's hosts drop their page cache before it starts; a host
-that cannot is named, and the round still runs."""
+that cannot is named once (one warning, its run.json host entry), and the rounds still run."""
 
 from __future__ import annotations
 
@@ -52,4 +52,22 @@ def test_a_host_that_cannot_is_named_and_the_round_goes_on(caplog, monkeypatch) 
                         ("sh", "-c", "echo 'Permission denied' >&2; exit 1"))
     done = controller.drop_page_caches(one_node_round(), HostGroup([LocalHost()]))
     assert done == {"127.0.0.1": "not dropped: Permission denied"}
-    assert "the page cache was not dropped (Permission denied)" in caplog.text
+    assert "the page cache cannot be dropped (Permission denied)" in caplog.text
+
+
+def test_a_host_that_cannot_is_said_so_once_per_run(caplog, monkeypatch) -> None:
+    """Where the host is a container (read-only /proc/sys), every round would warn: the
+    first says so, run.json's host entry keeps it, later rounds do not ask again."""
+    monkeypatch.setattr(controller, "DROP_CACHES",
+                        ("sh", "-c", "echo 'Read-only file system' >&2; exit 1"))
+    hosts, facts = HostGroup([LocalHost()]), {}
+
+    class Record:
+        def host(self, name: str, **found: str) -> None:
+            facts.setdefault(name, {}).update(found)
+
+    for _ in range(3):
+        done = controller.drop_page_caches(one_node_round(), hosts, Record())  # type: ignore[arg-type]
+    assert done == {"127.0.0.1": "not dropped: Read-only file system (not asked again)"}
+    assert facts == {"127.0.0.1": {"page_cache": "not dropped: Read-only file system"}}
+    assert [r.levelname for r in caplog.records if "CLEAR_CACHES" in r.message] == ["WARNING"]

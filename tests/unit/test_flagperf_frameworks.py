@@ -84,7 +84,7 @@ def test_plan_says_which_folder_it_uses(catalogue):
     assert check(cluster, test, catalogue) == []
     plan = make_plan(cluster, test, catalogue, "run1", Path("r"))
     case = plan.cases[0]
-    assert case.image_folder == "pytorch_2.13" and case.image_name == "chipperf/nvidia-pytorch_2.13"
+    assert case.image_folder == "pytorch_2.13" and case.image_name == "chipperf/training-nvidia-pytorch_2.13"
     assert case.image_context == catalogue.images[("nvidia", "pytorch_2.13")]
     text = render_plan(plan, cluster, test)
     assert ("warning   resnet50:pytorch_1.8:A100:1:8:1: framework 'pytorch_1.8' has no image "

@@ -209,3 +209,22 @@ def killed(lease) -> None:
     normally removes the file: MasterLease.release)."""
     lease._handle.close()
     lease._handle = None
+
+
+def test_a_dead_masters_record_closes_while_a_host_still_holds_its_lease(tmp_path):
+    """A host can hold a killed master's lease a while (its SSH session not yet ended): the
+    sweep closes the record all the same (the master's own lock says it is gone), and leaves
+    the files for a later sweep."""
+    engine = Engine()
+    host = Host(engine)
+    run_dir = a_killed_masters_run(tmp_path, "run9", host, engine)
+    work = host_work_dir(str(tmp_path / "work"), "run9", host.name)
+    holder = Host(engine)
+    holder.hold(hold_argv(work))                 # the ended master's session, still there
+    try:
+        swept = sweep_host(host, str(tmp_path / "work"), swept_by=CLEAN)
+    finally:
+        holder.close()
+    assert swept.closed == [str(run_dir)] and swept.collected == []
+    assert swept.left == ["run9: running (its master holds the run's lease)"]
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "canceled"

@@ -45,7 +45,7 @@ def plan_for(catalogue, vendor: str, chip: str, opt: str = ""):
 def test_the_case_container_is_planned_whole(catalogue):
     _, _, _, node = plan_for(catalogue, "cpu", "xeon", "--env FOO=1 -v /opt/x:/x:ro --shm-size=2g")
     spec = node.case_spec
-    assert spec.name == node.container and spec.image == "chipperf/cpu-pytorch_2.13"
+    assert spec.name == node.container and spec.image == "chipperf/training-cpu-pytorch_2.13"
     assert spec.command == ("python3", "-m", "chipperf_runtime.launch.rankexec",
                             f"{node.output_dir}/launcher.log", *node.command)
     assert spec.env == {"FOO": "1", **node.env}

@@ -44,7 +44,7 @@ def test_two_node_plan(catalogue):
     plan = make_plan(cluster, test, catalogue, "run20260101000000", Path("result"))
     assert plan.hosts == ("10.0.0.1", "10.0.0.2")
     (case,) = plan.cases
-    assert case.image_name == "chipperf/cpu-pytorch_2.13"
+    assert case.image_name == "chipperf/training-cpu-pytorch_2.13"
     assert [r.number for r in case.rounds] == [1, 2, 3]
     r2 = case.rounds[1]
     assert r2.master_addr == "10.0.0.1" and r2.master_port == 29600

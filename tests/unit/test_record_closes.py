@@ -68,3 +68,94 @@ def test_a_record_the_result_root_cannot_take_goes_to_the_fallback(tmp_path, mon
     saved = json.loads((tmp_path / "state/chipperf/runs/run7.run.json").read_text())
     assert saved["status"] == "failed" and saved["finished_at"]
     assert saved["error"] == {"type": "OSError", "message": "[Errno 28] No space left on device"}
+
+
+def test_the_fallback_chain_and_its_readers(tmp_path, monkeypatch) -> None:
+    """The state dir cannot take the record either: the temp dir does. Reports and the
+    closing table read that newer copy (and say so); once the run dir takes run.json again,
+    the copy goes."""
+    import errno
+    import tempfile
+
+    from chipperf import record as records
+    from chipperf.plan import RunPlan
+    from chipperf.results.layout import fallback_record
+    from chipperf.results.read.collect import load_run_json
+
+    (tmp_path / "state").write_text("a file, not a dir")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    real, full = records.write_json, [True]
+    run_dir = tmp_path / "result" / "run8"
+
+    def write_json(path, value):
+        if full[0] and run_dir in Path(path).parents:
+            raise OSError(errno.EROFS, "Read-only file system")
+        real(path, value)
+
+    monkeypatch.setattr(records, "write_json", write_json)
+    run_dir.mkdir(parents=True)
+    plan = RunPlan("run8", run_dir, ("h",), (), ())
+    record = records.RunRecord(plan, ClusterConfig(hosts=("h",)), TestConfig(vendor="cpu", cases=()),
+                               "training")
+    (run_dir / "run.json").write_text(json.dumps({**record.data, "status": "running"}))
+    record.finish("failed")
+    copy = tmp_path / "tmp" / "chipperf-runs" / "run8.run.json"
+    assert record.fallback == copy == fallback_record("run8")
+    read, problems = load_run_json(run_dir)
+    assert read["status"] == "failed" and read["finished_at"]
+    assert problems == [f"run.json: not the run's latest record, which the result root could "
+                        f"not take: read from {copy} (`chipperf collect {run_dir}` puts it back)"]
+    from chipperf.results.read.check import check
+    assert f"run.json: status 'running' here, but the run's later record is {copy}" in \
+        "\n".join(check(run_dir).problems)
+    full[0] = False
+    record.save()
+    assert not copy.exists() and record.fallback is None
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "failed"
+    assert load_run_json(run_dir) == (json.loads((run_dir / "run.json").read_text()), [])
+
+
+def test_collect_on_a_root_that_still_cannot_take_the_record_says_so(tmp_path, monkeypatch) -> None:
+    """Nothing is taken from the hosts, and the message says what to do (no OSError)."""
+    import errno
+
+    from chipperf import leftovers
+    from chipperf.errors import ChipperfError
+    from chipperf.results import layout
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    run_dir = tmp_path / "result" / "run9"
+    run_dir.mkdir(parents=True)
+    (run_dir / "run.json").write_text(json.dumps({"run_id": "run9", "status": "running"}))
+    copy = tmp_path / "state" / "chipperf" / "runs" / "run9.run.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(json.dumps({"run_id": "run9", "status": "failed"}))
+
+    def atomic_write(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(layout, "atomic_write", atomic_write)
+    monkeypatch.setattr(leftovers, "on_hosts", lambda *a: pytest.fail("went to the hosts"))
+    with pytest.raises(ChipperfError, match=r"run9: its run.json cannot be written there "
+                                            r"\(\[Errno 28\] No space left on device\): give"):
+        leftovers.collect(run_dir)
+    assert copy.is_file()
+
+
+def test_run_log_on_a_file_system_that_takes_nothing_closes_quietly(capsys) -> None:
+    """run.log's last lines that a full or read-only root does not take: said once, and
+    closing it raises nothing (it was the run's last `internal error: OSError`)."""
+    import logging
+
+    from chipperf.record import RunLog
+
+    handler = RunLog("/dev/full")
+    logger = logging.getLogger("chipperf.test.runlog")
+    logger.addHandler(handler)
+    try:
+        logger.error("a line the disk does not take")
+    finally:
+        logger.removeHandler(handler)
+    handler.close()
+    assert capsys.readouterr().err.count("chipperf: cannot write /dev/full") == 1

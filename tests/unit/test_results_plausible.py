@@ -78,6 +78,19 @@ def test_a_base_share_above_100_percent_names_the_sheet_peak_and_the_measured_va
     assert any("share of spec peak" in p and "above 100 %" in p for p in check(run).problems)
 
 
+def test_a_base_case_above_the_chip_peak_speaks_of_share_of_spec_not_mfu(tmp_path) -> None:
+    # 2000 TFLOP/s of bf16 GEMM on an H100 (989 on the sheet): one error, the share of spec
+    case = SynthCase(model="computation-BF16", chip="H100", nnodes=1, nproc=1, bench=True,
+                     rounds=(SynthRound(throughput=2000.0),))
+    run = write_run(tmp_path, [case], suite="base")
+    result = collect(run).summary.cases[0].rounds[0]
+    assert result.mfu is None and not result.reasons["mfu"].startswith("ERROR")
+    assert result.reasons["share_of_peak"].startswith("ERROR: share of spec peak 202.")
+    errors = [p for p in check(run).problems if "ERROR" in p]
+    assert errors and all("MFU" not in p and "share of spec" in p for p in errors)
+    assert all("chipperf_runtime/vendors/nvidia.py" in p for p in errors)
+
+
 def test_power_over_a_window_shorter_than_two_monitor_intervals_fails(tmp_path,
                                                                       capsys) -> None:
     run = write_run(tmp_path, [SynthCase(seconds=3, rounds=(SynthRound(),))], interval_s=2.0)

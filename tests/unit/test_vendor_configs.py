@@ -6,9 +6,11 @@ import *`` included."""
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,7 +71,16 @@ def test_vendor_config_layers_onto_the_case_base(vendor_config: Path) -> None:
     assert planned.problems == ()
     assert planned.values == vendor_layer
     nnodes, nproc = (int(n) for n in vendor_config.stem.rsplit("x", 2)[1:])
-    assert config.global_batch_size % (nnodes * nproc) == 0
+    assert config.global_batch_size % data_parallel(config, vendor_config, nnodes * nproc) == 0
+
+
+def data_parallel(config: Any, vendor_config: Path, world: int) -> int:
+    """The world over the case's model-parallel degrees (case.yaml ``parallel.degrees``)."""
+    from chipperf.cases import read_case_meta
+
+    model, family = vendor_config.parent.parent.name.split("-", 1)
+    meta = read_case_meta(TRAINING / "benchmarks" / model / family)
+    return world // math.prod(config[d] for d in (meta.get("parallel") or {}).get("degrees", ()))
 
 
 def test_every_accelerator_vendor_has_resnet50_and_bert_pytorch_configs() -> None:

@@ -337,6 +337,12 @@ def _fill_target(fields: dict[str, Any], submit_info: Event | None) -> None:
 # ---------------------------------------------------------------- MFU
 
 
+# base/ measures the chip's own figures against its spec sheet (share_of_peak): a model's
+# FLOPs utilisation means nothing there, and its above-100 % rule speaks of the share of spec.
+SPEC_NOT_MFU = ("not a model run: base/ reports the share of the spec sheet's peak instead "
+                "(share_of_peak)")
+
+
 @dataclass(frozen=True)
 class Mfu:
     value: float | None
@@ -357,6 +363,8 @@ def mfu(fields: Mapping[str, Any], vendor: str | None, chip: str | None,
     TRAIN_START..TRAIN_END span)."""
     dtype = fields.get("dtype")
     peak, why = chip_peak(vendor, chip, dtype)
+    if suite == "base":
+        return Mfu(None, dtype, peak, chips, SPEC_NOT_MFU)
     seconds = fields.get("train_time_s")
     needed = (("work_done", fields.get("window_work")),
               ("flops_per_unit", fields.get("flops_per_unit")),

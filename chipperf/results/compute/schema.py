@@ -200,6 +200,8 @@ class RoundResult(_Schema):
     # STEP_ENDs of the steps it completed (chipperf/results/compute/cut.py)
     run_mode: str | None = None
     cut: bool | None = None
+    # late: its node files came home after the run (chipperf collect) and it was judged then
+    late: bool | None = None
     data_mode: str | None = None                  # FINISHED data_mode: "real" | "predecoded" | "synthetic"
     mfu_measured: float | None = None             # against base/'s measured GEMM peak
     mfu_reported: float | None = None             # as a FlagPerf LLM case printed it
@@ -276,6 +278,9 @@ class CaseResult(_Schema):
     framework: str | None = None
     family: str | None = None
     chip: str | None = None
+    # The chip as the nodes' sys_info.json names it (chipperf.results.read.hostchip); the
+    # key's chip stays the config key (config_<chip>x<nnodes>x<nproc>.py, the spec sheet).
+    chip_model: str = ""
     vendor: str | None = None
     nnodes: int | None = None
     nproc: int | None = None
@@ -317,6 +322,15 @@ class CaseResult(_Schema):
     @property
     def topology(self) -> str:
         return f"{self.nnodes or '?'}x{self.nproc or '?'}"
+
+    @property
+    def chip_label(self) -> str:
+        """The chip as tables show it: the nodes' model with the config key beside it,
+        "AMD EPYC 7B13 64-Core Processor (xeon)"; the key alone where they agree."""
+        chip = self.chip or ""
+        if not self.chip_model or self.chip_model.lower() == chip.lower():
+            return chip
+        return f"{self.chip_model} ({chip})" if chip else self.chip_model
 
     @property
     def title(self) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from chipperf.results.compute.plausible import case_errors
-from chipperf.results.layout import STATUSES
+from chipperf.results.layout import STATUSES, fallback_record
 from chipperf.results.read.collect import collect
 from chipperf.results.read.samples import read_lines
 from chipperf_runtime.perflog import EVENTS, MARKER, finished_problems, parse_record
@@ -124,8 +124,16 @@ def _run_json(run_dir: Path, report: Report) -> dict[str, Any]:
     if run.get("status") != "running" and "finished_at" in run and run["finished_at"] is None:
         report.add("run.json", f"status {run.get('status')!r} but finished_at is null")
     if run.get("status") == "running":
-        report.add("run.json", _still_running(run_dir))
+        report.add("run.json", _fallen_back(run_dir, run) or _still_running(run_dir))
     return run
+
+
+def _fallen_back(run_dir: Path, run: Mapping[str, Any]) -> str:
+    """Why a record says running when its run wrote its later record elsewhere ('' if not)."""
+    copy = fallback_record(run["run_id"]) if isinstance(run.get("run_id"), str) else None
+    return "" if copy is None else (
+        f"status 'running' here, but the run's later record is {copy} (the result root could "
+        f"not take it): `chipperf collect {run_dir}` puts it back")
 
 
 def _still_running(run_dir: Path) -> str:

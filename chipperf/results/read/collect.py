@@ -37,9 +37,10 @@ from chipperf.results.compute.schema import (
     RoundResult,
     RunSummary,
 )
-from chipperf.results.layout import STATUSES, read_status
+from chipperf.results.layout import STATUSES, fallback_record, read_status
 from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
 from chipperf.results.read.flagperf import case_identity, rank_zero_log
+from chipperf.results.read.hostchip import host_chip
 from chipperf.results.read.samples import Window
 from chipperf.results.read.tolerant import as_dict, as_int, as_list, as_str, is_number, subdirs
 
@@ -135,7 +136,21 @@ def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
 
 
 def load_run_json(run_dir: Path) -> tuple[dict[str, Any], list[str]]:
-    path = run_dir / "run.json"
+    """run.json, or its fallback copy while the result root could not take the run's later
+    record (results.layout.fallback_record), and a problem says so."""
+    data, problems = _read_run_json(run_dir / "run.json", run_dir)
+    run_id = as_str(data.get("run_id"))
+    fallback = fallback_record(run_id) if run_id else None
+    if fallback is None:
+        return data, problems
+    copy, copy_problems = _read_run_json(fallback, run_dir)
+    if copy_problems or copy.get("run_id") != run_id:
+        return data, problems
+    return copy, [f"run.json: not the run's latest record, which the result root could not "
+                  f"take: read from {fallback} (`chipperf collect {run_dir}` puts it back)"]
+
+
+def _read_run_json(path: Path, run_dir: Path) -> tuple[dict[str, Any], list[str]]:
     if not run_dir.is_dir():
         return {}, [f"{run_dir}: not a directory"]
     if not path.is_file():
@@ -143,9 +158,9 @@ def load_run_json(run_dir: Path) -> tuple[dict[str, Any], list[str]]:
     try:
         data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
     except ValueError as exc:
-        return {}, [f"run.json: not valid JSON ({exc}); summarised from the tree alone"]
+        return {}, [f"{path.name}: not valid JSON ({exc}); summarised from the tree alone"]
     if not isinstance(data, dict):
-        return {}, ["run.json: not a JSON object; summarised from the tree alone"]
+        return {}, [f"{path.name}: not a JSON object; summarised from the tree alone"]
     return data, []
 
 
@@ -203,6 +218,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         model=as_str(ident.get("model")),
         framework=as_str(ident.get("framework")),
         family=(as_str(ident.get("framework")) or "").split("_", 1)[0] or None, chip=ctx.chip,
+        chip_model=host_chip(run.run_dir / name),
         vendor=vendor or ctx.vendor, nnodes=ctx.nnodes, nproc=ctx.nproc,
         repeat=as_int(ident.get("repeat")), image=as_str(entry.get("image")), fingerprint=workload,
         status=as_str(entry.get("status")) or rounds.case_status(results),
@@ -287,7 +303,8 @@ def collect_round(case: CaseContext, number: int, entry: Mapping[str, Any]
     status, reason = rounds.round_status(entry, nodes, log, fields)
     result = RoundResult(
         number=number, status=status, reason=reason, started_ms=as_int(entry.get("started_ms")),
-        finished_ms=as_int(entry.get("finished_ms")), nodes=tuple(nodes), reasons=reasons,
+        finished_ms=as_int(entry.get("finished_ms")), late=entry.get("late") is True or None,
+        nodes=tuple(nodes), reasons=reasons,
         problems=tuple(problems), **fields)
     result = checked_round(result, Where(rel, vendor, case.chip, case.suite), case.run.intervals)
     plots = RoundSeries(case.dir_name, number, window, result.started_ms,
@@ -328,7 +345,7 @@ def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
                           " TFLOPS per chip, its 'Theory TFLOPS'), not computed by chipperf")
     elif result.value is None:
         reasons["mfu"] = result.reason
-    if case.run.measured is not None:
+    if case.run.measured is not None and suite != "base":   # base/ measures the peak
         out.update(_measured_mfu(case.run.measured, vendor, case.chip, chips, fields, reasons))
     work = fields.get("window_work")
     out.update(rounds.per_joule(work, out, reasons))

@@ -192,7 +192,7 @@ def _hardware(case: CaseResult, infos: Sequence[Mapping[str, Any]]) -> tuple:
     memory = _distinct(_gib(as_dict(i.get("memory")).get("total_bytes")) for i in infos)
     missing = "not in sys_info.json" if infos else "no sys_info.json"
     return tuple((k, v or missing) for k, v in (
-        ("chip", f"{case.vendor or '?'} {case.chip or '?'}, {chips}"),
+        ("chip", f"{case.vendor or '?'} {case.chip_label or '?'}, {chips}"),
         ("accelerators per node", per_node),
         ("CPU per node", cpus), ("memory per node", memory)))
 

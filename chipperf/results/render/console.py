@@ -65,7 +65,7 @@ def spec_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
                         if r.reasons.get("share_of_peak")), None)
             share = f"— ({why})" if why else DASH
         rows.append([
-            c.title, c.chip or DASH, c.topology, c.status or DASH,
+            c.title, c.chip_label or DASH, c.topology, c.status or DASH,
             f"{len(c.counted)}/{len(c.rounds)}",
             f"{value} {c.metric_name}" if value != DASH and c.metric_name else value, share,
             stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j"))])
@@ -79,7 +79,7 @@ def training_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]
     for c in summary.cases:
         agg = c.aggregate
         rows.append([
-            c.title, c.chip or DASH, c.topology, c.status or DASH,
+            c.title, c.chip_label or DASH, c.topology, c.status or DASH,
             f"{len(c.counted)}/{len(c.rounds)}",
             throughput_text(c), stat_text(agg.get("train_time_s")), metric_text(c),
             mfu_text(c),
@@ -98,7 +98,7 @@ def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]
     for c in summary.cases:
         agg = c.aggregate
         rows.append([
-            c.title, c.chip or DASH, c.engine or DASH, c.precision or DASH,
+            c.title, c.chip_label or DASH, c.engine or DASH, c.precision or DASH,
             c.status or DASH, f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
             throughput_text(c, "throughput_pure_compute"), stat_text(agg.get("latency_p99_ms")),
             metric_text(c), reference_text(c),

@@ -55,8 +55,8 @@ ROUND_COLUMNS: tuple[tuple[str, Callable[[RoundResult], Any]], ...] = (
     ("within_bound", lambda r: r.reference.within_bound if r.reference else None),
     ("window_work", lambda r: r.window_work),
 )
-CASE_COLUMNS = ("case", "key", "vendor", "chip", "model", "framework", "nnodes", "nproc",
-                "preset")
+CASE_COLUMNS = ("case", "key", "vendor", "chip", "chip_model", "model", "framework", "nnodes",
+                "nproc", "preset")
 
 
 # Column names that differ by suite (the same names as the other outputs' labels): inference's
@@ -98,7 +98,8 @@ def to_csv(summary: RunSummary) -> str:
     columns = csv_columns(summary.suite)
     writer.writerow([*CASE_COLUMNS, "round", *(c for _, c, _ in columns), "reasons"])
     for case in summary.cases:
-        ident = [case.dir_name, case.key, case.vendor, case.chip, case.model, case.framework,
+        ident = [case.dir_name, case.key, case.vendor, case.chip, case.chip_model, case.model,
+                 case.framework,
                  case.nnodes, case.nproc,
                  f"{case.preset}: {case.preset_detail}" if case.preset else ""]
         for r in case.rounds:

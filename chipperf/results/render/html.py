@@ -145,7 +145,7 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
     smoke += f" ({SYNTHETIC_LABEL})" if case.synthetic else ""
     out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.title)}'
            f"{smoke}</h2>",
-           f"<p>vendor {escape(case.vendor or DASH)}, chip {escape(case.chip or DASH)}, "
+           f"<p>vendor {escape(case.vendor or DASH)}, chip {escape(case.chip_label or DASH)}, "
            f"{case.topology} (nodes x procs), "
            + (f"engine {escape(case.engine or DASH)} ({escape(case.precision or DASH)}), "
               if case.inference else "")

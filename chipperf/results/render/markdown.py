@@ -61,7 +61,7 @@ def case_section(case: CaseResult) -> list[str]:
     engine = f"engine {case.engine or DASH} ({case.precision or DASH}), " \
         if case.inference else ""
     lines = [f"## {title}", "",
-             f"Dir `{case.dir_name}`, vendor {case.vendor or DASH}, chip {case.chip or DASH}, "
+             f"Dir `{case.dir_name}`, vendor {case.vendor or DASH}, chip {case.chip_label or DASH}, "
              f"{engine}image {case.image or DASH}, status **{case.status or 'unknown'}**"
              + (f": {case.reason}" if case.reason else "") + ".", ""]
     if case.hardware_note:
@@ -91,6 +91,8 @@ def case_section(case: CaseResult) -> list[str]:
                   + ".", ""]
     lines += [f"Round {r.number} {r.reasons['cut']}." for r in case.rounds
               if r.cut and "cut" in r.reasons]
+    lines += [f"Round {r.number}: its files came home after the run (`chipperf collect`) "
+              "and it was judged then (late)." for r in case.rounds if r.late]
     lines += ["### Over the counted rounds " + f"({', '.join(map(str, case.counted)) or 'none'})",
               "", stats_table(case), ""]
     if any(r.mfu is not None for r in case.rounds):

@@ -74,7 +74,7 @@ def inference_readme_rows(summary: RunSummary) -> tuple[list[str], list[list[str
         agg = c.aggregate
         converged = sum(1 for r in c.rounds if r.converged)
         rows.append([
-            c.model or c.dir_name, c.chip or DASH, c.engine or DASH, c.precision or DASH,
+            c.model or c.dir_name, c.chip_label or DASH, c.engine or DASH, c.precision or DASH,
             f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
             throughput_text(c, "throughput_pure_compute"),
             *(stat_text(agg.get(f"latency_{p}_ms")) for p in ("p50", "p90", "p99")),

@@ -52,6 +52,7 @@ from chipperf_runtime.training.driver.perfmode import (
     performance_value,
     run_mode_from,
 )
+from chipperf_runtime.training.driver.preset import full_size_params, preset_record
 from chipperf_runtime.training.driver.timing import Clock, Windows
 
 DEFAULT_STEP_EVERY = 10
@@ -87,6 +88,8 @@ class Driver:
         self.run_mode: RunMode = run_mode_from(config)
         self.timed = StepWindow(self.run_mode)
         self.work_unit: str | None = None          # train_start(work_unit=...): for STEP_END
+        self.parameters: Any = None                # init_end(parameters=...): for the preset
+        self.full_params: int | None = None        # case.yaml full_size.params
 
     @classmethod
     def start(cls, model: str, case_dir: Path, argv: Sequence[str] | None = None,
@@ -105,6 +108,7 @@ class Driver:
         log.step_every = max(1, int(config.get(STEP_EVERY_PARAM, DEFAULT_STEP_EVERY)))
         driver = cls(model, args, config, dist, windows, log, env)
         driver.case_version = code_digest(Path(case_dir))
+        driver.full_params = full_size_params(Path(case_dir))
         driver.submit_info()
         return driver
 
@@ -127,6 +131,7 @@ class Driver:
         })
 
     def init_end(self, **value: Any) -> None:
+        self.parameters = value.get("parameters")
         self.log.emit("INIT_END", value)
 
     def train_start(self, **value: Any) -> None:
@@ -215,5 +220,8 @@ class Driver:
             value["run_mode"] = self.run_mode.as_dict()
         if "data_mode" in self.config:             # "real", "predecoded", or "synthetic": compute only
             value["data_mode"] = str(self.config.data_mode)
+        preset = preset_record(self.config, self.parameters, self.full_params)
+        if preset is not None:                     # a smaller model than the case's name
+            value["preset"] = preset
         self.log.emit("FINISHED", value)
         return value

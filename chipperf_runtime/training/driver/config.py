@@ -33,13 +33,17 @@ BASE, VENDOR, OVERRIDE = "base", "vendor", "override"
 
 
 class Config(Mapping[str, Any]):
-    """A frozen parameter set; ``source(name)`` says which layer set each value."""
+    """A frozen parameter set; ``source(name)`` says which layer set each value and
+    ``default(name)`` what ``_base.py`` gave it."""
 
-    __slots__ = ("_sources", "_values")
+    __slots__ = ("_defaults", "_sources", "_values")
 
-    def __init__(self, values: Mapping[str, Any], sources: Mapping[str, str]):
+    def __init__(self, values: Mapping[str, Any], sources: Mapping[str, str],
+                 defaults: Mapping[str, Any] | None = None):
         object.__setattr__(self, "_values", {k: _freeze(v) for k, v in values.items()})
         object.__setattr__(self, "_sources", dict(sources))
+        object.__setattr__(self, "_defaults", {k: _freeze(v) for k, v in
+                                               (values if defaults is None else defaults).items()})
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -67,6 +71,10 @@ class Config(Mapping[str, Any]):
 
     def source(self, name: str) -> str:
         return self._sources[name]
+
+    def default(self, name: str) -> Any:
+        """The value ``_base.py`` gives ``name`` (before the vendor file and ``--set``)."""
+        return self._defaults[name]
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-friendly copy (tuples become lists)."""
@@ -192,7 +200,7 @@ def load_config(base: Mapping[str, Any], mutable: frozenset[str] | set[str],
         values[name], sources[name] = value, OVERRIDE
     if problems:
         raise ConfigError("configuration problems:\n" + "\n".join(f"  - {p}" for p in problems))
-    return Config(values, sources)
+    return Config(values, sources, base)
 
 
 def _unknown_mutable(base: Mapping[str, Any], mutable: frozenset[str] | set[str]) -> list[str]:

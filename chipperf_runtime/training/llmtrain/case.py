@@ -2,8 +2,9 @@
 
 A case's ``run_pretraining.py`` hands ``main`` an ``LLMSpec``: transformers' model class, its
 config class and the size presets. The rest is the same for both: the byte-level token
-shards (``textlm.tokens``), the (data, tensor) mesh with TP/EP inside a node and FSDP2
-across (``llmtrain.parallel``), AdamW with warmup-cosine, ``textlm.loop``'s schedule to an
+shards (``textlm.tokens``), the (pipeline, data, expert, tensor) mesh with TP inside a node,
+EP over data-parallel ranks, FSDP2 across and pipeline stages (``llmtrain.parallel``,
+``llmtrain.pipeline``), AdamW with warmup-cosine, ``textlm.loop``'s schedule to an
 eval-loss target, and FINISHED with training FLOPs per token (``llmtrain.arch``).
 """
 
@@ -24,8 +25,15 @@ from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
 from chipperf_runtime.training.llmtrain import arch
 from chipperf_runtime.training.llmtrain.experts import ParallelExperts
-from chipperf_runtime.training.llmtrain.model import build_on_meta, materialize
-from chipperf_runtime.training.llmtrain.parallel import Layout, apply_parallelism, layout_problems, make_mesh
+from chipperf_runtime.training.llmtrain.model import build_on_meta, materialize, parameter_indices
+from chipperf_runtime.training.llmtrain.parallel import (
+    Layout,
+    apply_parallelism,
+    layout_problems,
+    make_mesh,
+    mesh_rank,
+)
+from chipperf_runtime.training.llmtrain.pipeline import Pipeline, make_pipeline, split_stages
 from chipperf_runtime.training.llmtrain.train import Loop
 from chipperf_runtime.training.textlm import tokens
 from chipperf_runtime.training.textlm.checks import (
@@ -39,6 +47,8 @@ from chipperf_runtime.training.textlm.loop import Goal, Schedule, run, warmup_co
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 COUNTS = ("global_batch_size", "micro_batch_size", "max_steps", "eval_every_steps",
           "tensor_parallel")
+# the layout's knobs beside tensor_parallel, where the case has them (1 / "1f1b" where not)
+DEGREES = ("pipeline_parallel", "expert_parallel")
 
 
 @dataclass(frozen=True)
@@ -58,34 +68,65 @@ class LLMSpec:
 def model_config(cfg: Config, spec: LLMSpec, dist: DistEnv) -> tuple[dict[str, Any], Layout]:
     """The architecture and the layout; raises ConfigError with every problem."""
     problems = size_problems(cfg, spec.presets, "target_eval_loss")
-    problems += dtype_problems(cfg, tuple(DTYPES)) + count_problems(cfg, COUNTS)
-    layout = Layout(dist.world_size, max(1, cfg.tensor_parallel))
+    problems += dtype_problems(cfg, tuple(DTYPES))
+    problems += count_problems(cfg, COUNTS + tuple(d for d in DEGREES if d in cfg))
     if problems:
         raise_problems(problems)
+    layout = layout_of(cfg, dist.world_size)
     values = spec.config_values(cfg.model_size)
     if not 1 <= cfg.seq_len <= values["max_position_embeddings"]:
         problems.append(f"seq_len {cfg.seq_len} must be 1..{values['max_position_embeddings']} "
                         f"for model_size {cfg.model_size!r}")
-    problems += layout_problems(layout, dist.nproc_per_node, values["num_attention_heads"],
-                                values["num_key_value_heads"], arch.expert_width(values))
+    problems += layout_problems(layout, dist.nproc_per_node, values)
     raise_problems(problems)
     return values, layout
 
 
+def layout_of(cfg: Config, world_size: int) -> Layout:
+    return Layout(world_size, cfg.tensor_parallel, cfg.get("pipeline_parallel", 1),
+                  cfg.get("expert_parallel", 1), cfg.get("pipeline_schedule", "1f1b"))
+
+
+def microbatch_problems(cfg: Config, layout: Layout) -> list[str]:
+    """A pipeline needs enough micro-batches (the gradient accumulation) per step."""
+    micro = cfg.global_batch_size // max(1, layout.data_parallel) // cfg.micro_batch_size
+    if layout.pipeline_parallel > 1 and layout.stages_per_rank > 1 and \
+            micro % layout.pipeline_parallel:
+        return [f"pipeline_schedule {layout.pipeline_schedule!r} needs the micro-batches per "
+                f"step ({micro}: global_batch_size / data parallel / micro_batch_size) to be a "
+                f"multiple of pipeline_parallel {layout.pipeline_parallel}"]
+    return []
+
+
+def decoder_layers(model: Any) -> list[nn.Module]:
+    """The decoder layers of a whole model (a ModuleList) or of a stage (a ModuleDict)."""
+    layers = model.model.layers
+    return list(layers.values()) if isinstance(layers, nn.ModuleDict) else list(layers)
+
+
 def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: Layout,
-                device: TorchDevice) -> tuple[Any, Any]:
-    """transformers' model on the meta device, parallelised, materialised on the device."""
+                device: TorchDevice) -> tuple[nn.Module, Any, Pipeline | None]:
+    """transformers' model on the meta device (this rank's pipeline stages of it),
+    parallelised, materialised on the device; the pipeline schedule when there is one."""
     config = spec.config_class(**values, attn_implementation="sdpa", use_cache=False)
-    model: Any = build_on_meta(spec.model_class, config)
-    mesh = None
-    if layout.world_size > 1:
-        mesh = make_mesh(device.device.type, layout)
-        apply_parallelism(model, mesh, layout, DTYPES[cfg.dtype], cfg.reshard_after_forward)
-    materialize(model, device.device, cfg.seed, config.initializer_range)
+    full: Any = build_on_meta(spec.model_class, config)
     if cfg.activation_checkpointing:
-        model.gradient_checkpointing_enable({"use_reentrant": False})
-    model.train()
-    return model, mesh
+        full.gradient_checkpointing_enable({"use_reentrant": False})
+    indices = parameter_indices(full)
+    mesh = make_mesh(device.device.type, layout) if layout.world_size > 1 else None
+    parts: list[Any] = split_stages(full, layout, mesh_rank(mesh, "pp")) \
+        if layout.pipeline_parallel > 1 else [full]
+    for part in parts:
+        if mesh is not None:
+            apply_parallelism(part, decoder_layers(part), mesh, layout, DTYPES[cfg.dtype],
+                              cfg.reshard_after_forward)
+        materialize(part, device.device, cfg.seed, config.initializer_range, indices)
+        part.train()
+    if mesh is None or layout.pipeline_parallel == 1:
+        return full, mesh, None
+    micro = cfg.global_batch_size // layout.data_parallel // cfg.micro_batch_size
+    pipeline = make_pipeline(parts, mesh, layout, micro, device.device, DTYPES[cfg.dtype])
+    return nn.ModuleList(parts), mesh, pipeline
 
 
 def optimizer(cfg: Config, model: nn.Module) -> tuple[torch.optim.Optimizer, Any]:
@@ -99,17 +140,10 @@ def optimizer(cfg: Config, model: nn.Module) -> tuple[torch.optim.Optimizer, Any
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, schedule)
 
 
-def mesh_ranks(mesh: Any) -> tuple[int, int]:
-    """(data-parallel rank, tensor-parallel rank) of this process."""
-    if mesh is None:
-        return 0, 0
-    return mesh["dp"].get_local_rank(), mesh["tp"].get_local_rank()
-
-
 def build_loop(cfg: Config, spec: LLMSpec, model: nn.Module, mesh: Any, layout: Layout,
-               data: tokens.TokenDataset, device: torch.device) -> Loop:
-    dp_rank, tp_rank = mesh_ranks(mesh)
-    dp = layout.data_parallel
+               data: tokens.TokenDataset, device: torch.device,
+               pipeline: Pipeline | None = None) -> Loop:
+    dp_rank, dp = mesh_rank(mesh, "dp"), layout.data_parallel
     opt, scheduler = optimizer(cfg, model)
     local = cfg.global_batch_size // dp
     return Loop(
@@ -118,10 +152,11 @@ def build_loop(cfg: Config, spec: LLMSpec, model: nn.Module, mesh: Any, layout: 
             data, cfg.global_batch_size, cfg.micro_batch_size, dp_rank, dp, cfg.seed, epoch),
         eval_set=tokens.eval_batches(data, cfg.micro_batch_size, dp_rank, dp, cfg.eval_samples),
         accumulation=local // cfg.micro_batch_size, grad_clip_norm=cfg.grad_clip_norm,
-        counts_work=tp_rank == 0,
+        counts_work=mesh_rank(mesh, "tp") == 0 and mesh_rank(mesh, "pp") == 0,
         aux_loss_coef=float(cfg.router_aux_loss_coef) if spec.moe else 0.0,
         own_shards=frozenset(id(p) for m in model.modules() if isinstance(m, ParallelExperts)
-                             for p in m.parameters()))
+                             for p in m.parameters()),
+        stage_world=layout.world_size // layout.pipeline_parallel, pipeline=pipeline)
 
 
 def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None) -> None:
@@ -131,12 +166,13 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     data = tokens.open_dataset(driver.args.data_dir, cfg.seq_len, values["vocab_size"],
                                spec.prepare)
     tokens.check_batching(data, cfg.global_batch_size, cfg.micro_batch_size, layout.data_parallel)
+    raise_problems(microbatch_problems(cfg, layout))
     threads = rank_threads(dist, cfg.cpu_threads)
     torch.set_num_threads(threads)
     device = init_distributed(dist)
     driver.set_sync(device.synchronize)
-    model, mesh = build_model(cfg, spec, values, layout, device)
-    loop = build_loop(cfg, spec, model, mesh, layout, data, device.device)
+    model, mesh, pipeline = build_model(cfg, spec, values, layout, device)
+    loop = build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline)
     goal = Goal("eval_loss", float(cfg.target_eval_loss[cfg.model_size]), higher_is_better=False,
                 details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
     driver.init_end(**device.describe(), threads=threads, architecture=values,

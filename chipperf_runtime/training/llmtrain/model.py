@@ -4,7 +4,7 @@ parallelised (``llmtrain.parallel``), then materialised shard by shard on the ra
 Initialisation does not depend on the layout: every parameter's full tensor is drawn from
 its own seeded generator (normal(0, initializer_range) for matrices, ones for the RMSNorm
 weights, as transformers initialises them) and each rank keeps its shard, so one process
-and any TP x FSDP layout start from the same weights.
+and any TP x PP x EP x FSDP layout start from the same weights.
 """
 
 from __future__ import annotations
@@ -27,14 +27,22 @@ def count_parameters(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-def materialize(model: Any, device: torch.device, seed: int, std: float) -> None:
+def parameter_indices(model: nn.Module) -> dict[str, int]:
+    """Each parameter's position in the whole model (its generator's seed)."""
+    return {name: index for index, (name, _) in enumerate(model.named_parameters())}
+
+
+def materialize(model: Any, device: torch.device, seed: int, std: float,
+                indices: dict[str, int]) -> None:
     """Allocate the (sharded) parameters on ``device`` and fill them (see module doc), then
-    rebuild the buffers transformers computes at construction (rotary frequencies)."""
+    rebuild the buffers transformers computes at construction (rotary frequencies).
+    ``indices``: ``parameter_indices`` of the whole model (a pipeline stage holds part of it,
+    under the same names)."""
     model.to_empty(device=device)
     experts = _expert_owners(model)
     with torch.no_grad():
-        for index, (name, param) in enumerate(model.named_parameters()):
-            owner = experts.get(name)
+        for name, param in model.named_parameters():
+            index, owner = indices[name], experts.get(name)
             shape = owner[0].full_shape(owner[1]) if owner else param.shape  # a DTensor's is global
             full = _initial(shape, seed, index, std, device, param.dtype)
             _set_shard(param, owner[0].take(owner[1], full) if owner else full)

@@ -1,20 +1,24 @@
-"""The parallel layout of the LLM cases: a (data, tensor) device mesh, tensor parallelism
-with DTensor (torch.distributed.tensor.parallel), the same split of every expert of a
-mixture-of-experts layer (``llmtrain.experts``), and FSDP2 (torch.distributed.fsdp.fully_shard)
-over the data-parallel ranks.
+"""The parallel layout of the LLM cases: a (pipeline, data, expert, tensor) device mesh,
+tensor parallelism with DTensor (torch.distributed.tensor.parallel), the experts of a
+mixture-of-experts layer split over the expert- and tensor-parallel groups
+(``llmtrain.experts``), FSDP2 (torch.distributed.fsdp.fully_shard) over the data-parallel ranks,
+and pipeline stages (``llmtrain.pipeline``).
 
-``world = data_parallel x tensor_parallel``; the tensor-parallel ranks of one group are
-consecutive (one node holds a whole group when ``tensor_parallel`` divides the processes per
-node), so TP traffic stays inside a node and FSDP's traffic crosses nodes.
+``world = pipeline_parallel x data_parallel x tensor_parallel``. Ranks are laid out pipeline
+outermost, tensor innermost: the tensor-parallel ranks of a group are consecutive (one node
+holds a whole group when ``tensor_parallel`` divides the processes per node), so TP traffic
+stays inside a node. Expert parallelism borrows data-parallel ranks (``expert_parallel``
+divides ``data_parallel``, DeepSpeed-MoE's and torchtitan's arrangement): the data-parallel
+dimension is ``dp_rep x ep``; dense weights are FSDP-sharded over all of it, the experts over
+``dp_rep`` only (each expert-parallel rank holds different experts).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import torch
-import torch.distributed as tdist
 from torch import nn
 from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
 from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
@@ -22,44 +26,123 @@ from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, 
 
 from chipperf_runtime.training.llmtrain.experts import shard_experts
 
+# the pipeline schedules of torch.distributed.pipelining by config name -> virtual stages per rank
+SCHEDULES = {"gpipe": 1, "1f1b": 1, "interleaved_1f1b": 2}
+
 
 @dataclass(frozen=True)
 class Layout:
     """Parallel degrees of one run (data_parallel is what the world leaves)."""
 
     world_size: int
-    tensor_parallel: int
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    expert_parallel: int = 1
+    pipeline_schedule: str = "1f1b"
 
     @property
     def data_parallel(self) -> int:
-        return self.world_size // self.tensor_parallel
+        return self.world_size // (self.tensor_parallel * self.pipeline_parallel)
+
+    @property
+    def stages_per_rank(self) -> int:
+        return SCHEDULES.get(self.pipeline_schedule, 1) if self.pipeline_parallel > 1 else 1
+
+    @property
+    def stages(self) -> int:
+        return self.pipeline_parallel * self.stages_per_rank
 
     def describe(self) -> dict[str, Any]:
-        return {"world_size": self.world_size, "data_parallel": self.data_parallel,
-                "tensor_parallel": self.tensor_parallel}
+        out: dict[str, Any] = {
+            "world_size": self.world_size, "data_parallel": self.data_parallel,
+            "tensor_parallel": self.tensor_parallel, "pipeline_parallel": self.pipeline_parallel,
+            "expert_parallel": self.expert_parallel}
+        if self.pipeline_parallel > 1:
+            out["pipeline_schedule"] = self.pipeline_schedule
+        return out
 
 
-def layout_problems(layout: Layout, nproc_per_node: int, heads: int, kv_heads: int,
-                    width: int) -> list[str]:
-    """Why this layout cannot run this model on this world (every reason)."""
-    tp, problems = layout.tensor_parallel, []
-    if tp < 1 or layout.world_size % tp:
-        return [f"tensor_parallel {tp} does not divide the world size {layout.world_size}: "
-                f"use a divisor of {layout.world_size} (data parallel is world / tensor_parallel)"]
+def layout_problems(layout: Layout, nproc_per_node: int, values: Mapping[str, Any]) -> list[str]:
+    """Why this layout cannot run the model of these config values on this world (every
+    reason)."""
+    tp, pp = layout.tensor_parallel, layout.pipeline_parallel
+    if tp < 1 or pp < 1 or layout.world_size % (tp * pp):
+        shown = f"tensor_parallel {tp}" + (f" x pipeline_parallel {pp}" if pp != 1 else "")
+        return [f"{shown} does not divide the world size "
+                f"{layout.world_size}: choose degrees whose product divides "
+                f"{layout.world_size} (data parallel is the world over that product)"]
+    problems = []
     if nproc_per_node % tp:
         problems.append(f"tensor_parallel {tp} does not divide the {nproc_per_node} processes "
                         "per node: a tensor-parallel group must sit inside one node")
+    heads, kv_heads = values["num_attention_heads"], values["num_key_value_heads"]
     if heads % tp or kv_heads % tp:
         problems.append(f"tensor_parallel {tp} must divide the {heads} attention heads and the "
                         f"{kv_heads} key/value heads")
-    if width % tp:
-        problems.append(f"tensor_parallel {tp} must divide the MLP width {width}")
+    if values["intermediate_size"] % tp:
+        problems.append(f"tensor_parallel {tp} must divide the MLP width "
+                        f"{values['intermediate_size']}")
+    return problems + _pipeline_problems(layout, values) + _expert_problems(layout, values)
+
+
+def _pipeline_problems(layout: Layout, values: Mapping[str, Any]) -> list[str]:
+    if layout.pipeline_schedule not in SCHEDULES:
+        return [f"pipeline_schedule {layout.pipeline_schedule!r} is not one of "
+                f"{', '.join(SCHEDULES)}"]
+    if layout.pipeline_parallel == 1:
+        return []
+    layers, stages = values["num_hidden_layers"], layout.stages
+    problems = []
+    if layers % stages:
+        per = f" ({layout.stages_per_rank} per rank, {layout.pipeline_schedule})" \
+            if layout.stages_per_rank > 1 else ""
+        problems.append(f"pipeline_parallel {layout.pipeline_parallel}: {stages} pipeline "
+                        f"stages{per} do not divide the {layers} decoder layers: each stage "
+                        "holds an equal contiguous slice")
+    if values.get("num_local_experts", 1) > 1:
+        problems.append("pipeline_parallel must be 1 for a mixture-of-experts model: its "
+                        "load-balancing loss spans every layer's router (use expert_parallel)")
     return problems
 
 
-def make_mesh(device_type: str, layout: Layout) -> DeviceMesh:
-    return init_device_mesh(device_type, (layout.data_parallel, layout.tensor_parallel),
-                            mesh_dim_names=("dp", "tp"))
+def _expert_problems(layout: Layout, values: Mapping[str, Any]) -> list[str]:
+    ep, experts = layout.expert_parallel, values.get("num_local_experts", 1)
+    if ep == 1:
+        return []
+    if ep < 1 or experts <= 1:
+        return [f"expert_parallel {ep} needs a mixture-of-experts model (this one has "
+                f"{experts} expert per layer): use 1"]
+    problems = []
+    if experts % ep:
+        problems.append(f"expert_parallel {ep} does not divide the {experts} experts per "
+                        "layer: each expert-parallel rank holds an equal share")
+    if layout.data_parallel % ep:
+        problems.append(f"expert_parallel {ep} does not divide the data-parallel degree "
+                        f"{layout.data_parallel} (world {layout.world_size} / tensor_parallel "
+                        f"{layout.tensor_parallel} / pipeline_parallel "
+                        f"{layout.pipeline_parallel}): expert parallelism uses data-parallel "
+                        "ranks")
+    return problems
+
+
+@dataclass(frozen=True)
+class Mesh:
+    """The ("pp", "dp_rep", "ep", "tp") device mesh and its flattened "dp" = ("dp_rep", "ep")
+    (kept here: torch deprecates slicing a flattened dimension back out of the root mesh)."""
+
+    root: DeviceMesh
+    dp: DeviceMesh
+
+    def __getitem__(self, name: str) -> DeviceMesh:
+        return self.dp if name == "dp" else self.root[name]
+
+
+def make_mesh(device_type: str, layout: Layout) -> Mesh:
+    ep = layout.expert_parallel
+    root = init_device_mesh(device_type, (layout.pipeline_parallel, layout.data_parallel // ep,
+                                          ep, layout.tensor_parallel),
+                            mesh_dim_names=("pp", "dp_rep", "ep", "tp"))
+    return Mesh(root, root["dp_rep", "ep"]._flatten("dp"))
 
 
 def tensor_parallel_plan(layer: nn.Module, experts: bool) -> dict[str, Any]:
@@ -74,34 +157,29 @@ def tensor_parallel_plan(layer: nn.Module, experts: bool) -> dict[str, Any]:
     return plan
 
 
-def apply_parallelism(model: Any, mesh: DeviceMesh, layout: Layout, dtype: torch.dtype,
+def apply_parallelism(model: nn.Module, layers: list[nn.Module], mesh: Mesh,
+                      layout: Layout, dtype: torch.dtype,
                       reshard_after_forward: bool = True) -> nn.Module:
-    """TP (and EP) inside each decoder layer on mesh["tp"], then FSDP2 over mesh["dp"]: each
-    decoder layer its own unit, the embeddings, final norm and lm_head the root's."""
-    tp_mesh, dp_mesh = mesh["tp"], mesh["dp"]
-    layers = model.model.layers
-    for layer in layers:
-        moe = hasattr(layer.mlp, "experts")
-        if layout.tensor_parallel > 1:
-            parallelize_module(layer, tp_mesh, tensor_parallel_plan(layer, moe))
-        if moe and layout.tensor_parallel > 1:
-            shard_experts(layer.mlp, layer.mlp.experts, tp_mesh)
+    """TP (and EP) inside each decoder layer on mesh["tp"] (and mesh["ep"]), then FSDP2 over
+    mesh["dp"]: each decoder layer its own unit (its experts one over mesh["dp_rep"]), the rest
+    of ``model`` (embeddings, final norm, lm_head: those this stage holds) the root's."""
     policy = MixedPrecisionPolicy(param_dtype=dtype, reduce_dtype=torch.float32)
     for layer in layers:
-        fully_shard(layer, mesh=dp_mesh, mp_policy=policy,
+        mlp: Any = layer.mlp
+        moe = hasattr(mlp, "experts")
+        if layout.tensor_parallel > 1:
+            parallelize_module(layer, mesh["tp"], tensor_parallel_plan(layer, moe))
+        if moe and (layout.tensor_parallel > 1 or layout.expert_parallel > 1):
+            shard_experts(mlp, mlp.experts, mesh["tp"], mesh["ep"])
+        if moe and layout.expert_parallel > 1:
+            fully_shard(mlp.experts, mesh=mesh["dp_rep"], mp_policy=policy,
+                        reshard_after_forward=reshard_after_forward)
+        fully_shard(layer, mesh=mesh["dp"], mp_policy=policy,
                     reshard_after_forward=reshard_after_forward)
-    fully_shard(model, mesh=dp_mesh, mp_policy=policy, reshard_after_forward=False)
+    fully_shard(model, mesh=mesh["dp"], mp_policy=policy, reshard_after_forward=False)
     return model
 
 
-def tp_rank(mesh: DeviceMesh) -> int:
-    return mesh["tp"].get_local_rank()
-
-
-def dp_rank(mesh: DeviceMesh) -> int:
-    return mesh["dp"].get_local_rank()
-
-
-def barrier() -> None:
-    if tdist.is_initialized():
-        tdist.barrier()
+def mesh_rank(mesh: Mesh | None, dim: str) -> int:
+    """This process's rank along one mesh dimension (0 without a mesh)."""
+    return 0 if mesh is None else mesh[dim].get_local_rank()

@@ -1,6 +1,8 @@
-"""The LLM cases' side of ``textlm.loop``: micro-steps of a TP x FSDP2 model (gradient
-accumulation, clipping over every shard, AdamW with warmup-cosine), the eval loss, and a
-non-finite loss ending the case (``Diverged``) at its step."""
+"""The LLM cases' side of ``textlm.loop``: micro-steps of a TP x EP x FSDP2 model (gradient
+accumulation, clipping over every shard, AdamW with warmup-cosine), or, with pipeline stages,
+one schedule run per optimizer step over its micro-batches; the eval loss, and a non-finite
+loss ending the case (``Diverged``) at its step. The loss reported at a step is the mean cross
+entropy of the step's micro-batches on this data-parallel rank."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from torch.distributed.tensor import DTensor
 
 from chipperf_runtime.training.driver import Diverged
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum
+from chipperf_runtime.training.llmtrain.pipeline import Pipeline
 
 
 @dataclass
@@ -33,15 +36,19 @@ class Loop:
     grad_clip_norm: float
     counts_work: bool                                    # this rank reports the tokens it trained
     aux_loss_coef: float = 0.0                           # MoE load-balancing loss weight
-    own_shards: frozenset[int] = frozenset()             # ids of the experts' TP slices
+    own_shards: frozenset[int] = frozenset()             # ids of the experts' TP/EP slices
+    stage_world: int = 1                                 # ranks holding one pipeline stage
+    pipeline: Pipeline | None = None                     # the schedule, with pipeline stages
     micro: int = field(default=0)
     step_no: int = field(default=0)
+    losses: list[torch.Tensor] = field(default_factory=list)  # this step's cross entropies
+    pending: list[np.ndarray] = field(default_factory=list)   # this step's micro-batches (PP)
 
     def batches(self, epoch: int) -> Iterator[np.ndarray]:
         return self.train_epoch(epoch)
 
     def step(self, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
-        return micro_step(self, tokens)
+        return micro_step(self, tokens) if self.pipeline is None else pipeline_step(self, tokens)
 
     def work(self, tokens: np.ndarray) -> int:
         """Tokens predicted (counted by one rank of each tensor-parallel group)."""
@@ -74,19 +81,48 @@ def loss_of(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]
 
 def micro_step(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
     """forward + backward; at the accumulation boundary clip, step and zero the gradients.
-    Returns the micro-batch's cross entropy and whether the optimizer stepped."""
+    Returns the cross entropy (of the step's micro-batches once it steps) and whether the
+    optimizer stepped."""
     loss, ce = loss_of(loop, tokens)
     (loss / loop.accumulation).backward()
-    loop.micro += 1
-    if loop.micro % loop.accumulation:
+    loop.losses.append(ce.detach())
+    if len(loop.losses) < loop.accumulation:
         return ce.detach(), False
+    mean = torch.stack(loop.losses).mean()
+    loop.losses.clear()
+    return mean, optimizer_step(loop, mean)
+
+
+def pipeline_step(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
+    """Collect the step's micro-batches; at the boundary run them through the pipeline
+    schedule (forward, backward, cross entropy on the last stage), then clip and step."""
+    assert loop.pipeline is not None
+    loop.pending.append(tokens)
+    if len(loop.pending) < loop.accumulation:
+        return torch.tensor(float("nan")), False
+    inputs, targets = split(np.concatenate(loop.pending), loop.device)
+    loop.pending.clear()
+    mean = loop.pipeline.train_step(inputs, targets)
+    return mean, optimizer_step(loop, mean)
+
+
+def optimizer_step(loop: Loop, loss: torch.Tensor) -> bool:
     loop.step_no += 1
-    check_finite(ce, loop.step_no)
-    clip_grad_norm(loop.model, loop.grad_clip_norm, loop.own_shards)
+    check_finite(loss, loop.step_no)
+    clip_grad_norm(loop.model, loop.grad_clip_norm, loop.own_shards, loop.stage_world)
     loop.optimizer.step()
     loop.optimizer.zero_grad(set_to_none=True)
     loop.scheduler.step()
-    return ce.detach(), True
+    return True
+
+
+def eval_loss(loop: Loop, tokens: np.ndarray) -> torch.Tensor | None:
+    """The micro-batch's cross entropy (None on a rank that is not the last pipeline stage)."""
+    if loop.pipeline is None:
+        return loss_of(loop, tokens)[1]
+    inputs, targets = split(tokens, loop.device)
+    hidden = int(loop.pipeline.modules[0].config.hidden_size)
+    return loop.pipeline.eval_loss(inputs, targets, hidden)
 
 
 def check_finite(loss: torch.Tensor, step: int) -> None:
@@ -96,12 +132,14 @@ def check_finite(loss: torch.Tensor, step: int) -> None:
         raise Diverged(f"training diverged: loss is {value} at step {step}")
 
 
-def clip_grad_norm(model: nn.Module, max_norm: float, own_shards: frozenset[int]) -> float:
+def clip_grad_norm(model: nn.Module, max_norm: float, own_shards: frozenset[int],
+                   stage_world: int = 1) -> float:
     """Scale the gradients so that their global L2 norm is at most ``max_norm``; returns the
     norm. Each shard is counted once: a gradient that is the same on every rank of a
     tensor-parallel group (a parameter only FSDP shards) counts 1/group-size per rank; the
-    experts' slices (``own_shards``: a different slice on each rank) count whole."""
-    world = tdist.get_world_size() if tdist.is_initialized() else 1
+    experts' slices (``own_shards``: a different slice on each rank) count whole. A pipeline
+    stage's parameters live on the ``stage_world`` ranks of its stage only."""
+    world = stage_world
     total = torch.zeros((), dtype=torch.float64, device=_device(model))
     params = [p for p in model.parameters() if p.grad is not None]
     grads = [p.grad for p in params if p.grad is not None]
@@ -131,11 +169,14 @@ def _device(model: nn.Module) -> torch.device:
 
 @torch.no_grad()
 def evaluate(loop: Loop) -> float:
-    """Mean next-token loss (nats/token) over the eval samples of every data-parallel rank."""
+    """Mean next-token loss (nats/token) over the eval samples of every data-parallel rank
+    (counted on the last pipeline stage only)."""
     loop.model.eval()
     loss_sum, count = 0.0, 0.0
     for tokens in loop.eval_set:
-        _, ce = loss_of(loop, tokens)
+        ce = eval_loss(loop, tokens)
+        if ce is None:
+            continue
         n = tokens.shape[0] * (tokens.shape[1] - 1)
         loss_sum, count = loss_sum + float(ce) * n, count + n
     loop.model.train()

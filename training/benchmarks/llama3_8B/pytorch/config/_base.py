@@ -13,10 +13,15 @@ model_size = "8b"
 seq_len = 8192                # tokens per sample (at most the size's max_position_embeddings)
 activation_checkpointing = True   # recompute each decoder layer in backward
 
-# ---- parallel layout: world = data parallel x tensor_parallel. The tensor-parallel ranks of
-# a group are consecutive and sit inside one node (tensor_parallel divides the processes per
-# node); FSDP2 shards parameters, gradients and AdamW states over the data-parallel ranks.
+# ---- parallel layout: world = pipeline_parallel x data parallel x tensor_parallel. The
+# tensor-parallel ranks of a group are consecutive and sit inside one node (tensor_parallel
+# divides the processes per node); FSDP2 shards parameters, gradients and AdamW states over the
+# data-parallel ranks. Pipeline stages hold equal contiguous slices of the decoder layers
+# (pipeline_parallel x stages per rank divides num_hidden_layers); a step's micro-batches
+# (global_batch_size / data parallel / micro_batch_size) go through the schedule together.
 tensor_parallel = 8
+pipeline_parallel = 1
+pipeline_schedule = "1f1b"    # "gpipe", "1f1b" or "interleaved_1f1b" (2 stages per rank)
 reshard_after_forward = True  # FSDP2: free each layer's gathered weights after its forward
 
 # ---- quality target: mean next-token cross entropy (nats/token) on the eval split, per

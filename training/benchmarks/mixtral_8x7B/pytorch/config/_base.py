@@ -17,6 +17,10 @@ activation_checkpointing = True   # recompute each decoder layer in backward
 # a group are consecutive and sit inside one node (tensor_parallel divides the processes per
 # node); FSDP2 shards parameters, gradients and AdamW states over the data-parallel ranks.
 tensor_parallel = 8
+# expert parallelism: the experts of each layer split over expert_parallel data-parallel ranks
+# (it divides num_local_experts and the data-parallel degree); tokens go to their experts'
+# ranks by all-to-all. The experts are FSDP-sharded over data parallel / expert_parallel.
+expert_parallel = 1
 router_aux_loss_coef = 0.02   # weight of the router's load-balancing loss (Mixtral's)
 reshard_after_forward = True  # FSDP2: free each layer's gathered weights after its forward
 

@@ -1,0 +1,151 @@
+"""Rounds judged again from files that came home late.
+
+A node whose case ended well and whose files could not reach the run dir (a full or
+read-only result root, a host that stopped answering) fails its round as "results could
+not be collected": the round records where the files stayed (``kept_on_hosts``) and that
+node's kind (``kinds``: node -> ``uncollected``). When a sweep (`chipperf collect`, `clean`
+or a later `run`, chipperf.leftovers) brings those files home, the node is judged again by
+the steps that judge every node at the end of its round (chipperf.rounds.check_finished,
+name_case_error), and its round, case and run by theirs (rounds.round_verdict, case_status):
+a round whose FINISHED arrives late counts, marked ``late``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from chipperf.controller import RunOutcome
+from chipperf.results.layout import read_status, write_status
+from chipperf.rounds import (
+    UNCOLLECTED,
+    RoundOutcome,
+    blamed_on,
+    case_status,
+    check_finished,
+    culprit,
+    name_case_error,
+    round_verdict,
+)
+
+
+@dataclass(frozen=True)
+class NodeRef:
+    host: str
+    node_rank: int
+
+
+@dataclass
+class LateNode:
+    """A node of a recorded round, as rounds.Judged: its verdict from run.json, its reason
+    from its status file."""
+    name: str
+    node: NodeRef
+    status: str
+    reason: str = ""
+    kind: str = ""
+    written: bool = True   # its status file says its status
+
+    @classmethod
+    def recorded(cls, node_dir: Path, entry: Mapping[str, Any]) -> "LateNode":
+        """The node as its round's run.json ``entry`` and its status file record it."""
+        name = node_dir.name
+        host, _, rank = name.rpartition("_noderank")
+        ref = NodeRef(host, int(rank) if rank.isdigit() else -1)
+        status, kind = entry["nodes"][name], entry.get("kinds", {}).get(name, "")
+        written, reason = read_status(node_dir)
+        if written != status:   # a status file the result root did not take
+            return cls(name, ref, status, _recorded_reason(name, ref, kind, entry), kind, False)
+        return cls(name, ref, status, reason, kind)
+
+
+def _recorded_reason(name: str, ref: NodeRef, kind: str, entry: Mapping[str, Any]) -> str:
+    """A node's reason from its round's record: where its files were kept (uncollected), or
+    the round's reason when the round is blamed on it."""
+    if kind == UNCOLLECTED:
+        return f"results could not be collected (kept at {entry.get('kept_on_hosts', {}).get(name)})"
+    reason = str(entry.get("reason", ""))
+    return reason[len(blamed_on(ref)):] if reason.startswith(blamed_on(ref)) else ""
+
+
+def rejudge(run_dir: Path, record: dict[str, Any]) -> list[str]:
+    """In place on ``record`` (run.json's content, its ``late`` up to date): every round with
+    uncollected nodes now home is judged again, then its case and the run. Returns one line
+    per round judged again. Raises OSError when a node's status file cannot be written."""
+    lines = []
+    late = record.get("late", {})
+    for dir_name, case in record.get("cases", {}).items():
+        judged = [line for entry in case.get("rounds", [])
+                  if (line := _rejudge_round(run_dir, dir_name, entry, late))]
+        if judged:
+            _case_again(case)
+            lines += judged
+    if lines:
+        _run_again(run_dir, record)
+    return lines
+
+
+def _rejudge_round(run_dir: Path, dir_name: str, entry: dict[str, Any],
+                   late: Mapping[str, Any]) -> str | None:
+    rel = f"{dir_name}/round{entry['number']}"
+    kinds: dict[str, str] = entry.get("kinds", {})
+    home = [n for n, kind in kinds.items() if kind == UNCOLLECTED and f"{rel}/{n}" in late]
+    nodes = [LateNode.recorded(run_dir / rel / name, entry) for name in entry["nodes"]]
+    for node in nodes:
+        local = run_dir / rel / node.name
+        if node.name in home:
+            _judge_home(node, local, entry)
+        elif f"{rel}/{node.name}" in late and not node.written:   # the run could not write it
+            write_status(local, node.status, node.reason)
+    if not home:
+        return None
+    before = entry["status"]
+    if before != "canceled" and not _still_blamed(culprit(nodes), home, entry["reason"]):
+        entry["status"], entry["reason"] = round_verdict(nodes)
+    entry["late"] = True
+    return f"{rel}: {before} -> {entry['status']} (judged again from its files, which came " \
+           f"home late: {', '.join(home)})"
+
+
+def _judge_home(node: LateNode, local: Path, entry: dict[str, Any]) -> None:
+    """A node that ended well, judged from its files now in ``local`` as at its round's end;
+    its round ``entry`` updated (no longer kept on its host)."""
+    node.status, node.reason, node.kind = "succeeded", "", ""
+    check_finished(node, local)
+    name_case_error(node, local)
+    write_status(local, node.status, node.reason)
+    entry["nodes"][node.name] = node.status
+    for key in ("kinds", "kept_on_hosts"):
+        entry.get(key, {}).pop(node.name, None)
+        if key in entry and not entry[key]:
+            del entry[key]
+
+
+def _still_blamed(blamed: LateNode | None, home: list[str], reason: str) -> bool:
+    """Whether the node the round was blamed on, not one that came home, still is: its
+    recorded reason stands (its status file may not have reached the run dir)."""
+    return blamed is not None and blamed.name not in home and reason.startswith(blamed_on(blamed.node))
+
+
+def _case_again(case: dict[str, Any]) -> None:
+    """The case's status from its rounds, as at the end of the case; a canceled case keeps
+    its own, and one whose later rounds were not started stays failed, saying so."""
+    if case.get("status") == "canceled":
+        return
+    status, reason = case_status([RoundOutcome.from_dict(r) for r in case.get("rounds", [])])
+    skipped = case.get("skipped_rounds")
+    if skipped and status == "succeeded":
+        status, reason = "failed", (f"round(s) {', '.join(map(str, skipped))} not started: "
+                                    f"{case.get('skipped_because', '')}")
+    case["status"], case["reason"] = status, reason
+
+
+def _run_again(run_dir: Path, record: dict[str, Any]) -> None:
+    """The run's status from its cases, as at the run's end (controller.RunOutcome.ok); a run
+    that ended on an error or was canceled keeps its own."""
+    if record.get("status") not in ("succeeded", "failed") or record.get("error"):
+        return
+    cases = {key: (c.get("status", ""), c.get("reason", ""))
+             for key, c in record.get("cases", {}).items()}
+    record["status"] = "succeeded" if RunOutcome(run_dir, cases).ok else "failed"

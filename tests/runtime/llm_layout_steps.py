@@ -1,0 +1,97 @@
+"""Run by the LLM layout tests under ``torch.distributed.run --nproc_per_node=N`` (or as one
+process): a few optimizer steps of an LLM case's tiny preset (llmtrain's own model building,
+parallelism and loop) on generated tokens, then the eval loss; rank 0 writes the step losses
+and the eval loss.
+
+    llm_layout_steps.py CASE OUT_JSON [name=value ...]   (config overrides, e.g. pipeline_parallel=2)
+
+fp32, dropout-free, AdamW; every layout reads the same global batches (each data-parallel rank
+its consecutive share, split into the same micro-batches) and starts from the same weights
+(llmtrain.model's seeded initialisation), so any layout's losses are one process's up to
+floating-point summation order. The step losses written are the mean over the data-parallel
+ranks (each logs its own share's).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(REPO), str(Path(__file__).parent)]
+
+from casemodules import load_case_module  # noqa: E402
+
+from chipperf_runtime.training.driver.config import Config  # noqa: E402
+
+DEFAULTS = {"model_size": "tiny", "seq_len": 32, "dtype": "fp32", "seed": 1234,
+            "activation_checkpointing": False, "reshard_after_forward": True,
+            "global_batch_size": 8, "micro_batch_size": 2, "max_steps": 4, "eval_every_steps": 4,
+            "eval_samples": 8, "learning_rate": 3e-3, "min_lr_ratio": 0.1, "weight_decay": 0.1,
+            "adam_beta1": 0.9, "adam_beta2": 0.95, "adam_eps": 1e-8, "warmup_steps": 1,
+            "grad_clip_norm": 1.0, "tensor_parallel": 1, "router_aux_loss_coef": 0.02,
+            "target_eval_loss": {"tiny": 0.0}}
+STEPS = 3
+
+
+def token_stream(n: int, vocab: int) -> "object":
+    """A learnable stream: a repeating walk over the ids with some noise."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    walk = (np.arange(n) * 7 + rng.integers(0, 3, n)) % vocab
+    return walk.astype(np.int64)
+
+
+def main(case: str, out: Path, overrides: list[str]) -> None:
+    import torch
+    import torch.distributed as tdist
+
+    from chipperf_runtime.training.llmtrain import case as llm
+    from chipperf_runtime.training.textlm.shards import Windows
+    from chipperf_runtime.training.textlm.tokens import TokenDataset
+
+    torch.set_num_threads(1)
+    world, rank = int(os.environ.get("WORLD_SIZE", "1")), int(os.environ.get("RANK", "0"))
+    if world > 1:
+        tdist.init_process_group("gloo", rank=rank, world_size=world)
+    spec = load_case_module(f"{case}/pytorch", "run_pretraining", f"layout_{case}").SPEC
+    values = {**DEFAULTS, **{k: ast.literal_eval(v) for k, v in
+                             (o.split("=", 1) for o in overrides)}}
+    cfg = Config(values, {})
+    dist = SimpleNamespace(world_size=world, nproc_per_node=world)
+    arch, layout = llm.model_config(cfg, spec, dist)  # type: ignore[arg-type]
+    vocab = arch["vocab_size"]
+    data = TokenDataset(Windows.of([token_stream(40 * 33, vocab)], 32),
+                        Windows.of([token_stream(12 * 33, vocab)[::-1].copy()], 32), vocab)
+    device = SimpleNamespace(device=torch.device("cpu"))
+    model, mesh, pipeline = llm.build_model(cfg, spec, arch, layout, device)  # type: ignore[arg-type]
+    loop = llm.build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline)
+    losses = []
+    for tokens in loop.batches(1):
+        loss, stepped = loop.step(tokens)
+        if stepped:
+            losses.append(float(loss))
+        if len(losses) == STEPS:
+            break
+    eval_loss = loop.evaluate()
+    if world > 1:   # every rank of a data-parallel index logged the same (its share's) losses
+        every: list = [None] * world
+        tdist.all_gather_object(every, losses)
+        losses = [sum(step) / world for step in zip(*every)]
+    result = {"losses": losses, "eval_loss": eval_loss, "layout": layout.describe()}
+    if rank == 0:
+        out.write_text(json.dumps(result))
+    if world > 1:
+        tdist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    from chipperf_runtime.models.tvision import prepare_torchvision
+
+    prepare_torchvision()
+    main(sys.argv[1], Path(sys.argv[2]), sys.argv[3:])

@@ -1,0 +1,11 @@
+# llama3_70B / PyTorch on NVIDIA GPUs, every topology: Llama-3-70B at 8k context, bf16 (FSDP2
+# mixed precision: bf16 compute, fp32 master weights and gradient reduction), activation
+# checkpointing, tensor parallel 8 inside a node (NVLink), 4 pipeline stages (1F1B) across
+# nodes, FSDP2 over what is left (FlagPerf's TP 8 x PP 4). Not run by chipperf's CI (no GPU
+# there): see ../README.md.
+# Performance mode (FlagPerf's LLM cases time a fixed number of steps): 10 warm-up steps, then
+# 300 timed steps; throughput and MFU come from those 300.
+run_mode = "performance"
+perf_warmup_steps = 10
+timed_steps = 300
+eval_every_steps = 250
