@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from chipperf.catalogue import Catalogue, default_suite_dir, default_training_dir
 from chipperf.config import ClusterConfig, TestConfig, load_cluster
+from chipperf.config.implementations import torch_native
 from chipperf.config.load import parse_cluster, parse_test, read_config
 from chipperf.config.model import SkippedCase
 from chipperf.errors import ChipperfError, ConfigError, Interrupted
@@ -38,6 +39,7 @@ def load_all(cluster_path: str, test_path: str, training_dir: str | None, keep_g
     test, test_problems = parse_test(test_path)
     root = Path(training_dir or test.training_dir or default_training_dir())
     catalogue = Catalogue.scan(root, suite="training")
+    test = torch_native(test, catalogue)
     test = verdict(cluster_problems + test_problems, cluster, test, catalogue, test_path, keep_going)
     return cluster, test, catalogue
 

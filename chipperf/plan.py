@@ -39,6 +39,7 @@ from chipperf.results.compute.measured import read_measured_peaks
 from chipperf_runtime.bench.peaks import plan_note
 from chipperf_runtime.device import launch_env as device_launch_env
 from chipperf_runtime.inference.config import read_layers as read_inference_layers
+from chipperf_runtime.training.driver.config import IMPLEMENTATION_ENV
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 # the case runtime's folder: uploaded into every container beside the case code
@@ -98,6 +99,7 @@ class CasePlan:
     rounds: tuple[RoundPlan, ...]
     image_folder: str = ""           # <vendor>/docker_image/<image_folder>
     notes: tuple[str, ...] = ()      # warnings decided while planning (substitutions, aliases)
+    implementation: str = ""         # CaseEntry.implementation: FlagPerf's other implementation
 
 
 @dataclass(frozen=True)
@@ -431,6 +433,7 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     notes += (f"{key}: {peak_note}",) if peak_note else ()
     deadline = deadline_warning(case_knobs(entry, test, catalogue), test.round_timeout_s)
     notes += (f"{key}: {deadline}",) if deadline else ()
+    notes += (entry.implementation,) if entry.implementation else ()
     return CasePlan(
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
         family=key.family, chip=key.chip, nnodes=key.nnodes, nproc=key.nproc,
@@ -441,7 +444,7 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         # shipped once, tagged under each name (containers.images.ensure_image).
         image_name=_image_name(test.vendor, key.framework, test, catalogue),
         image_context=catalogue.images[(test.vendor, folder)], rounds=rounds,
-        image_folder=folder, notes=notes)
+        image_folder=folder, notes=notes, implementation=entry.implementation)
 
 
 def _plan_round(entry: CaseEntry, number: int, cluster: ClusterConfig, test: TestConfig,
@@ -484,7 +487,8 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
                    *(override_args(test) if catalogue.suite == "training" else ())),
         output_dir=output_dir)
     launcher = get_launcher(key.family)
-    env = {**_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx)}
+    env = {**_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx),
+           **({IMPLEMENTATION_ENV: entry.implementation} if entry.implementation else {})}
     name = f"chipperf-{run_id}-{key.slug}-r{number}-n{rank}".replace(".", "_").lower()
     command = tuple(launcher.command(ctx))
     containers = node_containers(

@@ -64,6 +64,7 @@ class RunRecord:
         return {"key": case.key, "vendor": case.vendor, "chip": case.chip,
                 "framework": case.framework, "image_folder": case.image_folder,
                 "notes": list(case.notes), "data_dir": case.data_dir, "image": None,
+                **({"implementation": case.implementation} if case.implementation else {}),
                 "status": "pending", "reason": "", "rounds": []}
 
     def save(self) -> None:

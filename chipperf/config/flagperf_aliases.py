@@ -81,6 +81,23 @@ def chipperf_case_name(suite: str, name: str) -> str:
     """chipperf's name of a case FlagPerf names ``name`` in ``suite`` (``name`` itself when
     the two agree)."""
     return FLAGPERF_CASE_NAMES.get(suite, {}).get(name, name)
+# FlagPerf's LLM cases on its own implementations (framework family -> the implementation),
+# run here by chipperf's torch-native case of the same model (``chipperf.config.implementations``):
+# FlagPerf's keys ``llama3_8B:megatron_core060``, ``mixtral_8x7B:flagscale_2409``,
+# ``qwen1.5_MoE:megatron_pai``, ``aquila2_7b:flagscale`` ... (its test_conf.py at 1b5a030).
+FLAGPERF_IMPLEMENTATIONS: dict[str, str] = {"megatron": "Megatron-LM", "flagscale": "FlagScale"}
+TORCH_NATIVE = "pytorch"
+
+
+def implementation_note(framework: str, family: str) -> str:
+    """The warning a FlagPerf ``framework`` key of ``family`` (a FLAGPERF_IMPLEMENTATIONS key)
+    carries when chipperf's torch-native case runs it, into run.json and SUBMIT_INFO."""
+    return (f"FlagPerf's framework {framework!r} runs {FLAGPERF_IMPLEMENTATIONS[family]}; "
+            f"planned as chipperf's torch-native {TORCH_NATIVE} case: "
+            f"{FLAGPERF_IMPLEMENTATIONS[family]}'s fused kernels and schedule vs chipperf's "
+            f"DTensor TP + FSDP2; the figures are not comparable with FlagPerf's {family} results")
+
+
 # A FlagPerf name whose mapping implies a run mode: the knob it maps to -> (knob, value) set
 # with it unless the config sets that knob itself.
 IMPLIED: dict[str, tuple[str, str]] = {"timed_steps": ("run_mode", "performance")}

@@ -65,6 +65,9 @@ class CaseEntry:
     data_dir: str
     hosts: tuple[str, ...] = ()  # pinned nodes (inference: one host per case); () = first nnodes
     case_args: tuple[str, ...] = ()  # passed to the entry after the contract's (operation: --dtype ...)
+    # FlagPerf's key of another implementation run as chipperf's torch-native case: what
+    # differs (chipperf.config.implementations); "" for a key run as written
+    implementation: str = ""
 
 
 @dataclass(frozen=True)

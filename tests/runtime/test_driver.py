@@ -354,6 +354,17 @@ def test_submit_info_carries_the_data_dirs_dataset_card(case: Path) -> None:
     assert cards == [None, {"name": "digits", "smoke_test": "tiny images"}]
 
 
+def test_submit_info_carries_the_implementation_note_of_a_flagperf_megatron_key(case: Path) -> None:
+    from chipperf_runtime.training.driver.config import IMPLEMENTATION_ENV
+
+    out = io.StringIO()
+    start(case, {}, FakeClock(), out)
+    start(case, {IMPLEMENTATION_ENV: "llama3_8B:megatron:A100:1:8:1: not comparable"}, FakeClock(), out)
+    notes = [e.value.get("implementation") for e in parse_lines(out.getvalue().splitlines())[0]
+             if e.name == "SUBMIT_INFO"]
+    assert notes == [None, "llama3_8B:megatron:A100:1:8:1: not comparable"]
+
+
 def test_other_ranks_stay_quiet(case: Path) -> None:
     out = io.StringIO()
     d = start(case, {"RANK": "1", "WORLD_SIZE": "2"}, FakeClock(), out)

@@ -35,3 +35,32 @@ def test_a_mismatched_or_foreign_pair_is_a_problem(tmp_path: Path) -> None:
     assert megatron.token_stream(tmp_path / "c", problems) is None
     assert "counts 3 tokens in 1 sequences, a.bin holds 4" in problems[0]
     assert "is not a Megatron mmap index" in problems[1] and "has no c.bin" in problems[2]
+
+
+def test_the_llm_token_dataset_reads_a_megatron_pair_and_holds_out_its_tail(tmp_path: Path) -> None:
+    """tokens.open_dataset (llama2_7b, llama3_8B, mixtral_8x7B, ...) on FlagPerf's Megatron
+    layout: without eval/, the last 1/20 of the windows (at least one) is the eval split."""
+    from chipperf_runtime.training.textlm import tokens
+
+    stream = np.arange(1, 402) % 250
+    megatron.write(tmp_path / "wudao_llama3bpe_content_document", [stream[:200], stream[200:]])
+    data = tokens.open_dataset(tmp_path, 10, 259, "prepare_data.py")
+    assert (len(data.train), len(data.eval)) == (38, 2)
+    rows = np.concatenate([data.train.take(np.arange(38)), data.eval.take(np.arange(2))])
+    assert rows[:, :-1].ravel().tolist() == stream[:400].tolist()
+    np.save(tmp_path / "held.npy", np.arange(50, dtype=np.int32))
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "held.npy").rename(tmp_path / "eval" / "held.npy")
+    data = tokens.open_dataset(tmp_path, 10, 259, "prepare_data.py")
+    assert (len(data.train), len(data.eval)) == (40, 4)
+
+
+def test_a_megatron_folder_too_short_for_one_window_is_refused(tmp_path: Path) -> None:
+    import pytest
+
+    from chipperf_runtime.training.driver import DataError
+    from chipperf_runtime.training.textlm import tokens
+
+    megatron.write(tmp_path / "a", [np.array([1, 2, 3])])
+    with pytest.raises(DataError, match="(?s)llama2 \\(Megatron layout\\) dataset .*no Megatron dataset"):
+        tokens.open_dataset(tmp_path, 10, 259, "prepare_data.py")

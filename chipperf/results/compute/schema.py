@@ -307,6 +307,9 @@ class CaseResult(_Schema):
     # and what differs from the named model; "" when the case ran the full model.
     preset: str = ""
     preset_detail: str = ""
+    # FlagPerf's key of another implementation (Megatron-LM, FlagScale) run as chipperf's
+    # torch-native case: what differs (run.json's case "implementation", else SUBMIT_INFO's)
+    implementation: str = ""
     run_mode: str = ""                               # the rounds' (see RoundResult.run_mode)
     data_mode: str = ""                              # the rounds' FINISHED data_mode
     rounds: tuple[RoundResult, ...] = ()

@@ -116,6 +116,8 @@ def compare(summaries: Sequence[RunSummary], baseline: int = 0) -> Comparison:
     keys, split = _split_workloads(summaries, per_run,
                                    list(dict.fromkeys(k for found in per_run for k in found)))
     notes += split
+    notes += [f"{summary.run_id}: {case.implementation}" for summary in summaries
+              for case in summary.cases if case.implementation]
     rows = [_row(key, figure, per_run, baseline) for key in keys
             for figure in _figures(key, per_run)]
     return Comparison(tuple(column_label(s) for s in summaries), baseline,

@@ -147,6 +147,8 @@ def console(summary: RunSummary) -> str:
     body += "".join(f"\n{line}" for line in preset_lines(summary))
     body += "".join(f"\n{c.key or c.dir_name}: smoke test, not a performance figure: "
                     f"{c.smoke_test}" for c in summary.cases if c.smoke_test)
+    body += "".join(f"\n{c.key or c.dir_name}: {c.implementation}" for c in summary.cases
+                    if c.implementation)
     body += "".join(f"\n{line}" for line in error_lines(summary))
     body += "".join(f"\n{c.key or c.dir_name}: run mode {c.run_mode}" for c in summary.cases
                     if c.run_mode.startswith("performance"))

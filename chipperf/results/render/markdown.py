@@ -68,6 +68,8 @@ def case_section(case: CaseResult) -> list[str]:
         lines += [f"Hardware status: {case.hardware_note}.", ""]
     if case.preset:
         lines += [f"**{case.preset.capitalize()}**: {case.preset_detail}.", ""]
+    if case.implementation:
+        lines += [f"**Implementation**: {case.implementation}.", ""]
     lines += [f"Timed window too short, {note}.\n" for note in window_notes(case)]
     if case.synthetic:
         lines += [f"Input: **{SYNTHETIC_LABEL}** (one device-resident random batch: no data "

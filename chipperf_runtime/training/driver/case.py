@@ -36,6 +36,7 @@ from chipperf_runtime.codeversion import code_digest
 from chipperf_runtime.training.driver.args import CaseArgs, parse_args
 from chipperf_runtime.training.driver.config import (
     DERIVED_NAME,
+    IMPLEMENTATION_ENV,
     NO_EFFECT_NAME,
     Config,
     load_case_config,
@@ -82,6 +83,7 @@ class Driver:
         self.log = log
         self.vendor = environ.get("CHIPPERF_VENDOR", "unknown")
         self.case_key = environ.get("CHIPPERF_CASE")
+        self.implementation = environ.get(IMPLEMENTATION_ENV, "")
         self.case_version: str | None = None       # driver.version.code_digest of the case
         self.run_mode: RunMode = run_mode_from(config)
         self.timed = StepWindow(self.run_mode)
@@ -115,6 +117,7 @@ class Driver:
     def submit_info(self) -> None:
         self.log.emit("SUBMIT_INFO", {
             "vendor": self.vendor, "model": self.model, "case": self.case_key,
+            **({"implementation": self.implementation} if self.implementation else {}),
             "case_version": self.case_version,
             "flagperf_aliases": read_aliases(self.args.vendor_config),
             "flagperf_derived": read_aliases(self.args.vendor_config, DERIVED_NAME),

@@ -136,6 +136,9 @@ def read_python(path: Path) -> dict[str, Any]:
 ALIASES_NAME = "_flagperf_aliases"       # FlagPerf name -> the knob it set
 DERIVED_NAME = "_flagperf_derived"       # knob -> how it was computed from FlagPerf's names
 NO_EFFECT_NAME = "_flagperf_no_effect"   # FlagPerf name -> why it has no effect here
+# chipperf.plan sets this launch variable when a FlagPerf key of another implementation
+# (Megatron-LM, FlagScale) runs as chipperf's torch-native case: what differs, for SUBMIT_INFO
+IMPLEMENTATION_ENV = "CHIPPERF_IMPLEMENTATION_NOTE"
 
 
 def read_aliases(path: Path | None, name: str = ALIASES_NAME) -> dict[str, str]:

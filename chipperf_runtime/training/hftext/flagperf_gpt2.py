@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 
 from chipperf_runtime.training.textlm import megatron, tokens
-from chipperf_runtime.training.textlm.shards import Windows, read_shards, unusable
 
 EVAL_TEXT = "lambada_test.json"
 VOCAB, MERGES = "gpt2-vocab.json", "gpt2-merges.txt"
@@ -30,24 +29,16 @@ def is_flagperf_layout(data_dir: Path) -> bool:
 
 
 def open_dataset(data_dir: Path, seq_len: int, vocab_size: int) -> tokens.TokenDataset:
-    """The train stream of the folder's (first) Megatron dataset and its eval split; a DataError
-    listing every problem otherwise."""
-    problems: list[str] = []
-    train = megatron.token_stream(megatron.prefixes(data_dir)[0], problems)
-    held_out = eval_stream(Path(data_dir), problems)
-    if train is not None and held_out is not None:
-        splits = {"train": Windows.of([train], seq_len), "eval": Windows.of([held_out], seq_len)}
-        problems += [f"the {name} split has no seq_len + 1 = {seq_len + 1} tokens"
-                     for name, w in splits.items() if len(w) == 0]
-        if not problems:
-            return tokens.TokenDataset(splits["train"], splits["eval"], vocab_size)
-    raise unusable("gpt2 (FlagPerf layout)", data_dir, problems, LAYOUT)
+    """The train stream of the folder's Megatron datasets and its eval split
+    (``tokens.open_megatron``); a DataError listing every problem otherwise."""
+    return tokens.open_megatron(data_dir, seq_len, vocab_size, "gpt2 (FlagPerf layout)",
+                                held_out=eval_stream, layout=LAYOUT)
 
 
 def eval_stream(data_dir: Path, problems: list[str]) -> np.ndarray | None:
+    """eval/*.npy, else lambada_test.json tokenised; a problem when there is neither."""
     if (data_dir / "eval").is_dir():
-        shards = read_shards(data_dir / "eval", tokens.TOKEN_SHARDS, problems)
-        return np.concatenate(shards) if shards else None
+        return tokens.eval_shards(data_dir, problems)
     missing = [n for n in (EVAL_TEXT, VOCAB, MERGES) if not (data_dir / n).is_file()]
     if missing:
         problems.append(f"no eval/ folder and no {', '.join(missing)} to make the eval split from")

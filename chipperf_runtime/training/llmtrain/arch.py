@@ -7,6 +7,12 @@ forward + backward = 3 x forward, 2 FLOPs per multiply-add; the attention term c
 whole, not the causal half, score matrix). N_active is the weights used in a matmul for every
 token: Q/K/V/O, the router and the ``top_k`` routed experts' SwiGLU (all of the MLP when dense)
 and the lm_head; the input embedding is a lookup and the RMSNorm weights are elementwise.
+
+Qwen2-MoE's extras (qwen1.5_MoE): routed experts of ``moe_intermediate_size`` (the key
+``num_experts``), a shared SwiGLU expert of ``shared_expert_intermediate_size`` with its
+sigmoid gate (``hidden -> 1``) used by every token, and Q/K/V biases (``qkv_bias``: counted as
+parameters, not as matmul weights). Every layer is taken as sparse (``decoder_sparse_step``
+1, no ``mlp_only_layers``: Qwen1.5-MoE-A2.7B's published config).
 """
 
 from __future__ import annotations
@@ -23,21 +29,39 @@ def attention_params(config: Mapping[str, Any]) -> int:
     kv = config["num_key_value_heads"] * d
     return h * q + 2 * h * kv + q * h
 
+def attention_biases(config: Mapping[str, Any]) -> int:
+    """Q/K/V biases (Qwen2's ``qkv_bias``); 0 without them."""
+    if not config.get("qkv_bias"):
+        return 0
+    return (config["num_attention_heads"] + 2 * config["num_key_value_heads"]) * head_dim(config)
+
 def experts(config: Mapping[str, Any]) -> tuple[int, int]:
     """(experts per layer, experts per token); (1, 1) for a dense MLP."""
-    return int(config.get("num_local_experts", 1)), int(config.get("num_experts_per_tok", 1))
+    total = config.get("num_local_experts") or config.get("num_experts") or 1
+    return int(total), int(config.get("num_experts_per_tok", 1))
+
+def expert_width(config: Mapping[str, Any]) -> int:
+    """The SwiGLU width of one routed expert (of the MLP when dense): what TP splits."""
+    return int(config.get("moe_intermediate_size") or config["intermediate_size"])
+
+def shared_expert_params(config: Mapping[str, Any]) -> int:
+    """Qwen2-MoE's shared expert and its gate, used by every token; 0 without one."""
+    width, h = int(config.get("shared_expert_intermediate_size") or 0), config["hidden_size"]
+    return 3 * h * width + h if width else 0
 
 def mlp_params(config: Mapping[str, Any], active: bool) -> int:
-    """SwiGLU weights of a layer (of the routed experts only when ``active``), plus the router."""
+    """SwiGLU weights of a layer (of the routed experts only when ``active``), plus the router
+    and any shared expert."""
     total, per_token = experts(config)
-    one = 3 * config["hidden_size"] * config["intermediate_size"]
+    one = 3 * config["hidden_size"] * expert_width(config)
     router = config["hidden_size"] * total if total > 1 else 0
-    return (per_token if active else total) * one + router
+    return (per_token if active else total) * one + router + shared_expert_params(config)
 
 def parameter_count(config: Mapping[str, Any]) -> int:
     """Every parameter: embeddings, layers (with their two RMSNorms), final norm, lm_head."""
     h, vocab, layers = config["hidden_size"], config["vocab_size"], config["num_hidden_layers"]
-    per_layer = attention_params(config) + mlp_params(config, active=False) + 2 * h
+    per_layer = (attention_params(config) + attention_biases(config)
+                 + mlp_params(config, active=False) + 2 * h)
     head = 0 if config.get("tie_word_embeddings") else h * vocab
     return vocab * h + layers * per_layer + h + head
 

@@ -1,5 +1,5 @@
-"""The causal-LM cases' dataset (llama2_7b, gpt2): token streams in .npy shards, cut into
-fixed windows.
+"""The causal-LM cases' dataset (llama2_7b, gpt2, the llmtrain cases): token streams in .npy
+shards or in FlagPerf's Megatron indexed dataset, cut into fixed windows.
 
 Layout "llama2-token-shards-v1" (llama2_7b/deepspeed's ``prepare_data.py`` writes it; any
 corpus tokenised with the Llama 2 tokenizer can be converted to it, e.g.
@@ -10,6 +10,15 @@ corpus tokenised with the Llama 2 tokenizer can be converted to it, e.g.
     <data_dir>/eval/*.npy     same, held-out text
     <data_dir>/tokenizer.*    the tokenizer the ids come from (not read by the case)
 
+Or FlagPerf's layout for its Megatron/FlagScale LLM cases (``textlm.megatron``)::
+
+    <data_dir>/<prefix>.idx, <prefix>.bin   Megatron-LM's mmap indexed dataset (e.g. FlagPerf's
+                                            llama3_8B ``wudao_llama3bpe_content_document``);
+                                            every pair in the folder is a train shard
+    <data_dir>/eval/*.npy                   optional held-out token shards; without them the
+                                            last ``1 / EVAL_SHARE_DENOMINATOR`` of the train
+                                            windows (at least one) is held out instead
+
 A sample is ``seq_len + 1`` consecutive tokens of one shard (inputs and their next-token
 targets); shards are cut into non-overlapping samples at multiples of ``seq_len``.
 """
@@ -18,11 +27,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 
 from chipperf_runtime.training.driver import ConfigError, DataError, split_batch
+from chipperf_runtime.training.textlm import megatron
 from chipperf_runtime.training.textlm.shards import (
     ShardKind,
     Windows,
@@ -32,7 +42,10 @@ from chipperf_runtime.training.textlm.shards import (
     unusable,
 )
 
-LAYOUT = "(layout: train/*.npy, eval/*.npy 1-D token arrays; see the README)"
+LAYOUT = ("(layout: train/*.npy, eval/*.npy 1-D token arrays, or Megatron <prefix>.idx + "
+          "<prefix>.bin pairs with an optional eval/*.npy; see the README)")
+EVAL_SHARE_DENOMINATOR = 20    # Megatron pairs without eval/: 5 % of the windows held out
+HeldOut = Callable[[Path, list[str]], Optional[np.ndarray]]
 TOKEN_SHARDS = ShardKind(ndim=1, allow_empty=True, description="a 1-D integer token array")
 
 
@@ -49,12 +62,56 @@ def open_dataset(data_dir: Path, seq_len: int, vocab_size: int, prepare: str,
     ``prepare``: the script that makes one (named when the folder is missing); ``name``: the
     case's dataset in the message."""
     data_dir = require_data_dir(data_dir, f"{prepare} --output DIR")
+    if megatron.prefixes(data_dir):
+        return open_megatron(data_dir, seq_len, vocab_size, f"{name} (Megatron layout)")
     problems: list[str] = []
     splits = {name: _read_split(data_dir / name, seq_len, problems) for name in ("train", "eval")}
     train, held_out = splits["train"], splits["eval"]
     if problems or train is None or held_out is None:
         raise unusable(name, data_dir, problems, LAYOUT)
     return TokenDataset(train, held_out, vocab_size)
+
+
+def open_megatron(data_dir: Path, seq_len: int, vocab_size: int, name: str,
+                  held_out: HeldOut | None = None, layout: str = LAYOUT) -> TokenDataset:
+    """Train windows from every Megatron pair in ``data_dir``; eval windows from ``held_out``
+    (data_dir, problems) -> one token stream, by default ``eval/*.npy`` when the folder has
+    it, else the train windows' tail (module doc). A DataError listing every problem otherwise."""
+    problems: list[str] = []
+    streams = [megatron.token_stream(p, problems) for p in megatron.prefixes(data_dir)]
+    train = Windows.of([s for s in streams if s is not None], seq_len)
+    evaluation = (held_out or eval_shards)(Path(data_dir), problems)
+    if not problems and len(train) == 0:
+        problems.append(f"no Megatron dataset in {data_dir} holds seq_len + 1 = {seq_len + 1} tokens")
+    if problems:
+        raise unusable(name, data_dir, problems, layout)
+    if evaluation is None:
+        return _split_tail(train, vocab_size)
+    held = Windows.of([evaluation], seq_len)
+    if len(held) == 0:
+        raise unusable(name, data_dir, [f"the eval split has no seq_len + 1 = {seq_len + 1} "
+                                        "tokens"], layout)
+    return TokenDataset(train, held, vocab_size)
+
+
+def eval_shards(data_dir: Path, problems: list[str]) -> np.ndarray | None:
+    """``eval/*.npy`` as one stream; None (no problem) when there is no eval folder."""
+    if not (data_dir / "eval").is_dir():
+        return None
+    shards = read_shards(data_dir / "eval", TOKEN_SHARDS, problems)
+    return np.concatenate(shards) if shards else None
+
+
+def _split_tail(windows: Windows, vocab_size: int) -> TokenDataset:
+    """The last 1/EVAL_SHARE_DENOMINATOR of the windows (at least one) as the eval split."""
+    held = max(1, len(windows) // EVAL_SHARE_DENOMINATOR)
+    cut = len(windows) - held
+    shard, local = windows.numbering.locate(np.array([cut]))
+    s, start = int(shard[0]), int(local[0]) * windows.seq_len
+    train = [*windows.shards[:s], windows.shards[s][:start + 1]]
+    evaluation = [windows.shards[s][start:], *windows.shards[s + 1:]]
+    return TokenDataset(Windows.of(train, windows.seq_len), Windows.of(evaluation, windows.seq_len),
+                        vocab_size)
 
 
 def _read_split(folder: Path, seq_len: int, problems: list[str]) -> Windows | None:

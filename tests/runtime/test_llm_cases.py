@@ -1,0 +1,77 @@
+"""The LLM cases added on llmtrain (aquila2_7b, qwen1.5_MoE): case.yaml's full-size numbers are
+transformers' meta-built model's and llmtrain.arch's formulas, the full size is the published
+one, and every shipped vendor config passes plan-time checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+from casemodules import BENCHMARKS, REPO, load_case_module
+
+from chipperf.catalogue import Catalogue
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.plan import check
+
+# published: BAAI/Aquila2-7B's config.json built as LlamaForCausalLM (a 7B-class model);
+# Qwen1.5-MoE-A2.7B's model card: "14.3B parameters in total and 2.7B activated"
+PUBLISHED = {"aquila2_7b": ("7b", 7_295_537_152, 2048),
+             "qwen1.5_MoE": ("a2.7b", 14_315_784_192, 4096)}
+
+
+def spec(case: str) -> Any:
+    return load_case_module(f"{case}/pytorch", "run_pretraining", f"llm_cases_{case}").SPEC
+
+
+def built_on_meta(case: str, size: str) -> int:
+    import torch
+
+    s = spec(case)
+    with torch.device("meta"):
+        model = s.model_class(s.config_class(**s.presets[size]))
+    return sum(p.numel() for p in model.parameters())
+
+
+@pytest.mark.parametrize("case", sorted(PUBLISHED))
+def test_case_yaml_holds_the_published_full_size_built_on_meta(case: str) -> None:
+    from chipperf_runtime.training.llmtrain import arch
+
+    full, published, seq = PUBLISHED[case]
+    presets = spec(case).presets
+    built = {size: built_on_meta(case, size) for size in presets}
+    meta = yaml.safe_load((BENCHMARKS / case / "pytorch" / "case.yaml").read_text())
+    assert built[full] == published
+    assert meta["full_size"] == {"params": published,
+                                 "flops_per_unit": arch.train_flops_per_token(presets[full], seq)}
+    assert meta["memory"]["params"] == built
+    assert all(arch.parameter_count(presets[s]) == n for s, n in built.items())
+
+
+def test_qwen_moe_activates_2_7b_parameters_per_token() -> None:
+    """4 of 60 routed experts, the shared expert and its gate, attention and the lm_head
+    (N_active), plus the input embeddings: the model card's 2.7B activated."""
+    from chipperf_runtime.training.llmtrain import arch
+
+    values = spec("qwen1.5_MoE").presets["a2.7b"]
+    active = arch.matmul_params(values)
+    assert active == 2_377_760_768
+    assert round((active + values["vocab_size"] * values["hidden_size"]) / 1e9, 1) == 2.7
+    assert arch.expert_width(values) == 1408
+
+
+def test_every_shipped_config_of_the_new_cases_passes_plan_time_checks() -> None:
+    catalogue = Catalogue.scan(REPO / "training")
+    seen = 0
+    for (vendor, model, _family), names in catalogue.vendor_configs.items():
+        if model not in PUBLISHED:
+            continue
+        for name in names:
+            chip, nnodes, nproc = name[len("config_"):-3].rsplit("x", 2)
+            key = CaseKey.parse(f"{model}:pytorch_2.13:{chip}:{nnodes}:{nproc}:1")
+            cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600,
+                                    work_root="/w")
+            test = TestConfig(vendor=vendor, cases=(CaseEntry(key, "/data"),))
+            assert check(cluster, test, catalogue) == [], name
+            seen += 1
+    assert seen == 16      # 4 cpu + 4 nvidia (A100, H100 at 1x8 and 2x8) configs per case

@@ -1,0 +1,82 @@
+"""FlagPerf's Megatron-LM / FlagScale LLM keys plan as chipperf's torch-native case of the same
+model, and the implementation difference is said at plan time, kept in run.json (and the
+case's SUBMIT_INFO variable), and shown by the report and by compare."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from synthetic_results import SynthCase, write_run
+
+from chipperf.catalogue import Catalogue, default_training_dir
+from chipperf.config.implementations import torch_native
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.plan import check, make_plan
+from chipperf.record import RunRecord
+from chipperf.results.read.collect import collect
+from chipperf.results.render.compare import compare
+from chipperf.results.render.console import console
+from chipperf_runtime.training.driver.config import IMPLEMENTATION_ENV
+
+CATALOGUE = Catalogue.scan(default_training_dir())
+WHAT = ("Megatron-LM's fused kernels and schedule vs chipperf's DTensor TP + FSDP2; the figures "
+        "are not comparable with FlagPerf's megatron results")
+
+
+def planned(*keys: str, vendor: str = "nvidia") -> TestConfig:
+    test = TestConfig(vendor=vendor, cases=tuple(CaseEntry(CaseKey.parse(k), "/data") for k in keys))
+    return torch_native(test, CATALOGUE)
+
+
+def test_megatron_and_flagscale_keys_become_the_torch_native_case_with_a_note() -> None:
+    test = planned("llama3_8B:megatron_core060:A100:1:8:1", "aquila2_7b:flagscale:A100:1:8:1",
+                   "qwen1.5_MoE:megatron_pai:H100:1:8:1", "resnet50:pytorch_2.13:A100:1:8:1")
+    keys = [str(e.key) for e in test.cases]
+    assert keys == ["llama3_8B:pytorch_2.13:A100:1:8:1", "aquila2_7b:pytorch_2.13:A100:1:8:1",
+                    "qwen1.5_MoE:pytorch_2.13:H100:1:8:1", "resnet50:pytorch_2.13:A100:1:8:1"]
+    notes = [e.implementation for e in test.cases]
+    assert notes[0] == ("llama3_8B:megatron_core060:A100:1:8:1: FlagPerf's framework "
+                        "'megatron_core060' runs Megatron-LM; planned as chipperf's torch-native "
+                        f"pytorch case: {WHAT}")
+    assert "FlagScale's fused kernels" in notes[1] and "flagscale results" in notes[1]
+    assert WHAT in notes[2] and notes[3] == ""
+    cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600, work_root="/w")
+    assert check(cluster, test, CATALOGUE) == []
+
+
+def test_a_key_with_no_torch_native_case_or_already_listed_stays_as_written() -> None:
+    test = planned("llama2_7b:megatron-deepspeed:A100:1:8:1",      # llama2_7b is deepspeed here
+                   "llama3_8B:pytorch_2.13:A100:1:8:1", "llama3_8B:megatron_core060:A100:1:8:1")
+    assert [str(e.key) for e in test.cases] == [
+        "llama2_7b:megatron-deepspeed:A100:1:8:1", "llama3_8B:pytorch_2.13:A100:1:8:1",
+        "llama3_8B:megatron_core060:A100:1:8:1"]
+    assert not any(e.implementation for e in test.cases)
+
+
+def test_the_plan_run_json_and_the_case_environment_carry_the_note(tmp_path: Path) -> None:
+    test = planned("llama3_8B:megatron_core060:A100:1:8:1")
+    cluster = ClusterConfig(hosts=("10.0.0.1",), master_port=29600, work_root="/w")
+    plan = make_plan(cluster, test, CATALOGUE, "run1", tmp_path)
+    case = plan.cases[0]
+    note = test.cases[0].implementation
+    assert note in case.notes and case.implementation == note
+    assert all(n.env[IMPLEMENTATION_ENV] == note for r in case.rounds for n in r.nodes)
+    assert RunRecord._case(case)["implementation"] == note
+
+
+def test_report_and_compare_show_the_note(tmp_path: Path) -> None:
+    note = f"llama3_8B:megatron_core060:A100:2:2:3: {WHAT}"
+    runs = []
+    for name in ("a", "b"):
+        run_dir = write_run(tmp_path / name, [SynthCase(model="llama3_8B")],
+                            run_id=f"run2026010{len(runs)}000000")
+        if name == "a":
+            run = json.loads((run_dir / "run.json").read_text())
+            for entry in run["cases"].values():
+                entry["implementation"] = note
+            (run_dir / "run.json").write_text(json.dumps(run))
+        runs.append(collect(run_dir).summary)
+    assert runs[0].cases[0].implementation == note and runs[1].cases[0].implementation == ""
+    assert f": {note}" in console(runs[0])
+    assert f"run20260100000000: {note}" in compare(runs).notes
