@@ -24,6 +24,7 @@ from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
 from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
+from chipperf_runtime.training.llmtrain.arch import expert_width, experts
 from chipperf_runtime.training.llmtrain.experts import shard_experts
 
 # the pipeline schedules of torch.distributed.pipelining by config name -> virtual stages per rank
@@ -79,9 +80,9 @@ def layout_problems(layout: Layout, nproc_per_node: int, values: Mapping[str, An
     if heads % tp or kv_heads % tp:
         problems.append(f"tensor_parallel {tp} must divide the {heads} attention heads and the "
                         f"{kv_heads} key/value heads")
-    if values["intermediate_size"] % tp:
+    if expert_width(values) % tp:
         problems.append(f"tensor_parallel {tp} must divide the MLP width "
-                        f"{values['intermediate_size']}")
+                        f"{expert_width(values)}")
     return problems + _pipeline_problems(layout, values) + _expert_problems(layout, values)
 
 
@@ -99,22 +100,22 @@ def _pipeline_problems(layout: Layout, values: Mapping[str, Any]) -> list[str]:
         problems.append(f"pipeline_parallel {layout.pipeline_parallel}: {stages} pipeline "
                         f"stages{per} do not divide the {layers} decoder layers: each stage "
                         "holds an equal contiguous slice")
-    if values.get("num_local_experts", 1) > 1:
+    if experts(values)[0] > 1:
         problems.append("pipeline_parallel must be 1 for a mixture-of-experts model: its "
                         "load-balancing loss spans every layer's router (use expert_parallel)")
     return problems
 
 
 def _expert_problems(layout: Layout, values: Mapping[str, Any]) -> list[str]:
-    ep, experts = layout.expert_parallel, values.get("num_local_experts", 1)
+    ep, routed = layout.expert_parallel, experts(values)[0]
     if ep == 1:
         return []
-    if ep < 1 or experts <= 1:
+    if ep < 1 or routed <= 1:
         return [f"expert_parallel {ep} needs a mixture-of-experts model (this one has "
-                f"{experts} expert per layer): use 1"]
+                f"{routed} expert per layer): use 1"]
     problems = []
-    if experts % ep:
-        problems.append(f"expert_parallel {ep} does not divide the {experts} experts per "
+    if routed % ep:
+        problems.append(f"expert_parallel {ep} does not divide the {routed} experts per "
                         "layer: each expert-parallel rank holds an equal share")
     if layout.data_parallel % ep:
         problems.append(f"expert_parallel {ep} does not divide the data-parallel degree "
