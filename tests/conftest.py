@@ -110,9 +110,11 @@ def sim_cluster() -> SimCluster:
             state = json.load(f)
     except (OSError, ValueError) as e:
         pytest.fail(f"cluster state file {sc.STATE_FILE} unreadable after `up`: {e}", pytrace=False)
+    # the Slurm nodes (simcluster.py slurm-up) belong to the Slurm tests' own fixture
+    slurm_nodes = set(sc.DEFAULT_SLURM_NODES.split(","))
     hosts = tuple(SimHost(name=h["name"], address=h["address"], ssh_port=int(h["ssh_port"]),
                           docker_host=h["docker_host"]) for h in state["hosts"]
-                  if not wanted or h["name"] in wanted)
+                  if h["name"] in wanted or (not wanted and h["name"] not in slurm_nodes))
     if len(hosts) < SIM_MIN_HOSTS:
         pytest.fail(f"cluster has {len(hosts)} hosts, need {SIM_MIN_HOSTS}", pytrace=False)
     return SimCluster(hosts=hosts, ssh_user=state["ssh_user"], ssh_key=state["ssh_key"],
