@@ -74,7 +74,9 @@ class Allocation:
         state = commands.queue_state(run(commands.squeue_argv(self.job_id)).stdout).state
         if state == "RUNNING":
             return ""
-        self._note(state or _ended_state(self.job_id, run))
+        if state in ("", "COMPLETING"):    # ending: its end state (CANCELLED, NODE_FAIL, ...)
+            state = _ended_state(self.job_id, run)
+        self._note(state)
         return (f"slurm job {self.job_id} is {self.states[-1] if self.states else 'gone'}: its "
                 f"nodes ({', '.join(self.nodes)}) are no longer held for this run")
 
