@@ -204,6 +204,26 @@ def test_node_lost_mid_round(tmp_path, slurm_cluster, tiny_digits, tiny_training
     assert repaired.returncode == 0, repaired.stderr[-3000:]
     simcluster("up", "--only", NODES[1])
     subprocess.run(["rm", "-rf", f"{WORK_ROOT}/{run_dir.name}"], check=False)
+    # The lost run's cluster lease on h8 is held by a shell fed by an SSH session whose master
+    # end closed while the link was down: it ends when h8's sshd drops that dead session
+    # (ClientAliveInterval 30 s x 3 in the simulated hosts); the next test needs h8 free.
+    assert lease_freed(slurm_cluster, lost, timeout=150), f"{lost}'s cluster lease still held"
+
+
+def lease_freed(slurm_cluster, address: str, timeout: float) -> bool:
+    """True once the cluster lease lock of the host at ``address`` can be taken (and let go)."""
+    probe = ('net=$(readlink /proc/self/ns/net | tr -cd 0-9); '
+             'lock="/tmp/chipperf-host-$(uname -n)-${net:-0}.lease"; '
+             '[ ! -e "$lock" ] || flock --nonblock "$lock" true')
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        free = subprocess.run(["ssh", "-i", slurm_cluster.ssh_key, "-o", "BatchMode=yes",
+                               "-o", f"UserKnownHostsFile={slurm_cluster.known_hosts}",
+                               f"root@{address}", probe], capture_output=True, timeout=30)
+        if free.returncode == 0:
+            return True
+        time.sleep(2)
+    return False
 
 
 def test_job_ended_by_slurm_mid_run_starts_no_further_case(tmp_path, slurm_cluster, tiny_digits,  # noqa: F811
