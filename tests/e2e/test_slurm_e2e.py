@@ -199,7 +199,8 @@ def test_node_lost_mid_round(tmp_path, slurm_cluster, tiny_digits, tiny_training
     assert record["cases"][TRAIN_DIR]["rounds"][0]["lost_hosts"] == [lost], record["cases"]
     assert queued() == []
     assert record["executor"]["final_state"] in ("CANCELLED", "NODE_FAIL"), record["executor"]
-    assert jobcomp(record["executor"]["job_id"])["JobState"] == record["executor"]["final_state"]
+    # Slurm's own record may say NODE_FAIL where chipperf's scancel came first (or the reverse)
+    assert jobcomp(record["executor"]["job_id"])["JobState"] in ("CANCELLED", "NODE_FAIL")
     repaired = simcluster("slurm-up", "--nodes", ",".join(NODES))   # node back, resumed
     assert repaired.returncode == 0, repaired.stderr[-3000:]
     simcluster("up", "--only", NODES[1])
