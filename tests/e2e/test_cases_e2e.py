@@ -4,6 +4,10 @@ host, to a converged FINISHED on each case's CI config (xeon 2x1); llama3_8B and
 mixtral_8x7B (PyTorch) with 2 ranks per host (xeon 2x2: tensor parallel inside each host,
 FSDP2 across the two).
 
+These runs are also each case's convergence proof on a multi-rank layout (the cases tier runs
+these cases' bad-input paths and one-node layouts, not a second convergence run): each Case's
+``checks`` holds what is particular to it (model size, FLOPs per unit, layout).
+
 Each case's data is made once per session by its own prepare_data.py under
 /var/lib/chipperf-test/data, which every simulated host sees at the same path.
 """
@@ -14,6 +18,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, Mapping
 
 import pytest
 from conftest import chipperf, leftovers, write_configs
@@ -40,6 +45,8 @@ class Case:
     launcher_says: str      # in each node's launcher.log ({rank}: that node's); "": no check
     nproc: int = 1          # ranks per host
     nnodes: int = 2
+    # what is particular to the case, asserted on rank 0's INIT_END and FINISHED
+    checks: Callable[[Mapping[str, Any], Mapping[str, Any]], None] = lambda init, finished: None
 
     @property
     def world(self) -> int:
@@ -49,22 +56,54 @@ class Case:
         return list(range(node * self.nproc, (node + 1) * self.nproc))
 
 
+def bert_checks(init: Mapping[str, Any], finished: Mapping[str, Any]) -> None:
+    assert init["parameters"] == 562_304 and init["seq_len"] == 64
+    assert finished["work_done"] % 32 == 0     # whole global batches
+    assert finished["flops_per_unit"] == 6 * 540_672 * 64 + 12 * 2 * 128 * 64**2
+
+
+def per_sequence_checks(per_token: bool) -> Callable[[Mapping[str, Any], Mapping[str, Any]], None]:
+    """Training FLOPs are 3 x the measured forward FLOPs per sequence, per token when the
+    work unit is tokens."""
+    def checks(init: Mapping[str, Any], finished: Mapping[str, Any]) -> None:
+        forward, seq_len = init["forward_flops_per_sequence"], init["seq_len"]
+        per_unit = 3 * forward / seq_len if per_token else 3 * forward
+        assert seq_len == 64 and finished["flops_per_unit"] == per_unit > 0
+    return checks
+
+
+def t5_checks(init: Mapping[str, Any], finished: Mapping[str, Any]) -> None:
+    assert init["seq_len"] == [64, 16] and init["weights"] == "random"
+    assert finished["flops_per_unit"] == 3 * init["forward_flops_per_sequence"] > 0
+
+
+def llm_2x2_checks(init: Mapping[str, Any], finished: Mapping[str, Any]) -> None:
+    """Tensor parallel inside each host, FSDP2 across the two."""
+    assert init["layout"] == {"world_size": 4, "data_parallel": 2, "tensor_parallel": 2,
+                              "pipeline_parallel": 1, "expert_parallel": 1}
+    assert init["dist_backend"] == "gloo"
+    assert finished["work_done"] % (32 * 128) == 0   # whole batches of 128-token sequences
+
+
 BERT = Case("bert:pytorch_2.13:xeon:2:1:1", "bert-pytorch_2.13-xeon-2x1", "bert_text_dir",
-            "samples", "mlm_accuracy", 0.12, True, "")
+            "samples", "mlm_accuracy", 0.12, True, "", checks=bert_checks)
 LLAMA = Case("llama2_7b:deepspeed_0.19:xeon:2:1:1", "llama2_7b-deepspeed_0.19-xeon-2x1",
              "llama_text_dir", "tokens", "eval_loss", 1.8, False,
              "nnodes=2, num_local_procs=1, node_rank={rank}")
 LLAMA3 = Case("llama3_8B:pytorch_2.13:xeon:2:2:1", "llama3_8B-pytorch_2.13-xeon-2x2",
-              "llm_text_dir", "tokens", "eval_loss", 2.6, False, "", nproc=2)
+              "llm_text_dir", "tokens", "eval_loss", 2.6, False, "", nproc=2,
+              checks=llm_2x2_checks)
 MIXTRAL = Case("mixtral_8x7B:pytorch_2.13:xeon:2:2:1", "mixtral_8x7B-pytorch_2.13-xeon-2x2",
-               "llm_text_dir", "tokens", "eval_loss", 2.6, False, "", nproc=2)
+               "llm_text_dir", "tokens", "eval_loss", 2.6, False, "", nproc=2,
+               checks=llm_2x2_checks)
 
 GPT2 = Case("gpt2:pytorch_2.13:xeon:2:1:1", "gpt2-pytorch_2.13-xeon-2x1", "gpt2_text_dir",
-            "tokens", "lm_accuracy", 0.17, True, "")
+            "tokens", "lm_accuracy", 0.17, True, "", checks=per_sequence_checks(per_token=True))
 DISTILBERT = Case("distilbert:pytorch_2.13:xeon:2:1:1", "distilbert-pytorch_2.13-xeon-2x1",
-                  "bert_text_dir", "samples", "mlm_accuracy", 0.12, True, "")
+                  "bert_text_dir", "samples", "mlm_accuracy", 0.12, True, "",
+                  checks=per_sequence_checks(per_token=False))
 T5_SMALL = Case("t5_small:pytorch_2.13:xeon:2:1:1", "t5_small-pytorch_2.13-xeon-2x1",
-                "t5_text_dir", "samples", "rouge1", 95.0, True, "")
+                "t5_text_dir", "samples", "rouge1", 95.0, True, "", checks=t5_checks)
 
 WAV2VEC2 = Case("wav2vec2:pytorch_2.13:xeon:2:1:1", "wav2vec2-pytorch_2.13-xeon-2x1",
                 "w2v_audio_dir", "samples", "contrastive_accuracy", 0.55, True, "")
@@ -75,12 +114,13 @@ FASTER_RCNN = Case("faster_rcnn:pytorch_2.13:xeon:2:1:1", "faster_rcnn-pytorch_2
                    "shapes_dir", "samples", "mAP", 0.4, True, "")
 
 
-def rank0_finished(node: Path) -> dict:
+def rank0_events(node: Path) -> tuple[dict, dict]:
+    """Rank 0's INIT_END and its one FINISHED."""
     events, problems = parse_lines((node / "rank0.out.log").read_text().splitlines())
     assert problems == []
     finished = [e.value for e in events if e.name == "FINISHED"]
     assert len(finished) == 1, [e.name for e in events]
-    return finished[0]
+    return next(e.value for e in events if e.name == "INIT_END"), finished[0]
 
 
 def check_finished(case: Case, value: dict) -> None:
@@ -163,8 +203,9 @@ def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path, gemm_
     for r in case.ranks(1):
         assert "[PerfLog]" not in (nodes[expected[1]] / f"rank{r}.out.log").read_text()
 
-    finished = rank0_finished(nodes[expected[0]])
+    init, finished = rank0_events(nodes[expected[0]])
     check_finished(case, finished)
+    case.checks(init, finished)
     check_summary(case, run.run_dir, finished, gemm_peak_run)
 
     for name in ("summary.json", "summary.csv", "report.html", f"{case.dir_name}/result.json"):
