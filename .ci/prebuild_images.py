@@ -1,0 +1,57 @@
+"""Build the cpu vendor's images on this machine's Docker engine ahead of the tests that use them.
+
+`.ci/run` starts this in the background while the unit, runtime and cases tiers run (they need
+no image): on a fresh machine the Debian base (debootstrap) and each image's pip install are
+minutes of network and disk work that would otherwise stand alone at the start of the
+integration and e2e tiers. The images are built exactly as a run builds them (a test config
+with no image settings: pip settings from this machine, chipperf.controller.prepare_images), so
+a run finds each one by its build-input hash and builds nothing; an image that fails here is
+built, and its failure reported, by the first test that needs it.
+
+    python .ci/prebuild_images.py FRAMEWORK_FOLDER...     (training/cpu/docker_image/<folder>)
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from chipperf.config.load import parse_test
+from chipperf.containers import images
+from chipperf.containers.pipconf import fill_from_master, master_pip_settings
+from chipperf.remote.host import LocalHost
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def main(folders: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    with tempfile.TemporaryDirectory() as where:
+        test_file = Path(where) / "test_conf.py"
+        test_file.write_text("VENDOR = 'cpu'\nCASES = {'resnet50:pytorch_2.13:xeon:1:1:1': '/data'}\n")
+        test, problems = parse_test(test_file)
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    cfg = fill_from_master(test.image, master_pip_settings()).config
+    engine = LocalHost().docker()
+    failed = []
+    for folder in folders:
+        started = time.monotonic()
+        context = REPO / "training" / "cpu" / "docker_image" / folder
+        try:
+            tag = images.ensure_image(engine, f"chipperf/training-cpu-{folder}".lower(),
+                                      images.build_inputs(context, cfg), cfg)
+        except Exception as exc:  # noqa: BLE001 - reported; the tests build it again and say why
+            print(f"prebuild: {folder}: {exc}", file=sys.stderr)
+            failed.append(folder)
+            continue
+        print(f"prebuild: {tag} ready in {time.monotonic() - started:.0f} s", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
