@@ -94,14 +94,14 @@ def sim_cluster() -> SimCluster:
         current = json.loads(status.stdout)
     except ValueError:
         current = {"hosts": []}
-    # the highest host index, not the count: `up --hosts N` removes every host above hN (with
-    # h1..h3 and the Slurm nodes h7,h8 up, N = 5 would remove h7 and h8)
-    n_now = max((int(h["name"][1:]) for h in current.get("hosts", [])), default=0)
     wanted = _wanted_hosts()
-    n_need = max(SIM_MIN_HOSTS, *(int(name[1:]) for name in wanted)) if wanted else SIM_MIN_HOSTS
-    if status.returncode != 0 or n_now < n_need:
-        # Repair/extend without shrinking a bigger cluster someone else brought up.
-        up = _simcluster("up", "--hosts", str(max(n_need, n_now)))
+    healthy = {h["name"] for h in current.get("hosts", []) if h.get("healthy")}
+    # build or repair just the hosts this session needs (`up --only`): `up --hosts N` removes
+    # every host above hN (the Slurm nodes h7, h8) and counts none below it that is missing
+    needed = wanted or tuple(f"h{i}" for i in range(1, SIM_MIN_HOSTS + 1))
+    missing = [name for name in needed if name not in healthy]
+    up = _simcluster("up", "--only", ",".join(missing)) if missing else None
+    if up is not None:
         if up.returncode != 0:
             pytest.fail(f"`simcluster.py up` failed (exit {up.returncode}):\n{up.stderr[-6000:]}",
                         pytrace=False)
