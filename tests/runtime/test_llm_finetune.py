@@ -19,8 +19,8 @@ from chipperf.plan import check
 
 CASE = "llama2_7b_finetune"
 # peft's print_trainable_parameters for Llama-2-7b-hf with r 8 on q_proj and v_proj (FlagPerf's
-# recipe): "trainable params: 4,194,304 || all params: 6,742,609,920" (Hugging Face's LoRA
-# guides); the base alone is Llama-2-7b-hf's 6,738,415,616
+# recipe): "trainable params: 4,194,304 || all params: 6,742,609,920" (the figure LoRA
+# tutorials quote for get_peft_model on Llama-2-7b-hf); the base alone is 6,738,415,616
 PUBLISHED = {"trainable": 4_194_304, "total": 6_742_609_920, "base": 6_738_415_616}
 SEQ = 4096
 Q_V = ["q_proj", "v_proj"]
