@@ -164,4 +164,4 @@ def test_every_shipped_config_plans() -> None:
             key = CaseKey.parse(f"{model}:pytorch_2.13:{chip}:{nnodes}:{nproc}:1")
             assert plan_problems(catalogue, key, vendor) == [], name
             seen += 1
-    assert seen == 6      # cpu x1x1, x1x2, x2x1; nvidia A100x1x1, H100x1x1, H100x1x8
+    assert seen == 9      # cpu x1x1, x1x2, x2x1; nvidia A100 and H100 at 1x1, 1x8, 2x8

@@ -8,6 +8,10 @@ whole, not the causal half, score matrix). N_active is the weights used in a mat
 token: Q/K/V/O, the router and the ``top_k`` routed experts' SwiGLU (all of the MLP when dense)
 and the lm_head; the input embedding is a lookup and the RMSNorm weights are elementwise.
 
+GLM's (chatglm3_6b): Q/K/V biases (``attention_bias``), grouped K/V heads and a fused SwiGLU
+of the same size as Llama's. Baichuan2-13B's ALiBi and NormHead are elementwise: Llama's
+counts.
+
 Qwen2-MoE's extras (qwen1.5_MoE): routed experts of ``moe_intermediate_size`` (the key
 ``num_experts``), a shared SwiGLU expert of ``shared_expert_intermediate_size`` with its
 sigmoid gate (``hidden -> 1``) used by every token, and Q/K/V biases (``qkv_bias``: counted as
@@ -30,8 +34,9 @@ def attention_params(config: Mapping[str, Any]) -> int:
     return h * q + 2 * h * kv + q * h
 
 def attention_biases(config: Mapping[str, Any]) -> int:
-    """Q/K/V biases (Qwen2's ``qkv_bias``); 0 without them."""
-    if not config.get("qkv_bias"):
+    """Q/K/V biases (Qwen2's ``qkv_bias``, GLM's ``attention_bias``: Q/K/V only, no output
+    bias); 0 without them."""
+    if not (config.get("qkv_bias") or config.get("attention_bias")):
         return 0
     return (config["num_attention_heads"] + 2 * config["num_key_value_heads"]) * head_dim(config)
 

@@ -61,6 +61,10 @@ class LLMSpec:
     prepare: str                                 # the case's prepare_data.py (for messages)
     moe: bool = False
     lora: bool = False                           # LoRA fine-tuning: frozen base, peft adapters
+    attention: str = "sdpa"                      # the config's attn_implementation
+    # the meta-built model -> the case's computation (baichuan2_13b: ALiBi, NormHead)
+    adapt: Callable[[Any], Any] | None = None
+    no_tensor_parallel: str = ""                 # why tensor_parallel must be 1 ("": it may not)
     # (data_dir, seq_len, vocab_size, prepare) -> the token windows
     open_data: Callable[[Path, int, int, str], tokens.TokenDataset] = tokens.open_dataset
 
@@ -83,6 +87,9 @@ def model_config(cfg: Config, spec: LLMSpec, dist: DistEnv) -> tuple[dict[str, A
     problems += layout_problems(layout, dist.nproc_per_node, values)
     if spec.lora:
         problems += lora.lora_problems(cfg, values) + lora_layout_problems(layout)
+    if spec.no_tensor_parallel and layout.tensor_parallel > 1:
+        problems.append(f"tensor_parallel = {layout.tensor_parallel}: this case runs "
+                        f"tensor_parallel 1 only ({spec.no_tensor_parallel})")
     raise_problems(problems)
     return values, layout
 
@@ -121,8 +128,10 @@ def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: L
                 device: TorchDevice) -> tuple[nn.Module, Any, Pipeline | None]:
     """transformers' model on the meta device (this rank's pipeline stages of it),
     parallelised, materialised on the device; the pipeline schedule when there is one."""
-    config = spec.config_class(**values, attn_implementation="sdpa", use_cache=False)
+    config = spec.config_class(**values, attn_implementation=spec.attention, use_cache=False)
     full: Any = build_on_meta(spec.model_class, config)
+    if spec.adapt is not None:
+        full = spec.adapt(full)
     if cfg.activation_checkpointing:
         full.gradient_checkpointing_enable({"use_reentrant": False})
     if spec.lora:
