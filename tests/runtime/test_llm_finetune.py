@@ -165,3 +165,13 @@ def test_every_shipped_config_plans() -> None:
             assert plan_problems(catalogue, key, vendor) == [], name
             seen += 1
     assert seen == 9      # cpu x1x1, x1x2, x2x1; nvidia A100 and H100 at 1x1, 1x8, 2x8
+
+
+def test_a_lora_case_refuses_tensor_and_pipeline_parallelism() -> None:
+    from chipperf_runtime.training.llmtrain.case import lora_layout_problems
+    from chipperf_runtime.training.llmtrain.parallel import Layout
+
+    assert lora_layout_problems(Layout(4, tensor_parallel=2, pipeline_parallel=2)) == [
+        "tensor_parallel = 2: a LoRA case runs data parallel only (set it to 1)",
+        "pipeline_parallel = 2: a LoRA case runs data parallel only (set it to 1)"]
+    assert lora_layout_problems(Layout(8)) == []

@@ -65,6 +65,21 @@ def test_chatglm3_is_glm_with_two_kv_groups_half_rotary_and_qkv_biases() -> None
     assert model.config.partial_rotary_factor == 0.5 and model.config.num_key_value_heads == 2
 
 
+def test_chatglm3_refuses_tensor_parallelism_naming_why() -> None:
+    from types import SimpleNamespace
+
+    from chipperf_runtime.training.driver import Config, ConfigError
+    from chipperf_runtime.training.llmtrain import case as llm
+
+    values = {"model_size": "tiny", "target_eval_loss": {"tiny": 3.4}, "dtype": "fp32",
+              "seq_len": 32, "global_batch_size": 8, "micro_batch_size": 2, "max_steps": 4,
+              "eval_every_steps": 4, "tensor_parallel": 2}
+    dist = SimpleNamespace(world_size=2, nproc_per_node=2)
+    with pytest.raises(ConfigError, match=r"tensor_parallel = 2: this case runs tensor_parallel "
+                                          r"1 only \(GLM's fused gate_up_proj"):
+        llm.model_config(Config(values, {}), spec("chatglm3_6b"), dist)  # type: ignore[arg-type]
+
+
 def test_baichuan2_s_40_alibi_slopes_interleave_the_32_and_64_head_ones() -> None:
     from chipperf_runtime.training.llmtrain import alibi
 
