@@ -314,7 +314,7 @@ def _needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue, where: str)
     if catalogue.suite != "training" or case_dir is None or not config.checked or config.problems:
         return []
     needs = read_case_meta(case_dir)
-    if not (needs.get("parallel") or needs.get("memory")):
+    if not (needs.get("parallel") or needs.get("memory") or needs.get("counts")):
         return []
     base = read_py_config(case_dir / "config" / BASE_FILE, (RUNTIME.parent,))
     values = {**base.public(), **config.values}

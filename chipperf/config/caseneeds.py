@@ -12,6 +12,7 @@ A standard case folder's ``case.yaml`` may declare, beside ``full_size``::
       divides:                      # a degree must divide a count of the chosen model size
         pipeline_parallel: {count: decoder layers, size_knob: model_size,
                             per_size: {8b: 32, tiny: 2}}
+    counts: [lora_rank]             # other knobs that must be whole numbers >= 1
     memory:                         # training state that must fit the chip's memory
       size_knob: model_size         # the knob choosing the model size
       params: {8b: 8030261248, tiny: 4790144}   # parameters per size
@@ -40,6 +41,7 @@ def needs_problems(needs: Mapping[str, Any], values: Mapping[str, Any], nnodes: 
                    chip: Optional[ChipSpec], where: str) -> list[str]:
     """Every reason this case's config cannot run on nnodes x nproc ``chip``s."""
     problems = _parallel_problems(needs.get("parallel") or {}, values, nnodes, nproc, where)
+    _degrees(needs.get("counts"), values, where, problems)
     memory = needs.get("memory")
     if memory and chip is not None and chip.memory_bytes:
         problems += _memory_problems(memory, values, nnodes * nproc, chip, where)

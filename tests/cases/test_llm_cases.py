@@ -1,6 +1,7 @@
 """The LLM cases on the host, one process each: llama3_8B trains from FlagPerf's Megatron
 ``.bin/.idx`` data (written by textlm.megatron's writer, as the gpt2 test writes it), and the
-cases added on llmtrain (aquila2_7b, qwen1.5_MoE) train their tiny CI size to the target.
+cases added on llmtrain (aquila2_7b, qwen1.5_MoE, chatglm3_6b, baichuan2_13b) train their
+tiny CI size to the target.
 
 The corpus is the cases' own prepare_data.py output (byte-level ids, text already on the
 machine); the vendor configs are the cpu CI ones. Needs torch and transformers."""
@@ -15,7 +16,8 @@ import numpy as np
 import pytest
 from caserun import Case, check_converged, init_end, perflog_events, summary
 
-CASES = {name: Case(name, "pytorch") for name in ("llama3_8B", "aquila2_7b", "qwen1.5_MoE")}
+CASES = {name: Case(name, "pytorch") for name in ("llama3_8B", "aquila2_7b", "qwen1.5_MoE",
+                                                   "chatglm3_6b", "baichuan2_13b")}
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +53,7 @@ def test_llama3_trains_from_flagperf_s_megatron_data(corpus: Path, tmp_path: Pat
     assert finished["metric"]["name"] == "eval_loss" and np.isfinite(finished["metric"]["value"])
 
 
-@pytest.mark.parametrize("name", ["aquila2_7b", "qwen1.5_MoE"])
+@pytest.mark.parametrize("name", ["aquila2_7b", "qwen1.5_MoE", "chatglm3_6b", "baichuan2_13b"])
 def test_the_ci_size_reaches_its_target(name: str, corpus: Path) -> None:
     result = CASES[name].run_config(corpus)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -208,8 +208,11 @@ class Driver:
     # ------------------------------------------------------------ the end
 
     def finish(self, *, work_done: int, work_unit: str, metric: Metric, flops_per_unit: float,
-               dtype: str, peak_memory_bytes: int | None) -> dict[str, Any]:
-        """Build (on every rank) and emit (rank 0) FINISHED. ``work_done``: all ranks together."""
+               dtype: str, peak_memory_bytes: int | None,
+               parameters: Mapping[str, int] | None = None) -> dict[str, Any]:
+        """Build (on every rank) and emit (rank 0) FINISHED. ``work_done``: all ranks together;
+        ``parameters``: the model's {"trainable", "total"} counts where the case tells them
+        (a fine-tuning case trains a small part)."""
         value = build_finished(self.windows.times(), work_done=work_done, work_unit=work_unit,
                                metric=metric, flops_per_unit=flops_per_unit, dtype=dtype,
                                world_size=self.dist.world_size,
@@ -220,6 +223,8 @@ class Driver:
             value["run_mode"] = self.run_mode.as_dict()
         if "data_mode" in self.config:             # "real", "predecoded", or "synthetic": compute only
             value["data_mode"] = str(self.config.data_mode)
+        if parameters is not None:
+            value["parameters"] = {k: int(parameters[k]) for k in ("trainable", "total")}
         preset = preset_record(self.config, self.parameters, self.full_params)
         if preset is not None:                     # a smaller model than the case's name
             value["preset"] = preset

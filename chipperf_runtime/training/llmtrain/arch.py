@@ -8,6 +8,10 @@ whole, not the causal half, score matrix). N_active is the weights used in a mat
 token: Q/K/V/O, the router and the ``top_k`` routed experts' SwiGLU (all of the MLP when dense)
 and the lm_head; the input embedding is a lookup and the RMSNorm weights are elementwise.
 
+GLM's (chatglm3_6b): Q/K/V biases (``attention_bias``), grouped K/V heads and a fused SwiGLU
+of the same size as Llama's. Baichuan2-13B's ALiBi and NormHead are elementwise: Llama's
+counts.
+
 Qwen2-MoE's extras (qwen1.5_MoE): routed experts of ``moe_intermediate_size`` (the key
 ``num_experts``), a shared SwiGLU expert of ``shared_expert_intermediate_size`` with its
 sigmoid gate (``hidden -> 1``) used by every token, and Q/K/V biases (``qkv_bias``: counted as
@@ -17,7 +21,7 @@ parameters, not as matmul weights). Every layer is taken as sparse (``decoder_sp
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 
 def head_dim(config: Mapping[str, Any]) -> int:
@@ -30,8 +34,9 @@ def attention_params(config: Mapping[str, Any]) -> int:
     return h * q + 2 * h * kv + q * h
 
 def attention_biases(config: Mapping[str, Any]) -> int:
-    """Q/K/V biases (Qwen2's ``qkv_bias``); 0 without them."""
-    if not config.get("qkv_bias"):
+    """Q/K/V biases (Qwen2's ``qkv_bias``, GLM's ``attention_bias``: Q/K/V only, no output
+    bias); 0 without them."""
+    if not (config.get("qkv_bias") or config.get("attention_bias")):
         return 0
     return (config["num_attention_heads"] + 2 * config["num_key_value_heads"]) * head_dim(config)
 
@@ -74,3 +79,39 @@ def matmul_params(config: Mapping[str, Any]) -> int:
 def train_flops_per_token(config: Mapping[str, Any], seq_len: int) -> int:
     attention_width = config["num_attention_heads"] * head_dim(config)
     return 6 * matmul_params(config) + 12 * config["num_hidden_layers"] * attention_width * seq_len
+
+
+# ---------------------------------------------------------------- LoRA fine-tuning
+#
+# A LoRA adapter on a linear map in -> out adds A [r, in] and B [out, r]: r * (in + out)
+# trainable weights; the base weights are frozen. Training FLOPs per token then are
+#
+#     4 * N_frozen + 6 * N_lora + 12 * L * (heads * head_dim) * s
+#
+# N_frozen = ``matmul_params`` (the base's matmul weights): forward 2 FLOPs per weight, and
+# backward 2 more for the input gradient the adapters below need, but no weight gradient
+# (2 FLOPs saved per frozen weight against 6N). The adapters are ordinary trained weights
+# (forward + input gradient + weight gradient = 6). The attention scores have no weights:
+# their forward and backward are counted whole as in pretraining. Slight overcount: the
+# first layer's input gradient is not needed (nothing below it trains) and autograd skips it.
+
+def lora_widths(config: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+    """(in, out) of each Llama linear map LoRA may adapt, by its module name."""
+    h, d = config["hidden_size"], head_dim(config)
+    q, kv, width = config["num_attention_heads"] * d, config["num_key_value_heads"] * d, \
+        expert_width(config)
+    return {"q_proj": (h, q), "k_proj": (h, kv), "v_proj": (h, kv), "o_proj": (q, h),
+            "gate_proj": (h, width), "up_proj": (h, width), "down_proj": (width, h)}
+
+
+def lora_params(config: Mapping[str, Any], rank: int, targets: Sequence[str]) -> int:
+    """The adapters' weights over every decoder layer (dense Llama blocks)."""
+    widths = lora_widths(config)
+    return config["num_hidden_layers"] * sum(rank * sum(widths[t]) for t in targets)
+
+
+def lora_train_flops_per_token(config: Mapping[str, Any], seq_len: int, rank: int,
+                               targets: Sequence[str]) -> int:
+    attention_width = config["num_attention_heads"] * head_dim(config)
+    return (4 * matmul_params(config) + 6 * lora_params(config, rank, targets)
+            + 12 * config["num_hidden_layers"] * attention_width * seq_len)

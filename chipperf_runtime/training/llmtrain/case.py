@@ -23,7 +23,7 @@ from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DistEnv, Driver
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
-from chipperf_runtime.training.llmtrain import arch
+from chipperf_runtime.training.llmtrain import arch, lora
 from chipperf_runtime.training.llmtrain.experts import ParallelExperts
 from chipperf_runtime.training.llmtrain.model import build_on_meta, materialize, parameter_indices
 from chipperf_runtime.training.llmtrain.parallel import (
@@ -60,6 +60,13 @@ class LLMSpec:
     presets: Mapping[str, Mapping[str, Any]]     # model_size -> config values
     prepare: str                                 # the case's prepare_data.py (for messages)
     moe: bool = False
+    lora: bool = False                           # LoRA fine-tuning: frozen base, peft adapters
+    attention: str = "sdpa"                      # the config's attn_implementation
+    # the meta-built model -> the case's computation (baichuan2_13b: ALiBi, NormHead)
+    adapt: Callable[[Any], Any] | None = None
+    no_tensor_parallel: str = ""                 # why tensor_parallel must be 1 ("": it may not)
+    # (data_dir, seq_len, vocab_size, prepare) -> the token windows
+    open_data: Callable[[Path, int, int, str], tokens.TokenDataset] = tokens.open_dataset
 
     def config_values(self, size: str) -> dict[str, Any]:
         return dict(self.presets[size])
@@ -78,8 +85,21 @@ def model_config(cfg: Config, spec: LLMSpec, dist: DistEnv) -> tuple[dict[str, A
         problems.append(f"seq_len {cfg.seq_len} must be 1..{values['max_position_embeddings']} "
                         f"for model_size {cfg.model_size!r}")
     problems += layout_problems(layout, dist.nproc_per_node, values)
+    if spec.lora:
+        problems += lora.lora_problems(cfg, values) + lora_layout_problems(layout)
+    if spec.no_tensor_parallel and layout.tensor_parallel > 1:
+        problems.append(f"tensor_parallel = {layout.tensor_parallel}: this case runs "
+                        f"tensor_parallel 1 only ({spec.no_tensor_parallel})")
     raise_problems(problems)
     return values, layout
+
+
+def lora_layout_problems(layout: Layout) -> list[str]:
+    """LoRA runs data parallel (FSDP2) only: the TP plan and the pipeline split name the base
+    layers, not peft's wrappers around them."""
+    return [f"{name} = {degree}: a LoRA case runs data parallel only (set it to 1)"
+            for name, degree in (("tensor_parallel", layout.tensor_parallel),
+                                 ("pipeline_parallel", layout.pipeline_parallel)) if degree > 1]
 
 
 def layout_of(cfg: Config, world_size: int) -> Layout:
@@ -108,10 +128,14 @@ def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: L
                 device: TorchDevice) -> tuple[nn.Module, Any, Pipeline | None]:
     """transformers' model on the meta device (this rank's pipeline stages of it),
     parallelised, materialised on the device; the pipeline schedule when there is one."""
-    config = spec.config_class(**values, attn_implementation="sdpa", use_cache=False)
+    config = spec.config_class(**values, attn_implementation=spec.attention, use_cache=False)
     full: Any = build_on_meta(spec.model_class, config)
+    if spec.adapt is not None:
+        full = spec.adapt(full)
     if cfg.activation_checkpointing:
         full.gradient_checkpointing_enable({"use_reentrant": False})
+    if spec.lora:
+        full = lora.add_lora(full, cfg)
     indices = parameter_indices(full)
     mesh = make_mesh(device.device.type, layout) if layout.world_size > 1 else None
     parts: list[Any] = split_stages(full, layout, mesh_rank(mesh, "pp")) \
@@ -121,6 +145,8 @@ def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: L
             apply_parallelism(part, decoder_layers(part), mesh, layout, DTYPES[cfg.dtype],
                               cfg.reshard_after_forward)
         materialize(part, device.device, cfg.seed, config.initializer_range, indices)
+        if spec.lora:
+            lora.init_adapters(part, cfg.seed, indices)
         part.train()
     if mesh is None or layout.pipeline_parallel == 1:
         return full, mesh, None
@@ -130,8 +156,9 @@ def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: L
 
 
 def optimizer(cfg: Config, model: nn.Module) -> tuple[torch.optim.Optimizer, Any]:
-    """AdamW, no weight decay on the RMSNorm weights; linear warmup then cosine."""
-    params = list(model.parameters())
+    """AdamW over the trained parameters (LoRA: the adapters only), no weight decay on the
+    RMSNorm weights; linear warmup then cosine."""
+    params = [p for p in model.parameters() if p.requires_grad]
     groups = [{"params": [p for p in params if p.ndim > 1], "weight_decay": cfg.weight_decay},
               {"params": [p for p in params if p.ndim <= 1], "weight_decay": 0.0}]
     opt = torch.optim.AdamW(groups, lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
@@ -156,15 +183,34 @@ def build_loop(cfg: Config, spec: LLMSpec, model: nn.Module, mesh: Any, layout: 
         aux_loss_coef=float(cfg.router_aux_loss_coef) if spec.moe else 0.0,
         own_shards=frozenset(id(p) for m in model.modules() if isinstance(m, ParallelExperts)
                              for p in m.parameters()),
-        stage_world=layout.world_size // layout.pipeline_parallel, pipeline=pipeline)
+        stage_world=layout.world_size // layout.pipeline_parallel, pipeline=pipeline,
+        # one process: no FSDP2 mixed-precision policy, so bf16 compute comes from autocast
+        autocast=DTYPES[cfg.dtype] if mesh is None and cfg.dtype != "fp32" else None)
+
+
+def parameter_counts(cfg: Config, spec: LLMSpec, values: Mapping[str, Any]) -> dict[str, int]:
+    """{"trainable", "total"} of the whole model (every stage), from ``llmtrain.arch``."""
+    base = arch.parameter_count(values)
+    if not spec.lora:
+        return {"trainable": base, "total": base}
+    adapters = arch.lora_params(values, cfg.lora_rank, cfg.lora_target_modules)
+    return {"trainable": adapters, "total": base + adapters}
+
+
+def flops_per_token(cfg: Config, spec: LLMSpec, values: Mapping[str, Any]) -> int:
+    """Training FLOPs per token (``llmtrain.arch``: 6N + attention, or LoRA's 4N_frozen +
+    6N_adapters + attention)."""
+    if spec.lora:
+        return arch.lora_train_flops_per_token(values, cfg.seq_len, cfg.lora_rank,
+                                               cfg.lora_target_modules)
+    return arch.train_flops_per_token(values, cfg.seq_len)
 
 
 def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None) -> None:
     driver = Driver.start(name, case_dir, argv)
     cfg, dist = driver.config, driver.dist
     values, layout = model_config(cfg, spec, dist)
-    data = tokens.open_dataset(driver.args.data_dir, cfg.seq_len, values["vocab_size"],
-                               spec.prepare)
+    data = spec.open_data(driver.args.data_dir, cfg.seq_len, values["vocab_size"], spec.prepare)
     tokens.check_batching(data, cfg.global_batch_size, cfg.micro_batch_size, layout.data_parallel)
     raise_problems(microbatch_problems(cfg, layout))
     threads = rank_threads(dist, cfg.cpu_threads)
@@ -175,13 +221,15 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     loop = build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline)
     goal = Goal("eval_loss", float(cfg.target_eval_loss[cfg.model_size]), higher_is_better=False,
                 details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
+    counts = parameter_counts(cfg, spec, values)
     driver.init_end(**device.describe(), threads=threads, architecture=values,
-                    parameters=arch.parameter_count(values), layout=layout.describe(),
-                    train_samples=len(data.train), eval_samples=len(data.eval))
+                    parameters=counts["total"], trainable_parameters=counts["trainable"],
+                    layout=layout.describe(), train_samples=len(data.train),
+                    eval_samples=len(data.eval))
     progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "tokens"))
     work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
     driver.finish(work_done=work_done, work_unit="tokens", metric=goal.metric(progress.value),
-                  flops_per_unit=arch.train_flops_per_token(values, cfg.seq_len), dtype=cfg.dtype,
-                  peak_memory_bytes=device.max_memory_allocated())
+                  flops_per_unit=flops_per_token(cfg, spec, values), dtype=cfg.dtype,
+                  peak_memory_bytes=device.max_memory_allocated(), parameters=counts)
     if tdist.is_initialized():
         tdist.destroy_process_group()

@@ -45,7 +45,7 @@ def materialize(model: Any, device: torch.device, seed: int, std: float,
             index, owner = indices[name], experts.get(name)
             shape = owner[0].full_shape(owner[1]) if owner else param.shape  # a DTensor's is global
             full = _initial(shape, seed, index, std, device, param.dtype)
-            _set_shard(param, owner[0].take(owner[1], full) if owner else full)
+            set_shard(param, owner[0].take(owner[1], full) if owner else full)
     rotary = model.model.rotary_emb
     model.model.rotary_emb = type(rotary)(config=model.config).to(device)
 
@@ -65,7 +65,7 @@ def _initial(shape: torch.Size, seed: int, index: int, std: float, device: torch
     return torch.empty(shape, device=device, dtype=dtype).normal_(0.0, std, generator=generator)
 
 
-def _set_shard(param: torch.Tensor, full: torch.Tensor) -> None:
+def set_shard(param: torch.Tensor, full: torch.Tensor) -> None:
     if isinstance(param, DTensor):
         shard = distribute_tensor(full, param.device_mesh, param.placements, src_data_rank=None)
         param.to_local().copy_(shard.to_local())

@@ -39,6 +39,8 @@ class Loop:
     own_shards: frozenset[int] = frozenset()             # ids of the experts' TP/EP slices
     stage_world: int = 1                                 # ranks holding one pipeline stage
     pipeline: Pipeline | None = None                     # the schedule, with pipeline stages
+    # compute dtype of a model FSDP does not wrap (one process): autocast; None: as stored
+    autocast: torch.dtype | None = None
     micro: int = field(default=0)
     step_no: int = field(default=0)
     losses: list[torch.Tensor] = field(default_factory=list)  # this step's cross entropies
@@ -71,8 +73,10 @@ def loss_of(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]
     """(training loss, next-token cross entropy) of one micro-batch."""
     inputs, targets = split(tokens, loop.device)
     moe = loop.aux_loss_coef > 0
-    out = loop.model(input_ids=inputs, output_router_logits=True) if moe else \
-        loop.model(input_ids=inputs)
+    with torch.autocast(loop.device.type, dtype=loop.autocast or torch.float32,
+                        enabled=loop.autocast is not None):
+        out = loop.model(input_ids=inputs, output_router_logits=True) if moe else \
+            loop.model(input_ids=inputs)
     logits = out.logits
     ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), targets.reshape(-1))
     aux = getattr(out, "aux_loss", None)

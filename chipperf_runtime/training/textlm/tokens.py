@@ -19,6 +19,12 @@ Or FlagPerf's layout for its Megatron/FlagScale LLM cases (``textlm.megatron``):
                                             last ``1 / EVAL_SHARE_DENOMINATOR`` of the train
                                             windows (at least one) is held out instead
 
+Or FlagPerf's layout for its DeepSpeed LLM cases (chatglm3_6b, baichuan2_13b:
+``flagperf_npy``)::
+
+    <data_dir>/<file>.npy   one 1-D token array (e.g. openwebtext_chatglm3_100M.npy); the
+                            last 1 / EVAL_SHARE_DENOMINATOR of its windows is held out
+
 A sample is ``seq_len + 1`` consecutive tokens of one shard (inputs and their next-token
 targets); shards are cut into non-overlapping samples at multiples of ``seq_len``.
 """
@@ -37,6 +43,7 @@ from chipperf_runtime.training.textlm.shards import (
     ShardKind,
     Windows,
     check_ids,
+    read_shard,
     read_shards,
     require_data_dir,
     unusable,
@@ -92,6 +99,29 @@ def open_megatron(data_dir: Path, seq_len: int, vocab_size: int, name: str,
         raise unusable(name, data_dir, [f"the eval split has no seq_len + 1 = {seq_len + 1} "
                                         "tokens"], layout)
     return TokenDataset(train, held, vocab_size)
+
+
+def flagperf_npy(filename: str) -> Callable[[Path, int, int, str], TokenDataset]:
+    """The opener of FlagPerf's DeepSpeed LLM cases' data (chatglm3_6b, baichuan2_13b): one
+    1-D token array ``<data_dir>/<filename>`` (their ``preprocess/data_process.py`` output,
+    e.g. ``openwebtext_chatglm3_100M.npy``), cut into windows, the last
+    1 / EVAL_SHARE_DENOMINATOR of them held out; ``open_dataset``'s layouts when the folder
+    has no such file."""
+    def open_npy(data_dir: Path, seq_len: int, vocab_size: int, prepare: str) -> TokenDataset:
+        path = Path(data_dir) / filename
+        if not path.is_file():
+            return open_dataset(data_dir, seq_len, vocab_size, prepare)
+        problems: list[str] = []
+        stream = read_shard(path, TOKEN_SHARDS, problems)
+        windows = Windows.of([stream] if stream is not None else [], seq_len)
+        if stream is not None and len(windows) < 2:
+            problems.append(f"{path} holds {len(stream)} tokens: fewer than two windows of "
+                            f"seq_len + 1 = {seq_len + 1} (one to train, one to evaluate)")
+        if problems:
+            raise unusable(filename, Path(data_dir), problems, f"(layout: {filename}, a 1-D "
+                           "token array, or " + LAYOUT[len("(layout: "):])
+        return _split_tail(windows, vocab_size)
+    return open_npy
 
 
 def eval_shards(data_dir: Path, problems: list[str]) -> np.ndarray | None:

@@ -1,0 +1,5 @@
+# llama2_7b_finetune / PyTorch on 8 NVIDIA H100s (80 GB) of one node: FlagPerf's per-GPU batch
+# (2 samples of 4096 tokens) with FSDP2 data parallel over the 8 GPUs. Global batch 16 x 4096.
+from config_common import *  # noqa: F403 - the settings every topology shares
+
+global_batch_size = 16
