@@ -1,0 +1,4 @@
+# tacotron2 / PyTorch on 1 NVIDIA H100 GPU (1 x 1): 128 utterances per GPU.
+from config_common import *  # noqa: F403
+
+global_batch_size = 128
