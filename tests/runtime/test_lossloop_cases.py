@@ -43,12 +43,13 @@ def test_tacotron2_full_size_is_dles_model_and_case_yaml_says_so() -> None:
 
 def test_tacotron2_reads_dles_filelists_and_symbols(tmp_path: Path) -> None:
     data = taco("taco_data")
-    assert data.text_ids("Hi, Bob!") == [45, 46, 6, 11, 39, 52, 39, 2]   # h i , _ b o b !
+    from chipperf_runtime.training.lossloop.ljspeech import read_filelist, text_ids
+    assert text_ids("Hi, Bob!") == [45, 46, 6, 11, 39, 52, 39, 2]   # h i , _ b o b !
     (tmp_path / "filelists").mkdir()
     (tmp_path / "mels").mkdir()
     torch.save(torch.zeros(80, 7), tmp_path / "mels" / "LJ001-0001.pt")
     (tmp_path / "filelists" / "train.txt").write_text("mels/LJ001-0001.pt|Printing, in the.\n")
-    rows = data.read_filelist(tmp_path, "filelists/train.txt")
+    rows = read_filelist(tmp_path, "filelists/train.txt")
     text, mel = data.MelText(rows, 80)[0]
     assert mel.shape == (80, 7) and len(text) == len("printing, in the.")
     batch = data.collate([(text, mel), (text[:3], mel[:, :4])])
@@ -56,4 +57,60 @@ def test_tacotron2_reads_dles_filelists_and_symbols(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="expected a \\[16, frames\\] tensor"):
         data.MelText(rows, 16)[0]
     with pytest.raises(DataError, match="filelists/val.txt does not exist"):
-        data.read_filelist(tmp_path, "filelists/val.txt")
+        read_filelist(tmp_path, "filelists/val.txt")
+
+
+# ---------------------------------------------------------------- waveglow
+
+def glow(name: str) -> ModuleType:
+    return load_case_module("waveglow/pytorch", name)
+
+
+def test_waveglow_full_size_is_the_papers_model_and_case_yaml_says_so() -> None:
+    model = glow("glow_model")
+    full = model.PRESETS["full"]
+    with torch.device("meta"):
+        net = model.waveglow(full)
+    row = full_size("waveglow/pytorch")
+    assert row["params"] == parameters(net) == 87_879_272     # the paper: 87.88 million
+    assert row["flops_per_unit"] == int(3 * model.forward_flops(full, full["segment_length"]))
+
+
+def test_waveglow_flow_is_invertible_in_its_log_determinant() -> None:
+    """At initialisation every coupling is the identity (WN's last layer is zero): z is the
+    rotated audio, log-scales are 0 and log|det W| is 0, so the loss is |audio|^2 / 2 per
+    sample."""
+    model = glow("glow_model")
+    tiny = model.PRESETS["tiny"]
+    net = model.waveglow(tiny)
+    audio = torch.randn(2, tiny["segment_length"])
+    mel = torch.randn(2, tiny["n_mel_channels"], tiny["segment_length"] // tiny["hop_length"] + 1)
+    z, log_s, log_det = net.flow(mel, audio)
+    assert float(log_s.detach()) == 0.0 and abs(float(log_det.detach())) < 1e-3
+    assert torch.allclose(net(mel, audio), (audio ** 2).sum() / 2 / audio.numel(), atol=1e-4)
+
+
+def test_waveglow_reads_dles_audio_filelists(tmp_path: Path) -> None:
+    data = glow("glow_data")
+    prepare = glow("prepare_data")
+    root = prepare.prepare(tmp_path / "lj", train=2, val=1)
+    opened = data.open_ljspeech_audio(root, "filelists/ljs_audio_text_train_filelist.txt",
+                                      "filelists/ljs_audio_text_val_filelist.txt",
+                                      glow("glow_model").PRESETS["tiny"])
+    mel, audio = opened.eval[0]
+    assert audio.shape == (1024,) and mel.shape == (16, 1024 // 64 + 1)
+    with pytest.raises(DataError, match="ljs_audio_text_test_filelist.txt does not exist"):
+        data.open_ljspeech_audio(root, "filelists/ljs_audio_text_test_filelist.txt", "x",
+                                 glow("glow_model").PRESETS["tiny"])
+
+
+def test_the_mel_filterbank_is_slaneys() -> None:
+    """Triangles on the Slaney mel scale (1 kHz is mel 15), each of area-normalised height."""
+    import numpy as np
+
+    from chipperf_runtime.training.lossloop.ljspeech import hz_to_mel, mel_filterbank, mel_to_hz
+
+    assert float(hz_to_mel(np.array(1000.0))) == 15.0
+    assert np.allclose(mel_to_hz(hz_to_mel(np.array([100.0, 4000.0]))), [100.0, 4000.0])
+    bank = mel_filterbank(22050, 1024, 80, 0.0, 8000.0)
+    assert bank.shape == (80, 513) and (bank >= 0).all() and (bank.max(axis=1) > 0).all()

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from taco_data import SYMBOLS, text_ids
+
+from chipperf_runtime.training.lossloop.ljspeech import SYMBOLS, text_ids
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

@@ -4,13 +4,12 @@
     <data_dir>/filelists/ljs_mel_text_val_filelist.txt
     <data_dir>/LJSpeech-1.1/mels/LJ001-0001.pt              torch.save'd [n_mel_channels, frames]
 
-(mel paths relative to <data_dir>). Transcripts become DLE's English symbol ids: the
-"english_cleaners" steps but number and abbreviation expansion (README: what differs).
+(mel paths relative to <data_dir>). Filelists and DLE's English symbol ids are
+``lossloop.ljspeech``'s (shared with waveglow).
 """
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -20,46 +19,11 @@ from torch import Tensor
 from torch.utils.data import Dataset
 
 from chipperf_runtime.training.driver import DataError
-from chipperf_runtime.training.driver.datadir import require_dir
+from chipperf_runtime.training.lossloop.ljspeech import Utterance, read_filelist, text_ids
 
 LAYOUT = ("<data_dir>/<training_files or validation_files>, lines '<mel .pt path>|<transcript>' "
           "(paths relative to <data_dir>), as DLE's ljs_mel_text_{train,val}_filelist.txt; mels "
           "torch.save'd [n_mel_channels, frames] (training/benchmarks/tacotron2/pytorch/README.md)")
-# DLE's english symbols: pad, special, punctuation, letters (then ARPAbet, unused by text)
-SYMBOLS = "_" + "-" + "!'(),.:;? " + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-SYMBOL_IDS = {s: i for i, s in enumerate(SYMBOLS)}
-
-
-def text_ids(text: str) -> list[int]:
-    """DLE's english_cleaners (ASCII, lower case, whitespace collapsed) without number and
-    abbreviation expansion, then its symbol ids; characters outside the symbols are dropped."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    cleaned = " ".join(ascii_text.lower().split())
-    return [SYMBOL_IDS[c] for c in cleaned if c in SYMBOL_IDS and c != "_"]
-
-
-@dataclass(frozen=True)
-class Utterance:
-    mel: Path
-    text: tuple[int, ...]
-
-
-def read_filelist(data_dir: Path, name: str) -> list[Utterance]:
-    path = require_dir(data_dir, "tacotron2 data dir", LAYOUT) / name
-    if not path.is_file():
-        raise DataError(f"{path} does not exist; expected layout: {LAYOUT}")
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        mel, sep, text = line.partition("|")
-        ids = tuple(text_ids(text))
-        if not sep or not ids:
-            raise DataError(f"{path}:{number}: expected '<mel path>|<transcript>', got {line!r}")
-        rows.append(Utterance(data_dir / mel, ids))
-    if not rows:
-        raise DataError(f"{path} lists no utterances; expected layout: {LAYOUT}")
-    return rows
 
 
 class MelText(Dataset):
@@ -71,11 +35,11 @@ class MelText(Dataset):
 
     def __getitem__(self, index: int) -> tuple[Tensor, Tensor]:
         row = self.rows[index]
-        return torch.tensor(row.text, dtype=torch.long), load_mel(row.mel, self.n_mels)
+        return torch.tensor(text_ids(row.text), dtype=torch.long), load_mel(row.path, self.n_mels)
 
     def frames(self) -> list[int]:
         """Each utterance's frame count, read from the files' headers (memory-mapped)."""
-        return [int(load_mel(row.mel, self.n_mels, mmap=True).shape[1]) for row in self.rows]
+        return [int(load_mel(row.path, self.n_mels, mmap=True).shape[1]) for row in self.rows]
 
 
 def load_mel(path: Path, n_mels: int, mmap: bool = False) -> Tensor:
@@ -123,8 +87,9 @@ class LJSpeech:
 
 def open_ljspeech(data_dir: Path, train_files: str, validation_files: str,
                   n_mels: int) -> LJSpeech:
-    train = MelText(read_filelist(data_dir, train_files), n_mels)
-    valid = MelText(read_filelist(data_dir, validation_files), n_mels)
+    train = MelText(read_filelist(data_dir, train_files, LAYOUT), n_mels)
+    valid = MelText(read_filelist(data_dir, validation_files, LAYOUT), n_mels)
     frames = train.frames()
-    return LJSpeech(train, valid, sum(len(r.text) for r in train.rows) / len(train.rows),
+    symbols = [len(text_ids(r.text)) for r in train.rows]
+    return LJSpeech(train, valid, sum(symbols) / len(symbols),
                     sum(frames) / len(frames))
