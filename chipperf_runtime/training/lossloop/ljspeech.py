@@ -11,11 +11,15 @@ import unicodedata
 import wave
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from chipperf_runtime.training.driver import DataError
 from chipperf_runtime.training.driver.datadir import require_dir
+
+if TYPE_CHECKING:
+    import torch
 
 FILELIST = ("<data_dir>/<filelist>, lines '<file path>|<transcript>' with paths relative to "
             "<data_dir>, as DLE's filelists/ljs_{mel,audio}_text_{train,val}_filelist.txt")
@@ -112,7 +116,7 @@ class MelSpec:
         return samples // self.hop_length + 1
 
 
-def mel_spectrogram(audio: np.ndarray, spec: MelSpec, basis: np.ndarray) -> "torch.Tensor":  # noqa: F821
+def mel_spectrogram(audio: np.ndarray, spec: MelSpec, basis: np.ndarray) -> torch.Tensor:
     """[n_mels, frames] log-mel of ``audio`` (centred frames, reflect padding)."""
     import torch
 
