@@ -114,3 +114,45 @@ def test_the_mel_filterbank_is_slaneys() -> None:
     assert np.allclose(mel_to_hz(hz_to_mel(np.array([100.0, 4000.0]))), [100.0, 4000.0])
     bank = mel_filterbank(22050, 1024, 80, 0.0, 8000.0)
     assert bank.shape == (80, 513) and (bank >= 0).all() and (bank.max(axis=1) > 0).all()
+
+
+# ---------------------------------------------------------------- dlrm
+
+def dlrm(name: str) -> ModuleType:
+    for dependency in ("dlrm_model", "dlrm_data"):
+        load_case_module("dlrm/pytorch", dependency)
+    return load_case_module("dlrm/pytorch", name, register_as=f"dlrm_{name}")
+
+
+def test_dlrm_full_size_is_dles_model_on_criteo_fl15_and_case_yaml_says_so() -> None:
+    model = dlrm("dlrm_model")
+    full = model.PRESETS["full"]
+    with torch.device("meta"):
+        net = model.dlrm(full, model.CRITEO_FL15)
+    row = full_size("dlrm/pytorch")
+    assert model.interactions(26, 128) == 480           # 27 x 26 / 2 + 128 = 479, padded to 8
+    assert row["params"] == parameters(net) == 128 * sum(model.CRITEO_FL15) + 2_369_921
+    assert row["flops_per_unit"] == int(3 * model.forward_flops(full, 26))
+
+
+def test_dlrm_reads_dles_split_binary_layout(tmp_path: Path) -> None:
+    data = dlrm("dlrm_data")
+    root = dlrm("prepare_data").prepare(tmp_path / "criteo", train=64, val=16)
+    opened = data.open_criteo(root, "train", "validation")
+    assert len(opened.cardinalities) == 26 and len(opened.train) == 64
+    numerical, categorical, click = data.collate(opened.train.__getitems__(list(range(8, 16))))
+    assert numerical.shape == (8, 13) and categorical.shape == (8, 26) and click.shape == (8,)
+    assert (categorical < torch.tensor(opened.cardinalities)).all()
+    gathered = data.collate(opened.train.__getitems__([3, 9]))
+    assert torch.equal(gathered[1][1], data.collate(opened.train[9])[1][0])
+    with pytest.raises(DataError, match="no split 'test' in source_spec"):
+        data.open_criteo(root, "train", "test")
+    (root / "validation" / "label.bin").unlink()
+    with pytest.raises(DataError, match="validation/label.bin does not exist"):
+        data.open_criteo(root, "train", "validation")
+
+
+def test_dlrm_auc_from_histograms_is_the_rank_statistic() -> None:
+    run = dlrm("run_pretraining")
+    # positives in bins 2 and 3, negatives in bins 1 and 2: 3 of 4 pairs won, 1 tie
+    assert run.auc_from_histograms([0, 0, 1, 1], [0, 1, 1, 0]) == (0.5 + 1 + 1 + 1) / 4

@@ -37,13 +37,16 @@ class LossCase:
     """What differs between the loss-loop cases."""
 
     presets: Mapping[str, Preset]
-    build: Callable[[Preset], nn.Module]                 # forward(*batch) -> mean loss
+    build: Callable[[Preset, CaseData], nn.Module]       # forward(*batch) -> mean loss
     open_data: Callable[[Path, Config, Preset], CaseData]
     forward_flops: Callable[[Preset, CaseData], float]   # per training sample
     metric: str = "val_loss"
     higher_is_better: bool = False
     evaluate: Evaluate = mean_loss
     find_unused: bool = False                            # DDP: parameters a step may skip
+    shuffle: bool = True                                 # False: train in the files' order
+    # (model, config, on an accelerator) -> the optimizer; default AdamW (hftext.case)
+    optimizer: Callable[[nn.Module, Config, bool], torch.optim.Optimizer] = optimizer_for
 
 
 def check_config(cfg: Config, case: LossCase) -> Preset:
@@ -62,13 +65,14 @@ def build_loop(cfg: Config, dist: DistEnv, device: TorchDevice, case: LossCase,
                net: nn.Module, data: CaseData) -> Loop:
     wrapped = DistributedDataParallel(net, find_unused_parameters=case.find_unused) \
         if dist.distributed else net
-    optimizer = optimizer_for(wrapped, cfg, fused=device.is_accelerator)
+    optimizer = case.optimizer(wrapped, cfg, device.is_accelerator)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(cfg))
     per_rank = split_batch(cfg.global_batch_size, dist.world_size)
     return Loop(model=wrapped, optimizer=optimizer, scheduler=scheduler, device=device.device,
                 dtype=cfg.dtype, grad_clip_norm=float(cfg.grad_clip_norm),
                 train_epoch=lambda epoch: train_loader(data, cfg.global_batch_size, dist,
-                                                       cfg.seed, epoch, cfg.num_workers),
+                                                       cfg.seed, epoch, cfg.num_workers,
+                                                       case.shuffle),
                 eval_set=eval_batches(data, per_rank, cfg.eval_samples, dist),
                 evaluator=case.evaluate)
 
@@ -84,7 +88,7 @@ def main(model_name: str, case_dir: Path, case: LossCase, argv: list[str] | None
     device = init_distributed(dist)
     driver.set_sync(device.synchronize)
     torch.manual_seed(cfg.seed)
-    net = case.build(preset).to(device.device)
+    net = case.build(preset, data).to(device.device)
     forward = case.forward_flops(preset, data)
     loop = build_loop(cfg, dist, device, case, net, data)
     goal = Goal(case.metric, float(cfg.target[cfg.model_size]), case.higher_is_better)

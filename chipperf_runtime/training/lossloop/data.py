@@ -36,9 +36,11 @@ class GlobalBatches:
     rank: int
     world: int
     seed: int
+    shuffle: bool = True
 
     def __iter__(self) -> Iterator[list[int]]:
-        order = np.random.default_rng(self.seed).permutation(self.size)
+        order = np.random.default_rng(self.seed).permutation(self.size) if self.shuffle \
+            else np.arange(self.size)
         per = split_batch(self.global_batch, self.world)
         for start in range(0, self.size - self.global_batch + 1, self.global_batch):
             first = start + self.rank * per
@@ -55,9 +57,9 @@ def require_batches(data: CaseData, global_batch: int, where: str) -> None:
 
 
 def train_loader(data: CaseData, global_batch: int, dist: DistEnv, seed: int, epoch: int,
-                 workers: int) -> DataLoader:
+                 workers: int, shuffle: bool = True) -> DataLoader:
     sampler = GlobalBatches(len(data.train), global_batch, dist.rank,  # type: ignore[arg-type]
-                            dist.world_size, seed + epoch)
+                            dist.world_size, seed + epoch, shuffle)
     return DataLoader(data.train, batch_sampler=sampler, collate_fn=data.collate,
                       num_workers=workers)
 
@@ -70,5 +72,11 @@ def eval_indices(total: int, limit: int, rank: int, world: int) -> Sequence[int]
 def eval_batches(data: CaseData, per_rank: int, limit: int, dist: DistEnv) -> list[tuple[Any, ...]]:
     """This rank's eval batches, read once (the eval set is small beside the train set)."""
     mine = list(eval_indices(len(data.eval), limit, dist.rank, dist.world_size))  # type: ignore[arg-type]
-    return [data.collate([data.eval[i] for i in mine[start:start + per_rank]])
-            for start in range(0, len(mine), per_rank)]
+    return [fetch(data, mine[start:start + per_rank]) for start in range(0, len(mine), per_rank)]
+
+
+def fetch(data: CaseData, indices: list[int]) -> tuple[Any, ...]:
+    """One eval batch, read as torch's DataLoader reads one (``__getitems__`` when the
+    dataset has it)."""
+    many = getattr(data.eval, "__getitems__", None)
+    return data.collate(many(indices) if many else [data.eval[i] for i in indices])

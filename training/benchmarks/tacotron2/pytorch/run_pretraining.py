@@ -28,7 +28,8 @@ def flops(preset: Mapping[str, Any], data: CaseData) -> float:
     return forward_flops(preset, data.mean_text, data.mean_frames)
 
 
-CASE = LossCase(presets=PRESETS, build=tacotron2, open_data=open_data, forward_flops=flops)
+CASE = LossCase(presets=PRESETS, build=lambda preset, data: tacotron2(preset),
+                open_data=open_data, forward_flops=flops)
 
 if __name__ == "__main__":
     run_case(lambda: main("tacotron2", CASE_DIR, CASE), quick_exit=True)

@@ -27,7 +27,8 @@ def flops(preset: Mapping[str, Any], data: CaseData) -> float:
     return forward_flops(preset, preset["segment_length"])
 
 
-CASE = LossCase(presets=PRESETS, build=waveglow, open_data=open_data, forward_flops=flops)
+CASE = LossCase(presets=PRESETS, build=lambda preset, data: waveglow(preset),
+                open_data=open_data, forward_flops=flops)
 
 if __name__ == "__main__":
     run_case(lambda: main("waveglow", CASE_DIR, CASE), quick_exit=True)
