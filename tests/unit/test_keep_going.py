@@ -88,7 +88,8 @@ def test_flagperf_s_whole_case_list_keeps_going_over_its_vendor_configs(tmp_path
     --keep-going the 19 keys of cases chipperf has (and an nvidia config for) plan, and each
     other key is skipped for a case, framework or config chipperf lacks, never for a parameter
     (tacotron2:pytorch_1.13:A100:1:8 and dlrm:pytorch_1.10:A100:1:8 among them). Three of the
-    19 are FlagPerf's Megatron/FlagScale keys planned as chipperf's torch-native case (llama3_8B:megatron_core060:A100:1:8, mixtral_8x7B:flagscale_2409:H100:4:8,
+    19 are FlagPerf's Megatron/FlagScale keys planned as chipperf's torch-native case
+    (llama3_8B:megatron_core060:A100:1:8, mixtral_8x7B:flagscale_2409:H100:4:8,
     aquila2_7b:flagscale:A100:1:8), with the note saying so."""
     import re
     import sys
