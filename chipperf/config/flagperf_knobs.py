@@ -83,6 +83,7 @@ DERIVED: dict[str, tuple[Derivation, ...]] = {
     "gpt2:pytorch": _TEXT,
     "t5_small:pytorch": _TEXT,
     "tacotron2:pytorch": (GLOBAL_BATCH, MAX_STEPS),
+    "moflow:pytorch": _TEXT,
 }
 
 # ---------------------------------------------------------------- no effect, with why

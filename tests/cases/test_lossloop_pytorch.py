@@ -26,7 +26,7 @@ def prepared(case: Case, out: Path) -> Path:
     return module.prepare(out)
 
 
-@pytest.mark.parametrize("model", ["tacotron2", "waveglow", "dlrm"])
+@pytest.mark.parametrize("model", ["tacotron2", "waveglow", "dlrm", "moflow"])
 def test_the_ci_preset_converges_on_generated_data(model: str, tmp_path: Path) -> None:
     case = Case(model, "pytorch")
     result = case.run_config(prepared(case, tmp_path / "data"), "--set", "cpu_threads=1")

@@ -156,3 +156,43 @@ def test_dlrm_auc_from_histograms_is_the_rank_statistic() -> None:
     run = dlrm("run_pretraining")
     # positives in bins 2 and 3, negatives in bins 1 and 2: 3 of 4 pairs won, 1 tie
     assert run.auc_from_histograms([0, 0, 1, 1], [0, 1, 1, 0]) == (0.5 + 1 + 1 + 1) / 4
+
+
+# ---------------------------------------------------------------- moflow
+
+def moflow(name: str) -> ModuleType:
+    for dependency in ("moflow_model", "moflow_data"):
+        load_case_module("moflow/pytorch", dependency)
+    return load_case_module("moflow/pytorch", name, register_as=f"moflow_{name}")
+
+
+def test_moflow_full_size_is_dles_zinc250k_model_and_case_yaml_says_so() -> None:
+    model = moflow("moflow_model")
+    full = model.PRESETS["full"]
+    with torch.device("meta"):
+        net = model.moflow(full)
+    # closed form: per bond flow ActNorm(1600) + convs 800-512-512-1600 (3x3) with 2 batch
+    # norms; per atom flow ActNorm(40 atoms) + graph conv 10->256 (self + 4 bond types),
+    # linears 256-512-64-20 and 3 batch norms over the 40 atoms; one learned log-variance
+    bond = 2 * 1600 + (800 * 512 * 9 + 512) + 2 * 512 + (512 * 512 * 9 + 512) + 2 * 512 \
+        + (512 * 1600 * 9 + 1600)
+    atom = 2 * 40 + (10 * 256 + 256) + (10 * 1024 + 1024) + 3 * 2 * 40 + (256 * 512 + 512) \
+        + (512 * 64 + 64) + (64 * 20 + 20)
+    row = full_size("moflow/pytorch")
+    assert row["params"] == parameters(net) == 10 * bond + 38 * atom + 1 == 141_108_089
+    assert row["flops_per_unit"] == int(3 * model.forward_flops(full))
+
+
+def test_moflow_reads_dles_zinc_layout(tmp_path: Path) -> None:
+    data = moflow("moflow_data")
+    root = moflow("prepare_data").prepare(tmp_path / "zinc", count=20, valid=4)
+    opened = data.open_zinc(root, "zinc250k", 8)
+    assert (len(opened.train), len(opened.eval)) == (16, 4)
+    x, adj = opened.train[0]
+    assert x.shape == (8, 10) and adj.shape == (4, 8, 8)
+    assert torch.equal(x.sum(1), torch.ones(8)) and torch.equal(adj.sum(0), torch.ones(8, 8))
+    assert torch.equal(adj[:, 0, 0], torch.tensor([1.0, 0, 0, 0]))    # no self bond
+    with pytest.raises(DataError, match="at most 2"):
+        data.open_zinc(root, "zinc250k", 2)
+    with pytest.raises(DataError, match="qm9_relgcn_kekulized_ggnp.npz does not exist"):
+        data.open_zinc(root, "qm9", 8)

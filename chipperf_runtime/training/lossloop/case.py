@@ -51,7 +51,7 @@ class LossCase:
 
 def check_config(cfg: Config, case: LossCase) -> Preset:
     """The preset of ``model_size``; every configuration problem in one ConfigError."""
-    problems = size_problems(cfg, case.presets, "target") + dtype_problems(cfg, DTYPES)
+    problems = target_problems(cfg, case) + dtype_problems(cfg, DTYPES)
     problems += count_problems(cfg, ("global_batch_size", "max_steps", "eval_every_steps"))
     if cfg.lr_decay not in LR_DECAYS:
         problems.append(f"lr_decay {cfg.lr_decay!r} is unknown: use one of {', '.join(LR_DECAYS)}")
@@ -59,6 +59,18 @@ def check_config(cfg: Config, case: LossCase) -> Preset:
         problems.append(f"num_workers = {cfg.num_workers} must be 0 or more")
     raise_problems(problems)
     return case.presets[cfg.model_size]
+
+
+def target_problems(cfg: Config, case: LossCase) -> list[str]:
+    """``model_size`` must name a preset with a target, unless the run is in performance mode
+    (a model size with no established target trains for throughput only: moflow's full size)."""
+    if cfg.model_size not in case.presets or cfg.model_size in cfg.target:
+        return size_problems(cfg, case.presets, "target")
+    if cfg.run_mode == "performance":
+        return []
+    return [f"target has no value for model_size {cfg.model_size!r}: no convergence target is "
+            f"established for it; set run_mode = 'performance' (with perf_warmup_steps and "
+            f"timed_steps) for a throughput run"]
 
 
 def build_loop(cfg: Config, dist: DistEnv, device: TorchDevice, case: LossCase,
@@ -91,7 +103,7 @@ def main(model_name: str, case_dir: Path, case: LossCase, argv: list[str] | None
     net = case.build(preset, data).to(device.device)
     forward = case.forward_flops(preset, data)
     loop = build_loop(cfg, dist, device, case, net, data)
-    goal = Goal(case.metric, float(cfg.target[cfg.model_size]), case.higher_is_better)
+    goal = Goal(case.metric, float(cfg.target.get(cfg.model_size, "nan")), case.higher_is_better)
     driver.init_end(**device.describe(), threads=threads, architecture=dict(preset),
                     parameters=sum(p.numel() for p in net.parameters()),
                     forward_flops_per_sample=forward, **data.describe())
