@@ -43,6 +43,16 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # global-norm clip); not eval_steps, which counts micro-batches there
     "wav2vec2:pytorch": {"lr": "learning_rate", "max_update": "max_steps",
                          "warmup_updates": "warmup_steps", "clip_norm": "grad_clip_norm"},
+    # FlagPerf training/benchmarks/tacotron2/pytorch/config/_base.py: grad_clip_thresh (the
+    # global-norm clip)
+    "tacotron2:pytorch": {"grad_clip_thresh": "grad_clip_norm"},
+    # FlagPerf training/benchmarks/dlrm/pytorch/config/_base.py: lr (the SGD rate), train_data
+    # and eval_data (the splits' folder names)
+    "dlrm:pytorch": {"lr": "learning_rate", "train_data": "train_split", "eval_data": "eval_split"},
+    # FlagPerf training/benchmarks/moflow/pytorch/config/_base.py: lr, beta1, beta2 (Adam's),
+    # clip (the global-norm clip)
+    "moflow:pytorch": {"lr": "learning_rate", "beta1": "adam_beta1", "beta2": "adam_beta2",
+                       "clip": "grad_clip_norm"},
     # FlagPerf training/benchmarks/{vit,efficientnet}/pytorch/config/_base.py: epochs and
     # lr_warmup_epochs (torchvision's reference recipe), swin_transformer's train_epochs,
     # mobilenetv2's max_epoch: the epochs trained, and of linear warmup

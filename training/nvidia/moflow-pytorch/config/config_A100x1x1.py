@@ -1,0 +1,2 @@
+# moflow / PyTorch on 1 NVIDIA A100 GPU (1 x 1): 512 molecules per GPU (the default global batch).
+from config_common import *  # noqa: F403

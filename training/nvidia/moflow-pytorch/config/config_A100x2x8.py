@@ -1,0 +1,4 @@
+# moflow / PyTorch on 16 NVIDIA A100 GPUs (2 x 8): 512 molecules per GPU.
+from config_common import *  # noqa: F403
+
+global_batch_size = 8192
