@@ -2,9 +2,13 @@
 
 FP64/FP32/FP16/BF16 use ``torch.matmul`` with full-precision float32 (TF32 off); TF32 is
 float32 with ``torch.set_float32_matmul_precision("high")`` on an accelerator; INT8 is
-``torch._int_mm`` (int32 accumulate); FP8 is ``torch._scaled_mm`` on e4m3 operands (bf16
-out). Each dtype is first tried once on a small problem: an error there, or the device
-layer saying the dtype is not supported, makes the spec unsupported with that reason.
+``torch._int_mm`` (int8 x int8 -> int32) with B column-major, the layout cuBLASLt's integer
+tensor-core (IMMA) kernels take: with a row-major B the same call measured 132.6 TOPS on an
+H100 (pytorch/pytorch#165230 reports the penalty); its sizes must satisfy its rule (M > 16,
+K and N multiples of 8). FP8 is ``torch._scaled_mm`` on e4m3 operands (bf16 out). Each
+dtype is first tried once on a small problem: an error there, or the device layer saying
+the dtype is not supported, makes the spec unsupported with that reason. FINISHED's
+``method.kernel`` names what ran (``kernel``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections.abc import Callable
 import torch
 
 from chipperf_runtime.base.device import allocate, check_fits, facts, open_device
-from chipperf_runtime.bench.case import BenchCase, Unsupported, common_finished
+from chipperf_runtime.bench.case import BenchCase, BenchError, Unsupported, common_finished
 from chipperf_runtime.bench.peaks import flops_peak, share
 from chipperf_runtime.bench.timing import Loop, run_window, warm
 from chipperf_runtime.device.torch import TorchDevice
@@ -33,8 +37,7 @@ def operands(name: str, m: int, n: int, k: int, device: torch.device
     """The GEMM of dtype ``name`` on fresh operands, as a no-argument callable."""
     dtype = DTYPES[name][0]
     if name == "INT8":
-        a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device=device)
-        b = torch.randint(-128, 128, (k, n), dtype=torch.int8, device=device)
+        a, b = int8_operands(m, n, k, device)
         return lambda: torch._int_mm(a, b)
     if name == "FP8":
         a = torch.randn(m, k, device=device).to(dtype)
@@ -45,6 +48,50 @@ def operands(name: str, m: int, n: int, k: int, device: torch.device
     b = torch.randn(k, n, device=device, dtype=dtype)
     out = torch.empty(m, n, device=device, dtype=dtype)
     return lambda: torch.matmul(a, b, out=out)
+
+
+def int8_operands(m: int, n: int, k: int, device: torch.device
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random int8 A[M,K] row-major and B[K,N] column-major (a view of a contiguous [N,K])."""
+    a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device=device)
+    return a, torch.randint(-128, 128, (n, k), dtype=torch.int8, device=device).t()
+
+
+def int8_size_problems(m: int, n: int, k: int) -> list[str]:
+    """What breaks ``torch._int_mm``'s size rule (ATen's checks: M > 16, K and N positive
+    multiples of 8), one line each; [] when the sizes fit."""
+    problems = [] if m > 16 else [f"M={m} must be above 16"]
+    return problems + [f"{what}={v} must be a positive multiple of 8"
+                       for what, v in (("K", k), ("N", n)) if v <= 0 or v % 8]
+
+
+def kernel(name: str, device: TorchDevice) -> str:
+    """The call a dtype's GEMM makes and, for INT8, the library kernel it reaches here."""
+    if name == "FP8":
+        return "torch._scaled_mm, e4m3 x e4m3 -> bf16, B column-major"
+    if name != "INT8":
+        return f"torch.matmul, {DTYPES[name][0]}"
+    return f"torch._int_mm, int8 x int8 -> int32, B column-major: {int8_path(device)}"
+
+
+def int8_path(device: TorchDevice) -> str:
+    """Which implementation ``torch._int_mm`` dispatches to on this device."""
+    if device.type == "cuda":
+        if torch.version.hip:
+            return "hipBLASLt int8 GEMM (ROCm)"
+        return "cuBLASLt int8 GEMM on the integer tensor cores (IMMA)"
+    if device.type == "cpu":
+        if torch.backends.mkldnn.is_available() and torch.backends.mkldnn.enabled:
+            return "oneDNN s8 x s8 -> s32 matmul on the CPU (no integer tensor cores)"
+        return "ATen's int8 loop on the CPU (oneDNN not enabled in this torch)"
+    return f"the {device.type} plug-in's torch._int_mm kernel"
+
+
+def check_sizes(case: BenchCase, name: str, m: int, n: int, k: int) -> None:
+    problems = int8_size_problems(m, n, k) if name == "INT8" else []
+    if problems:
+        raise BenchError(f"{case.name}: torch._int_mm cannot take {m}x{k}x{n}: "
+                         f"{'; '.join(problems)}: change M, N, K in the vendor config")
 
 
 def precision(name: str, device: TorchDevice) -> None:
@@ -79,6 +126,7 @@ def measure(case: BenchCase) -> None:
     precision(name, device)
     probe(name, device)
     m, n, k = (case.setting(x, 4096) for x in ("M", "N", "K"))
+    check_sizes(case, name, m, n, k)
     loop = Loop(case.setting("warmup", 3), case.setting("iters", 10),
                 case.setting("min_time_s", 1.0, float))
     size = DTYPES[name][0].itemsize
@@ -104,7 +152,8 @@ def measure(case: BenchCase) -> None:
                           DTYPES[name][1], 1.0, memory),
         "converged": True,
         "method": {"what": "C = A @ B, 2*M*N*K FLOPs per GEMM", "M": m, "N": n, "K": k,
-                   "dtype": name, **loop.describe(), "iterations": timed.iterations,
+                   "dtype": name, "kernel": kernel(name, device), **loop.describe(),
+                   "iterations": timed.iterations,
                    "timing": "wall clock over the whole loop, device synchronized at both ends"},
         **share(tflops * 1e12, peak), **bare,
     })

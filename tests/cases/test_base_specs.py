@@ -28,6 +28,9 @@ def test_gemm_per_dtype(dtype: str) -> None:
     # flops counted = 2*M*N*K per GEMM, and the figure is that over the timed window
     m = value["method"]
     assert value["work_done"] == 2 * m["M"] * m["N"] * m["K"] * m["iterations"]
+    # the call, and for INT8 the CPU path torch._int_mm took (tests/runtime/test_base_gemm.py)
+    assert m["kernel"].startswith("torch._int_mm" if dtype == "INT8" else "torch.")
+    assert dtype != "INT8" or m["kernel"].endswith("on the CPU (no integer tensor cores)")
     assert value["value"] == pytest.approx(value["work_done"] / value["train_time_s"] / 1e12)
     # the cpu vendor's sheets have no peak: the share is absent with the reason, not 0
     assert value["share_of_peak"] is None and "no " in value["share_reason"]
