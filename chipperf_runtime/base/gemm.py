@@ -17,10 +17,12 @@ from collections.abc import Callable
 
 import torch
 
+from chipperf_runtime.base import blas
 from chipperf_runtime.base.device import allocate, check_fits, facts, open_device
 from chipperf_runtime.bench.case import BenchCase, BenchError, Unsupported, common_finished
 from chipperf_runtime.bench.peaks import flops_peak, share
 from chipperf_runtime.bench.timing import Loop, run_window, warm
+from chipperf_runtime.device import usable_cores
 from chipperf_runtime.device.torch import TorchDevice
 
 # FlagPerf dtype name -> (torch dtype of the operands, spec-sheet dtype)
@@ -123,6 +125,9 @@ def probe(name: str, device: TorchDevice) -> None:
 def measure(case: BenchCase) -> None:
     name = case.name.split("-", 1)[1]
     device = open_device(case)
+    if not device.is_accelerator and case.local_rank > 0:
+        return      # a host's CPU is one chip: its local rank 0 measures it with every core
+    threads = use_cores(case, device)
     precision(name, device)
     probe(name, device)
     m, n, k = (case.setting(x, 4096) for x in ("M", "N", "K"))
@@ -142,18 +147,52 @@ def measure(case: BenchCase) -> None:
     tflops = flops / timed.seconds / 1e12
     peak = flops_peak(case.vendor, case.chip, DTYPES[name][1])
     memory = device.max_memory_allocated()
-    del gemm                                      # the reference allocates its own operands
-    from chipperf_runtime.base import reference  # it imports this module
-
-    bare = reference.beside(case, lambda s: reference.gemm(device, name, m, s))
+    del gemm                                      # the references allocate their own operands
     case.finish({
-        "spec": case.name, "world_size": 1, "ranks_measuring": case.world_size,
+        "spec": case.name, "world_size": 1, "ranks_measuring": measuring(case, device),
         **common_finished(tflops, "TFLOP/s", flops, "FLOP", timed.seconds,
                           DTYPES[name][1], 1.0, memory),
         "converged": True,
         "method": {"what": "C = A @ B, 2*M*N*K FLOPs per GEMM", "M": m, "N": n, "K": k,
-                   "dtype": name, "kernel": kernel(name, device), **loop.describe(),
-                   "iterations": timed.iterations,
+                   "dtype": name, "kernel": kernel(name, device), "threads": threads,
+                   **loop.describe(), "iterations": timed.iterations,
                    "timing": "wall clock over the whole loop, device synchronized at both ends"},
-        **share(tflops * 1e12, peak), **bare,
+        **share(tflops * 1e12, peak), **references(case, device, name, (m, n, k), tflops),
     })
+
+
+def use_cores(case: BenchCase, device: TorchDevice) -> int | None:
+    """On the host CPU, torch's threads for the GEMM: every usable core, or the vendor
+    config's ``threads`` (torchrun's OMP_NUM_THREADS=1 for several ranks is not the chip's
+    width). None on an accelerator."""
+    if device.is_accelerator:
+        return None
+    threads = case.setting("threads", usable_cores())
+    torch.set_num_threads(threads)
+    return threads
+
+
+def measuring(case: BenchCase, device: TorchDevice) -> int:
+    """Processes that measured the GEMM: every rank on accelerators, one per host on the CPU."""
+    return case.world_size if device.is_accelerator else \
+        max(1, case.world_size // max(1, case.local_world_size))
+
+
+def references(case: BenchCase, device: TorchDevice, name: str, mnk: tuple[int, int, int],
+               tflops: float) -> dict:
+    """What is timed right after the window: the bare torch loop (``reference``) and, on the
+    host CPU, numpy's GEMM of the same sizes with as many threads (``numpy_reference``,
+    ``ratio_to_numpy``), or why there is none (``numpy_reference_reason``)."""
+    from chipperf_runtime.base import reference  # it imports this module
+
+    out = reference.beside(case, lambda s: reference.gemm(device, name, mnk[0], s))
+    why = "numpy runs on the host CPU, not on this device" if device.is_accelerator else \
+        blas.why_none(name)
+    if why:
+        return {**out, "numpy_reference_reason": why}
+    out.update(reference.beside(
+        case, lambda s: blas.measure_in_child(name, *mnk, s, torch.get_num_threads()),
+        "numpy_reference", "numpy's GEMM"))
+    if "numpy_reference" in out:
+        out["ratio_to_numpy"] = tflops / out["numpy_reference"]["value"]
+    return out

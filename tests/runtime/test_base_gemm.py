@@ -51,3 +51,40 @@ def test_the_int8_path_is_chosen_by_device(monkeypatch, kind: str, hip: str | No
 ])
 def test_int8_sizes_follow_int_mm_s_rule(m: int, n: int, k: int, problems: list[str]) -> None:
     assert gemm.int8_size_problems(m, n, k) == problems
+
+
+def _case(monkeypatch, **env: str):  # noqa: ANN202
+    from argparse import Namespace
+
+    from chipperf_runtime.bench.case import BenchCase
+
+    monkeypatch.setenv("CHIPPERF_DEVICE", "cpu")
+    args = Namespace(extern_config_dir="", extern_config_file="", chip="xeon")
+    return BenchCase("base", "computation-FP32", args, environ={"CHIPPERF_DEVICE": "cpu", **env})
+
+
+def test_on_the_cpu_local_rank_0_measures_with_every_core_and_the_others_sit_out(
+        monkeypatch, capsys) -> None:
+    from chipperf_runtime.device import usable_cores
+
+    second = _case(monkeypatch, RANK="1", LOCAL_RANK="1", WORLD_SIZE="4", LOCAL_WORLD_SIZE="2")
+    assert gemm.measure(second) is None and capsys.readouterr().out == ""
+    first = _case(monkeypatch, RANK="0", LOCAL_RANK="0", WORLD_SIZE="4", LOCAL_WORLD_SIZE="2")
+    cpu = open_torch_device(0)
+    before = torch.get_num_threads()
+    try:
+        assert gemm.use_cores(first, cpu) == usable_cores() == torch.get_num_threads()
+        first.settings["threads"] = 1
+        assert gemm.use_cores(first, cpu) == 1 == torch.get_num_threads()
+    finally:
+        torch.set_num_threads(before)
+    assert gemm.measuring(first, cpu) == 2                   # one per host: 4 ranks, 2 a host
+    assert gemm.measuring(first, SimpleNamespace(is_accelerator=True)) == 4  # type: ignore[arg-type]
+
+
+def test_numpy_is_the_reference_only_where_it_has_a_blas_gemm() -> None:
+    from chipperf_runtime.base import blas
+
+    assert blas.why_none("FP32") is None and blas.why_none("FP64") is None
+    assert blas.why_none("BF16") == ("numpy has no BLAS GEMM in BF16 (only FP32, FP64): no "
+                                     "numpy figure beside it")

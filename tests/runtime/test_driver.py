@@ -441,7 +441,8 @@ def test_interface_towards_loopback() -> None:
     (None, "x", 10**6, 1),     # never below 1
 ])
 def test_rank_threads(configured, omp, nproc, expected) -> None:
-    from chipperf_runtime.training.driver.dist import rank_threads, usable_cores
+    from chipperf_runtime.device import usable_cores
+    from chipperf_runtime.training.driver.dist import rank_threads
 
     dist = DistEnv(world_size=nproc, nproc_per_node=nproc)
     got = rank_threads(dist, configured, environ={"OMP_NUM_THREADS": omp})
