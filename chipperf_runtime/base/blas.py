@@ -6,7 +6,7 @@
 (OpenBLAS in numpy's wheels). It runs in a child process whose BLAS thread count is set in
 its environment before numpy loads (``OPENBLAS_NUM_THREADS`` and kin: the case process may
 run under torchrun's ``OMP_NUM_THREADS=1``, and torch's own thread pool shares it), timed with
-base/'s loop (``chipperf_runtime.bench.timing``). Prints one JSON line: value (TFLOP/s), unit,
+base/'s loop (``chipperf_runtime.timing``). Prints one JSON line: value (TFLOP/s), unit,
 method, threads, blas, iterations, seconds. No torch here.
 """
 
@@ -19,8 +19,8 @@ import subprocess
 import sys
 from typing import Any
 
-from chipperf_runtime.bench.timing import Loop, run_window, warm
 from chipperf_runtime.device import usable_cores
+from chipperf_runtime.timing import Loop, run_window, warm
 
 NUMPY_DTYPES = {"FP32": "float32", "FP64": "float64"}
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",

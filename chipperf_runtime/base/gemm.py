@@ -21,9 +21,9 @@ from chipperf_runtime.base import blas
 from chipperf_runtime.base.device import allocate, check_fits, facts, open_device
 from chipperf_runtime.bench.case import BenchCase, BenchError, Unsupported, common_finished
 from chipperf_runtime.bench.peaks import flops_peak, share
-from chipperf_runtime.bench.timing import Loop, run_window, warm
 from chipperf_runtime.device import usable_cores
 from chipperf_runtime.device.torch import TorchDevice
+from chipperf_runtime.timing import Loop, run_window, warm
 
 # FlagPerf dtype name -> (torch dtype of the operands, spec-sheet dtype)
 DTYPES: dict[str, tuple[torch.dtype, str]] = {

@@ -22,8 +22,8 @@ import torch
 from chipperf_runtime.base.gemm import DTYPES, operands, precision
 from chipperf_runtime.base.memory import copier
 from chipperf_runtime.bench.case import BenchCase
-from chipperf_runtime.bench.timing import Loop, Timed, run_window, warm
 from chipperf_runtime.device.torch import TorchDevice, open_torch_device
+from chipperf_runtime.timing import Loop, Timed, run_window, warm
 
 
 def timed(fn: Callable[[], object], device: TorchDevice, seconds: float) -> Timed:

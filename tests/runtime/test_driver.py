@@ -248,14 +248,14 @@ def test_process_start_defaults_to_this_process_start() -> None:
     import time
 
     code = ("import time; time.sleep(0.6); "
-            "from chipperf_runtime.training.driver.timing import seconds_since_process_start as s; "
+            "from chipperf_runtime.timing import seconds_since_process_start as s; "
             "print(s())")
     started = time.monotonic()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=REPO).stdout
     lived = time.monotonic() - started
     assert 0.6 <= float(out) <= lived + 0.05, (out, lived)
-    from chipperf_runtime.training.driver.timing import seconds_since_process_start
+    from chipperf_runtime.timing import seconds_since_process_start
 
     w = Windows()
     assert time.perf_counter() - w.process_start == pytest.approx(
