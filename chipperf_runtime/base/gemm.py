@@ -73,20 +73,7 @@ def kernel(name: str, device: TorchDevice) -> str:
         return "torch._scaled_mm, e4m3 x e4m3 -> bf16, B column-major"
     if name != "INT8":
         return f"torch.matmul, {DTYPES[name][0]}"
-    return f"torch._int_mm, int8 x int8 -> int32, B column-major: {int8_path(device)}"
-
-
-def int8_path(device: TorchDevice) -> str:
-    """Which implementation ``torch._int_mm`` dispatches to on this device."""
-    if device.type == "cuda":
-        if torch.version.hip:
-            return "hipBLASLt int8 GEMM (ROCm)"
-        return "cuBLASLt int8 GEMM on the integer tensor cores (IMMA)"
-    if device.type == "cpu":
-        if torch.backends.mkldnn.is_available() and torch.backends.mkldnn.enabled:
-            return "oneDNN s8 x s8 -> s32 matmul on the CPU (no integer tensor cores)"
-        return "ATen's int8 loop on the CPU (oneDNN not enabled in this torch)"
-    return f"the {device.type} plug-in's torch._int_mm kernel"
+    return f"torch._int_mm, int8 x int8 -> int32, B column-major: {device.int_mm_path()}"
 
 
 def check_sizes(case: BenchCase, name: str, m: int, n: int, k: int) -> None:

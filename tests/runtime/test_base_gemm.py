@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from chipperf_runtime.base import gemm
-from chipperf_runtime.device.torch import open_torch_device
+from chipperf_runtime.device.torch import TorchDevice, open_torch_device
 
 
 def test_int8_gemm_is_int_mm_on_a_column_major_b_and_exact_on_the_cpu() -> None:
@@ -39,7 +39,7 @@ def test_the_result_names_the_int8_kernel_this_device_reached(monkeypatch) -> No
 def test_the_int8_path_is_chosen_by_device(monkeypatch, kind: str, hip: str | None,
                                            expected: str) -> None:
     monkeypatch.setattr(torch.version, "hip", hip)
-    assert gemm.int8_path(SimpleNamespace(type=kind)) == expected  # type: ignore[arg-type]
+    assert TorchDevice.int_mm_path(SimpleNamespace(type=kind)) == expected  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("m, n, k, problems", [
