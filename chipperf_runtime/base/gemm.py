@@ -9,6 +9,10 @@ K and N multiples of 8). FP8 is ``torch._scaled_mm`` on e4m3 operands (bf16 out)
 dtype is first tried once on a small problem: an error there, or the device layer saying
 the dtype is not supported, makes the spec unsupported with that reason. FINISHED's
 ``method.kernel`` names what ran (``kernel``).
+
+On the host CPU a host is one chip: its local rank 0 runs the GEMM on every usable core
+(``use_cores``), the other local ranks sit out, and FP32/FP64 time numpy's GEMM of the same
+sizes on as many threads right after the window (``references``; chipperf_runtime.base.blas).
 """
 
 from __future__ import annotations
