@@ -36,7 +36,7 @@ CHILD = r"""
 import contextlib, json, os, runpy, sys
 from torch.profiler import ProfilerActivity, profile
 import chipperf_runtime.training.driver as driver
-from chipperf_runtime.training.driver.timing import Windows
+from chipperf_runtime.training.driver.windows import Windows
 totals, seen, skip = {}, [0], int(sys.argv.pop(1))
 plain = Windows.computing
 @contextlib.contextmanager

@@ -38,6 +38,7 @@ import torch  # noqa: E402
 from PIL import Image  # noqa: E402
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler  # noqa: E402
 
+from chipperf_runtime.training.imagecls.case import loader_options  # noqa: E402
 from chipperf_runtime.training.imagecls.data import ImageFolder, read_splits  # noqa: E402
 from chipperf_runtime.training.imagecls.predecoded import (  # noqa: E402
     Batches,
@@ -92,7 +93,7 @@ def main() -> int:
         made_s = time.perf_counter() - began
         train, _ = read_splits(root)
         count = args.images - args.images % args.batch
-        options = {"num_workers": args.workers, "persistent_workers": args.workers > 0}
+        options = loader_options(args.workers, pin_memory=False)  # as a case on the CPU
         real = DataLoader(ImageFolder(train, args.size, layout.train_augment), args.batch,
                           shuffle=True, drop_last=True, **options)
         store = open_store(root, layout)

@@ -2,7 +2,8 @@
 suite imports inside a container, shipped there beside the case code and nothing else.
 
 ``device`` (which accelerator, backend, memory), ``perflog`` (the PerfLog writer and its pure
-parser), ``bench`` (timing, percentiles, the base/operation case harness), ``monitors`` and
+parser), ``timing`` (the clock, timed loops, percentiles: every suite's), ``bench`` (the
+base/operation case harness), ``monitors`` and
 ``vendors`` (the sidecar and each vendor's sampler, spec sheet and device options),
 ``launch`` (the rank launchers' helpers), ``models`` and ``wordpiece`` (workload code shared by
 cases), and one subpackage per suite: ``training`` (the driver and the model families'

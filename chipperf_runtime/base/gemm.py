@@ -2,9 +2,17 @@
 
 FP64/FP32/FP16/BF16 use ``torch.matmul`` with full-precision float32 (TF32 off); TF32 is
 float32 with ``torch.set_float32_matmul_precision("high")`` on an accelerator; INT8 is
-``torch._int_mm`` (int32 accumulate); FP8 is ``torch._scaled_mm`` on e4m3 operands (bf16
-out). Each dtype is first tried once on a small problem: an error there, or the device
-layer saying the dtype is not supported, makes the spec unsupported with that reason.
+``torch._int_mm`` (int8 x int8 -> int32) with B column-major, the layout cuBLASLt's integer
+tensor-core (IMMA) kernels take: with a row-major B the same call measured 132.6 TOPS on an
+H100 (pytorch/pytorch#165230 reports the penalty); its sizes must satisfy its rule (M > 16,
+K and N multiples of 8). FP8 is ``torch._scaled_mm`` on e4m3 operands (bf16 out). Each
+dtype is first tried once on a small problem: an error there, or the device layer saying
+the dtype is not supported, makes the spec unsupported with that reason. FINISHED's
+``method.kernel`` names what ran (``kernel``).
+
+On the host CPU a host is one chip: its local rank 0 runs the GEMM on every usable core
+(``use_cores``), the other local ranks sit out, and FP32/FP64 time numpy's GEMM of the same
+sizes on as many threads right after the window (``references``; chipperf_runtime.base.blas).
 """
 
 from __future__ import annotations
@@ -13,11 +21,13 @@ from collections.abc import Callable
 
 import torch
 
+from chipperf_runtime.base import blas
 from chipperf_runtime.base.device import allocate, check_fits, facts, open_device
-from chipperf_runtime.bench.case import BenchCase, Unsupported, common_finished
+from chipperf_runtime.bench.case import BenchCase, BenchError, Unsupported, common_finished
 from chipperf_runtime.bench.peaks import flops_peak, share
-from chipperf_runtime.bench.timing import Loop, run_window, warm
+from chipperf_runtime.device import usable_cores
 from chipperf_runtime.device.torch import TorchDevice
+from chipperf_runtime.timing import Loop, run_window, warm
 
 # FlagPerf dtype name -> (torch dtype of the operands, spec-sheet dtype)
 DTYPES: dict[str, tuple[torch.dtype, str]] = {
@@ -33,8 +43,7 @@ def operands(name: str, m: int, n: int, k: int, device: torch.device
     """The GEMM of dtype ``name`` on fresh operands, as a no-argument callable."""
     dtype = DTYPES[name][0]
     if name == "INT8":
-        a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device=device)
-        b = torch.randint(-128, 128, (k, n), dtype=torch.int8, device=device)
+        a, b = int8_operands(m, n, k, device)
         return lambda: torch._int_mm(a, b)
     if name == "FP8":
         a = torch.randn(m, k, device=device).to(dtype)
@@ -45,6 +54,37 @@ def operands(name: str, m: int, n: int, k: int, device: torch.device
     b = torch.randn(k, n, device=device, dtype=dtype)
     out = torch.empty(m, n, device=device, dtype=dtype)
     return lambda: torch.matmul(a, b, out=out)
+
+
+def int8_operands(m: int, n: int, k: int, device: torch.device
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random int8 A[M,K] row-major and B[K,N] column-major (a view of a contiguous [N,K])."""
+    a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device=device)
+    return a, torch.randint(-128, 128, (n, k), dtype=torch.int8, device=device).t()
+
+
+def int8_size_problems(m: int, n: int, k: int) -> list[str]:
+    """What breaks ``torch._int_mm``'s size rule (ATen's checks: M > 16, K and N positive
+    multiples of 8), one line each; [] when the sizes fit."""
+    problems = [] if m > 16 else [f"M={m} must be above 16"]
+    return problems + [f"{what}={v} must be a positive multiple of 8"
+                       for what, v in (("K", k), ("N", n)) if v <= 0 or v % 8]
+
+
+def kernel(name: str, device: TorchDevice) -> str:
+    """The call a dtype's GEMM makes and, for INT8, the library kernel it reaches here."""
+    if name == "FP8":
+        return "torch._scaled_mm, e4m3 x e4m3 -> bf16, B column-major"
+    if name != "INT8":
+        return f"torch.matmul, {DTYPES[name][0]}"
+    return f"torch._int_mm, int8 x int8 -> int32, B column-major: {device.int_mm_path()}"
+
+
+def check_sizes(case: BenchCase, name: str, m: int, n: int, k: int) -> None:
+    problems = int8_size_problems(m, n, k) if name == "INT8" else []
+    if problems:
+        raise BenchError(f"{case.name}: torch._int_mm cannot take {m}x{k}x{n}: "
+                         f"{'; '.join(problems)}: change M, N, K in the vendor config")
 
 
 def precision(name: str, device: TorchDevice) -> None:
@@ -76,9 +116,13 @@ def probe(name: str, device: TorchDevice) -> None:
 def measure(case: BenchCase) -> None:
     name = case.name.split("-", 1)[1]
     device = open_device(case)
+    if not device.is_accelerator and case.local_rank > 0:
+        return      # a host's CPU is one chip: its local rank 0 measures it with every core
+    threads = use_cores(case, device)
     precision(name, device)
     probe(name, device)
     m, n, k = (case.setting(x, 4096) for x in ("M", "N", "K"))
+    check_sizes(case, name, m, n, k)
     loop = Loop(case.setting("warmup", 3), case.setting("iters", 10),
                 case.setting("min_time_s", 1.0, float))
     size = DTYPES[name][0].itemsize
@@ -94,17 +138,52 @@ def measure(case: BenchCase) -> None:
     tflops = flops / timed.seconds / 1e12
     peak = flops_peak(case.vendor, case.chip, DTYPES[name][1])
     memory = device.max_memory_allocated()
-    del gemm                                      # the reference allocates its own operands
-    from chipperf_runtime.base import reference  # it imports this module
-
-    bare = reference.beside(case, lambda s: reference.gemm(device, name, m, s))
+    del gemm                                      # the references allocate their own operands
     case.finish({
-        "spec": case.name, "world_size": 1, "ranks_measuring": case.world_size,
+        "spec": case.name, "world_size": 1, "ranks_measuring": measuring(case, device),
         **common_finished(tflops, "TFLOP/s", flops, "FLOP", timed.seconds,
                           DTYPES[name][1], 1.0, memory),
         "converged": True,
         "method": {"what": "C = A @ B, 2*M*N*K FLOPs per GEMM", "M": m, "N": n, "K": k,
-                   "dtype": name, **loop.describe(), "iterations": timed.iterations,
+                   "dtype": name, "kernel": kernel(name, device), "threads": threads,
+                   **loop.describe(), "iterations": timed.iterations,
                    "timing": "wall clock over the whole loop, device synchronized at both ends"},
-        **share(tflops * 1e12, peak), **bare,
+        **share(tflops * 1e12, peak), **references(case, device, name, (m, n, k), tflops),
     })
+
+
+def use_cores(case: BenchCase, device: TorchDevice) -> int | None:
+    """On the host CPU, torch's threads for the GEMM: every usable core, or the vendor
+    config's ``threads`` (torchrun's OMP_NUM_THREADS=1 for several ranks is not the chip's
+    width). None on an accelerator."""
+    if device.is_accelerator:
+        return None
+    threads = case.setting("threads", usable_cores())
+    torch.set_num_threads(threads)
+    return threads
+
+
+def measuring(case: BenchCase, device: TorchDevice) -> int:
+    """Processes that measured the GEMM: every rank on accelerators, one per host on the CPU."""
+    return case.world_size if device.is_accelerator else \
+        max(1, case.world_size // max(1, case.local_world_size))
+
+
+def references(case: BenchCase, device: TorchDevice, name: str, mnk: tuple[int, int, int],
+               tflops: float) -> dict:
+    """What is timed right after the window: the bare torch loop (``reference``) and, on the
+    host CPU, numpy's GEMM of the same sizes with as many threads (``numpy_reference``,
+    ``ratio_to_numpy``), or why there is none (``numpy_reference_reason``)."""
+    from chipperf_runtime.base import reference  # it imports this module
+
+    out = reference.beside(case, lambda s: reference.gemm(device, name, mnk[0], s))
+    why = "numpy runs on the host CPU, not on this device" if device.is_accelerator else \
+        blas.why_none(name)
+    if why:
+        return {**out, "numpy_reference_reason": why}
+    out.update(reference.beside(
+        case, lambda s: blas.measure_in_child(name, *mnk, s, torch.get_num_threads()),
+        "numpy_reference", "numpy's GEMM"))
+    if "numpy_reference" in out:
+        out["ratio_to_numpy"] = tflops / out["numpy_reference"]["value"]
+    return out

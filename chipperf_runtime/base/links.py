@@ -18,8 +18,8 @@ import torch
 
 from chipperf_runtime.base.device import allocate, check_fits, facts, init_group, open_device
 from chipperf_runtime.bench.case import BenchCase, BenchError, Unsupported, common_finished
-from chipperf_runtime.bench.timing import Loop, run_window, warm
 from chipperf_runtime.device.torch import TorchDevice
+from chipperf_runtime.timing import Loop, run_window, warm
 
 
 def _loop(case: BenchCase) -> Loop:

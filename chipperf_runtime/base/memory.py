@@ -21,7 +21,7 @@ import torch
 from chipperf_runtime.base.device import allocate, check_fits, facts, open_device
 from chipperf_runtime.bench.case import BenchCase, common_finished, is_out_of_memory
 from chipperf_runtime.bench.peaks import memory_bandwidth_peak, memory_capacity_peak, share
-from chipperf_runtime.bench.timing import Loop, run_window, warm
+from chipperf_runtime.timing import Loop, run_window, warm
 
 
 def bandwidth(case: BenchCase) -> None:

@@ -22,8 +22,8 @@ import torch
 from chipperf_runtime.base.gemm import DTYPES, operands, precision
 from chipperf_runtime.base.memory import copier
 from chipperf_runtime.bench.case import BenchCase
-from chipperf_runtime.bench.timing import Loop, Timed, run_window, warm
 from chipperf_runtime.device.torch import TorchDevice, open_torch_device
+from chipperf_runtime.timing import Loop, Timed, run_window, warm
 
 
 def timed(fn: Callable[[], object], device: TorchDevice, seconds: float) -> Timed:
@@ -52,17 +52,18 @@ def copy(device: TorchDevice, nbytes: int, seconds: float) -> dict:
             "seconds": run.seconds}
 
 
-def beside(case: BenchCase, measure: Callable[[float], dict]) -> dict:
-    """FINISHED's ``reference`` of a base/ case: ``measure(seconds)`` run right after the
+def beside(case: BenchCase, measure: Callable[[float], dict], key: str = "reference",
+           what: str = "the bare torch loop") -> dict:
+    """FINISHED's ``<key>`` of a base/ case: ``measure(seconds)`` run right after the
     case's own window, on every rank as the window was, for the vendor config's
-    ``reference_s`` (default 1 s; 0 leaves it out); or ``reference_reason`` saying why none."""
+    ``reference_s`` (default 1 s; 0 leaves it out); or ``<key>_reason`` saying why none."""
     seconds = case.setting("reference_s", 1.0, float)
     if seconds <= 0:
-        return {"reference_reason": "reference_s is 0 in the vendor config: no bare loop timed"}
+        return {f"{key}_reason": f"reference_s is 0 in the vendor config: {what} was not timed"}
     try:
-        return {"reference": measure(seconds)}
+        return {key: measure(seconds)}
     except (RuntimeError, TypeError) as exc:   # the bare op failing is a fact, not a crash
-        return {"reference_reason": f"the bare torch loop failed: {exc}"}
+        return {f"{key}_reason": f"{what} failed: {exc}"}
 
 
 def main(argv: list[str] | None = None) -> int:

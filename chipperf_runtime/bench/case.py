@@ -99,6 +99,7 @@ class BenchCase:
         self.rank = int(env.get("RANK", "0"))
         self.local_rank = int(env.get("LOCAL_RANK", "0"))
         self.world_size = int(env.get("WORLD_SIZE", "1"))
+        self.local_world_size = int(env.get("LOCAL_WORLD_SIZE", env.get("NPROC_PER_NODE", "1")))
         self.vendor = env.get("CHIPPERF_VENDOR", "cpu")
         self.chip = args.chip or key_chip(env)
         self.settings = read_settings(args.extern_config_dir, args.extern_config_file, name)

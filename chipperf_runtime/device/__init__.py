@@ -16,6 +16,7 @@ CPU. ``CHIPPERF_DEVICE=cpu`` is the cpu vendor's device, named like any other.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Optional
@@ -24,6 +25,12 @@ ENV_VENDOR = "CHIPPERF_VENDOR"
 ENV_DEVICE = "CHIPPERF_DEVICE"            # a key of DEVICE_KINDS
 ENV_PLUGIN = "CHIPPERF_DEVICE_PLUGIN"     # module to import first ("" = none); default: the kind's
 ENV_BACKEND = "CHIPPERF_DIST_BACKEND"     # torch.distributed backend; default: the kind's
+
+
+def usable_cores() -> int:
+    """CPUs this process may run on (its affinity mask, so a container's cpuset counts)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return cores or 1
 
 
 class DeviceError(Exception):

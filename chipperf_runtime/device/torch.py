@@ -93,6 +93,18 @@ class TorchDevice:
         torch.set_float32_matmul_precision("highest")
         torch.backends.cudnn.allow_tf32 = False
 
+    def int_mm_path(self) -> str:
+        """Which implementation ``torch._int_mm`` (int8 x int8 -> int32) dispatches to here."""
+        if self.type == "cuda":
+            if torch.version.hip:
+                return "hipBLASLt int8 GEMM (ROCm)"
+            return "cuBLASLt int8 GEMM on the integer tensor cores (IMMA)"
+        if self.type == "cpu":
+            if torch.backends.mkldnn.is_available() and torch.backends.mkldnn.enabled:
+                return "oneDNN s8 x s8 -> s32 matmul on the CPU (no integer tensor cores)"
+            return "ATen's int8 loop on the CPU (oneDNN not enabled in this torch)"
+        return f"the {self.type} plug-in's torch._int_mm kernel"
+
     def name(self) -> str:
         """The device's model name as the framework reports it ("cpu" on the CPU)."""
         get_name = getattr(self.module, "get_device_name", None)

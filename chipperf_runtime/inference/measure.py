@@ -1,13 +1,14 @@
 """The measurements: offline throughput, single-stream latency, accuracy vs the reference,
-forward FLOPs and peak memory. Every timed engine call ends with a device synchronisation.
+forward FLOPs and peak memory. Every timed engine call is ``chipperf_runtime.timing.timed_call``:
+a device synchronisation before and after it.
 """
 
 from __future__ import annotations
 
 import resource
 import sys
-import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Sequence
 
 import torch
@@ -17,6 +18,7 @@ from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.inference.case import Batch, Dataset, equal, top1
 from chipperf_runtime.inference.engines.base import Runner
 from chipperf_runtime.inference.stats import Deviation
+from chipperf_runtime.timing import now, timed_call
 
 Scorer = Callable[[torch.Tensor, torch.Tensor], "tuple[torch.Tensor, torch.Tensor]"]
 Decide = Callable[[torch.Tensor], torch.Tensor]
@@ -54,18 +56,15 @@ def offline(run: Runner, data: Dataset, batch_size: int, passes: int, device: To
     """``passes`` passes over the full batches of ``data``, pre- and post-processing included."""
     per_pass = len(data) // batch_size
     compute = 0.0
-    start = time.perf_counter()
+    start = now()
     for _ in range(passes):
         for b in range(per_pass):
             batch = data.batch(range(b * batch_size, (b + 1) * batch_size))
             inputs = to_device(batch.inputs, device)
-            device.synchronize()
-            t0 = time.perf_counter()
-            output = run(*inputs)
-            device.synchronize()
-            compute += time.perf_counter() - t0
+            output, seconds = timed_call(partial(run, *inputs), device.synchronize)
+            compute += seconds
             postprocess(output, decide)
-    wall = time.perf_counter() - start
+    wall = now() - start
     return Offline(per_pass * batch_size * passes, per_pass * passes, wall, compute)
 
 
@@ -74,16 +73,19 @@ def latency_samples(data: Dataset, count: int, device: TorchDevice) -> list[tupl
     return [to_device(data.batch([i % len(data)]).inputs, device) for i in range(count)]
 
 
+def query(run: Runner, inputs: Sequence[torch.Tensor], decide: Decide = top1) -> torch.Tensor:
+    """One query: the engine on device-resident inputs, then its decisions on the host."""
+    return postprocess(run(*inputs), decide)
+
+
 def single_stream(run: Runner, samples: Sequence[tuple[torch.Tensor, ...]], queries: int,
                   device: TorchDevice, decide: Decide = top1) -> list[float]:
     """Latency (ms) of ``queries`` one-item queries, issued one after another."""
     latencies = []
     for q in range(queries):
         inputs = samples[q % len(samples)]
-        device.synchronize()
-        t0 = time.perf_counter()
-        postprocess(run(*inputs), decide)
-        latencies.append((time.perf_counter() - t0) * 1000.0)
+        _, seconds = timed_call(partial(query, run, inputs, decide), device.synchronize)
+        latencies.append(seconds * 1000.0)
     return latencies
 
 

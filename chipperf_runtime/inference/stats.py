@@ -1,4 +1,4 @@
-"""Pure helpers: latency percentiles (the runtime's one definition, ``bench.timing.percentile``:
+"""Pure helpers: latency percentiles (the runtime's one definition, ``chipperf_runtime.timing.percentile``:
 linear interpolation between closest ranks, numpy's default) and the running deviation from
 the reference."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from chipperf_runtime.bench.timing import percentile
+from chipperf_runtime.timing import percentile
 
 PERCENTILES = (50, 90, 99)
 

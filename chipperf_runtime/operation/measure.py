@@ -18,11 +18,11 @@ from chipperf_runtime.bench.case import (
     is_out_of_memory,
 )
 from chipperf_runtime.bench.peaks import Peak, memory_bandwidth_peak, share
-from chipperf_runtime.bench.timing import Loop, latency_ms, run_each, warm
 from chipperf_runtime.device import DeviceError
 from chipperf_runtime.device.torch import TorchDevice, open_torch_device
 from chipperf_runtime.operation.check import compare
 from chipperf_runtime.operation.table import OPS, Op, Shape
+from chipperf_runtime.timing import Loop, latency_ms, run_each, warm
 
 TORCH_DTYPES = {"FP64": torch.float64, "FP32": torch.float32, "FP16": torch.float16,
                 "BF16": torch.bfloat16, "INT32": torch.int32, "INT16": torch.int16}

@@ -28,10 +28,28 @@ def test_gemm_per_dtype(dtype: str) -> None:
     # flops counted = 2*M*N*K per GEMM, and the figure is that over the timed window
     m = value["method"]
     assert value["work_done"] == 2 * m["M"] * m["N"] * m["K"] * m["iterations"]
+    # the call, and for INT8 the CPU path torch._int_mm took (tests/runtime/test_base_gemm.py)
+    assert m["kernel"].startswith("torch._int_mm" if dtype == "INT8" else "torch.")
+    assert dtype != "INT8" or m["kernel"].endswith("on the CPU (no integer tensor cores)")
     assert value["value"] == pytest.approx(value["work_done"] / value["train_time_s"] / 1e12)
     # the cpu vendor's sheets have no peak: the share is absent with the reason, not 0
     assert value["share_of_peak"] is None and "no " in value["share_reason"]
     _beside(value, "TFLOP/s")
+    _numpy_beside(value, dtype)
+
+
+def _numpy_beside(value: dict, dtype: str) -> None:
+    """The cpu GEMM on every usable core, numpy's GEMM (OpenBLAS) on as many timed after it."""
+    from chipperf_runtime.device import usable_cores
+
+    assert value["method"]["threads"] == usable_cores()
+    if dtype not in ("FP32", "FP64"):
+        assert value["numpy_reference_reason"].startswith(f"numpy has no BLAS GEMM in {dtype}")
+        return
+    numpy_ref = value["numpy_reference"]
+    assert numpy_ref["threads"] == usable_cores() and numpy_ref["value"] > 0
+    assert "numpy.matmul" in numpy_ref["method"] and numpy_ref["blas"]
+    assert value["ratio_to_numpy"] == pytest.approx(value["value"] / numpy_ref["value"])
 
 
 def _beside(value: dict, unit: str) -> None:

@@ -248,14 +248,14 @@ def test_process_start_defaults_to_this_process_start() -> None:
     import time
 
     code = ("import time; time.sleep(0.6); "
-            "from chipperf_runtime.training.driver.timing import seconds_since_process_start as s; "
+            "from chipperf_runtime.timing import seconds_since_process_start as s; "
             "print(s())")
     started = time.monotonic()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=REPO).stdout
     lived = time.monotonic() - started
     assert 0.6 <= float(out) <= lived + 0.05, (out, lived)
-    from chipperf_runtime.training.driver.timing import seconds_since_process_start
+    from chipperf_runtime.timing import seconds_since_process_start
 
     w = Windows()
     assert time.perf_counter() - w.process_start == pytest.approx(
@@ -441,7 +441,8 @@ def test_interface_towards_loopback() -> None:
     (None, "x", 10**6, 1),     # never below 1
 ])
 def test_rank_threads(configured, omp, nproc, expected) -> None:
-    from chipperf_runtime.training.driver.dist import rank_threads, usable_cores
+    from chipperf_runtime.device import usable_cores
+    from chipperf_runtime.training.driver.dist import rank_threads
 
     dist = DistEnv(world_size=nproc, nproc_per_node=nproc)
     got = rank_threads(dist, configured, environ={"OMP_NUM_THREADS": omp})

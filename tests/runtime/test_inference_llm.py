@@ -64,7 +64,7 @@ def test_serving_figures_of_known_times() -> None:
                       engine_s=3.0, harness_s=0.03)
     f = summarize(run)
     assert f["span_s"] == 3.0 and f["tokens_per_s"] == 2.0 and f["requests_per_s"] == 2 / 3
-    # linear interpolation between the closest ranks (chipperf_runtime.bench.timing.percentile)
+    # linear interpolation between the closest ranks (chipperf_runtime.timing.percentile)
     assert f["ttft_ms"]["p50"] == 1250.0 and f["ttft_ms"]["p99"] == pytest.approx(1495.0)
     assert f["tpot_ms"]["count"] == 1 and f["tpot_ms"]["p50"] == 500.0  # one-token: no TPOT
     assert f["latency_ms"]["max"] == 3000.0 and f["harness_share"] == pytest.approx(0.03 / 3.03)

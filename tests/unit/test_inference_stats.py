@@ -10,9 +10,9 @@ from chipperf_runtime.inference.stats import Deviation, latency_summary, percent
 
 
 def test_percentiles_interpolate_between_closest_ranks_as_numpy_does() -> None:
-    """One definition in every suite (chipperf_runtime.bench.timing.percentile); the values are
+    """One definition in every suite (chipperf_runtime.timing.percentile); the values are
     numpy.percentile's (method 'linear') for the same inputs."""
-    from chipperf_runtime.bench import timing
+    from chipperf_runtime import timing
 
     assert percentile is timing.percentile
     values = list(range(1, 101))  # 1..100

@@ -22,7 +22,7 @@ from chipperf_runtime.training.driver.errors import CaseError, ConfigError, Data
 from chipperf_runtime.training.driver.events import CaseLog
 from chipperf_runtime.training.driver.finished import Metric, build_finished, total_over_ranks
 from chipperf_runtime.training.driver.main import run_case
-from chipperf_runtime.training.driver.timing import Windows, WindowTimes
+from chipperf_runtime.training.driver.windows import Windows, WindowTimes
 
 __all__ = [
     "IMAGE_FOLDER_LAYOUT",

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from chipperf_runtime.codeversion import code_digest
+from chipperf_runtime.timing import Clock
 from chipperf_runtime.training.driver.args import CaseArgs, parse_args
 from chipperf_runtime.training.driver.config import (
     DERIVED_NAME,
@@ -53,7 +54,7 @@ from chipperf_runtime.training.driver.perfmode import (
     run_mode_from,
 )
 from chipperf_runtime.training.driver.preset import full_size_params, preset_record
-from chipperf_runtime.training.driver.timing import Clock, Windows
+from chipperf_runtime.training.driver.windows import Windows
 
 DEFAULT_STEP_EVERY = 10
 STEP_EVERY_PARAM = "log_every_steps"

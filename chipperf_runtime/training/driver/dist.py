@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from chipperf_runtime.device import usable_cores
 from chipperf_runtime.training.driver.errors import ConfigError, LaunchError
 
 
@@ -79,12 +80,6 @@ def split_batch(global_batch: int, world_size: int, name: str = "global_batch_si
             f"{name} = {global_batch} does not divide across {world_size} ranks: use a multiple "
             f"of {world_size} (e.g. {max(1, global_batch // world_size) * world_size})")
     return global_batch // world_size
-
-
-def usable_cores() -> int:
-    """CPUs this process may run on (its affinity mask, so a container's cpuset counts)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return cores or 1
 
 
 def rank_threads(dist: DistEnv, configured: int | None = None,

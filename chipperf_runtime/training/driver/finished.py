@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from chipperf_runtime.perflog import finished_problems
 from chipperf_runtime.training.driver.errors import CaseError
-from chipperf_runtime.training.driver.timing import WindowTimes
+from chipperf_runtime.training.driver.windows import WindowTimes
 
 WORK_UNITS = ("samples", "tokens")
 

@@ -115,9 +115,10 @@ def train_sampler(cfg: Config, dist: DistEnv, train_set: Any, per_rank: int) -> 
     return sampler
 
 
-def loader_options(cfg: Config, pin_memory: bool) -> dict[str, Any]:
-    return {"num_workers": cfg.num_workers, "pin_memory": pin_memory,
-            "persistent_workers": cfg.num_workers > 0}
+def loader_options(num_workers: int, pin_memory: bool) -> dict[str, Any]:
+    """The DataLoader options of every image loader a case builds (and the input benchmark's)."""
+    return {"num_workers": num_workers, "pin_memory": pin_memory,
+            "persistent_workers": num_workers > 0}
 
 
 def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, pin_memory: bool
@@ -128,7 +129,7 @@ def loaders(cfg: Config, dist: DistEnv, train: Split, val: Split, pin_memory: bo
     val_set = Subset(ImageFolder(val, cfg.image_size, None, cfg.val_crop_ratio),
                      range(dist.rank, len(val.samples), dist.world_size))
     sampler = train_sampler(cfg, dist, train_set, per_rank)
-    common = loader_options(cfg, pin_memory)
+    common = loader_options(cfg.num_workers, pin_memory)
     return (DataLoader(train_set, per_rank, sampler=sampler, drop_last=True, **common),
             DataLoader(val_set, per_rank, shuffle=False, **common), sampler)
 
@@ -141,7 +142,7 @@ def predecoded_loaders(cfg: Config, dist: DistEnv, rank_device: TorchDevice, sto
     train_set, val_set = Batches(store, "train"), Batches(store, "val")
     sampler = train_sampler(cfg, dist, train_set, per_rank)
     val_shard = range(dist.rank, len(val_set), dist.world_size)
-    common = loader_options(cfg, rank_device.pin_memory)
+    common = loader_options(cfg.num_workers, rank_device.pin_memory)
     device = rank_device.device
     random_crop = cfg.train_augment == "random_resized_crop_flip"
     train_loader = DataLoader(train_set, batch_size=None,

@@ -14,9 +14,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from chipperf_runtime.device import DeviceError
+from chipperf_runtime.device import DeviceError, usable_cores
 from chipperf_runtime.training.driver import Config, DistEnv, Driver, LaunchError, run_case, split_batch
-from chipperf_runtime.training.driver.dist import usable_cores, use_interface_towards_master
+from chipperf_runtime.training.driver.dist import use_interface_towards_master
 from chipperf_runtime.training.driver.errors import DeviceUnavailable
 from chipperf_runtime.training.textlm.bert import BertConfig, model_config, train_flops_per_sequence
 from chipperf_runtime.training.textlm.loop import Goal, Schedule, linear_warmup_decay, run

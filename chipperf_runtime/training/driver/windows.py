@@ -5,34 +5,20 @@
     no_eval        train minus the evaluation regions that fall inside it
     pure_compute   sum of the compute regions (forward, backward, optimizer step)
 
-All readings come from one monotonic clock. ``sync`` (the device layer's ``synchronize``) is
-called before every reading, so queued accelerator work is counted where it belongs.
+Every reading is ``chipperf_runtime.timing.now``: one monotonic clock, read after ``sync`` (the
+device layer's ``synchronize``), so queued accelerator work is counted where it belongs.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
+from chipperf_runtime.timing import Clock, Sync, now, seconds_since_process_start
 from chipperf_runtime.training.driver.errors import CaseError
-
-Clock = Callable[[], float]
-Sync = Optional[Callable[[], None]]
-
-
-def seconds_since_process_start() -> float:
-    """How long this process has run (Linux /proc, 10 ms resolution); 0.0 when unknown."""
-    try:
-        with open("/proc/self/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime in ticks
-        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started)
-    except (OSError, ValueError, IndexError, AttributeError):
-        return 0.0
 
 
 @dataclass(frozen=True)
@@ -48,7 +34,7 @@ class Windows:
     """Records the windows; ``times()`` turns them into ``WindowTimes``."""
 
     def __init__(self, clock: Clock = time.perf_counter, process_start: float | None = None,
-                 sync: Sync = None):
+                 sync: Optional[Sync] = None):
         self._clock = clock
         self.sync = sync
         now = clock()
@@ -60,9 +46,7 @@ class Windows:
         self.compute = 0.0
 
     def now(self) -> float:
-        if self.sync is not None:
-            self.sync()
-        return self._clock()
+        return now(self.sync, self._clock)
 
     def train_start(self) -> None:
         self.train_started = self.now()
