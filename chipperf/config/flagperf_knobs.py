@@ -82,6 +82,8 @@ DERIVED: dict[str, tuple[Derivation, ...]] = {
     "distilbert:pytorch": _TEXT,
     "gpt2:pytorch": _TEXT,
     "t5_small:pytorch": _TEXT,
+    "bert_hf:pytorch": _TEXT,
+    "longformer:pytorch": _TEXT,
 }
 
 # ---------------------------------------------------------------- no effect, with why

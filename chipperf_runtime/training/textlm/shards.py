@@ -48,10 +48,11 @@ def read_shards(folder: Path, kind: ShardKind, problems: list[str]) -> list[np.n
     files = sorted(folder.glob("*.npy")) if folder.is_dir() else []
     if not files:
         problems.append(f"{folder} has no .npy shards")
-    return [s for s in (_read_shard(f, kind, problems) for f in files) if s is not None]
+    return [s for s in (read_shard(f, kind, problems) for f in files) if s is not None]
 
 
-def _read_shard(file: Path, kind: ShardKind, problems: list[str]) -> np.ndarray | None:
+def read_shard(file: Path, kind: ShardKind, problems: list[str]) -> np.ndarray | None:
+    """``file`` memory-mapped when it is a readable .npy array of ``kind``; else a problem."""
     try:
         shard = np.load(file, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError) as exc:
