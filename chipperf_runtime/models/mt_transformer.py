@@ -22,7 +22,7 @@ from torch import nn
 
 @dataclass(frozen=True)
 class TransformerConfig:
-    vocab_size: int
+    vocab_size: int                   # the joined dictionary's symbols (shared by both languages)
     d_model: int = 1024
     heads: int = 16
     ffn: int = 4096

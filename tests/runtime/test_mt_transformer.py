@@ -26,6 +26,22 @@ def test_transformer_big_has_the_architecture_s_parameter_count() -> None:
     assert net.core.encoder.layers[0].norm_first and net.core.decoder.norm is not None
 
 
+def test_case_yaml_holds_the_full_size_built_on_meta() -> None:
+    import yaml
+    from casemodules import BENCHMARKS, load_case_module
+
+    from chipperf_runtime.training.hftext.models import count_forward_flops, hf_model
+
+    module = load_case_module("transformer/pytorch", "run_pretraining", "mt_transformer_case")
+    full, task = module.FULL_SIZE, module.TEXT_MODEL.task
+    with torch.device("meta"):
+        net = hf_model("mt_transformer", {**module.PRESETS["big"], "vocab_size": full["vocab_size"]})
+    forward = count_forward_flops(net, task, full["seq_len"])
+    meta = yaml.safe_load((BENCHMARKS / "transformer" / "pytorch" / "case.yaml").read_text())
+    assert meta["full_size"] == {"params": big_params(full["vocab_size"]),
+                                 "flops_per_unit": task.train_flops(forward, full["seq_len"])}
+
+
 def test_positions_start_after_pad_as_fairseq_s() -> None:
     table = sinusoids(4, 8, pad=1)              # the first token (row pad + 1 = 2) at angle 2 x rate
     rates = torch.tensor([1.0, 10 ** (-4 / 3), 10 ** (-8 / 3), 1e-4])

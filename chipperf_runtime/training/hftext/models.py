@@ -9,6 +9,7 @@ forward pass over one sequence.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -27,7 +28,10 @@ ARCHS = {
     "gpt2": ("GPT2Config", "GPT2LMHeadModel"),
     "t5": ("T5Config", "T5ForConditionalGeneration"),
     "longformer": ("LongformerConfig", "LongformerForMaskedLM"),
+    "mt_transformer": ("TransformerConfig", "TransformerMT"),
 }
+# architectures no library in the images has, written out in chipperf_runtime.models
+LOCAL = {"mt_transformer": "chipperf_runtime.models.mt_transformer"}
 
 
 @dataclass(frozen=True)
@@ -41,18 +45,19 @@ class TextModel:
     target: str = "target_accuracy"   # the parameter holding the target per model size
 
 
-def hf_config(arch: str, preset: Mapping[str, Any]) -> Any:
-    import transformers
+def library(arch: str) -> Any:
+    """The module holding ``arch``'s classes: transformers, or chipperf's (``LOCAL``)."""
+    return importlib.import_module(LOCAL.get(arch, "transformers"))
 
-    return getattr(transformers, ARCHS[arch][0])(**preset)
+
+def hf_config(arch: str, preset: Mapping[str, Any]) -> Any:
+    return getattr(library(arch), ARCHS[arch][0])(**preset)
 
 
 def hf_model(arch: str, preset: Mapping[str, Any]) -> nn.Module:
     """The ``arch`` network of ``preset``, randomly initialised on the current default device
     (``with torch.device("meta")`` builds it without memory)."""
-    import transformers
-
-    return getattr(transformers, ARCHS[arch][1])(hf_config(arch, preset))
+    return getattr(library(arch), ARCHS[arch][1])(hf_config(arch, preset))
 
 
 def preset_of(cfg: Config, presets: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
