@@ -225,8 +225,10 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     model = catalogue.case_name(key.model)
     if (model, key.family) not in catalogue.cases:
         known = sorted(f"{m}:{f}" for m, f in catalogue.cases)
+        why = catalogue.root / "benchmarks" / model / "README.md"   # a documented absence
         problems.append(f"{where}: no case code {catalogue.root}/benchmarks/{model}/{key.family}/"
-                        f"{catalogue.entry}: use one of {', '.join(known) or '(none)'}")
+                        f"{catalogue.entry}" + (f" ({why} says why)" if why.is_file() else "")
+                        + f": use one of {', '.join(known) or '(none)'}")
     vendor_key = (test.vendor, model, key.family)
     config_name = catalogue.vendor_config_name(key, test.vendor)
     # one vendor file serves every spec; an inference case without code has no config folder

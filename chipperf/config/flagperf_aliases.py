@@ -34,6 +34,10 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # FlagPerf training/benchmarks/t5_small/pytorch/config/_base.py: lr (the AdamW rate);
     # not target_rouge1 (a per-size dict here, and not vendor-settable)
     "t5_small:pytorch": {"lr": "learning_rate"},
+    # FlagPerf training/benchmarks/{bert_hf,longformer}/pytorch/config/_base.py: lr (the AdamW
+    # rate), bert_hf's seq_length
+    "bert_hf:pytorch": {"lr": "learning_rate", "seq_length": "seq_len"},
+    "longformer:pytorch": {"lr": "learning_rate"},
     # FlagPerf training/benchmarks/{retinanet,faster_rcnn}/pytorch/config/_base.py: target_mAP
     # (COCO box mAP as a share, as target_map), max_epoch
     "retinanet:pytorch": {"target_mAP": "target_map", "max_epoch": "max_epochs"},

@@ -62,6 +62,12 @@ LR_REFERENCE = Derivation("lr_reference_batch", ("lr",),
                           lambda _, knobs, __: knobs["global_batch_size"])
 
 
+# fairseq's lr is a list (one rate per update_freq stage); FlagPerf's transformer sets one
+FAIRSEQ_LR = Derivation("learning_rate", ("lr",), "lr: fairseq's list of rates, its first (the peak)",
+                        lambda flagperf, _, __: (flagperf["lr"][0] if isinstance(flagperf["lr"], list)
+                                                 else flagperf["lr"]))
+
+
 def _dtype(name: str) -> Derivation:
     return Derivation("dtype", (name,), f"{name}: True -> 'fp16' (autocast), False -> 'fp32'",
                       lambda flagperf, _, __: "fp16" if flagperf[name] else "fp32")
@@ -84,6 +90,9 @@ DERIVED: dict[str, tuple[Derivation, ...]] = {
     "t5_small:pytorch": _TEXT,
     "tacotron2:pytorch": (GLOBAL_BATCH, MAX_STEPS),
     "moflow:pytorch": _TEXT,
+    "bert_hf:pytorch": _TEXT,
+    "longformer:pytorch": _TEXT,
+    "transformer:pytorch": (FAIRSEQ_LR,),
 }
 
 # ---------------------------------------------------------------- no effect, with why
@@ -161,6 +170,9 @@ CASE_NO_EFFECT: dict[str, dict[str, str]] = {
     "resnet50:pytorch": {
         "learning_rate": ("not a parameter of FlagPerf's resnet50 either (its rate is lr, "
                           "training/benchmarks/resnet50/pytorch/config/_base.py)")},
+    "transformer:pytorch": {
+        "max_epoch": ("FlagPerf transformer's passes over WMT14; chipperf's case stops at the "
+                      "BLEU target or max_steps")},
     "resnet50:tensorflow2": {
         "target_accuracy": ("chipperf's case fixes what 'converged' means for each model size "
                             "(its config/mutable_params.py)")},

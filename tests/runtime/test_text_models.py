@@ -11,8 +11,10 @@ import pytest
 import yaml
 from casemodules import BENCHMARKS, load_case_module
 
-# published sizes: Hugging Face's gpt2-medium, distilbert-base-uncased and t5-small (heads tied)
-PUBLISHED_PARAMS = {"gpt2": 354_823_168, "distilbert": 66_985_530, "t5_small": 60_506_624}
+# published sizes: Hugging Face's gpt2-medium, distilbert-base-uncased, t5-small and
+# bert-large-uncased (bert_hf) and allenai/longformer-base-4096 (heads tied)
+PUBLISHED_PARAMS = {"gpt2": 354_823_168, "distilbert": 66_985_530, "t5_small": 60_506_624,
+                    "bert_hf": 335_174_458, "longformer": 148_711_257}
 
 
 def entry(case: str) -> ModuleType:
@@ -52,6 +54,20 @@ def test_flop_counter_matches_berts_analytic_formula() -> None:
                                 "num_attention_heads": 16, "intermediate_size": 4096})
     forward = count_forward_flops(net, MaskedLM(token_types=True), 512)
     assert 3 * forward == train_flops_per_sequence(PRESETS["large"], 512) == 1_104_257_482_752
+
+
+def test_longformer_counted_on_meta_is_what_a_real_forward_multiplies() -> None:
+    """Longformer reads scalars of its input; on meta they read as 0 (hftext.models.MetaScalars):
+    the tiny preset's meta count equals its count on real CPU tensors."""
+    import torch
+
+    from chipperf_runtime.training.hftext.models import count_forward_flops, hf_model
+
+    module = entry("longformer")
+    preset, task = module.PRESETS["tiny"], module.TEXT_MODEL.task
+    with torch.device("meta"):
+        on_meta = count_forward_flops(hf_model("longformer", preset), task, 64)
+    assert on_meta == count_forward_flops(hf_model("longformer", preset), task, 64) > 0
 
 
 def test_an_unknown_model_size_is_refused_with_the_choices() -> None:

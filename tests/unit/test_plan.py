@@ -115,6 +115,15 @@ def test_check_lists_every_problem(catalogue):
     assert len(problems) == 9, text
 
 
+def test_a_case_chipperf_leaves_out_on_purpose_names_the_readme_saying_why():
+    """training/benchmarks/transformer_xl/README.md: no case code, and the refusal points there."""
+    from chipperf.catalogue import default_training_dir
+
+    cluster, test = configs({"transformer_xl:pytorch_2.13:xeon:1:1:1": "/d"})
+    problems = check(cluster, test, Catalogue.scan(default_training_dir()), where="tc.py")
+    assert any("no case code" in p and "transformer_xl/README.md says why" in p for p in problems)
+
+
 def test_unknown_vendor_and_bad_container_options(catalogue):
     cluster, test = configs({"resnet50:pytorch_2.13:xeon:1:1:1": "/d"}, vendor="acme")
     test = TestConfig(**{**test.__dict__, "container_opt": "--gpus all --net=bridge"})

@@ -20,7 +20,7 @@ from chipperf_runtime.training.driver import Config, DistEnv, Driver
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
 from chipperf_runtime.training.hftext.models import TextModel, forward_flops, hf_config, hf_model
-from chipperf_runtime.training.hftext.train import Loop
+from chipperf_runtime.training.hftext.train import Loop, ratio
 from chipperf_runtime.training.textlm.checks import (
     count_problems,
     dtype_problems,
@@ -30,7 +30,7 @@ from chipperf_runtime.training.textlm.checks import (
 from chipperf_runtime.training.textlm.loop import Goal, Schedule, linear_warmup_decay, run, warmup_cosine
 
 DTYPES = ("fp32", "bf16")
-LR_DECAYS = ("linear", "cosine")
+LR_DECAYS = ("linear", "cosine", "inverse_sqrt")
 
 
 def check_config(cfg: Config, model: TextModel) -> Mapping[str, Any]:
@@ -59,9 +59,13 @@ def optimizer_for(model: nn.Module, cfg: Config, fused: bool) -> torch.optim.Opt
 
 
 def lr_factor(cfg: Config) -> Callable[[int], float]:
-    """Linear warmup, then linear or cosine decay to ``min_lr_ratio`` at ``max_steps``."""
+    """Linear warmup, then linear or cosine decay to ``min_lr_ratio`` at ``max_steps``, or
+    fairseq's inverse square root (the rate x sqrt(warmup_steps / step) after the warmup)."""
     if cfg.lr_decay == "cosine":
         return warmup_cosine(cfg.warmup_steps, cfg.max_steps, cfg.min_lr_ratio)
+    if cfg.lr_decay == "inverse_sqrt":
+        warm = max(1, cfg.warmup_steps)
+        return lambda step: (step + 1) / warm if step + 1 < warm else (warm / (step + 1)) ** 0.5
     linear, floor = linear_warmup_decay(cfg.warmup_steps, cfg.max_steps), cfg.min_lr_ratio
 
     def factor(step: int) -> float:
@@ -79,7 +83,10 @@ def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, model: Text
     return Loop(model=wrapped, optimizer=optimizer, scheduler=scheduler, device=device,
                 dtype=cfg.dtype, grad_clip_norm=float(cfg.grad_clip_norm), task=task,
                 train_epoch=lambda epoch: task.train(data, cfg, dist, epoch),
-                eval_set=task.eval(data, cfg, dist), scorer=task.scorer(data))
+                eval_set=task.eval(data, cfg, dist), scorer=task.scorer(data),
+                score_width=getattr(task, "score_width", 2),
+                combine=getattr(task, "combine", ratio),
+                label_smoothing=float(cfg.get("label_smoothing", 0.0)))
 
 
 def main(model_name: str, case_dir: Path, model: TextModel,
@@ -89,6 +96,7 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     preset = check_config(cfg, model)
     task = model.task
     data = task.open(driver.args.data_dir, hf_config(model.arch, preset), cfg, model.prepare)
+    preset = getattr(task, "fit_preset", lambda chosen, _: chosen)(preset, data)   # e.g. vocabulary
     task.check(data, cfg, dist)
     threads = configure_threads(cfg, dist)
     device = init_distributed(dist)

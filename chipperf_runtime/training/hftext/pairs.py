@@ -98,18 +98,20 @@ def read_split(path: Path, vocab_size: int, problems: list[str]) -> Pairs | None
     return Pairs(**arrays) if len(problems) == found else None
 
 
-def load_arrays(path: Path, problems: list[str]) -> dict[str, np.ndarray] | None:
+def load_arrays(path: Path, problems: list[str],
+                names: tuple[str, ...] = ARRAYS) -> dict[str, np.ndarray] | None:
+    """The ``names`` arrays of the .npz archive ``path``, or None with a problem."""
     if not path.is_file():
         problems.append(f"{path} is missing")
         return None
     try:
         with np.load(path, allow_pickle=False) as archive:
-            missing = [name for name in ARRAYS if name not in archive.files]
+            missing = [name for name in names if name not in archive.files]
             if missing:
                 problems.append(f"{path} lacks the arrays {', '.join(missing)} "
                                 f"(it has {', '.join(archive.files) or 'none'})")
                 return None
-            return {name: archive[name] for name in ARRAYS}
+            return {name: archive[name] for name in names}
     except (OSError, ValueError, zipfile.BadZipFile) as err:
         problems.append(f"{path} is not a readable .npz archive ({err})")
         return None

@@ -138,8 +138,16 @@ def load_checkpoint(net: nn.Module, path: Any) -> None:
         missing, unexpected = net.load_state_dict(state, strict=False)
     except RuntimeError as err:
         raise DataError(f"{path} does not fit the model_size's network: {err}") from err
-    untied = sorted(set(missing) - (TIED if "shared.weight" in state else set()))
+    untied = sorted(set(missing) - tied_names(net))
     if untied or unexpected:
         raise DataError(f"{path} does not fit the model_size's network: missing "
                         f"{untied or 'none'}, unexpected {sorted(unexpected) or 'none'}")
 
+
+
+def tied_names(net: nn.Module) -> set[str]:
+    """The state-dict names that repeat another parameter (tied weights, e.g. T5's
+    ``lm_head.weight`` or BERT's MLM decoder): a checkpoint may leave them out
+    (``save_pretrained`` does)."""
+    kept = {name for name, _ in net.named_parameters()} | {name for name, _ in net.named_buffers()}
+    return set(net.state_dict()) - kept

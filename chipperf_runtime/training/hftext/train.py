@@ -31,6 +31,9 @@ class Loop:
     train_epoch: Callable[[int], Iterator[Any]]     # epoch -> this rank's batches
     eval_set: list[Any]                             # this rank's share of the eval split
     scorer: Scorer                                  # the task's metric of one eval batch
+    score_width: int = 2                            # numbers the scorer returns per batch
+    combine: Callable[[list[float]], float] = lambda sums: ratio(sums)   # all ranks' sums -> metric
+    label_smoothing: float = 0.0                    # of the training loss (fairseq's criterion)
 
     def batches(self, epoch: int) -> Iterator[Tensors]:
         return (self.task.tensors(batch, self.device) for batch in self.train_epoch(epoch))
@@ -59,16 +62,16 @@ def logits_of(model: nn.Module, loop: Loop, batch: Tensors) -> torch.Tensor:
         return model(**batch.inputs).logits
 
 
-def token_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def token_loss(logits: torch.Tensor, labels: torch.Tensor, smoothing: float = 0.0) -> torch.Tensor:
     """Mean cross entropy over the labelled positions (label -100 elsewhere), in fp32."""
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), labels.reshape(-1),
-                           ignore_index=IGNORE)
+                           ignore_index=IGNORE, label_smoothing=smoothing)
 
 
 def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
     """forward + backward + optimizer step; returns the (unsynchronised) loss."""
     loop.optimizer.zero_grad(set_to_none=True)
-    loss = token_loss(logits_of(loop.model, loop, batch), batch.labels)
+    loss = token_loss(logits_of(loop.model, loop, batch), batch.labels, loop.label_smoothing)
     loss.backward()
     if loop.grad_clip_norm > 0:
         nn.utils.clip_grad_norm_(loop.model.parameters(), loop.grad_clip_norm)
@@ -80,7 +83,8 @@ def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
 @torch.no_grad()
 def evaluate(loop: Loop) -> float:
     """The task's metric over every rank's eval share: the scorer's sums (e.g. correct top-1
-    predictions and scored positions), all-reduced, divided. Each rank holds a disjoint share
+    predictions and scored positions; BLEU's n-gram counts), all-reduced, combined (a ratio
+    unless the task says otherwise). Each rank holds a disjoint share
     and may run a different number of batches: the forward goes around the DDP wrapper."""
     net = getattr(loop.model, "module", loop.model)
     net.eval()
@@ -90,6 +94,10 @@ def evaluate(loop: Loop) -> float:
         with autocast(loop):
             sums.append(loop.scorer(net, batch))
     net.train()
-    local = [sum(float(scored) for scored, _ in sums), sum(float(seen) for _, seen in sums)]
-    score_all, count_all = all_reduce_sum(local, loop.device)
-    return score_all / count_all if count_all else float("nan")
+    local = [sum(float(numbers[i]) for numbers in sums) for i in range(loop.score_width)]
+    return loop.combine(all_reduce_sum(local, loop.device))
+
+
+def ratio(sums: list[float]) -> float:
+    """The default metric: the first sum (e.g. correct predictions) over the second (scored)."""
+    return sums[0] / sums[1] if sums[1] else float("nan")

@@ -160,14 +160,22 @@ def _checked(rows: np.ndarray, data: MLMDataset, split: str) -> np.ndarray:
 def mask_rows(rows: np.ndarray, data: MLMDataset, rng: np.random.Generator) -> Batch:
     pad, cls, sep, mask = (data.special(t) for t in ("[PAD]", "[CLS]", "[SEP]", "[MASK]"))
     candidate = (rows != pad) & (rows != cls) & (rows != sep)
+    inputs, labels = bert_mask(rows, candidate, mask, len(data.vocab), rng)
+    return Batch(input_ids=inputs, token_type_ids=token_types(rows, sep, pad),
+                 attention_mask=(rows != pad).astype(np.int64), labels=labels)
+
+
+def bert_mask(rows: np.ndarray, candidate: np.ndarray, mask: int, vocab_size: int,
+              rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """BERT's masking of ``rows`` (also transformers' DataCollatorForLanguageModeling): each
+    ``candidate`` token is chosen with MASK_PROB; of those 80% become ``mask``, 10% a random
+    id below ``vocab_size``, 10% stay. Returns (inputs, labels: the chosen tokens, else IGNORE)."""
     chosen = candidate & (rng.random(rows.shape) < MASK_PROB)
     action = rng.random(rows.shape)
     inputs = np.where(chosen & (action < 0.8), mask, rows)
-    random_tokens = rng.integers(0, len(data.vocab), size=rows.shape)
+    random_tokens = rng.integers(0, vocab_size, size=rows.shape)
     inputs = np.where(chosen & (action >= 0.8) & (action < 0.9), random_tokens, inputs)
-    return Batch(input_ids=inputs, token_type_ids=token_types(rows, sep, pad),
-                 attention_mask=(rows != pad).astype(np.int64),
-                 labels=np.where(chosen, rows, IGNORE))
+    return inputs, np.where(chosen, rows, IGNORE)
 
 
 def token_types(rows: np.ndarray, sep: int, pad: int) -> np.ndarray:

@@ -52,6 +52,7 @@ def read_shards(folder: Path, kind: ShardKind, problems: list[str]) -> list[np.n
 
 
 def read_shard(file: Path, kind: ShardKind, problems: list[str]) -> np.ndarray | None:
+    """``file`` memory-mapped when it is a readable .npy array of ``kind``; else a problem."""
     try:
         shard = np.load(file, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError) as exc:

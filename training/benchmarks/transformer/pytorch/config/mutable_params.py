@@ -1,0 +1,7 @@
+"""The parameters a vendor config (config_<chip>x<nnodes>x<nproc>.py) may set."""
+
+from chipperf_runtime.training.hftext.mutable import *  # noqa: F403 - shared_mutable
+
+mutable_params = shared_mutable + [  # noqa: F405
+    "source_lang", "target_lang", "train_subset", "eval_subset", "label_smoothing",
+]

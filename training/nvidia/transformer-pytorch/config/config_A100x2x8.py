@@ -1,0 +1,4 @@
+# transformer / PyTorch on 16 NVIDIA A100 GPUs (2x8): 160 pairs per GPU.
+from config_common import *  # noqa: F403
+
+global_batch_size = 2560
