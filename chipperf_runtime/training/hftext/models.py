@@ -39,10 +39,20 @@ class TextModel:
     target: str = "target_accuracy"   # the parameter holding the target per model size
 
 
+ATTENTION = "sdpa"    # torch's scaled_dot_product_attention: flash / memory-efficient kernels
+
+
 def hf_config(arch: str, preset: Mapping[str, Any]) -> Any:
+    """The architecture's config of ``preset``, attention through SDPA (``ATTENTION``: said
+    explicitly, not left to the transformers version's default)."""
     import transformers
 
-    return getattr(transformers, ARCHS[arch][0])(**preset)
+    return getattr(transformers, ARCHS[arch][0])(**preset, attn_implementation=ATTENTION)
+
+
+def attention_of(net: nn.Module) -> str:
+    """The attention implementation the built network runs (for FINISHED's ``execution``)."""
+    return str(getattr(net.config, "_attn_implementation", None) or "unknown")
 
 
 def hf_model(arch: str, preset: Mapping[str, Any]) -> nn.Module:

@@ -5,6 +5,7 @@ Every public name here is a parameter. A vendor config may change only the names
 mutable_params.py; ``--set name=value`` may change any of them.
 """
 
+from chipperf_runtime.training.driver.compile_base import *  # noqa: F403 - compile, compile_mode, compile_backend
 from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
 
 # ---- model: a size from run_pretraining.PRESETS. "8b" is Llama-3-8B (8,030,261,248
