@@ -85,6 +85,10 @@ def model_config(cfg: Config, spec: LLMSpec, dist: DistEnv) -> tuple[dict[str, A
         problems.append(f"seq_len {cfg.seq_len} must be 1..{values['max_position_embeddings']} "
                         f"for model_size {cfg.model_size!r}")
     problems += layout_problems(layout, dist.nproc_per_node, values)
+    if values.get("tie_word_embeddings") and dist.world_size > 1:
+        problems.append(f"model_size {cfg.model_size!r} ties its lm_head to the input embedding, "
+                        "which this case trains on one process only: run it on 1 process, or "
+                        "use a size with an untied lm_head")
     raise_problems(problems)
     return values, layout
 
