@@ -7,4 +7,3 @@ from config_common import *  # noqa: F403
 
 global_batch_size = 16
 compile = True
-compile_mode = "default"

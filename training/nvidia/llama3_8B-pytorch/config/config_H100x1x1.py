@@ -14,10 +14,7 @@ from config_common import *  # noqa: F403 - the settings every topology shares
 
 model_size = "1b"
 tensor_parallel = 1
-seq_len = 8192
 global_batch_size = 8
-micro_batch_size = 1
 activation_checkpointing = False
 reshard_after_forward = False
 compile = True
-compile_mode = "default"

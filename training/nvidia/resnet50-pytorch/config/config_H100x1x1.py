@@ -11,7 +11,7 @@ from config_common import *  # noqa: F403 - the settings every topology shares
 
 num_workers = 12       # DataLoader workers per rank on an H100 host
 compile = True
-compile_mode = "default"   # "max-autotune" may add a few per cent for minutes of tuning
+# compile_mode "default" (the base): "max-autotune" may add a few per cent for minutes of tuning
 run_mode = "performance"
 perf_warmup_steps = 50
 timed_steps = 500
