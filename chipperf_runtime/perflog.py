@@ -34,6 +34,9 @@ and, from the training driver, ``run_mode`` (optional; docs/results.md "Run mode
     data_mode            "real" | "predecoded" | "synthetic" (optional; vision cases): "predecoded"
                           read images decoded ahead of the run (imagecls.predecoded); "synthetic" trained on
                           device-resident random batches, labelled "synthetic: compute only"
+    execution            {name: value} (optional; PyTorch loops): how the model ran, e.g. "compile"
+                          ("eager" or "torch.compile(inductor, mode=default)"), "attention" ("sdpa"),
+                          "fused_optimizer" (bool), "channels_last", "autocast"
 
 STEP_END from the training driver carries, with ``work``: ``throughput_so_far``,
 ``work_so_far`` (all ranks: rank 0's count x world size), ``train_elapsed_s``,
@@ -123,7 +126,7 @@ INFERENCE_FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
 INFERENCE_OPTIONAL_KEYS = ("device", "batch_size", "peak_memory_source", "engine_build_time_s",
                            "offline", "window_work", "serving")
 # Other FINISHED keys of the training suite the results code reads when present.
-TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode")
+TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode", "execution")
 # Required parts of FINISHED's nested objects, per suite: key -> (part, its types).
 _NUMBER = (int, float)
 _FINISHED_PARTS: Mapping[str, Mapping[str, Mapping[str, tuple[type, ...]]]] = {
