@@ -36,6 +36,9 @@ and, from the training driver, ``run_mode`` (optional; docs/results.md "Run mode
                           device-resident random batches, labelled "synthetic: compute only"
     parameters           {"trainable": int, "total": int} (optional; the LLM cases): the model's
                           parameter counts; a LoRA case trains the adapters only
+    execution            {name: value} (optional; PyTorch loops): how the model ran, e.g. "compile"
+                          ("eager" or "torch.compile(inductor, mode=default)"), "attention" ("sdpa"),
+                          "fused_optimizer" (bool), "channels_last", "autocast"
 
 STEP_END from the training driver carries, with ``work``: ``throughput_so_far``,
 ``work_so_far`` (all ranks: rank 0's count x world size), ``train_elapsed_s``,
@@ -125,7 +128,7 @@ INFERENCE_FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
 INFERENCE_OPTIONAL_KEYS = ("device", "batch_size", "peak_memory_source", "engine_build_time_s",
                            "offline", "window_work", "serving")
 # Other FINISHED keys of the training suite the results code reads when present.
-TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode", "parameters")
+TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode", "parameters", "execution")
 # Required parts of FINISHED's nested objects, per suite: key -> (part, its types).
 _NUMBER = (int, float)
 _FINISHED_PARTS: Mapping[str, Mapping[str, Mapping[str, tuple[type, ...]]]] = {

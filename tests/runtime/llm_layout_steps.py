@@ -3,7 +3,8 @@ process): a few optimizer steps of an LLM case's tiny preset (llmtrain's own mod
 parallelism and loop) on generated tokens, then the eval loss; rank 0 writes the step losses
 and the eval loss.
 
-    llm_layout_steps.py CASE OUT_JSON [name=value ...]   (config overrides, e.g. pipeline_parallel=2)
+    llm_layout_steps.py CASE OUT_JSON [name=value ...]   (config overrides, e.g. pipeline_parallel=2,
+                                                          or compile=True compile_backend='"aot_eager"')
 
 fp32, dropout-free, AdamW; every layout reads the same global batches (each data-parallel rank
 its consecutive share, split into the same micro-batches) and starts from the same weights
@@ -51,6 +52,7 @@ def main(case: str, out: Path, overrides: list[str]) -> None:
     import torch
     import torch.distributed as tdist
 
+    from chipperf_runtime.training.driver.torchknobs import CompileSetting
     from chipperf_runtime.training.llmtrain import case as llm
     from chipperf_runtime.training.textlm.shards import Windows
     from chipperf_runtime.training.textlm.tokens import TokenDataset
@@ -69,7 +71,10 @@ def main(case: str, out: Path, overrides: list[str]) -> None:
     data = TokenDataset(Windows.of([token_stream(40 * 33, vocab)], 32),
                         Windows.of([token_stream(12 * 33, vocab)[::-1].copy()], 32), vocab)
     device = SimpleNamespace(device=torch.device("cpu"))
-    model, mesh, pipeline = llm.build_model(cfg, spec, arch, layout, device)  # type: ignore[arg-type]
+    setting = CompileSetting(bool(cfg.get("compile", False)), str(cfg.get("compile_mode", "default")),
+                             str(cfg.get("compile_backend", "inductor")))
+    model, mesh, pipeline = llm.build_model(cfg, spec, arch, layout, device,  # type: ignore[arg-type]
+                                            setting)
     loop = llm.build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline)
     losses = []
     for tokens in loop.batches(1):

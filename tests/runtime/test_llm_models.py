@@ -73,6 +73,20 @@ def test_llama3_flops_per_token_is_6n_plus_the_attention_term() -> None:
     assert arch.train_flops_per_token(values, 8192) == 6 * matmul + 12 * 32 * 4096 * 8192
 
 
+def test_llama3_1b_preset_is_llama_3_2_1b_and_fits_one_h100() -> None:
+    """The one-GPU preset: Llama-3.2-1B's shape (its config.json: 16 x 2048, GQA 32/8, SwiGLU
+    8192, 128256 tokens, tied embeddings), 1,235,814,400 parameters on the meta device, whose
+    training state plan time accepts on one H100."""
+    from chipperf_runtime.training.llmtrain import arch
+
+    assert built_on_meta("llama3_8B", "1b") == 1_235_814_400
+    values = entry("llama3_8B").SPEC.presets["1b"]
+    assert arch.matmul_params(values) == 16 * (2048 * 2048 * 2 + 2 * 2048 * 512
+                                               + 3 * 2048 * 8192) + 2048 * 128256
+    needs, h100 = case_yaml("llama3_8B"), get_vendor("nvidia").chip("H100")
+    assert needs_problems(needs, layout(1, "1b"), 1, 1, h100, "w") == []
+
+
 # ---------------------------------------------------------------- plan time
 
 

@@ -118,3 +118,11 @@ def test_new_keys_win_over_old_ones():
                                 "training_samples_per_second": 1.0})
     assert mixed["e2e_time_s"] == 2.0
     assert mixed["throughput"] == {"raw": 9.0, "unit": "tokens/s"}
+
+
+def test_execution_survives_normalisation():
+    """FINISHED's execution (how the model ran: compile, attention, fused optimizer) reaches
+    the round record."""
+    ran = {"compile": "torch.compile(inductor, mode=default)", "attention": "sdpa",
+           "fused_optimizer": True}
+    assert normalize_finished({"execution": ran, "e2e_time_s": 1.0})["execution"] == ran

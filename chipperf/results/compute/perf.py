@@ -243,6 +243,8 @@ def _finished_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[
     out["run_mode"] = run_mode_text(value.get("run_mode"))
     data_mode = value.get("data_mode")
     out["data_mode"] = data_mode if isinstance(data_mode, str) else None
+    execution = value.get("execution")      # how the model ran (driver.executed)
+    out["execution"] = dict(execution) if isinstance(execution, Mapping) else None
     return out
 
 

@@ -203,6 +203,7 @@ class RoundResult(_Schema):
     # late: its node files came home after the run (chipperf collect) and it was judged then
     late: bool | None = None
     data_mode: str | None = None                  # FINISHED data_mode: "real" | "predecoded" | "synthetic"
+    execution: Mapping[str, Any] | None = None    # FINISHED execution: compile, attention, fused optimizer...
     mfu_measured: float | None = None             # against base/'s measured GEMM peak
     mfu_reported: float | None = None             # as a FlagPerf LLM case printed it
     share_of_peak: float | None = None            # base/ and operation/: of the spec sheet's

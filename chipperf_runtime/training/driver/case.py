@@ -91,6 +91,7 @@ class Driver:
         self.work_unit: str | None = None          # train_start(work_unit=...): for STEP_END
         self.parameters: Any = None                # init_end(parameters=...): for the preset
         self.full_params: int | None = None        # case.yaml full_size.params
+        self.execution: dict[str, Any] = {}        # executed(...): how the model ran, for FINISHED
 
     @classmethod
     def start(cls, model: str, case_dir: Path, argv: Sequence[str] | None = None,
@@ -130,6 +131,12 @@ class Driver:
             "nproc_per_node": self.dist.nproc_per_node,
             "dataset": dataset_card(self.args.data_dir),
         })
+
+    def executed(self, **facts: Any) -> None:
+        """Record how the model runs (e.g. ``compile="torch.compile(inductor, mode=default)"``,
+        ``attention="sdpa"``, ``fused_optimizer=True``): FINISHED carries them as
+        ``execution``, beside SUBMIT_INFO's config (what was asked)."""
+        self.execution.update(facts)
 
     def init_end(self, **value: Any) -> None:
         self.parameters = value.get("parameters")
@@ -226,6 +233,8 @@ class Driver:
             value["data_mode"] = str(self.config.data_mode)
         if parameters is not None:
             value["parameters"] = {k: int(parameters[k]) for k in ("trainable", "total")}
+        if self.execution:
+            value["execution"] = dict(self.execution)
         preset = preset_record(self.config, self.parameters, self.full_params)
         if preset is not None:                     # a smaller model than the case's name
             value["preset"] = preset

@@ -7,6 +7,7 @@ and the case fixes what "converged" means for it).
 Every public name is a parameter (see docs/adding-a-case.md).
 """
 
+from chipperf_runtime.training.driver.compile_base import *  # noqa: F403 - compile, compile_mode, compile_backend
 from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
 
 # ---- data

@@ -19,7 +19,14 @@ from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DistEnv, Driver
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
-from chipperf_runtime.training.hftext.models import TextModel, forward_flops, hf_config, hf_model
+from chipperf_runtime.training.driver.torchknobs import compile_for, fused_optimizer
+from chipperf_runtime.training.hftext.models import (
+    TextModel,
+    attention_of,
+    forward_flops,
+    hf_config,
+    hf_model,
+)
 from chipperf_runtime.training.hftext.train import Loop, ratio
 from chipperf_runtime.training.textlm.checks import (
     count_problems,
@@ -77,7 +84,7 @@ def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, model: Text
                net: nn.Module, data: Any) -> Loop:
     device = rank_device.device
     wrapped = DistributedDataParallel(net) if dist.distributed else net
-    optimizer = optimizer_for(wrapped, cfg, fused=rank_device.is_accelerator)
+    optimizer = optimizer_for(wrapped, cfg, fused=fused_optimizer(rank_device))
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(cfg))
     task = model.task
     return Loop(model=wrapped, optimizer=optimizer, scheduler=scheduler, device=device,
@@ -106,6 +113,8 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     weights = task.initialise(net, data, cfg)
     seq_len = task.seq_len(data, cfg)
     forward = forward_flops(model, preset, seq_len)
+    compile_for(driver, [net], device)
+    driver.executed(attention=attention_of(net), fused_optimizer=fused_optimizer(device))
     loop = build_loop(cfg, dist, device, model, net, data)
     goal = Goal(task.metric, float(cfg[model.target][cfg.model_size]))
     driver.init_end(**device.describe(), threads=threads, architecture=dict(preset),

@@ -45,13 +45,24 @@ class TextModel:
     target: str = "target_accuracy"   # the parameter holding the target per model size
 
 
+ATTENTION = "sdpa"    # torch's scaled_dot_product_attention: flash / memory-efficient kernels
+
+
 def library(arch: str) -> Any:
     """The module holding ``arch``'s classes: transformers, or chipperf's (``LOCAL``)."""
     return importlib.import_module(LOCAL.get(arch, "transformers"))
 
 
 def hf_config(arch: str, preset: Mapping[str, Any]) -> Any:
-    return getattr(library(arch), ARCHS[arch][0])(**preset)
+    """The architecture's config of ``preset``; a transformers model's attention through SDPA
+    (``ATTENTION``: said explicitly, not left to the transformers version's default)."""
+    attention = {} if arch in LOCAL else {"attn_implementation": ATTENTION}
+    return getattr(library(arch), ARCHS[arch][0])(**preset, **attention)
+
+
+def attention_of(net: nn.Module) -> str:
+    """The attention implementation the built network runs (for FINISHED's ``execution``)."""
+    return str(getattr(getattr(net, "config", None), "_attn_implementation", None) or "unknown")
 
 
 def hf_model(arch: str, preset: Mapping[str, Any]) -> nn.Module:

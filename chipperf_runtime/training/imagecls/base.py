@@ -4,6 +4,7 @@ star-imports this file and sets its model's own defaults after it.
 Every public name is a parameter (see docs/adding-a-case.md).
 """
 
+from chipperf_runtime.training.driver.compile_base import *  # noqa: F403 - compile, compile_mode, compile_backend
 from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
 
 # ---- data

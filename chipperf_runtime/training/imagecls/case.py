@@ -31,6 +31,7 @@ from chipperf_runtime.training.driver import (
 )
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.driver.torchknobs import compile_for, fused_optimizer
 from chipperf_runtime.training.imagecls.data import ImageFolder, Split, read_splits
 from chipperf_runtime.training.imagecls.predecoded import (
     Batches,
@@ -168,13 +169,16 @@ def lr_lambda(cfg: Config, steps_per_epoch: int) -> Callable[[int], float]:
     return factor
 
 
-def optimizer(cfg: Config, model: nn.Module) -> torch.optim.Optimizer:
-    """SGD (momentum, optional Nesterov) or AdamW; lr scales linearly with the batch."""
+def optimizer(cfg: Config, model: nn.Module, fused: bool = False) -> torch.optim.Optimizer:
+    """SGD (momentum, optional Nesterov) or AdamW; lr scales linearly with the batch.
+    ``fused``: the optimizer's fused kernels (``torchknobs.fused_optimizer``)."""
     lr = cfg.base_lr * cfg.global_batch_size / cfg.lr_reference_batch
     if cfg.optimizer == "adamw":
-        return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=cfg.weight_decay)
+        return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=cfg.weight_decay,
+                                 fused=fused or None)
     return torch.optim.SGD(model.parameters(), lr=lr, momentum=cfg.momentum,
-                           weight_decay=cfg.weight_decay, nesterov=cfg.nesterov)
+                           weight_decay=cfg.weight_decay, nesterov=cfg.nesterov,
+                           fused=fused or None)
 
 
 def input_loaders(cfg: Config, dist: DistEnv, rank_device: TorchDevice, data: Input
@@ -200,7 +204,7 @@ def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, net: nn.Mod
     if cfg.channels_last:
         net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     model = DistributedDataParallel(net) if dist.distributed else net
-    opt = optimizer(cfg, model)
+    opt = optimizer(cfg, model, fused_optimizer(rank_device))
     train_loader, val_loader, set_epoch = input_loaders(cfg, dist, rank_device, data)
     scheduler = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(cfg, len(train_loader)))
     scaler = torch.amp.GradScaler(rank_device.autocast_type) \
@@ -227,6 +231,8 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
     random.seed(cfg.seed + dist.rank)
     net = image_model.build(cfg, classes)
     forward = image_model.forward_flops(cfg, classes, net)
+    compile_for(driver, [net], device)
+    driver.executed(fused_optimizer=fused_optimizer(device), channels_last=bool(cfg.channels_last))
     loop, set_epoch = build_loop(cfg, dist, device, net, data)
     train_images, val_images = data.images
     driver.init_end(**device.describe(), threads=threads, classes=classes, data_mode=data.mode,

@@ -23,6 +23,12 @@ from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DistEnv, Driver
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.driver.torchknobs import (
+    CompileSetting,
+    compile_module,
+    compile_setting,
+    fused_optimizer,
+)
 from chipperf_runtime.training.llmtrain import arch, lora
 from chipperf_runtime.training.llmtrain.experts import ParallelExperts
 from chipperf_runtime.training.llmtrain.model import build_on_meta, materialize, parameter_indices
@@ -45,6 +51,7 @@ from chipperf_runtime.training.textlm.checks import (
 from chipperf_runtime.training.textlm.loop import Goal, Schedule, run, warmup_cosine
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
+ATTENTION = "sdpa"    # transformers' attention through torch's scaled_dot_product_attention
 COUNTS = ("global_batch_size", "micro_batch_size", "max_steps", "eval_every_steps",
           "tensor_parallel")
 # the layout's knobs beside tensor_parallel, where the case has them (1 / "1f1b" where not)
@@ -61,7 +68,7 @@ class LLMSpec:
     prepare: str                                 # the case's prepare_data.py (for messages)
     moe: bool = False
     lora: bool = False                           # LoRA fine-tuning: frozen base, peft adapters
-    attention: str = "sdpa"                      # the config's attn_implementation
+    attention: str = ATTENTION                   # the config's attn_implementation
     # the meta-built model -> the case's computation (baichuan2_13b: ALiBi, NormHead)
     adapt: Callable[[Any], Any] | None = None
     no_tensor_parallel: str = ""                 # why tensor_parallel must be 1 ("": it may not)
@@ -90,6 +97,10 @@ def model_config(cfg: Config, spec: LLMSpec, dist: DistEnv) -> tuple[dict[str, A
     if spec.no_tensor_parallel and layout.tensor_parallel > 1:
         problems.append(f"tensor_parallel = {layout.tensor_parallel}: this case runs "
                         f"tensor_parallel 1 only ({spec.no_tensor_parallel})")
+    if values.get("tie_word_embeddings") and dist.world_size > 1:
+        problems.append(f"model_size {cfg.model_size!r} ties its lm_head to the input embedding, "
+                        "which this case trains on one process only: run it on 1 process, or "
+                        "use a size with an untied lm_head")
     raise_problems(problems)
     return values, layout
 
@@ -125,9 +136,11 @@ def decoder_layers(model: Any) -> list[nn.Module]:
 
 
 def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: Layout,
-                device: TorchDevice) -> tuple[nn.Module, Any, Pipeline | None]:
+                device: TorchDevice, setting: CompileSetting = CompileSetting(False)
+                ) -> tuple[nn.Module, Any, Pipeline | None]:
     """transformers' model on the meta device (this rank's pipeline stages of it),
-    parallelised, materialised on the device; the pipeline schedule when there is one."""
+    parallelised, each decoder layer compiled (``setting``), materialised on the device;
+    the pipeline schedule when there is one."""
     config = spec.config_class(**values, attn_implementation=spec.attention, use_cache=False)
     full: Any = build_on_meta(spec.model_class, config)
     if spec.adapt is not None:
@@ -144,6 +157,8 @@ def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: L
         if mesh is not None:
             apply_parallelism(part, decoder_layers(part), mesh, layout, DTYPES[cfg.dtype],
                               cfg.reshard_after_forward)
+        for layer in decoder_layers(part):   # per layer, after FSDP2 (torchtitan's order)
+            compile_module(layer, setting)
         materialize(part, device.device, cfg.seed, config.initializer_range, indices)
         if spec.lora:
             lora.init_adapters(part, cfg.seed, indices)
@@ -155,23 +170,27 @@ def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: L
     return nn.ModuleList(parts), mesh, pipeline
 
 
-def optimizer(cfg: Config, model: nn.Module) -> tuple[torch.optim.Optimizer, Any]:
+def optimizer(cfg: Config, model: nn.Module, fused: bool = False
+              ) -> tuple[torch.optim.Optimizer, Any]:
     """AdamW over the trained parameters (LoRA: the adapters only), no weight decay on the
-    RMSNorm weights; linear warmup then cosine."""
+    RMSNorm weights; linear warmup then cosine. ``fused``: AdamW's fused kernels (one process
+    on an accelerator); else the per-tensor loop, which takes the layout's DTensors whatever
+    their meshes."""
     params = [p for p in model.parameters() if p.requires_grad]
     groups = [{"params": [p for p in params if p.ndim > 1], "weight_decay": cfg.weight_decay},
               {"params": [p for p in params if p.ndim <= 1], "weight_decay": 0.0}]
+    kernels: dict[str, Any] = {"fused": True} if fused else {"foreach": False}
     opt = torch.optim.AdamW(groups, lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
-                            eps=cfg.adam_eps, foreach=False)
+                            eps=cfg.adam_eps, **kernels)
     schedule = warmup_cosine(cfg.warmup_steps, cfg.max_steps, cfg.min_lr_ratio)
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, schedule)
 
 
 def build_loop(cfg: Config, spec: LLMSpec, model: nn.Module, mesh: Any, layout: Layout,
                data: tokens.TokenDataset, device: torch.device,
-               pipeline: Pipeline | None = None) -> Loop:
+               pipeline: Pipeline | None = None, fused: bool = False) -> Loop:
     dp_rank, dp = mesh_rank(mesh, "dp"), layout.data_parallel
-    opt, scheduler = optimizer(cfg, model)
+    opt, scheduler = optimizer(cfg, model, fused and mesh is None)
     local = cfg.global_batch_size // dp
     return Loop(
         model=model, optimizer=opt, scheduler=scheduler, device=device,
@@ -184,8 +203,7 @@ def build_loop(cfg: Config, spec: LLMSpec, model: nn.Module, mesh: Any, layout: 
         own_shards=frozenset(id(p) for m in model.modules() if isinstance(m, ParallelExperts)
                              for p in m.parameters()),
         stage_world=layout.world_size // layout.pipeline_parallel, pipeline=pipeline,
-        # one process: no FSDP2 mixed-precision policy, so bf16 compute comes from autocast
-        autocast=DTYPES[cfg.dtype] if mesh is None and cfg.dtype != "fp32" else None)
+        autocast=single_process_autocast(cfg, mesh))
 
 
 def parameter_counts(cfg: Config, spec: LLMSpec, values: Mapping[str, Any]) -> dict[str, int]:
@@ -206,6 +224,12 @@ def flops_per_token(cfg: Config, spec: LLMSpec, values: Mapping[str, Any]) -> in
     return arch.train_flops_per_token(values, cfg.seq_len)
 
 
+def single_process_autocast(cfg: Config, mesh: Any) -> torch.dtype | None:
+    """The autocast dtype of a one-process run in a reduced dtype (with a mesh FSDP2's
+    mixed-precision policy computes in ``dtype``)."""
+    return DTYPES[cfg.dtype] if mesh is None and cfg.dtype != "fp32" else None
+
+
 def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None) -> None:
     driver = Driver.start(name, case_dir, argv)
     cfg, dist = driver.config, driver.dist
@@ -217,8 +241,13 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     torch.set_num_threads(threads)
     device = init_distributed(dist)
     driver.set_sync(device.synchronize)
-    model, mesh, pipeline = build_model(cfg, spec, values, layout, device)
-    loop = build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline)
+    setting = compile_setting(cfg, device)
+    model, mesh, pipeline = build_model(cfg, spec, values, layout, device, setting)
+    fused = fused_optimizer(device) and mesh is None
+    loop = build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline, fused)
+    driver.executed(compile=setting.describe() + (" per decoder layer" if setting.enabled else ""),
+                    attention=spec.attention, fused_optimizer=fused,
+                    autocast=None if loop.autocast is None else cfg.dtype)
     goal = Goal("eval_loss", float(cfg.target_eval_loss[cfg.model_size]), higher_is_better=False,
                 details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
     counts = parameter_counts(cfg, spec, values)

@@ -35,10 +35,13 @@ def parameter_indices(model: nn.Module) -> dict[str, int]:
 def materialize(model: Any, device: torch.device, seed: int, std: float,
                 indices: dict[str, int]) -> None:
     """Allocate the (sharded) parameters on ``device`` and fill them (see module doc), then
-    rebuild the buffers transformers computes at construction (rotary frequencies).
+    rebuild the buffers transformers computes at construction (rotary frequencies). Tied
+    embeddings (``tie_word_embeddings``: one process only, see llmtrain.case) stay tied.
     ``indices``: ``parameter_indices`` of the whole model (a pipeline stage holds part of it,
     under the same names)."""
     model.to_empty(device=device)
+    if getattr(model.config, "tie_word_embeddings", False):
+        model.tie_weights()          # to_empty gave lm_head its own tensor: share the embedding's
     experts = _expert_owners(model)
     with torch.no_grad():
         for name, param in model.named_parameters():

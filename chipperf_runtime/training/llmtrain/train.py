@@ -6,6 +6,7 @@ entropy of the step's micro-batches on this data-parallel rank."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -39,8 +40,7 @@ class Loop:
     own_shards: frozenset[int] = frozenset()             # ids of the experts' TP/EP slices
     stage_world: int = 1                                 # ranks holding one pipeline stage
     pipeline: Pipeline | None = None                     # the schedule, with pipeline stages
-    # compute dtype of a model FSDP does not wrap (one process): autocast; None: as stored
-    autocast: torch.dtype | None = None
+    autocast: torch.dtype | None = None                  # one process (no FSDP2 mixed precision)
     micro: int = field(default=0)
     step_no: int = field(default=0)
     losses: list[torch.Tensor] = field(default_factory=list)  # this step's cross entropies
@@ -69,12 +69,19 @@ def split(tokens: np.ndarray, device: torch.device) -> tuple[torch.Tensor, torch
     return tensor[:, :-1], tensor[:, 1:]
 
 
+def autocast(loop: Loop) -> contextlib.AbstractContextManager:
+    """bf16 autocast over fp32 weights when one process trains (``loop.autocast``); with a
+    mesh FSDP2's mixed-precision policy casts instead."""
+    if loop.autocast is None:
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=loop.device.type, dtype=loop.autocast)
+
+
 def loss_of(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
     """(training loss, next-token cross entropy) of one micro-batch."""
     inputs, targets = split(tokens, loop.device)
     moe = loop.aux_loss_coef > 0
-    with torch.autocast(loop.device.type, dtype=loop.autocast or torch.float32,
-                        enabled=loop.autocast is not None):
+    with autocast(loop):
         out = loop.model(input_ids=inputs, output_router_logits=True) if moe else \
             loop.model(input_ids=inputs)
     logits = out.logits

@@ -29,6 +29,7 @@ from w2v_train import Gumbel, Loop
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DataError, DistEnv, Driver, run_case, split_batch
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.driver.torchknobs import compile_for, fused_optimizer
 from chipperf_runtime.training.hftext.case import LR_DECAYS, configure_threads, lr_factor, optimizer_for
 from chipperf_runtime.training.textlm.checks import (
     count_problems,
@@ -108,7 +109,7 @@ def build_loop(cfg: Config, dist: DistEnv, device: TorchDevice, preset: Mapping[
     # layerdrop skips whole layers at random: DDP must not wait for their gradients
     wrapped = DistributedDataParallel(net, find_unused_parameters=preset["layerdrop"] > 0) \
         if dist.distributed else net
-    optimizer = optimizer_for(wrapped, cfg, fused=device.is_accelerator)
+    optimizer = optimizer_for(wrapped, cfg, fused=fused_optimizer(device))
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(cfg))
     evals = list(eval_batches(valid, cfg.eval_samples, dist.rank, dist.world_size, masking,
                               cfg.mask_seed))
@@ -130,6 +131,8 @@ def main(argv: list[str] | None = None) -> None:
     torch.manual_seed(cfg.seed)
     net = w2v_model(preset).to(device.device)
     forward = forward_flops(preset, cfg.crop_samples)
+    compile_for(driver, [net], device)   # the knob of hftext/base.py, as the text cases
+    driver.executed(fused_optimizer=fused_optimizer(device))
     loop = build_loop(cfg, dist, device, preset, net, data)
     goal = Goal(METRIC, float(cfg.target_accuracy[cfg.model_size]))
     driver.init_end(**device.describe(), threads=threads, architecture=dict(preset),

@@ -1,8 +1,9 @@
 """The parameters a vendor config (config_<chip>x<nnodes>x<nproc>.py) may set."""
 
+from chipperf_runtime.training.driver.compile_mutable import *  # noqa: F403 - compile_knobs
 from chipperf_runtime.training.driver.runmode_mutable import *  # noqa: F403 - run_mode_knobs
 
-mutable_params = run_mode_knobs + [  # noqa: F405
+mutable_params = run_mode_knobs + compile_knobs + [  # noqa: F405
     "model_size", "seq_len", "activation_checkpointing", "tensor_parallel", "pipeline_parallel",
     "pipeline_schedule",
     "reshard_after_forward", "eval_samples", "global_batch_size", "micro_batch_size",

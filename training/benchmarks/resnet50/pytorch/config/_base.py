@@ -4,6 +4,7 @@ Every public name here is a parameter. A vendor config may change only the names
 in mutable_params.py; ``--set name=value`` may change any of them.
 """
 
+from chipperf_runtime.training.driver.compile_base import *  # noqa: F403 - compile, compile_mode, compile_backend
 from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
 
 # ---- data
