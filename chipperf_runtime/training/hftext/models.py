@@ -54,10 +54,13 @@ def library(arch: str) -> Any:
 
 
 def hf_config(arch: str, preset: Mapping[str, Any]) -> Any:
-    """The architecture's config of ``preset``; a transformers model's attention through SDPA
-    (``ATTENTION``: said explicitly, not left to the transformers version's default)."""
-    attention = {} if arch in LOCAL else {"attn_implementation": ATTENTION}
-    return getattr(library(arch), ARCHS[arch][0])(**preset, **attention)
+    """The architecture's config of ``preset``; attention through SDPA (``ATTENTION``: said
+    explicitly, not left to the transformers version's default) where the model supports it
+    (Longformer's sliding-window attention does not: it keeps its own)."""
+    module = library(arch)
+    sdpa = arch not in LOCAL and getattr(getattr(module, ARCHS[arch][1]), "_supports_sdpa", False)
+    attention = {"attn_implementation": ATTENTION} if sdpa else {}
+    return getattr(module, ARCHS[arch][0])(**preset, **attention)
 
 
 def attention_of(net: nn.Module) -> str:
