@@ -1,7 +1,8 @@
 """The defaults llama2_70B and llama3_70B share: a 70B Llama causal-LM trained in bf16 with
 tensor parallel 8 inside a node, 4 pipeline stages and FSDP2 over the rest (FlagPerf's layout).
 A case's ``config/_base.py`` star-imports this file and sets what differs after it: its
-context (``seq_len``) and FlagPerf's ``global_batch_size`` for it.
+context (``seq_len``) and FlagPerf's ``global_batch_size`` for it. What every llmtrain case
+shares (and the parallel layout's rules) is in base.py, imported below.
 
 Every public name is a parameter (see docs/adding-a-case.md).
 """
@@ -14,44 +15,21 @@ model_size = "70b"
 seq_len = 4096                # tokens per sample (at most the size's max_position_embeddings)
 activation_checkpointing = True   # recompute each decoder layer in backward
 
-# ---- parallel layout: world = pipeline_parallel x data parallel x tensor_parallel. The
-# tensor-parallel ranks of a group are consecutive and sit inside one node (tensor_parallel
-# divides the processes per node); FSDP2 shards parameters, gradients and AdamW states over the
-# data-parallel ranks. Pipeline stages hold equal contiguous slices of the decoder layers
-# (pipeline_parallel x stages per rank divides num_hidden_layers); a step's micro-batches
-# (global_batch_size / data parallel / micro_batch_size) go through the schedule together.
+# ---- parallel layout (base.py)
 tensor_parallel = 8
 pipeline_parallel = 4
 pipeline_schedule = "1f1b"    # "gpipe", "1f1b" or "interleaved_1f1b" (2 stages per rank)
 reshard_after_forward = True  # FSDP2: free each layer's gathered weights after its forward
 
-# ---- quality target: mean next-token cross entropy (nats/token) on the eval split, per
-# size. Not vendor-settable. 70b: a setting for tokenised English web text, not measured by
-# chipperf (see README); tiny: measured on prepare_data.py's corpus (README).
+# ---- quality target (base.py): 70b: a setting (see README); tiny: measured (README)
 target_eval_loss = {"70b": 2.0, "tiny": 2.6}
 
 # ---- data
 eval_samples = 256            # evaluate on the first N eval samples (0: all)
 
-# ---- optimisation: AdamW (no decay on RMSNorm weights), linear warmup then cosine decay
+# ---- optimisation
 global_batch_size = 512       # samples per optimizer step, all ranks together
 micro_batch_size = 1          # samples per data-parallel rank per forward; the rest accumulates
 learning_rate = 1.5e-4        # peak (Llama 2 paper, table 1: the 70B's)
-min_lr_ratio = 0.1
-weight_decay = 0.1
-adam_beta1 = 0.9
-adam_beta2 = 0.95
-adam_eps = 1e-8
-warmup_steps = 2000
-max_steps = 500000            # the schedule's length; training stops here if not converged
-grad_clip_norm = 1.0
 
-# ---- evaluation and logging
-eval_every_steps = 500
-log_every_steps = 10          # STEP_END every N optimizer steps
-
-# ---- numerics and host
-dtype = "bf16"                # "bf16" (FSDP2 mixed precision, fp32 master weights) or "fp32"
-seed = 1234
-cpu_threads = None            # torch threads per rank on CPU (None: OMP_NUM_THREADS, else
-                              # the usable cores shared among the node's ranks)
+from chipperf_runtime.training.llmtrain.base import *  # noqa: E402, F403 - min_lr_ratio, ... cpu_threads

@@ -1,8 +1,9 @@
 """mixtral_8x7B (PyTorch) defaults: Mixtral-8x7B causal-LM training, 4k context, bf16, tensor
 parallel (attention and every expert) inside a node, FSDP2 over the rest.
 
-Every public name here is a parameter. A vendor config may change only the names listed in
-mutable_params.py; ``--set name=value`` may change any of them.
+Every public name here is a parameter; the ones every llmtrain case shares are in
+chipperf_runtime/training/llmtrain/base.py. A vendor config may change only the names listed
+in mutable_params.py; ``--set name=value`` may change any of them.
 """
 
 from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
@@ -13,9 +14,7 @@ model_size = "8x7b"
 seq_len = 4096                # tokens per sample (at most the size's max_position_embeddings)
 activation_checkpointing = True   # recompute each decoder layer in backward
 
-# ---- parallel layout: world = data parallel x tensor_parallel. The tensor-parallel ranks of
-# a group are consecutive and sit inside one node (tensor_parallel divides the processes per
-# node); FSDP2 shards parameters, gradients and AdamW states over the data-parallel ranks.
+# ---- parallel layout (llmtrain/base.py), no pipeline: world = data parallel x tensor_parallel
 tensor_parallel = 8
 # expert parallelism: the experts of each layer split over expert_parallel data-parallel ranks
 # (it divides num_local_experts and the data-parallel degree); tokens go to their experts'
@@ -24,33 +23,15 @@ expert_parallel = 1
 router_aux_loss_coef = 0.02   # weight of the router's load-balancing loss (Mixtral's)
 reshard_after_forward = True  # FSDP2: free each layer's gathered weights after its forward
 
-# ---- quality target: mean next-token cross entropy (nats/token) on the eval split, per
-# size. Not vendor-settable. 8x7b: a setting for tokenised English web text, not measured by
-# chipperf (see README); tiny: measured on prepare_data.py's corpus (README).
+# ---- quality target (llmtrain/base.py): 8x7b: a setting (see README); tiny: measured (README)
 target_eval_loss = {"8x7b": 2.3, "tiny": 2.6}
 
 # ---- data
 eval_samples = 256            # evaluate on the first N eval samples (0: all)
 
-# ---- optimisation: AdamW (no decay on RMSNorm weights), linear warmup then cosine decay
+# ---- optimisation
 global_batch_size = 512       # samples per optimizer step, all ranks together (2M tokens at 4k)
 micro_batch_size = 1          # samples per data-parallel rank per forward; the rest accumulates
 learning_rate = 3e-4          # peak
-min_lr_ratio = 0.1
-weight_decay = 0.1
-adam_beta1 = 0.9
-adam_beta2 = 0.95
-adam_eps = 1e-8
-warmup_steps = 2000
-max_steps = 500000            # the schedule's length; training stops here if not converged
-grad_clip_norm = 1.0
 
-# ---- evaluation and logging
-eval_every_steps = 500
-log_every_steps = 10          # STEP_END every N optimizer steps
-
-# ---- numerics and host
-dtype = "bf16"                # "bf16" (FSDP2 mixed precision, fp32 master weights) or "fp32"
-seed = 1234
-cpu_threads = None            # torch threads per rank on CPU (None: OMP_NUM_THREADS, else
-                              # the usable cores shared among the node's ranks)
+from chipperf_runtime.training.llmtrain.base import *  # noqa: E402, F403 - min_lr_ratio, ... cpu_threads
