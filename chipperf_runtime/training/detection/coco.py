@@ -100,7 +100,7 @@ def samples_of(doc: dict[str, Any], folder: Path, keep_empty: bool,
             out.append(Sample(image["id"], folder / image["file_name"],
                               tuple(tuple(float(v) for v in a["bbox"]) for a in anns),  # type: ignore[misc]
                               tuple(int(a["category_id"]) for a in anns),
-                              tuple(a["segmentation"] for a in anns) if masks else ()))
+                              tuple(a.get("segmentation") for a in anns) if masks else ()))
     return tuple(out)
 
 
