@@ -30,7 +30,6 @@ import torch  # noqa: E402
 from chipperf_runtime.training.detection import models  # noqa: E402
 from chipperf_runtime.training.detection.cocomap import box_map, coco_results  # noqa: E402
 
-
 TORCHVISION_FULL = {"backbone": "resnet50", "fpn_channels": 256}
 
 

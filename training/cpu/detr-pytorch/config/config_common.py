@@ -14,5 +14,5 @@ global_eval_batch_size = 16
 backbone_lr_factor = 1.0
 lr_steps = [1000]
 max_epochs = 40
-target_map = 0.3
+target_map = 0.3             # not yet reached within CI's time: see the case README
 log_every_steps = 4
