@@ -32,9 +32,10 @@ def detr_config(preset: Mapping[str, Any], num_classes: int) -> DetrConfig:
     """DETR's config: ``preset["detr"]`` over DETR's defaults (6 + 6 layers of 256, 8 heads,
     FFN 2048, 100 queries) with auxiliary losses, on ``preset["resnet"]`` (transformers'
     ResNetConfig: ResNet-50 by default), its last stage's features."""
-    resnet = ResNetConfig(**preset.get("resnet", {}), out_features=["stage4"])
-    return DetrConfig(backbone_config=resnet, num_labels=num_classes, auxiliary_loss=True,
-                      **preset.get("detr", {}))
+    resnet: dict[str, Any] = {**preset.get("resnet", {}), "out_features": ["stage4"]}
+    detr: dict[str, Any] = {"num_labels": num_classes, "auxiliary_loss": True,
+                            **preset.get("detr", {})}
+    return DetrConfig(backbone_config=ResNetConfig(**resnet), **detr)
 
 
 def cxcywh_normalised(boxes: torch.Tensor, height: int, width: int) -> torch.Tensor:
