@@ -73,7 +73,7 @@ def test_case_yaml_holds_the_full_size_models() -> None:
 def test_mask_rcnn_reaches_the_ci_target_on_one_rank(shapes_ci: Path) -> None:
     """The tiny preset with the cpu CI config (config_xeonx1x1.py) on the generated shapes:
     box and mask mAP both at their targets."""
-    result = run_case(CASES["mask_rcnn"], shapes_ci)
+    result = run_case(CASES["mask_rcnn"], shapes_ci, timeout=900)
     assert result.returncode == 0, result.stderr[-4000:]
     events = perflog_events(result.stdout)
     finished = check_converged(events)
@@ -108,8 +108,8 @@ def test_box_map_of_known_detections() -> None:
     assert found["one_of_two"] == pytest.approx(0.5)     # category 1 found, category 2 missed
 
 
-def run_case(case: Case, data: Path, *overrides: str) -> subprocess.CompletedProcess:
-    return case.run_config(data, *[a for o in overrides for a in ("--set", o)])
+def run_case(case: Case, data: Path, *overrides: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    return case.run_config(data, *[a for o in overrides for a in ("--set", o)], timeout=timeout)
 
 
 def test_a_nan_loss_ends_the_case_as_failed_at_its_step(shapes: Path) -> None:
