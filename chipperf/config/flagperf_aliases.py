@@ -42,6 +42,17 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # (COCO box mAP as a share, as target_map), max_epoch
     "retinanet:pytorch": {"target_mAP": "target_map", "max_epoch": "max_epochs"},
     "faster_rcnn:pytorch": {"target_mAP": "target_map", "max_epoch": "max_epochs"},
+    # FlagPerf training/benchmarks/mask_rcnn/pytorch/config/_base.py: target_map_bbox and
+    # target_map_segm (COCO box and mask mAP as shares), max_epoch
+    "mask_rcnn:pytorch": {"target_map_bbox": "target_map", "target_map_segm": "target_mask_map",
+                          "max_epoch": "max_epochs"},
+    # FlagPerf training/benchmarks/detr/pytorch/config/_base.py: target_mAP, epochs,
+    # clip_max_norm (the global-norm clip)
+    "detr:pytorch": {"target_mAP": "target_map", "epochs": "max_epochs",
+                     "clip_max_norm": "clip_grad_norm"},
+    # FlagPerf training/benchmarks/bigtransfer/pytorch/config/_base.py: target_mAP is its
+    # top-1 accuracy target (a share: 0.83), target_accuracy here
+    "bigtransfer:pytorch": {"target_mAP": "target_accuracy"},
     # FlagPerf training/benchmarks/wav2vec2/pytorch/config/_base.py and model_config.py: lr
     # (the peak Adam rate), max_update and warmup_updates (optimizer updates), clip_norm (the
     # global-norm clip); not eval_steps, which counts micro-batches there

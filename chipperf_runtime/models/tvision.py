@@ -255,26 +255,60 @@ def roi_align_fallback(input: torch.Tensor, rois: torch.Tensor, spatial_scale: f
     torchvision's own pure-torch ``_roi_align``, which is compiled by ``torch.compile`` on
     its first call, so needs a C++ compiler the images do not have, and eager took 1.5 s per
     forward and backward of a Faster R-CNN box head's 512 RoIs where this takes 0.10 s and
-    the compiled operator 0.095 s: /tmp/roi_cmp.py of the session note, one thread).
+    the compiled operator 0.095 s: /tmp/roi_cmp.py of the session note, one thread; eager,
+    Mask R-CNN's 30 mask targets of 28 x 28 from 64 x 64 masks took 100 s on this loaded
+    2-core machine).
 
     ``rois`` is ``[K, 5]`` (image index, x1, y1, x2, y2) in input coordinates. Each output
     bin averages ``sampling_ratio`` x ``sampling_ratio`` bilinear samples at the centres of
     its sub-cells; a sample more than one pixel outside the feature map counts as zero, one
     within clamps to the edge (the C++ kernel's rule). The samples of one image's RoIs are
     one ``grid_sample`` call (bilinear, corners aligned: pixel i at coordinate i), the bins
-    an average pool, so autograd runs native kernels both ways. ``sampling_ratio`` <= 0
-    (adaptive: the grid grows with the RoI) is left to torchvision's own code, eager."""
-    if sampling_ratio <= 0:
-        own = _torchvision_roi_align[0]
-        own = getattr(own, "__wrapped__", own)      # the uncompiled function
-        return own(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned)
-    _, channels, height, width = input.shape
+    an average pool, so autograd runs native kernels both ways. ``sampling_ratio`` <= 0 is
+    adaptive, the kernel's rule per RoI: ceil(RoI height / pooled_height) samples down each
+    bin and ceil(RoI width / pooled_width) across (Mask R-CNN's mask targets); RoIs with the
+    same grid are sampled together."""
+    if sampling_ratio > 0 or rois.shape[0] == 0:
+        ratio = max(sampling_ratio, 1)
+        return _roi_align_grid(input, rois, spatial_scale, pooled_height, pooled_width,
+                               (ratio, ratio), aligned)
+    grids = _adaptive_grids(rois, spatial_scale, pooled_height, pooled_width, aligned)
+    pieces, order = [], []
+    for grid in torch.unique(grids, dim=0).tolist():
+        picked = (grids == grids.new_tensor(grid)).all(1).nonzero().squeeze(1)
+        out = _roi_align_grid(input, rois[picked], spatial_scale, pooled_height, pooled_width,
+                              (max(grid[0], 1), max(grid[1], 1)), aligned)
+        pieces.append(out if min(grid) > 0 else torch.zeros_like(out))   # no samples: 0
+        order.append(picked)
+    return torch.cat(pieces)[torch.argsort(torch.cat(order))]
+
+
+def _roi_extent(rois: torch.Tensor, spatial_scale: float, aligned: bool
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Each RoI's top-left corner, width and height in feature-map pixels (the kernel's)."""
     offset = 0.5 if aligned else 0.0
     x1, y1, x2, y2 = (rois[:, k] * spatial_scale - offset for k in range(1, 5))
     roi_w, roi_h = x2 - x1, y2 - y1
     if not aligned:
         roi_w, roi_h = roi_w.clamp(min=1.0), roi_h.clamp(min=1.0)
-    rows, cols = pooled_height * sampling_ratio, pooled_width * sampling_ratio
+    return x1, y1, roi_w, roi_h
+
+
+def _adaptive_grids(rois: torch.Tensor, spatial_scale: float, pooled_height: int,
+                    pooled_width: int, aligned: bool) -> torch.Tensor:
+    """[K, 2]: samples down and across each bin when sampling_ratio <= 0 (the kernel's ceil)."""
+    _, _, roi_w, roi_h = _roi_extent(rois, spatial_scale, aligned)
+    return torch.stack([torch.ceil(roi_h / pooled_height), torch.ceil(roi_w / pooled_width)],
+                       dim=1).long()
+
+
+def _roi_align_grid(input: torch.Tensor, rois: torch.Tensor, spatial_scale: float,
+                    pooled_height: int, pooled_width: int, ratio: tuple[int, int],
+                    aligned: bool) -> torch.Tensor:
+    """RoIAlign with ``ratio`` (down, across) samples per bin for every RoI."""
+    _, channels, height, width = input.shape
+    x1, y1, roi_w, roi_h = _roi_extent(rois, spatial_scale, aligned)
+    rows, cols = pooled_height * ratio[0], pooled_width * ratio[1]
     row_at = (torch.arange(rows, dtype=input.dtype, device=input.device) + 0.5) / rows
     col_at = (torch.arange(cols, dtype=input.dtype, device=input.device) + 0.5) / cols
     ys = y1[:, None] + roi_h[:, None] * row_at          # [K, rows]
@@ -292,7 +326,7 @@ def roi_align_fallback(input: torch.Tensor, rois: torch.Tensor, spatial_scale: f
                                 mode="bilinear", padding_mode="border", align_corners=True)
         samples = samples.reshape(channels, picked.numel(), rows, cols).transpose(0, 1)
         samples = samples * inside[picked][:, None].to(input.dtype)
-        pieces.append(F.avg_pool2d(samples, sampling_ratio))
+        pieces.append(F.avg_pool2d(samples, ratio))
         order.append(picked)
     if not pieces:
         return input.new_zeros(0, channels, pooled_height, pooled_width)

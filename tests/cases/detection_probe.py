@@ -2,7 +2,8 @@
 (torchvision prepared and its operator fallbacks asked for explicitly, as the case does;
 pycocotools). Prints one JSON object.
 
-    python3 detection_probe.py full-size     the full-size models: parameters, training FLOPs
+    python3 detection_probe.py full-size [ARCH ...]   the full-size models (all, or the ARCHs):
+                                             parameters, training FLOPs
     python3 detection_probe.py box-map       COCO mAP of hand-made detections
 """
 
@@ -29,29 +30,39 @@ import torch  # noqa: E402
 from chipperf_runtime.training.detection import models  # noqa: E402
 from chipperf_runtime.training.detection.cocomap import box_map, coco_results  # noqa: E402
 
+TORCHVISION_FULL = {"backbone": "resnet50", "fpn_channels": 256}
 
-def full_size() -> dict:
-    """Per arch: the case's builder at full size against torchvision's own builder with
-    weights=None, weights_backbone=None (state-dict shapes, parameters), the trainable
-    BatchNorm's share, and forward + backward FLOPs at min_size 800 (a 800 x 1067 image)."""
+
+def torchvision_sizes(arch: str, net: torch.nn.Module) -> dict:
+    """The case's torchvision detector against torchvision's own builder with weights=None,
+    weights_backbone=None: its parameters, the same state-dict shapes, trainable BatchNorm."""
     from torchvision.models import detection as tvd
 
-    references = {"retinanet": tvd.retinanet_resnet50_fpn, "faster_rcnn": tvd.fasterrcnn_resnet50_fpn}
-    torch.set_num_threads(max(1, torch.get_num_threads()))
-    torch.manual_seed(0)
-    out = {}
-    for arch, reference in references.items():
-        net = models.ARCHS[arch]({"backbone": "resnet50", "fpn_channels": 256}, 91, 800, 1333)
-        with torch.device("meta"):
-            theirs = reference(weights=None, weights_backbone=None)
-        norm = sum(p.numel() for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)
-                   for p in m.parameters())
-        out[arch] = {
-            "params": sum(p.numel() for p in net.parameters()),
-            "torchvision_params": sum(p.numel() for p in theirs.parameters()),
+    reference = {"retinanet": tvd.retinanet_resnet50_fpn, "faster_rcnn": tvd.fasterrcnn_resnet50_fpn,
+                 "mask_rcnn": tvd.maskrcnn_resnet50_fpn}[arch]
+    with torch.device("meta"):
+        theirs = reference(weights=None, weights_backbone=None)
+    return {"torchvision_params": sum(p.numel() for p in theirs.parameters()),
             "same_state_dict": {k: list(v.shape) for k, v in net.state_dict().items()}
             == {k: list(v.shape) for k, v in theirs.state_dict().items()},
-            "batchnorm_params": norm,
+            "batchnorm_params": sum(p.numel() for m in net.modules()
+                                    if isinstance(m, torch.nn.BatchNorm2d) for p in m.parameters())}
+
+
+def full_size(*archs: str) -> dict:
+    """Per arch (default: all): the case's builder at full size (parameters, those trained,
+    and, for torchvision's detectors, ``torchvision_sizes``) and forward + backward FLOPs at
+    min_size 800 (a 800 x 1067 image)."""
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    out = {}
+    for arch in archs or tuple(models.ARCHS):
+        torch.manual_seed(0)
+        preset = {"resnet": {}, "detr": {}} if arch == "detr" else TORCHVISION_FULL
+        net = models.ARCHS[arch](preset, 91, 800, 1333)
+        out[arch] = {
+            "params": sum(p.numel() for p in net.parameters()),
+            "trained_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
+            **({} if arch == "detr" else torchvision_sizes(arch, net)),
             "flops_per_unit": models.train_flops_per_sample(net, 800, torch.device("cpu")),
         }
     return out
@@ -89,4 +100,4 @@ def box_maps() -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps({"full-size": full_size, "box-map": box_maps}[sys.argv[1]]()))
+    print(json.dumps({"full-size": full_size, "box-map": box_maps}[sys.argv[1]](*sys.argv[2:])))

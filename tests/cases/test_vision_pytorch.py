@@ -1,8 +1,9 @@
-"""The torchvision-built vision cases (vit, mobilenetv2, efficientnet, swin_transformer) on
-the host: 2 ranks under chipperf's torchrun command on the digits data reach their CI target.
+"""The torchvision- and timm-built vision cases (vit, mobilenetv2, efficientnet,
+swin_transformer, bigtransfer) on the host: 2 ranks under chipperf's torchrun command on the
+digits data reach their CI target.
 
 The data dir is prepared with resnet50/pytorch's prepare_digits.py; the vendor configs are the
-cpu CI ones. Needs torch, torchvision, scikit-learn and Pillow (the test extra).
+cpu CI ones. Needs torch, torchvision, timm, scikit-learn and Pillow (the test extra).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from caserun import Case, assert_case_error, check_converged, perflog_events, ra
 from chipperf.launchers import pytorch as pytorch_launcher
 
 CASES = {name: Case(name, "pytorch") for name in
-         ("vit", "mobilenetv2", "efficientnet", "swin_transformer")}
+         ("vit", "mobilenetv2", "efficientnet", "swin_transformer", "bigtransfer")}
 
 
 @pytest.fixture(scope="module")

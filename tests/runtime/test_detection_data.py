@@ -113,3 +113,63 @@ def test_lr_warms_up_then_steps_down() -> None:
     assert factor(0) == pytest.approx(0.001) and factor(2) == pytest.approx(0.5005)
     assert [factor(s) for s in (4, 19)] == [1.0, 1.0]
     assert factor(20) == pytest.approx(0.1) and factor(30) == pytest.approx(0.01)
+
+
+def test_masks_are_the_shapes_outlines_and_flip_with_the_image(shapes: Path) -> None:
+    """Instance segmentation (mask_rcnn): each box's polygon rasterised at the image's size,
+    inside its box and covering most of it; flipping mirrors the masks too."""
+    import torch
+
+    from chipperf_runtime.training.detection.data import Detections, hflip
+
+    train, _ = read_coco(shapes, masks=True)
+    image, target = Detections(train, None, masks=True)[0]
+    masks, boxes = target["masks"], target["boxes"]
+    assert masks.dtype == torch.uint8 and masks.shape == (len(boxes), 32, 32)
+    for mask, (x1, y1, x2, y2) in zip(masks, boxes.tolist()):
+        rows, cols = mask.nonzero().unbind(1)
+        assert x1 - 1 <= int(cols.min()) and int(cols.max()) <= x2 and y1 - 1 <= int(rows.min())
+        assert int(rows.max()) <= y2 and int(mask.sum()) >= 0.4 * (x2 - x1) * (y2 - y1)
+    _, moved = hflip(image, target)
+    assert torch.equal(moved["masks"], masks.flip(-1))
+    assert Detections(train, None)[0][1].keys() == {"boxes", "labels", "image_id"}
+
+
+def test_a_masks_case_names_the_annotations_without_a_segmentation(shapes: Path,
+                                                                  tmp_path: Path) -> None:
+    data = copy_of(shapes, tmp_path)
+    path = data / "annotations" / "instances_val2017.json"
+    doc = json.loads(path.read_text())
+    for ann in doc["annotations"][:2]:
+        del ann["segmentation"]
+    path.write_text(json.dumps(doc))
+    read_coco(data)                                   # boxes only: not needed
+    ids = ", ".join(str(a["id"]) for a in doc["annotations"][:2])
+    with pytest.raises(DataError, match=rf"{path} has 2 annotations without a segmentation "
+                                        rf"\(ids {ids}\): instance segmentation needs"):
+        read_coco(data, masks=True)
+
+
+def test_mask_map_of_known_masks(shapes: Path) -> None:
+    """COCO mask mAP (segm) of the val split's own masks as detections is 1; of their boxes'
+    rectangles as masks, lower (discs and triangles do not fill their boxes)."""
+    import torch
+
+    from chipperf_runtime.training.detection.cocomap import coco_map, coco_results
+    from chipperf_runtime.training.detection.data import Detections
+
+    _, val = read_coco(shapes, masks=True)
+    ids, outputs, boxy = [], [], []
+    for image_id, (_, target) in zip([s.image_id for s in val.samples], Detections(val, None, True)):
+        n = len(target["boxes"])
+        filled = torch.zeros_like(target["masks"])
+        for k, (x1, y1, x2, y2) in enumerate(target["boxes"].int().tolist()):
+            filled[k, y1:y2, x1:x2] = 1
+        common = {"boxes": target["boxes"], "scores": torch.ones(n), "labels": target["labels"]}
+        outputs.append({**common, "masks": target["masks"][:, None].float()})
+        boxy.append({**common, "masks": filled[:, None].float()})
+        ids.append(image_id)
+    exact = coco_results(ids, outputs)
+    assert coco_map(val.annotation_file, exact, ids, "segm") == pytest.approx(1.0)
+    assert coco_map(val.annotation_file, exact, ids, "bbox") == pytest.approx(1.0)
+    assert coco_map(val.annotation_file, coco_results(ids, boxy), ids, "segm") < 0.9

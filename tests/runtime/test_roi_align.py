@@ -22,11 +22,12 @@ torchvision = pytest.importorskip("torchvision")
 from chipperf_runtime.models.tvision import roi_align_fallback  # noqa: E402
 
 CONFIGS = [(scale, out, ratio, aligned) for scale in (1.0, 0.25) for out in (2, 7)
-           for ratio in (1, 2) for aligned in (False, True)]
+           for ratio in (1, 2, 0) for aligned in (False, True)]     # 0: adaptive
 
 
 def loop_roi_align(input, rois, scale, pooled, ratio, aligned):
-    """The C++ CPU kernel's arithmetic, one sample at a time."""
+    """The C++ CPU kernel's arithmetic, one sample at a time (ratio <= 0: adaptive, per RoI
+    ceil(height / pooled) samples down each bin and ceil(width / pooled) across)."""
     _, channels, height, width = input.shape
     out = torch.zeros(rois.shape[0], channels, pooled, pooled, dtype=torch.float64)
     offset = 0.5 if aligned else 0.0
@@ -35,15 +36,16 @@ def loop_roi_align(input, rois, scale, pooled, ratio, aligned):
         w, h = x2 - x1, y2 - y1
         if not aligned:
             w, h = max(w, 1.0), max(h, 1.0)
+        down, across = (ratio, ratio) if ratio > 0 else (math.ceil(h / pooled), math.ceil(w / pooled))
         for c in range(channels):
             plane = input[int(b), c].double()
             for py in range(pooled):
                 for px in range(pooled):
                     total = 0.0
-                    for iy in range(ratio):
-                        for ix in range(ratio):
-                            y = y1 + py * h / pooled + (iy + 0.5) * h / pooled / ratio
-                            x = x1 + px * w / pooled + (ix + 0.5) * w / pooled / ratio
+                    for iy in range(down):
+                        for ix in range(across):
+                            y = y1 + py * h / pooled + (iy + 0.5) * h / pooled / down
+                            x = x1 + px * w / pooled + (ix + 0.5) * w / pooled / across
                             if y < -1 or y > height or x < -1 or x > width:
                                 continue
                             y, x = min(max(y, 0.0), height - 1), min(max(x, 0.0), width - 1)
@@ -54,7 +56,7 @@ def loop_roi_align(input, rois, scale, pooled, ratio, aligned):
                                            + (1 - ly) * lx * plane[y0, x_1]
                                            + ly * (1 - lx) * plane[y_1, x0]
                                            + ly * lx * plane[y_1, x_1])
-                    out[k, c, py, px] = total / (ratio * ratio)
+                    out[k, c, py, px] = total / max(down * across, 1)
     return out.float()
 
 

@@ -11,9 +11,10 @@ import yaml
 from casemodules import BENCHMARKS, load_case_module
 
 # published sizes: timm/torchvision's vit_base_patch16_224, mobilenet_v2, efficientnet_v2_s,
-# swin_t model cards
+# swin_t model cards; bigtransfer: FlagPerf's own BiT-M-R152x2, ResNetV2([3, 8, 36, 3], 2, 1000)
+# (its model/models.py built on the meta device; timm's card: 236.3 M)
 PUBLISHED_PARAMS = {"vit": 86_567_656, "mobilenetv2": 3_504_872, "efficientnet": 21_458_488,
-                    "swin_transformer": 28_288_354}
+                    "swin_transformer": 28_288_354, "bigtransfer": 236_335_208}
 
 
 def entry(case: str) -> ModuleType:

@@ -14,12 +14,14 @@ train_augment = "flip"        # "flip" (horizontal, p = 1/2) or None
 num_classes = None            # None: largest category id + 1 (91 on COCO, torchvision's heads)
 num_workers = 4               # DataLoader worker processes per rank
 
-# ---- optimisation: SGD, linear warmup, step decay
+# ---- optimisation: SGD (or AdamW), linear warmup, step decay
+optimizer = "sgd"             # "sgd" (momentum) or "adamw" (DETR's)
 global_batch_size = 16        # all ranks together; must divide by the world size
 global_eval_batch_size = 16
 base_lr = 0.02                # learning rate for a global batch of lr_reference_batch
 lr_reference_batch = 16       # lr = base_lr * global_batch_size / lr_reference_batch
-momentum = 0.9
+backbone_lr_factor = 1.0      # the backbone's lr = lr x this (DETR: 0.1)
+momentum = 0.9                # sgd only
 weight_decay = 1e-4
 warmup_steps = 1000           # linear warmup (at most the first epoch's steps) ...
 warmup_factor = 0.001         # ... from this fraction of the lr

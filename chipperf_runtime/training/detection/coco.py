@@ -1,4 +1,5 @@
-"""COCO 2017's layout read without a framework: which images a split has and their boxes.
+"""COCO 2017's layout read without a framework: which images a split has, their boxes and
+(for instance segmentation) their masks as COCO stores them (polygons or run-length codes).
 
 A data dir is checked whole before anything trains; every missing piece is named in one
 ``DataError`` (the folder and what is missing in it).
@@ -30,6 +31,9 @@ class Sample:
     path: Path
     boxes: tuple[tuple[float, float, float, float], ...]
     labels: tuple[int, ...]   # COCO category ids (torchvision's COCO convention: label = id)
+    # each box's ``segmentation`` as the file has it (polygons [[x1, y1, x2, y2, ...], ...]
+    # or an RLE dict); read only when the case trains masks (``read_coco(masks=True)``)
+    segmentations: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,8 @@ def usable(annotation: dict[str, Any]) -> bool:
     return not annotation.get("iscrowd", 0) and w >= 1 and h >= 1
 
 
-def samples_of(doc: dict[str, Any], folder: Path, keep_empty: bool) -> tuple[Sample, ...]:
+def samples_of(doc: dict[str, Any], folder: Path, keep_empty: bool,
+               masks: bool = False) -> tuple[Sample, ...]:
     per_image: dict[int, list[dict[str, Any]]] = {}
     for ann in doc["annotations"]:
         if usable(ann):
@@ -94,8 +99,21 @@ def samples_of(doc: dict[str, Any], folder: Path, keep_empty: bool) -> tuple[Sam
         if anns or keep_empty:
             out.append(Sample(image["id"], folder / image["file_name"],
                               tuple(tuple(float(v) for v in a["bbox"]) for a in anns),  # type: ignore[misc]
-                              tuple(int(a["category_id"]) for a in anns)))
+                              tuple(int(a["category_id"]) for a in anns),
+                              tuple(a.get("segmentation") for a in anns) if masks else ()))
     return tuple(out)
+
+
+def without_segmentation(doc: dict[str, Any], path: Path) -> list[str]:
+    """Usable annotations that have no ``segmentation`` (a masks case cannot train on them)."""
+    bare = [a.get("id", "?") for a in doc["annotations"]
+            if usable(a) and not a.get("segmentation")]
+    if not bare:
+        return []
+    shown = ", ".join(str(i) for i in bare[:SHOWN]) + (f" and {len(bare) - SHOWN} more"
+                                                      if len(bare) > SHOWN else "")
+    return [f"{path} has {len(bare)} annotations without a segmentation (ids {shown}): instance "
+            "segmentation needs COCO's instances file with masks"]
 
 
 def missing_images(samples: tuple[Sample, ...], folder: Path) -> list[str]:
@@ -106,26 +124,30 @@ def missing_images(samples: tuple[Sample, ...], folder: Path) -> list[str]:
     return [f"{folder} lacks {len(absent)} of the {len(samples)} images its annotations list: {shown}"]
 
 
-def read_split(data_dir: Path, split: str, keep_empty: bool) -> tuple[CocoSplit, list[str]]:
-    """The split and what is missing of it (image files); train drops images without boxes."""
+def read_split(data_dir: Path, split: str, keep_empty: bool,
+               masks: bool = False) -> tuple[CocoSplit, list[str]]:
+    """The split and what is missing of it (image files, with ``masks`` segmentations);
+    train drops images without boxes."""
     path, folder = annotation_file(data_dir, split), image_dir(data_dir, split)
     doc = load_annotations(path)
-    samples = samples_of(doc, folder, keep_empty)
+    samples = samples_of(doc, folder, keep_empty, masks)
     categories = tuple(sorted(int(c["id"]) for c in doc["categories"]))
     if not samples or not categories:
         raise DataError(f"{path} lists no {'images' if not samples else 'categories'} to "
                         f"{'train' if split == 'train' else 'evaluate'} on")
-    return CocoSplit(split, path, samples, categories), missing_images(samples, folder)
+    missing = missing_images(samples, folder) + (without_segmentation(doc, path) if masks else [])
+    return CocoSplit(split, path, samples, categories), missing
 
 
-def read_coco(data_dir: Path) -> tuple[CocoSplit, CocoSplit]:
-    """train (images with at least one usable box) and val (every image); raises one
-    ``DataError`` naming everything missing of the layout."""
+def read_coco(data_dir: Path, masks: bool = False) -> tuple[CocoSplit, CocoSplit]:
+    """train (images with at least one usable box) and val (every image); with ``masks``
+    every usable box's segmentation too (instance segmentation). Raises one ``DataError``
+    naming everything missing of the layout."""
     problems = missing_layout(data_dir)
     if problems:
         raise DataError(layout_error(data_dir, problems))
-    train, train_missing = read_split(data_dir, "train", keep_empty=False)
-    val, val_missing = read_split(data_dir, "val", keep_empty=True)
+    train, train_missing = read_split(data_dir, "train", keep_empty=False, masks=masks)
+    val, val_missing = read_split(data_dir, "val", keep_empty=True, masks=masks)
     if train_missing or val_missing:
         raise DataError(layout_error(data_dir, train_missing + val_missing))
     if set(val.category_ids) != set(train.category_ids):

@@ -1,5 +1,6 @@
 """COCO samples as torch tensors: images in [0, 1] at their own size (the detector's
-transform resizes them), boxes as [x1, y1, x2, y2], per-rank loaders."""
+transform resizes them), boxes as [x1, y1, x2, y2], masks (instance segmentation) as one
+uint8 plane per box, per-rank loaders."""
 
 from __future__ import annotations
 
@@ -34,18 +35,39 @@ def target_of(sample: Sample) -> Target:
             "image_id": torch.tensor(sample.image_id)}
 
 
+def masks_of(sample: Sample, height: int, width: int) -> torch.Tensor:
+    """Each box's segmentation (polygons or RLE) rasterised at the image's size: uint8
+    (boxes, height, width), as torchvision's COCO reference makes them (pycocotools)."""
+    from pycocotools import mask as coco_mask
+
+    planes = []
+    for segmentation in sample.segmentations:
+        codes = coco_mask.frPyObjects(segmentation, height, width) \
+            if isinstance(segmentation, list) or isinstance(segmentation.get("counts"), list) \
+            else segmentation
+        decoded = coco_mask.decode(codes)
+        planes.append(decoded.max(axis=2) if decoded.ndim == 3 else decoded)  # polygons: union
+    if not planes:
+        return torch.zeros((0, height, width), dtype=torch.uint8)
+    return torch.from_numpy(np.stack(planes).astype(np.uint8))
+
+
 def hflip(image: torch.Tensor, target: Target) -> tuple[torch.Tensor, Target]:
     width = image.shape[-1]
     boxes = target["boxes"].clone()
     boxes[:, [0, 2]] = width - target["boxes"][:, [2, 0]]
-    return image.flip(-1), {**target, "boxes": boxes}
+    flipped = {**target, "boxes": boxes}
+    if "masks" in target:
+        flipped["masks"] = target["masks"].flip(-1)
+    return image.flip(-1), flipped
 
 
 class Detections(Dataset):
-    """(image, target) pairs of a split; ``augment="flip"`` flips half of them."""
+    """(image, target) pairs of a split; ``augment="flip"`` flips half of them; ``masks``
+    adds each box's mask (instance segmentation)."""
 
-    def __init__(self, split: CocoSplit, augment: str | None):
-        self.samples, self.augment = split.samples, augment
+    def __init__(self, split: CocoSplit, augment: str | None, masks: bool = False):
+        self.samples, self.augment, self.masks = split.samples, augment, masks
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -53,6 +75,8 @@ class Detections(Dataset):
     def __getitem__(self, index: int) -> tuple[torch.Tensor, Target]:
         sample = self.samples[index]
         image, target = read_image(sample), target_of(sample)
+        if self.masks:
+            target["masks"] = masks_of(sample, image.shape[-2], image.shape[-1])
         if self.augment == "flip" and random.random() < 0.5:
             image, target = hflip(image, target)
         return image, target
@@ -63,11 +87,12 @@ def collate(batch: list[tuple[torch.Tensor, Target]]) -> tuple[Any, ...]:
     return tuple(list(column) for column in zip(*batch))
 
 
-def loaders(cfg: Config, dist: DistEnv, train: CocoSplit, val: CocoSplit, pin_memory: bool
-            ) -> tuple[DataLoader, DataLoader, DistributedSampler]:
-    """Train (sharded, shuffled, drop_last) and val (disjoint rank::world shards) loaders."""
+def loaders(cfg: Config, dist: DistEnv, train: CocoSplit, val: CocoSplit, pin_memory: bool,
+            masks: bool = False) -> tuple[DataLoader, DataLoader, DistributedSampler]:
+    """Train (sharded, shuffled, drop_last; with ``masks`` its targets have masks) and val
+    (disjoint rank::world shards) loaders."""
     per_rank = split_batch(cfg.global_batch_size, dist.world_size)
-    train_set = Detections(train, cfg.train_augment)
+    train_set = Detections(train, cfg.train_augment, masks)
     sampler: DistributedSampler = DistributedSampler(
         train_set, dist.world_size, dist.rank, shuffle=True, seed=cfg.seed, drop_last=True)
     if len(sampler) < per_rank:

@@ -2,9 +2,10 @@
 
 A preset names the backbone trunk (a torchvision ResNet), the FPN width and the detector's
 own keyword arguments. With ``resnet50`` and 256 FPN channels the networks are exactly
-torchvision's ``retinanet_resnet50_fpn`` and ``fasterrcnn_resnet50_fpn`` with
-``weights=None, weights_backbone=None`` (trainable BatchNorm, every layer trained; checked
-by tests/unit/test_detection.py); the smaller presets are the CI models.
+torchvision's ``retinanet_resnet50_fpn``, ``fasterrcnn_resnet50_fpn`` and
+``maskrcnn_resnet50_fpn`` with ``weights=None, weights_backbone=None`` (trainable BatchNorm,
+every layer trained; checked by tests/cases/test_detection_pytorch.py); the smaller presets
+are the CI models.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import torch
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 from torchvision.models import resnet
-from torchvision.models.detection import FasterRCNN, RetinaNet
+from torchvision.models.detection import FasterRCNN, MaskRCNN, RetinaNet
 from torchvision.models.detection.anchor_utils import AnchorGenerator
 from torchvision.models.detection.backbone_utils import BackboneWithFPN
 from torchvision.models.detection.faster_rcnn import FastRCNNPredictor, TwoMLPHead
+from torchvision.models.detection.mask_rcnn import MaskRCNNHeads, MaskRCNNPredictor
 from torchvision.models.detection.retinanet import RetinaNetHead
 from torchvision.ops.feature_pyramid_network import LastLevelMaxPool, LastLevelP6P7
 
@@ -66,19 +68,48 @@ def retinanet(preset: Preset, num_classes: int, min_size: int, max_size: int) ->
                      anchor_generator=anchors, head=head, **preset.get("detector", {}))
 
 
+def box_heads(preset: Preset, num_classes: int) -> dict[str, nn.Module]:
+    """The two-stage detectors' box head (two fully connected layers on 7 x 7 RoIAlign) and
+    predictor."""
+    head_width = preset.get("representation_size", 1024)
+    return {"box_head": TwoMLPHead(preset["fpn_channels"] * 7 * 7, head_width),
+            "box_predictor": FastRCNNPredictor(head_width, num_classes)}
+
+
 def faster_rcnn(preset: Preset, num_classes: int, min_size: int, max_size: int) -> nn.Module:
     """torchvision's Faster R-CNN (v1): P2-P6 from stages 1-4 and a max-pooled level."""
+    backbone = fpn_backbone(preset, [1, 2, 3, 4], LastLevelMaxPool())
+    return FasterRCNN(backbone, min_size=min_size, max_size=max_size,
+                      **box_heads(preset, num_classes), **preset.get("detector", {}))
+
+
+def mask_rcnn(preset: Preset, num_classes: int, min_size: int, max_size: int) -> nn.Module:
+    """torchvision's Mask R-CNN (v1): Faster R-CNN plus a mask head on 14 x 14 RoIAlign
+    (3 x 3 convolutions of ``mask_layers`` widths, 256 x 4 at full size), a 2x transposed
+    convolution and one 28 x 28 mask per class."""
     channels = preset["fpn_channels"]
     backbone = fpn_backbone(preset, [1, 2, 3, 4], LastLevelMaxPool())
-    head_width = preset.get("representation_size", 1024)
-    return FasterRCNN(backbone, min_size=min_size, max_size=max_size,
-                      box_head=TwoMLPHead(channels * 7 * 7, head_width),
-                      box_predictor=FastRCNNPredictor(head_width, num_classes),
-                      **preset.get("detector", {}))
+    layers = preset.get("mask_layers", [256] * 4)
+    return MaskRCNN(backbone, min_size=min_size, max_size=max_size,
+                    **box_heads(preset, num_classes),
+                    mask_head=MaskRCNNHeads(channels, layers, 1),
+                    mask_predictor=MaskRCNNPredictor(layers[-1], layers[-1], num_classes),
+                    **preset.get("detector", {}))
+
+
+def detr(preset: Preset, num_classes: int, min_size: int, max_size: int) -> nn.Module:
+    """transformers' DETR on transformers' ResNet (detection/detr.py; imports transformers)."""
+    from chipperf_runtime.training.detection import detr as hf_detr
+
+    return hf_detr.detr(preset, num_classes, min_size, max_size)
 
 
 ARCHS: dict[str, Callable[[Preset, int, int, int], nn.Module]] = {
-    "retinanet": retinanet, "faster_rcnn": faster_rcnn}
+    "retinanet": retinanet, "faster_rcnn": faster_rcnn, "mask_rcnn": mask_rcnn, "detr": detr}
+# what each architecture predicts, as COCOeval's iouTypes (masks: instance segmentation)
+IOU_TYPES: dict[str, tuple[str, ...]] = {
+    "retinanet": ("bbox",), "faster_rcnn": ("bbox",), "mask_rcnn": ("bbox", "segm"),
+    "detr": ("bbox",)}
 
 
 def preset_of(cfg: Config, presets: Mapping[str, Preset]) -> Preset:
@@ -88,9 +119,13 @@ def preset_of(cfg: Config, presets: Mapping[str, Preset]) -> Preset:
 
 
 def synthetic_sample(height: int, width: int) -> tuple[list[torch.Tensor], list[dict[str, torch.Tensor]]]:
-    """One grey image with one box across its middle (for counting FLOPs)."""
+    """One grey image with one box across its middle and that box as its mask (for counting
+    FLOPs; a detector without masks ignores it)."""
     box = torch.tensor([[width / 4, height / 4, 3 * width / 4, 3 * height / 4]])
-    return [torch.full((3, height, width), 0.5)], [{"boxes": box, "labels": torch.tensor([1])}]
+    mask = torch.zeros((1, height, width), dtype=torch.uint8)
+    mask[:, height // 4:3 * height // 4, width // 4:3 * width // 4] = 1
+    return [torch.full((3, height, width), 0.5)], [{"boxes": box, "labels": torch.tensor([1]),
+                                                    "masks": mask}]
 
 
 def train_flops_per_sample(net: nn.Module, min_size: int, device: torch.device) -> int:

@@ -1,5 +1,6 @@
-"""The detection loop: timed compute regions, COCO mAP after every eval_every_epochs, early
-stop at the target, and a non-finite loss ending the case at its step."""
+"""The detection loop: timed compute regions, COCO mAP (of boxes, and of masks for instance
+segmentation) after every eval_every_epochs, early stop when every target is reached, and a
+non-finite loss ending the case at its step."""
 
 from __future__ import annotations
 
@@ -8,16 +9,37 @@ import itertools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import torch
 import torch.distributed as tdist
 from torch import nn
 
-from chipperf_runtime.training.detection.cocomap import Detection, box_map, coco_results
+from chipperf_runtime.training.detection.cocomap import Detection, coco_map, coco_results
 from chipperf_runtime.training.driver import Config, Diverged, Driver, Metric
 
 AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
+METRIC_NAMES = {"bbox": "mAP", "segm": "mask_mAP"}    # COCOeval's iouType -> metric name
+
+
+@dataclass(frozen=True)
+class Goal:
+    """The mAP targets, per COCOeval iouType ("bbox", and "segm" for masks): converged when
+    every one is reached (FlagPerf's mask_rcnn: box and mask mAP both)."""
+
+    targets: Mapping[str, float]
+
+    def metrics(self, maps: Mapping[str, float]) -> list[Metric]:
+        return [Metric(METRIC_NAMES[kind], maps.get(kind, float("nan")), target)
+                for kind, target in self.targets.items()]
+
+    def headline(self, maps: Mapping[str, float]) -> Metric:
+        """The first metric short of its target, else the last: reached() is all reached."""
+        metrics = self.metrics(maps)
+        return next((m for m in metrics if not m.reached()), metrics[-1])
+
+    def reached(self, maps: Mapping[str, float]) -> bool:
+        return self.headline(maps).reached()
 
 
 @dataclass
@@ -35,6 +57,7 @@ class Loop:
     dtype: str
     scaler: Any = None                 # torch.amp.GradScaler for fp16
     clip_grad_norm: float | None = None
+    iou_types: tuple[str, ...] = ("bbox",)   # what evaluate() scores (COCOeval iouTypes)
 
 
 @dataclass
@@ -42,8 +65,8 @@ class Progress:
     epoch: int = 0
     step: int = 0
     samples: int = 0                   # trained on this rank
-    box_map: float = float("nan")
-    history: list[float] = field(default_factory=list)
+    maps: dict[str, float] = field(default_factory=dict)   # iouType -> last mAP
+    history: list[dict[str, float]] = field(default_factory=list)
 
 
 def lr_lambda(cfg: Config, steps_per_epoch: int) -> Callable[[int], float]:
@@ -119,8 +142,9 @@ def gathered(results: list[Detection], image_ids: list[int]) -> tuple[list[Detec
 
 
 @torch.no_grad()
-def evaluate(loop: Loop) -> float:
-    """COCO box mAP on the whole val split (each rank detects on a disjoint shard)."""
+def evaluate(loop: Loop) -> dict[str, float]:
+    """COCO mAP of each of loop.iou_types on the whole val split (each rank detects on a
+    disjoint shard)."""
     loop.net.eval()
     results: list[Detection] = []
     image_ids: list[int] = []
@@ -133,7 +157,8 @@ def evaluate(loop: Loop) -> float:
         image_ids += ids
     loop.net.train()
     results, image_ids = gathered(results, image_ids)
-    return box_map(loop.val_annotations, results, image_ids)
+    return {kind: coco_map(loop.val_annotations, results, image_ids, kind)
+            for kind in loop.iou_types}
 
 
 def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int | None) -> None:
@@ -154,9 +179,9 @@ def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int |
             return
 
 
-def run(driver: Driver, loop: Loop, target: float, max_epochs: int, eval_every: int,
+def run(driver: Driver, loop: Loop, goal: Goal, max_epochs: int, eval_every: int,
         max_steps: int | None, on_epoch: Callable[[int], None]) -> Progress:
-    """Train until the target mAP is reached, max_epochs, or max_steps; in performance mode
+    """Train until every target mAP is reached, max_epochs, or max_steps; in performance mode
     (driver.run_mode) for its warm-up + timed steps, without evaluation."""
     progress = Progress()
     performance = driver.run_mode.performance
@@ -171,11 +196,12 @@ def run(driver: Driver, loop: Loop, target: float, max_epochs: int, eval_every: 
         out_of_steps = max_steps is not None and progress.step >= max_steps
         if not performance and (epoch % eval_every == 0 or epoch == max_epochs or out_of_steps):
             with driver.evaluation():
-                progress.box_map = evaluate(loop)
-            progress.history.append(progress.box_map)
-            driver.evaluate(epoch, Metric("mAP", progress.box_map, target), step=progress.step)
+                progress.maps = evaluate(loop)
+            progress.history.append(progress.maps)
+            driver.evaluate(epoch, goal.headline(progress.maps), step=progress.step,
+                            maps=progress.maps)
         driver.epoch_end(epoch, step=progress.step)
-        if out_of_steps or (not math.isnan(progress.box_map) and progress.box_map >= target):
+        if out_of_steps or goal.reached(progress.maps):
             break
     driver.train_end(epochs=progress.epoch, steps=progress.step)
     return progress

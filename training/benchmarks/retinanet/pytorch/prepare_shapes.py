@@ -1,8 +1,9 @@
 """Write a small generated detection data set in COCO 2017's layout (no download).
 
 Each image is a noisy grey square with one to three filled shapes: red rectangles, green
-discs and blue triangles, category ids 1, 2, 3 ("box", "disc", "triangle"). Every shape's
-tight bounding box is one COCO annotation (``bbox`` = [x, y, width, height], pixels)::
+discs and blue triangles, category ids 1, 2, 3 ("box", "disc", "triangle"). Every shape is
+one COCO annotation: its tight bounding box (``bbox`` = [x, y, width, height], pixels) and
+its outline as a polygon (``segmentation``, for instance segmentation: mask_rcnn)::
 
     <out>/annotations/instances_train2017.json   instances_val2017.json
     <out>/train2017/000000000001.png ...          <out>/val2017/...
@@ -52,6 +53,19 @@ def draw(canvas: ImageDraw.ImageDraw, category: int, box: list[int]) -> None:
         canvas.polygon([(x, y + h - 1), (x + w - 1, y + h - 1), (x + w // 2, y)], fill=COLOURS[3])
 
 
+def outline(category: int, box: list[int]) -> list[float]:
+    """The shape's outline as one COCO polygon [x1, y1, x2, y2, ...] (a disc: 24 points)."""
+    x, y, w, h = box
+    if category == 1:
+        points = [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+    elif category == 2:
+        turns = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+        points = list(zip(x + w / 2 * (1 + np.cos(turns)), y + h / 2 * (1 + np.sin(turns))))
+    else:
+        points = [(x, y + h), (x + w, y + h), (x + w / 2, y)]
+    return [round(float(v), 2) for point in points for v in point]
+
+
 def make_image(rng: np.random.Generator, size: int) -> tuple[Image.Image, list[tuple[int, list[int]]]]:
     grey = rng.integers(90, 170)
     pixels = np.clip(rng.normal(grey, 12, (size, size, 3)), 0, 255).astype(np.uint8)
@@ -81,7 +95,7 @@ def write_split(out: Path, split: str, count: int, size: int, rng: np.random.Gen
         for category, box in shapes:
             annotations.append({"id": len(annotations) + 1, "image_id": image_id,
                                 "category_id": category, "bbox": box, "area": box[2] * box[3],
-                                "iscrowd": 0})
+                                "segmentation": [outline(category, box)], "iscrowd": 0})
     doc = {"info": {"description": f"chipperf generated shapes, {split}"},
            "images": images, "annotations": annotations, "categories": CATEGORIES}
     (out / "annotations" / f"instances_{split}2017.json").write_text(json.dumps(doc))
