@@ -1,11 +1,10 @@
-"""llama2_7b / DeepSpeed on the host, launched by chipperf's deepspeed launcher on CPU
-(DS_ACCELERATOR=cpu, gloo): 2 ranks on one node reach the tiny size's eval-loss target (2 nodes of 1 rank:
-tests/e2e/test_cases_e2e.py, through the engine on two hosts).
+"""llama2_7b / DeepSpeed on the host (DS_ACCELERATOR=cpu): the prepared corpus's layout, bad
+input stopping the case before training, and the DeepSpeed config each vendor config gives.
+Its training to the tiny size's eval-loss target (2 nodes of 1 rank, chipperf's deepspeed
+launcher, ZeRO stage 2) is tests/e2e/test_cases_e2e.py, through the engine on two hosts.
 
 Needs torch, numpy and deepspeed on the host. The data dir is made by the case's own
-prepare_data.py from text already on the machine; the vendor configs are the cpu CI ones. The
-first DeepSpeed run on a host compiles its shm comm op into ~/.cache/torch_extensions (about a
-minute; later runs reuse it).
+prepare_data.py from text already on the machine; the vendor configs are the cpu CI ones.
 """
 
 from __future__ import annotations
@@ -14,18 +13,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Mapping
 
 import numpy as np
 import pytest
-from caserun import Case, assert_case_error, check_converged, free_port, init_end, perflog_events
-
-from chipperf.launchers import deepspeed as deepspeed_launcher
-from chipperf_runtime.perflog import Event
+from caserun import Case, assert_case_error
 
 CASE = Case("llama2_7b", "deepspeed", cpu_env={"DS_ACCELERATOR": "cpu"})
-
-TINY_FLOPS_PER_TOKEN = 6 * (2 * (4 * 128 * 128 + 3 * 128 * 352) + 128 * 259) + 12 * 2 * 128 * 128
 
 
 @pytest.fixture(scope="module")
@@ -34,54 +27,6 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([sys.executable, str(CASE.dir / "prepare_data.py"), "--output", str(out)],
                    check=True, timeout=300)
     return out
-
-
-def launch(corpus: Path, out: Path, nnodes: int, nproc: int) -> list[subprocess.Popen]:
-    """One chipperf deepspeed launcher per node, all on this host (node dirs out/node<K>)."""
-    port = free_port()
-    procs = []
-    for node in range(nnodes):
-        node_dir = out / f"node{node}"
-        node_dir.mkdir(parents=True)
-        ctx = CASE.context(corpus, f"config_xeonx{nnodes}x{nproc}.py", node_dir, nproc,
-                           nnodes=nnodes, node_rank=node, master_port=port)
-        env = CASE.env(NNODES=str(nnodes), NODE_RANK=str(node), NPROC_PER_NODE=str(nproc))
-        log = open(node_dir / "launcher.log", "w")
-        procs.append(subprocess.Popen(deepspeed_launcher.command(ctx), env=env, stdout=log,
-                                      stderr=subprocess.STDOUT))
-        log.close()
-    return procs
-
-
-def wait_all(procs: list[subprocess.Popen], timeout: int) -> list[int]:
-    try:
-        return [p.wait(timeout=timeout) for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-
-
-def rank0_events(out: Path) -> list[Event]:
-    return perflog_events((out / "node0" / "rank0.out.log").read_text())
-
-
-def all_logs(out: Path) -> str:
-    return "\n".join(f"== {p}\n{p.read_text()[-3000:]}" for p in sorted(out.glob("node*/*.log")))
-
-
-def check_llama_converged(events: list[Event]) -> Mapping[str, Any]:
-    finished = check_converged(events)
-    init = init_end(events)
-    assert init["parameters"] == 468_352 and init["accelerator"] == "cpu"
-    assert init["deepspeed_config"]["zero_optimization"]["stage"] == 2
-    assert finished["metric"]["name"] == "eval_loss" and finished["metric"]["target"] == 1.8
-    assert finished["metric"]["higher_is_better"] is False
-    assert finished["work_unit"] == "tokens" and finished["world_size"] == 2
-    assert finished["work_done"] > 0 and finished["work_done"] % (32 * 128) == 0
-    assert finished["flops_per_unit"] == TINY_FLOPS_PER_TOKEN
-    assert all("perplexity" in e.value for e in events if e.name == "EVALUATE")
-    return finished
 
 
 def test_prepared_corpus_has_the_documented_layout(corpus: Path) -> None:
@@ -93,15 +38,6 @@ def test_prepared_corpus_has_the_documented_layout(corpus: Path) -> None:
     text = bytes((train[1:200] - 3).astype(np.uint8)).decode("utf-8")  # bytes shifted by 3
     assert text.isascii() and len(text.split()) > 10
     assert len(np.load(corpus / "eval" / "shard_00000.npy")) > 100_000
-
-
-@pytest.mark.integration
-def test_two_ranks_on_one_node_reach_the_eval_loss_target(corpus: Path, tmp_path: Path) -> None:
-    codes = wait_all(launch(corpus, tmp_path, nnodes=1, nproc=2), timeout=900)
-    assert codes == [0], all_logs(tmp_path)
-    check_llama_converged(rank0_events(tmp_path))
-    assert "[PerfLog]" not in (tmp_path / "node0" / "rank1.out.log").read_text()
-    assert "dist_world_size=2" in (tmp_path / "node0" / "launcher.log").read_text()
 
 
 # ---------------------------------------------------------------- errors before training

@@ -1,7 +1,8 @@
-"""The LLM cases (llama3_8B, mixtral_8x7B, llama3_70B; PyTorch) on the host: one node
-launcher with 4 pipeline stages, or two with expert parallelism across them, train the tiny CI
-size to its eval-loss target on gloo. Tensor parallel inside a node with FSDP2 across two:
-tests/e2e/test_cases_e2e.py (two hosts through the engine).
+"""The LLM cases' shared code (llmtrain), through llama3_8B on the host: a layout that does not divide
+the world and a non-finite loss stop the case, and performance mode times a fixed step count.
+Training to the tiny CI size's eval-loss target: tests/e2e/test_cases_e2e.py (tensor parallel
+inside each of two hosts, FSDP2 across them); pipeline and expert parallel layouts training as
+one process does: tests/cases/test_llm_layouts.py and tests/runtime/test_llm_two_rank_layouts.py.
 
 The data dir is made by the case's own prepare_data.py from text already on the machine; the
 vendor configs are the cpu CI ones. Needs torch and transformers (requirements-test.txt).
@@ -14,12 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from caserun import Case, assert_case_error, check_converged, free_port, init_end, perflog_events
+from caserun import Case, assert_case_error, perflog_events
 
-from chipperf.launchers import pytorch as pytorch_launcher
-
-CASES = {"llama3_8B": Case("llama3_8B", "pytorch"), "mixtral_8x7B": Case("mixtral_8x7B", "pytorch"),
-         "llama3_70B": Case("llama3_70B", "pytorch")}
+CASES = {"llama3_8B": Case("llama3_8B", "pytorch")}
 
 
 @pytest.fixture(scope="module")
@@ -28,55 +26,6 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([sys.executable, str(CASES["llama3_8B"].dir / "prepare_data.py"), "--output",
                     str(out)], check=True, timeout=300)
     return out
-
-
-def launch(case: Case, corpus: Path, out: Path, nnodes: int, nproc: int) -> list[int]:
-    """One chipperf torchrun launcher per node, all on this host (node dirs out/node<K>)."""
-    port, procs = free_port(), []
-    for node in range(nnodes):
-        node_dir = out / f"node{node}"
-        node_dir.mkdir(parents=True)
-        ctx = case.context(corpus, f"config_xeonx{nnodes}x{nproc}.py", node_dir, nproc,
-                           nnodes=nnodes, node_rank=node, master_port=port)
-        env = case.env(NNODES=str(nnodes), NODE_RANK=str(node), NPROC_PER_NODE=str(nproc))
-        with open(node_dir / "launcher.log", "w") as log:
-            procs.append(subprocess.Popen(pytorch_launcher.command(ctx), env=env, stdout=log,
-                                          stderr=subprocess.STDOUT))
-    try:
-        return [p.wait(timeout=600) for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-
-
-def all_logs(out: Path) -> str:
-    return "\n".join(f"== {p}\n{p.read_text()[-3000:]}" for p in sorted(out.glob("node*/*.log")))
-
-
-def test_four_pipeline_stages_reach_the_target(corpus: Path, tmp_path: Path) -> None:
-    """llama3_70B's CI size (4 layers) on 1 node x 4 processes: one layer per stage, 1F1B over
-    each step's 4 micro-batches; the loss is the last stage's, broadcast; one rank reports."""
-    codes = launch(CASES["llama3_70B"], corpus, tmp_path, nnodes=1, nproc=4)
-    assert codes == [0], all_logs(tmp_path)
-    events = perflog_events((tmp_path / "node0" / "rank0.out.log").read_text())
-    finished = check_converged(events)
-    assert init_end(events)["layout"] == {
-        "world_size": 4, "data_parallel": 1, "tensor_parallel": 1, "pipeline_parallel": 4,
-        "expert_parallel": 1, "pipeline_schedule": "1f1b"}
-    assert finished["work_done"] > 0 and finished["work_done"] % (32 * 128) == 0
-
-
-def test_expert_parallel_across_nodes_reaches_the_target(corpus: Path, tmp_path: Path) -> None:
-    """mixtral_8x7B's CI size on 2 nodes x 1 process with expert_parallel 2: each node holds 2
-    of the 4 experts per layer, tokens cross by all-to-all."""
-    codes = launch(CASES["mixtral_8x7B"], corpus, tmp_path, nnodes=2, nproc=1)
-    assert codes == [0, 0], all_logs(tmp_path)
-    events = perflog_events((tmp_path / "node0" / "rank0.out.log").read_text())
-    check_converged(events)
-    assert init_end(events)["layout"] == {
-        "world_size": 2, "data_parallel": 2, "tensor_parallel": 1, "pipeline_parallel": 1,
-        "expert_parallel": 2}
 
 
 # ---------------------------------------------------------------- errors before training

@@ -77,6 +77,15 @@ def t5_checks(init: Mapping[str, Any], finished: Mapping[str, Any]) -> None:
     assert finished["flops_per_unit"] == 3 * init["forward_flops_per_sequence"] > 0
 
 
+def llama2_deepspeed_checks(init: Mapping[str, Any], finished: Mapping[str, Any]) -> None:
+    """The tiny size (2 layers, hidden 128, 259 byte-level ids) under ZeRO stage 2."""
+    assert init["parameters"] == 468_352 and init["accelerator"] == "cpu"
+    assert init["deepspeed_config"]["zero_optimization"]["stage"] == 2
+    assert finished["work_done"] % (32 * 128) == 0
+    assert finished["flops_per_unit"] == \
+        6 * (2 * (4 * 128 * 128 + 3 * 128 * 352) + 128 * 259) + 12 * 2 * 128 * 128
+
+
 def llm_2x2_checks(init: Mapping[str, Any], finished: Mapping[str, Any]) -> None:
     """Tensor parallel inside each host, FSDP2 across the two."""
     assert init["layout"] == {"world_size": 4, "data_parallel": 2, "tensor_parallel": 2,
@@ -89,7 +98,7 @@ BERT = Case("bert:pytorch_2.13:xeon:2:1:1", "bert-pytorch_2.13-xeon-2x1", "bert_
             "samples", "mlm_accuracy", 0.12, True, "", checks=bert_checks)
 LLAMA = Case("llama2_7b:deepspeed_0.19:xeon:2:1:1", "llama2_7b-deepspeed_0.19-xeon-2x1",
              "llama_text_dir", "tokens", "eval_loss", 1.8, False,
-             "nnodes=2, num_local_procs=1, node_rank={rank}")
+             "nnodes=2, num_local_procs=1, node_rank={rank}", checks=llama2_deepspeed_checks)
 LLAMA3 = Case("llama3_8B:pytorch_2.13:xeon:2:2:1", "llama3_8B-pytorch_2.13-xeon-2x2",
               "llm_text_dir", "tokens", "eval_loss", 2.6, False, "", nproc=2,
               checks=llm_2x2_checks)
