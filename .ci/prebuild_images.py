@@ -4,9 +4,10 @@
 no image): on a fresh machine the Debian base (debootstrap) and each image's pip install are
 minutes of network and disk work that would otherwise stand alone at the start of the
 integration and e2e tiers. The images are built exactly as a run builds them (a test config
-with no image settings: pip settings from this machine, chipperf.controller.prepare_images), so
-a run finds each one by its build-input hash and builds nothing; an image that fails here is
-built, and its failure reported, by the first test that needs it.
+with no image settings is ImageBuildConfig's defaults, filled from this machine's pip as
+chipperf.controller.prepare_images does), so a run finds each one by its build-input hash and
+builds nothing; an image that fails here is built, and its failure reported, by the first test
+that needs it.
 
     python .ci/prebuild_images.py FRAMEWORK_FOLDER...     (training/cpu/docker_image/<folder>)
 """
@@ -15,11 +16,10 @@ from __future__ import annotations
 
 import logging
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from chipperf.config.load import parse_test
+from chipperf.config.model import ImageBuildConfig
 from chipperf.containers import images
 from chipperf.containers.pipconf import fill_from_master, master_pip_settings
 from chipperf.remote.host import LocalHost
@@ -29,14 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def main(folders: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    with tempfile.TemporaryDirectory() as where:
-        test_file = Path(where) / "test_conf.py"
-        test_file.write_text("VENDOR = 'cpu'\nCASES = {'resnet50:pytorch_2.13:xeon:1:1:1': '/data'}\n")
-        test, problems = parse_test(test_file)
-    if problems:
-        print("\n".join(problems), file=sys.stderr)
-        return 1
-    cfg = fill_from_master(test.image, master_pip_settings()).config
+    cfg = fill_from_master(ImageBuildConfig(), master_pip_settings()).config
     engine = LocalHost().docker()
     failed = []
     for folder in folders:

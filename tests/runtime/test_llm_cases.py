@@ -8,11 +8,8 @@ from typing import Any
 
 import pytest
 import yaml
-from casemodules import BENCHMARKS, REPO, load_case_module
-
-from chipperf.catalogue import Catalogue
-from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
-from chipperf.plan import check
+from casemodules import BENCHMARKS, load_case_module
+from llmplan import shipped_config_problems
 
 # published: BAAI/Aquila2-7B's config.json built as LlamaForCausalLM (a 7B-class model);
 # Qwen1.5-MoE-A2.7B's model card: "14.3B parameters in total and 2.7B activated"
@@ -61,17 +58,6 @@ def test_qwen_moe_activates_2_7b_parameters_per_token() -> None:
 
 
 def test_every_shipped_config_of_the_new_cases_passes_plan_time_checks() -> None:
-    catalogue = Catalogue.scan(REPO / "training")
-    seen = 0
-    for (vendor, model, _family), names in catalogue.vendor_configs.items():
-        if model not in PUBLISHED:
-            continue
-        for name in names:
-            chip, nnodes, nproc = name[len("config_"):-3].rsplit("x", 2)
-            key = CaseKey.parse(f"{model}:pytorch_2.13:{chip}:{nnodes}:{nproc}:1")
-            cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600,
-                                    work_root="/w")
-            test = TestConfig(vendor=vendor, cases=(CaseEntry(key, "/data"),))
-            assert check(cluster, test, catalogue) == [], name
-            seen += 1
-    assert seen == 16      # 4 cpu + 4 nvidia (A100, H100 at 1x8 and 2x8) configs per case
+    found = shipped_config_problems(PUBLISHED)
+    assert all(problems == [] for problems in found.values()), found
+    assert len(found) == 16      # 4 cpu + 4 nvidia (A100, H100 at 1x8 and 2x8) configs per case

@@ -5,13 +5,13 @@ wrong), a LoRA rank of 0 refused at plan time and at start, and the shipped conf
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from casemodules import BENCHMARKS, REPO, load_case_module
+from llmplan import llm_catalogue
 
 from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
@@ -123,21 +123,6 @@ def test_a_lora_rank_of_0_is_refused_naming_the_knob() -> None:
         "k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj"]
 
 
-def finetune_catalogue(tmp_path: Path, config_name: str, text: str) -> Catalogue:
-    """The real case folder with one nvidia vendor config of ours."""
-    root = tmp_path / "training"
-    shutil.copytree(BENCHMARKS / CASE, root / "benchmarks" / CASE)
-    config_dir = root / "nvidia" / f"{CASE}-pytorch" / "config"
-    config_dir.mkdir(parents=True)
-    shutil.copy(REPO / "training" / "nvidia" / f"{CASE}-pytorch" / "config" / "config_common.py",
-                config_dir)
-    (config_dir / config_name).write_text(text)
-    image = root / "nvidia" / "docker_image" / "pytorch_2.13"
-    image.mkdir(parents=True)
-    (image / "Dockerfile").write_text("")
-    return Catalogue.scan(root)
-
-
 def plan_problems(catalogue: Catalogue, key: CaseKey, vendor: str = "nvidia") -> list[str]:
     cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600, work_root="/w")
     return check(cluster, TestConfig(vendor=vendor, cases=(CaseEntry(key, "/data"),)), catalogue)
@@ -147,7 +132,7 @@ def plan_problems(catalogue: Catalogue, key: CaseKey, vendor: str = "nvidia") ->
 def test_plan_refuses_a_lora_rank_below_1_naming_config_and_knob(tmp_path: Path,
                                                                 rank: int) -> None:
     key = CaseKey.parse(f"{CASE}:pytorch_2.13:A100:1:1:1")
-    catalogue = finetune_catalogue(tmp_path, key.vendor_config_name,
+    catalogue = llm_catalogue(tmp_path, CASE, key.vendor_config_name,
                                    f"from config_common import *\nlora_rank = {rank}\n")
     (problem,) = plan_problems(catalogue, key)
     assert f"config_A100x1x1.py: lora_rank = {rank}: give a whole number >= 1" in problem

@@ -12,11 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
-from casemodules import BENCHMARKS, REPO, load_case_module
-
-from chipperf.catalogue import Catalogue
-from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
-from chipperf.plan import check
+from casemodules import BENCHMARKS, load_case_module
+from llmplan import shipped_config_problems
 
 # ChatGLM3-6B: 6,243,584,000, what THUDM's ChatGLMForConditionalGeneration counts (printed
 # by its users' model summaries, and the ChatGLM2/3-6B breakdown: 65024 x 4096 embedding, 28
@@ -139,17 +136,6 @@ def test_flagperf_s_one_npy_file_is_read_with_a_held_out_tail(tmp_path: Path) ->
 
 
 def test_every_shipped_config_plans() -> None:
-    catalogue = Catalogue.scan(REPO / "training")
-    seen = 0
-    for (vendor, model, _family), names in catalogue.vendor_configs.items():
-        if model not in PUBLISHED:
-            continue
-        for name in names:
-            chip, nnodes, nproc = name[len("config_"):-3].rsplit("x", 2)
-            key = CaseKey.parse(f"{model}:pytorch_2.13:{chip}:{nnodes}:{nproc}:1")
-            cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600,
-                                    work_root="/w")
-            test = TestConfig(vendor=vendor, cases=(CaseEntry(key, "/data"),))
-            assert check(cluster, test, catalogue) == [], name
-            seen += 1
-    assert seen == 14      # 3 cpu + 4 nvidia (A100, H100 at 1 x 8 and 2 x 8) configs per case
+    found = shipped_config_problems(PUBLISHED)
+    assert all(problems == [] for problems in found.values()), found
+    assert len(found) == 14      # 3 cpu + 4 nvidia (A100, H100 at 1 x 8 and 2 x 8) configs per case

@@ -7,13 +7,13 @@ tests/cases/test_llm_layouts.py)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from casemodules import BENCHMARKS, REPO, load_case_module
+from llmplan import llm_catalogue
 
 from chipperf.catalogue import Catalogue
 from chipperf.config.caseneeds import needs_problems
@@ -129,21 +129,6 @@ def test_a_70b_layout_that_does_not_fit_says_so_at_plan_time(case: str) -> None:
     assert problem.startswith(f"w: model_size '70b' ({params} parameters) needs at least "), problem
     chips = {"llama3_70B": 14, "llama2_70B": 13}[case]   # ceil(params x 16 B / 80 GiB)
     assert "more than the 80.0 GiB of one H100" in problem and f"use at least {chips} chips" in problem
-
-
-def llm_catalogue(tmp_path: Path, case: str, config_name: str, text: str) -> Catalogue:
-    """The real case folder, with one nvidia vendor config of ours."""
-    root = tmp_path / "training"
-    shutil.copytree(BENCHMARKS / case, root / "benchmarks" / case)
-    config_dir = root / "nvidia" / f"{case}-pytorch" / "config"
-    config_dir.mkdir(parents=True)
-    shutil.copy(REPO / "training" / "nvidia" / f"{case}-pytorch" / "config" / "config_common.py",
-                config_dir)
-    (config_dir / config_name).write_text(text)
-    image = root / "nvidia" / "docker_image" / "pytorch_2.13"
-    image.mkdir(parents=True)
-    (image / "Dockerfile").write_text("")
-    return Catalogue.scan(root)
 
 
 @pytest.mark.parametrize("key, text, says", [
