@@ -184,4 +184,5 @@ def test_every_shipped_config_plans() -> None:
     assert {k: v for k, v in found.items() if v} == {}
     assert sorted(found) == [f"{v}/{CASE}/config_{c}.py" for v, c in (
         ("cpu", "xeonx1x1"), ("cpu", "xeonx1x2"), ("cpu", "xeonx2x1"), ("nvidia", "A100x1x8"),
-        ("nvidia", "H100x1x8"), ("nvidia", "H100x4x8"))]
+        ("nvidia", "A100x2x8"), ("nvidia", "H100x1x8"), ("nvidia", "H100x2x8"),
+        ("nvidia", "H100x4x8"))]

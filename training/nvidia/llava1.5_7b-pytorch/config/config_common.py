@@ -9,7 +9,6 @@
 # the same case with, in a topology's file:
 #   stage = "pretrain"; global_batch_size = 32 x GPUs; micro_batch_size = 32
 #   learning_rate = 1e-3; max_steps = 558128 // global_batch_size; warmup_steps = 3 % of it
-micro_batch_size = 16
 # Performance mode by default: 10 warm-up steps, then 300 timed steps; throughput and MFU come
 # from those 300. For a convergence run toward the case's target set run_mode = "convergence".
 run_mode = "performance"
