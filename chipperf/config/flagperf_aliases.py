@@ -95,6 +95,8 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
 # benchmarks/ folders against chipperf's; docs/flagperf-names.md lists them with the rest).
 # A case key may use either name; the plan, the case folder and the result use chipperf's.
 FLAGPERF_CASE_NAMES: dict[str, dict[str, str]] = {
+    # training/benchmarks/WaveGlow (and training/<vendor>/WaveGlow-pytorch): chipperf's waveglow
+    "training": {"WaveGlow": "waveglow"},
     # inference/benchmarks/bertLarge: BERT-large masked-LM inference, chipperf's bert_large
     "inference": {"bertLarge": "bert_large"},
     # operation/benchmarks/cross_entropy_loss: F.cross_entropy over (batch, classes) logits

@@ -9,7 +9,6 @@ in turn, and its number of rounds is ``repeat`` in ``configs/<model>/configurati
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,15 @@ from typing import Any
 import yaml
 
 from chipperf.config.flagperf_aliases import chipperf_case_name
-from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_config, test_fields
+from chipperf.config.load import (
+    IGNORED,
+    Fields,
+    chipperf_named,
+    cluster_fields,
+    finish,
+    read_config,
+    test_fields,
+)
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 
 log = logging.getLogger(__name__)
@@ -70,7 +77,7 @@ def _cases(f: Fields, hosts: tuple[str, ...], chip: str, suite_dir: Path) -> tup
             repeat = _repeat(f, suite_dir / "configs" / model / "configuration.yaml")
             text = f"{parts[0]}:{parts[1]}:{chip}:1:1:{repeat}"
         try:
-            key = _chipperf_named(f.path, CaseKey.parse(str(text)))
+            key = chipperf_named(f.path, "inference", CaseKey.parse(str(text)))
         except ValueError as exc:
             f.fail("cases", f"case key {text!r} {exc}", f"write it as {KEY_FORM}")
             continue
@@ -79,17 +86,6 @@ def _cases(f: Fields, hosts: tuple[str, ...], chip: str, suite_dir: Path) -> tup
         pinned = (hosts[index % len(hosts)],) if hosts else ()
         entries.append(CaseEntry(key, str(data_dir), pinned))
     return tuple(entries)
-
-
-def _chipperf_named(path: Path, key: CaseKey) -> CaseKey:
-    """The key under chipperf's name of its case (FlagPerf's ``bertLarge`` is ``bert_large``),
-    said in a warning."""
-    model = chipperf_case_name("inference", key.model)
-    if model == key.model:
-        return key
-    log.warning("%s: case %s is FlagPerf's name of chipperf's %s: running %s "
-                "(docs/flagperf-names.md)", path, key.model, model, model)
-    return dataclasses.replace(key, model=model)
 
 
 def _repeat(f: Fields, configuration: Path) -> int:

@@ -7,6 +7,7 @@ warnings, not errors, so FlagPerf's own config files load unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import logging
 import os
@@ -16,6 +17,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 import yaml
 
+from chipperf.config.flagperf_aliases import chipperf_case_name
 from chipperf.config.model import (
     CASE_KEY_FORM,
     CaseEntry,
@@ -326,10 +328,22 @@ def _cases(f: Fields) -> tuple[CaseEntry, ...]:
     entries = []
     for key, data_dir in raw.items():
         try:
-            entries.append(CaseEntry(CaseKey.parse(str(key)), str(data_dir)))
+            entries.append(CaseEntry(chipperf_named(f.path, "training", CaseKey.parse(str(key))),
+                                     str(data_dir)))
         except ValueError as exc:
             f.fail("cases", f"case key {key!r} {exc}", f"write it as {CASE_KEY_FORM}")
     return tuple(entries)
+
+
+def chipperf_named(path: Path, suite: str, key: CaseKey) -> CaseKey:
+    """The key under chipperf's name of its case (FlagPerf's inference ``bertLarge`` is
+    ``bert_large``, its training ``WaveGlow`` is ``waveglow``), said in a warning."""
+    model = chipperf_case_name(suite, key.model)
+    if model == key.model:
+        return key
+    log.warning("%s: case %s is FlagPerf's name of chipperf's %s: running %s "
+                "(docs/flagperf-names.md)", path, key.model, model, model)
+    return dataclasses.replace(key, model=model)
 
 
 def _image(f: Fields) -> ImageBuildConfig:

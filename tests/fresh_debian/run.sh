@@ -2,6 +2,7 @@
 # Proves that the README's two commands pass verbatim on a fresh Debian 12 (bookworm) machine.
 #
 #   tests/fresh_debian/run.sh [--ref REF] [--only quickstart|ci] [--rebuild] [--keep] [--out DIR]
+#                             [--tiers 'T ...'] [-k EXPR]
 #
 # 1. Builds a Debian 12 root filesystem with debootstrap (minbase + python3, python3-venv,
 #    python3-pip, git, ca-certificates: what a new user has after installing git) and imports it
@@ -16,7 +17,8 @@
 #    this machine sees, nothing more is installed into the image.
 # 3. Clones this repository at REF (default HEAD; committed work only) into /root/chipperf and
 #    runs, from there, `./scripts/quickstart.sh` and then `.ci/run`, verbatim, each with
-#    `docker exec`, and prints each command's exit status and wall time.
+#    `docker exec`, and prints each command's exit status and wall time. --tiers and -k run part
+#    of .ci/run (its CI_TIERS and CI_PYTEST_K, written into the command recorded): a partial proof.
 #
 # Needs root, a working `docker` and `debootstrap` on this machine, and deb.debian.org (or
 # DEBIAN_MIRROR) reachable. Logs and the figures go to --out (default /tmp/chipperf-fresh-<ts>):
@@ -33,8 +35,9 @@ ONLY=""
 REBUILD=0
 KEEP=0
 OUT=""
+CI_PREFIX=""
 
-usage() { sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 die() { echo "fresh_debian: $*" >&2; exit 2; }
 
 while [[ $# -gt 0 ]]; do
@@ -44,6 +47,8 @@ while [[ $# -gt 0 ]]; do
         --rebuild) REBUILD=1; shift ;;
         --keep) KEEP=1; shift ;;
         --out) OUT="${2:?--out needs a directory}"; shift 2 ;;
+        --tiers) CI_PREFIX+="CI_TIERS='${2?--tiers needs a value}' "; shift 2 ;;
+        -k) CI_PREFIX+="CI_PYTEST_K='${2:?-k needs an expression}' "; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
     esac
@@ -202,7 +207,7 @@ main() {
         free_gb=$(df --output=avail -B1G "$(docker info -f '{{.DockerRootDir}}')" | tail -1 | tr -d ' ')
         [[ $free_gb -ge 40 ]] || log "warning: ${free_gb} GB free for Docker data; .ci/run in" \
             "here needs more than 36 GB (it may fail with 'no space left on device')"
-        run_step ci ".ci/run"
+        run_step ci "${CI_PREFIX}.ci/run"
     fi
 
     echo "=== fresh Debian $SUITE, $REF ($SHA):"

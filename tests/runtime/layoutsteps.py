@@ -36,8 +36,16 @@ def layout_steps(case: str, nproc: int, out: Path, *overrides: str) -> dict:
     except subprocess.TimeoutExpired as exc:
         raise AssertionError(f"{case} {overrides} on {nproc} ranks did not finish in "
                              f"{TIMEOUT_S} s (a hang)") from exc
-    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.returncode == 0, failure_text(run.stderr)
     return json.loads(out.read_text())
+
+
+def failure_text(stderr: str, keep: int = 2500) -> str:
+    """The start and the end of a failed run's stderr: a rank's own message comes before
+    torch.distributed.run's summary of the failure, which alone fills the end."""
+    if len(stderr) <= 2 * keep:
+        return stderr
+    return f"{stderr[:keep]}\n[... {len(stderr) - 2 * keep} characters ...]\n{stderr[-keep:]}"
 
 
 def assert_same_training(got: dict, one: dict) -> None:

@@ -28,6 +28,7 @@ sys.path[:0] = [str(REPO), str(Path(__file__).parent)]
 from casemodules import load_case_module  # noqa: E402
 
 from chipperf_runtime.training.driver.config import Config  # noqa: E402
+from chipperf_runtime.training.driver.main import run_case  # noqa: E402
 
 DEFAULTS = {"model_size": "tiny", "seq_len": 32, "dtype": "fp32", "seed": 1234,
             "activation_checkpointing": False, "reshard_after_forward": True,
@@ -99,4 +100,8 @@ if __name__ == "__main__":
     from chipperf_runtime.models.tvision import prepare_torchvision
 
     prepare_torchvision()
-    main(sys.argv[1], Path(sys.argv[2]), sys.argv[3:])
+    # Ended as the cases end (run_case's quick exit after destroy_process_group): the device
+    # mesh and FSDP still hold the gloo groups, whose worker threads, freed during interpreter
+    # teardown, may take the GIL while Python finalizes and abort the rank ("terminate called
+    # without an active exception", seen once in CI on mixtral's EP x DP layout).
+    run_case(lambda: main(sys.argv[1], Path(sys.argv[2]), sys.argv[3:]), quick_exit=True)

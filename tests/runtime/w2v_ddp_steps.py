@@ -32,6 +32,8 @@ from torch.nn.parallel import DistributedDataParallel  # noqa: E402
 from w2v_data import open_subset  # noqa: E402
 from w2v_model import PRESETS, w2v_model  # noqa: E402
 
+from chipperf_runtime.training.driver.main import run_case  # noqa: E402
+
 CROP, GLOBAL_BATCH, STEPS = 16000, 16, 3
 
 
@@ -78,4 +80,5 @@ def main(data_dir: Path, out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    # Ended as the cases end (see llm_layout_steps.py): no gloo group freed in teardown.
+    run_case(lambda: main(Path(sys.argv[1]), Path(sys.argv[2])), quick_exit=True)

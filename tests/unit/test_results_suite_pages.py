@@ -66,6 +66,22 @@ def test_base_page_has_value_unit_method_spec_and_bare_loop(tmp_path, capsys):
     row = next(csv.DictReader(io.StringIO(texts["summary.csv"])))
     assert row["value"] == "600.0" and row["unit"] == "TFLOP/s" and row["correct"] == "True"
     assert float(row["bare_ratio"]) == pytest.approx(0.98) and "throughput_raw" not in row
+    assert row["numpy_ratio"] == ""                       # an accelerator: no numpy beside it
+    assert "- ratio to numpy's GEMM: every round: numpy runs on the host CPU, not on this " \
+        "device" in md and "| ratio to numpy's GEMM |" not in md
+
+
+def test_base_page_on_a_cpu_has_numpy_s_gemm_beside_it(tmp_path, capsys):
+    case = SynthCase(model="computation-FP32", vendor="cpu", dtype="fp32", bench=True, nnodes=1,
+                     nproc=1, rounds=(SynthRound(1.1),))
+    texts = _outputs(_run(tmp_path, "base", case), capsys)
+    md = texts["summary.md"]
+    assert "| value (TFLOP/s) | share of spec peak | ratio to bare torch loop | ratio to " \
+           "numpy's GEMM |" in md
+    assert "| numpy's GEMM beside it | 1 TFLOP/s: numpy matmul 4096^3, 2 threads |" in md
+    assert "<th>ratio to numpy&#x27;s GEMM</th>" in texts["report.html"]
+    row = next(csv.DictReader(io.StringIO(texts["summary.csv"])))
+    assert float(row["numpy_ratio"]) == pytest.approx(1.1)
 
 
 def test_operation_page_has_correctness_latency_and_shapes(tmp_path, capsys):

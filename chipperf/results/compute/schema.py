@@ -212,13 +212,17 @@ class RoundResult(_Schema):
     measured_peak_source: str | None = None       # <base run>/<case dir>/round<N>
     # base/ and operation/ (FINISHED): how the figure was measured (sizes, warm-up,
     # iterations, timing), operation/'s check against float64 and its figures per shape,
-    # base/'s bare torch loop timed beside it (chipperf_runtime.base.reference)
+    # base/'s bare torch loop timed beside it (chipperf_runtime.base.reference), and on a
+    # host CPU numpy's GEMM of the same sizes
     method: Mapping[str, Any] | None = None
     correct: bool | None = None
     shapes: tuple[ShapeResult, ...] = ()
     bare_value: float | None = None               # in the round's value unit
     bare_method: str | None = None
     bare_ratio: float | None = None               # value / bare_value
+    numpy_value: float | None = None              # numpy's GEMM beside it (host CPU only)
+    numpy_method: str | None = None
+    numpy_ratio: float | None = None              # value / numpy_value
     chips: int | None = None
     avg_accel_util_pct: float | None = None
     avg_cpu_util_pct: float | None = None
@@ -384,6 +388,7 @@ AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
     "mfu_measured": ("mfu_measured", True, "MFU vs measured peak"),
     "share_of_peak": ("share_of_peak", True, "share of spec peak"),
     "bare_ratio": ("bare_ratio", True, "ratio to bare torch loop"),
+    "numpy_ratio": ("numpy_ratio", True, "ratio to numpy's GEMM"),
     "avg_power_w_per_chip": ("avg_power_w_per_chip", False, "avg power/chip (W)"),
     "peak_power_w_per_chip": ("peak_power_w_per_chip", False, "peak power/chip (W)"),
     "avg_power_w_per_node": ("avg_power_w_per_node", False, "avg power/node (W)"),
@@ -408,7 +413,7 @@ SPEC_SUITES = ("base", "operation")     # one measured value per case, with its 
 # The figures each suite reports; the others' summaries leave them out entirely.
 LATENCY = ("latency_p50_ms", "latency_p90_ms", "latency_p99_ms")
 PER_ITEM = ("energy_per_item_j", "accel_energy_per_item_j", "cpu_energy_per_item_j")
-SPEC_ONLY = ("share_of_peak", "bare_ratio")
+SPEC_ONLY = ("share_of_peak", "bare_ratio", "numpy_ratio")
 _SKIP: Mapping[str, frozenset[str]] = {
     "training": frozenset({*LATENCY, *PER_ITEM, *SPEC_ONLY, "reference_max_abs_diff",
                            "reference_mean_abs_diff"}),

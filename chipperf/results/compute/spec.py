@@ -2,7 +2,8 @@
 
 ``spec_fields`` reads the share of the chip's spec-sheet peak (or why there is none), the
 method (sizes, warm-up, iterations, timing), base/'s bare torch loop timed beside the figure
-(``reference``) and the ratio to it, and operation/'s per-call latency, correctness against
+(``reference``) and, on a host CPU, numpy's GEMM (``numpy_reference``) with the ratio to
+each, and operation/'s per-call latency, correctness against
 float64 and figures per shape. Each absent figure gets its reason.
 """
 
@@ -41,22 +42,33 @@ def _share(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
 
 
 def _bare(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
-    """The bare torch loop beside the figure, and the figure's ratio to it."""
-    bare = value.get("reference")
+    """The references timed beside the figure (the bare torch loop; on a host CPU, numpy's
+    GEMM of the same sizes with as many threads) and the figure's ratio to each."""
+    out = _beside(value, "reference", "bare", reasons, (
+        "no bare torch loop was timed beside this figure (this base/ case has none, or "
+        "its FINISHED predates it)"))
+    out.update(_beside(value, "numpy_reference", "numpy", reasons, (
+        "no numpy GEMM was timed beside this figure (not a GEMM on a host CPU, or its "
+        "FINISHED predates it)")))
+    return out
+
+
+def _beside(value: Mapping[str, Any], key: str, prefix: str, reasons: dict[str, str],
+            missing: str) -> dict[str, Any]:
+    """``<prefix>_value``, ``_method`` and ``_ratio`` of the reference FINISHED keeps under
+    ``key``, or the reason for ``<prefix>_ratio`` (FINISHED's ``<key>_reason`` first)."""
+    ref = value.get(key)
     figure, unit = value.get("value"), value.get("unit")
-    if not isinstance(bare, Mapping) or not _number(bare.get("value")) or bare["value"] <= 0:
-        reasons["bare_ratio"] = str(value.get("reference_reason") or (
-            "no bare torch loop was timed beside this figure (this base/ case has none, or "
-            "its FINISHED predates it)"))
+    if not isinstance(ref, Mapping) or not _number(ref.get("value")) or ref["value"] <= 0:
+        reasons[f"{prefix}_ratio"] = str(value.get(f"{key}_reason") or missing)
         return {}
-    out = {"bare_value": float(bare["value"]), "bare_method": str(bare.get("method") or "")}
-    if SAME_UNIT.get(str(bare.get("unit")), bare.get("unit")) != \
-            SAME_UNIT.get(str(unit), unit):
-        reasons["bare_ratio"] = f"the bare loop measured {bare.get('unit')}, the case {unit}"
+    out = {f"{prefix}_value": float(ref["value"]), f"{prefix}_method": str(ref.get("method") or "")}
+    if SAME_UNIT.get(str(ref.get("unit")), ref.get("unit")) != SAME_UNIT.get(str(unit), unit):
+        reasons[f"{prefix}_ratio"] = f"the reference measured {ref.get('unit')}, the case {unit}"
     else:
         measured = _float(figure)
         if measured is not None:
-            out["bare_ratio"] = measured / float(bare["value"])
+            out[f"{prefix}_ratio"] = measured / float(ref["value"])
     return out
 
 

@@ -3,7 +3,8 @@
 Training keeps its rounds table. Inference shows whole and core throughput (FlagPerf's
 names: whole with the host-side input pipeline, core compute only), latency percentiles and
 agreement with the reference, in no training words. base/ and operation/ show the measured
-value in its unit, its share of the spec sheet and its ratio to the bare torch loop, the
+value in its unit, its share of the spec sheet and its ratio to the bare torch loop (and
+on a host CPU to numpy's GEMM), the
 method (sizes, warm-up, iterations, timing), power and energy over the timed window, and
 operation/ its correctness and latency and figures per shape.
 """
@@ -29,7 +30,8 @@ INFERENCE_ROUND = ("throughput_raw", "throughput_pure_compute", "latency_p50_ms"
                    "latency_p90_ms", "latency_p99_ms", "train_time_s", "metric_value",
                    "reference_max_abs_diff", "mfu", "avg_power_w_per_chip", "energy_per_item_j",
                    "peak_memory_bytes")
-SPEC_ROUND = {"base": ("metric_value", "share_of_peak", "bare_ratio", "train_time_s",
+SPEC_ROUND = {"base": ("metric_value", "share_of_peak", "bare_ratio", "numpy_ratio",
+                       "train_time_s",
                        "e2e_time_s", "avg_power_w_per_chip", "avg_power_w_per_node",
                        "energy_j", "cpu_energy_j"),
               "operation": ("metric_value", "share_of_peak", "latency_p50_ms",
@@ -48,8 +50,9 @@ THROUGHPUT_NOTE = (f"{WHOLE.split(' (')[0]}: items/s of the offline scenario inc
 
 def round_figures(case: CaseResult) -> tuple[str, ...]:
     kind = suite_kind(case.suite)
-    if kind == "spec":
-        return SPEC_ROUND.get(case.suite or "", SPEC_ROUND["base"])
+    if kind == "spec":      # numpy's GEMM only where one was timed (a host CPU's GEMM)
+        return tuple(n for n in SPEC_ROUND.get(case.suite or "", SPEC_ROUND["base"])
+                     if n != "numpy_ratio" or any(r.numpy_ratio is not None for r in case.rounds))
     return INFERENCE_ROUND if kind == "inference" else TRAINING_ROUND
 
 
@@ -90,9 +93,10 @@ def method_rows(case: CaseResult) -> list[tuple[str, str]]:
         return []
     rows = [(str(k).replace("_", " "), fmt(v) if isinstance(v, float) else str(v))
             for k, v in result.method.items() if v not in (None, "")]
-    if result.bare_value is not None:
-        rows.append(("bare torch loop beside it",
-                     f"{fmt(result.bare_value)} {case.metric_name or ''}: {result.bare_method}"))
+    for name, figure, how in (("bare torch loop", result.bare_value, result.bare_method),
+                              ("numpy's GEMM", result.numpy_value, result.numpy_method)):
+        if figure is not None:
+            rows.append((f"{name} beside it", f"{fmt(figure)} {case.metric_name or ''}: {how}"))
     return rows
 
 
