@@ -186,3 +186,38 @@ def test_every_shipped_config_plans() -> None:
         ("cpu", "xeonx1x1"), ("cpu", "xeonx1x2"), ("cpu", "xeonx2x1"), ("nvidia", "A100x1x8"),
         ("nvidia", "A100x2x8"), ("nvidia", "H100x1x8"), ("nvidia", "H100x2x8"),
         ("nvidia", "H100x4x8"))]
+
+
+@pytest.mark.parametrize("stage", ["pretrain", "finetune"])
+def test_one_backward_reaches_exactly_the_parts_the_stage_trains(tmp_path: Path, stage: str) -> None:
+    """The tiny model on the CPU, one micro-step of the case's loop: gradients on the
+    projector (and, in finetune, the LLM and lm_head), none on the vision tower; the loss is
+    finite and averages over the captions' tokens only."""
+    from chipperf_runtime.device.torch import open_torch_device
+    from chipperf_runtime.training.driver import Config
+    from chipperf_runtime.training.llmtrain import llava_data
+    from chipperf_runtime.training.llmtrain.llava import build_loop, build_model
+    from chipperf_runtime.training.llmtrain.parallel import Layout
+
+    values = module().PRESETS["tiny"]
+    llava_data.write_generated(tmp_path, 6, seed=3, image_size=28, stages=["pretrain"])
+    data = llava_data.open_llava(tmp_path, "pretrain", "plain", tokens_of(), 2, "p")
+    knobs = {"stage": stage, "activation_checkpointing": False, "dtype": "fp32", "seed": 1,
+             "reshard_after_forward": False, "learning_rate": 1e-3, "weight_decay": 0.0,
+             "adam_beta1": 0.9, "adam_beta2": 0.999, "adam_eps": 1e-8, "warmup_steps": 0,
+             "max_steps": 10, "min_lr_ratio": 0.1, "global_batch_size": 4,
+             "micro_batch_size": 2, "eval_samples": 2, "grad_clip_norm": 1.0}
+    cfg = Config(knobs, {k: "base" for k in knobs})
+    device = open_torch_device(0, {"CHIPPERF_DEVICE": "cpu"})
+    model, mesh = build_model(cfg, values, Layout(1), device)
+    loop = build_loop(cfg, values, model, mesh, Layout(1), data, device.device)
+    batch = next(iter(loop.batches(1)))
+    loss, stepped = loop.step(batch)
+    assert not stepped and np.isfinite(float(loss))
+    assert 0 < batch.targets() < batch.positions()       # the captions, not the image or <s>
+    graded = {name.split(".")[1] if name.startswith("model.") else name.split(".")[0]
+              for name, p in model.named_parameters() if p.grad is not None}
+    expected = {"multi_modal_projector"} | ({"language_model", "lm_head"}
+                                            if stage == "finetune" else set())
+    assert graded == expected
+    assert all(p.grad is not None for p in model.model.multi_modal_projector.parameters())
