@@ -114,22 +114,22 @@ def test_flagperf_s_layout_is_read_with_llava_s_plain_and_v1_prompts(tmp_path: P
     records = json.loads((tmp_path / "LLaVA-Finetune" / "llava_v1_5_mix665k.json").read_text())
     plain = llava_data.open_llava(tmp_path, "pretrain", "plain", tokens_of(), 2, "prepare")
     assert (len(plain.train), len(plain.eval)) == (10, 2)
-    sample = plain.train[0]
+    sample, encoded = plain.train[0], plain.train[0].encoded()
     assert sample.image is not None and sample.image.is_file()
-    assert sample.image.parent.parent.name == "images"
-    assert list(sample.ids[:5]) == [bytelevel.BOS] + [259] * 4     # <s> then 4 image tokens
+    assert sample.image.parent.parent.name == "images" and sample.positions == len(encoded.ids)
+    assert list(encoded.ids[:5]) == [bytelevel.BOS] + [259] * 4     # <s> then 4 image tokens
     caption = json.loads((tmp_path / "LLaVA-Pretrain" / "blip_laion_cc_sbu_558k.json")
                          .read_text())[0]["conversations"][1]["value"]
-    assert text_of(sample.labels[sample.labels >= 0]) == caption + "\n"   # the caption alone
+    assert text_of(encoded.labels[encoded.labels >= 0]) == caption + "\n"   # the caption alone
 
     v1 = llava_data.open_llava(tmp_path, "finetune", "v1", tokens_of(seq_len=512), 2, "prepare")
-    sample = v1.train[0]
-    assert text_of(sample.ids).startswith(llava_data.SYSTEM + " USER: \nDescribe")
-    supervised = sample.labels[sample.labels >= 0]
+    encoded = v1.train[0].encoded()
+    assert text_of(encoded.ids).startswith(llava_data.SYSTEM + " USER: \nDescribe")
+    supervised = encoded.labels[encoded.labels >= 0]
     answers = [t["value"] for t in records[0]["conversations"][1::2]]
     assert text_of(supervised) == "".join(answers)                  # the answers only ...
     assert list(supervised).count(bytelevel.EOS) == 2                # ... each with its </s>
-    assert (sample.ids == 259).sum() == 4
+    assert (encoded.ids == 259).sum() == 4
 
 
 def test_a_batch_pads_masks_and_normalises_the_pictures(tmp_path: Path) -> None:
@@ -138,11 +138,11 @@ def test_a_batch_pads_masks_and_normalises_the_pictures(tmp_path: Path) -> None:
     llava_data.write_generated(tmp_path, 6, seed=3, image_size=40, stages=["finetune"])
     data = llava_data.open_llava(tmp_path, "finetune", "v1", tokens_of(seq_len=512), 2, "p")
     batch = llava_data.collate(data.train[:3], 260, 28, pad=True)
-    longest = max(len(s.ids) for s in data.train[:3])
+    longest = max(s.positions for s in data.train[:3])
     assert batch.input_ids.shape == batch.labels.shape == (3, longest)
     assert batch.pixel_values is not None and batch.pixel_values.shape == (3, 3, 28, 28)
-    assert batch.positions() == sum(len(s.ids) for s in data.train[:3])
-    assert batch.targets() == sum(int((s.labels[1:] >= 0).sum()) for s in data.train[:3])
+    assert batch.positions() == sum(s.positions for s in data.train[:3])
+    assert batch.targets() == sum(int((s.encoded().labels[1:] >= 0).sum()) for s in data.train[:3])
     grey = (np.array([128, 128, 128]) / 255.0 - llava_data.MEAN) / llava_data.STD
     corner = batch.pixel_values[0][:, :, :]
     assert np.isclose(corner, grey[:, None, None], atol=0.05).all(axis=0).sum() > 100

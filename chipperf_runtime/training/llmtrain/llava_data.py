@@ -57,25 +57,39 @@ STD = np.array([0.26862954, 0.26130258, 0.27577711], dtype=np.float32)
 
 
 @dataclass(frozen=True)
-class Sample:
-    ids: np.ndarray            # int64 [positions]: text ids and image_token_id positions
-    labels: np.ndarray         # int64 [positions]: the id where supervised, else IGNORE
-    image: Path | None         # the image file, None for a text-only sample
-
-
-@dataclass(frozen=True)
-class LlavaData:
-    train: list[Sample]
-    eval: list[Sample]
-
-
-@dataclass(frozen=True)
 class Tokens:
     """How text and images become ids."""
 
     seq_len: int
     image_tokens: int          # positions one image fills (its patches)
     image_token_id: int
+
+
+@dataclass(frozen=True)
+class Encoded:
+    ids: np.ndarray            # int64 [positions]: text ids and image_token_id positions
+    labels: np.ndarray         # int64 [positions]: the id where supervised, else IGNORE
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One conversation, encoded when a batch needs it (as LLaVA's LazySupervisedDataset: a
+    corpus of 665K conversations held as ids would take gigabytes per rank)."""
+
+    turns: Sequence[dict[str, str]]   # the json's "conversations"
+    image: Path | None                # the image file, None for a text-only sample
+    positions: int                    # LLM positions after the cut at seq_len
+    version: str
+    tokens: Tokens
+
+    def encoded(self) -> Encoded:
+        return encode(self.turns, self.version, self.tokens)
+
+
+@dataclass(frozen=True)
+class LlavaData:
+    train: list[Sample]
+    eval: list[Sample]
 
 
 def open_llava(data_dir: Path, stage: str, version: str, tokens: Tokens, eval_samples: int,
@@ -115,6 +129,9 @@ def _samples(records: list[Any], path: Path, images: Path, version: str, tokens:
              problems: list[str]) -> list[Sample]:
     samples = []
     for index, record in enumerate(records):
+        if len(problems) >= 10:
+            problems.append("(stopped after 10 problems)")
+            break
         where = f"{path}: sample {index}"
         bad = _bad_record(record)
         if bad:
@@ -124,14 +141,11 @@ def _samples(records: list[Any], path: Path, images: Path, version: str, tokens:
         if image is not None and not image.is_file():
             problems.append(f"{where}: image file {image} is missing")
             continue
-        sample = encode(record["conversations"], version, tokens, image)
-        if image is not None and _image_cut(sample, tokens):
+        ids = encode(record["conversations"], version, tokens).ids
+        if image is not None and int((ids == tokens.image_token_id).sum()) != tokens.image_tokens:
             problems.append(f"{where}: its image tokens do not fit in seq_len {tokens.seq_len}")
             continue
-        samples.append(sample)
-        if len(problems) >= 10:
-            problems.append("(stopped after 10 problems)")
-            break
+        samples.append(Sample(record["conversations"], image, len(ids), version, tokens))
     return samples
 
 
@@ -150,14 +164,9 @@ def _bad_record(record: Any) -> str:
     return ""
 
 
-def _image_cut(sample: Sample, tokens: Tokens) -> bool:
-    return int((sample.ids == tokens.image_token_id).sum()) != tokens.image_tokens
-
-
 # ---------------------------------------------------------------- prompts (LLaVA's preprocess)
 
-def encode(turns: Sequence[dict[str, str]], version: str, tokens: Tokens,
-           image: Path | None) -> Sample:
+def encode(turns: Sequence[dict[str, str]], version: str, tokens: Tokens) -> Encoded:
     """One conversation as ids and labels in LLaVA's prompt ``version`` (``VERSIONS``), cut
     at ``seq_len``."""
     pieces = _plain(turns) if version == "plain" else _vicuna_v1(turns)
@@ -170,7 +179,7 @@ def encode(turns: Sequence[dict[str, str]], version: str, tokens: Tokens,
     all_ids = np.concatenate(ids).astype(np.int64)[:tokens.seq_len]
     labels = np.concatenate([p if s else np.full(len(p), IGNORE) for p, s in
                              zip(ids, supervised)]).astype(np.int64)[:tokens.seq_len]
-    return Sample(all_ids, labels, image)
+    return Encoded(all_ids, labels)
 
 
 def _plain(turns: Sequence[dict[str, str]]) -> list[tuple[str, bool]]:
@@ -253,20 +262,20 @@ class Batch:
 
 def collate(samples: Sequence[Sample], pad_id: int, image_size: int, pad: bool) -> Batch:
     """Pad to the longest sample (LLaVA's ``DataCollatorForSupervisedDataset``)."""
-    longest = max(len(s.ids) for s in samples)
-    shape = (len(samples), longest)
+    encoded = [s.encoded() for s in samples]
+    shape = (len(samples), max(len(e.ids) for e in encoded))
     ids, labels = np.full(shape, pad_id, np.int64), np.full(shape, IGNORE, np.int64)
     mask = np.zeros(shape, np.int64)
-    for row, sample in enumerate(samples):
-        n = len(sample.ids)
-        ids[row, :n], labels[row, :n], mask[row, :n] = sample.ids, sample.labels, 1
+    for row, one in enumerate(encoded):
+        n = len(one.ids)
+        ids[row, :n], labels[row, :n], mask[row, :n] = one.ids, one.labels, 1
     images = [load_image(s.image, image_size, pad) for s in samples if s.image is not None]
     return Batch(ids, mask, labels, np.stack(images) if images else None)
 
 
 def shape_of(samples: Sequence[Sample]) -> list[tuple[int, int]]:
     """(positions, images) of each sample, for the FLOPs (``llava_arch.flops_per_token``)."""
-    return [(len(s.ids), int(s.image is not None)) for s in samples]
+    return [(s.positions, int(s.image is not None)) for s in samples]
 
 
 # ---------------------------------------------------------------- generated data (CI)
