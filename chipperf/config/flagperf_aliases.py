@@ -111,18 +111,26 @@ def chipperf_case_name(suite: str, name: str) -> str:
 # FlagPerf's LLM cases on its own implementations (framework family -> the implementation),
 # run here by chipperf's torch-native case of the same model (``chipperf.config.implementations``):
 # FlagPerf's keys ``llama3_8B:megatron_core060``, ``mixtral_8x7B:flagscale_2409``,
-# ``qwen1.5_MoE:megatron_pai``, ``aquila2_7b:flagscale`` ... (its test_conf.py at 1b5a030).
-FLAGPERF_IMPLEMENTATIONS: dict[str, str] = {"megatron": "Megatron-LM", "flagscale": "FlagScale"}
+# ``qwen1.5_MoE:megatron_pai``, ``aquila2_7b:flagscale`` ... (its test_conf.py at 1b5a030);
+# ``llava1.5_7b:deepspeed-torch`` (a model chipperf has no deepspeed case of: a model that has
+# one, llama2_7b, runs its own).
+FLAGPERF_IMPLEMENTATIONS: dict[str, str] = {"megatron": "Megatron-LM", "flagscale": "FlagScale",
+                                            "deepspeed": "DeepSpeed"}
+# what differs from chipperf's torch-native case, per implementation (default: Megatron's)
+IMPLEMENTATION_DIFFERENCES: dict[str, str] = {
+    "deepspeed": "DeepSpeed's ZeRO sharding and fused optimizer vs chipperf's FSDP2"}
 TORCH_NATIVE = "pytorch"
 
 
 def implementation_note(framework: str, family: str) -> str:
     """The warning a FlagPerf ``framework`` key of ``family`` (a FLAGPERF_IMPLEMENTATIONS key)
     carries when chipperf's torch-native case runs it, into run.json and SUBMIT_INFO."""
-    return (f"FlagPerf's framework {framework!r} runs {FLAGPERF_IMPLEMENTATIONS[family]}; "
-            f"planned as chipperf's torch-native {TORCH_NATIVE} case: "
-            f"{FLAGPERF_IMPLEMENTATIONS[family]}'s fused kernels and schedule vs chipperf's "
-            f"DTensor TP + FSDP2; the figures are not comparable with FlagPerf's {family} results")
+    name = FLAGPERF_IMPLEMENTATIONS[family]
+    difference = IMPLEMENTATION_DIFFERENCES.get(
+        family, f"{name}'s fused kernels and schedule vs chipperf's DTensor TP + FSDP2")
+    return (f"FlagPerf's framework {framework!r} runs {name}; planned as chipperf's "
+            f"torch-native {TORCH_NATIVE} case: {difference}; the figures are not comparable "
+            f"with FlagPerf's {family} results")
 
 
 # A FlagPerf name whose mapping implies a run mode: the knob it maps to -> (knob, value) set

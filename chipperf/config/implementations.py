@@ -1,4 +1,4 @@
-"""FlagPerf's Megatron-LM / FlagScale LLM case keys -> chipperf's torch-native case of the
+"""FlagPerf's Megatron-LM / FlagScale / DeepSpeed LLM case keys -> chipperf's torch-native case of the
 same model, with the implementation difference carried as a note.
 
 FlagPerf runs ``llama3_8B:megatron_core060:...`` with Megatron-LM, chipperf with its own
@@ -40,7 +40,8 @@ def torch_native(test: TestConfig, catalogue: Catalogue) -> TestConfig:
 
 def _entry(entry: CaseEntry, vendor: str, catalogue: Catalogue) -> CaseEntry:
     key = entry.key
-    if key.family not in FLAGPERF_IMPLEMENTATIONS or (key.model, TORCH_NATIVE) not in catalogue.cases:
+    if key.family not in FLAGPERF_IMPLEMENTATIONS or (key.model, TORCH_NATIVE) not in catalogue.cases \
+            or (key.model, key.family) in catalogue.cases:   # chipperf runs that framework itself
         return entry
     folders = [folder for (v, folder) in catalogue.images if v == vendor]
     framework = choose_folder(TORCH_NATIVE, folders, "nearest").folder or TORCH_NATIVE

@@ -32,9 +32,8 @@ def llm_catalogue(tmp_path: Path, case: str, config_name: str, text: str) -> Cat
 
 def shipped_config_problems(models: Collection[str]) -> dict[str, list[str]]:
     """``vendor/model/config file`` -> plan's problems, for every vendor config shipped for
-    ``models`` (2 hosts, one pytorch_2.13 case each)."""
+    ``models`` (2 hosts, or the config's node count; one pytorch_2.13 case each)."""
     catalogue = Catalogue.scan(REPO / "training")
-    cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600, work_root="/w")
     found = {}
     for (vendor, model, _family), names in catalogue.vendor_configs.items():
         if model not in models:
@@ -42,6 +41,8 @@ def shipped_config_problems(models: Collection[str]) -> dict[str, list[str]]:
         for name in names:
             chip, nnodes, nproc = name[len("config_"):-3].rsplit("x", 2)
             key = CaseKey.parse(f"{model}:pytorch_2.13:{chip}:{nnodes}:{nproc}:1")
+            hosts = tuple(f"10.0.0.{n + 1}" for n in range(max(2, int(nnodes))))
+            cluster = ClusterConfig(hosts=hosts, master_port=29600, work_root="/w")
             test = TestConfig(vendor=vendor, cases=(CaseEntry(key, "/data"),))
             found[f"{vendor}/{model}/{name}"] = check(cluster, test, catalogue)
     return found

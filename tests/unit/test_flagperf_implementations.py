@@ -1,4 +1,4 @@
-"""FlagPerf's Megatron-LM / FlagScale LLM keys plan as chipperf's torch-native case of the same
+"""FlagPerf's Megatron-LM / FlagScale / DeepSpeed LLM keys plan as chipperf's torch-native case of the same
 model, and the implementation difference is said at plan time, kept in run.json (and the
 case's SUBMIT_INFO variable), and shown by the report and by compare."""
 
@@ -45,12 +45,26 @@ def test_megatron_and_flagscale_keys_become_the_torch_native_case_with_a_note() 
     assert check(cluster, test, CATALOGUE) == []
 
 
+def test_llava_s_deepspeed_and_flagscale_keys_become_its_torch_native_case() -> None:
+    test = planned("llava1.5_7b:deepspeed-torch:H100:1:8:1", "llava1.5_7b:flagscale_2409:H100:4:8:1")
+    assert [str(e.key) for e in test.cases] == ["llava1.5_7b:pytorch_2.13:H100:1:8:1",
+                                                "llava1.5_7b:pytorch_2.13:H100:4:8:1"]
+    deepspeed, flagscale = (e.implementation for e in test.cases)
+    assert deepspeed == ("llava1.5_7b:deepspeed-torch:H100:1:8:1: FlagPerf's framework "
+                         "'deepspeed-torch' runs DeepSpeed; planned as chipperf's torch-native "
+                         "pytorch case: DeepSpeed's ZeRO sharding and fused optimizer vs "
+                         "chipperf's FSDP2; the figures are not comparable with FlagPerf's "
+                         "deepspeed results")
+    assert "FlagScale's fused kernels" in flagscale
+
+
 def test_a_key_with_no_torch_native_case_or_already_listed_stays_as_written() -> None:
     test = planned("llama2_7b:megatron-deepspeed:A100:1:8:1",      # llama2_7b is deepspeed here
+                   "llama2_7b:deepspeed:A100:1:8:1",               # a case chipperf has itself
                    "llama3_8B:pytorch_2.13:A100:1:8:1", "llama3_8B:megatron_core060:A100:1:8:1")
     assert [str(e.key) for e in test.cases] == [
-        "llama2_7b:megatron-deepspeed:A100:1:8:1", "llama3_8B:pytorch_2.13:A100:1:8:1",
-        "llama3_8B:megatron_core060:A100:1:8:1"]
+        "llama2_7b:megatron-deepspeed:A100:1:8:1", "llama2_7b:deepspeed:A100:1:8:1",
+        "llama3_8B:pytorch_2.13:A100:1:8:1", "llama3_8B:megatron_core060:A100:1:8:1"]
     assert not any(e.implementation for e in test.cases)
 
 

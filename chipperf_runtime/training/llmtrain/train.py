@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
@@ -31,8 +31,8 @@ class Loop:
     optimizer: torch.optim.Optimizer
     scheduler: torch.optim.lr_scheduler.LRScheduler
     device: torch.device
-    train_epoch: Callable[[int], Iterator[np.ndarray]]   # epoch -> this rank's micro-batches
-    eval_set: list[np.ndarray]
+    train_epoch: Callable[[int], Iterator[Any]]          # epoch -> this rank's micro-batches
+    eval_set: list[Any]
     accumulation: int                                    # micro-batches per optimizer step
     grad_clip_norm: float
     counts_work: bool                                    # this rank reports the tokens it trained
@@ -52,7 +52,7 @@ class Loop:
     def step(self, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
         return micro_step(self, tokens) if self.pipeline is None else pipeline_step(self, tokens)
 
-    def work(self, tokens: np.ndarray) -> int:
+    def work(self, tokens: Any) -> int:
         """Tokens predicted (counted by one rank of each tensor-parallel group)."""
         return tokens.shape[0] * (tokens.shape[1] - 1) if self.counts_work else 0
 
@@ -61,6 +61,15 @@ class Loop:
 
     def evaluate(self) -> float:
         return evaluate(self)
+
+    def loss(self, batch: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """(training loss, next-token cross entropy) of one micro-batch; a case with other
+        inputs (llava1.5_7b: images, masked labels) overrides it, ``targets`` and ``work``."""
+        return loss_of(self, batch)
+
+    def targets(self, batch: Any) -> int:
+        """Next-token predictions the cross entropy of ``batch`` averages over."""
+        return batch.shape[0] * (batch.shape[1] - 1)
 
 
 def split(tokens: np.ndarray, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
@@ -94,7 +103,7 @@ def micro_step(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
     """forward + backward; at the accumulation boundary clip, step and zero the gradients.
     Returns the cross entropy (of the step's micro-batches once it steps) and whether the
     optimizer stepped."""
-    loss, ce = loss_of(loop, tokens)
+    loss, ce = loop.loss(tokens)
     (loss / loop.accumulation).backward()
     loop.losses.append(ce.detach())
     if len(loop.losses) < loop.accumulation:
@@ -130,7 +139,7 @@ def optimizer_step(loop: Loop, loss: torch.Tensor) -> bool:
 def eval_loss(loop: Loop, tokens: np.ndarray) -> torch.Tensor | None:
     """The micro-batch's cross entropy (None on a rank that is not the last pipeline stage)."""
     if loop.pipeline is None:
-        return loss_of(loop, tokens)[1]
+        return loop.loss(tokens)[1]
     inputs, targets = split(tokens, loop.device)
     hidden = int(loop.pipeline.modules[0].config.hidden_size)
     return loop.pipeline.eval_loss(inputs, targets, hidden)
@@ -188,7 +197,7 @@ def evaluate(loop: Loop) -> float:
         ce = eval_loss(loop, tokens)
         if ce is None:
             continue
-        n = tokens.shape[0] * (tokens.shape[1] - 1)
+        n = loop.targets(tokens)
         loss_sum, count = loss_sum + float(ce) * n, count + n
     loop.model.train()
     loss_sum, count = all_reduce_sum([loss_sum, count], loop.device)

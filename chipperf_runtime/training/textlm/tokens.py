@@ -171,12 +171,22 @@ def check_batching(data: TokenDataset, global_batch: int, micro_batch: int,
 def train_micro_batches(data: TokenDataset, global_batch: int, micro_batch: int, rank: int,
                         world_size: int, seed: int, epoch: int) -> Iterator[np.ndarray]:
     """This rank's micro-batches of one epoch, global batch by global batch (tail dropped)."""
-    order = np.random.default_rng([seed, epoch]).permutation(len(data.train))
+    for indices in micro_batch_indices(len(data.train), global_batch, micro_batch, rank,
+                                       world_size, seed, epoch):
+        yield _checked(data.train.take(indices), data, "train")
+
+
+def micro_batch_indices(n: int, global_batch: int, micro_batch: int, rank: int,
+                        world_size: int, seed: int, epoch: int) -> Iterator[np.ndarray]:
+    """The sample indices of this rank's micro-batches of one epoch over ``n`` samples: a
+    seeded permutation per epoch, global batch by global batch (tail dropped), each rank its
+    contiguous share of every global batch."""
+    order = np.random.default_rng([seed, epoch]).permutation(n)
     local = global_batch // world_size
     for start in range(0, len(order) - global_batch + 1, global_batch):
         mine = order[start + rank * local: start + (rank + 1) * local]
         for i in range(0, local, micro_batch):
-            yield _checked(data.train.take(mine[i:i + micro_batch]), data, "train")
+            yield mine[i:i + micro_batch]
 
 
 def eval_batches(data: TokenDataset, batch: int, rank: int, world_size: int,
@@ -184,11 +194,17 @@ def eval_batches(data: TokenDataset, batch: int, rank: int, world_size: int,
     """This rank's strided share of the first ``max_samples`` eval samples (0: all), cut to
     a multiple of ``world_size * batch`` so every rank runs the same number of forwards (ZeRO-3
     gathers parameters collectively)."""
-    n = min(len(data.eval), max_samples) if max_samples > 0 else len(data.eval)
+    return [_checked(data.eval.take(indices), data, "eval")
+            for indices in eval_indices(len(data.eval), batch, rank, world_size, max_samples)]
+
+
+def eval_indices(n: int, batch: int, rank: int, world_size: int,
+                 max_samples: int) -> list[np.ndarray]:
+    """The sample indices of ``eval_batches``'s batches over ``n`` eval samples."""
+    n = min(n, max_samples) if max_samples > 0 else n
     n = max(world_size, n // (world_size * batch) * world_size * batch)
     mine = np.arange(rank, n, world_size)
-    return [_checked(data.eval.take(mine[i:i + batch]), data, "eval")
-            for i in range(0, len(mine), batch)]
+    return [mine[i:i + batch] for i in range(0, len(mine), batch)]
 
 
 def _checked(tokens: np.ndarray, data: TokenDataset, split: str) -> np.ndarray:

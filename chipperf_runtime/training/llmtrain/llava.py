@@ -1,0 +1,278 @@
+"""llava1.5_7b's main (PyTorch, torchrun): transformers' LlavaForConditionalGeneration (a
+CLIP vision tower, the two-layer projector, a Llama decoder) trained in one of FlagPerf's two
+stages on its conversation json + image folder (``llmtrain.llava_data``), FSDP2 data parallel
+(FlagPerf: DeepSpeed ZeRO data parallel), to an eval-loss target.
+
+Which parts train (``stage``): pretrain the projector, finetune the projector and the LLM;
+the vision tower is frozen in both (FlagPerf's scripts). The loop, the optimizer, FSDP2 and the
+clipping are the LLM cases' (``llmtrain.train``, ``llmtrain.case``, ``llmtrain.parallel``);
+this module adds the model's build, its images and masked labels, and FLOPs
+(``llmtrain.llava_arch``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+import torch.distributed as tdist
+import torch.nn.functional as F
+from torch import nn
+
+from chipperf_runtime.device.torch import TorchDevice
+from chipperf_runtime.training.driver import Config, ConfigError, DataError, DistEnv, Driver, split_batch
+from chipperf_runtime.training.driver.dist import rank_threads
+from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.llmtrain import llava_arch
+from chipperf_runtime.training.llmtrain.case import DTYPES, optimizer, single_process_autocast
+from chipperf_runtime.training.llmtrain.llava_data import (
+    IGNORE,
+    VERSIONS,
+    Batch,
+    LlavaData,
+    Tokens,
+    collate,
+    open_llava,
+    shape_of,
+)
+from chipperf_runtime.training.llmtrain.model import build_on_meta, parameter_indices, set_shard
+from chipperf_runtime.training.llmtrain.parallel import Layout, apply_parallelism, make_mesh, mesh_rank
+from chipperf_runtime.training.llmtrain.train import Loop, autocast
+from chipperf_runtime.training.textlm.checks import (
+    count_problems,
+    dtype_problems,
+    raise_problems,
+    size_problems,
+)
+from chipperf_runtime.training.textlm.loop import Goal, Schedule, run
+from chipperf_runtime.training.textlm.tokens import eval_indices, micro_batch_indices
+
+COUNTS = ("global_batch_size", "micro_batch_size", "max_steps", "eval_every_steps")
+TRAINED = {"pretrain": "multi_modal_projector",
+           "finetune": "multi_modal_projector + language_model (and lm_head)"}
+
+
+@dataclass(frozen=True)
+class LlavaSpec:
+    """A size preset is {"vision": CLIPVisionConfig values, "text": LlamaConfig values,
+    "image_token_id", "pad_token_id", "projector_hidden_act"}."""
+
+    presets: Mapping[str, Mapping[str, Any]]
+    prepare: str                        # the case's prepare_data.py (for messages)
+
+
+def config_problems(cfg: Config, spec: LlavaSpec, dist: DistEnv) -> list[str]:
+    problems = size_problems(cfg, spec.presets, "target_eval_loss")
+    problems += dtype_problems(cfg, tuple(DTYPES)) + count_problems(cfg, COUNTS)
+    if cfg.stage not in llava_arch.STAGES:
+        problems.append(f"stage {cfg.stage!r} is unknown: use one of "
+                        f"{', '.join(llava_arch.STAGES)} (FlagPerf's two stages)")
+    elif not problems and cfg.stage not in cfg.target_eval_loss[cfg.model_size]:
+        problems.append(f"target_eval_loss[{cfg.model_size!r}] has no target for stage "
+                        f"{cfg.stage!r}")
+    if cfg.prompt_version not in ("",) + VERSIONS:
+        problems.append(f"prompt_version {cfg.prompt_version!r} is unknown: use one of "
+                        f"{', '.join(VERSIONS)}, or \"\" for the stage's")
+    if cfg.tensor_parallel != 1:
+        problems.append(f"tensor_parallel = {cfg.tensor_parallel}: llava1.5_7b runs data "
+                        "parallel only (FlagPerf: DeepSpeed ZeRO data parallel); set it to 1")
+    if not problems:
+        limit = spec.presets[cfg.model_size]["text"]["max_position_embeddings"]
+        if not 1 <= cfg.seq_len <= limit:
+            problems.append(f"seq_len {cfg.seq_len} must be 1..{limit} for model_size "
+                            f"{cfg.model_size!r}")
+    return problems
+
+
+def prompt_version(cfg: Config) -> str:
+    """LLaVA's prompt: ``prompt_version``, or "" for the stage's (FlagPerf's scripts: plain
+    for pretrain, v1 for finetune)."""
+    return cfg.prompt_version or ("plain" if cfg.stage == "pretrain" else "v1")
+
+
+def check_batching(cfg: Config, data: LlavaData, world_size: int) -> None:
+    local = split_batch(cfg.global_batch_size, world_size)
+    if local % cfg.micro_batch_size:
+        raise ConfigError(f"global_batch_size {cfg.global_batch_size} gives {local} samples "
+                          f"per rank, not a multiple of micro_batch_size {cfg.micro_batch_size}")
+    if len(data.train) < cfg.global_batch_size:
+        raise DataError(f"the train split has {len(data.train)} samples, fewer than one global "
+                        f"batch of {cfg.global_batch_size}")
+    if len(data.eval) < world_size:
+        raise DataError(f"the eval split has {len(data.eval)} samples, fewer than the "
+                        f"{world_size} ranks")
+
+
+# ---------------------------------------------------------------- the model
+
+def llava_config(values: Mapping[str, Any], attention: str = "sdpa") -> Any:
+    from transformers import CLIPVisionConfig, LlamaConfig, LlavaConfig
+
+    text = LlamaConfig(**values["text"], pad_token_id=values["pad_token_id"], use_cache=False)
+    return LlavaConfig(vision_config=CLIPVisionConfig(**values["vision"]), text_config=text,
+                       image_token_index=values["image_token_id"],
+                       image_seq_length=llava_arch.patches(values["vision"]),
+                       vision_feature_layer=-2, vision_feature_select_strategy="default",
+                       projector_hidden_act=values["projector_hidden_act"],
+                       tie_word_embeddings=False,
+                       # PreTrainedConfig's keyword (it reaches both sub-configs), not in
+                       # LlavaConfig's typed signature
+                       attn_implementation=attention)  # type: ignore[call-arg]
+
+
+def build_meta(values: Mapping[str, Any], stage: str) -> Any:
+    """transformers' model on the meta device, frozen but for what ``stage`` trains."""
+    from transformers import LlavaForConditionalGeneration
+
+    model: Any = build_on_meta(LlavaForConditionalGeneration, llava_config(values))
+    model.requires_grad_(False)
+    model.model.multi_modal_projector.requires_grad_(True)
+    if stage == "finetune":
+        model.model.language_model.requires_grad_(True)
+        model.lm_head.requires_grad_(True)
+    return model
+
+
+def blocks(model: Any) -> list[nn.Module]:
+    """FSDP2's units below the root: every decoder layer and every vision encoder layer."""
+    return list(model.model.language_model.layers) + \
+        list(model.model.vision_tower.encoder.layers)
+
+
+def build_model(cfg: Config, values: Mapping[str, Any], layout: Layout, device: TorchDevice
+                ) -> tuple[nn.Module, Any]:
+    model = build_meta(values, cfg.stage)
+    if cfg.activation_checkpointing:
+        model.gradient_checkpointing_enable({"use_reentrant": False})
+    indices = parameter_indices(model)
+    mesh = make_mesh(device.device.type, layout) if layout.world_size > 1 else None
+    if mesh is not None:
+        apply_parallelism(model, blocks(model), mesh, layout, DTYPES[cfg.dtype],
+                          cfg.reshard_after_forward)
+    materialize(model, device.device, cfg.seed, values["text"].get("initializer_range", 0.02),
+                indices)
+    model.train()
+    return model, mesh
+
+
+def materialize(model: Any, device: torch.device, seed: int, std: float,
+                indices: dict[str, int]) -> None:
+    """Allocate the (sharded) parameters on ``device`` and draw each one's full tensor from
+    its own seeded generator (layout-independent, as ``llmtrain.model.materialize``):
+    matrices and CLIP's class embedding normal(0, std), biases zero, norm weights one; then
+    rebuild the buffers transformers computes at construction (positions, rotary)."""
+    model.to_empty(device=device)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            set_shard(param, initial(name, tuple(param.shape), seed * 100_003 + indices[name],
+                                     std, device, param.dtype))
+        for module in model.modules():
+            if isinstance(getattr(module, "position_ids", None), torch.Tensor):
+                n = module.position_ids.shape[-1]
+                module.position_ids.copy_(torch.arange(n, device=device).expand(1, -1))
+    language = model.model.language_model
+    language.rotary_emb = type(language.rotary_emb)(config=language.config).to(device)
+
+
+def initial(name: str, shape: tuple[int, ...], seed: int, std: float, device: torch.device,
+            dtype: torch.dtype) -> torch.Tensor:
+    if len(shape) == 1 and name.endswith("bias"):
+        return torch.zeros(shape, device=device, dtype=dtype)
+    if len(shape) == 1 and not name.endswith("class_embedding"):
+        return torch.ones(shape, device=device, dtype=dtype)
+    generator = torch.Generator(device=device).manual_seed(seed)
+    return torch.empty(shape, device=device, dtype=dtype).normal_(0.0, std, generator=generator)
+
+
+# ---------------------------------------------------------------- the loop
+
+@dataclass
+class LlavaLoop(Loop):
+    """``llmtrain.train.Loop`` over image-text batches: the loss is the cross entropy of the
+    supervised positions only; the work is the LLM positions (text and image tokens)."""
+
+    def loss(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        inputs = {k: torch.from_numpy(v).to(self.device) for k, v in
+                  (("input_ids", batch.input_ids), ("attention_mask", batch.attention_mask),
+                   ("pixel_values", batch.pixel_values)) if v is not None}
+        labels = torch.from_numpy(batch.labels).to(self.device)[:, 1:]
+        with autocast(self):
+            logits = self.model(**inputs).logits[:, :-1]
+        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), labels.reshape(-1),
+                             ignore_index=IGNORE, reduction="sum") / max(1, batch.targets())
+        return ce, ce
+
+    def targets(self, batch: Batch) -> int:
+        return batch.targets()
+
+    def work(self, batch: Batch) -> int:
+        return batch.positions()
+
+
+def build_loop(cfg: Config, values: Mapping[str, Any], model: nn.Module, mesh: Any,
+               layout: Layout, data: LlavaData, device: torch.device) -> LlavaLoop:
+    rank, world = mesh_rank(mesh, "dp"), layout.data_parallel
+    size, pad = int(values["vision"]["image_size"]), cfg.stage == "finetune"
+
+    def batch(samples: list[Any], indices: np.ndarray) -> Batch:
+        return collate([samples[i] for i in indices], values["pad_token_id"], size, pad)
+
+    def train_epoch(epoch: int) -> Any:
+        for indices in micro_batch_indices(len(data.train), cfg.global_batch_size,
+                                           cfg.micro_batch_size, rank, world, cfg.seed, epoch):
+            yield batch(data.train, indices)
+
+    opt, scheduler = optimizer(cfg, model)
+    return LlavaLoop(
+        model=model, optimizer=opt, scheduler=scheduler, device=device, train_epoch=train_epoch,
+        eval_set=[batch(data.eval, i) for i in eval_indices(
+            len(data.eval), cfg.micro_batch_size, rank, world, cfg.eval_samples)],
+        accumulation=cfg.global_batch_size // world // cfg.micro_batch_size,
+        grad_clip_norm=cfg.grad_clip_norm, counts_work=True,
+        stage_world=layout.world_size, autocast=single_process_autocast(cfg, mesh))
+
+
+# ---------------------------------------------------------------- main
+
+def main(name: str, case_dir: Path, spec: LlavaSpec, argv: list[str] | None = None) -> None:
+    driver = Driver.start(name, case_dir, argv)
+    cfg, dist = driver.config, driver.dist
+    raise_problems(config_problems(cfg, spec, dist))
+    values = spec.presets[cfg.model_size]
+    vision, text = values["vision"], values["text"]
+    tokens = Tokens(cfg.seq_len, llava_arch.patches(vision), values["image_token_id"])
+    data = open_llava(driver.args.data_dir, cfg.stage, prompt_version(cfg), tokens,
+                      cfg.eval_samples, spec.prepare)
+    check_batching(cfg, data, dist.world_size)
+    threads = rank_threads(dist, cfg.cpu_threads)
+    torch.set_num_threads(threads)
+    device = init_distributed(dist)
+    driver.set_sync(device.synchronize)
+    layout = Layout(dist.world_size)
+    model, mesh = build_model(cfg, values, layout, device)
+    loop = build_loop(cfg, values, model, mesh, layout, data, device.device)
+    driver.executed(attention="sdpa", stage=cfg.stage, prompt_version=prompt_version(cfg),
+                    trained=TRAINED[cfg.stage],
+                    frozen="vision_tower" + ("" if cfg.stage == "finetune" else
+                                             " + language_model (and lm_head)"),
+                    autocast=None if loop.autocast is None else cfg.dtype)
+    goal = Goal("eval_loss", float(cfg.target_eval_loss[cfg.model_size][cfg.stage]),
+                higher_is_better=False, details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
+    counts = llava_arch.parameter_counts(vision, text, cfg.stage)
+    driver.init_end(**device.describe(), threads=threads, stage=cfg.stage,
+                    parameters=counts["total"], trainable_parameters=counts["trainable"],
+                    layout=layout.describe(), train_samples=len(data.train),
+                    eval_samples=len(data.eval))
+    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "tokens"))
+    work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
+    driver.finish(work_done=work_done, work_unit="tokens", metric=goal.metric(progress.value),
+                  flops_per_unit=llava_arch.flops_per_token(vision, text, shape_of(data.train),
+                                                            cfg.stage),
+                  dtype=cfg.dtype, peak_memory_bytes=device.max_memory_allocated(),
+                  parameters=counts)
+    if tdist.is_initialized():
+        tdist.destroy_process_group()

@@ -1,0 +1,36 @@
+"""llava1.5_7b on the host, one process: the CI size in FlagPerf's finetune stage (the
+projector and the LLM train, the CLIP tower frozen) learns the generated pictures' captions to
+its eval-loss target, below what the text alone allows (so it reads the pictures), and
+FINISHED records the stage, the trainable and total counts and the FLOPs of its samples.
+Needs torch, transformers and Pillow."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from caserun import Case, check_converged, perflog_events
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+
+def test_the_ci_size_finetunes_to_its_target_reading_the_pictures(tmp_path: Path) -> None:
+    from chipperf_runtime.training.llmtrain import llava_arch, llava_data
+
+    llava_data.write_generated(tmp_path, 240, seed=1234, image_size=28, stages=["finetune"])
+    result = Case("llava1.5_7b", "pytorch").run_config(tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    finished = check_converged(perflog_events(result.stdout))
+    # from the text alone the best caption loss is (ln 8 + ln 4) nats over its ~42 targets
+    assert finished["metric"]["value"] < 0.08
+    assert finished["execution"]["stage"] == "finetune"
+    assert finished["execution"]["prompt_version"] == "plain"
+    vision = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+              "image_size": 28, "patch_size": 14}
+    text = {"vocab_size": 261, "hidden_size": 128, "intermediate_size": 352,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4}
+    assert finished["parameters"] == llava_arch.parameter_counts(vision, text, "finetune")
+    assert finished["parameters"]["trainable"] < finished["parameters"]["total"]
+    assert finished["flops_per_unit"] > llava_arch.llm_train_flops(text, 1, "finetune")

@@ -1,0 +1,55 @@
+"""llava1.5_7b (PyTorch) defaults: FlagPerf's llava1.5_7b recipe (its scripts/finetune.sh and
+pretrain.sh, LLaVA-1.5's): LLaVA-1.5-7B at model_max_length 2048, bf16, activation
+checkpointing, one stage per run.
+
+Every public name here is a parameter; the ones every llmtrain case shares are in
+chipperf_runtime/training/llmtrain/base.py (FlagPerf's recipe overrides several, at the end).
+A vendor config may change only the names listed in mutable_params.py; ``--set name=value``
+may change any of them.
+"""
+
+from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
+
+# ---- model: a size from run_pretraining.PRESETS. "7b" is LLaVA-1.5-7B (7,063,427,072
+# parameters); "tiny" (2-layer vision tower and decoder, 28 px pictures) is the CI size.
+model_size = "7b"
+# FlagPerf's stage: "pretrain" trains the projector only (LLaVA's feature alignment on
+# LAION-CC-SBU 558K captions; FlagPerf: 32 per GPU, lr 1e-3), "finetune" the projector and
+# the LLM (the visual instruction tuning on mix665k; FlagPerf: 16 per GPU, lr 2e-5). The
+# vision tower is frozen in both. The defaults below are finetune's.
+stage = "finetune"
+prompt_version = ""           # LLaVA's --version: "plain" (the image, then the first answer),
+                              # "v1" (Vicuna's chat turns); "": the stage's (FlagPerf: pretrain
+                              # plain, finetune v1)
+seq_len = 2048                # model_max_length: a conversation is cut here
+activation_checkpointing = True   # recompute each layer in backward (--gradient_checkpointing)
+
+# ---- parallel layout: data parallel only (FSDP2 over every rank; FlagPerf: DeepSpeed ZeRO)
+tensor_parallel = 1
+reshard_after_forward = True  # FSDP2: free each layer's gathered weights after its forward
+
+# ---- quality target (llmtrain/base.py) on the json's last eval_samples conversations, per
+# model size and stage. 7b: FlagPerf's final training losses (its nvidia README: pretrain
+# 2.1025, finetune 0.4796, from the published Vicuna and CLIP weights), settings not measured
+# by chipperf; tiny: measured on prepare_data.py's generated pictures (README).
+target_eval_loss = {"7b": {"pretrain": 2.1, "finetune": 0.48},
+                    "tiny": {"pretrain": 5.21, "finetune": 0.06}}
+
+# ---- data
+eval_samples = 1000           # held out from the end of the stage's json
+
+# ---- optimisation: AdamW (finetune.sh: 16 per GPU x 8 GPUs, lr 2e-5, cosine, warmup 3 %)
+global_batch_size = 128       # samples per optimizer step, all ranks together
+micro_batch_size = 16         # samples per data-parallel rank per forward; the rest accumulates
+learning_rate = 2e-5          # peak (pretrain: 1e-3)
+
+from chipperf_runtime.training.llmtrain.base import *  # noqa: E402, F403 - min_lr_ratio, ... cpu_threads
+
+# ---- FlagPerf's recipe where it differs from the shared defaults
+min_lr_ratio = 0.0            # cosine to zero (--lr_scheduler_type cosine)
+weight_decay = 0.0            # --weight_decay 0.
+adam_beta2 = 0.999            # the Trainer's AdamW default
+warmup_steps = 156            # --warmup_ratio 0.03 of one epoch: 665,344 / 128 = 5,198 steps
+max_steps = 5198              # --num_train_epochs 1: 665,344 / 128 (pretrain: 558,128 / 256 = 2,180)
+grad_clip_norm = 1.0          # the Trainer's max_grad_norm
+eval_every_steps = 500

@@ -1,0 +1,21 @@
+# llava1.5_7b / PyTorch on CPU, every topology: the CI size ("tiny": 2-layer vision tower on
+# 28 px pictures, 2 x 128 decoder, byte-level ids) in FlagPerf's finetune stage (projector +
+# LLM train, vision tower frozen) on prepare_data.py's generated pictures and conversations,
+# fp32, one micro-batch of 16 (the default) per data-parallel rank per step. The per-topology files set the
+# layout. See ../README.md.
+model_size = "tiny"
+prompt_version = "plain"      # the caption alone (the v1 chat prompt is 170 positions of system
+                              # prompt per sample: 5 x the compute)
+seq_len = 64
+activation_checkpointing = False
+reshard_after_forward = False
+eval_samples = 32
+global_batch_size = 16
+learning_rate = 3e-3
+min_lr_ratio = 0.1
+warmup_steps = 5
+max_steps = 200
+eval_every_steps = 10
+log_every_steps = 5
+dtype = "fp32"
+cpu_threads = 1               # CI machines are shared: one torch thread per rank
