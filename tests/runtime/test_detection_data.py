@@ -42,6 +42,15 @@ def test_generated_shapes_read_as_coco(shapes: Path) -> None:
         assert all(0 <= x and 0 <= y and x + w <= 32 and y + h <= 32 for x, y, w, h in sample.boxes)
 
 
+def test_max_shapes_1_draws_one_shape_an_image(tmp_path: Path) -> None:
+    """detr's CI scene (case.yaml's ci_data): one shape in every image."""
+    out = tmp_path / "one"
+    subprocess.run([sys.executable, str(PREPARE), str(out), "--train", "6", "--val", "2",
+                    "--size", "32", "--max-shapes", "1"], check=True, timeout=60)
+    train, val = read_coco(out)
+    assert [len(s.boxes) for s in train.samples + val.samples] == [1] * 8
+
+
 def test_a_missing_annotation_file_and_image_folder_are_named_together(shapes: Path,
                                                                        tmp_path: Path) -> None:
     data = copy_of(shapes, tmp_path)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 import torch
 import yaml
@@ -161,7 +162,7 @@ def test_dlrm_auc_from_histograms_is_the_rank_statistic() -> None:
 # ---------------------------------------------------------------- moflow
 
 def moflow(name: str) -> ModuleType:
-    for dependency in ("moflow_model", "moflow_data"):
+    for dependency in ("moflow_model", "moflow_data", "moflow_nuv"):
         load_case_module("moflow/pytorch", dependency)
     return load_case_module("moflow/pytorch", name, register_as=f"moflow_{name}")
 
@@ -196,3 +197,39 @@ def test_moflow_reads_dles_zinc_layout(tmp_path: Path) -> None:
         data.open_zinc(root, "zinc250k", 2)
     with pytest.raises(DataError, match="qm9_relgcn_kekulized_ggnp.npz does not exist"):
         data.open_zinc(root, "qm9", 8)
+
+
+def test_moflow_reverse_inverts_both_flows_and_samples_molecule_codes() -> None:
+    model = moflow("moflow_model")
+    torch.manual_seed(0)
+    net = model.moflow(model.PRESETS["tiny"])
+    x = torch.nn.functional.one_hot(torch.randint(0, 10, (4, 8)), 10).float()
+    adj = torch.nn.functional.one_hot(torch.randint(0, 4, (4, 8, 8)), 4).permute(0, 3, 1, 2).float()
+    net(x, adj)                                   # ActNorm's data-dependent initialisation
+    net.eval()
+    with torch.no_grad():
+        h, z, _, _ = net.flows(x, adj)
+        assert torch.allclose(net.atoms_reverse(adj, h), net.dequantise(x), atol=1e-5)
+        assert torch.allclose(net.bonds_reverse(z), net.squeeze(net.dequantise(adj)), atol=1e-5)
+        atoms, bonds = net.sample(3, 0.3, torch.Generator().manual_seed(0))
+    assert atoms.shape == (3, 8) and bonds.shape == (3, 8, 8)
+    assert torch.equal(bonds, bonds.transpose(1, 2))          # DLE's symmetrised bonds
+
+
+def test_moflow_nuv_is_dles_validity_uniqueness_novelty() -> None:
+    nuv = moflow("moflow_nuv")
+    chain = np.zeros((4, 4), dtype=np.int64)
+    for i in range(3):
+        chain[i, i + 1] = chain[i + 1, i] = 1
+    ethanol = nuv.valid_smiles(nuv.construct_mol(np.array([6, 6, 8, 0]), chain))
+    assert ethanol == "CCO"
+    apart = chain.copy()
+    apart[1, 2] = apart[2, 1] = 0
+    assert nuv.valid_smiles(nuv.construct_mol(np.array([6, 6, 8, 6]), apart)) is None   # fragments
+    oxonium = np.array([[0, 1, 1, 1], [1, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]])
+    assert nuv.valid_smiles(nuv.construct_mol(np.array([8, 6, 6, 6]), oxonium)) == "C[O+](C)C"
+    known = nuv.training_smiles([(np.array([6, 6, 8]), chain[:3, :3])])
+    assert known == frozenset({"CCO"})
+    # 5 generated: 4 valid, 3 distinct of which 2 are not in the training set
+    result = nuv.score(["CCO", "CCN", "CCN", "CCC", None], known)
+    assert (result.validity, result.uniqueness, result.novelty, result.nuv) == (80.0, 75.0, 75.0, 40.0)

@@ -31,8 +31,9 @@ Target = dict[str, torch.Tensor]
 def detr_config(preset: Mapping[str, Any], num_classes: int) -> DetrConfig:
     """DETR's config: ``preset["detr"]`` over DETR's defaults (6 + 6 layers of 256, 8 heads,
     FFN 2048, 100 queries) with auxiliary losses, on ``preset["resnet"]`` (transformers'
-    ResNetConfig: ResNet-50 by default), its last stage's features."""
-    resnet: dict[str, Any] = {**preset.get("resnet", {}), "out_features": ["stage4"]}
+    ResNetConfig: ResNet-50 by default), its fourth stage's features unless the preset names
+    its ``out_features`` (a shallower ResNet: its last stage)."""
+    resnet: dict[str, Any] = {"out_features": ["stage4"], **preset.get("resnet", {})}
     detr: dict[str, Any] = {"num_labels": num_classes, "auxiliary_loss": True,
                             **preset.get("detr", {})}
     return DetrConfig(backbone_config=ResNetConfig(**resnet), **detr)

@@ -43,6 +43,9 @@ class LossCase:
     metric: str = "val_loss"
     higher_is_better: bool = False
     evaluate: Evaluate = mean_loss
+    # (config, the opened data) -> the evaluation, for one that needs them (moflow's NUV
+    # reads the training set and the sampling temperature); replaces ``evaluate``
+    evaluator: Callable[[Config, CaseData], Evaluate] | None = None
     find_unused: bool = False                            # DDP: parameters a step may skip
     shuffle: bool = True                                 # False: train in the files' order
     # (model, config, on an accelerator) -> the optimizer; default AdamW (hftext.case)
@@ -86,7 +89,7 @@ def build_loop(cfg: Config, dist: DistEnv, device: TorchDevice, case: LossCase,
                                                        cfg.seed, epoch, cfg.num_workers,
                                                        case.shuffle),
                 eval_set=eval_batches(data, per_rank, cfg.eval_samples, dist),
-                evaluator=case.evaluate)
+                evaluator=case.evaluator(cfg, data) if case.evaluator else case.evaluate)
 
 
 def main(model_name: str, case_dir: Path, case: LossCase, argv: list[str] | None = None) -> None:

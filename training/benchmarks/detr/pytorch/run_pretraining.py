@@ -25,12 +25,12 @@ PRESETS = {
     "resnet50": {"resnet": {}, "detr": {}},
     # CI: a one-block-per-stage ResNet of 16-128 channels, 2 + 2 layers of 64, 4 heads,
     # FFN 128, 20 queries
-    "tiny": {"resnet": {"embedding_size": 16, "hidden_sizes": [32, 64, 96, 128],
-                        "depths": [1, 1, 1, 1], "layer_type": "basic"},
-             "detr": {"d_model": 64, "encoder_layers": 2, "decoder_layers": 2,
+    "tiny": {"resnet": {"embedding_size": 16, "hidden_sizes": [32, 64],
+                        "depths": [1, 1], "layer_type": "basic", "out_features": ["stage2"]},
+             "detr": {"d_model": 64, "encoder_layers": 1, "decoder_layers": 1,
                       "encoder_ffn_dim": 128, "decoder_ffn_dim": 128,
                       "encoder_attention_heads": 4, "decoder_attention_heads": 4,
-                      "num_queries": 20, "dropout": 0.0}},
+                      "num_queries": 1, "dropout": 0.0}},
 }
 FULL_SIZE = {"model_size": "resnet50", "classes": 91, "min_size": 800}
 

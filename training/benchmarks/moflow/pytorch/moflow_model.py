@@ -5,7 +5,7 @@ channels over 40 x 40 atom pairs, squeezed by 20 into 1600 channels of 2 x 2; 10
 ActNorm + an affine coupling whose network is 3x3 convolutions 512-512 with batch norm and
 ReLU, halves swapped every other flow, no invertible 1x1 convolution) and a graph-conditional
 flow on the atom one-hot matrix (40 atoms x 10 types; 38 flows of ActNorm over the atoms + an
-affine coupling that keeps one atom row and updates the rest from a relational graph
+affine coupling that updates one atom row from the others through a relational graph
 convolution of 256 over the 4 bond types, then linear layers 512-64 with batch norm), sigmoid
 scales. Uniform dequantisation noise (0.6) is added to both; the loss is the Gaussian
 negative log-likelihood in bits per dimension of the atoms plus that of the bonds, with a
@@ -63,6 +63,9 @@ class ActNorm(nn.Module):
         per_channel = x[0, 0].numel()
         return self.scale * (x + self.loc), per_channel * torch.log(self.scale.abs()).sum()
 
+    def reverse(self, y: Tensor) -> Tensor:
+        return y / self.scale - self.loc
+
 
 class AffineCoupling(nn.Module):
     """The bond flow's coupling: half the channels scale and shift the other half."""
@@ -86,6 +89,14 @@ class AffineCoupling(nn.Module):
         logdet = F.logsigmoid(s_logits).reshape(x.shape[0], -1).sum(1)
         return (torch.cat([b, a], 1) if self.swap else torch.cat([a, b], 1)), logdet
 
+    def reverse(self, y: Tensor) -> Tensor:
+        a, b = y.chunk(2, 1)
+        if self.swap:
+            a, b = b, a
+        s_logits, t = self.net(a).chunk(2, 1)
+        b = b / torch.sigmoid(s_logits) - t
+        return torch.cat([b, a], 1) if self.swap else torch.cat([a, b], 1)
+
 
 class GraphConv(nn.Module):
     """Relational graph convolution: a self term plus, per bond type, the neighbours' sum."""
@@ -102,7 +113,8 @@ class GraphConv(nn.Module):
 
 
 class GraphAffineCoupling(nn.Module):
-    """The atom flow's coupling: the masked atom rows, through the graph, update the others."""
+    """The atom flow's coupling: the other atom rows, through the graph, update the masked ones
+    (DLE's mask: 0 on the masked rows)."""
 
     def __init__(self, p: Mapping[str, Any], masked_rows: list[int]) -> None:
         super().__init__()
@@ -124,13 +136,21 @@ class GraphAffineCoupling(nn.Module):
         mask[masked_rows] = 0
         self.register_buffer("mask", mask)
 
-    def forward(self, adj: Tensor, x: Tensor) -> tuple[Tensor, Tensor]:
-        h = self.mask * x
+    def scale_shift(self, adj: Tensor, kept: Tensor) -> tuple[Tensor, Tensor]:
+        h = kept
         for conv, norm in zip(self.convs, self.conv_norms):
             h = F.relu(norm(conv(adj, h)))
         s_logits, t = self.linear(h).chunk(2, dim=-1)
+        return s_logits, t
+
+    def forward(self, adj: Tensor, x: Tensor) -> tuple[Tensor, Tensor]:
+        s_logits, t = self.scale_shift(adj, self.mask * x)
         out = self.mask * x + (1 - self.mask) * (x + t) * torch.sigmoid(s_logits)
         return out, F.logsigmoid(s_logits).reshape(x.shape[0], -1).sum(1)
+
+    def reverse(self, adj: Tensor, y: Tensor) -> Tensor:
+        s_logits, t = self.scale_shift(adj, self.mask * y)
+        return self.mask * y + (1 - self.mask) * (y / torch.sigmoid(s_logits) - t)
 
 
 class MoFlow(nn.Module):
@@ -184,6 +204,48 @@ class MoFlow(nn.Module):
     def forward(self, x: Tensor, adj: Tensor) -> Tensor:
         h, z, log_x, log_adj = self.flows(x, adj)
         return bits_per_dim(h, log_x, self.ln_var) + bits_per_dim(z, log_adj, self.ln_var)
+
+    def unsqueeze(self, z: Tensor) -> Tensor:
+        b, c, h, w = z.shape
+        fold = self.p["b_n_squeeze"]
+        x = z.view(b, c // (fold * fold), fold, fold, h, w).permute(0, 1, 4, 2, 5, 3)
+        return x.reshape(b, c // (fold * fold), h * fold, w * fold)
+
+    def reverse(self, z: Tensor) -> tuple[Tensor, Tensor]:
+        """DLE's ``MoFlow.reverse``: latents [B, atoms x types + bond types x atoms x atoms]
+        -> (atom scores [B, atoms, types], one-hot bonds [B, bond types, atoms, atoms]): the
+        bond flow inverted, made symmetric, its most likely bond type per pair; then the atom
+        flow inverted given those bonds."""
+        nodes, types, edges = (self.p["max_num_nodes"], self.p["num_node_types"],
+                               self.p["num_edge_types"])
+        z_x, z_adj = z[:, :nodes * types], z[:, nodes * types:]
+        adj = self.unsqueeze(self.bonds_reverse(self.squeeze(z_adj.reshape(-1, edges, nodes, nodes))))
+        adj = ((adj + adj.transpose(2, 3)) / 2).softmax(dim=1)
+        adj = torch.floor(adj / adj.max(dim=1, keepdim=True).values)
+        return self.atoms_reverse(adj, z_x.reshape(-1, nodes, types)), adj
+
+    def bonds_reverse(self, z: Tensor) -> Tensor:
+        """The bond flows inverted (squeezed in, squeezed out)."""
+        for norm, coupling in zip(reversed(self.bond_norms), reversed(self.bond_couplings)):
+            z = norm.reverse(coupling.reverse(z))
+        return z
+
+    def atoms_reverse(self, adj: Tensor, h: Tensor) -> Tensor:
+        """The atom flows inverted, given the bonds."""
+        for norm, coupling in zip(reversed(self.atom_norms), reversed(self.atom_couplings)):
+            h = norm.reverse(coupling.reverse(adj, h))
+        return h
+
+    def sample(self, count: int, temperature: float, generator: torch.Generator) -> tuple[Tensor, Tensor]:
+        """``count`` molecules from latents N(0, temperature^2 x exp(ln_var)) (DLE's
+        ``infer``): (atom codes [count, atoms], bond codes [count, atoms, atoms])."""
+        p = self.p
+        dims = p["max_num_nodes"] * (p["num_node_types"] + p["num_edge_types"] * p["max_num_nodes"])
+        sigma = temperature * float(torch.exp(self.ln_var.detach().float() / 2))
+        device = self.ln_var.device
+        z = torch.randn(count, dims, generator=generator, device=device) * sigma
+        x, adj = self.reverse(z)
+        return x.argmax(dim=2), adj.argmax(dim=1)
 
 
 def bits_per_dim(z: Tensor, logdet: Tensor, ln_var: Tensor) -> Tensor:

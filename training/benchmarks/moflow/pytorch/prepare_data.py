@@ -1,6 +1,7 @@
 """Writes the moflow CI data set in DLE's ZINC250k layout (moflow_data.py): 1,024 small
-"molecules" of 3-8 atoms (mostly C, some N and O), each a random tree of single bonds with
-an occasional double bond, and a validation index of 128 of them.
+molecules of 3-8 atoms (mostly C, some N and O), each a chain (atom i bonded to atom i + 1) of
+single bonds with an occasional double bond where both atoms' valencies allow it, so every
+one is a valid molecule; and a validation index of 128 of them.
 
     python3 prepare_data.py --output DIR [--count 1024 --valid 128]
 """
@@ -13,14 +14,18 @@ from pathlib import Path
 
 import numpy as np
 
+VALENCY = {6: 4, 7: 3, 8: 2}
+
 
 def molecule(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     n = int(rng.integers(3, 9))
     atoms = rng.choice([6, 7, 8], size=n, p=[0.7, 0.2, 0.1]).astype(np.uint8)
     bonds = np.zeros((n, n), dtype=np.uint8)
+    free = [VALENCY[int(a)] - (1 if i in (0, n - 1) else 2) for i, a in enumerate(atoms)]
     for i in range(1, n):
-        j = int(rng.integers(0, i))
-        bonds[i, j] = bonds[j, i] = 2 if rng.random() < 0.15 else 1
+        double = min(free[i - 1], free[i]) > 0 and rng.random() < 0.15
+        free[i - 1], free[i] = free[i - 1] - double, free[i] - double
+        bonds[i, i - 1] = bonds[i - 1, i] = 1 + double
     return atoms, bonds
 
 

@@ -1,6 +1,6 @@
 """Write a small generated detection data set in COCO 2017's layout (no download).
 
-Each image is a noisy grey square with one to three filled shapes: red rectangles, green
+Each image is a noisy grey square with one to three (``--max-shapes``) filled shapes: red rectangles, green
 discs and blue triangles, category ids 1, 2, 3 ("box", "disc", "triangle"). Every shape is
 one COCO annotation: its tight bounding box (``bbox`` = [x, y, width, height], pixels) and
 its outline as a polygon (``segmentation``, for instance segmentation: mask_rcnn)::
@@ -11,7 +11,8 @@ its outline as a polygon (``segmentation``, for instance segmentation: mask_rcnn
 The same files the COCO reader of the detection cases reads for real COCO 2017, so CI runs
 the code path a real run does. Needs numpy and Pillow only.
 
-    python3 prepare_shapes.py OUT [--train 256] [--val 64] [--size 64] [--seed 0] [--force]
+    python3 prepare_shapes.py OUT [--train 256] [--val 64] [--size 64] [--max-shapes 3] [--seed 0]
+        [--force]
 """
 
 from __future__ import annotations
@@ -66,13 +67,14 @@ def outline(category: int, box: list[int]) -> list[float]:
     return [round(float(v), 2) for point in points for v in point]
 
 
-def make_image(rng: np.random.Generator, size: int) -> tuple[Image.Image, list[tuple[int, list[int]]]]:
+def make_image(rng: np.random.Generator, size: int,
+               max_shapes: int = 3) -> tuple[Image.Image, list[tuple[int, list[int]]]]:
     grey = rng.integers(90, 170)
     pixels = np.clip(rng.normal(grey, 12, (size, size, 3)), 0, 255).astype(np.uint8)
     image = Image.fromarray(pixels)
     canvas = ImageDraw.Draw(image)
     shapes: list[tuple[int, list[int]]] = []
-    for _ in range(int(rng.integers(1, 4))):
+    for _ in range(int(rng.integers(1, max_shapes + 1))):
         box = shape_box(rng, size, [b for _, b in shapes])
         if box is not None:
             category = int(rng.integers(1, 4))
@@ -82,13 +84,13 @@ def make_image(rng: np.random.Generator, size: int) -> tuple[Image.Image, list[t
 
 
 def write_split(out: Path, split: str, count: int, size: int, rng: np.random.Generator,
-                first_id: int) -> int:
+                first_id: int, max_shapes: int = 3) -> int:
     folder = out / f"{split}2017"
     folder.mkdir(parents=True)
     images: list[dict[str, object]] = []
     annotations: list[dict[str, object]] = []
     for image_id in range(first_id, first_id + count):
-        image, shapes = make_image(rng, size)
+        image, shapes = make_image(rng, size, max_shapes)
         name = f"{image_id:012d}.png"
         image.save(folder / name)
         images.append({"id": image_id, "file_name": name, "width": size, "height": size})
@@ -102,12 +104,12 @@ def write_split(out: Path, split: str, count: int, size: int, rng: np.random.Gen
     return first_id + count
 
 
-def prepare(out: Path, counts: dict[str, int], size: int, seed: int) -> None:
+def prepare(out: Path, counts: dict[str, int], size: int, seed: int, max_shapes: int = 3) -> None:
     rng = np.random.default_rng(seed)
     (out / "annotations").mkdir(parents=True)
     next_id = 1
     for split in SPLITS:
-        next_id = write_split(out, split, counts[split], size, rng, next_id)
+        next_id = write_split(out, split, counts[split], size, rng, next_id, max_shapes)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,17 +118,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train", type=int, default=256, help="train images")
     parser.add_argument("--val", type=int, default=64, help="val images")
     parser.add_argument("--size", type=int, default=64, help="image side in pixels (>= 16)")
+    parser.add_argument("--max-shapes", type=int, default=3, help="shapes per image, at most (>= 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--force", action="store_true", help="replace OUT when it exists")
     args = parser.parse_args(argv)
-    if args.size < 16 or args.train < 1 or args.val < 1:
-        parser.error("--size must be >= 16 and --train, --val >= 1")
+    if args.size < 16 or args.train < 1 or args.val < 1 or args.max_shapes < 1:
+        parser.error("--size must be >= 16 and --train, --val, --max-shapes >= 1")
     if args.out.exists():
         if not args.force:
             print(f"{args.out} exists: pass --force to replace it", file=sys.stderr)
             return 1
         shutil.rmtree(args.out)
-    prepare(args.out, {"train": args.train, "val": args.val}, args.size, args.seed)
+    prepare(args.out, {"train": args.train, "val": args.val}, args.size, args.seed, args.max_shapes)
     print(f"wrote {args.train} train and {args.val} val images of {args.size}x{args.size} to {args.out}")
     return 0
 

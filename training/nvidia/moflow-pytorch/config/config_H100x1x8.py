@@ -2,3 +2,5 @@
 from config_common import *  # noqa: F403
 
 global_batch_size = 4096
+max_steps = 16500             # 300 epochs of ZINC250k's ~225k training molecules
+eval_every_steps = 275        # about 5 epochs

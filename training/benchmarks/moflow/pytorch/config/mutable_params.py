@@ -2,4 +2,4 @@
 
 from chipperf_runtime.training.lossloop.mutable import *  # noqa: F403 - shared_mutable
 
-mutable_params = shared_mutable + ["config_name"]  # noqa: F405
+mutable_params = shared_mutable + ["config_name", "temperature", "eval_molecules"]  # noqa: F405
