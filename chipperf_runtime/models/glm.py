@@ -18,13 +18,20 @@ GLM rather than GPT-2 or BERT, each as THUDM/GLM (and FlagPerf's copy of it) doe
 The cloze head scores a candidate by the sum of its tokens' log-probabilities at their span
 positions (``logit_mask``), one sequence per candidate; a sample's candidates are scored
 side by side and the loss is the cross entropy over them.
+
+GLM's released weights (THUDM/GLM's Megatron state dict, e.g. FlagPerf's
+``blocklm-large-blank/200000/mp_rank_00_model_states.pt``) load by name (``glm_name``):
+torch's ``in_proj`` is GLM's ``query_key_value`` (query, key and value stacked in that order),
+``norm1``/``norm2`` its input and post-attention LayerNorms, ``linear1``/``linear2`` its MLP.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import Mapping
 
 import torch
 import torch.nn.functional as F
@@ -110,3 +117,56 @@ class GLMForMultiTokenCloze(nn.Module):
         picked = logits.gather(-1, targets).squeeze(-1) - torch.logsumexp(logits, dim=-1)
         scores = (picked * logit_mask.reshape(-1, length)).sum(dim=-1).view(batch, choices)
         return SimpleNamespace(logits=scores.masked_fill(choice_mask == 0, NOT_A_CHOICE))
+
+
+# this module's parameter names -> THUDM/GLM's (first match wins)
+GLM_NAMES = (
+    (r"^glm\.word_embeddings\.", "word_embeddings."),
+    (r"^glm\.layers\.(\d+)\.self_attn\.in_proj_(weight|bias)$",
+     r"transformer.layers.\1.attention.query_key_value.\2"),
+    (r"^glm\.layers\.(\d+)\.self_attn\.out_proj\.", r"transformer.layers.\1.attention.dense."),
+    (r"^glm\.layers\.(\d+)\.norm1\.", r"transformer.layers.\1.input_layernorm."),
+    (r"^glm\.layers\.(\d+)\.norm2\.", r"transformer.layers.\1.post_attention_layernorm."),
+    (r"^glm\.layers\.(\d+)\.linear1\.", r"transformer.layers.\1.mlp.dense_h_to_4h."),
+    (r"^glm\.layers\.(\d+)\.linear2\.", r"transformer.layers.\1.mlp.dense_4h_to_h."),
+    (r"^glm\.", "transformer."),          # the position tables and the final LayerNorm
+)
+POSITION_TABLES = ("glm.position_embeddings.weight", "glm.block_position_embeddings.weight")
+
+
+def glm_name(name: str) -> str:
+    """THUDM/GLM's name of this module's parameter ``name``."""
+    for pattern, replacement in GLM_NAMES:
+        renamed, count = re.subn(pattern, replacement, name)
+        if count:
+            return renamed
+    return name
+
+
+def shorter_table(given: torch.Tensor, own: torch.Tensor) -> bool:
+    return given.shape[0] < own.shape[0] and given.shape[1:] == own.shape[1:]
+
+
+def load_glm_state(net: GLMForMultiTokenCloze, state: Mapping[str, torch.Tensor]) -> list[str]:
+    """GLM's state dict (its names) into ``net``; the problems (a missing, unexpected or
+    misshapen tensor), every one, and nothing loaded when there are any. A position table
+    with fewer rows fills the first rows (GLM's ``max_sequence_length + 1`` extension, as
+    FlagPerf's trainer does)."""
+    own = net.state_dict()
+    loaded, problems = {}, []
+    for name, tensor in own.items():
+        given = state.get(glm_name(name))
+        if given is None:
+            problems.append(f"{glm_name(name)} is missing")
+        elif name in POSITION_TABLES and shorter_table(given, tensor):
+            loaded[name] = torch.cat([given.to(tensor.dtype), tensor[given.shape[0]:]])
+        elif given.shape != tensor.shape:
+            problems.append(f"{glm_name(name)} has shape {tuple(given.shape)}, the model "
+                            f"{tuple(tensor.shape)}")
+        else:
+            loaded[name] = given
+    known = {glm_name(n) for n in own}
+    problems += [f"{k} is not a tensor of this model" for k in sorted(set(state) - known)]
+    if not problems:
+        net.load_state_dict(loaded, strict=True)
+    return problems

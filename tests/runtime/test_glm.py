@@ -92,3 +92,62 @@ def test_a_broken_folder_is_refused_naming_every_problem(ci_data: Path, tmp_path
     assert f"{tmp_path / BASE['eval']} is missing" in str(error.value)
     with pytest.raises(DataError, match=r"text holds 1\d\d: must be in 0..99 \(the model's vocabulary\)"):
         record.open_dataset(ci_data, BASE["train"], BASE["eval"], 100, 32, "prepare")
+
+
+def _tiny_glm(seed: int):
+    import torch
+
+    from chipperf_runtime.models.glm import GLMConfig, GLMForMultiTokenCloze
+
+    torch.manual_seed(seed)
+    return GLMForMultiTokenCloze(GLMConfig(**ENTRY.PRESETS["tiny"])).eval()
+
+
+def test_glm_s_released_checkpoint_loads_by_its_names(ci_data: Path, tmp_path: Path) -> None:
+    """A state dict in THUDM/GLM's names (its 512-row position tables one row short, as GLM's
+    release is) loads into a fresh model, which then scores as the saved one; FlagPerf's
+    extension keeps the new row's initial values."""
+    import torch
+
+    from chipperf_runtime.models.glm import glm_name
+    from chipperf_runtime.training.hftext import record
+    from chipperf_runtime.training.hftext.cloze import MultipleChoiceCloze
+
+    saved, fresh = _tiny_glm(1), _tiny_glm(2)
+    state = {glm_name(k): v.clone() for k, v in saved.state_dict().items()}
+    for table in ("position_embeddings", "block_position_embeddings"):
+        state[f"transformer.{table}.weight"] = state[f"transformer.{table}.weight"][:-1]
+    (tmp_path / "ckpt").mkdir()
+    torch.save({"module": state, "iteration": 200000}, tmp_path / "ckpt" / "model.pt")
+    data = record.open_dataset(ci_data, BASE["train"], BASE["eval"], 128, 32, "prepare")
+    cfg = type("Cfg", (), {"from_checkpoint": True, "init_checkpoint": "ckpt/model.pt"})
+    last_row = fresh.glm.position_embeddings.weight[-1].clone()
+    MultipleChoiceCloze().initialise(fresh, record.RecordData(data.train, data.eval, tmp_path), cfg)
+    assert torch.equal(fresh.glm.position_embeddings.weight[-1], last_row)
+    batch = MultipleChoiceCloze().tensors(data.eval.batch(np.arange(4)), torch.device("cpu"))
+    for table in ("position_embeddings", "block_position_embeddings"):   # the row GLM lacks
+        getattr(saved.glm, table).weight.data[-1] = getattr(fresh.glm, table).weight.data[-1]
+    with torch.no_grad():
+        assert torch.equal(fresh(**batch.inputs).logits, saved(**batch.inputs).logits)
+
+
+def test_a_checkpoint_that_does_not_fit_names_every_problem(ci_data: Path, tmp_path: Path) -> None:
+    import torch
+
+    from chipperf_runtime.models.glm import glm_name
+    from chipperf_runtime.training.driver import DataError
+    from chipperf_runtime.training.hftext.cloze import load_checkpoint
+
+    state = {glm_name(k): v for k, v in _tiny_glm(1).state_dict().items()}
+    del state["transformer.final_layernorm.bias"]
+    state["word_embeddings.weight"] = torch.zeros(7, 64)
+    state["transformer.layers.0.attention.rotary.weight"] = torch.zeros(1)
+    torch.save({"module": state}, tmp_path / "bad.pt")
+    with pytest.raises(DataError) as error:
+        load_checkpoint(_tiny_glm(2), tmp_path / "bad.pt")
+    for problem in ("transformer.final_layernorm.bias is missing",
+                    "word_embeddings.weight has shape (7, 64), the model (128, 64)",
+                    "transformer.layers.0.attention.rotary.weight is not a tensor of this model"):
+        assert problem in str(error.value)
+    with pytest.raises(DataError, match="does not exist: put GLM's checkpoint there"):
+        load_checkpoint(_tiny_glm(2), tmp_path / "none.pt")

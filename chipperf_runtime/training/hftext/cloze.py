@@ -5,6 +5,11 @@ the cross entropy over a sample's candidates (the first is the correct one when 
 and the metric is FlagPerf's: the share of evaluation samples whose best-scored candidate is
 one of their correct ones (its ``em_evaluate``). Work is counted in samples.
 
+The starting weights are GLM's released ones when ``from_checkpoint`` is set
+(``init_checkpoint``, relative to the data dir: a THUDM/GLM Megatron state dict,
+``{"module": {name: tensor}}``, read with ``torch.load(weights_only=True)``;
+``models.glm.load_glm_state`` maps its names).
+
 The FLOPs of a sample depend on its candidates: ``seq_len`` is the pair (sequence width, mean
 candidates per training sample); the forward FLOPs are counted on one candidate sequence and
 a training sample costs 3 x that x the mean candidates.
@@ -20,6 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from chipperf_runtime.models.glm import load_glm_state
 from chipperf_runtime.training.driver import Config, DataError, DistEnv, split_batch
 from chipperf_runtime.training.hftext import record
 from chipperf_runtime.training.hftext.tasks import Inputs, Scorer, Tensors, TokenTask
@@ -92,3 +98,29 @@ class MultipleChoiceCloze(TokenTask):
 
     def scorer(self, data: Any) -> Scorer:
         return cloze_score
+
+    def initialise(self, net: nn.Module, data: record.RecordData, cfg: Config) -> str:
+        if not cfg.from_checkpoint:
+            return "random"
+        file = data.root / cfg.init_checkpoint
+        load_checkpoint(net, file)
+        return str(file)
+
+
+def load_checkpoint(net: Any, file: Path) -> None:
+    """GLM's released weights from ``file`` into ``net``; a DataError naming every problem."""
+    if not file.is_file():
+        raise DataError(f"init_checkpoint {file} does not exist: put GLM's checkpoint there "
+                        "(FlagPerf's blocklm-large-blank), or set from_checkpoint = False")
+    try:
+        state = torch.load(file, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same advice
+        raise DataError(f"init_checkpoint {file} cannot be read by torch.load(weights_only=True) "
+                        f"({type(exc).__name__}): keep only its weights, e.g. torch.save("
+                        "{'module': torch.load(f, weights_only=False)['module']}, f)") from exc
+    tensors = state.get("module", state) if isinstance(state, dict) else None
+    problems = load_glm_state(net, tensors) if isinstance(tensors, dict) else \
+        [f"it holds a {type(state).__name__}, not GLM's {{'module': state dict}}"]
+    if problems:
+        raise DataError(f"init_checkpoint {file} does not fit the model_size's GLM:\n"
+                        + "\n".join(f"  - {p}" for p in problems))

@@ -95,6 +95,7 @@ class ChoiceSplit:
 class RecordData:
     train: ChoiceSplit
     eval: ChoiceSplit
+    root: Path                   # the data dir (GLM's checkpoint is named relative to it)
 
 
 def open_dataset(data_dir: Path, train_file: str, eval_file: str, vocab_size: int,
@@ -108,7 +109,7 @@ def open_dataset(data_dir: Path, train_file: str, eval_file: str, vocab_size: in
         problems += value_problems(split, vocab_size, max_positions)
     if problems or train is None or held_out is None:
         raise unusable("glm (FlagPerf ReCoRD)", data_dir, problems, LAYOUT)
-    return RecordData(train, held_out)
+    return RecordData(train, held_out, data_dir)
 
 
 def read_matrix(item: Any) -> Any:

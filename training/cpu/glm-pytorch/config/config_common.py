@@ -2,6 +2,7 @@
 # Data: training/benchmarks/glm/pytorch/prepare_data.py (generated cloze samples in FlagPerf's
 # ReCoRD HDF5 layout, 32-token rows); the "tiny" model from random weights, fp32.
 model_size = "tiny"
+from_checkpoint = False
 global_batch_size = 16
 learning_rate = 3e-3
 min_lr_ratio = 0.0

@@ -2,4 +2,5 @@
 
 from chipperf_runtime.training.hftext.mutable import *  # noqa: F403 - shared_mutable
 
-mutable_params = shared_mutable + ["train_data", "eval_data"]  # noqa: F405
+mutable_params = shared_mutable + ["train_data", "eval_data", "init_checkpoint",  # noqa: F405
+                                   "from_checkpoint"]
