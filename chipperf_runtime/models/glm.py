@@ -2,33 +2,35 @@
 GLM-Large scoring multiple-choice cloze candidates (``GLMForMultiTokenCloze``).
 
 No library in the images has GLM (transformers has ChatGLM's and GLM-4's decoders, not
-GLM-1's blank-infilling encoder), so it is built here from torch's own pieces. What makes it
-GLM rather than GPT-2 or BERT, each as THUDM/GLM (and FlagPerf's copy of it) does it:
+GLM-1's blank-infilling encoder), so it is written here, once, in torch, with THUDM/GLM's
+module names (its ``GLMModel``, ``GLMTransformer``, ``GLMTransformerLayer``, ``SelfAttention``,
+``GLMMLP``; FlagPerf's copy in its ``training/benchmarks/glm/pytorch/model/``), so that GLM's
+released weights load by name. What makes it GLM rather than GPT-2 or BERT:
 
 - 2-D positions: every token adds two learnt embeddings, its position (for a blank's span
   tokens: the blank's position in the text) and its position inside the span (0 in the
   text), each table ``max_sequence_length + 1`` rows;
 - the attention mask of blank infilling: tokens before ``sep`` (part A, the text with its
   blanks) see all of part A; tokens from ``sep`` on (part B, the spans) see part A and the
-  span tokens before them;
-- pre-LayerNorm blocks (``nn.TransformerEncoderLayer(norm_first=True)``: LayerNorm,
-  self-attention, residual, LayerNorm, 4 x hidden MLP, residual; Megatron's layout and
-  parameter count), GELU's tanh form, a final LayerNorm, logits against the word embeddings.
+  span tokens before them; one [b, 1, s, s] mask for every head, through torch's
+  ``scaled_dot_product_attention``;
+- Megatron's pre-LayerNorm blocks (LayerNorm, self-attention with query, key and value in
+  one projection, residual, LayerNorm, 4 x hidden MLP, residual), GELU's tanh form (GLM's
+  ``gelu_impl``), a final LayerNorm, logits against the word embeddings; GLM's
+  initialisation (normal 0.02, the output projections 0.02 / sqrt(2 x layers)).
 
 The cloze head scores a candidate by the sum of its tokens' log-probabilities at their span
 positions (``logit_mask``), one sequence per candidate; a sample's candidates are scored
 side by side and the loss is the cross entropy over them.
 
 GLM's released weights (THUDM/GLM's Megatron state dict, e.g. FlagPerf's
-``blocklm-large-blank/200000/mp_rank_00_model_states.pt``) load by name (``glm_name``):
-torch's ``in_proj`` is GLM's ``query_key_value`` (query, key and value stacked in that order),
-``norm1``/``norm2`` its input and post-attention LayerNorms, ``linear1``/``linear2`` its MLP.
+``blocklm-large-blank/200000/mp_rank_00_model_states.pt``) carry the same names less this
+module's ``glm.`` prefix (``glm_name``).
 """
 
 from __future__ import annotations
 
-import functools
-import re
+import math
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Mapping
@@ -53,11 +55,84 @@ class GLMConfig:
 
 
 def blank_infilling_mask(sep: torch.Tensor, length: int) -> torch.Tensor:
-    """[batch, length, length] bool, True where a query may NOT attend: a key is visible when
-    it is at or before the query, or in part A (before the row's ``sep``)."""
+    """[batch, length, length] bool, True where a query may attend (SDPA's sense): a key at or
+    before the query, or in part A (before the row's ``sep``)."""
     pos = torch.arange(length, device=sep.device)
-    visible = (pos.view(1, 1, -1) <= pos.view(1, -1, 1)) | (pos.view(1, 1, -1) < sep.view(-1, 1, 1))
-    return ~visible
+    return (pos.view(1, 1, -1) <= pos.view(1, -1, 1)) | (pos.view(1, 1, -1) < sep.view(-1, 1, 1))
+
+
+def linear(fan_in: int, fan_out: int, std: float) -> nn.Linear:
+    layer = nn.Linear(fan_in, fan_out)
+    nn.init.normal_(layer.weight, std=std)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, config: GLMConfig) -> None:
+        super().__init__()
+        h, self.heads = config.hidden_size, config.num_attention_heads
+        self.query_key_value = linear(h, 3 * h, config.init_std)
+        self.dense = linear(h, h, config.init_std / math.sqrt(2 * config.num_layers))
+        self.attention_dropout, self.output_dropout = config.dropout, nn.Dropout(config.dropout)
+
+    def forward(self, hidden: torch.Tensor, visible: torch.Tensor) -> torch.Tensor:
+        b, s, h = hidden.shape
+        q, k, v = self.query_key_value(hidden).view(b, s, 3, self.heads, -1).permute(2, 0, 3, 1, 4)
+        out = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=visible, dropout_p=self.attention_dropout if self.training else 0.0)
+        return self.output_dropout(self.dense(out.transpose(1, 2).reshape(b, s, h)))
+
+
+class GLMMLP(nn.Module):
+    def __init__(self, config: GLMConfig) -> None:
+        super().__init__()
+        h = config.hidden_size
+        self.dense_h_to_4h = linear(h, 4 * h, config.init_std)
+        self.dense_4h_to_h = linear(4 * h, h, config.init_std / math.sqrt(2 * config.num_layers))
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.dropout(self.dense_4h_to_h(F.gelu(self.dense_h_to_4h(hidden), approximate="tanh")))
+
+
+class GLMTransformerLayer(nn.Module):
+    def __init__(self, config: GLMConfig) -> None:
+        super().__init__()
+        h, eps = config.hidden_size, config.layernorm_epsilon
+        self.input_layernorm = nn.LayerNorm(h, eps=eps)
+        self.attention = SelfAttention(config)
+        self.post_attention_layernorm = nn.LayerNorm(h, eps=eps)
+        self.mlp = GLMMLP(config)
+
+    def forward(self, hidden: torch.Tensor, visible: torch.Tensor) -> torch.Tensor:
+        hidden = hidden + self.attention(self.input_layernorm(hidden), visible)
+        return hidden + self.mlp(self.post_attention_layernorm(hidden))
+
+
+class GLMTransformer(nn.Module):
+    """Embedded tokens [b, s, h], positions [b, 2, s], ``sep`` [b] -> final hidden states."""
+
+    def __init__(self, config: GLMConfig) -> None:
+        super().__init__()
+        h, rows = config.hidden_size, config.max_sequence_length + 1
+        self.position_embeddings = nn.Embedding(rows, h)
+        self.block_position_embeddings = nn.Embedding(rows, h)
+        for table in (self.position_embeddings, self.block_position_embeddings):
+            nn.init.normal_(table.weight, std=config.init_std)
+        self.embedding_dropout = nn.Dropout(config.dropout)
+        self.layers = nn.ModuleList(GLMTransformerLayer(config) for _ in range(config.num_layers))
+        self.final_layernorm = nn.LayerNorm(h, eps=config.layernorm_epsilon)
+
+    def forward(self, hidden: torch.Tensor, position_ids: torch.Tensor,
+                sep: torch.Tensor) -> torch.Tensor:
+        hidden = (hidden + self.position_embeddings(position_ids[:, 0])
+                  + self.block_position_embeddings(position_ids[:, 1]))
+        hidden = self.embedding_dropout(hidden)
+        visible = blank_infilling_mask(sep, hidden.shape[1]).unsqueeze(1)   # every head alike
+        for layer in self.layers:
+            hidden = layer(hidden, visible)
+        return self.final_layernorm(hidden)
 
 
 class GLMModel(nn.Module):
@@ -67,31 +142,14 @@ class GLMModel(nn.Module):
     def __init__(self, config: GLMConfig) -> None:
         super().__init__()
         self.config = config
-        h, rows = config.hidden_size, config.max_sequence_length + 1
-        self.word_embeddings = nn.Embedding(config.vocab_size, h)
-        self.position_embeddings = nn.Embedding(rows, h)
-        self.block_position_embeddings = nn.Embedding(rows, h)
-        self.embedding_dropout = nn.Dropout(config.dropout)
-        gelu = functools.partial(F.gelu, approximate="tanh")
-        self.layers = nn.ModuleList(
-            nn.TransformerEncoderLayer(h, config.num_attention_heads, 4 * h, config.dropout,
-                                       activation=gelu, layer_norm_eps=config.layernorm_epsilon,
-                                       batch_first=True, norm_first=True)
-            for _ in range(config.num_layers))
-        self.final_layernorm = nn.LayerNorm(h, eps=config.layernorm_epsilon)
-        for table in (self.word_embeddings, self.position_embeddings, self.block_position_embeddings):
-            nn.init.normal_(table.weight, std=config.init_std)
+        self.word_embeddings = nn.Embedding(config.vocab_size, config.hidden_size)
+        nn.init.normal_(self.word_embeddings.weight, std=config.init_std)
+        self.transformer = GLMTransformer(config)
 
     def forward(self, input_ids: torch.Tensor, position_ids: torch.Tensor,
                 sep: torch.Tensor) -> torch.Tensor:
-        hidden = (self.word_embeddings(input_ids) + self.position_embeddings(position_ids[:, 0])
-                  + self.block_position_embeddings(position_ids[:, 1]))
-        hidden = self.embedding_dropout(hidden)
-        mask = blank_infilling_mask(sep, input_ids.shape[1])
-        mask = mask.repeat_interleave(self.config.num_attention_heads, dim=0)
-        for layer in self.layers:
-            hidden = layer(hidden, src_mask=mask)
-        return F.linear(self.final_layernorm(hidden), self.word_embeddings.weight)
+        hidden = self.transformer(self.word_embeddings(input_ids), position_ids, sep)
+        return F.linear(hidden, self.word_embeddings.weight)
 
 
 class GLMForMultiTokenCloze(nn.Module):
@@ -119,28 +177,13 @@ class GLMForMultiTokenCloze(nn.Module):
         return SimpleNamespace(logits=scores.masked_fill(choice_mask == 0, NOT_A_CHOICE))
 
 
-# this module's parameter names -> THUDM/GLM's (first match wins)
-GLM_NAMES = (
-    (r"^glm\.word_embeddings\.", "word_embeddings."),
-    (r"^glm\.layers\.(\d+)\.self_attn\.in_proj_(weight|bias)$",
-     r"transformer.layers.\1.attention.query_key_value.\2"),
-    (r"^glm\.layers\.(\d+)\.self_attn\.out_proj\.", r"transformer.layers.\1.attention.dense."),
-    (r"^glm\.layers\.(\d+)\.norm1\.", r"transformer.layers.\1.input_layernorm."),
-    (r"^glm\.layers\.(\d+)\.norm2\.", r"transformer.layers.\1.post_attention_layernorm."),
-    (r"^glm\.layers\.(\d+)\.linear1\.", r"transformer.layers.\1.mlp.dense_h_to_4h."),
-    (r"^glm\.layers\.(\d+)\.linear2\.", r"transformer.layers.\1.mlp.dense_4h_to_h."),
-    (r"^glm\.", "transformer."),          # the position tables and the final LayerNorm
-)
-POSITION_TABLES = ("glm.position_embeddings.weight", "glm.block_position_embeddings.weight")
+POSITION_TABLES = ("glm.transformer.position_embeddings.weight",
+                   "glm.transformer.block_position_embeddings.weight")
 
 
 def glm_name(name: str) -> str:
     """THUDM/GLM's name of this module's parameter ``name``."""
-    for pattern, replacement in GLM_NAMES:
-        renamed, count = re.subn(pattern, replacement, name)
-        if count:
-            return renamed
-    return name
+    return name.removeprefix("glm.")
 
 
 def shorter_table(given: torch.Tensor, own: torch.Tensor) -> bool:

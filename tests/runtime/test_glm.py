@@ -41,8 +41,8 @@ def test_part_a_attends_both_ways_and_part_b_causally() -> None:
     from chipperf_runtime.models.glm import GLMConfig, GLMModel, blank_infilling_mask
 
     assert blank_infilling_mask(torch.tensor([2]), 4)[0].tolist() == [
-        [False, False, True, True], [False, False, True, True],
-        [False, False, False, True], [False, False, False, False]]
+        [True, True, False, False], [True, True, False, False],
+        [True, True, True, False], [True, True, True, True]]
     torch.manual_seed(0)
     net = GLMModel(GLMConfig(vocab_size=32, hidden_size=16, num_layers=2, num_attention_heads=2,
                              max_sequence_length=8, dropout=0.0)).eval()
@@ -121,12 +121,13 @@ def test_glm_s_released_checkpoint_loads_by_its_names(ci_data: Path, tmp_path: P
     torch.save({"module": state, "iteration": 200000}, tmp_path / "ckpt" / "model.pt")
     data = record.open_dataset(ci_data, BASE["train"], BASE["eval"], 128, 32, "prepare")
     cfg = type("Cfg", (), {"from_checkpoint": True, "init_checkpoint": "ckpt/model.pt"})
-    last_row = fresh.glm.position_embeddings.weight[-1].clone()
+    last_row = fresh.glm.transformer.position_embeddings.weight[-1].clone()
     MultipleChoiceCloze().initialise(fresh, record.RecordData(data.train, data.eval, tmp_path), cfg)
-    assert torch.equal(fresh.glm.position_embeddings.weight[-1], last_row)
+    assert torch.equal(fresh.glm.transformer.position_embeddings.weight[-1], last_row)
     batch = MultipleChoiceCloze().tensors(data.eval.batch(np.arange(4)), torch.device("cpu"))
     for table in ("position_embeddings", "block_position_embeddings"):   # the row GLM lacks
-        getattr(saved.glm, table).weight.data[-1] = getattr(fresh.glm, table).weight.data[-1]
+        own, theirs = getattr(saved.glm.transformer, table), getattr(fresh.glm.transformer, table)
+        own.weight.data[-1] = theirs.weight.data[-1]
     with torch.no_grad():
         assert torch.equal(fresh(**batch.inputs).logits, saved(**batch.inputs).logits)
 

@@ -8,7 +8,7 @@ one of their correct ones (its ``em_evaluate``). Work is counted in samples.
 The starting weights are GLM's released ones when ``from_checkpoint`` is set
 (``init_checkpoint``, relative to the data dir: a THUDM/GLM Megatron state dict,
 ``{"module": {name: tensor}}``, read with ``torch.load(weights_only=True)``;
-``models.glm.load_glm_state`` maps its names).
+``models.glm.load_glm_state`` loads it: the model has GLM's own names).
 
 The FLOPs of a sample depend on its candidates: ``seq_len`` is the pair (sequence width, mean
 candidates per training sample); the forward FLOPs are counted on one candidate sequence and

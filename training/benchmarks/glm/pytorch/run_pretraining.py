@@ -2,8 +2,8 @@
 on SuperGLUE ReCoRD as GLM does it, a multiple-choice cloze whose candidates are scored by
 blank infilling, to FlagPerf's accuracy target, DDP under torchrun.
 
-GLM has no transformers class: chipperf_runtime/models/glm.py builds it from torch's own
-layers (2-D positions, the blank-infilling attention mask, pre-LN blocks); the loop and
+GLM has no transformers class: chipperf_runtime/models/glm.py writes it in torch with GLM's
+module names (2-D positions, the blank-infilling attention mask, pre-LN blocks); the loop and
 FINISHED are the shared text case (hftext), the data and metric ``hftext.cloze``; nothing
 imports transformers or torchvision. See README.md.
 """
