@@ -135,9 +135,9 @@ def test_glm_s_released_checkpoint_loads_by_its_names(ci_data: Path, tmp_path: P
 def test_a_checkpoint_that_does_not_fit_names_every_problem(ci_data: Path, tmp_path: Path) -> None:
     import torch
 
-    from chipperf_runtime.models.glm import glm_name
+    from chipperf_runtime.models.glm import glm_name, load_glm_state
     from chipperf_runtime.training.driver import DataError
-    from chipperf_runtime.training.hftext.cloze import load_checkpoint
+    from chipperf_runtime.training.hftext.megatron_weights import load_checkpoint
 
     state = {glm_name(k): v for k, v in _tiny_glm(1).state_dict().items()}
     del state["transformer.final_layernorm.bias"]
@@ -145,10 +145,10 @@ def test_a_checkpoint_that_does_not_fit_names_every_problem(ci_data: Path, tmp_p
     state["transformer.layers.0.attention.rotary.weight"] = torch.zeros(1)
     torch.save({"module": state}, tmp_path / "bad.pt")
     with pytest.raises(DataError) as error:
-        load_checkpoint(_tiny_glm(2), tmp_path / "bad.pt")
+        load_checkpoint(_tiny_glm(2), tmp_path / "bad.pt", "GLM's weights", load_glm_state)
     for problem in ("transformer.final_layernorm.bias is missing",
                     "word_embeddings.weight has shape (7, 64), the model (128, 64)",
                     "transformer.layers.0.attention.rotary.weight is not a tensor of this model"):
         assert problem in str(error.value)
-    with pytest.raises(DataError, match="does not exist: put GLM's checkpoint there"):
-        load_checkpoint(_tiny_glm(2), tmp_path / "none.pt")
+    with pytest.raises(DataError, match="does not exist: put GLM's weights there"):
+        load_checkpoint(_tiny_glm(2), tmp_path / "none.pt", "GLM's weights", load_glm_state)

@@ -6,9 +6,9 @@ and the metric is FlagPerf's: the share of evaluation samples whose best-scored 
 one of their correct ones (its ``em_evaluate``). Work is counted in samples.
 
 The starting weights are GLM's released ones when ``from_checkpoint`` is set
-(``init_checkpoint``, relative to the data dir: a THUDM/GLM Megatron state dict,
-``{"module": {name: tensor}}``, read with ``torch.load(weights_only=True)``;
-``models.glm.load_glm_state`` loads it: the model has GLM's own names).
+(``init_checkpoint``, relative to the data dir: a THUDM/GLM Megatron state dict, read by
+``hftext.megatron_weights``; ``models.glm.load_glm_state`` loads it: the model has GLM's
+own names).
 
 The FLOPs of a sample depend on its candidates: ``seq_len`` is the pair (sequence width, mean
 candidates per training sample); the forward FLOPs are counted on one candidate sequence and
@@ -28,6 +28,7 @@ from torch import nn
 from chipperf_runtime.models.glm import load_glm_state
 from chipperf_runtime.training.driver import Config, DataError, DistEnv, split_batch
 from chipperf_runtime.training.hftext import record
+from chipperf_runtime.training.hftext.megatron_weights import load_checkpoint
 from chipperf_runtime.training.hftext.tasks import Inputs, Scorer, Tensors, TokenTask
 
 INPUTS = ("input_ids", "position_ids", "sep", "target_ids", "logit_mask", "choice_mask")
@@ -103,24 +104,5 @@ class MultipleChoiceCloze(TokenTask):
         if not cfg.from_checkpoint:
             return "random"
         file = data.root / cfg.init_checkpoint
-        load_checkpoint(net, file)
+        load_checkpoint(net, file, "GLM's weights (FlagPerf's blocklm-large-blank)", load_glm_state)
         return str(file)
-
-
-def load_checkpoint(net: Any, file: Path) -> None:
-    """GLM's released weights from ``file`` into ``net``; a DataError naming every problem."""
-    if not file.is_file():
-        raise DataError(f"init_checkpoint {file} does not exist: put GLM's checkpoint there "
-                        "(FlagPerf's blocklm-large-blank), or set from_checkpoint = False")
-    try:
-        state = torch.load(file, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same advice
-        raise DataError(f"init_checkpoint {file} cannot be read by torch.load(weights_only=True) "
-                        f"({type(exc).__name__}): keep only its weights, e.g. torch.save("
-                        "{'module': torch.load(f, weights_only=False)['module']}, f)") from exc
-    tensors = state.get("module", state) if isinstance(state, dict) else None
-    problems = load_glm_state(net, tensors) if isinstance(tensors, dict) else \
-        [f"it holds a {type(state).__name__}, not GLM's {{'module': state dict}}"]
-    if problems:
-        raise DataError(f"init_checkpoint {file} does not fit the model_size's GLM:\n"
-                        + "\n".join(f"  - {p}" for p in problems))

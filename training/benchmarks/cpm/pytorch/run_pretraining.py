@@ -18,8 +18,8 @@ from typing import Any
 
 from chipperf_runtime.training.driver import run_case
 from chipperf_runtime.training.hftext.case import main
+from chipperf_runtime.training.hftext.megatron_weights import MegatronGPT2LM
 from chipperf_runtime.training.hftext.models import TextModel
-from chipperf_runtime.training.hftext.tasks import CausalLM
 
 CASE_DIR = Path(__file__).resolve().parent
 PRESETS: dict[str, dict[str, Any]] = {
@@ -37,7 +37,7 @@ PRESETS: dict[str, dict[str, Any]] = {
              "eos_token_id": 0},
 }
 FULL_SIZE = {"model_size": "medium", "seq_len": 200}   # FlagPerf's seq_length
-TEXT_MODEL = TextModel("gpt2", PRESETS, CausalLM("cpm"),
+TEXT_MODEL = TextModel("gpt2", PRESETS, MegatronGPT2LM("cpm"),
                        "training/benchmarks/cpm/pytorch/prepare_data.py")
 
 if __name__ == "__main__":

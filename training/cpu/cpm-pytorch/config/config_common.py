@@ -2,6 +2,7 @@
 # Data: training/benchmarks/cpm/pytorch/prepare_data.py (generated token runs over ids 4-255);
 # the "tiny" model from random weights on 32-token windows, fp32.
 model_size = "tiny"
+from_checkpoint = False
 seq_len = 32
 global_batch_size = 16
 learning_rate = 3e-3

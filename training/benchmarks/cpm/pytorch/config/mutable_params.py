@@ -2,4 +2,4 @@
 
 from chipperf_runtime.training.hftext.mutable import *  # noqa: F403 - shared_mutable
 
-mutable_params = shared_mutable + ["seq_len"]  # noqa: F405
+mutable_params = shared_mutable + ["seq_len", "init_checkpoint", "from_checkpoint"]  # noqa: F405
