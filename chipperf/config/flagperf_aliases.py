@@ -38,6 +38,15 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # rate), bert_hf's seq_length
     "bert_hf:pytorch": {"lr": "learning_rate", "seq_length": "seq_len"},
     "longformer:pytorch": {"lr": "learning_rate"},
+    # FlagPerf training/benchmarks/cpm/pytorch/config/_base.py: beta_1, beta_2, eps (Adam's),
+    # seq_length, weight_decay_rate
+    "cpm:pytorch": {"beta_1": "adam_beta1", "beta_2": "adam_beta2", "eps": "adam_eps",
+                    "seq_length": "seq_len", "weight_decay_rate": "weight_decay"},
+    # FlagPerf training/benchmarks/glm/pytorch/config/_base.py: lr (the peak Adam rate),
+    # lr_decay_ratio (the rate's floor as a share of lr), lr_decay_iters (the steps the decay
+    # runs over: chipperf's max_steps, where the decay ends), clip_grad (the global-norm clip)
+    "glm:pytorch": {"lr": "learning_rate", "lr_decay_ratio": "min_lr_ratio",
+                    "lr_decay_iters": "max_steps", "clip_grad": "grad_clip_norm"},
     # FlagPerf training/benchmarks/{retinanet,faster_rcnn}/pytorch/config/_base.py: target_mAP
     # (COCO box mAP as a share, as target_map), max_epoch
     "retinanet:pytorch": {"target_mAP": "target_map", "max_epoch": "max_epochs"},

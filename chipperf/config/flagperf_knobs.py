@@ -67,6 +67,15 @@ FAIRSEQ_LR = Derivation("learning_rate", ("lr",), "lr: fairseq's list of rates, 
                         lambda flagperf, _, __: (flagperf["lr"][0] if isinstance(flagperf["lr"], list)
                                                  else flagperf["lr"]))
 
+# Megatron's warmup (cpm, glm): a share of the decay's steps, chipperf's max_steps
+WARMUP_SHARE = Derivation(
+    "warmup_steps", ("warmup",), "warmup (a share of max_steps) x max_steps, rounded up",
+    lambda flagperf, knobs, _: math.ceil(flagperf["warmup"] * knobs["max_steps"]))
+EVAL_INTERVAL = Derivation(
+    "eval_every_steps", ("eval_interval_samples",),
+    "eval_interval_samples / global_batch_size, rounded up",
+    lambda flagperf, knobs, _: math.ceil(flagperf["eval_interval_samples"] / knobs["global_batch_size"]))
+
 
 def _dtype(name: str) -> Derivation:
     return Derivation("dtype", (name,), f"{name}: True -> 'fp16' (autocast), False -> 'fp32'",
@@ -95,6 +104,8 @@ DERIVED: dict[str, tuple[Derivation, ...]] = {
     "moflow:pytorch": _TEXT,
     "bert_hf:pytorch": _TEXT,
     "longformer:pytorch": _TEXT,
+    "cpm:pytorch": (GLOBAL_BATCH, MAX_STEPS, WARMUP_SHARE, EVAL_INTERVAL),
+    "glm:pytorch": (GLOBAL_BATCH, MAX_STEPS, WARMUP_SHARE, EVAL_INTERVAL),
     "transformer:pytorch": (FAIRSEQ_LR,),
 }
 
@@ -140,6 +151,8 @@ NO_EFFECT: dict[str, str] = {
                                "tokenised data in the training process"),
     "log_freq": "FlagPerf's log interval; it changes no figure (chipperf's is log_every_steps)",
     "cfg": "FlagPerf swin's YAML model file; chipperf's swin is chosen by model_size",
+    "training_event": ("FlagPerf's training-event adapter object (its fp16/apex hooks); "
+                       "chipperf's case has no such hook"),
     "target_mlm_accuracy": ("chipperf's case fixes what 'converged' means for each model size "
                             "(its config/mutable_params.py)"),
     **dict.fromkeys(("cuda_graph_mode", "use_cuda_graph", "max_iterations_per_graph"), _CUDA_GRAPH),
@@ -179,6 +192,13 @@ CASE_NO_EFFECT: dict[str, dict[str, str]] = {
     "resnet50:tensorflow2": {
         "target_accuracy": ("chipperf's case fixes what 'converged' means for each model size "
                             "(its config/mutable_params.py)")},
+    "glm:pytorch": {
+        "target_accuracy": ("chipperf's case fixes what 'converged' means for each model size "
+                            "(its config/mutable_params.py)")},
+    "cpm:pytorch": {
+        "target_embedding_average": ("FlagPerf cpm's embedding-average target; chipperf's cpm "
+                                     "converges on next-token accuracy (an untrained model "
+                                     "scores 0.94 embedding average: its README)")},
 }
 
 

@@ -120,13 +120,13 @@ def test_a_knob_set_both_directly_and_by_derivation_is_refused(tmp_path):
 
 
 def test_every_flagperf_vendor_config_for_a_case_chipperf_has_plans(tmp_path, monkeypatch):
-    """The share measured in docs/flagperf-names.md: FlagPerf's 136 per-topology configs
+    """The share measured in docs/flagperf-names.md: FlagPerf's 161 per-topology configs
     (FlagOpen/FlagPerf@1b5a030) overlaid on training/. Without the derivation and no-effect
     tables none of them loads (the share before them); with them, all do, each with notes.
     Three keys still fail the whole plan, for an image folder chipperf's vendor lacks."""
     catalogue = flagperf_overlay.overlay(tmp_path / "training")
     planned = flagperf_overlay.plan_each(catalogue)
-    assert len(planned) == 136
+    assert len(planned) == 161
     assert all(p.config_problems == () and p.notes for p in planned)
     assert sorted(p.key for p in planned if p.plan_problems) == [
         "bert:paddle:BI-V100:1:8:1", "bert:paddle:R300:1:8:1", "llama2_7b:deepspeed:BI-V150:1:16:1"]

@@ -29,9 +29,11 @@ ARCHS = {
     "t5": ("T5Config", "T5ForConditionalGeneration"),
     "longformer": ("LongformerConfig", "LongformerForMaskedLM"),
     "mt_transformer": ("TransformerConfig", "TransformerMT"),
+    "glm": ("GLMConfig", "GLMForMultiTokenCloze"),
 }
 # architectures no library in the images has, written out in chipperf_runtime.models
-LOCAL = {"mt_transformer": "chipperf_runtime.models.mt_transformer"}
+LOCAL = {"mt_transformer": "chipperf_runtime.models.mt_transformer",
+         "glm": "chipperf_runtime.models.glm"}
 
 
 @dataclass(frozen=True)

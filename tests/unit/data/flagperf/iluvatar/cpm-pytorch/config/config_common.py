@@ -1,0 +1,3 @@
+# From FlagOpen/FlagPerf training/iluvatar/cpm-pytorch/config/config_common.py at commit 1b5a030398ab719e406f77877eb34c9599b17fd2.
+# DDP type: 'apex' or 'native'.
+ddp_type: str = "apex"

@@ -1,0 +1,5 @@
+"""The parameters a vendor config (config_<chip>x<nnodes>x<nproc>.py) may set."""
+
+from chipperf_runtime.training.hftext.mutable import *  # noqa: F403 - shared_mutable
+
+mutable_params = shared_mutable + ["seq_len", "init_checkpoint", "from_checkpoint"]  # noqa: F405
