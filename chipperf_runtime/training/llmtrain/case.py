@@ -248,17 +248,30 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     driver.executed(compile=setting.describe() + (" per decoder layer" if setting.enabled else ""),
                     attention=spec.attention, fused_optimizer=fused,
                     autocast=None if loop.autocast is None else cfg.dtype)
-    goal = Goal("eval_loss", float(cfg.target_eval_loss[cfg.model_size]), higher_is_better=False,
-                details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
     counts = parameter_counts(cfg, spec, values)
-    driver.init_end(**device.describe(), threads=threads, architecture=values,
-                    parameters=counts["total"], trainable_parameters=counts["trainable"],
-                    layout=layout.describe(), train_samples=len(data.train),
-                    eval_samples=len(data.eval))
+    train_to_goal(driver, loop, device, eval_loss_goal(cfg.target_eval_loss[cfg.model_size]),
+                  flops_per_token(cfg, spec, values), counts,
+                  dict(threads=threads, architecture=values, layout=layout.describe(),
+                       train_samples=len(data.train), eval_samples=len(data.eval)))
+
+
+def eval_loss_goal(target: float) -> Goal:
+    """The LLM cases' goal: an eval loss at or below ``target`` (its perplexity beside it)."""
+    return Goal("eval_loss", float(target), higher_is_better=False,
+                details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
+
+
+def train_to_goal(driver: Driver, loop: Loop, device: TorchDevice, goal: Goal,
+                  flops_per_unit: float, counts: Mapping[str, int], facts: dict[str, Any]) -> None:
+    """INIT_END (the device, ``facts`` and the parameter ``counts``), the loop until ``goal``
+    or the run's length, FINISHED with every rank's tokens; then the process group ends."""
+    cfg = driver.config
+    driver.init_end(**device.describe(), **facts, parameters=counts["total"],
+                    trainable_parameters=counts["trainable"])
     progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "tokens"))
     work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
     driver.finish(work_done=work_done, work_unit="tokens", metric=goal.metric(progress.value),
-                  flops_per_unit=flops_per_token(cfg, spec, values), dtype=cfg.dtype,
-                  peak_memory_bytes=device.max_memory_allocated(), parameters=counts)
+                  flops_per_unit=flops_per_unit, dtype=cfg.dtype,
+                  peak_memory_bytes=device.max_memory_allocated(), parameters=dict(counts))
     if tdist.is_initialized():
         tdist.destroy_process_group()

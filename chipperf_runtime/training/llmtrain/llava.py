@@ -12,23 +12,27 @@ this module adds the model's build, its images and masked labels, and FLOPs
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 import torch
-import torch.distributed as tdist
 import torch.nn.functional as F
 from torch import nn
 
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, ConfigError, DataError, DistEnv, Driver, split_batch
 from chipperf_runtime.training.driver.dist import rank_threads
-from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.driver.torchdist import init_distributed
 from chipperf_runtime.training.llmtrain import llava_arch
-from chipperf_runtime.training.llmtrain.case import DTYPES, optimizer, single_process_autocast
+from chipperf_runtime.training.llmtrain.case import (
+    DTYPES,
+    eval_loss_goal,
+    optimizer,
+    single_process_autocast,
+    train_to_goal,
+)
 from chipperf_runtime.training.llmtrain.llava_data import (
     IGNORE,
     VERSIONS,
@@ -48,7 +52,6 @@ from chipperf_runtime.training.textlm.checks import (
     raise_problems,
     size_problems,
 )
-from chipperf_runtime.training.textlm.loop import Goal, Schedule, run
 from chipperf_runtime.training.textlm.tokens import eval_indices, micro_batch_indices
 
 COUNTS = ("global_batch_size", "micro_batch_size", "max_steps", "eval_every_steps")
@@ -260,19 +263,8 @@ def main(name: str, case_dir: Path, spec: LlavaSpec, argv: list[str] | None = No
                     frozen="vision_tower" + ("" if cfg.stage == "finetune" else
                                              " + language_model (and lm_head)"),
                     autocast=None if loop.autocast is None else cfg.dtype)
-    goal = Goal("eval_loss", float(cfg.target_eval_loss[cfg.model_size][cfg.stage]),
-                higher_is_better=False, details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
-    counts = llava_arch.parameter_counts(vision, text, cfg.stage)
-    driver.init_end(**device.describe(), threads=threads, stage=cfg.stage,
-                    parameters=counts["total"], trainable_parameters=counts["trainable"],
-                    layout=layout.describe(), train_samples=len(data.train),
-                    eval_samples=len(data.eval))
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "tokens"))
-    work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
-    driver.finish(work_done=work_done, work_unit="tokens", metric=goal.metric(progress.value),
-                  flops_per_unit=llava_arch.flops_per_token(vision, text, shape_of(data.train),
-                                                            cfg.stage),
-                  dtype=cfg.dtype, peak_memory_bytes=device.max_memory_allocated(),
-                  parameters=counts)
-    if tdist.is_initialized():
-        tdist.destroy_process_group()
+    train_to_goal(driver, loop, device, eval_loss_goal(cfg.target_eval_loss[cfg.model_size][cfg.stage]),
+                  llava_arch.flops_per_token(vision, text, shape_of(data.train), cfg.stage),
+                  llava_arch.parameter_counts(vision, text, cfg.stage),
+                  dict(threads=threads, stage=cfg.stage, layout=layout.describe(),
+                       train_samples=len(data.train), eval_samples=len(data.eval)))
