@@ -16,7 +16,9 @@ A standard case folder's ``case.yaml`` may declare, beside ``full_size``::
     memory:                         # training state that must fit the chip's memory
       size_knob: model_size         # the knob choosing the model size
       params: {8b: 8030261248, tiny: 4790144}   # parameters per size
-      bytes_per_param: 16           # bytes of state per parameter, all ranks together
+      bytes_per_param: 16           # bytes of state per parameter, all ranks together; or
+                                    # per value of a knob: {knob: stage, finetune: 16,
+                                    # pretrain: 4.04} (a value not listed: 16)
       sharded: true                 # the state is split evenly over every rank (FSDP x TP)
       note: fp32 weights + fp32 gradients + AdamW's two fp32 moments
 
@@ -107,15 +109,30 @@ def _memory_problems(memory: Mapping[str, Any], values: Mapping[str, Any], world
     params = (memory.get("params") or {}).get(size)
     if not isinstance(params, (int, float)) or chip.memory_bytes is None:
         return []
-    per_chip = params * float(memory.get("bytes_per_param", 16))
+    per_param, said = bytes_per_param(memory.get("bytes_per_param", 16), values)
+    per_chip = params * per_param
     if memory.get("sharded", True):
         per_chip /= world
     if per_chip <= chip.memory_bytes:
         return []
-    need = math.ceil(params * float(memory.get("bytes_per_param", 16)) / chip.memory_bytes)
+    need = math.ceil(params * per_param / chip.memory_bytes)
     return [f"{where}: model_size {size!r} ({params:,} parameters) needs at least "
             f"{per_chip / GIB:,.1f} GiB per chip for its training state "
             f"({memory.get('note', 'weights, gradients and optimizer state')}, "
-            f"{memory.get('bytes_per_param', 16)} bytes per parameter over {world} chips), more "
+            f"{per_param:g} bytes per parameter{said} over {world} chips), more "
             f"than the {chip.memory_bytes / GIB:,.1f} GiB of one {chip.name} ({chip.source}): "
             f"use at least {need} chips, or a chip with more memory"]
+
+
+def bytes_per_param(declared: Any, values: Mapping[str, Any]) -> tuple[float, str]:
+    """Bytes of training state per parameter: ``declared`` itself, or (a mapping ``{knob:
+    NAME, VALUE: bytes ...}``) the bytes for the knob's value in ``values`` (16 where the
+    value is not listed), with the words saying which ("" for a plain number)."""
+    if not isinstance(declared, Mapping):
+        return float(declared), ""
+    knob = declared.get("knob")
+    value = values.get(knob) if isinstance(knob, str) else None
+    listed = declared.get(value) if isinstance(value, str) else None
+    if isinstance(listed, (int, float)) and not isinstance(listed, bool):
+        return float(listed), f" with {knob} {value!r}"
+    return 16.0, f" ({knob} {value!r} has no figure of its own: 16 assumed)"
