@@ -77,6 +77,22 @@ EVAL_INTERVAL = Derivation(
     lambda flagperf, knobs, _: math.ceil(flagperf["eval_interval_samples"] / knobs["global_batch_size"]))
 
 
+# FlagPerf's llava1.5_7b runs its pretrain then its finetune stage, each with its own batch;
+# chipperf's case runs the one its stage knob names, so the sizes are that stage's
+_LLAVA_BATCH = ("finetune_per_device_train_batch_size", "pretrain_per_device_train_batch_size")
+LLAVA_GLOBAL_BATCH = Derivation(
+    "global_batch_size", (*_LLAVA_BATCH, "finetune_gradient_accumulation_steps",
+                          "pretrain_gradient_accumulation_steps"),
+    "<stage>_per_device_train_batch_size x <stage>_gradient_accumulation_steps x nnodes x "
+    "nproc, for the stage the case's stage knob names (FlagPerf runs both, chipperf one)",
+    lambda flagperf, knobs, world: flagperf[f"{knobs['stage']}_per_device_train_batch_size"]
+    * flagperf.get(f"{knobs['stage']}_gradient_accumulation_steps", 1) * world)
+LLAVA_MICRO_BATCH = Derivation(
+    "micro_batch_size", _LLAVA_BATCH,
+    "<stage>_per_device_train_batch_size (each rank's forward; the accumulation makes the rest)",
+    lambda flagperf, knobs, _: flagperf[f"{knobs['stage']}_per_device_train_batch_size"])
+
+
 def _dtype(name: str) -> Derivation:
     return Derivation("dtype", (name,), f"{name}: True -> 'fp16' (autocast), False -> 'fp32'",
                       lambda flagperf, _, __: "fp16" if flagperf[name] else "fp32")
@@ -107,6 +123,7 @@ DERIVED: dict[str, tuple[Derivation, ...]] = {
     "cpm:pytorch": (GLOBAL_BATCH, MAX_STEPS, WARMUP_SHARE, EVAL_INTERVAL),
     "glm:pytorch": (GLOBAL_BATCH, MAX_STEPS, WARMUP_SHARE, EVAL_INTERVAL),
     "transformer:pytorch": (FAIRSEQ_LR,),
+    "llava1.5_7b:pytorch": (LLAVA_GLOBAL_BATCH, LLAVA_MICRO_BATCH),
 }
 
 # ---------------------------------------------------------------- no effect, with why
@@ -195,6 +212,11 @@ CASE_NO_EFFECT: dict[str, dict[str, str]] = {
     "glm:pytorch": {
         "target_accuracy": ("chipperf's case fixes what 'converged' means for each model size "
                             "(its config/mutable_params.py)")},
+    "llava1.5_7b:pytorch": {
+        "output_dir_finetune": ("FlagPerf llava's checkpoint folder; chipperf's case saves no "
+                                "checkpoint"),
+        "mmmu_data_path": ("FlagPerf llava's MMMU evaluation after its finetune; chipperf's "
+                           "llava scores the eval loss of held-out conversations")},
     "cpm:pytorch": {
         "target_embedding_average": ("FlagPerf cpm's embedding-average target; chipperf's cpm "
                                      "converges on next-token accuracy (an untrained model "

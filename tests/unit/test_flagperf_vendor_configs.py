@@ -251,3 +251,25 @@ def test_no_effect_names_are_noted_in_the_plan_and_reported_by_the_case(catalogu
 
     assert read_aliases(written, NO_EFFECT_NAME) == {n: NO_EFFECT[n] for n in ("flashattn", "theoryflops")}
     assert read_python(written) == {"seq_len": 4096}
+
+
+def test_flagperf_llava_config_gives_the_batch_of_the_stage_the_case_runs(tmp_path):
+    """FlagPerf's training/nvidia/llava1.5_7b-deepspeed-torch/config/config_A800x1x8.py (its
+    knobs, at FlagOpen/FlagPerf@1b5a030) on 1 x 8 chips: finetune (the case's default stage)
+    takes 16 per device, pretrain 32."""
+    flagperf = ("theoryflops = 312000000000000.0\n"
+                "pretrain_per_device_train_batch_size = 32\npretrain_gradient_accumulation_steps = 1\n"
+                "finetune_per_device_train_batch_size = 16\nfinetune_gradient_accumulation_steps = 1\n"
+                'output_dir_finetune = "Output/checkpoints_finetune/llava-v1.5-7b"\n'
+                'mmmu_data_path = "MMMU/MMMU"\n')
+    folder = TRAINING / "benchmarks/llava1.5_7b/pytorch/config"
+    path = tmp_path / "config_A100x1x8.py"
+    path.write_text(flagperf)
+    checked = check_vendor_config(folder, path, "llava1.5_7b:pytorch", PACKAGES, world=8)
+    assert checked.problems == ()
+    assert checked.values == {"global_batch_size": 128, "micro_batch_size": 16}
+    assert set(checked.no_effect) == {"theoryflops", "output_dir_finetune", "mmmu_data_path"}
+    path.write_text(flagperf + 'stage = "pretrain"\n')
+    checked = check_vendor_config(folder, path, "llava1.5_7b:pytorch", PACKAGES, world=8)
+    assert checked.problems == ()
+    assert checked.values == {"stage": "pretrain", "global_batch_size": 256, "micro_batch_size": 32}
