@@ -18,7 +18,7 @@ from torch.nn.parallel import DistributedDataParallel
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DistEnv, Driver
 from chipperf_runtime.training.driver.dist import rank_threads
-from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.driver.torchdist import init_distributed
 from chipperf_runtime.training.driver.torchknobs import compile_for, fused_optimizer
 from chipperf_runtime.training.hftext.models import (
     TextModel,
@@ -34,7 +34,8 @@ from chipperf_runtime.training.textlm.checks import (
     raise_problems,
     size_problems,
 )
-from chipperf_runtime.training.textlm.loop import Goal, Schedule, linear_warmup_decay, run, warmup_cosine
+from chipperf_runtime.training.textlm.finish import run_and_finish
+from chipperf_runtime.training.textlm.loop import Goal, linear_warmup_decay, warmup_cosine
 
 DTYPES = ("fp32", "bf16")
 LR_DECAYS = ("linear", "cosine", "inverse_sqrt")
@@ -121,11 +122,7 @@ def main(model_name: str, case_dir: Path, model: TextModel,
                     parameters=sum(p.numel() for p in net.parameters()), weights=weights,
                     seq_len=seq_len, eval_size=task.eval_size(data, cfg),
                     forward_flops_per_sequence=forward)
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, task.work_unit))
-    work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
-    driver.finish(work_done=work_done, work_unit=task.work_unit, metric=goal.metric(progress.value),
-                  flops_per_unit=task.train_flops(forward, seq_len), dtype=cfg.dtype,
-                  peak_memory_bytes=device.max_memory_allocated())
+    run_and_finish(driver, loop, device, goal, task.work_unit, task.train_flops(forward, seq_len))
     # DDP's reducer goes first, while the process group still has other owners: were it the
     # last owner, the group's destructor would join gloo's worker thread holding the GIL, and
     # that thread may need the GIL to free a finished all-reduce's tensors (a deadlock seen

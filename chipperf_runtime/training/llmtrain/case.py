@@ -22,7 +22,7 @@ from torch import nn
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DistEnv, Driver
 from chipperf_runtime.training.driver.dist import rank_threads
-from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.driver.torchdist import init_distributed
 from chipperf_runtime.training.driver.torchknobs import (
     CompileSetting,
     compile_module,
@@ -48,7 +48,8 @@ from chipperf_runtime.training.textlm.checks import (
     raise_problems,
     size_problems,
 )
-from chipperf_runtime.training.textlm.loop import Goal, Schedule, run, warmup_cosine
+from chipperf_runtime.training.textlm.finish import run_and_finish
+from chipperf_runtime.training.textlm.loop import Goal, warmup_cosine
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 ATTENTION = "sdpa"    # transformers' attention through torch's scaled_dot_product_attention
@@ -265,13 +266,8 @@ def train_to_goal(driver: Driver, loop: Loop, device: TorchDevice, goal: Goal,
                   flops_per_unit: float, counts: Mapping[str, int], facts: dict[str, Any]) -> None:
     """INIT_END (the device, ``facts`` and the parameter ``counts``), the loop until ``goal``
     or the run's length, FINISHED with every rank's tokens; then the process group ends."""
-    cfg = driver.config
     driver.init_end(**device.describe(), **facts, parameters=counts["total"],
                     trainable_parameters=counts["trainable"])
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "tokens"))
-    work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
-    driver.finish(work_done=work_done, work_unit="tokens", metric=goal.metric(progress.value),
-                  flops_per_unit=flops_per_unit, dtype=cfg.dtype,
-                  peak_memory_bytes=device.max_memory_allocated(), parameters=dict(counts))
+    run_and_finish(driver, loop, device, goal, "tokens", flops_per_unit, parameters=dict(counts))
     if tdist.is_initialized():
         tdist.destroy_process_group()

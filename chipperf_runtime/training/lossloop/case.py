@@ -16,7 +16,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DistEnv, Driver, split_batch
-from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.driver.torchdist import init_distributed
 from chipperf_runtime.training.hftext.case import LR_DECAYS, configure_threads, lr_factor, optimizer_for
 from chipperf_runtime.training.lossloop.data import CaseData, eval_batches, require_batches, train_loader
 from chipperf_runtime.training.lossloop.train import Evaluate, Loop, mean_loss
@@ -26,7 +26,8 @@ from chipperf_runtime.training.textlm.checks import (
     raise_problems,
     size_problems,
 )
-from chipperf_runtime.training.textlm.loop import Goal, Schedule, run
+from chipperf_runtime.training.textlm.finish import run_and_finish
+from chipperf_runtime.training.textlm.loop import Goal
 
 DTYPES = ("fp32", "bf16")
 Preset = Mapping[str, Any]
@@ -110,11 +111,7 @@ def main(model_name: str, case_dir: Path, case: LossCase, argv: list[str] | None
     driver.init_end(**device.describe(), threads=threads, architecture=dict(preset),
                     parameters=sum(p.numel() for p in net.parameters()),
                     forward_flops_per_sample=forward, **data.describe())
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "samples"))
-    work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
-    driver.finish(work_done=work_done, work_unit="samples", metric=goal.metric(progress.value),
-                  flops_per_unit=3.0 * forward, dtype=cfg.dtype,
-                  peak_memory_bytes=device.max_memory_allocated())
+    run_and_finish(driver, loop, device, goal, "samples", 3.0 * forward)
     # as hftext.case: DDP's reducer goes before the process group (see the note there)
     del loop, net
     if tdist.is_initialized():

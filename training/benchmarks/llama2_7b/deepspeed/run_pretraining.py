@@ -34,7 +34,6 @@ from chipperf_runtime.device.torch import TorchDevice, open_torch_device
 from chipperf_runtime.training.driver import Config, DistEnv, Driver, run_case
 from chipperf_runtime.training.driver.dist import rank_threads, use_interface_towards_master
 from chipperf_runtime.training.driver.errors import DeviceUnavailable
-from chipperf_runtime.training.driver.torchdist import all_reduce_sum
 from chipperf_runtime.training.llmtrain import arch
 from chipperf_runtime.training.textlm import tokens
 from chipperf_runtime.training.textlm.checks import (
@@ -43,7 +42,8 @@ from chipperf_runtime.training.textlm.checks import (
     raise_problems,
     size_problems,
 )
-from chipperf_runtime.training.textlm.loop import Goal, Schedule, run, warmup_cosine
+from chipperf_runtime.training.textlm.finish import run_and_finish
+from chipperf_runtime.training.textlm.loop import Goal, warmup_cosine
 
 # llama_train is this folder's module (python puts the script's folder on sys.path); textlm
 # (the text cases' shared package) and llmtrain.arch (parameter and FLOPs formulas of a
@@ -216,11 +216,7 @@ def main(argv: list[str] | None = None) -> None:
                     deepspeed_version=deepspeed.__version__,
                     accelerator=get_accelerator().device_name(),
                     train_samples=len(data.train), eval_samples=len(data.eval))
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "tokens"))
-    work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
-    driver.finish(work_done=work_done, work_unit="tokens", metric=goal.metric(progress.value),
-                  flops_per_unit=arch.train_flops_per_token(values, cfg.seq_len), dtype=cfg.dtype,
-                  peak_memory_bytes=device.max_memory_allocated())
+    run_and_finish(driver, loop, device, goal, "tokens", arch.train_flops_per_token(values, cfg.seq_len))
 
 
 if __name__ == "__main__":

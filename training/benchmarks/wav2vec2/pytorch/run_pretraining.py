@@ -28,7 +28,7 @@ from w2v_train import Gumbel, Loop
 
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DataError, DistEnv, Driver, run_case, split_batch
-from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
+from chipperf_runtime.training.driver.torchdist import init_distributed
 from chipperf_runtime.training.driver.torchknobs import compile_for, fused_optimizer
 from chipperf_runtime.training.hftext.case import LR_DECAYS, configure_threads, lr_factor, optimizer_for
 from chipperf_runtime.training.textlm.checks import (
@@ -37,7 +37,8 @@ from chipperf_runtime.training.textlm.checks import (
     raise_problems,
     size_problems,
 )
-from chipperf_runtime.training.textlm.loop import Goal, Schedule, run
+from chipperf_runtime.training.textlm.finish import run_and_finish
+from chipperf_runtime.training.textlm.loop import Goal
 
 CASE_DIR = Path(__file__).resolve().parent
 PREPARE = "training/benchmarks/wav2vec2/pytorch/prepare_data.py"
@@ -141,11 +142,7 @@ def main(argv: list[str] | None = None) -> None:
                     train_utterances=len(data[0].utterances), train_too_short=data[0].too_short,
                     eval_size=eval_count(data[1], cfg.eval_samples),
                     forward_flops_per_sample=forward)
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, "samples"))
-    work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
-    driver.finish(work_done=work_done, work_unit="samples", metric=goal.metric(progress.value),
-                  flops_per_unit=3.0 * forward, dtype=cfg.dtype,
-                  peak_memory_bytes=device.max_memory_allocated())
+    run_and_finish(driver, loop, device, goal, "samples", 3.0 * forward)
     # as hftext.case: DDP's reducer goes before the process group (see the note there)
     del loop, net
     if tdist.is_initialized():
