@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 import yaml
-from casemodules import BENCHMARKS, REPO, load_case_module
-from llmplan import llm_catalogue
+from casemodules import BENCHMARKS, load_case_module
+from llmplan import llm_catalogue, shipped_config_problems
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.caseneeds import needs_problems
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.plan import check
@@ -150,17 +149,8 @@ def test_plan_refuses_the_layout_or_size_before_anything_runs(tmp_path: Path, ke
 
 
 def test_every_shipped_llm_config_passes_plan_time_checks() -> None:
-    catalogue = Catalogue.scan(REPO / "training")
-    for (vendor, model, _family), names in catalogue.vendor_configs.items():
-        if model not in CASES + PP_CASES:
-            continue
-        for name in names:
-            chip, nnodes, nproc = name[len("config_"):-3].rsplit("x", 2)
-            key = CaseKey.parse(f"{model}:pytorch_2.13:{chip}:{nnodes}:{nproc}:1")
-            hosts = tuple(f"10.0.0.{n + 1}" for n in range(max(2, int(nnodes))))
-            cluster = ClusterConfig(hosts=hosts, master_port=29600, work_root="/w")
-            test = TestConfig(vendor=vendor, cases=(CaseEntry(key, "/data"),))
-            assert check(cluster, test, catalogue) == [], name
+    for name, problems in shipped_config_problems(CASES + PP_CASES).items():
+        assert problems == [], name
 
 
 def test_the_case_refuses_a_tensor_parallel_degree_the_heads_do_not_split_into() -> None:
