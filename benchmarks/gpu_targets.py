@@ -332,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wheels", type=Path, default=REPO / ".whl" / "gpu-check",
                    help="wheels of what the engine imports and the python lacks (default .whl/gpu-check)")
     p.add_argument("--steps", nargs="*", default=[t.step for t in TARGETS],
-                   choices=[t.step for t in TARGETS])
+                   choices=[t.step for t in TARGETS], help="the steps to run, in this order")
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(args.work, ignore_errors=True)
@@ -356,9 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     data = make_data(run)
     run.say(f"== data: {time.monotonic() - t0:.0f} s")
     rows = []
-    for target in TARGETS:
-        if target.step not in args.steps:
-            continue
+    by_step = {t.step: t for t in TARGETS}
+    for target in (by_step[step] for step in dict.fromkeys(args.steps)):   # in the order given
         t0 = time.monotonic()
         run_dir = run_step(target.step, run, data) if run.left() > 40 else None
         row = verdict(target, run_dir, run.cpu)

@@ -7,6 +7,7 @@ result path is decided here, from data alone: no host, clock or docker is touche
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -277,23 +278,31 @@ def _inference_config_problems(entry: CaseEntry, test: TestConfig, catalogue: Ca
     if catalogue.suite != "inference" or config_dir is None:
         return []
     _, _, problems = read_inference_layers(config_dir, catalogue.vendor_config_name(key, test.vendor),
-                                           vendor_engines=True)
+                                           inference_sets(test), vendor_engines=True)
     return [f"{where}: {p}" for p in problems]
 
 
 def _override_problems(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,
                        where: str) -> list[str]:
-    if not test.overrides:
+    if not test.overrides or catalogue.suite == "inference":   # inference: read with its layers
         return []
     case_dir = catalogue.cases.get((entry.key.model, entry.key.family))
     if catalogue.suite != "training" or case_dir is None:
-        return [f"{where}: OVERRIDES: only training cases take parameters this way; remove it"]
+        return [f"{where}: OVERRIDES: only training and inference cases take parameters this "
+                "way; remove it"]
     return check_overrides(case_dir / "config", test.overrides, where, (RUNTIME.parent,))
 
 
-def override_args(test: TestConfig) -> tuple[str, ...]:
-    """OVERRIDES as the case's --set NAME=VALUE arguments (values as Python literals)."""
-    return tuple(a for name, value in test.overrides.items() for a in ("--set", f"{name}={value!r}"))
+def override_args(test: TestConfig, suite: str) -> tuple[str, ...]:
+    """OVERRIDES as the case's --set NAME=VALUE arguments: a training case reads the values as
+    Python literals, an inference case as YAML (JSON's spelling of a value is both)."""
+    sets = inference_sets(test) if suite == "inference" else \
+        tuple(f"{name}={value!r}" for name, value in test.overrides.items())
+    return tuple(a for item in sets for a in ("--set", item))
+
+
+def inference_sets(test: TestConfig) -> tuple[str, ...]:
+    return tuple(f"{name}={json.dumps(value)}" for name, value in test.overrides.items())
 
 
 def _base_image_problems(context: Path, test: TestConfig, where: str) -> list[str]:
@@ -486,7 +495,7 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
         case_args=("--data_dir", entry.data_dir, "--extern_config_dir", vendor_dir,
                    "--extern_config_file", _config_file(entry, test, catalogue),
                    "--output_dir", output_dir, *entry.case_args,
-                   *(override_args(test) if catalogue.suite == "training" else ())),
+                   *override_args(test, catalogue.suite)),
         output_dir=output_dir)
     launcher = get_launcher(key.family)
     env = {**_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx),

@@ -5,12 +5,13 @@ this python, as FlagPerf's EXEC_IN_CONTAINER does), within ``--budget`` seconds:
 
 1. device facts (the device layer's description of local rank 0's device);
 2. base/: GEMM per dtype the vendor's chip lists, and memory bandwidth, each beside the same
-   operation timed in a bare torch loop (``chipperf_runtime.base.reference``): the ratio
-   says whether the harness or the chip sets the figure;
+   operation timed in a bare torch loop right after the case's window, in the same process
+   (``chipperf_runtime.base.reference.beside``): the ratio says whether the harness or the
+   chip sets the figure;
 3. one training case (resnet50, the vendor's 1x1 config, in performance mode: a few warm-up
-   steps, then timed steps) and one inference case (resnet50), with MFU where the spec sheet
-   has the peak;
-4. one LLM serving point (llama3_8b: TTFT and TPOT).
+   steps, then timed steps) and one inference case (resnet50, eager: whole and core
+   throughput), with MFU where the spec sheet has the peak;
+4. one LLM serving point (llama3_8b, eager, two layers of the vendor's shape: TTFT and TPOT).
 
 Each step is an ordinary `chipperf run` through the engine, writing an ordinary run dir that
 `chipperf check` accepts, under ``<result root>/selftest<timestamp>/<step>/``; a step the
@@ -30,7 +31,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ import yaml
 
 from chipperf.errors import ConfigError
 from chipperf.plan import device_env
-from chipperf_runtime.bench.case import read_settings
+from chipperf_runtime.inference.config import read_layers
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,6 +54,12 @@ GEMM_SPECS = {"fp64": "FP64", "fp32": "FP32", "tf32": "TF32", "bf16": "BF16", "f
               "fp8": "FP8", "int8": "INT8"}
 CPU_GEMMS = ("FP32", "BF16")       # the cpu sheet has no peaks: what its cores run natively
 WARMUP_STEPS, TRAINING_STEPS = 3, 12   # the training step's performance mode
+# the serving point's ceilings (a vendor value below one stays): 2 layers of the vendor's width,
+# prompts <= 512 and outputs <= 32 tokens, a few requests per scenario
+SERVING_CAPS = {"num_layers": 2, "prompt_tokens_min": 128, "prompt_tokens_max": 512,
+                "output_tokens_min": 16, "output_tokens_max": 32, "offline_requests": 16,
+                "single_stream_requests": 4, "server_requests": 8, "accuracy_requests": 2,
+                "warmup_requests": 2, "batch_size": 8}
 # the engine's units -> the table's (base/ reports FLOP/s and bytes/s)
 SCALE = {"FLOP/s": (1e12, "TFLOP/s"), "OP/s": (1e12, "TOPS"), "bytes/s": (1e9, "GB/s")}
 
@@ -169,14 +176,10 @@ def device_facts(test: Selftest) -> dict[str, Any]:
 
 
 def base_step(test: Selftest) -> None:
+    """Every GEMM dtype the chip lists and memory bandwidth; each case times the same operation
+    in a bare torch loop right after its window (FINISHED's reference): the ratio's source."""
     specs = [f"computation-{d}" for d in gemm_dtypes(test.vendor, test.chip)]
-    if engine_run(test, "base", {s: "pytorch_2.13" for s in [*specs, "main_memory-bandwidth"]}) is None:
-        return
-    for i, row in enumerate(test.rows):
-        if row.step == "base" and row.value is not None:
-            reference = base_reference(test, row.figure)
-            test.rows[i] = replace(row, reference=reference,
-                                   ratio=row.value / reference if reference else None)
+    engine_run(test, "base", {s: "pytorch_2.13" for s in [*specs, "main_memory-bandwidth"]})
 
 
 def training_step(test: Selftest) -> None:
@@ -189,39 +192,29 @@ def training_step(test: Selftest) -> None:
 
 
 def inference_step(test: Selftest) -> None:
-    engine_run(test, "inference", {"resnet50:pytorch_2.13": str(prepared(test, "inference"))})
+    """resnet50 in eager mode (the framework's own path every vendor has; a vendor file may
+    name an engine this host lacks, TensorRT say): whole and core throughput."""
+    engine_run(test, "inference", {"resnet50:pytorch_2.13": str(prepared(test, "inference"))},
+               overrides={"engine": "eager"})
 
 
 def serving_step(test: Selftest) -> None:
-    engine_run(test, "serving", {"llama3_8b:pytorch_2.13": str(prepared(test, "serving"))},
-               suite="inference")
+    """One llama3_8b serving point, eager: the vendor's shape and lengths, each capped by
+    SERVING_CAPS (an 8B model's weights alone take minutes to make; the table's preset label
+    says what ran)."""
+    data = prepared(test, "serving")
+    config_dir = REPO / "inference" / "configs" / "llama3_8b"
+    merged, _, _ = read_layers(config_dir, f"{test.vendor}_configuration.yaml")
+    caps = {k: cap for k, cap in SERVING_CAPS.items()
+            if isinstance(merged.get(k), int) and merged[k] > cap}
+    engine_run(test, "serving", {"llama3_8b:pytorch_2.13": str(data)}, suite="inference",
+               overrides={"engine": "eager", **caps})
 
 
 def gemm_dtypes(vendor: str, chip: str) -> list[str]:
     spec = get_vendor(vendor).chip(chip)
     listed = [GEMM_SPECS[d] for d in GEMM_SPECS if spec is not None and d in spec.peak_flops]
     return listed or list(CPU_GEMMS)
-
-
-def base_reference(test: Selftest, spec: str) -> float | None:
-    """The spec's operation at the vendor config's size, timed bare (base.reference)."""
-    sizes = read_settings(str(REPO / "base" / "configs" / "vendor_config"),
-                          f"{test.vendor}_configuration.yaml", spec)
-    if spec.startswith("computation-"):
-        argv = ["gemm", spec.split("-", 1)[1], "--size", str(sizes.get("M", 4096))]
-    elif spec == "main_memory-bandwidth":
-        argv = ["copy", "--bytes", str(sizes.get("bytes", 1 << 30))]
-    else:
-        return None
-    try:
-        done = subprocess.run([sys.executable, "-m", "chipperf_runtime.base.reference", *argv,
-                               "--seconds", "1"], capture_output=True, text=True,
-                              env=runtime_env(test.vendor), timeout=max(5.0, min(60.0, test.left())))
-    except subprocess.TimeoutExpired:
-        return None
-    if done.returncode != 0:
-        return None
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["value"])
 
 
 def prepared(test: Selftest, step: str) -> Path:
@@ -257,7 +250,7 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
     else:
         (folder / "host.yaml").write_text(yaml.safe_dump({
             **where, "VENDOR": test.vendor, "CHIP": test.chip, "CASES": dict(cases),
-            "FLAGPERF_LOG_PATH": str(folder), **common}))
+            "FLAGPERF_LOG_PATH": str(folder), "OVERRIDES": dict(overrides or {}), **common}))
         argv = ["run", "--suite", suite, "--host-config", str(folder / "host.yaml")]
     with python_on_path():
         rc = test.command(argv)
@@ -269,7 +262,8 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
     test.runs[step] = str(runs[-1])
     summary = json.loads((runs[-1] / "summary.json").read_text())
     for case in summary.get("cases", []):
-        case_rows(test, step, case, case.get("model") or case.get("dir_name", ""))
+        name = case.get("model") or case.get("dir_name", "")
+        case_rows(test, step, case, f"{name} ({case['preset']})" if case.get("preset") else name)
     return dict(summary)
 
 
@@ -290,20 +284,37 @@ def case_rows(test: Selftest, step: str, case: Mapping[str, Any], name: str) -> 
 
 
 def figures(step: str, name: str, first: Mapping[str, Any]) -> list[Row]:
+    """The round's figures: training its throughput over the timed steps, inference and
+    serving the whole (FlagPerf's, pre/post-processing in) and core (device-resident batches)
+    throughput, serving TTFT and TPOT, base/ its value beside the bare loop's."""
     throughput = first.get("throughput") or {}
-    value, unit = throughput.get("raw"), throughput.get("unit") or ""
-    if value is not None and unit in SCALE:
-        value, unit = value / SCALE[unit][0], SCALE[unit][1]
+    unit = throughput.get("unit") or ""
+    scale, shown = SCALE.get(unit, (1.0, unit))
     share = first.get("share_of_peak") if step == "base" else first.get("mfu")
-    label = {"base": name, "training": f"{name} throughput ({TRAINING_STEPS} timed steps)"}.get(
-        step, f"{name} throughput")
-    rows = [Row(step, label, value, unit, share_of_spec=share)]
+    engine = f", {first['engine']}" if first.get("engine") else ""
+    if step == "base":
+        reference = first.get("bare_value")   # already in the table's unit (TFLOP/s, GB/s)
+        rows = [Row(step, name, _scaled(throughput.get("raw"), scale), shown,
+                    reference if isinstance(reference, (int, float)) else None,
+                    first.get("bare_ratio"), share)]
+    elif step == "training":
+        rows = [Row(step, f"{name} throughput ({TRAINING_STEPS} timed steps)",
+                    _scaled(throughput.get("raw"), scale), shown, share_of_spec=share)]
+    else:
+        rows = [Row(step, f"{name} whole throughput{engine}", _scaled(throughput.get("raw"), scale),
+                    shown, share_of_spec=share),
+                Row(step, f"{name} core throughput{engine}",
+                    _scaled(throughput.get("pure_compute"), scale), shown)]
     for scenario, figs in sorted((first.get("serving") or {}).items()):
         for figure in ("ttft_ms", "tpot_ms"):
             p50 = (figs.get(figure) or {}).get("p50") if isinstance(figs, Mapping) else None
             if p50 is not None:
                 rows.append(Row(step, f"{name} {scenario} {figure[:-3].upper()} p50", p50, "ms"))
     return rows
+
+
+def _scaled(value: Any, scale: float) -> float | None:
+    return float(value) / scale if isinstance(value, (int, float)) else None
 
 
 def free_port() -> int:

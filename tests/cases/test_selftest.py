@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -32,11 +34,14 @@ def test_every_step_runs_and_each_run_dir_passes_check(tmp_path: Path) -> None:
     for spec in ("computation-FP32", "computation-BF16", "main_memory-bandwidth"):
         row = rows[("base", spec)]
         assert row["verdict"] == "ok" and row["value"] > 0 and row["reference"] > 0
-        assert row["ratio"] == row["value"] / row["reference"]
+        assert row["ratio"] == pytest.approx(row["value"] / row["reference"], rel=1e-9)
     assert rows[("training", "resnet50 throughput (12 timed steps)")]["value"] > 0
     training = json.loads((Path(record["runs"]["training"]) / "summary.json").read_text())
     assert training["cases"][0]["run_mode"].startswith("performance")
-    assert rows[("inference", "resnet50 throughput")]["unit"] == "items/s"
+    assert rows[("inference", "resnet50 whole throughput, eager")]["unit"] == "items/s"
+    assert rows[("inference", "resnet50 core throughput, eager")]["value"] > 0
+    serving = [figure for step, figure in rows if step == "serving"]
+    assert all(f.startswith("llama3_8b (reduced preset: ") for f in serving), serving
     assert any(step == "serving" and "TTFT" in figure for step, figure in rows)
     assert set(record["runs"]) == {"base", "training", "inference", "serving"}
     for run_dir in record["runs"].values():

@@ -82,3 +82,20 @@ def test_inference_config_problems(suite, tmp_path):
     problems = check(cluster, test, Catalogue.scan(suite, suite="inference"))
     assert any("nvidia_configuration.yaml" in p for p in problems), problems
     assert any("no image folder" in p for p in problems), problems
+
+
+def test_overrides_reach_every_case_as_sets_and_a_key_a_case_lacks_is_named(suite, tmp_path):
+    host = tmp_path / "host.yaml"
+    host.write_text(HOST_YAML + "OVERRIDES: {batch_size: 2}\n")
+    cluster, test, problems = load_inference(host, suite)
+    catalogue = Catalogue.scan(suite, suite="inference")
+    assert problems == [] and check(cluster, test, catalogue) == []
+    plan = make_plan(cluster, test, catalogue, "run1", Path("result"))
+    for case in plan.cases:
+        cmd = list(case.rounds[0].nodes[0].command)
+        assert cmd[cmd.index("--set") + 1] == "batch_size=2", cmd
+    host.write_text(HOST_YAML + "OVERRIDES: {batch_sise: 2}\n")
+    cluster, test, _ = load_inference(host, suite)
+    problems = check(cluster, test, catalogue)
+    assert len(problems) == 2 and all("batch_sise" in p and "resnet50" in p or "bert_large" in p
+                                      for p in problems), problems
