@@ -2,7 +2,7 @@
 # One device session, prepared to run once: `chipperf selftest`, then issue 25's single-chip
 # targets (benchmarks/gpu_targets.py), everything packed into $OUT as it ends.
 #
-#   OUT=DIR bash benchmarks/gpu_check.sh [SELFTEST_S] [TARGETS_S] [VENDOR] [STEP ...]
+#   CHIPPERF_COMMIT=abc1234 OUT=DIR bash benchmarks/gpu_check.sh [SELFTEST_S] [TARGETS_S] [VENDOR] [STEP ...]
 #   OUT=/tmp/gc bash benchmarks/gpu_check.sh 300 300 cpu        # the rehearsal on a CPU
 #
 # SELFTEST_S and TARGETS_S are the two programs' own budgets (default 270 and 240 s); VENDOR
@@ -38,7 +38,7 @@ pack() {  # pack NAME DIR: $OUT/NAME.tgz of DIR, files over 3 MiB left out (name
 }
 
 {
-    echo "chipperf gpu check: $(git -C "$REPO" log -1 --format='%h %cI' 2>/dev/null || echo 'no git') vendor $VENDOR"
+    echo "chipperf gpu check: commit ${CHIPPERF_COMMIT:-not given (set CHIPPERF_COMMIT: the .git of the device copy may be older than its tree)}, vendor $VENDOR"
     echo "selftest budget $SELFTEST_S s, targets budget $TARGETS_S s, steps: $STEPS"
     nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv 2>&1 | head -3
     nproc; free -g | head -2

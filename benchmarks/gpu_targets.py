@@ -338,7 +338,9 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(args.work, ignore_errors=True)
     args.work.mkdir(parents=True)
     proj = copy_project(args.work)
-    env = {**os.environ, "PYTHONPATH": str(proj), "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1",
+    # the project copy first, then whatever the caller put there (unpacked wheels, say)
+    pythonpath = os.pathsep.join(filter(None, [str(proj), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            "TORCHINDUCTOR_CACHE_DIR": str(args.work / "inductor-cache"),
            "TRITON_CACHE_DIR": str(args.work / "triton-cache"),

@@ -142,7 +142,8 @@ VENDOR = Vendor(
     accelerator_sampler=NvmlSampler,
     device="cuda",
     validated_on_hardware=HardwareValidation(
-        ran=False, note="run once on one H100 SXM in in-container mode only (b47f51c, no Docker: "
-        "the device layer, the NVML sampler, base/ and one training and inference case worked; "
-        "docs/validation.md); the nvidia image, multi-GPU and multi-node runs are untested"),
+        ran=False, note="run on one H100 SXM in in-container mode only (2026-11-27, cb8485b, no "
+        "Docker: chipperf selftest, base/, resnet50, gpt2 and llama training, resnet50 inference "
+        "and a serving point worked; docs/validation.md); the nvidia image, multi-GPU and "
+        "multi-node runs are untested"),
 )

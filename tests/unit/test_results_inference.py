@@ -213,7 +213,7 @@ def test_console_and_readme_tables_show_latency_and_engine(run, capsys):
                               "counted", "whole", "throughput", "(with", "input", "pipeline)",
                               "core", "throughput", "(compute", "only)", "p99", "latency",
                               "(ms)", "quality", "metric", "(target)", "max", "|diff|", "vs",
-                              "reference", "MFU", "energy/item", "(J)"]
+                              "reference", "MFU", "(whole)", "energy/item", "(J)"]
     row = out.splitlines()[3]
     assert "onnxruntime  fp16" in row and "12 ± 16.7%" in row
     assert "0.1 (2/3 within bound)" in row and "4.13% ± 5.0% (fp16)" in row

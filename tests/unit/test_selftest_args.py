@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from chipperf.errors import ConfigError
-from chipperf.selftest import FACTS_MIN_S, Row, check_args, gemm_dtypes, table
+from chipperf.selftest import (
+    FACTS_MIN_S,
+    Row,
+    Selftest,
+    case_rows,
+    check_args,
+    gemm_dtypes,
+    quality_missed,
+    table,
+)
 
 
 @pytest.mark.parametrize("vendor, chip, budget, says", [
@@ -34,3 +45,18 @@ def test_the_table_says_what_each_figure_is_and_why_one_is_missing() -> None:
                                 "verdict"]
     assert "0.5 TFLOP/s" in lines[1] and "0.91" in lines[1] and "1.0 %" in lines[1]
     assert lines[2].endswith("not run: 3 s of the budget left")
+
+
+def test_a_quality_miss_is_said_beside_figures_that_stand() -> None:
+    served = {"status": "succeeded", "converged": False, "engine": "eager",
+              "throughput": {"raw": 112.5, "pure_compute": 112.6, "unit": "tokens/s"},
+              "metric": {"name": "greedy_token_agreement", "value": 0.0784, "target": 0.8}}
+    test = Selftest("cpu", "xeon", 60.0, Path("."), Path("."), command=lambda argv: 0)
+    case_rows(test, "serving", {"rounds": [served]}, "llama3_8b")
+    whole, core = test.rows
+    assert (whole.figure, whole.value, core.figure, core.value) == (
+        "llama3_8b whole throughput, eager", 112.5, "llama3_8b core throughput, eager", 112.6)
+    assert whole.verdict == ("ok, but greedy_token_agreement 0.0784 missed its target 0.8 "
+                             "(agreement with the fp32 reference)")
+    assert quality_missed("serving", {**served, "converged": True}) == ""
+    assert quality_missed("training", served) == ""

@@ -51,9 +51,13 @@ def _detail(preset: Mapping[str, Any]) -> str:
 def smoke_text(submit: Any) -> str:
     """The smoke label of a case whose data card says it is a smoke test (SUBMIT_INFO's
     ``dataset``), with the size the run itself used (SUBMIT_INFO's config ``image_size``)
-    beside the card's native ``image_size``; '' when the card says nothing."""
+    beside the card's native ``image_size``; '' when the card says nothing, or when the run
+    read no data in its timed window (config ``data_mode`` synthetic: the figure's own label,
+    "synthetic: compute only", says what it is)."""
     info = as_dict(submit)
     card = as_dict(info.get("dataset"))
+    if as_dict(info.get("config")).get("data_mode") == "synthetic":
+        return ""
     text = str(card.get("smoke_test") or "")
     native, used = card.get("image_size"), as_dict(info.get("config")).get("image_size")
     if text and isinstance(used, int) and not isinstance(used, bool):

@@ -92,8 +92,8 @@ def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]
     """Inference: engine and precision, throughput, p99 latency, accuracy and deviation
     from the reference instead of train-time columns."""
     header = ["case", "chip", "engine", "precision", "status", "rounds counted", WHOLE, CORE,
-              "p99 latency (ms)", "quality metric (target)", "max |diff| vs reference", "MFU",
-              "energy/item (J)"]
+              "p99 latency (ms)", "quality metric (target)", "max |diff| vs reference",
+              "MFU (whole)", "energy/item (J)"]
     rows = []
     for c in summary.cases:
         agg = c.aggregate

@@ -97,7 +97,10 @@ def case_section(case: CaseResult) -> list[str]:
               "", stats_table(case), ""]
     if any(r.mfu is not None for r in case.rounds):
         lines += [f"MFU divides achieved FLOP/s by the spec-sheet peak in {case.mfu_dtype} "
-                  "times the number of chips.", ""]
+                  "times the number of chips" + (
+                      " (inference: the FLOP/s of the whole throughput, pre- and post-"
+                      "processing in; the core throughput's share is higher by their ratio)"
+                      if case.inference else "") + ".", ""]
     measured = next((r for r in case.rounds if r.mfu_measured is not None
                      and r.measured_peak_flops_per_chip is not None), None)
     if measured is not None and measured.measured_peak_flops_per_chip is not None:
