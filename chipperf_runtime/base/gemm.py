@@ -5,9 +5,14 @@ float32 with ``torch.set_float32_matmul_precision("high")`` on an accelerator; I
 ``torch._int_mm`` (int8 x int8 -> int32) with B column-major, the layout cuBLASLt's integer
 tensor-core (IMMA) kernels take: with a row-major B the same call measured 132.6 TOPS on an
 H100 (pytorch/pytorch#165230 reports the penalty); its sizes must satisfy its rule (M > 16,
-K and N multiples of 8). FP8 is ``torch._scaled_mm`` on e4m3 operands (bf16 out). Each
-dtype is first tried once on a small problem: an error there, or the device layer saying
-the dtype is not supported, makes the spec unsupported with that reason. FINISHED's
+K and N multiples of 8). With B so, one H100 measured 882 TOPS (44.6 % of its INT8 sheet
+value); pytorch/pytorch#187094 reports that ``torch._int_mm`` calls cuBLASLt with no
+workspace, which can keep it off cuBLASLt's faster kernels. The vendor config's ``int8_kernel:
+inductor`` runs the same call through ``torch.compile(mode="max-autotune-no-cudagraphs")``:
+Inductor times cuBLASLt beside its own Triton GEMM templates and keeps the fastest (not yet
+measured on a GPU). FP8 is ``torch._scaled_mm`` on e4m3 operands (bf16 out). Each dtype is
+first tried once on a small problem: an error there, or the device layer saying the dtype is
+not supported, makes the spec unsupported with that reason. FINISHED's
 ``method.kernel`` names what ran (``kernel``).
 
 On the host CPU a host is one chip: its local rank 0 runs the GEMM on every usable core
@@ -38,12 +43,19 @@ DTYPES: dict[str, tuple[torch.dtype, str]] = {
 }
 
 
-def operands(name: str, m: int, n: int, k: int, device: torch.device
+INT8_KERNELS = ("int_mm", "inductor")
+
+
+def operands(name: str, m: int, n: int, k: int, device: torch.device, int8_kernel: str = "int_mm"
              ) -> Callable[[], torch.Tensor]:
-    """The GEMM of dtype ``name`` on fresh operands, as a no-argument callable."""
+    """The GEMM of dtype ``name`` on fresh operands, as a no-argument callable (INT8: through
+    ``int8_kernel``, one of INT8_KERNELS)."""
     dtype = DTYPES[name][0]
     if name == "INT8":
         a, b = int8_operands(m, n, k, device)
+        if int8_kernel == "inductor":
+            tuned = torch.compile(torch._int_mm, mode="max-autotune-no-cudagraphs", dynamic=False)
+            return lambda: tuned(a, b)
         return lambda: torch._int_mm(a, b)
     if name == "FP8":
         a = torch.randn(m, k, device=device).to(dtype)
@@ -71,13 +83,26 @@ def int8_size_problems(m: int, n: int, k: int) -> list[str]:
                        for what, v in (("K", k), ("N", n)) if v <= 0 or v % 8]
 
 
-def kernel(name: str, device: TorchDevice) -> str:
+def kernel(name: str, device: TorchDevice, int8_kernel: str = "int_mm") -> str:
     """The call a dtype's GEMM makes and, for INT8, the library kernel it reaches here."""
     if name == "FP8":
         return "torch._scaled_mm, e4m3 x e4m3 -> bf16, B column-major"
     if name != "INT8":
         return f"torch.matmul, {DTYPES[name][0]}"
+    if int8_kernel == "inductor":
+        return ("torch.compile(torch._int_mm, mode='max-autotune-no-cudagraphs'), int8 x int8 -> "
+                "int32, B column-major: the fastest of Inductor's GEMM templates and "
+                f"{device.int_mm_path()}")
     return f"torch._int_mm, int8 x int8 -> int32, B column-major: {device.int_mm_path()}"
+
+
+def int8_kernel_of(case: BenchCase, name: str) -> str:
+    """The vendor config's ``int8_kernel`` (INT8 only; default int_mm), checked."""
+    chosen = case.setting("int8_kernel", "int_mm", str)
+    if chosen not in INT8_KERNELS:
+        raise BenchError(f"{case.name}: int8_kernel {chosen!r} is not one of "
+                         f"{', '.join(INT8_KERNELS)}: fix the vendor config")
+    return chosen if name == "INT8" else "int_mm"
 
 
 def check_sizes(case: BenchCase, name: str, m: int, n: int, k: int) -> None:
@@ -123,13 +148,14 @@ def measure(case: BenchCase) -> None:
     probe(name, device)
     m, n, k = (case.setting(x, 4096) for x in ("M", "N", "K"))
     check_sizes(case, name, m, n, k)
+    int8_kernel = int8_kernel_of(case, name)
     loop = Loop(case.setting("warmup", 3), case.setting("iters", 10),
                 case.setting("min_time_s", 1.0, float))
     size = DTYPES[name][0].itemsize
     need = (m * k + k * n) * size + m * n * max(size, 2 if name == "FP8" else size)
     check_fits(case, device, need, f"a {m}x{k}x{n} {name} GEMM")
     gemm = allocate(case, need, f"a {m}x{k}x{n} {name} GEMM",
-                    lambda: operands(name, m, n, k, device.device))
+                    lambda: operands(name, m, n, k, device.device, int8_kernel))
     warm(gemm, device.synchronize, loop)
     case.ready(facts(case, device))
     with case.window(device.synchronize):
@@ -145,10 +171,10 @@ def measure(case: BenchCase) -> None:
                           DTYPES[name][1], 1.0, memory),
         "converged": True,
         "method": {"what": "C = A @ B, 2*M*N*K FLOPs per GEMM", "M": m, "N": n, "K": k,
-                   "dtype": name, "kernel": kernel(name, device), "threads": threads,
+                   "dtype": name, "kernel": kernel(name, device, int8_kernel), "threads": threads,
                    **loop.describe(), "iterations": timed.iterations,
                    "timing": "wall clock over the whole loop, device synchronized at both ends"},
-        **share(tflops * 1e12, peak), **references(case, device, name, (m, n, k), tflops),
+        **share(tflops * 1e12, peak), **references(case, device, name, (m, n, k), tflops, int8_kernel),
     })
 
 
@@ -170,13 +196,13 @@ def measuring(case: BenchCase, device: TorchDevice) -> int:
 
 
 def references(case: BenchCase, device: TorchDevice, name: str, mnk: tuple[int, int, int],
-               tflops: float) -> dict:
+               tflops: float, int8_kernel: str = "int_mm") -> dict:
     """What is timed right after the window: the bare torch loop (``reference``) and, on the
     host CPU, numpy's GEMM of the same sizes with as many threads (``numpy_reference``,
     ``ratio_to_numpy``), or why there is none (``numpy_reference_reason``)."""
     from chipperf_runtime.base import reference  # it imports this module
 
-    out = reference.beside(case, lambda s: reference.gemm(device, name, mnk[0], s))
+    out = reference.beside(case, lambda s: reference.gemm(device, name, mnk[0], s, int8_kernel))
     why = "numpy runs on the host CPU, not on this device" if device.is_accelerator else \
         blas.why_none(name)
     if why:

@@ -2,6 +2,7 @@
 harness, so that a harness figure far from it points at the harness, not the chip.
 
     python3 -m chipperf_runtime.base.reference gemm FP32 --size 512 [--seconds 1]
+    python3 -m chipperf_runtime.base.reference gemm INT8 --size 8192 --int8-kernel inductor
     python3 -m chipperf_runtime.base.reference copy --bytes 67108864 [--seconds 1]
 
 GEMM: ``torch.matmul`` of two ``size x size`` operands in the dtype (INT8: ``torch._int_mm``),
@@ -19,7 +20,7 @@ from collections.abc import Callable
 
 import torch
 
-from chipperf_runtime.base.gemm import DTYPES, operands, precision
+from chipperf_runtime.base.gemm import DTYPES, INT8_KERNELS, operands, precision
 from chipperf_runtime.base.memory import copier
 from chipperf_runtime.bench.case import BenchCase
 from chipperf_runtime.device.torch import TorchDevice, open_torch_device
@@ -33,12 +34,14 @@ def timed(fn: Callable[[], object], device: TorchDevice, seconds: float) -> Time
     return run_window(fn, device.synchronize, loop)
 
 
-def gemm(device: TorchDevice, name: str, size: int, seconds: float) -> dict:
+def gemm(device: TorchDevice, name: str, size: int, seconds: float, int8_kernel: str = "int_mm"
+         ) -> dict:
     precision(name, device)
-    run = timed(operands(name, size, size, size, device.device), device, seconds)
+    run = timed(operands(name, size, size, size, device.device, int8_kernel), device, seconds)
+    how = f" ({int8_kernel})" if name == "INT8" else ""
     return {"value": 2.0 * size ** 3 * run.iterations / run.seconds / 1e12,
             "unit": "TOPS" if name == "INT8" else "TFLOP/s",
-            "method": f"torch matmul {name} {size}^3, bare loop", "iterations": run.iterations,
+            "method": f"torch matmul {name}{how} {size}^3, bare loop", "iterations": run.iterations,
             "seconds": run.seconds}
 
 
@@ -72,13 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     g = sub.add_parser("gemm")
     g.add_argument("dtype", choices=sorted(DTYPES))
     g.add_argument("--size", type=int, default=512)
+    g.add_argument("--int8-kernel", choices=INT8_KERNELS, default="int_mm",
+                   help="INT8 only: torch._int_mm as it is, or through Inductor's max-autotune")
     c = sub.add_parser("copy")
     c.add_argument("--bytes", type=int, default=1 << 26)
     for p in (g, c):
         p.add_argument("--seconds", type=float, default=1.0)
     args = parser.parse_args(argv)
     device = open_torch_device(0)
-    result = gemm(device, args.dtype, args.size, args.seconds) if args.what == "gemm" else \
+    result = gemm(device, args.dtype, args.size, args.seconds, args.int8_kernel) \
+        if args.what == "gemm" else \
         copy(device, args.bytes, args.seconds)
     print(json.dumps({**result, "device": device.name()}))
     return 0

@@ -88,3 +88,16 @@ def test_numpy_is_the_reference_only_where_it_has_a_blas_gemm() -> None:
     assert blas.why_none("FP32") is None and blas.why_none("FP64") is None
     assert blas.why_none("BF16") == ("numpy has no BLAS GEMM in BF16 (only FP32, FP64): no "
                                      "numpy figure beside it")
+
+
+def test_the_inductor_int8_kernel_computes_the_same_product() -> None:
+    """``int8_kernel: inductor`` compiles the same torch._int_mm (max-autotune): the product
+    stays exact; on the CPU Inductor has no GEMM template to try, so it keeps the library's."""
+    torch.manual_seed(0)
+    plain = gemm.operands("INT8", 32, 24, 64, torch.device("cpu"))()
+    torch.manual_seed(0)
+    tuned = gemm.operands("INT8", 32, 24, 64, torch.device("cpu"), "inductor")()
+    assert torch.equal(plain, tuned)
+    case = SimpleNamespace(name="computation-INT8", setting=lambda key, default, kind=int: "cutlass")
+    with pytest.raises(gemm.BenchError, match="int8_kernel 'cutlass' is not one of int_mm, inductor"):
+        gemm.int8_kernel_of(case, "INT8")
