@@ -189,25 +189,45 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def case_env(case: Case, threads: int) -> dict[str, str]:
+@dataclass(frozen=True)
+class Chip:
+    """Where the case runs: the cpu vendor's xeon (default), or another vendor's chip with its
+    ``config_<chip>x1x1.py`` (case_profile.py's ``--vendor nvidia``, on a GPU machine)."""
+
+    vendor: str = "cpu"
+    name: str = "xeon"
+
+    def config(self, case: Case) -> tuple[Path, str]:
+        if self.vendor == "cpu":
+            return case.config_dir, CONFIG_FILE
+        return REPO / "training" / self.vendor / case.name / "config", f"config_{self.name}x1x1.py"
+
+
+XEON = Chip()
+
+
+def case_env(case: Case, threads: int, chip: Chip = XEON) -> dict[str, str]:
     """The launch contract for rank 0 of a 1x1 run (what chipperf's launcher gives it)."""
+    from chipperf.plan import device_env
+
     keep = {k: v for k, v in os.environ.items()
             if not k.startswith(("PADDLE_", "CHIPPERF_")) and k not in ("TF_CONFIG",)}
     return {**keep, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port()),
             "NNODES": "1", "NODE_RANK": "0", "NPROC_PER_NODE": "1", "WORLD_SIZE": "1",
             "RANK": "0", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1",
-            "CHIPPERF_RUN_ID": "case-efficiency", "CHIPPERF_CASE": f"{case.key}:xeon:1:1:1",
-            "CHIPPERF_ROUND": "1", "CHIPPERF_VENDOR": "cpu", "CHIPPERF_DEVICE": "cpu",
-            "OMP_NUM_THREADS": str(threads),
-            "PYTHONPATH": f"{REPO}:{BENCH}", "PYTHONUNBUFFERED": "1", **dict(case.env)}
+            "CHIPPERF_RUN_ID": "case-efficiency", "CHIPPERF_CASE": f"{case.key}:{chip.name}:1:1:1",
+            "CHIPPERF_ROUND": "1", **device_env(chip.vendor), "OMP_NUM_THREADS": str(threads),
+            "PYTHONPATH": f"{REPO}:{BENCH}", "PYTHONUNBUFFERED": "1",
+            **(dict(case.env) if chip.vendor == "cpu" else {})}
 
 
 def case_argv(case: Case, data_dir: Path, out: Path, threads: int,
-              max_steps: int | None) -> list[str]:
+              max_steps: int | None, chip: Chip = XEON) -> list[str]:
+    config_dir, config_file = chip.config(case)
     argv = [sys.executable, "-u", str(case.entry), "--data_dir", str(data_dir),
-            "--extern_config_dir", str(case.config_dir), "--extern_config_file", CONFIG_FILE,
+            "--extern_config_dir", str(config_dir), "--extern_config_file", config_file,
             "--output_dir", str(out)]
-    if case.threads_param:
+    if case.threads_param and chip.vendor == "cpu":
         argv += ["--set", f"cpu_threads={threads}"]
     if max_steps is not None:
         argv += ["--set", f"max_steps={max_steps}"]

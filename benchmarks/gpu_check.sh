@@ -10,8 +10,12 @@
 # gpt2 resnet50_synth llama1b infer_resnet50 resnet50_predec: what the budget cuts comes last).
 # A python without paramiko or docker gets them from .whl/gpu-check (git-ignored; made by the
 # command in gpu_targets.py's docstring), unpacked into a private folder on PYTHONPATH.
-# $OUT gets: env.txt, selftest.log, selftest.tgz (its result dirs), targets.log,
-# targets.tgz (gpu_targets.py's summary, logs and result dirs); files over 3 MiB left out.
+# PHASES (default "selftest targets") picks what runs, in this order: selftest, targets, int8
+# (base/'s INT8 GEMM bare, torch._int_mm and Inductor's autotune, at INT8_SIZES, FP8 beside),
+# gpt2 (gpu_targets' gpt2 step once per GPT2_SETS item), profile (case_profile.py on gpt2:
+# kernels by class), serving (the llama3_8b serving point, SERVING_SETS, under cProfile).
+# $OUT gets: env.txt and, per phase, <phase>.log; selftest.tgz (its result dirs) and
+# targets.tgz (gpu_targets.py's summary, logs and result dirs), files over 3 MiB left out.
 set -u
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SELFTEST_S=${1:-270}
@@ -19,6 +23,11 @@ TARGETS_S=${2:-240}
 VENDOR=${3:-nvidia}
 shift $(( $# < 3 ? $# : 3 ))
 STEPS=${*:-gpt2 resnet50_synth llama1b infer_resnet50 resnet50_predec}
+PHASES=${PHASES:-selftest targets}       # also: int8 gpt2 profile serving (below)
+INT8_SIZES=${INT8_SIZES:-8192 16384}
+GPT2_SETS=${GPT2_SETS:-global_batch_size=32}
+PROFILE_SETS=${PROFILE_SETS:---set perf_warmup_steps=6 --set timed_steps=6}
+SERVING_SETS=${SERVING_SETS:---set engine=eager --set num_layers=2 --set offline_requests=16 --set single_stream_requests=4 --set server_requests=8 --set prompt_tokens_max=512 --set output_tokens_max=32 --set output_tokens_min=16 --set accuracy_requests=2}
 OUT=${OUT:?set OUT to an empty folder}
 mkdir -p "$OUT"
 WORK=/tmp/chipperf-gpu-check
@@ -66,21 +75,82 @@ python3 -c "import chipperf.cli, chipperf.remote.host" >> "$OUT/env.txt" 2>&1 \
 echo "engine imports at $(since)" | tee -a "$OUT/env.txt"
 
 cd "$REPO" || exit 2
-timeout -k 15 $(( SELFTEST_S + 45 )) python3 -m chipperf.cli selftest --vendor "$VENDOR" \
-    --budget "$SELFTEST_S" --result-root "$WORK/selftest" --data-root "$WORK/data" > "$OUT/selftest.log" 2>&1
-echo "selftest exit $? at $(since)" | tee -a "$OUT/selftest.log"
-for summary in "$WORK"/selftest/selftest*/*/run*/summary.json; do
-    [ -e "$summary" ] || continue
-    timeout 60 python3 -m chipperf.cli check "$(dirname "$summary")" >> "$OUT/selftest.log" 2>&1
-    echo "check $(dirname "$summary"): exit $?" >> "$OUT/selftest.log"
-done
-pack selftest "$WORK/selftest" >> "$OUT/selftest.log"
-tail -25 "$OUT/selftest.log"
+wants() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
+data() {  # the selftest's data root (digits, llm-prompts), made once when a phase needs it
+    [ -d "$WORK/data/llm-prompts" ] || python3 inference/prepare_data.py --root "$WORK/data" > "$WORK/data.log" 2>&1
+}
 
-# shellcheck disable=SC2086  # STEPS is a list of words
-timeout -k 15 $(( TARGETS_S + 45 )) python3 benchmarks/gpu_targets.py --vendor "$VENDOR" \
-    --out "$WORK/targets" --work "$WORK/targets-work" --budget "$TARGETS_S" --steps $STEPS \
-    > "$OUT/targets.log" 2>&1
-echo "gpu_targets exit $? at $(since)" | tee -a "$OUT/targets.log"
-pack targets "$WORK/targets" >> "$OUT/targets.log"
-tail -20 "$OUT/targets.log"
+if wants selftest; then
+    timeout -k 15 $(( SELFTEST_S + 45 )) python3 -m chipperf.cli selftest --vendor "$VENDOR" \
+        --budget "$SELFTEST_S" --result-root "$WORK/selftest" --data-root "$WORK/data" > "$OUT/selftest.log" 2>&1
+    echo "selftest exit $? at $(since)" | tee -a "$OUT/selftest.log"
+    for summary in "$WORK"/selftest/selftest*/*/run*/summary.json; do
+        [ -e "$summary" ] || continue
+        timeout 60 python3 -m chipperf.cli check "$(dirname "$summary")" >> "$OUT/selftest.log" 2>&1
+        echo "check $(dirname "$summary"): exit $?" >> "$OUT/selftest.log"
+    done
+    pack selftest "$WORK/selftest" >> "$OUT/selftest.log"
+    tail -25 "$OUT/selftest.log"
+fi
+
+if wants targets; then
+    # shellcheck disable=SC2086  # STEPS is a list of words
+    timeout -k 15 $(( TARGETS_S + 45 )) python3 benchmarks/gpu_targets.py --vendor "$VENDOR" \
+        --out "$WORK/targets" --work "$WORK/targets-work" --budget "$TARGETS_S" --steps $STEPS \
+        > "$OUT/targets.log" 2>&1
+    echo "gpu_targets exit $? at $(since)" | tee -a "$OUT/targets.log"
+    pack targets "$WORK/targets" >> "$OUT/targets.log"
+    tail -20 "$OUT/targets.log"
+fi
+
+if wants int8; then   # base/'s INT8 GEMM, bare: torch._int_mm as it is and under Inductor's autotune
+    export CHIPPERF_VENDOR=$VENDOR CHIPPERF_DEVICE=$([ "$VENDOR" = cpu ] && echo cpu || echo cuda)
+    for size in $INT8_SIZES; do
+        for kernel in int_mm inductor; do
+            echo "== INT8 $size^3 $kernel" >> "$OUT/int8.log"
+            timeout -k 5 150 python3 -m chipperf_runtime.base.reference gemm INT8 --size "$size" \
+                --int8-kernel "$kernel" --seconds 2 >> "$OUT/int8.log" 2>&1
+        done
+        timeout -k 5 60 python3 -m chipperf_runtime.base.reference gemm FP8 --size "$size" --seconds 2 \
+            >> "$OUT/int8.log" 2>&1
+    done
+    unset CHIPPERF_VENDOR CHIPPERF_DEVICE
+    echo "int8 done at $(since)" | tee -a "$OUT/int8.log"
+    grep -v "^==" "$OUT/int8.log" | cut -c1-160
+fi
+
+if wants gpt2; then   # gpt2-medium's MFU with a fuller micro-batch (issue 25: 35 %)
+    for set in $GPT2_SETS; do
+        timeout -k 15 200 python3 benchmarks/gpu_targets.py --vendor "$VENDOR" --out "$WORK/gpt2-$set" \
+            --work "$WORK/gpt2-work-$set" --budget 170 --steps gpt2 --set "$set" >> "$OUT/gpt2.log" 2>&1
+        echo "gpt2 --set $set exit $? at $(since)" | tee -a "$OUT/gpt2.log"
+        tail -2 "$WORK/gpt2-$set/summary.txt" >> "$OUT/gpt2.log" 2>/dev/null
+    done
+    tail -12 "$OUT/gpt2.log"
+fi
+
+if wants profile; then  # where gpt2-medium's step goes: kernels by class, GPU busy share
+    gpt2_data=$WORK/gpt2-data
+    [ -d "$gpt2_data" ] || python3 training/benchmarks/gpt2/pytorch/prepare_data.py --output "$gpt2_data" > "$WORK/gpt2-data.log" 2>&1
+    chip=$([ "$VENDOR" = cpu ] && echo xeon || echo H100)
+    timeout -k 15 240 python3 benchmarks/case_profile.py --cases gpt2-pytorch --vendor "$VENDOR" \
+        --chip "$chip" --data-dir "$gpt2_data" --skip 6 --top 25 $PROFILE_SETS > "$OUT/profile.log" 2>&1
+    echo "profile exit $? at $(since)" | tee -a "$OUT/profile.log"
+    tail -30 "$OUT/profile.log" | cut -c1-200
+fi
+
+if wants serving; then  # the serving point under cProfile: where the host's time goes
+    data
+    config=$([ "$VENDOR" = cpu ] && echo cpu || echo nvidia)_configuration.yaml
+    CHIPPERF_VENDOR=$VENDOR CHIPPERF_DEVICE=$([ "$VENDOR" = cpu ] && echo cpu || echo cuda) \
+        PYTHONPATH=$REPO:$REPO/inference/benchmarks:$PYTHONPATH timeout -k 15 240 python3 -m cProfile \
+        -o "$WORK/serving.prof" inference/benchmarks/llama3_8b/pytorch/run_inference.py \
+        --data_dir "$WORK/data/llm-prompts" --extern_config_dir inference/configs/llama3_8b \
+        --extern_config_file "$config" --output_dir "$WORK/serving-out" $SERVING_SETS > "$OUT/serving.log" 2>&1
+    echo "serving exit $? at $(since)" | tee -a "$OUT/serving.log"
+    python3 -c "import pstats, sys; pstats.Stats(sys.argv[1], stream=sys.stdout).sort_stats('tottime').print_stats(30)" \
+        "$WORK/serving.prof" >> "$OUT/serving.log" 2>&1
+    grep -h '"event": "FINISHED"' "$WORK"/serving-out/*.log "$WORK"/serving-out/*/*.log 2>/dev/null | cut -c1-600 >> "$OUT/serving.log"
+    tail -45 "$OUT/serving.log" | cut -c1-200
+fi
+echo "done at $(since)"

@@ -76,6 +76,7 @@ class Run:
     proj: Path
     budget_s: float
     env: dict[str, str]
+    sets: dict[str, Any] = field(default_factory=dict)   # --set: every training step's OVERRIDES
     started: float = field(default_factory=time.monotonic)
     lines: list[str] = field(default_factory=list)
 
@@ -178,7 +179,7 @@ def train_step(run: Run, step: str, data: dict[str, Path]) -> Path | None:
     results = run.out / "results" / step
     (conf / f"cluster_{step}.yaml").write_text(
         f'HOSTS: ["127.0.0.1"]\nMASTER_PORT: "29562"\nWORK_ROOT: "{run.work / "work"}"\n')
-    overrides = json.dumps(training_overrides(run, step))
+    overrides = json.dumps({**training_overrides(run, step), **run.sets})
     (conf / f"test_{step}.yaml").write_text(
         f'VENDOR: "{run.vendor}"\nIN_CONTAINER_LAUNCH: true\nRESULT_ROOT: "{results}"\n'
         f"ROUND_TIMEOUT: {TRAIN_SECONDS[step]}\nMONITOR_INTERVAL: 1\nCLEAR_CACHES: false\n"
@@ -307,6 +308,19 @@ def unpack_wheels(run: Run, wheels: Path) -> None:
     run.env["PYTHONPATH"] = f"{site}{os.pathsep}{run.env['PYTHONPATH']}"
 
 
+def parse_sets(parser: argparse.ArgumentParser, items: list[str]) -> dict[str, Any]:
+    sets: dict[str, Any] = {}
+    for item in items:
+        name, equals, text = item.partition("=")
+        if not name.strip() or not equals:
+            parser.error(f"--set {item!r}: expected NAME=VALUE")
+        try:
+            sets[name.strip()] = json.loads(text)
+        except ValueError:
+            parser.error(f"--set {item!r}: the value must be a JSON literal (strings in double quotes)")
+    return sets
+
+
 def detect_chip(vendor: str) -> str:
     if vendor == "cpu":
         return "xeon"
@@ -333,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="wheels of what the engine imports and the python lacks (default .whl/gpu-check)")
     p.add_argument("--steps", nargs="*", default=[t.step for t in TARGETS],
                    choices=[t.step for t in TARGETS], help="the steps to run, in this order")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
+                   help="a training parameter for every training step, on top of its own "
+                        "(VALUE a JSON literal: 32, \"max-autotune\"; repeatable)")
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(args.work, ignore_errors=True)
@@ -346,9 +363,10 @@ def main(argv: list[str] | None = None) -> int:
            "TRITON_CACHE_DIR": str(args.work / "triton-cache"),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     run = Run(args.vendor, detect_chip(args.vendor), args.out.resolve(), args.work, proj,
-              args.budget, env)
+              args.budget, env, parse_sets(p, args.sets))
     run.say(f"chipperf GPU targets: vendor {run.vendor}, chip {run.chip}, python {sys.executable}, "
-            f"budget {args.budget:.0f} s, started {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")
+            f"budget {args.budget:.0f} s, started {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"
+            + (f", every training step with {json.dumps(run.sets)}" if run.sets else ""))
     if not engine_imports(run) and args.wheels.is_dir():
         unpack_wheels(run, args.wheels)
     if not engine_imports(run):
