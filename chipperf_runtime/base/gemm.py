@@ -8,7 +8,7 @@ H100 (pytorch/pytorch#165230 reports the penalty); its sizes must satisfy its ru
 K and N multiples of 8). With B so, one H100 measured 882 TOPS (44.6 % of its INT8 sheet
 value); pytorch/pytorch#187094 reports that ``torch._int_mm`` calls cuBLASLt with no
 workspace, which can keep it off cuBLASLt's faster kernels. The vendor config's ``int8_kernel:
-inductor`` runs the same call through ``torch.compile(mode="max-autotune-no-cudagraphs")``:
+inductor`` runs the same call through ``torch.compile(mode="max-autotune")``:
 Inductor times cuBLASLt beside its own Triton GEMM templates and keeps the fastest (not yet
 measured on a GPU). FP8 is ``torch._scaled_mm`` on e4m3 operands (bf16 out). Each dtype is
 first tried once on a small problem: an error there, or the device layer saying the dtype is
@@ -54,7 +54,7 @@ def operands(name: str, m: int, n: int, k: int, device: torch.device, int8_kerne
     if name == "INT8":
         a, b = int8_operands(m, n, k, device)
         if int8_kernel == "inductor":
-            tuned = torch.compile(torch._int_mm, mode="max-autotune-no-cudagraphs", dynamic=False)
+            tuned = torch.compile(torch._int_mm, mode="max-autotune", dynamic=False)
             return lambda: tuned(a, b)
         return lambda: torch._int_mm(a, b)
     if name == "FP8":
@@ -90,7 +90,7 @@ def kernel(name: str, device: TorchDevice, int8_kernel: str = "int_mm") -> str:
     if name != "INT8":
         return f"torch.matmul, {DTYPES[name][0]}"
     if int8_kernel == "inductor":
-        return ("torch.compile(torch._int_mm, mode='max-autotune-no-cudagraphs'), int8 x int8 -> "
+        return ("torch.compile(torch._int_mm, mode='max-autotune'), int8 x int8 -> "
                 "int32, B column-major: the fastest of Inductor's GEMM templates and "
                 f"{device.int_mm_path()}")
     return f"torch._int_mm, int8 x int8 -> int32, B column-major: {device.int_mm_path()}"

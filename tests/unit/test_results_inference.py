@@ -333,3 +333,14 @@ def test_an_llm_finished_reports_its_window_tokens_and_serving_table(run, capsys
     assert "Round 1: bound p99 TTFT <= 5000 ms and TPOT <= 1000 ms; highest server rate " \
            "meeting it: 3.124 requests/s." in md
     assert "LLM serving (times in ms)" in (run / "report.html").read_text()
+
+
+def test_energy_cells_fall_back_to_the_chips_own_counters_and_say_so() -> None:
+    from chipperf.results.compute.schema import Stat
+    from chipperf.results.render.console import energy_text
+
+    chips = {"accel_energy_j": Stat(n=1, mean=4388.0), "work_per_joule_accel": Stat(n=1, mean=186.7)}
+    assert energy_text(chips, "energy_j") == "4,388.0 (chips)"
+    assert energy_text(chips, "work_per_joule") == "186.7 (chips)"
+    assert energy_text({**chips, "energy_j": Stat(n=1, mean=9000.0)}, "energy_j") == "9,000.0"
+    assert energy_text({}, "energy_per_item_j") == "—"

@@ -5,8 +5,10 @@ Inference, training and the spec suites (base/, operation/) each have their own 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from chipperf.results.compute.plausible import case_errors, has_error, window_notes
-from chipperf.results.compute.schema import CORE, SYNTHETIC_LABEL, WHOLE, CaseResult, RunSummary
+from chipperf.results.compute.schema import CORE, SYNTHETIC_LABEL, WHOLE, CaseResult, RunSummary, Stat
 from chipperf.results.render.text import DASH, console_table, fmt, stat_text
 
 # The cell of a share rejected in every counted round (chipperf.results.compute.plausible).
@@ -68,7 +70,7 @@ def spec_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
             c.title, c.chip_label or DASH, c.topology, c.status or DASH,
             f"{len(c.counted)}/{len(c.rounds)}",
             f"{value} {c.metric_name}" if value != DASH and c.metric_name else value, share,
-            stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j"))])
+            stat_text(agg.get("avg_power_w_per_chip")), energy_text(agg, "energy_j")])
     return header, rows
 
 
@@ -83,8 +85,8 @@ def training_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]
             f"{len(c.counted)}/{len(c.rounds)}",
             throughput_text(c), stat_text(agg.get("train_time_s")), metric_text(c),
             mfu_text(c),
-            stat_text(agg.get("avg_power_w_per_chip")), stat_text(agg.get("energy_j")),
-            stat_text(agg.get("work_per_joule"))])
+            stat_text(agg.get("avg_power_w_per_chip")), energy_text(agg, "energy_j"),
+            energy_text(agg, "work_per_joule")])
     return header, rows
 
 
@@ -102,8 +104,23 @@ def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]
             c.status or DASH, f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
             throughput_text(c, "throughput_pure_compute"), stat_text(agg.get("latency_p99_ms")),
             metric_text(c), reference_text(c),
-            mfu_text(c), stat_text(agg.get("energy_per_item_j"))])
+            mfu_text(c), energy_text(agg, "energy_per_item_j")])
     return header, rows
+
+
+# a node figure (the BMC's power over the window) -> the same figure from the chips' own counters
+CHIPS_ONLY = {"energy_j": "accel_energy_j", "work_per_joule": "work_per_joule_accel",
+              "energy_per_item_j": "accel_energy_per_item_j"}
+
+
+def energy_text(agg: Mapping[str, Stat], key: str) -> str:
+    """The node's energy figure or, where the node's power was not read (no BMC), the
+    accelerators' own, marked "(chips)": the chips alone, not the host around them."""
+    node = stat_text(agg.get(key))
+    if node != DASH:
+        return node
+    chips = stat_text(agg.get(CHIPS_ONLY[key]))
+    return f"{chips} (chips)" if chips != DASH else DASH
 
 
 def reference_text(case: CaseResult) -> str:
