@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from chipperf_runtime.training.driver import Config, DataError
+from chipperf_runtime.training.hftext import flagperf_cpm
 from chipperf_runtime.training.hftext.tasks import CausalLM
 from chipperf_runtime.training.textlm import tokens
 
@@ -108,7 +109,12 @@ class MegatronGPT2LM(CausalLM):
     config sets ``from_checkpoint``."""
 
     def open(self, data_dir: Path, arch: Any, cfg: Config, prepare: str) -> RootedTokens:
-        data = super().open(data_dir, arch, cfg, prepare)
+        """The token layouts of ``CausalLM``, or FlagPerf's cpm raw text (``flagperf_cpm``)."""
+        if flagperf_cpm.is_flagperf_layout(data_dir):
+            data = flagperf_cpm.open_dataset(data_dir, cfg.seq_len, arch.vocab_size,
+                                             cfg.get("tokenizer_dir"))
+        else:
+            data = super().open(data_dir, arch, cfg, prepare)
         return RootedTokens(data.train, data.eval, data.vocab_size, Path(data_dir))
 
     def initialise(self, net: nn.Module, data: RootedTokens, cfg: Config) -> str:

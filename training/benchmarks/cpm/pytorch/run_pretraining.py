@@ -26,8 +26,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     # CPM-1 Medium (FlagPerf's cpm/pytorch/config/_base.py: num_layers 24, hidden_size 1024,
     # num_attention_heads 16, vocab_size 30000, max_position_embeddings 1024, layernorm 1e-5;
     # its checkpoint cpm_model_states_medium.pt): GPT-2's pre-LN decoder, LM head tied to the
-    # word embeddings. No bos/eos ids: CPM's <eod> is an entry of its vocab.json, which the
-    # case does not read (its data are token ids)
+    # word embeddings. No bos/eos ids: CPM's <eod> is an entry of its vocab.json, which only
+    # FlagPerf's raw-text layout reads (hftext/flagperf_cpm.py), to end each document
     "medium": {"vocab_size": 30000, "n_positions": 1024, "n_embd": 1024, "n_layer": 24,
                "n_head": 16, "layer_norm_epsilon": 1e-5, "bos_token_id": None,
                "eos_token_id": None},

@@ -18,6 +18,9 @@ target_accuracy = {"medium": 0.40, "tiny": 0.7}
 seq_len = 200                 # FlagPerf's seq_length
 init_checkpoint = "cpm_model_states_medium.pt"   # CPM-1 Medium's released weights (data dir)
 from_checkpoint = True        # start from them, as FlagPerf does (False: random initialisation)
+# FlagPerf's raw-text layout (train.txt, valid.txt): CPM-1's tokenizer folder, relative to the
+# data dir (None: bpe_3w_new, FlagPerf's name; hftext/flagperf_cpm.py)
+tokenizer_dir = None
 
 global_batch_size = 256       # FlagPerf 1x8: 32 per GPU
 learning_rate = 5e-4

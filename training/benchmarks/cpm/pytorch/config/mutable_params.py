@@ -2,4 +2,5 @@
 
 from chipperf_runtime.training.hftext.mutable import *  # noqa: F403 - shared_mutable
 
-mutable_params = shared_mutable + ["seq_len", "init_checkpoint", "from_checkpoint"]  # noqa: F405
+OWN = ["seq_len", "init_checkpoint", "from_checkpoint", "tokenizer_dir"]
+mutable_params = shared_mutable + OWN  # noqa: F405
