@@ -1,5 +1,6 @@
 # llava1.5_7b / PyTorch on NVIDIA GPUs, every topology: LLaVA-1.5-7B in FlagPerf's two stages,
-# one after the other in one run as FlagPerf's case runs them (stage "both"): pretrain (the
+# one after the other in one run as FlagPerf's case runs them (stage "both", the case's
+# default): pretrain (the
 # projector alone on the 558K captions; FlagPerf's scripts/pretrain.sh: 32 conversations per
 # GPU, lr 1e-3: pretrain_recipe, the case's default for 8 GPUs), then finetune from the
 # pretrained projector (the projector and Vicuna-7B train; scripts/finetune.sh: 16 per GPU, no
@@ -10,9 +11,9 @@
 #
 # One stage alone: stage = "pretrain" or "finetune" in a topology's file (the knobs outside
 # pretrain_recipe then apply to that stage: for pretrain set its batch and lr there).
-stage = "both"
 # Performance mode by default: in each stage 10 warm-up steps, then 300 timed steps; the run's
-# throughput and MFU come from the two stages' 300 together (README "Both stages"). For a convergence run toward the case's target set run_mode = "convergence".
+# throughput and MFU come from the two stages' 300 together (README "Both stages"). For a
+# convergence run toward the case's targets set run_mode = "convergence".
 run_mode = "performance"
 perf_warmup_steps = 10
 timed_steps = 300
