@@ -1,10 +1,12 @@
 """llava1.5_7b's main (PyTorch, torchrun): transformers' LlavaForConditionalGeneration (a
-CLIP vision tower, the two-layer projector, a Llama decoder) trained in one of FlagPerf's two
-stages on its conversation json + image folder (``llmtrain.llava_data``), FSDP2 data parallel
-(FlagPerf: DeepSpeed ZeRO data parallel), to an eval-loss target.
+CLIP vision tower, the two-layer projector, a Llama decoder) trained in FlagPerf's two stages
+on their conversation jsons + image folders (``llmtrain.llava_data``), FSDP2 data parallel
+(FlagPerf: DeepSpeed ZeRO data parallel), to eval-loss targets.
 
 Which parts train (``stage``): pretrain the projector, finetune the projector and the LLM;
-the vision tower is frozen in both (FlagPerf's scripts). The loop, the optimizer, FSDP2 and the
+the vision tower is frozen in both (FlagPerf's scripts). ``stage = "both"`` (FlagPerf's case)
+runs pretrain, then finetune from the pretrained projector, in one process: each stage
+measured on its own, FINISHED the two together (``driver.stages``). The loop, the optimizer, FSDP2 and the
 clipping are the LLM cases' (``llmtrain.train``, ``llmtrain.case``, ``llmtrain.parallel``);
 this module adds the model's build, its images and masked labels, and FLOPs
 (``llmtrain.llava_arch``).
