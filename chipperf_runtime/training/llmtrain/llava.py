@@ -318,6 +318,9 @@ def main(name: str, case_dir: Path, spec: LlavaSpec, argv: list[str] | None = No
     finished: dict[str, dict[str, Any]] = {}
     projector = None
     for index, (stage_cfg, data) in enumerate(zip(stages, datas)):
+        if index:                                     # its own windows and peak memory
+            driver.next_stage()
+            device.reset_peak_memory()
         finished[stage_cfg.stage], projector = train_stage(
             driver, stage_cfg, values, layout, device, mesh, data, projector,
             carry=index + 1 < len(stages))
@@ -333,9 +336,6 @@ def train_stage(driver: Driver, cfg: Config, values: Mapping[str, Any], layout: 
     """One stage (``cfg.stage``) from the seed's weights (and ``projector``'s, when a
     pretrain stage ran before) to its target or its length: its FINISHED value, not
     emitted, and (``carry``: a stage follows) its projector's weights."""
-    if driver.windows.train_started is not None:   # a stage ran before this one
-        driver.next_stage()
-        device.reset_peak_memory()
     model = build_model(cfg, values, layout, device, mesh)
     if projector is not None:
         load_projector(model, projector)
