@@ -39,6 +39,9 @@ and, from the training driver, ``run_mode`` (optional; docs/results.md "Run mode
     execution            {name: value} (optional; PyTorch loops): how the model ran, e.g. "compile"
                           ("eager" or "torch.compile(inductor, mode=default)"), "attention" ("sdpa"),
                           "fused_optimizer" (bool), "channels_last", "autocast"
+    stages               {stage: that stage's FINISHED value} (optional; a case training stages
+                          one after the other, llava1.5_7b's "both"): the top-level figures are
+                          then the stages' together (training/driver/stages.py)
 
 STEP_END from the training driver carries, with ``work``: ``throughput_so_far``,
 ``work_so_far`` (all ranks: rank 0's count x world size), ``train_elapsed_s``,

@@ -18,7 +18,9 @@ A standard case folder's ``case.yaml`` may declare, beside ``full_size``::
       params: {8b: 8030261248, tiny: 4790144}   # parameters per size
       bytes_per_param: 16           # bytes of state per parameter, all ranks together; or
                                     # per value of a knob: {knob: stage, finetune: 16,
-                                    # pretrain: 4.04} (a value not listed: 16)
+                                    # pretrain: 4.04, both: [pretrain, finetune]} (a list:
+                                    # the largest of those values' figures, for a run that
+                                    # goes through each; a value not listed: 16)
       sharded: true                 # the state is split evenly over every rank (FSDP x TP)
       note: fp32 weights + fp32 gradients + AdamW's two fp32 moments
 
@@ -126,8 +128,9 @@ def _memory_problems(memory: Mapping[str, Any], values: Mapping[str, Any], world
 
 def bytes_per_param(declared: Any, values: Mapping[str, Any]) -> tuple[float, str]:
     """Bytes of training state per parameter: ``declared`` itself, or (a mapping ``{knob:
-    NAME, VALUE: bytes ...}``) the bytes for the knob's value in ``values`` (16 where the
-    value is not listed), with the words saying which ("" for a plain number)."""
+    NAME, VALUE: bytes ...}``) the bytes for the knob's value in ``values`` (a list of other
+    values: the largest of theirs; 16 where the value is not listed), with the words saying
+    which ("" for a plain number)."""
     if not isinstance(declared, Mapping):
         return float(declared), ""
     knob = declared.get("knob")
@@ -135,4 +138,11 @@ def bytes_per_param(declared: Any, values: Mapping[str, Any]) -> tuple[float, st
     listed = declared.get(value) if isinstance(value, str) else None
     if isinstance(listed, (int, float)) and not isinstance(listed, bool):
         return float(listed), f" with {knob} {value!r}"
+    if isinstance(listed, (list, tuple)):
+        figures = {v: declared.get(v) for v in listed}
+        numbers = {v: float(f) for v, f in figures.items()
+                   if isinstance(f, (int, float)) and not isinstance(f, bool)}
+        if numbers and len(numbers) == len(figures):
+            largest = max(numbers, key=lambda v: numbers[v])
+            return numbers[largest], f" with {knob} {value!r} (its largest: {largest!r}'s)"
     return 16.0, f" ({knob} {value!r} has no figure of its own: 16 assumed)"

@@ -78,19 +78,40 @@ EVAL_INTERVAL = Derivation(
 
 
 # FlagPerf's llava1.5_7b runs its pretrain then its finetune stage, each with its own batch;
-# chipperf's case runs the one its stage knob names, so the sizes are that stage's
+# chipperf's case runs both too (stage "both": the case's knobs are finetune's, its
+# pretrain_recipe pretrain's) or the one its stage knob names
 _LLAVA_BATCH = ("finetune_per_device_train_batch_size", "pretrain_per_device_train_batch_size")
+
+
+def _llava_stage(knobs: Values) -> str:
+    """The stage the case's own batch knobs are for (stage "both": finetune's)."""
+    return "finetune" if knobs["stage"] == "both" else str(knobs["stage"])
+
+
+def _llava_batch(flagperf: Values, stage: str, world: int) -> Any:
+    return flagperf[f"{stage}_per_device_train_batch_size"] \
+        * flagperf.get(f"{stage}_gradient_accumulation_steps", 1) * world
+
+
 LLAVA_GLOBAL_BATCH = Derivation(
     "global_batch_size", (*_LLAVA_BATCH, "finetune_gradient_accumulation_steps",
                           "pretrain_gradient_accumulation_steps"),
     "<stage>_per_device_train_batch_size x <stage>_gradient_accumulation_steps x nnodes x "
-    "nproc, for the stage the case's stage knob names (FlagPerf runs both, chipperf one)",
-    lambda flagperf, knobs, world: flagperf[f"{knobs['stage']}_per_device_train_batch_size"]
-    * flagperf.get(f"{knobs['stage']}_gradient_accumulation_steps", 1) * world)
+    "nproc, for the stage the case's stage knob names (finetune's with stage 'both')",
+    lambda flagperf, knobs, world: _llava_batch(flagperf, _llava_stage(knobs), world))
 LLAVA_MICRO_BATCH = Derivation(
     "micro_batch_size", _LLAVA_BATCH,
     "<stage>_per_device_train_batch_size (each rank's forward; the accumulation makes the rest)",
-    lambda flagperf, knobs, _: flagperf[f"{knobs['stage']}_per_device_train_batch_size"])
+    lambda flagperf, knobs, _: flagperf[f"{_llava_stage(knobs)}_per_device_train_batch_size"])
+LLAVA_PRETRAIN_BATCH = Derivation(
+    "pretrain_recipe", ("pretrain_per_device_train_batch_size",
+                        "pretrain_gradient_accumulation_steps"),
+    "the pretrain stage's global_batch_size (pretrain_per_device_train_batch_size x "
+    "pretrain_gradient_accumulation_steps x nnodes x nproc) and micro_batch_size "
+    "(pretrain_per_device_train_batch_size), in the case's pretrain_recipe (stage 'both')",
+    lambda flagperf, knobs, world: {
+        **knobs["pretrain_recipe"], "global_batch_size": _llava_batch(flagperf, "pretrain", world),
+        "micro_batch_size": flagperf["pretrain_per_device_train_batch_size"]})
 
 
 def _dtype(name: str) -> Derivation:
@@ -123,7 +144,7 @@ DERIVED: dict[str, tuple[Derivation, ...]] = {
     "cpm:pytorch": (GLOBAL_BATCH, MAX_STEPS, WARMUP_SHARE, EVAL_INTERVAL),
     "glm:pytorch": (GLOBAL_BATCH, MAX_STEPS, WARMUP_SHARE, EVAL_INTERVAL),
     "transformer:pytorch": (FAIRSEQ_LR,),
-    "llava1.5_7b:pytorch": (LLAVA_GLOBAL_BATCH, LLAVA_MICRO_BATCH),
+    "llava1.5_7b:pytorch": (LLAVA_GLOBAL_BATCH, LLAVA_MICRO_BATCH, LLAVA_PRETRAIN_BATCH),
 }
 
 # ---------------------------------------------------------------- no effect, with why
@@ -214,7 +235,8 @@ CASE_NO_EFFECT: dict[str, dict[str, str]] = {
                             "(its config/mutable_params.py)")},
     "llava1.5_7b:pytorch": {
         "output_dir_finetune": ("FlagPerf llava's checkpoint folder; chipperf's case saves no "
-                                "checkpoint"),
+                                "checkpoint (the pretrained projector reaches finetune in "
+                                "memory)"),
         "mmmu_data_path": ("FlagPerf llava's MMMU evaluation after its finetune; chipperf's "
                            "llava scores the eval loss of held-out conversations")},
     "cpm:pytorch": {

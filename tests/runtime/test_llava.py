@@ -209,8 +209,8 @@ def test_one_backward_reaches_exactly_the_parts_the_stage_trains(tmp_path: Path,
              "micro_batch_size": 2, "eval_samples": 2, "grad_clip_norm": 1.0}
     cfg = Config(knobs, {k: "base" for k in knobs})
     device = open_torch_device(0, {"CHIPPERF_DEVICE": "cpu"})
-    model, mesh = build_model(cfg, values, Layout(1), device)
-    loop = build_loop(cfg, values, model, mesh, Layout(1), data, device.device)
+    model = build_model(cfg, values, Layout(1), device, None)
+    loop = build_loop(cfg, values, model, None, Layout(1), data, device.device)
     batch = next(iter(loop.batches(1)))
     loss, stepped = loop.step(batch)
     assert not stepped and np.isfinite(float(loss))
@@ -221,3 +221,56 @@ def test_one_backward_reaches_exactly_the_parts_the_stage_trains(tmp_path: Path,
                                             if stage == "finetune" else set())
     assert graded == expected
     assert all(p.grad is not None for p in model.model.multi_modal_projector.parameters())
+
+
+def test_finetune_starts_from_the_pretrained_projector_and_the_seed_s_other_weights() -> None:
+    """Stage "both": the finetune model is the seed's weights (the LLM and the tower were
+    frozen in pretrain, so they are what pretrain left) with pretrain's projector."""
+    import torch
+
+    from chipperf_runtime.device.torch import open_torch_device
+    from chipperf_runtime.training.driver import Config
+    from chipperf_runtime.training.llmtrain.llava import build_model, load_projector, projector_weights
+    from chipperf_runtime.training.llmtrain.parallel import Layout
+
+    values, device = module().PRESETS["tiny"], open_torch_device(0, {"CHIPPERF_DEVICE": "cpu"})
+    knobs = {"activation_checkpointing": False, "dtype": "fp32", "seed": 1,
+             "reshard_after_forward": False}
+    pretrain, finetune = (build_model(Config({**knobs, "stage": s}, {k: "base" for k in knobs}),
+                                      values, Layout(1), device, None)
+                          for s in ("pretrain", "finetune"))
+    with torch.no_grad():
+        for p in pretrain.model.multi_modal_projector.parameters():
+            p.add_(1.0)                                   # what pretraining changed
+    load_projector(finetune, projector_weights(pretrain))
+    theirs = dict(pretrain.named_parameters())
+    assert all(torch.equal(p, theirs[n]) for n, p in finetune.named_parameters())
+    assert {n for n, p in finetune.named_parameters() if p.requires_grad} > \
+        {n for n, p in pretrain.named_parameters() if p.requires_grad}
+
+
+def case_config(**overrides: Any) -> Any:
+    from chipperf_runtime.training.driver import load_case_config
+
+    return load_case_config(BENCHMARKS / "llava1.5_7b/pytorch/config", None, overrides)
+
+
+def test_an_unknown_stage_and_a_bad_recipe_are_named_with_what_is_allowed() -> None:
+    from chipperf_runtime.training.driver import DistEnv
+    from chipperf_runtime.training.llmtrain.llava import LlavaSpec, config_problems, stage_config
+
+    spec, dist = LlavaSpec(module().PRESETS, "p"), DistEnv.from_env({})
+    assert config_problems(case_config(), spec, dist) == []
+    (problem,) = config_problems(case_config(stage="pre"), spec, dist)
+    assert problem.startswith("stage 'pre' is unknown: use one of pretrain, finetune, both")
+    (problem,) = config_problems(case_config(pretrain_recipe={"lr": 1e-3}), spec, dist)
+    assert problem.startswith("pretrain_recipe sets 'lr': a stage's recipe may set only "
+                              "global_batch_size, micro_batch_size, learning_rate")
+    (problem,) = config_problems(case_config(pretrain_recipe={"max_steps": 0}), spec, dist)
+    assert "max_steps" in problem
+    # "both": pretrain takes the recipe's knobs, finetune the config's; one stage: the config's
+    cfg = case_config()
+    assert (stage_config(cfg, "pretrain").global_batch_size, stage_config(cfg, "pretrain").stage,
+            stage_config(cfg, "finetune").learning_rate) == (256, "pretrain", 2e-5)
+    one = case_config(stage="pretrain")
+    assert stage_config(one, "pretrain") is one

@@ -7,7 +7,8 @@ from chipperf.config.caseneeds import bytes_per_param, needs_problems
 from chipperf_runtime.vendors.base import ChipSpec
 
 LLAVA = {"memory": {"size_knob": "model_size", "params": {"7b": 7063427072},
-                    "bytes_per_param": {"knob": "stage", "finetune": 16, "pretrain": 4.04},
+                    "bytes_per_param": {"knob": "stage", "finetune": 16, "pretrain": 4.04,
+                                        "both": ["pretrain", "finetune"]},
                     "sharded": True, "note": "fp32 weights and the trained parameters' state"}}
 H100 = ChipSpec(name="H100", memory_bytes=80 * 10**9, source="test sheet")
 
@@ -28,3 +29,12 @@ def test_pretrain_fits_one_h100_and_finetune_does_not():
     (problem,) = needs_problems(LLAVA, {"model_size": "7b", "stage": "finetune"}, 1, 1, H100, "w")
     assert "16 bytes per parameter with stage 'finetune' over 1 chips" in problem, problem
     assert "use at least 2 chips" in problem, problem
+
+
+def test_a_run_of_both_stages_needs_the_larger_stage_s_state():
+    assert bytes_per_param(LLAVA["memory"]["bytes_per_param"], {"stage": "both"}) == \
+        (16.0, " with stage 'both' (its largest: 'finetune''s)")
+    (problem,) = needs_problems(LLAVA, {"model_size": "7b", "stage": "both"}, 1, 1, H100, "w")
+    assert "16 bytes per parameter with stage 'both' (its largest: 'finetune''s) over 1 chips" \
+        in problem, problem
+    assert needs_problems(LLAVA, {"model_size": "7b", "stage": "both"}, 1, 2, H100, "w") == []

@@ -255,8 +255,8 @@ def test_no_effect_names_are_noted_in_the_plan_and_reported_by_the_case(catalogu
 
 def test_flagperf_llava_config_gives_the_batch_of_the_stage_the_case_runs(tmp_path):
     """FlagPerf's training/nvidia/llava1.5_7b-deepspeed-torch/config/config_A800x1x8.py (its
-    knobs, at FlagOpen/FlagPerf@1b5a030) on 1 x 8 chips: finetune (the case's default stage)
-    takes 16 per device, pretrain 32."""
+    knobs, at FlagOpen/FlagPerf@1b5a030) on 1 x 8 chips: finetune takes 16 per device,
+    pretrain 32, both stages in one run (the case's default) as in FlagPerf."""
     flagperf = ("theoryflops = 312000000000000.0\n"
                 "pretrain_per_device_train_batch_size = 32\npretrain_gradient_accumulation_steps = 1\n"
                 "finetune_per_device_train_batch_size = 16\nfinetune_gradient_accumulation_steps = 1\n"
@@ -267,9 +267,17 @@ def test_flagperf_llava_config_gives_the_batch_of_the_stage_the_case_runs(tmp_pa
     path.write_text(flagperf)
     checked = check_vendor_config(folder, path, "llava1.5_7b:pytorch", PACKAGES, world=8)
     assert checked.problems == ()
-    assert checked.values == {"global_batch_size": 128, "micro_batch_size": 16}
+    # stage "both" (the case's default, FlagPerf's case): finetune in the case's knobs,
+    # pretrain in its recipe (its lr and length kept)
+    assert checked.values == {"global_batch_size": 128, "micro_batch_size": 16, "pretrain_recipe": {
+        "global_batch_size": 256, "micro_batch_size": 32, "learning_rate": 1e-3,
+        "warmup_steps": 66, "max_steps": 2180}}
     assert set(checked.no_effect) == {"theoryflops", "output_dir_finetune", "mmmu_data_path"}
+    checked = check_vendor_config(folder, path, "llava1.5_7b:pytorch", PACKAGES, world=16)
+    assert (checked.values["global_batch_size"],
+            checked.values["pretrain_recipe"]["global_batch_size"]) == (256, 512)
     path.write_text(flagperf + 'stage = "pretrain"\n')
     checked = check_vendor_config(folder, path, "llava1.5_7b:pytorch", PACKAGES, world=8)
     assert checked.problems == ()
-    assert checked.values == {"stage": "pretrain", "global_batch_size": 256, "micro_batch_size": 32}
+    assert {k: checked.values[k] for k in ("stage", "global_batch_size", "micro_batch_size")} == \
+        {"stage": "pretrain", "global_batch_size": 256, "micro_batch_size": 32}

@@ -215,12 +215,32 @@ class Driver:
 
     # ------------------------------------------------------------ the end
 
+    def next_stage(self) -> None:
+        """Begin a further training stage in this process (llava1.5_7b's pretrain, then its
+        finetune): a fresh train window, compute time and performance-mode step window, each
+        stage measured by ``finished_value``; e2e goes on from the process start."""
+        self.windows = self.windows.fresh()
+        self.timed = StepWindow(self.run_mode)
+
     def finish(self, *, work_done: int, work_unit: str, metric: Metric, flops_per_unit: float,
                dtype: str, peak_memory_bytes: int | None,
                parameters: Mapping[str, int] | None = None) -> dict[str, Any]:
         """Build (on every rank) and emit (rank 0) FINISHED. ``work_done``: all ranks together;
         ``parameters``: the model's {"trainable", "total"} counts where the case tells them
         (a fine-tuning case trains a small part)."""
+        return self.emit_finished(self.finished_value(
+            work_done=work_done, work_unit=work_unit, metric=metric,
+            flops_per_unit=flops_per_unit, dtype=dtype, peak_memory_bytes=peak_memory_bytes,
+            parameters=parameters))
+
+    def emit_finished(self, value: dict[str, Any]) -> dict[str, Any]:
+        self.log.emit("FINISHED", value)
+        return value
+
+    def finished_value(self, *, work_done: int, work_unit: str, metric: Metric,
+                       flops_per_unit: float, dtype: str, peak_memory_bytes: int | None,
+                       parameters: Mapping[str, int] | None = None) -> dict[str, Any]:
+        """FINISHED's value of the training so far (since ``next_stage``), not emitted."""
         value = build_finished(self.windows.times(), work_done=work_done, work_unit=work_unit,
                                metric=metric, flops_per_unit=flops_per_unit, dtype=dtype,
                                world_size=self.dist.world_size,
@@ -238,5 +258,4 @@ class Driver:
         preset = preset_record(self.config, self.parameters, self.full_params)
         if preset is not None:                     # a smaller model than the case's name
             value["preset"] = preset
-        self.log.emit("FINISHED", value)
         return value

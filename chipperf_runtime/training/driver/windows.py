@@ -45,6 +45,11 @@ class Windows:
         self.eval_in_train = 0.0
         self.compute = 0.0
 
+    def fresh(self) -> Windows:
+        """New train, evaluation and compute windows on the same clock, sync and process
+        start (a further training stage of the same process)."""
+        return Windows(self._clock, self.process_start, self.sync)
+
     def now(self) -> float:
         return now(self.sync, self._clock)
 

@@ -1,10 +1,12 @@
 """llava1.5_7b's main (PyTorch, torchrun): transformers' LlavaForConditionalGeneration (a
-CLIP vision tower, the two-layer projector, a Llama decoder) trained in one of FlagPerf's two
-stages on its conversation json + image folder (``llmtrain.llava_data``), FSDP2 data parallel
-(FlagPerf: DeepSpeed ZeRO data parallel), to an eval-loss target.
+CLIP vision tower, the two-layer projector, a Llama decoder) trained in FlagPerf's two stages
+on their conversation jsons + image folders (``llmtrain.llava_data``), FSDP2 data parallel
+(FlagPerf: DeepSpeed ZeRO data parallel), to eval-loss targets.
 
 Which parts train (``stage``): pretrain the projector, finetune the projector and the LLM;
-the vision tower is frozen in both (FlagPerf's scripts). The loop, the optimizer, FSDP2 and the
+the vision tower is frozen in both (FlagPerf's scripts). ``stage = "both"`` (FlagPerf's case)
+runs pretrain, then finetune from the pretrained projector, in one process: each stage
+measured on its own, FINISHED the two together (``driver.stages``). The loop, the optimizer, FSDP2 and the
 clipping are the LLM cases' (``llmtrain.train``, ``llmtrain.case``, ``llmtrain.parallel``);
 this module adds the model's build, its images and masked labels, and FLOPs
 (``llmtrain.llava_arch``).
@@ -18,12 +20,15 @@ from typing import Any, Mapping
 
 import numpy as np
 import torch
+import torch.distributed as tdist
 import torch.nn.functional as F
 from torch import nn
+from torch.distributed.tensor import DTensor
 
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, ConfigError, DataError, DistEnv, Driver, split_batch
 from chipperf_runtime.training.driver.dist import rank_threads
+from chipperf_runtime.training.driver.stages import combine_stages
 from chipperf_runtime.training.driver.torchdist import init_distributed
 from chipperf_runtime.training.llmtrain import llava_arch
 from chipperf_runtime.training.llmtrain.case import (
@@ -31,7 +36,6 @@ from chipperf_runtime.training.llmtrain.case import (
     eval_loss_goal,
     optimizer,
     single_process_autocast,
-    train_to_goal,
 )
 from chipperf_runtime.training.llmtrain.llava_data import (
     IGNORE,
@@ -52,9 +56,13 @@ from chipperf_runtime.training.textlm.checks import (
     raise_problems,
     size_problems,
 )
+from chipperf_runtime.training.textlm.finish import run_and_measure
 from chipperf_runtime.training.textlm.tokens import eval_indices, micro_batch_indices
 
 COUNTS = ("global_batch_size", "micro_batch_size", "max_steps", "eval_every_steps")
+# what a stage's recipe may replace (``pretrain_recipe``, stage "both")
+RECIPE_KNOBS = ("global_batch_size", "micro_batch_size", "learning_rate", "warmup_steps",
+                "max_steps", "eval_every_steps", "min_lr_ratio", "prompt_version")
 TRAINED = {"pretrain": "multi_modal_projector",
            "finetune": "multi_modal_projector + language_model (and lm_head)"}
 
@@ -71,12 +79,19 @@ class LlavaSpec:
 def config_problems(cfg: Config, spec: LlavaSpec, dist: DistEnv) -> list[str]:
     problems = size_problems(cfg, spec.presets, "target_eval_loss")
     problems += dtype_problems(cfg, tuple(DTYPES)) + count_problems(cfg, COUNTS)
-    if cfg.stage not in llava_arch.STAGES:
+    if cfg.stage not in llava_arch.RUNS:
         problems.append(f"stage {cfg.stage!r} is unknown: use one of "
-                        f"{', '.join(llava_arch.STAGES)} (FlagPerf's two stages)")
-    elif not problems and cfg.stage not in cfg.target_eval_loss[cfg.model_size]:
-        problems.append(f"target_eval_loss[{cfg.model_size!r}] has no target for stage "
-                        f"{cfg.stage!r}")
+                        f"{', '.join(llava_arch.RUNS)} (FlagPerf's two stages, or both one "
+                        "after the other as FlagPerf's case runs them)")
+    else:
+        problems += recipe_problems(cfg)
+    if not problems:
+        for stage in llava_arch.RUNS[cfg.stage]:
+            if stage not in cfg.target_eval_loss[cfg.model_size]:
+                problems.append(f"target_eval_loss[{cfg.model_size!r}] has no target for "
+                                f"stage {stage!r}")
+            if stage != cfg.stage:
+                problems += count_problems(stage_config(cfg, stage), COUNTS)
     if cfg.prompt_version not in ("",) + VERSIONS:
         problems.append(f"prompt_version {cfg.prompt_version!r} is unknown: use one of "
                         f"{', '.join(VERSIONS)}, or \"\" for the stage's")
@@ -89,6 +104,26 @@ def config_problems(cfg: Config, spec: LlavaSpec, dist: DistEnv) -> list[str]:
             problems.append(f"seq_len {cfg.seq_len} must be 1..{limit} for model_size "
                             f"{cfg.model_size!r}")
     return problems
+
+
+def recipe_problems(cfg: Config) -> list[str]:
+    """``pretrain_recipe`` may replace only ``RECIPE_KNOBS``."""
+    unknown = sorted(set(cfg.pretrain_recipe) - set(RECIPE_KNOBS))
+    return [f"pretrain_recipe sets {', '.join(map(repr, unknown))}: a stage's recipe may set "
+            f"only {', '.join(RECIPE_KNOBS)}"] if unknown else []
+
+
+def stage_config(cfg: Config, stage: str) -> Config:
+    """The config one stage trains with: ``cfg`` itself for a single stage; in stage "both"
+    the pretrain stage's knobs replaced by ``pretrain_recipe``'s (FlagPerf's pretrain.sh
+    batch, lr and length), the finetune stage's as ``cfg`` sets them."""
+    if cfg.stage != "both":
+        return cfg
+    recipe = dict(cfg.pretrain_recipe) if stage == "pretrain" else {}
+    values = {**cfg, **recipe, "stage": stage}
+    sources = {k: cfg.source(k) for k in cfg}
+    sources.update({k: f"{cfg.source('pretrain_recipe')} (pretrain_recipe)" for k in recipe})
+    return Config(values, sources, {k: cfg.default(k) for k in cfg})
 
 
 def prompt_version(cfg: Config) -> str:
@@ -146,20 +181,35 @@ def blocks(model: Any) -> list[nn.Module]:
         list(model.model.vision_tower.encoder.layers)
 
 
-def build_model(cfg: Config, values: Mapping[str, Any], layout: Layout, device: TorchDevice
-                ) -> tuple[nn.Module, Any]:
+def build_model(cfg: Config, values: Mapping[str, Any], layout: Layout, device: TorchDevice,
+                mesh: Any) -> nn.Module:
+    """The stage's model (``cfg.stage``), FSDP2 over ``mesh`` (None: one process), its
+    weights drawn from the seed (the same in every stage)."""
     model = build_meta(values, cfg.stage)
     if cfg.activation_checkpointing:
         model.gradient_checkpointing_enable({"use_reentrant": False})
     indices = parameter_indices(model)
-    mesh = make_mesh(device.device.type, layout) if layout.world_size > 1 else None
     if mesh is not None:
         apply_parallelism(model, blocks(model), mesh, layout, DTYPES[cfg.dtype],
                           cfg.reshard_after_forward)
     materialize(model, device.device, cfg.seed, values["text"].get("initializer_range", 0.02),
                 indices)
     model.train()
-    return model, mesh
+    return model
+
+
+def projector_weights(model: Any) -> dict[str, torch.Tensor]:
+    """The projector's trained weights, whole (gathered from their FSDP2 shards)."""
+    return {name: (p.full_tensor() if isinstance(p, DTensor) else p).detach().clone()
+            for name, p in model.model.multi_modal_projector.named_parameters()}
+
+
+def load_projector(model: Any, weights: Mapping[str, torch.Tensor]) -> None:
+    """Start ``model``'s projector from ``weights`` (the pretrain stage's, carried in memory
+    where FlagPerf writes and reads mm_projector.bin)."""
+    with torch.no_grad():
+        for name, param in model.model.multi_modal_projector.named_parameters():
+            set_shard(param, weights[name])
 
 
 def materialize(model: Any, device: torch.device, seed: int, std: float,
@@ -246,25 +296,71 @@ def main(name: str, case_dir: Path, spec: LlavaSpec, argv: list[str] | None = No
     cfg, dist = driver.config, driver.dist
     raise_problems(config_problems(cfg, spec, dist))
     values = spec.presets[cfg.model_size]
-    vision, text = values["vision"], values["text"]
-    tokens = Tokens(cfg.seq_len, llava_arch.patches(vision), values["image_token_id"])
-    data = open_llava(driver.args.data_dir, cfg.stage, prompt_version(cfg), tokens,
-                      cfg.eval_samples, spec.prepare)
-    check_batching(cfg, data, dist.world_size)
+    tokens = Tokens(cfg.seq_len, llava_arch.patches(values["vision"]), values["image_token_id"])
+    stages = [stage_config(cfg, stage) for stage in llava_arch.RUNS[cfg.stage]]
+    datas = [open_llava(driver.args.data_dir, s.stage, prompt_version(s), tokens,
+                        cfg.eval_samples, spec.prepare) for s in stages]
+    for stage_cfg, data in zip(stages, datas):    # every stage's data checked before training
+        check_batching(stage_cfg, data, dist.world_size)
     threads = rank_threads(dist, cfg.cpu_threads)
     torch.set_num_threads(threads)
     device = init_distributed(dist)
     driver.set_sync(device.synchronize)
     layout = Layout(dist.world_size)
-    model, mesh = build_model(cfg, values, layout, device)
+    mesh = make_mesh(device.device.type, layout) if layout.world_size > 1 else None
+    facts = dict(threads=threads, stage=cfg.stage, layout=layout.describe(),
+                 train_samples=sum(len(d.train) for d in datas),
+                 eval_samples=sum(len(d.eval) for d in datas))
+    counts = [llava_arch.parameter_counts(values["vision"], values["text"], s.stage)
+              for s in stages]
+    driver.init_end(**device.describe(), **facts, parameters=counts[-1]["total"],
+                    trainable_parameters=max(c["trainable"] for c in counts))
+    finished: dict[str, dict[str, Any]] = {}
+    projector = None
+    for index, (stage_cfg, data) in enumerate(zip(stages, datas)):
+        if index:                                     # its own windows and peak memory
+            driver.next_stage()
+            device.reset_peak_memory()
+        finished[stage_cfg.stage], projector = train_stage(
+            driver, stage_cfg, values, layout, device, mesh, data, projector,
+            carry=index + 1 < len(stages))
+    driver.emit_finished(finished[cfg.stage] if cfg.stage in finished else both(finished))
+    if tdist.is_initialized():
+        tdist.destroy_process_group()
+
+
+def train_stage(driver: Driver, cfg: Config, values: Mapping[str, Any], layout: Layout,
+                device: TorchDevice, mesh: Any, data: LlavaData,
+                projector: Mapping[str, torch.Tensor] | None, carry: bool
+                ) -> tuple[dict[str, Any], dict[str, torch.Tensor] | None]:
+    """One stage (``cfg.stage``) from the seed's weights (and ``projector``'s, when a
+    pretrain stage ran before) to its target or its length: its FINISHED value, not
+    emitted, and (``carry``: a stage follows) its projector's weights."""
+    model = build_model(cfg, values, layout, device, mesh)
+    if projector is not None:
+        load_projector(model, projector)
     loop = build_loop(cfg, values, model, mesh, layout, data, device.device)
     driver.executed(attention="sdpa", stage=cfg.stage, prompt_version=prompt_version(cfg),
                     trained=TRAINED[cfg.stage],
                     frozen="vision_tower" + ("" if cfg.stage == "finetune" else
                                              " + language_model (and lm_head)"),
                     autocast=None if loop.autocast is None else cfg.dtype)
-    train_to_goal(driver, loop, device, eval_loss_goal(cfg.target_eval_loss[cfg.model_size][cfg.stage]),
-                  llava_arch.flops_per_token(vision, text, shape_of(data.train), cfg.stage),
-                  llava_arch.parameter_counts(vision, text, cfg.stage),
-                  dict(threads=threads, stage=cfg.stage, layout=layout.describe(),
-                       train_samples=len(data.train), eval_samples=len(data.eval)))
+    value = run_and_measure(
+        driver, loop, device, eval_loss_goal(cfg.target_eval_loss[cfg.model_size][cfg.stage]),
+        "tokens", llava_arch.flops_per_token(values["vision"], values["text"],
+                                             shape_of(data.train), cfg.stage),
+        cfg, parameters=llava_arch.parameter_counts(values["vision"], values["text"], cfg.stage))
+    return value, (projector_weights(model) if carry else None)
+
+
+def both(finished: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """FINISHED of stage "both": the stages combined (``driver.stages``), its ``execution``
+    saying what each stage trained."""
+    value = combine_stages(finished)
+    value["execution"] = {**value["execution"], "stage": "both",
+                          "prompt_version": " then ".join(
+                              str(v["execution"]["prompt_version"]) for v in finished.values()),
+                          "trained": " then ".join(f"{s}: {TRAINED[s]}" for s in finished),
+                          "frozen": " then ".join(f"{s}: {v['execution']['frozen']}"
+                                                  for s, v in finished.items())}
+    return value

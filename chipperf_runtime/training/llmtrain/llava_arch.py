@@ -32,6 +32,8 @@ from typing import Any, Mapping
 from chipperf_runtime.training.llmtrain import arch
 
 STAGES = ("pretrain", "finetune")
+# the ``stage`` knob's values: the stages each trains, in order ("both": FlagPerf's case)
+RUNS = {"pretrain": ("pretrain",), "finetune": ("finetune",), "both": STAGES}
 
 
 def vision_params(vision: Mapping[str, Any]) -> int:

@@ -3,7 +3,7 @@ FINISHED with the work of every rank summed (``textlm.loop.run``, ``Driver.finis
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Driver
@@ -16,9 +16,20 @@ def run_and_finish(driver: Driver, loop: Trainer, device: TorchDevice, goal: Goa
     """``loop`` until ``goal`` or ``max_steps`` (evaluating every ``eval_every_steps``), then
     FINISHED: every rank's ``work_unit``s summed, the metric, ``flops_per_unit``, the dtype,
     the peak memory and ``finished``'s extra keys."""
-    cfg = driver.config
-    progress = run(driver, loop, Schedule(goal, cfg.max_steps, cfg.eval_every_steps, work_unit))
+    driver.emit_finished(run_and_measure(driver, loop, device, goal, work_unit, flops_per_unit,
+                                         driver.config, **finished))
+
+
+def run_and_measure(driver: Driver, loop: Trainer, device: TorchDevice, goal: Goal,
+                    work_unit: str, flops_per_unit: float, cfg: Mapping[str, Any],
+                    **finished: Any) -> dict[str, Any]:
+    """``run_and_finish``'s training and FINISHED value, not emitted: ``cfg`` gives the
+    stage's ``max_steps``, ``eval_every_steps``, ``global_batch_size`` and ``dtype`` (a case
+    training stages one after the other passes each stage's)."""
+    progress = run(driver, loop, Schedule(goal, cfg["max_steps"], cfg["eval_every_steps"],
+                                          work_unit, cfg["global_batch_size"]))
     work_done = int(all_reduce_sum([float(progress.work)], device.device)[0])
-    driver.finish(work_done=work_done, work_unit=work_unit, metric=goal.metric(progress.value),
-                  flops_per_unit=flops_per_unit, dtype=cfg.dtype,
-                  peak_memory_bytes=device.max_memory_allocated(), **finished)
+    return driver.finished_value(work_done=work_done, work_unit=work_unit,
+                                 metric=goal.metric(progress.value),
+                                 flops_per_unit=flops_per_unit, dtype=cfg["dtype"],
+                                 peak_memory_bytes=device.max_memory_allocated(), **finished)

@@ -36,6 +36,7 @@ class Schedule:
     max_steps: int
     eval_every: int
     work_unit: str | None = None   # "samples" or "tokens": named in TRAIN_START and STEP_END
+    global_batch_size: int | None = None   # for TRAIN_START (None: the config's)
 
 
 @dataclass
@@ -72,7 +73,9 @@ def run(driver: Driver, trainer: Trainer, schedule: Schedule) -> Progress:
     (driver.run_mode) for its warm-up + timed steps, without evaluation (step_done stops it)."""
     progress = Progress()
     unit = {} if schedule.work_unit is None else {"work_unit": schedule.work_unit}
-    driver.train_start(global_batch_size=driver.config.global_batch_size, **unit)
+    batch = driver.config.global_batch_size if schedule.global_batch_size is None \
+        else schedule.global_batch_size
+    driver.train_start(global_batch_size=batch, **unit)
     done = False
     while not done:
         progress.epoch += 1

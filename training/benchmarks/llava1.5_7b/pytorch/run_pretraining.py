@@ -1,8 +1,9 @@
 """llava1.5_7b / PyTorch: LLaVA-1.5-7B (transformers' LlavaForConditionalGeneration: CLIP
 ViT-L/14-336, the mlp2x_gelu projector, Vicuna-7B's Llama-2 decoder; built from its config)
-trained in one of FlagPerf's two stages (``stage``: pretrain, the projector only; finetune,
-the projector and the LLM) on FlagPerf's LLaVA conversation json + image folder, to an
-eval-loss target, FSDP2 data parallel under torchrun.
+trained in FlagPerf's two stages (``stage``: pretrain, the projector only; finetune, the
+projector and the LLM; both, one after the other as FlagPerf runs them, the default) on
+FlagPerf's LLaVA conversation jsons + image folders, to eval-loss targets, FSDP2 data parallel
+under torchrun.
 
 The model's build, data, loop and FINISHED are ``llmtrain.llava`` (over the shared LLM loop);
 this file holds the size presets. See README.md.

@@ -19,3 +19,7 @@ eval_every_steps = 10
 log_every_steps = 5
 dtype = "fp32"
 cpu_threads = 1               # CI machines are shared: one torch thread per rank
+# stage "both" (the default): the pretrain stage first, the projector alone under the frozen
+# random decoder, which cannot learn the captions: its tiny target (5.21, README) only says the
+# projector's gradient reaches it; then finetune with the settings above from that projector
+pretrain_recipe = {"learning_rate": 1e-2, "max_steps": 60}

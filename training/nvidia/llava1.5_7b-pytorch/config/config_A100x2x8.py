@@ -4,3 +4,6 @@
 from config_common import *  # noqa: F403 - the settings every topology shares
 
 global_batch_size = 256
+# pretrain: FlagPerf's 32 conversations per GPU x 16 GPUs, one epoch of 558,128 captions
+pretrain_recipe = {"global_batch_size": 512, "micro_batch_size": 32, "learning_rate": 1e-3,
+                   "warmup_steps": 33, "max_steps": 1090}

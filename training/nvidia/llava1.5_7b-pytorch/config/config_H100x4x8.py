@@ -5,3 +5,6 @@
 from config_common import *  # noqa: F403 - the settings every topology shares
 
 global_batch_size = 512
+# pretrain: FlagPerf's 32 conversations per GPU x 32 GPUs, one epoch of 558,128 captions
+pretrain_recipe = {"global_batch_size": 1024, "micro_batch_size": 32, "learning_rate": 1e-3,
+                   "warmup_steps": 17, "max_steps": 545}

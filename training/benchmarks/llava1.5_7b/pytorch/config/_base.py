@@ -1,6 +1,6 @@
 """llava1.5_7b (PyTorch) defaults: FlagPerf's llava1.5_7b recipe (its scripts/finetune.sh and
 pretrain.sh, LLaVA-1.5's): LLaVA-1.5-7B at model_max_length 2048, bf16, activation
-checkpointing, one stage per run.
+checkpointing, both stages (pretrain, then finetune) in one run.
 
 Every public name here is a parameter; the ones every llmtrain case shares are in
 chipperf_runtime/training/llmtrain/base.py (FlagPerf's recipe overrides several, at the end).
@@ -13,11 +13,13 @@ from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_
 # ---- model: a size from run_pretraining.PRESETS. "7b" is LLaVA-1.5-7B (7,063,427,072
 # parameters); "tiny" (2-layer vision tower and decoder, 28 px pictures) is the CI size.
 model_size = "7b"
-# FlagPerf's stage: "pretrain" trains the projector only (LLaVA's feature alignment on
+# FlagPerf's stages: "pretrain" trains the projector only (LLaVA's feature alignment on
 # LAION-CC-SBU 558K captions; FlagPerf: 32 per GPU, lr 1e-3), "finetune" the projector and
-# the LLM (the visual instruction tuning on mix665k; FlagPerf: 16 per GPU, lr 2e-5). The
-# vision tower is frozen in both. The defaults below are finetune's.
-stage = "finetune"
+# the LLM (the visual instruction tuning on mix665k; FlagPerf: 16 per GPU, lr 2e-5), "both"
+# (FlagPerf's case) pretrain, then finetune from the pretrained projector, in one run. The
+# vision tower is frozen in both. The knobs below are finetune's (and a single stage's);
+# in "both" the pretrain stage takes pretrain_recipe's in their place.
+stage = "both"
 prompt_version = ""           # LLaVA's --version: "plain" (the image, then the first answer),
                               # "v1" (Vicuna's chat turns); "": the stage's (FlagPerf: pretrain
                               # plain, finetune v1)
@@ -53,3 +55,10 @@ warmup_steps = 156            # --warmup_ratio 0.03 of one epoch: 665,344 / 128 
 max_steps = 5198              # --num_train_epochs 1: 665,344 / 128 (pretrain: 558,128 / 256 = 2,180)
 grad_clip_norm = 1.0          # the Trainer's max_grad_norm
 eval_every_steps = 500
+
+# ---- stage "both": the pretrain stage's knobs where they differ from the finetune ones above
+# (FlagPerf's scripts/pretrain.sh: 32 per GPU x 8 GPUs, lr 1e-3, one epoch of 558,128
+# captions = 2,180 steps, 3 % warm-up); it may set global_batch_size, micro_batch_size,
+# learning_rate, warmup_steps, max_steps, eval_every_steps, min_lr_ratio, prompt_version
+pretrain_recipe = {"global_batch_size": 256, "micro_batch_size": 32, "learning_rate": 1e-3,
+                   "warmup_steps": 66, "max_steps": 2180}
