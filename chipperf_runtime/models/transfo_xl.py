@@ -258,6 +258,7 @@ class ProjectedAdaptiveLogSoftmax(nn.Module):
 
     def logits(self, hidden: torch.Tensor, cluster: int) -> torch.Tensor:
         layer, proj = self.out_layers[cluster], self.out_projs[cluster]
+        assert isinstance(layer, nn.Linear)
         weight, bias = layer.weight, layer.bias
         if cluster == 0:
             weight = torch.cat([weight, self.cluster_weight])
