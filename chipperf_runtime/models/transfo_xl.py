@@ -259,7 +259,8 @@ class ProjectedAdaptiveLogSoftmax(nn.Module):
     def logits(self, hidden: torch.Tensor, cluster: int) -> torch.Tensor:
         layer, proj = self.out_layers[cluster], self.out_projs[cluster]
         assert isinstance(layer, nn.Linear)
-        weight, bias = layer.weight, layer.bias
+        weight: torch.Tensor = layer.weight
+        bias: torch.Tensor = layer.bias
         if cluster == 0:
             weight = torch.cat([weight, self.cluster_weight])
             bias = torch.cat([bias, self.cluster_bias])
