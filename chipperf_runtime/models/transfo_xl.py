@@ -341,3 +341,49 @@ def init_projections(module: nn.Module, proj_std: float, std: float) -> None:
     if isinstance(module, ProjectedAdaptiveLogSoftmax):
         nn.init.normal_(module.cluster_weight, 0.0, std)
         nn.init.zeros_(module.cluster_bias)
+
+
+class SegmentRecurrence(nn.Module):
+    """Transformer-XL trained segment after segment: ``forward(ids, segment)`` is the mean NLL
+    of a batch of segments given the memory the previous call left (row by row; a row whose
+    ``segment`` index is 0 starts a stream, from an empty memory). The memory carries no
+    gradient and is not state_dict state; ``lm`` holds transformers' parameter names."""
+
+    def __init__(self, lm: TransfoXLLMHeadModel) -> None:
+        super().__init__()
+        self.lm = lm
+        self.mems: Memory | None = None
+
+    def forward(self, ids: torch.Tensor, segment: torch.Tensor) -> torch.Tensor:
+        nll, self.mems = self.lm(ids, self.carried(segment))
+        return nll.mean()
+
+    def carried(self, segment: torch.Tensor) -> Memory | None:
+        if self.mems is None or self.mems[0].shape[1] != segment.shape[0]:
+            return None
+        keep = (segment != 0).to(self.mems[0].dtype)[None, :, None]
+        return [m * keep for m in self.mems]
+
+    def stream_nll(self, streams: torch.Tensor) -> tuple[torch.Tensor, int]:
+        """Summed NLL and predicted tokens over ``streams`` [batch, segments, len], each read
+        from its start with the memory carried (the training memory is left as it was)."""
+        total, mems = streams.new_zeros((), dtype=torch.float64), None
+        for seg in range(streams.shape[1]):
+            nll, mems = self.lm(streams[:, seg], mems)
+            total = total + nll.double().sum()
+        return total, streams.shape[0] * streams.shape[1] * (streams.shape[2] - 1)
+
+
+def forward_flops(config: TransfoXLConfig, qlen: int, shares: list[float]) -> float:
+    """Forward FLOPs (2 per multiply-add) of one segment of ``qlen`` tokens attending over
+    ``mem_len`` more; ``shares``: the fraction of tokens in each vocabulary cluster (the
+    adaptive embedding and softmax cost depends on it)."""
+    d, inner, klen = config.d_model, config.n_head * config.d_head, qlen + config.mem_len
+    per_layer = 2 * d * inner * (3 * klen + klen + qlen) + 3 * 2 * qlen * klen * inner \
+        + 2 * 2 * d * config.d_inner * qlen
+    dims, bounds = cluster_dims(config), cluster_bounds(config)
+    embed = sum(s * 2 * d * dim for s, dim in zip(shares, dims)) * qlen
+    head = 2 * d * dims[0] + 2 * dims[0] * (bounds[0][1] + len(config.cutoffs))
+    tails = sum(s * (2 * d * dim + 2 * dim * (r - left))
+                for s, dim, (left, r) in zip(shares[1:], dims[1:], bounds[1:]))
+    return float(config.n_layer * per_layer + embed + (qlen - 1) * (head + tails))
