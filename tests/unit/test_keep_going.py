@@ -90,8 +90,8 @@ def test_flagperf_s_whole_case_list_keeps_going_over_its_vendor_configs(tmp_path
     (llama2_7b_finetune, tacotron2:pytorch_1.13, dlrm:pytorch_1.10, moflow:pytorch_1.13,
     bert_hf, longformer, transformer, transformer_xl, mask_rcnn, detr, bigtransfer, cpm and glm
     among them: cpm's pytorch_1.8 and pytorch_2.0 and glm's and transformer_xl's pytorch_1.8
-    A100 1x8 keys plan; FlagPerf's WaveGlow is chipperf's waveglow). Four of the 33 are FlagPerf's Megatron/FlagScale keys planned as
-    chipperf's torch-native case
+    A100 1x8 keys plan; FlagPerf's WaveGlow is chipperf's waveglow). Four of the 33 are
+    FlagPerf's Megatron/FlagScale keys planned as chipperf's torch-native case
     (llama3_8B:megatron_core060:A100:1:8, mixtral_8x7B:flagscale_2409:H100:4:8,
     aquila2_7b:flagscale:A100:1:8, llava1.5_7b:flagscale_2409:H100:4:8), with the note saying
     so; llava1.5_7b:deepspeed-torch:A800:1:8 becomes the pytorch case too and is skipped for

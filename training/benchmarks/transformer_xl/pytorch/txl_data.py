@@ -76,7 +76,10 @@ class WikiText:
     model: TransfoXLConfig          # config.json with the preset's shapes over it
     shares: list[float]             # fraction of training tokens in each vocabulary cluster
     tgt_len: int
-    collate: Callable[[list[tuple[torch.Tensor, ...]]], tuple[torch.Tensor, ...]] = stack
+
+    @property
+    def collate(self) -> Callable[[list[tuple[torch.Tensor, ...]]], tuple[torch.Tensor, ...]]:
+        return stack
 
     def describe(self) -> dict[str, Any]:
         return {"seq_len": self.tgt_len, "mem_len": self.model.mem_len,
