@@ -73,6 +73,10 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # FlagPerf training/benchmarks/dlrm/pytorch/config/_base.py: lr (the SGD rate), train_data
     # and eval_data (the splits' folder names)
     "dlrm:pytorch": {"lr": "learning_rate", "train_data": "train_split", "eval_data": "eval_split"},
+    # FlagPerf training/benchmarks/transformer_xl/pytorch/config/_base.py: lr (the Adam rate),
+    # max_step (the steps its cosine annealing runs over), warmup_step
+    "transformer_xl:pytorch": {"lr": "learning_rate", "max_step": "max_steps",
+                               "warmup_step": "warmup_steps"},
     # FlagPerf training/benchmarks/moflow/pytorch/config/_base.py: lr, beta1, beta2 (Adam's),
     # clip (the global-norm clip)
     "moflow:pytorch": {"lr": "learning_rate", "beta1": "adam_beta1", "beta2": "adam_beta2",

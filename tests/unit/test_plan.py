@@ -115,13 +115,22 @@ def test_check_lists_every_problem(catalogue):
     assert len(problems) == 9, text
 
 
-def test_a_case_chipperf_leaves_out_on_purpose_names_the_readme_saying_why():
-    """training/benchmarks/transformer_xl/README.md: no case code, and the refusal points there."""
+def test_a_case_chipperf_leaves_out_on_purpose_names_the_readme_saying_why(tmp_path):
+    """A model folder holding only README.md (docs/adding-a-case.md): no case code, and the
+    refusal points there."""
+    (tmp_path / "benchmarks" / "left_out").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "left_out" / "README.md").write_text("why\n")
+    cluster, test = configs({"left_out:pytorch_2.13:xeon:1:1:1": "/d"})
+    problems = check(cluster, test, Catalogue.scan(tmp_path), where="tc.py")
+    assert any("no case code" in p and "left_out/README.md says why" in p for p in problems)
+
+
+def test_flagperf_s_transformer_xl_key_plans():
+    """transformer_xl was refused (transformers removed TransfoXL); it is a case now."""
     from chipperf.catalogue import default_training_dir
 
-    cluster, test = configs({"transformer_xl:pytorch_2.13:xeon:1:1:1": "/d"})
-    problems = check(cluster, test, Catalogue.scan(default_training_dir()), where="tc.py")
-    assert any("no case code" in p and "transformer_xl/README.md says why" in p for p in problems)
+    cluster, test = configs({"transformer_xl:pytorch_1.8:A100:1:8:1": "/d"}, vendor="nvidia")
+    assert check(cluster, test, Catalogue.scan(default_training_dir()), where="tc.py") == []
 
 
 def test_unknown_vendor_and_bad_container_options(catalogue):

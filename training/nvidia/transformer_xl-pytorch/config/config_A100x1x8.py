@@ -1,0 +1,7 @@
+# transformer_xl / PyTorch on 8 NVIDIA A100 GPU(s) (1x8):
+# FlagPerf's A100x1x8: 60 samples (150-token segments)
+# per GPU; evaluation about once an epoch.
+from config_common import *  # noqa: F403
+
+global_batch_size = 480
+eval_every_steps = 1433
