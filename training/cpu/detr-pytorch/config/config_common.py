@@ -4,7 +4,7 @@
 # The tiny DETR (one query, a stride-8 backbone, 1 + 1 layers, DETR's own init: detection/detr.py)
 # trains from scratch: its backbone at the full rate, a 20x higher lr than DETR's, x 0.1 after
 # epoch 12 (step 192). Box mAP 0.2 is reached at step 224 (epoch 14) in CI's case test
-# (tests/cases/test_detection_pytorch.py; README: the curves of two seeds).
+# (tests/cases/test_detection_pytorch.py; README: the curves of three seeds).
 model_size = "tiny"
 min_size = 32
 max_size = 32
