@@ -23,12 +23,12 @@ PRESETS = {
     # a 1024-wide box head and four 256-wide mask convolutions
     "resnet50_fpn": {"backbone": "resnet50", "fpn_channels": 256},
     # CI: ResNet-18, FPN 64, a 256-wide box head, two 64-wide mask convolutions, fewer
-    # proposals and sampled regions
+    # proposals and sampled regions (32 an image: the CI images hold one object each)
     "tiny": {"backbone": "resnet18", "fpn_channels": 64, "representation_size": 256,
              "mask_layers": [64, 64],
              "detector": {"rpn_pre_nms_top_n_train": 200, "rpn_post_nms_top_n_train": 100,
                           "rpn_pre_nms_top_n_test": 100, "rpn_post_nms_top_n_test": 50,
-                          "rpn_batch_size_per_image": 64, "box_batch_size_per_image": 64,
+                          "rpn_batch_size_per_image": 32, "box_batch_size_per_image": 32,
                           "box_detections_per_img": 20}},
 }
 FULL_SIZE = {"model_size": "resnet50_fpn", "classes": 91, "min_size": 800}

@@ -1,5 +1,2 @@
 # mask_rcnn / PyTorch on CPU, 2 nodes x 1 process: the CI configuration (config_common.py).
 from config_common import *  # noqa: F403
-
-# CI's simulated nodes share one machine's cores: one torch thread per rank.
-cpu_threads = 1
