@@ -1184,7 +1184,9 @@ def start_slurmctld(restart):
         return
     kill_pid(read_pid(SLURMCTLD_PID, "slurmctld"))
     os.makedirs(os.path.join(SLURM_LIB, "ctld"), exist_ok=True)
-    sh([which("slurmctld")], "start slurmctld", log_path=SLURMCTLD_LOG)   # daemonizes
+    # -c: no jobs from the state it saved last time (a run cut off mid-test left one queued,
+    # and the next session's first Slurm test found it): a test cluster starts empty
+    sh([which("slurmctld"), "-c"], "start slurmctld", log_path=SLURMCTLD_LOG)   # daemonizes
     if not wait_for(slurmctld_ok, 30, 0.2):
         raise SimError("start slurmctld", detail=f"{BRIDGE_ADDR}:6817 not answering", log=SLURMCTLD_LOG)
     log(f"slurmctld up at {BRIDGE_ADDR}:6817")
