@@ -9,10 +9,12 @@ K and N multiples of 8). With B so, one H100 measured 882 TOPS (44.6 % of its IN
 value); pytorch/pytorch#187094 reports that ``torch._int_mm`` calls cuBLASLt with no
 workspace, which can keep it off cuBLASLt's faster kernels. The vendor config's ``int8_kernel:
 inductor`` runs the same call through ``torch.compile(mode="max-autotune")``:
-Inductor times cuBLASLt beside its own Triton GEMM templates and keeps the fastest (not yet
-measured on a GPU). FP8 is ``torch._scaled_mm`` on e4m3 operands (bf16 out). Each dtype is
-first tried once on a small problem: an error there, or the device layer saying the dtype is
-not supported, makes the spec unsupported with that reason. FINISHED's
+Inductor times cuBLASLt beside its own Triton GEMM templates and keeps the fastest;
+``int8_kernel: cublaslt`` calls cublasLtMatmul itself with a workspace and the fastest of its
+heuristic's algorithms (chipperf_runtime.base.nvidia.cublaslt), checked against ``torch._int_mm``.
+FP8 is ``torch._scaled_mm`` on e4m3 operands (bf16 out). Each dtype is first tried once on a
+small problem: an error there, or the device layer saying the dtype is not supported, makes
+the spec unsupported with that reason. FINISHED's
 ``method.kernel`` names what ran (``kernel``).
 
 On the host CPU a host is one chip: its local rank 0 runs the GEMM on every usable core
@@ -43,7 +45,7 @@ DTYPES: dict[str, tuple[torch.dtype, str]] = {
 }
 
 
-INT8_KERNELS = ("int_mm", "inductor")
+INT8_KERNELS = ("int_mm", "cublaslt", "inductor")
 
 
 def operands(name: str, m: int, n: int, k: int, device: torch.device, int8_kernel: str = "int_mm"
@@ -56,6 +58,14 @@ def operands(name: str, m: int, n: int, k: int, device: torch.device, int8_kerne
         if int8_kernel == "inductor":
             tuned = torch.compile(torch._int_mm, mode="max-autotune", dynamic=False)
             return lambda: tuned(a, b)
+        if int8_kernel == "cublaslt":
+            from chipperf_runtime.base.nvidia import cublaslt
+
+            try:
+                return cublaslt.int8_matmul(a, b)
+            except cublaslt.CublasLtError as exc:
+                raise BenchError(f"int8_kernel cublaslt: {exc}: set int8_kernel: int_mm in the "
+                                 "vendor config") from exc
         return lambda: torch._int_mm(a, b)
     if name == "FP8":
         a = torch.randn(m, k, device=device).to(dtype)
@@ -89,6 +99,12 @@ def kernel(name: str, device: TorchDevice, int8_kernel: str = "int_mm") -> str:
         return "torch._scaled_mm, e4m3 x e4m3 -> bf16, B column-major"
     if name != "INT8":
         return f"torch.matmul, {DTYPES[name][0]}"
+    if int8_kernel == "cublaslt":
+        from chipperf_runtime.base.nvidia.cublaslt import WORKSPACE_BYTES
+
+        return ("cublasLtMatmul called directly, int8 x int8 -> int32, B column-major (TN), "
+                f"{WORKSPACE_BYTES >> 20} MiB workspace, the fastest of cuBLASLt's heuristic "
+                "candidates, checked against torch._int_mm")
     if int8_kernel == "inductor":
         return ("torch.compile(torch._int_mm, mode='max-autotune'), int8 x int8 -> "
                 "int32, B column-major: the fastest of Inductor's GEMM templates and "
@@ -164,6 +180,7 @@ def measure(case: BenchCase) -> None:
     tflops = flops / timed.seconds / 1e12
     peak = flops_peak(case.vendor, case.chip, DTYPES[name][1])
     memory = device.max_memory_allocated()
+    tuning = {"tuning": gemm.describe()} if hasattr(gemm, "describe") else {}   # cublaslt's
     del gemm                                      # the references allocate their own operands
     case.finish({
         "spec": case.name, "world_size": 1, "ranks_measuring": measuring(case, device),
@@ -172,6 +189,7 @@ def measure(case: BenchCase) -> None:
         "converged": True,
         "method": {"what": "C = A @ B, 2*M*N*K FLOPs per GEMM", "M": m, "N": n, "K": k,
                    "dtype": name, "kernel": kernel(name, device, int8_kernel), "threads": threads,
+                   **tuning,
                    **loop.describe(), "iterations": timed.iterations,
                    "timing": "wall clock over the whole loop, device synchronized at both ends"},
         **share(tflops * 1e12, peak), **references(case, device, name, (m, n, k), tflops, int8_kernel),

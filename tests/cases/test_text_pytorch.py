@@ -96,3 +96,22 @@ def test_gpt2_trains_on_flagperf_s_data_layout(gpt2_corpus: Path, tmp_path: Path
     (data / "lambada_test.json").unlink()
     assert_case_error(CASES["gpt2"].run_config(data), "gpt2 (FlagPerf layout) dataset",
                       "no eval/ folder and no lambada_test.json")
+
+
+def test_gpt2_pads_its_vocabulary_as_megatron_does_and_counts_the_real_one(gpt2_corpus: Path
+                                                                         ) -> None:
+    """make_vocab_size_divisible_by pads the network's vocabulary (1,024 -> 2,000 here); MFU's
+    FLOPs stay those of the real one, and with compile on the loss is compiled too."""
+    base = CASES["gpt2"].run_config(gpt2_corpus, "--set", "max_steps=2", "--set",
+                                    "eval_every_steps=2")
+    padded = CASES["gpt2"].run_config(gpt2_corpus, "--set", "max_steps=2", "--set",
+                                      "eval_every_steps=2", "--set",
+                                      "make_vocab_size_divisible_by=1000", "--set", "compile=True",
+                                      "--set", "compile_backend=aot_eager")
+    assert base.returncode == 0 and padded.returncode == 0, padded.stderr[-3000:]
+    plain, wide = init_end(perflog_events(base.stdout)), init_end(perflog_events(padded.stdout))
+    assert "padded_vocab_size" not in plain and wide["padded_vocab_size"] == 2000
+    assert wide["parameters"] - plain["parameters"] == (2000 - 1024) * 256   # tied embedding
+    assert wide["forward_flops_per_sequence"] == plain["forward_flops_per_sequence"]
+    execution = perflog_events(padded.stdout)[-1].value["execution"]
+    assert execution["loss"] == "cross entropy, torch.compile(aot_eager)", execution

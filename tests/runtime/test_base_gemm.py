@@ -3,6 +3,7 @@ integer tensor-core kernels take, and the kernel each device reaches, named in t
 
 from __future__ import annotations
 
+import ctypes
 from types import SimpleNamespace
 
 import pytest
@@ -99,5 +100,26 @@ def test_the_inductor_int8_kernel_computes_the_same_product() -> None:
     tuned = gemm.operands("INT8", 32, 24, 64, torch.device("cpu"), "inductor")()
     assert torch.equal(plain, tuned)
     case = SimpleNamespace(name="computation-INT8", setting=lambda key, default, kind=int: "cutlass")
-    with pytest.raises(gemm.BenchError, match="int8_kernel 'cutlass' is not one of int_mm, inductor"):
+    with pytest.raises(gemm.BenchError,
+                       match="int8_kernel 'cutlass' is not one of int_mm, cublaslt, inductor"):
         gemm.int8_kernel_of(case, "INT8")
+
+
+def test_the_cublaslt_kernel_maps_torch_row_major_onto_cublaslt_tn_layouts() -> None:
+    """cuBLASLt is column-major: C[M,N] = A[M,K] @ B[K,N] is asked as C^T = B^T A^T, its A
+    torch's B stored K x N (read transposed), its B torch's A stored K x M, its D N x M; the
+    heuristic result is the 96-byte cublasLtMatmulHeuristicResult_t of cublasLt.h."""
+    from chipperf_runtime.base.nvidia import cublaslt
+
+    assert cublaslt.tn_layouts(4096, 1024, 512) == {"a": (512, 1024, 512), "b": (512, 4096, 512),
+                                                     "d": (1024, 4096, 1024)}
+    assert ctypes.sizeof(cublaslt.Algo) == 64 and ctypes.sizeof(cublaslt.Heuristic) == 96
+
+
+def test_the_cublaslt_kernel_off_an_nvidia_gpu_is_a_clear_case_error() -> None:
+    with pytest.raises(gemm.BenchError, match="int8_kernel cublaslt: int8_kernel cublaslt calls "
+                       "NVIDIA's cuBLASLt: the operands are on cpu: set int8_kernel: int_mm"):
+        gemm.operands("INT8", 32, 24, 64, torch.device("cpu"), "cublaslt")
+    device = SimpleNamespace(int_mm_path=lambda: "unused")
+    assert gemm.kernel("INT8", device, "cublaslt").startswith(
+        "cublasLtMatmul called directly, int8 x int8 -> int32, B column-major (TN), 32 MiB")

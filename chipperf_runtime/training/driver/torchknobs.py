@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from torch import nn
@@ -85,6 +85,16 @@ def compile_module(module: nn.Module, setting: CompileSetting) -> None:
     if setting.backend == INDUCTOR:
         options["mode"] = setting.mode
     module.compile(**options)
+
+
+def compile_function(fn: Callable[..., Any], setting: CompileSetting) -> Callable[..., Any]:
+    """``fn`` under torch.compile as ``setting`` says (``fn`` itself when compiling is off)."""
+    if not setting.enabled:
+        return fn
+    options: dict[str, Any] = {"backend": setting.backend}
+    if setting.backend == INDUCTOR:
+        options["mode"] = setting.mode
+    return torch.compile(fn, **options)
 
 
 def compile_for(driver: Driver, modules: list[nn.Module], device: TorchDevice) -> CompileSetting:

@@ -36,3 +36,7 @@ dtype = "fp32"                # "fp32" or "bf16" (autocast on the vendor's devic
 cpu_threads = None            # torch threads per rank on CPU (None: OMP_NUM_THREADS, else the
                               # usable cores divided by the ranks on the node)
 seed = 1234
+make_vocab_size_divisible_by = 1   # Megatron-LM's knob: the network's vocabulary (embedding and
+                              # LM head) padded up to a multiple of N, so the LM head's GEMM has
+                              # tensor-core-aligned widths; FLOPs and the metric count the real
+                              # vocabulary (1: no padding)

@@ -19,7 +19,11 @@ from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DistEnv, Driver
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import init_distributed
-from chipperf_runtime.training.driver.torchknobs import compile_for, fused_optimizer
+from chipperf_runtime.training.driver.torchknobs import (
+    compile_for,
+    compile_function,
+    fused_optimizer,
+)
 from chipperf_runtime.training.hftext.models import (
     TextModel,
     attention_of,
@@ -27,7 +31,7 @@ from chipperf_runtime.training.hftext.models import (
     hf_config,
     hf_model,
 )
-from chipperf_runtime.training.hftext.train import Loop, ratio
+from chipperf_runtime.training.hftext.train import Loop, ratio, token_loss
 from chipperf_runtime.training.textlm.checks import (
     count_problems,
     dtype_problems,
@@ -44,11 +48,23 @@ LR_DECAYS = ("linear", "cosine", "inverse_sqrt")
 def check_config(cfg: Config, model: TextModel) -> Mapping[str, Any]:
     """The preset of ``model_size``; every configuration problem in one ConfigError."""
     problems = size_problems(cfg, model.presets, model.target) + dtype_problems(cfg, DTYPES)
-    problems += count_problems(cfg, ("global_batch_size", "max_steps", "eval_every_steps"))
+    problems += count_problems(cfg, ("global_batch_size", "max_steps", "eval_every_steps",
+                                     "make_vocab_size_divisible_by"))
     if cfg.lr_decay not in LR_DECAYS:
         problems.append(f"lr_decay {cfg.lr_decay!r} is unknown: use one of {', '.join(LR_DECAYS)}")
     raise_problems(problems)
     return model.presets[cfg.model_size]
+
+
+def padded_vocab(preset: Mapping[str, Any], cfg: Config) -> Mapping[str, Any]:
+    """The preset the network is built from: ``vocab_size`` rounded up to a multiple of
+    ``make_vocab_size_divisible_by`` (Megatron-LM's padding; the extra rows are never a
+    label), or the preset itself."""
+    multiple = int(cfg.get("make_vocab_size_divisible_by", 1))
+    vocab = preset.get("vocab_size")
+    if multiple <= 1 or not isinstance(vocab, int) or vocab % multiple == 0:
+        return preset
+    return {**preset, "vocab_size": -(-vocab // multiple) * multiple}
 
 
 def configure_threads(cfg: Config, dist: DistEnv) -> int:
@@ -110,16 +126,21 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     device = init_distributed(dist)
     driver.set_sync(device.synchronize)
     torch.manual_seed(cfg.seed)
-    net = hf_model(model.arch, preset).to(device.device)
+    built = padded_vocab(preset, cfg)
+    net = hf_model(model.arch, built).to(device.device)
     weights = task.initialise(net, data, cfg)
     seq_len = task.seq_len(data, cfg)
-    forward = forward_flops(model, preset, seq_len)
-    compile_for(driver, [net], device)
+    forward = forward_flops(model, preset, seq_len)       # the real vocabulary's
+    setting = compile_for(driver, [net], device)
     driver.executed(attention=attention_of(net), fused_optimizer=fused_optimizer(device))
     loop = build_loop(cfg, dist, device, model, net, data)
+    if setting.enabled:     # the fp32 cast and softmax of the logits fused, not materialised
+        loop.loss = compile_function(token_loss, setting)
+        driver.executed(loss=f"cross entropy, {setting.describe()}")
     goal = Goal(task.metric, float(cfg[model.target][cfg.model_size]))
     driver.init_end(**device.describe(), threads=threads, architecture=dict(preset),
                     parameters=sum(p.numel() for p in net.parameters()), weights=weights,
+                    **({"padded_vocab_size": built["vocab_size"]} if built is not preset else {}),
                     seq_len=seq_len, eval_size=task.eval_size(data, cfg),
                     forward_flops_per_sequence=forward)
     run_and_finish(driver, loop, device, goal, task.work_unit, task.train_flops(forward, seq_len))

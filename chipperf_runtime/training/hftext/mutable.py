@@ -9,4 +9,5 @@ shared_mutable = run_mode_knobs + compile_knobs + [  # noqa: F405
     "global_batch_size", "learning_rate", "min_lr_ratio", "lr_decay", "weight_decay",
     "adam_beta1", "adam_beta2", "adam_eps", "warmup_steps", "max_steps", "grad_clip_norm",
     "eval_every_steps", "log_every_steps", "dtype", "cpu_threads", "seed",
+    "make_vocab_size_divisible_by",
 ]

@@ -34,6 +34,7 @@ class Loop:
     score_width: int = 2                            # numbers the scorer returns per batch
     combine: Callable[[list[float]], float] = lambda sums: ratio(sums)   # all ranks' sums -> metric
     label_smoothing: float = 0.0                    # of the training loss (fairseq's criterion)
+    loss: Callable[..., torch.Tensor] | None = None  # token_loss compiled (hftext.case); None: as is
 
     def batches(self, epoch: int) -> Iterator[Tensors]:
         return (self.task.tensors(batch, self.device) for batch in self.train_epoch(epoch))
@@ -71,7 +72,8 @@ def token_loss(logits: torch.Tensor, labels: torch.Tensor, smoothing: float = 0.
 def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
     """forward + backward + optimizer step; returns the (unsynchronised) loss."""
     loop.optimizer.zero_grad(set_to_none=True)
-    loss = token_loss(logits_of(loop.model, loop, batch), batch.labels, loop.label_smoothing)
+    loss = (loop.loss or token_loss)(logits_of(loop.model, loop, batch), batch.labels,
+                                     loop.label_smoothing)
     loss.backward()
     if loop.grad_clip_norm > 0:
         nn.utils.clip_grad_norm_(loop.model.parameters(), loop.grad_clip_norm)

@@ -23,3 +23,7 @@ max_steps = 300000
 eval_every_steps = 1000
 eval_samples = 1000
 dtype = "bf16"
+# Megatron-LM pads GPT-2's 50,257-token vocabulary to a multiple of 128 (its default
+# --make-vocab-size-divisible-by; FlagPerf's gpt2 is Megatron's): 50,304 rows, an LM head whose
+# width suits the tensor cores. MFU counts the 50,257 real ones.
+make_vocab_size_divisible_by = 128

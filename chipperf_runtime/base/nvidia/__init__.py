@@ -1,0 +1,1 @@
+"""base/ methods that only NVIDIA GPUs have (cuBLASLt called directly)."""
