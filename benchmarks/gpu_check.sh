@@ -16,7 +16,8 @@
 # with int8_kernel INT8_ENGINE_KERNEL; then Inductor's autotune if time is left), gpt2
 # (gpu_targets' gpt2 step once per GPT2_SETS item), profile (case_profile.py on gpt2: kernels
 # by class; only when gpt2 missed 35 % MFU, or PROFILE_ALWAYS=1), serving (the llama3_8b
-# serving point, SERVING_SETS, under cProfile). Optional steps start only while DEADLINE_S
+# serving point, SERVING_SETS, under cProfile), sdpa (the same point, no profiler, once per
+# SDPA_VARIANTS item: the llama3_8b config's sdpa_backends). Optional steps start only while DEADLINE_S
 # (default 560 s from the start) leaves them time.
 # $OUT gets: env.txt and, per phase, <phase>.log; selftest.tgz, targets.tgz, int8-engine.tgz,
 # gpt2.tgz (result dirs, summaries, logs), files over 3 MiB left out.
@@ -35,6 +36,7 @@ SERVING_SETS=${SERVING_SETS:---set engine=eager --set num_layers=2 --set offline
 CHIP=${CHIP:-$([ "$VENDOR" = cpu ] && echo xeon || echo H100)}
 INT8_ENGINE_KERNEL=${INT8_ENGINE_KERNEL:-$([ "$VENDOR" = cpu ] && echo int_mm || echo cublaslt)}
 INT8_GOAL_TOPS=${INT8_GOAL_TOPS:-1187.4}   # 60 % of the H100 SXM's 1,979 dense INT8 TOPS
+SDPA_VARIANTS=${SDPA_VARIANTS:-all flash,efficient,math}
 PROFILE_ALWAYS=${PROFILE_ALWAYS:-0}     # 1: profile gpt2 even when its MFU met the target
 DEADLINE_S=${DEADLINE_S:-560}           # optional steps start only with time for them left
 OUT=${OUT:?set OUT to an empty folder}
@@ -222,5 +224,32 @@ elif wants serving; then  # the serving point under cProfile: where the host's t
         "$WORK/serving.prof" >> "$OUT/serving.log" 2>&1
     grep -h '"event": "FINISHED"' "$WORK"/serving-out/*.log "$WORK"/serving-out/*/*.log 2>/dev/null | cut -c1-600 >> "$OUT/serving.log"
     tail -45 "$OUT/serving.log" | cut -c1-200
+fi
+if wants sdpa; then  # the serving point once per SDPA_VARIANTS item (sdpa_backends): TTFT, TPOT
+    data
+    config=$([ "$VENDOR" = cpu ] && echo cpu || echo nvidia)_configuration.yaml
+    for variant in $SDPA_VARIANTS; do
+        [ "$(left)" -gt 60 ] || { echo "sdpa $variant skipped: $(left) s left" | tee -a "$OUT/sdpa.log"; continue; }
+        echo "== sdpa_backends=$variant" >> "$OUT/sdpa.log"
+        # shellcheck disable=SC2086  # SERVING_SETS is a list of words
+        CHIPPERF_VENDOR=$VENDOR CHIPPERF_DEVICE=$([ "$VENDOR" = cpu ] && echo cpu || echo cuda) \
+            PYTHONPATH=$REPO:$REPO/inference/benchmarks:$PYTHONPATH timeout -k 15 120 python3 \
+            inference/benchmarks/llama3_8b/pytorch/run_inference.py --data_dir "$WORK/data/llm-prompts" \
+            --extern_config_dir inference/configs/llama3_8b --extern_config_file "$config" \
+            --output_dir "$WORK/sdpa-$variant" $SERVING_SETS --set "sdpa_backends=$variant" > "$WORK/sdpa-$variant.log" 2>&1
+        echo "exit $? at $(since)" >> "$OUT/sdpa.log"
+        grep '"event": "FINISHED"' "$WORK/sdpa-$variant.log" | python3 -c "
+import json, sys
+line = sys.stdin.read()
+value = json.loads(line[line.index('{'):])['value'] if line.strip() else {}
+for name, point in (value.get('serving') or {}).items():
+    if isinstance(point, dict) and 'tpot_ms' in point:
+        print(f'{name}: tokens/s {point.get(\"tokens_per_s\", 0):,.1f}, TTFT p50 {point[\"ttft_ms\"][\"p50\"]:.2f} ms, '
+              f'TPOT p50 {point[\"tpot_ms\"][\"p50\"]:.2f} ms, harness share {point.get(\"harness_share\", 0):.3f}')
+print('e2e', value.get('e2e_time_s'), 'engine', value.get('engine'))
+" >> "$OUT/sdpa.log" 2>&1
+        tail -3 "$WORK/sdpa-$variant.log" | cut -c1-300 >> "$OUT/sdpa.log"
+    done
+    cat "$OUT/sdpa.log"
 fi
 echo "done at $(since)"

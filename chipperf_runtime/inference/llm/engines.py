@@ -10,6 +10,7 @@ from the reference (None where the engine cannot give logits).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import shutil
 import time
@@ -25,6 +26,7 @@ from chipperf_runtime.inference.errors import CaseError, EngineBuildError
 from chipperf_runtime.inference.llm.completion import Accounting, Completion
 from chipperf_runtime.inference.llm.model import PAD
 from chipperf_runtime.inference.llm.prompts import Request
+from chipperf_runtime.inference.llm.settings import SDPA_BACKENDS
 
 
 class Generator(Protocol):
@@ -77,6 +79,7 @@ class TransformersGenerator:
     device: TorchDevice
     accounting: Accounting = field(default_factory=Accounting)
     pad_batches_to: int = 0       # compiled: pad each batch to a size of batch_sizes(this)
+    sdpa_backends: Sequence[str] = ()   # names of SDPA_BACKENDS; (): torch's choice
 
     def generate(self, requests: Sequence[Request]) -> list[Completion]:
         begin = time.perf_counter()
@@ -87,7 +90,7 @@ class TransformersGenerator:
         ids, mask = left_padded(rows, self.device.device)
         clock = StepClock()
         start = time.perf_counter()
-        with torch.inference_mode():
+        with attention(self.sdpa_backends), torch.inference_mode():
             out = self.module.generate(input_ids=ids, attention_mask=mask, do_sample=False,
                                        max_new_tokens=max(r.max_new_tokens for r in requests),
                                        streamer=clock)
@@ -102,8 +105,18 @@ class TransformersGenerator:
         return result
 
     def logits(self, ids: torch.Tensor) -> torch.Tensor:
-        with torch.inference_mode():
+        with attention(self.sdpa_backends), torch.inference_mode():
             return self.module(input_ids=ids).logits
+
+
+def attention(backends: Sequence[str]) -> contextlib.AbstractContextManager:
+    """Restricts torch's scaled_dot_product_attention to ``backends`` (names of
+    SDPA_BACKENDS); none named: torch picks among all it has."""
+    if not backends:
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    return sdpa_kernel([getattr(SDPBackend, SDPA_BACKENDS[b]) for b in backends])
 
 
 @dataclass(frozen=True)
@@ -118,6 +131,7 @@ class TransformersEngine:
     compiled: bool = False
     compile_mode: str = "default"
     batch_size: int = 1
+    sdpa_backends: Sequence[str] = ()
 
     @property
     def name(self) -> str:
@@ -148,7 +162,8 @@ class TransformersEngine:
             # transformers compiles the decoding step itself on some devices; on all, on request
             config.compile_config._compile_all_devices = True
         return TransformersGenerator(module, self.device,
-                                     pad_batches_to=self.batch_size if self.compiled else 0)
+                                     pad_batches_to=self.batch_size if self.compiled else 0,
+                                     sdpa_backends=self.sdpa_backends)
 
 
 def batch_sizes(batch_size: int) -> list[int]:
@@ -183,10 +198,17 @@ def _vllm(device: TorchDevice, settings: Any) -> Engine:
 
 
 ENGINES: dict[str, Factory] = {
-    "eager": lambda device, s: TransformersEngine(device),
-    "compile": lambda device, s: TransformersEngine(device, True, s.compile_mode, s.batch_size),
+    "eager": lambda device, s: TransformersEngine(device, sdpa_backends=backends_of(s)),
+    "compile": lambda device, s: TransformersEngine(device, True, s.compile_mode, s.batch_size,
+                                                    backends_of(s)),
     "vllm": _vllm,
 }
+
+
+def backends_of(settings: Any) -> tuple[str, ...]:
+    """The settings' ``sdpa_backends`` as a tuple of names; () for "all" (or none set)."""
+    chosen = str(getattr(settings, "sdpa_backends", "all"))
+    return () if chosen == "all" else tuple(chosen.split(","))
 
 
 def get_engine(name: str, device: TorchDevice, settings: Any) -> Engine:

@@ -14,6 +14,10 @@ from chipperf_runtime.inference.llm.prompts import Lengths
 from chipperf_runtime.inference.settings import Targets, from_keys
 from chipperf_runtime.inference.stats import PERCENTILES
 
+# torch's scaled_dot_product_attention backends a config may name (torch.nn.attention.SDPBackend)
+SDPA_BACKENDS = {"flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION",
+                 "cudnn": "CUDNN_ATTENTION", "math": "MATH"}
+
 WHOLE = ("batch_size", "repeat", "offline_requests", "single_stream_requests",
          "server_requests", "accuracy_requests", "prompt_tokens_min", "prompt_tokens_max",
          "output_tokens_min", "output_tokens_max")
@@ -49,6 +53,7 @@ class LLMSettings(Targets):
     num_threads: Optional[int]
     compile_mode: str
     vllm_gpu_memory_utilization: float
+    sdpa_backends: str               # "all" (torch's choice) or SDPA_BACKENDS' names, comma-separated
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "LLMSettings":
@@ -75,6 +80,10 @@ class LLMSettings(Targets):
         out += self._server_problems()
         if self.num_threads is not None and not _whole(self.num_threads, 1):
             out.append(f"num_threads: must be null or a whole number >= 1, got {self.num_threads!r}")
+        if self.sdpa_backends != "all" and not all(
+                b in SDPA_BACKENDS for b in str(self.sdpa_backends).split(",")):
+            out.append(f"sdpa_backends: must be all, or some of {', '.join(SDPA_BACKENDS)} "
+                       f"separated by commas, got {self.sdpa_backends!r}")
         if self.device is not None and self.device not in DEVICE_KINDS:
             out.append(f"device: {self.device!r} is unknown: leave it out (the vendor names the "
                        f"device) or use one of {', '.join(DEVICE_KINDS)}")
