@@ -45,6 +45,31 @@ def test_a_tolerance_that_is_not_a_number_is_named_not_a_traceback() -> None:
         s.agreement_for(s.precision)
 
 
+def test_sdpa_backends_restrict_the_attention_kernels_and_a_wrong_name_is_a_problem() -> None:
+    """``sdpa_backends`` names torch's SDPA kernels generate may use: the nvidia config leaves
+    cuDNN's out; "all" changes nothing; a name torch does not have is one clear problem."""
+    from torch.nn.attention import SDPBackend
+
+    from chipperf_runtime.inference.llm import engines
+
+    nvidia = LLMSettings.from_config(config.load(CONFIG, "nvidia_configuration.yaml"))
+    cpu = LLMSettings.from_config(config.load(CONFIG, "cpu_configuration.yaml"))
+    assert engines.backends_of(nvidia) == ("flash", "efficient", "math")
+    assert engines.backends_of(cpu) == () and cpu.problems() == []
+    q = torch.randn(1, 2, 4, 8)
+    with engines.attention(("math",)):
+        assert torch._fused_sdp_choice(q, q, q) == SDPBackend.MATH.value
+        out = torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+    with engines.attention(()):     # torch's own choice again (on the CPU its flash kernel)
+        assert torch.allclose(out, torch.nn.functional.scaled_dot_product_attention(
+            q, q, q, is_causal=True), atol=1e-5)
+    merged = dict(config.load(CONFIG, "cpu_configuration.yaml"))
+    merged["sdpa_backends"] = "flash,warp"
+    with pytest.raises(CaseError, match="configuration problems:\n  sdpa_backends: must be all, or "
+                       "some of flash, efficient, cudnn, math separated by commas, got 'flash,warp'"):
+        LLMSettings.from_config(merged)
+
+
 def test_full_size_is_llama3_8b() -> None:
     llama = model.llama_config(config.load(CONFIG, "nvidia_configuration.yaml"))
     from transformers import LlamaForCausalLM
