@@ -37,6 +37,7 @@ PREF_MAX_WORKSPACE_BYTES = 1
 # discussion, pytorch/pytorch#101145, measured that much in use on an H100)
 WORKSPACE_BYTES = 32 << 20
 CANDIDATES = 8          # heuristic results asked for, each timed
+ALPHA, BETA = ctypes.c_int32(1), ctypes.c_int32(0)      # D = 1 * A B + 0 * C (host scalars)
 TUNE_ITERS = 5          # timed calls per candidate (after one untimed)
 
 
@@ -127,9 +128,13 @@ class Int8Matmul:
 
     a: torch.Tensor                  # [M, K] int8, row-major
     b: torch.Tensor                  # [K, N] int8, column-major
-    out: torch.Tensor = field(init=False)
+    out: torch.Tensor = field(init=False)                # [M, N] int32, written by each call
+    workspace: torch.Tensor = field(init=False)
+    desc: P = field(init=False)                          # the cublasLtMatmulDesc_t
+    layouts: dict[str, P] = field(init=False)            # tn_layouts' keys -> cublasLtMatrixLayout_t
     algos: list[Algo] = field(init=False, default_factory=list)
-    chosen: int = field(init=False, default=0)
+    chosen: int = field(init=False, default=0)           # index into algos (tune)
+    times: list[float] = field(init=False, default_factory=list)   # ms per call, per algo
 
     def __post_init__(self) -> None:
         if self.a.device.type != "cuda" or torch.version.hip:
@@ -157,7 +162,6 @@ class Int8Matmul:
                                                     rows, cols, ld), "cublasLtMatrixLayoutCreate")
             self.layouts[operand] = layout
         self.algos = self.heuristics(cublas)
-        self.alpha, self.beta = ctypes.c_int32(1), ctypes.c_int32(0)
 
     def heuristics(self, cublas: ctypes.CDLL) -> list[Algo]:
         pref = P()
@@ -185,9 +189,9 @@ class Int8Matmul:
     def run(self, index: int) -> torch.Tensor:
         lay, out = self.layouts, self.out.data_ptr()
         stream = torch.cuda.current_stream(self.a.device).cuda_stream
-        check(lib().cublasLtMatmul(_HANDLE, self.desc, ctypes.byref(self.alpha),
+        check(lib().cublasLtMatmul(_HANDLE, self.desc, ctypes.byref(ALPHA),
                                    self.b.data_ptr(), lay["a"], self.a.data_ptr(), lay["b"],
-                                   ctypes.byref(self.beta), out, lay["d"], out, lay["d"],
+                                   ctypes.byref(BETA), out, lay["d"], out, lay["d"],
                                    ctypes.byref(self.algos[index]), self.workspace.data_ptr(),
                                    WORKSPACE_BYTES, stream), "cublasLtMatmul")
         return self.out
@@ -211,7 +215,7 @@ class Int8Matmul:
     def describe(self) -> dict:
         """For FINISHED's method: the candidates timed, their ms per call, the one kept."""
         return {"candidates": len(self.algos), "chosen": self.chosen,
-                "candidate_ms": [round(t, 4) for t in getattr(self, "times", [])],
+                "candidate_ms": [round(t, 4) for t in self.times],
                 "workspace_bytes": WORKSPACE_BYTES}
 
     def verify(self) -> None:
