@@ -115,3 +115,9 @@ def test_gpt2_pads_its_vocabulary_as_megatron_does_and_counts_the_real_one(gpt2_
     assert wide["forward_flops_per_sequence"] == plain["forward_flops_per_sequence"]
     execution = perflog_events(padded.stdout)[-1].value["execution"]
     assert execution["loss"] == "cross entropy, torch.compile(aot_eager)", execution
+
+
+def test_a_vocabulary_multiple_below_one_stops_the_case(gpt2_corpus: Path) -> None:
+    result = CASES["gpt2"].run_config(gpt2_corpus, "--set", "make_vocab_size_divisible_by=0")
+    assert_case_error(result, "make_vocab_size_divisible_by = 0 must be a whole number of at "
+                      "least 1")

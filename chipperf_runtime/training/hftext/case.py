@@ -48,8 +48,11 @@ LR_DECAYS = ("linear", "cosine", "inverse_sqrt")
 def check_config(cfg: Config, model: TextModel) -> Mapping[str, Any]:
     """The preset of ``model_size``; every configuration problem in one ConfigError."""
     problems = size_problems(cfg, model.presets, model.target) + dtype_problems(cfg, DTYPES)
-    problems += count_problems(cfg, ("global_batch_size", "max_steps", "eval_every_steps",
-                                     "make_vocab_size_divisible_by"))
+    problems += count_problems(cfg, ("global_batch_size", "max_steps", "eval_every_steps"))
+    multiple = cfg.get("make_vocab_size_divisible_by", 1)    # bert's own base has none
+    if not isinstance(multiple, int) or multiple < 1:
+        problems.append(f"make_vocab_size_divisible_by = {multiple!r} must be a whole number "
+                        "of at least 1")
     if cfg.lr_decay not in LR_DECAYS:
         problems.append(f"lr_decay {cfg.lr_decay!r} is unknown: use one of {', '.join(LR_DECAYS)}")
     raise_problems(problems)
