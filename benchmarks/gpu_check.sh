@@ -34,6 +34,8 @@ GPT2_SETS=${GPT2_SETS:-global_batch_size=32}
 PROFILE_SETS=${PROFILE_SETS:---set perf_warmup_steps=6 --set timed_steps=6}
 SERVING_SETS=${SERVING_SETS:---set engine=eager --set num_layers=2 --set offline_requests=16 --set single_stream_requests=4 --set server_requests=8 --set prompt_tokens_max=512 --set output_tokens_max=32 --set output_tokens_min=16 --set accuracy_requests=2}
 CHIP=${CHIP:-$([ "$VENDOR" = cpu ] && echo xeon || echo H100)}
+DEVICE=$([ "$VENDOR" = cpu ] && echo cpu || echo cuda)      # CHIPPERF_DEVICE of the bare runs
+LLM_CONFIG=$([ "$VENDOR" = cpu ] && echo cpu || echo nvidia)_configuration.yaml
 INT8_ENGINE_KERNEL=${INT8_ENGINE_KERNEL:-$([ "$VENDOR" = cpu ] && echo int_mm || echo cublaslt)}
 INT8_GOAL_TOPS=${INT8_GOAL_TOPS:-1187.4}   # 60 % of the H100 SXM's 1,979 dense INT8 TOPS
 SDPA_VARIANTS=${SDPA_VARIANTS:-all flash,efficient,math}
@@ -56,6 +58,34 @@ pack() {  # pack NAME DIR: $OUT/NAME.tgz of DIR, files over 3 MiB left out (name
     tar -czf "$OUT/$1.tgz" -C "$(dirname "$2")" --exclude-from="$WORK/big.$1" "$(basename "$2")"
     [ -s "$WORK/big.$1" ] && echo "left out of $1.tgz (over 3 MiB): $(tr '\n' ' ' < "$WORK/big.$1")"
     echo "packed $1.tgz ($(du -k "$OUT/$1.tgz" | cut -f1) KiB) at $(since)"
+}
+
+check_runs() {  # check_runs LOG DIR...: `chipperf check` of each run dir given, into LOG
+    local log=$1 summary
+    shift
+    for summary in "$@"; do
+        [ -e "$summary/summary.json" ] || continue
+        timeout 60 python3 -m chipperf.cli check "$summary" >> "$log" 2>&1
+        echo "check $summary: exit $?" >> "$log"
+    done
+}
+
+reference() {  # reference SECONDS ARG...: one bare base/ loop (chipperf_runtime.base.reference)
+    CHIPPERF_VENDOR=$VENDOR CHIPPERF_DEVICE=$DEVICE timeout -k 5 "$1" \
+        python3 -m chipperf_runtime.base.reference "${@:2}" --seconds 2 >> "$OUT/int8.log" 2>&1
+}
+
+serve() {  # serve SECONDS OUT_DIR [PYTHON_ARG ...] [-- CASE_ARG ...]: the llama3_8b serving point
+    local seconds=$1 out=$2 py=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do py+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    # shellcheck disable=SC2086  # SERVING_SETS is a list of words
+    CHIPPERF_VENDOR=$VENDOR CHIPPERF_DEVICE=$DEVICE \
+        PYTHONPATH=$REPO:$REPO/inference/benchmarks:$PYTHONPATH timeout -k 15 "$seconds" python3 "${py[@]}" \
+        inference/benchmarks/llama3_8b/pytorch/run_inference.py --data_dir "$WORK/data/llm-prompts" \
+        --extern_config_dir inference/configs/llama3_8b --extern_config_file "$LLM_CONFIG" \
+        --output_dir "$out" $SERVING_SETS "$@"
 }
 
 {
@@ -96,11 +126,7 @@ if wants selftest; then
     timeout -k 15 $(( SELFTEST_S + 45 )) python3 -m chipperf.cli selftest --vendor "$VENDOR" \
         --budget "$SELFTEST_S" --result-root "$WORK/selftest" --data-root "$WORK/data" > "$OUT/selftest.log" 2>&1
     echo "selftest exit $? at $(since)" | tee -a "$OUT/selftest.log"
-    for summary in "$WORK"/selftest/selftest*/*/run*/summary.json; do
-        [ -e "$summary" ] || continue
-        timeout 60 python3 -m chipperf.cli check "$(dirname "$summary")" >> "$OUT/selftest.log" 2>&1
-        echo "check $(dirname "$summary"): exit $?" >> "$OUT/selftest.log"
-    done
+    check_runs "$OUT/selftest.log" "$WORK"/selftest/selftest*/*/run*
     pack selftest "$WORK/selftest" >> "$OUT/selftest.log"
     tail -25 "$OUT/selftest.log"
 fi
@@ -116,18 +142,14 @@ if wants targets; then
 fi
 
 if wants int8; then   # base/'s INT8 GEMM: torch._int_mm, cuBLASLt called directly, Inductor's autotune
-    export CHIPPERF_VENDOR=$VENDOR CHIPPERF_DEVICE=$([ "$VENDOR" = cpu ] && echo cpu || echo cuda)
     for size in $INT8_SIZES; do
         for kernel in int_mm cublaslt; do
             echo "== INT8 $size^3 $kernel" >> "$OUT/int8.log"
-            timeout -k 5 60 python3 -m chipperf_runtime.base.reference gemm INT8 --size "$size" \
-                --int8-kernel "$kernel" --seconds 2 >> "$OUT/int8.log" 2>&1
+            reference 60 gemm INT8 --size "$size" --int8-kernel "$kernel"
         done
     done
     first=${INT8_SIZES%% *}
-    timeout -k 5 60 python3 -m chipperf_runtime.base.reference gemm FP8 --size "$first" --seconds 2 \
-        >> "$OUT/int8.log" 2>&1
-    unset CHIPPERF_VENDOR CHIPPERF_DEVICE
+    reference 60 gemm FP8 --size "$first"
     # the product's own path: base/'s computation-INT8 through `chipperf run --suite base`, the
     # vendor config's int8_kernel set to INT8_ENGINE_KERNEL in this copy
     sed -i "s/^  int8_kernel: .*/  int8_kernel: $INT8_ENGINE_KERNEL/" \
@@ -151,20 +173,14 @@ EOF2
     timeout -k 15 150 python3 -m chipperf.cli run --suite base --host-config "$WORK/int8-host.yaml" \
         >> "$OUT/int8.log" 2>&1
     echo "base computation-INT8 ($INT8_ENGINE_KERNEL) exit $? at $(since)" | tee -a "$OUT/int8.log"
-    for summary in "$WORK"/int8-engine/run*/summary.json; do
-        [ -e "$summary" ] || continue
-        timeout 60 python3 -m chipperf.cli check "$(dirname "$summary")" >> "$OUT/int8.log" 2>&1
-        echo "check $(dirname "$summary"): exit $?" >> "$OUT/int8.log"
-    done
+    check_runs "$OUT/int8.log" "$WORK"/int8-engine/run*
     pack int8-engine "$WORK/int8-engine" >> "$OUT/int8.log"
     best=$(python3 -c "import json, sys; print(max([json.loads(l)['value'] for l in open(sys.argv[1]) if l.startswith('{') and '(cublaslt)' in l] or [0]))" "$OUT/int8.log")
     echo "best cublaslt: $best TOPS (goal $INT8_GOAL_TOPS)" | tee -a "$OUT/int8.log"
     # Inductor's max-autotune (Triton templates beside cuBLASLt), when cuBLASLt fell short
     if python3 -c "import sys; sys.exit($best >= $INT8_GOAL_TOPS)" && [ "$(left)" -gt 380 ]; then
         echo "== INT8 $first^3 inductor" >> "$OUT/int8.log"
-        CHIPPERF_VENDOR=$VENDOR CHIPPERF_DEVICE=$([ "$VENDOR" = cpu ] && echo cpu || echo cuda) \
-            timeout -k 5 120 python3 -m chipperf_runtime.base.reference gemm INT8 --size "$first" \
-            --int8-kernel inductor --seconds 2 >> "$OUT/int8.log" 2>&1
+        reference 120 gemm INT8 --size "$first" --int8-kernel inductor
     fi
     echo "int8 done at $(since)" | tee -a "$OUT/int8.log"
     grep -v "^==" "$OUT/int8.log" | grep -v "^ " | cut -c1-220 | tail -30
@@ -213,12 +229,7 @@ if wants serving && [ "$(left)" -lt 150 ]; then
     echo "serving skipped: $(left) s left" | tee "$OUT/serving.log"
 elif wants serving; then  # the serving point under cProfile: where the host's time goes
     data
-    config=$([ "$VENDOR" = cpu ] && echo cpu || echo nvidia)_configuration.yaml
-    CHIPPERF_VENDOR=$VENDOR CHIPPERF_DEVICE=$([ "$VENDOR" = cpu ] && echo cpu || echo cuda) \
-        PYTHONPATH=$REPO:$REPO/inference/benchmarks:$PYTHONPATH timeout -k 15 240 python3 -m cProfile \
-        -o "$WORK/serving.prof" inference/benchmarks/llama3_8b/pytorch/run_inference.py \
-        --data_dir "$WORK/data/llm-prompts" --extern_config_dir inference/configs/llama3_8b \
-        --extern_config_file "$config" --output_dir "$WORK/serving-out" $SERVING_SETS > "$OUT/serving.log" 2>&1
+    serve 240 "$WORK/serving-out" -m cProfile -o "$WORK/serving.prof" > "$OUT/serving.log" 2>&1
     echo "serving exit $? at $(since)" | tee -a "$OUT/serving.log"
     python3 -c "import pstats, sys; pstats.Stats(sys.argv[1], stream=sys.stdout).sort_stats('tottime').print_stats(30)" \
         "$WORK/serving.prof" >> "$OUT/serving.log" 2>&1
@@ -227,16 +238,10 @@ elif wants serving; then  # the serving point under cProfile: where the host's t
 fi
 if wants sdpa; then  # the serving point once per SDPA_VARIANTS item (sdpa_backends): TTFT, TPOT
     data
-    config=$([ "$VENDOR" = cpu ] && echo cpu || echo nvidia)_configuration.yaml
     for variant in $SDPA_VARIANTS; do
         [ "$(left)" -gt 60 ] || { echo "sdpa $variant skipped: $(left) s left" | tee -a "$OUT/sdpa.log"; continue; }
         echo "== sdpa_backends=$variant" >> "$OUT/sdpa.log"
-        # shellcheck disable=SC2086  # SERVING_SETS is a list of words
-        CHIPPERF_VENDOR=$VENDOR CHIPPERF_DEVICE=$([ "$VENDOR" = cpu ] && echo cpu || echo cuda) \
-            PYTHONPATH=$REPO:$REPO/inference/benchmarks:$PYTHONPATH timeout -k 15 120 python3 \
-            inference/benchmarks/llama3_8b/pytorch/run_inference.py --data_dir "$WORK/data/llm-prompts" \
-            --extern_config_dir inference/configs/llama3_8b --extern_config_file "$config" \
-            --output_dir "$WORK/sdpa-$variant" $SERVING_SETS --set "sdpa_backends=$variant" > "$WORK/sdpa-$variant.log" 2>&1
+        serve 120 "$WORK/sdpa-$variant" -- --set "sdpa_backends=$variant" > "$WORK/sdpa-$variant.log" 2>&1
         echo "exit $? at $(since)" >> "$OUT/sdpa.log"
         grep '"event": "FINISHED"' "$WORK/sdpa-$variant.log" | python3 -c "
 import json, sys

@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("dtype", choices=sorted(DTYPES))
     g.add_argument("--size", type=int, default=512)
     g.add_argument("--int8-kernel", choices=INT8_KERNELS, default="int_mm",
-                   help="INT8 only: torch._int_mm as it is, or through Inductor's max-autotune")
+                   help="INT8 only: torch._int_mm as it is, cuBLASLt called directly, or "
+                        "torch._int_mm through Inductor's max-autotune")
     c = sub.add_parser("copy")
     c.add_argument("--bytes", type=int, default=1 << 26)
     for p in (g, c):

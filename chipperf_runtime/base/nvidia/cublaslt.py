@@ -70,8 +70,7 @@ def library_path() -> str:
         pass
     torch_dir = os.path.dirname(torch.__file__)
     site = os.path.dirname(torch_dir)
-    for pattern in (f"{torch_dir}/lib/libcublasLt.so*", f"{site}/nvidia/*/lib/libcublasLt.so*",
-                    f"{site}/nvidia/cu*/lib/libcublasLt.so*"):
+    for pattern in (f"{torch_dir}/lib/libcublasLt.so*", f"{site}/nvidia/*/lib/libcublasLt.so*"):
         found = sorted(glob.glob(pattern))
         if found:
             return found[0]
@@ -196,8 +195,8 @@ class Int8Matmul:
                                    WORKSPACE_BYTES, stream), "cublasLtMatmul")
         return self.out
 
-    def tune(self) -> list[float]:
-        """Time each candidate (TUNE_ITERS calls after one), keep the fastest; the times in ms."""
+    def tune(self) -> None:
+        """Time each candidate (TUNE_ITERS calls after one; ``times``, ms), keep the fastest."""
         times = []
         for index in range(len(self.algos)):
             self.run(index)
@@ -210,7 +209,6 @@ class Int8Matmul:
             times.append(start.elapsed_time(end) / TUNE_ITERS)
         self.chosen = min(range(len(times)), key=times.__getitem__)
         self.times = times
-        return times
 
     def describe(self) -> dict:
         """For FINISHED's method: the candidates timed, their ms per call, the one kept."""
