@@ -5,7 +5,7 @@ no image): on a fresh machine the Debian base (debootstrap) and each image's pip
 minutes of network and disk work that would otherwise stand alone at the start of the
 integration and e2e tiers. The images are built exactly as a run builds them (a test config
 with no image settings is ImageBuildConfig's defaults, filled from this machine's pip as
-chipperf.controller.prepare_images does), so a run finds each one by its build-input hash and
+chipperf.run.controller.prepare_images does), so a run finds each one by its build-input hash and
 builds nothing; an image that fails here is built, and its failure reported, by the first test
 that needs it.
 

@@ -13,7 +13,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from chipperf.catalogue import Catalogue, default_suite_dir, default_training_dir
 from chipperf.config import ClusterConfig, TestConfig, load_cluster
 from chipperf.config.implementations import torch_native
 from chipperf.config.load import parse_cluster, parse_test, read_config
@@ -22,9 +21,10 @@ from chipperf.errors import ChipperfError, ConfigError, Interrupted
 from chipperf.plan import checked, make_plan
 from chipperf.results.layout import new_run_id
 from chipperf.store.commands import DB_HELP, add_store_commands
+from chipperf.suites.catalogue import Catalogue, default_suite_dir, default_training_dir
 
 if TYPE_CHECKING:
-    from chipperf.clusterlease import Wait
+    from chipperf.run.clusterlease import Wait
 
 log = logging.getLogger("chipperf")
 
@@ -105,7 +105,7 @@ def load_for(args: argparse.Namespace) -> tuple[ClusterConfig, TestConfig, Catal
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from chipperf import controller
+    from chipperf.run import controller
 
     cluster, test, catalogue = load_for(args)
     if cluster.executor == "slurm":
@@ -124,7 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def wait_policy(args: argparse.Namespace) -> "Wait | None":
     """--wait / --wait-timeout: how a run meets hosts another run holds (None: refused)."""
-    from chipperf.clusterlease import Wait
+    from chipperf.run.clusterlease import Wait
 
     timeout = getattr(args, "wait_timeout", None)
     if timeout is not None and timeout < 0:
@@ -173,7 +173,7 @@ def shown_path(path: Path) -> str:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from chipperf.render_plan import render_plan
+    from chipperf.commands.render_plan import render_plan
 
     cluster, test, catalogue = load_for(args)
     if cluster.executor == "slurm":
@@ -186,7 +186,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_cases(args: argparse.Namespace) -> int:
-    from chipperf.cases import print_cases
+    from chipperf.commands.cases import print_cases
 
     root = args.training_dir or (default_training_dir() if args.suite == "training"
                                  else default_suite_dir(args.suite))
@@ -215,7 +215,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
-    from chipperf.selftest import run_selftest
+    from chipperf.commands.selftest import run_selftest
 
     return run_selftest(args.vendor, args.chip, args.budget, Path(args.result_root),
                         Path(args.data_root), main)
@@ -229,20 +229,20 @@ def cmd_monitor(args: argparse.Namespace) -> int:
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
-    from chipperf.leftovers import clean
+    from chipperf.run.leftovers import clean
 
     return _swept(*clean(load_cluster(args.cluster)))
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
-    from chipperf.leftovers import collect
+    from chipperf.run.leftovers import collect
 
     return _swept(*collect(Path(args.run_dir)))
 
 
 def _swept(swept: list, unreachable: list[str]) -> int:
     """Print what each host had; exit 1 when a host could not be reached or something stayed."""
-    from chipperf.leftovers import describe
+    from chipperf.run.leftovers import describe
 
     for one in swept:
         print("\n".join(describe(one)))
@@ -291,8 +291,9 @@ def add_config_options(q: argparse.ArgumentParser, suite: str | None = None,
         q.add_argument("--host-config", metavar="FILE", default=host_config,
                        help="inference, base, operation: host.yaml: HOSTS, VENDOR, CHIP, CASES "
                             "(default: " + (host_config or "<suite>/configs/host.yaml") + ")")
-    q.add_argument("--training-dir", metavar="DIR",
-                   help="case catalogue root (default: the repo's <suite>/ folder)")
+    q.add_argument("--case-root", "--training-dir", dest="training_dir", metavar="DIR",
+                   help="case catalogue root of the suite (default: the repo's <suite>/ "
+                        "folder; --training-dir is the old name)")
     if suite is None:
         q.add_argument("--keep-going", action="store_true", help=KEEP_GOING_HELP)
 
@@ -333,8 +334,9 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--suite", choices=("training", "inference", "base", "operation"),
                    default="training", help="which suite's catalogue (default: training)")
     q.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    q.add_argument("--training-dir", metavar="DIR",
-                   help="case catalogue root (default: the repo's <suite>/ folder)")
+    q.add_argument("--case-root", "--training-dir", dest="training_dir", metavar="DIR",
+                   help="case catalogue root of the suite (default: the repo's <suite>/ "
+                        "folder; --training-dir is the old name)")
     q.set_defaults(fn=cmd_cases)
     q = sub.add_parser("report", help="summarise a result directory (again)",
                        description="Rewrite summary.json/csv/md, report.html and each case's "

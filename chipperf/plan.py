@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Mapping
 
 import chipperf_runtime
-from chipperf.cases import read_case_meta
-from chipperf.catalogue import FLAGPERF_VENDOR_SUFFIX, Catalogue
 from chipperf.config.caseneeds import needs_problems
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, SkippedCase, TestConfig
 from chipperf.config.pyconfig import read_py_config
@@ -30,13 +28,20 @@ from chipperf.config.vendorconfig import (
     render_translated,
     translated_name,
 )
-from chipperf.containerplan import NodeContainers, SpecParts, case_options, monitor_options, node_containers
+from chipperf.containers.containerplan import (
+    NodeContainers,
+    SpecParts,
+    case_options,
+    monitor_options,
+    node_containers,
+)
 from chipperf.containers.images import base_images
 from chipperf.containers.options import parse_cli_options
 from chipperf.containers.spec import ContainerSpec
 from chipperf.frameworks import ImageChoice, choose_folder
 from chipperf.launchers import LaunchContext, get_launcher, launcher_names
 from chipperf.results.compute.measured import read_measured_peaks
+from chipperf.suites.catalogue import FLAGPERF_VENDOR_SUFFIX, Catalogue, read_case_meta
 from chipperf_runtime.bench.peaks import plan_note
 from chipperf_runtime.device import launch_env as device_launch_env
 from chipperf_runtime.inference.config import read_layers as read_inference_layers

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.flagperf_aliases import FLAGPERF_IMPLEMENTATIONS, TORCH_NATIVE, implementation_note
 from chipperf.config.model import CaseEntry, TestConfig
 from chipperf.frameworks import choose_folder
+from chipperf.suites.catalogue import Catalogue
 
 
 def torch_native(test: TestConfig, catalogue: Catalogue) -> TestConfig:

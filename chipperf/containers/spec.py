@@ -2,7 +2,7 @@
 and the remaining docker options, as one frozen value.
 
 The plan builds one per node for the case and one for its monitor sidecar
-(``chipperf.containerplan``); the run starts exactly these (``chipperf.containers.runtime``)
+(``chipperf.containers.containerplan``); the run starts exactly these (``chipperf.containers.runtime``)
 and ``chipperf plan`` prints them with the ``docker run`` line that starts the same
 container by hand.
 """

@@ -5,17 +5,17 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.errors import ConfigError
 from chipperf.slurm import checks, commands
 from chipperf.slurm.allocation import allocate
 from chipperf.slurm.commands import Request
+from chipperf.suites.catalogue import Catalogue
 from chipperf_runtime.vendors import get_vendor
 
 if TYPE_CHECKING:
-    from chipperf.clusterlease import Wait
-    from chipperf.controller import RunOutcome
+    from chipperf.run.clusterlease import Wait
+    from chipperf.run.controller import RunOutcome
 
 log = logging.getLogger("chipperf")
 
@@ -40,7 +40,7 @@ def run(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue, *, suite
         debug: bool = False, wait: Wait | None = None) -> RunOutcome:
     """Allocate, run the usual engine on the allocated nodes, release (scancel) on every
     way out; run.json's "executor" holds the job."""
-    from chipperf import controller
+    from chipperf.run import controller
 
     alloc = allocate(checked_request(cluster, test))
     try:

@@ -3,7 +3,7 @@
 Bandwidth: a whole-buffer copy of ``bytes`` on the device (``dst.copy_(src)`` on an
 accelerator, memcpy on the host CPU: ``copier``); each copy reads and writes the buffer, so
 it moves 2 x bytes (the convention of STREAM's copy and of the numpy reference in
-benchmarks/base_reference.py). GB = 1e9 bytes.
+selfbench/base_reference.py). GB = 1e9 bytes.
 
 Capacity: on an accelerator, ``chunk_mib`` blocks are allocated until the device reports
 out of memory, and the sum is the memory one process can hold. On the cpu device the

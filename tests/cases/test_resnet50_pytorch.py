@@ -97,10 +97,10 @@ def test_the_round_reason_leads_with_the_device_error_the_rank_printed(
         digits: Path, tmp_path: Path) -> None:
     """What the engine does with that rank: its log (as rankexec writes it) makes the failed
     node's reason, and so the round's, lead with the device layer's message."""
-    from chipperf import rounds
-    from chipperf.containerplan import NodeContainers
+    from chipperf.containers.containerplan import NodeContainers
     from chipperf.containers.spec import ContainerSpec
     from chipperf.plan import NodePlan
+    from chipperf.run import rounds
 
     result = CASE.run_config(digits, env=CASE.env(CHIPPERF_VENDOR="ascend",
                                                    CHIPPERF_DEVICE="npu"))

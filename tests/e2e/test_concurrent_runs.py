@@ -18,9 +18,9 @@ import pytest
 from conftest import REPO, chipperf, latest_run_dir, leftovers, write_configs
 from test_fault_injection_hosts import tiny_digits, tiny_training  # noqa: F401 (fixtures)
 
-from chipperf.clusterlease import ClusterLease, Holder
 from chipperf.config import load_cluster
 from chipperf.remote.host import open_host
+from chipperf.run.clusterlease import ClusterLease, Holder
 
 pytestmark = pytest.mark.e2e
 

@@ -383,8 +383,8 @@ def test_soak_20_runs_leave_nothing_growing(tmp_path, sim_cluster, tiny_digits, 
     the failure."""
     import psutil
 
-    from chipperf import controller
     from chipperf.cli import load_all
+    from chipperf.run import controller
 
     cluster_file, test_file = soak_configs(tmp_path, sim_cluster, tiny_digits, tiny_training)
     cluster, test, catalogue = load_all(str(cluster_file), str(test_file), None)

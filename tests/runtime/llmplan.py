@@ -7,9 +7,9 @@ import shutil
 from collections.abc import Collection
 from pathlib import Path
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.plan import check
+from chipperf.suites.catalogue import Catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "training" / "benchmarks"

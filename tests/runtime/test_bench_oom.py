@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from chipperf.catalogue import default_suite_dir
+from chipperf.suites.catalogue import default_suite_dir
 from chipperf_runtime.bench.case import BenchError, is_out_of_memory
 
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from chipperf.cases import catalogue_rows
-from chipperf.catalogue import default_training_dir
+from chipperf.commands.cases import catalogue_rows
+from chipperf.suites.catalogue import default_training_dir
 
 REPO = Path(__file__).resolve().parents[2]
 

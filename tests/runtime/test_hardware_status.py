@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from synthetic_results import SynthCase, write_run
 
-from chipperf.cases import catalogue_rows
-from chipperf.catalogue import Catalogue, default_training_dir
+from chipperf.commands.cases import catalogue_rows
+from chipperf.commands.render_plan import render_plan
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.plan import check, make_plan
-from chipperf.render_plan import render_plan
 from chipperf.results import summarize, write_reports
+from chipperf.suites.catalogue import Catalogue, default_training_dir
 from chipperf_runtime.vendors import HardwareValidation, get_vendor, hardware_status, vendor_names
 
 REPO = Path(__file__).resolve().parents[2]

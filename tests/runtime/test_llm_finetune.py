@@ -13,9 +13,9 @@ import yaml
 from casemodules import BENCHMARKS, REPO, load_case_module
 from llmplan import llm_catalogue
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.plan import check
+from chipperf.suites.catalogue import Catalogue
 
 CASE = "llama2_7b_finetune"
 # peft's print_trainable_parameters for Llama-2-7b-hf with r 8 on q_proj and v_proj (FlagPerf's

@@ -13,9 +13,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from chipperf.catalogue import COMMON_CONFIG, Catalogue
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, ImageBuildConfig, TestConfig
 from chipperf.plan import check, vendor_config
+from chipperf.suites.catalogue import COMMON_CONFIG, Catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data" / "flagperf"

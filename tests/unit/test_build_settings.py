@@ -12,7 +12,7 @@ import docker.errors
 from chipperf.config.model import ClusterConfig, ImageBuildConfig, TestConfig
 from chipperf.containers import images
 from chipperf.containers.pipconf import fill_from_master
-from chipperf.record import RunRecord
+from chipperf.run.record import RunRecord
 
 MASTER = {"index-url": "https://mirror.example/simple",
           "extra-index-url": "file:///opt/pypi/simple https://extra.example/simple",

@@ -1,4 +1,4 @@
-"""benchmarks/case_efficiency.py takes its cases from the catalogue: every training case with a
+"""selfbench/case_efficiency.py takes its cases from the catalogue: every training case with a
 cpu 1x1 config, each with a data recipe that exists (pure: nothing is run)."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from chipperf.catalogue import Catalogue
+from chipperf.suites.catalogue import Catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def load_benchmark():
     spec = importlib.util.spec_from_file_location("case_efficiency_bench",
-                                                  REPO / "benchmarks" / "case_efficiency.py")
+                                                  REPO / "selfbench" / "case_efficiency.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module   # dataclasses look their module up while it loads

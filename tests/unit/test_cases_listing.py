@@ -9,7 +9,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_chipperf_cases_fits_110_columns_in_every_suite(capsys) -> None:
     """`chipperf cases`: vendors and notes wrapped, sizes with their unit, no column of '?'."""
-    from chipperf.cases import print_cases
+    from chipperf.commands.cases import print_cases
 
     for suite in ("training", "inference", "base", "operation"):
         assert print_cases(REPO / suite, suite=suite) == 0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.catalogue import Catalogue
+from chipperf.suites.catalogue import Catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 SUITES = ("training", "inference", "base", "operation")

@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from chipperf import controller
-from chipperf.containerplan import NodeContainers
+from chipperf.containers.containerplan import NodeContainers
 from chipperf.containers.spec import ContainerSpec
 from chipperf.plan import NodePlan, RoundPlan
 from chipperf.remote.group import HostGroup
 from chipperf.remote.host import LocalHost
+from chipperf.run import controller
 
 
 def one_node_round() -> RoundPlan:

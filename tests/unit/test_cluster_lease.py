@@ -12,12 +12,12 @@ from typing import Sequence
 
 import pytest
 
-from chipperf import causes
 from chipperf.cli import parser, wait_policy
-from chipperf.clusterlease import ClusterLease, Holder, HostsBusy, Wait, holder_of
 from chipperf.errors import ConfigError
 from chipperf.remote.group import HostGroup
 from chipperf.remote.host import Held, LocalHost
+from chipperf.run import causes
+from chipperf.run.clusterlease import ClusterLease, Holder, HostsBusy, Wait, holder_of
 
 FIRST = Holder("master-a", 4242, "2026-01-02T03:04:05+00:00", "root", "run20260102030405",
                "/r/run20260102030405")
@@ -150,7 +150,7 @@ def test_a_lease_whose_master_is_gone_is_taken_over_with_a_line(tmp_path, caplog
 def test_a_port_clash_names_the_run_whose_lease_was_taken_over(tmp_path) -> None:
     from test_failure_causes import TORCH_213, failed_node  # type: ignore[import-not-found]
 
-    from chipperf.rounds import name_port_clash
+    from chipperf.run.rounds import name_port_clash
 
     (tmp_path / "rank0.out.log").write_text("\n".join(TORCH_213) + "\n")
     hosts = HostGroup([LocalHost()])
@@ -181,10 +181,10 @@ def test_a_host_whose_port_is_in_use_gets_no_later_rounds(tmp_path, monkeypatch)
 
     from test_clear_caches import one_node_round  # type: ignore[import-not-found]
 
-    from chipperf import controller
     from chipperf.config.model import TestConfig
     from chipperf.plan import CasePlan
-    from chipperf.rounds import RoundOutcome, RoundSettings
+    from chipperf.run import controller
+    from chipperf.run.rounds import RoundOutcome, RoundSettings
 
     class Record:
         def __init__(self) -> None:

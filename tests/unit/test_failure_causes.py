@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from chipperf import causes
 from chipperf.remote.group import HostGroup
 from chipperf.remote.host import LocalHost
-from chipperf.rounds import NodeState, RoundOutcome, culprit, name_engine_loss, name_port_clash
+from chipperf.run import causes
+from chipperf.run.rounds import NodeState, RoundOutcome, culprit, name_engine_loss, name_port_clash
 
 DATA = Path(__file__).parent / "data" / "causes"
 TORCH_213 = (DATA / "torch213_eaddrinuse.log").read_text().splitlines()
@@ -126,10 +126,10 @@ def test_a_host_whose_engine_is_gone_gets_no_later_rounds(tmp_path, monkeypatch)
 
     from test_clear_caches import one_node_round  # type: ignore[import-not-found]
 
-    from chipperf import controller
     from chipperf.config.model import TestConfig
     from chipperf.plan import CasePlan
-    from chipperf.rounds import RoundSettings
+    from chipperf.run import controller
+    from chipperf.run.rounds import RoundSettings
 
     class Record:
         def __init__(self):
@@ -166,7 +166,7 @@ def test_round_teardown_names_an_engine_stopped_normally(tmp_path, monkeypatch) 
     """A dockerd stopped normally ends its containers (the launcher exits 1) and the stop
     calls, which swallow a gone engine, raise nothing: the teardown still asks the engine
     (on sim host h7, SIGTERM to its dockerd: named, round 2 not started)."""
-    from chipperf.rounds import RoundSettings, _teardown_node
+    from chipperf.run.rounds import RoundSettings, _teardown_node
 
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     output = tmp_path / "host" / "node"

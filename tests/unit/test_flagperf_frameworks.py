@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.catalogue import Catalogue
+from chipperf.commands.render_plan import render_plan
 from chipperf.config.load import parse_test
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.frameworks import choose_folder, family, version
 from chipperf.plan import check, make_plan
-from chipperf.render_plan import render_plan
+from chipperf.suites.catalogue import Catalogue
 
 CHIPPERF_FOLDERS = ["deepspeed_0.19", "paddle_3.3", "pytorch_2.13", "tensorflow2_2.21"]
 # FlagPerf's training/nvidia/docker_image/ folders (FlagOpen/FlagPerf at 1b5a030398ab)

@@ -9,14 +9,14 @@ from pathlib import Path
 
 from synthetic_results import SynthCase, write_run
 
-from chipperf.catalogue import Catalogue, default_training_dir
 from chipperf.config.implementations import torch_native
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.plan import check, make_plan
-from chipperf.record import RunRecord
 from chipperf.results.read.collect import collect
 from chipperf.results.render.compare import compare
 from chipperf.results.render.console import console
+from chipperf.run.record import RunRecord
+from chipperf.suites.catalogue import Catalogue, default_training_dir
 from chipperf_runtime.training.driver.config import IMPLEMENTATION_ENV
 
 CATALOGUE = Catalogue.scan(default_training_dir())

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.catalogue import Catalogue
 from chipperf.config import flagperf_aliases, flagperf_knobs
 from chipperf.config.flagperf_knobs import NO_EFFECT
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.config.vendorconfig import check_vendor_config
 from chipperf.plan import check, make_plan
+from chipperf.suites.catalogue import Catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 TRAINING = REPO / "training"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.inference import load_inference
 from chipperf.plan import check, make_plan
+from chipperf.suites.catalogue import Catalogue
 
 
 @pytest.fixture

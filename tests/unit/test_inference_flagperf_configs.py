@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.inference import load_inference
+from chipperf.suites.catalogue import Catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 FLAGPERF = Path(__file__).resolve().parent / "data" / "flagperf" / "inference" / "configs"

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.catalogue import default_training_dir
 from chipperf.cli import entry_main, load_all, main
 from chipperf.config.model import SkippedCase
 from chipperf.errors import ConfigError
 from chipperf.plan import make_plan
-from chipperf.record import RunRecord
+from chipperf.run.record import RunRecord
+from chipperf.suites.catalogue import default_training_dir
 
 GOOD, BAD = "resnet50:pytorch_2.13:xeon:1:1:1", "resnet50:pytorch_2.13:xeon:1:3:1"
 TRAINING = default_training_dir()

@@ -1,5 +1,5 @@
-"""Rounds judged again when the files of their nodes come home late (chipperf.late through
-chipperf.leftovers.mark_late, as every sweep calls it): a round whose FINISHED arrives late
+"""Rounds judged again when the files of their nodes come home late (chipperf.run.late through
+chipperf.run.leftovers.mark_late, as every sweep calls it): a round whose FINISHED arrives late
 counts, by the same rules that judge a round at its end."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from chipperf.leftovers import mark_late
 from chipperf.results.layout import read_status
-from chipperf.rounds import UNCOLLECTED
+from chipperf.run.leftovers import mark_late
+from chipperf.run.rounds import UNCOLLECTED
 
 CASE = "resnet50-pytorch_2.13-xeon-2x1"
 NODES = ("h1_noderank0", "h2_noderank1")

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.lease import hold_argv, lease_path
-from chipperf.leftovers import CLEAN, close_abandoned, describe, sweep_host
 from chipperf.plan import host_work_dir
 from chipperf.remote import LocalHost
+from chipperf.run.lease import hold_argv, lease_path
+from chipperf.run.leftovers import CLEAN, close_abandoned, describe, sweep_host
 
 
 class Container:
@@ -95,7 +95,7 @@ def test_collect_waits_for_an_ended_masters_lease_to_drop(tmp_path, monkeypatch)
     dropped yet; the sweep waits for it (bounded) instead of leaving the files behind."""
     import threading
 
-    from chipperf import leftovers
+    from chipperf.run import leftovers
 
     engine = Engine()
     master = Host(engine)
@@ -145,8 +145,8 @@ def test_containers_without_a_work_dir_here(tmp_path):
 def a_killed_masters_run(tmp_path: Path, run_id: str, host: Host, engine: Engine) -> Path:
     """A run dir as a SIGKILLed master leaves it: record and node dir "running", its
     master.lock free (the kernel dropped the flock with the process)."""
-    from chipperf.lease import MasterLease
     from chipperf.results.layout import write_status
+    from chipperf.run.lease import MasterLease
 
     run_dir = a_run(tmp_path, run_id, host, engine)
     (run_dir / "run.json").write_text(json.dumps({
@@ -185,7 +185,7 @@ def test_a_sweep_closes_a_dead_masters_record_as_canceled(tmp_path, swept_by):
 
 
 def test_a_live_master_or_a_closed_record_is_not_closed(tmp_path):
-    from chipperf.lease import MasterLease
+    from chipperf.run.lease import MasterLease
 
     engine = Engine()
     host = Host(engine)

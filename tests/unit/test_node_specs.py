@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from docker.models.containers import _create_container_args
 
-from chipperf.catalogue import Catalogue
+from chipperf.commands.render_plan import render_plan
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
-from chipperf.containerplan import IPMI, POWERCAP
+from chipperf.containers.containerplan import IPMI, POWERCAP
 from chipperf.containers.spec import docker_run_argv, run_kwargs
 from chipperf.plan import check, make_plan
-from chipperf.render_plan import render_plan
+from chipperf.suites.catalogue import Catalogue
 
 
 @pytest.fixture

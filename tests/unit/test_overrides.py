@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.load import parse_test
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.plan import check, make_plan
+from chipperf.suites.catalogue import Catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 CATALOGUE = Catalogue.scan(REPO / "training")

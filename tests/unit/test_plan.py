@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.plan import check, make_plan
+from chipperf.suites.catalogue import Catalogue
 
 
 @pytest.fixture
@@ -127,7 +127,7 @@ def test_a_case_chipperf_leaves_out_on_purpose_names_the_readme_saying_why(tmp_p
 
 def test_flagperf_s_transformer_xl_key_plans():
     """transformer_xl was refused (transformers removed TransfoXL); it is a case now."""
-    from chipperf.catalogue import default_training_dir
+    from chipperf.suites.catalogue import default_training_dir
 
     cluster, test = configs({"transformer_xl:pytorch_1.8:A100:1:8:1": "/d"}, vendor="nvidia")
     assert check(cluster, test, Catalogue.scan(default_training_dir()), where="tc.py") == []

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.plan import check
+from chipperf.suites.catalogue import Catalogue
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from chipperf import controller
-from chipperf.catalogue import Catalogue
 from chipperf.cli import EXIT_CONFIG, main
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.errors import ConfigError
-from chipperf.precheck import data_dirs, missing_problems, run_hosts
+from chipperf.run import controller
+from chipperf.run.precheck import data_dirs, missing_problems, run_hosts
+from chipperf.suites.catalogue import Catalogue
 
 
 def training(tmp_path: Path) -> Path:

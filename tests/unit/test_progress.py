@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from chipperf import rounds
 from chipperf.config.model import ImageBuildConfig
 from chipperf.containers import images, progress
+from chipperf.run import rounds
 from chipperf_runtime.perflog import Event
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from chipperf import controller
-from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.run import controller
+from chipperf.suites.catalogue import Catalogue
 
 
 def test_an_unexpected_error_closes_the_record(tmp_path: Path, monkeypatch) -> None:
@@ -48,8 +48,8 @@ def test_a_record_the_result_root_cannot_take_goes_to_the_fallback(tmp_path, mon
     once, and the run closes there with its final status."""
     import errno
 
-    from chipperf import record as records
     from chipperf.plan import RunPlan
+    from chipperf.run import record as records
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     real = records.write_json
@@ -77,10 +77,10 @@ def test_the_fallback_chain_and_its_readers(tmp_path, monkeypatch) -> None:
     import errno
     import tempfile
 
-    from chipperf import record as records
     from chipperf.plan import RunPlan
     from chipperf.results.layout import fallback_record
     from chipperf.results.read.collect import load_run_json
+    from chipperf.run import record as records
 
     (tmp_path / "state").write_text("a file, not a dir")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
@@ -120,9 +120,9 @@ def test_collect_on_a_root_that_still_cannot_take_the_record_says_so(tmp_path, m
     """Nothing is taken from the hosts, and the message says what to do (no OSError)."""
     import errno
 
-    from chipperf import leftovers
     from chipperf.errors import ChipperfError
     from chipperf.results import layout
+    from chipperf.run import leftovers
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     run_dir = tmp_path / "result" / "run9"
@@ -148,7 +148,7 @@ def test_run_log_on_a_file_system_that_takes_nothing_closes_quietly(capsys) -> N
     closing it raises nothing (it was the run's last `internal error: OSError`)."""
     import logging
 
-    from chipperf.record import RunLog
+    from chipperf.run.record import RunLog
 
     handler = RunLog("/dev/full")
     logger = logging.getLogger("chipperf.test.runlog")

@@ -86,7 +86,7 @@ def test_a_record_left_running_is_flagged(run):
 def test_a_running_record_says_whether_its_master_is_gone(run):
     """The run's master holds master.lock while it lives: check tells a run going on from
     one whose master was killed (the lock is dropped by the kernel however it ends)."""
-    from chipperf.lease import MasterLease
+    from chipperf.run.lease import MasterLease
 
     edit_json(run / "run.json", lambda m: m.update(status="running", finished_at=None))
     lease = MasterLease.take(run)
@@ -102,7 +102,7 @@ def test_a_running_record_says_whether_its_master_is_gone(run):
 
 
 def test_a_run_that_ends_leaves_no_lock_file(run):
-    from chipperf.lease import MASTER_LOCK, MasterLease
+    from chipperf.run.lease import MASTER_LOCK, MasterLease
 
     lease = MasterLease.take(run)
     assert (run / MASTER_LOCK).is_file()

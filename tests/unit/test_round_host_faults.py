@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chipperf.remote.host import CommandResult
-from chipperf.rounds import NodeState, RoundSettings, _keep_on_silent_host, _name_full_disk, node_times
+from chipperf.run.rounds import NodeState, RoundSettings, _keep_on_silent_host, _name_full_disk, node_times
 
 
 class Node:
@@ -87,11 +87,11 @@ def test_a_later_case_on_a_host_found_silent_is_not_started_and_says_why(tmp_pat
     needs it fails naming it, without a round (and without an IndexError on no rounds)."""
     from test_clear_caches import one_node_round  # type: ignore[import-not-found]
 
-    from chipperf import controller
     from chipperf.config.model import TestConfig
     from chipperf.plan import CasePlan
     from chipperf.remote.group import HostGroup
     from chipperf.remote.host import LocalHost
+    from chipperf.run import controller
 
     hosts = HostGroup([LocalHost()])
     hosts.silent.add("127.0.0.1")

@@ -10,9 +10,9 @@ import paramiko
 import pytest
 import requests.exceptions
 
-from chipperf.controller import case_status
 from chipperf.errors import HostError, failure, log_failure
-from chipperf.rounds import NodeState, RoundOutcome, _outcome, culprit
+from chipperf.run.controller import case_status
+from chipperf.run.rounds import NodeState, RoundOutcome, _outcome, culprit
 
 
 class Node:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.catalogue import Catalogue
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.config.runlength import deadline_warning, run_mode_problems
 from chipperf.plan import case_knobs, check, make_plan
+from chipperf.suites.catalogue import Catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 

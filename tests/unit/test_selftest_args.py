@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.errors import ConfigError
-from chipperf.selftest import (
+from chipperf.commands.selftest import (
     FACTS_MIN_S,
     Row,
     Selftest,
@@ -17,6 +16,7 @@ from chipperf.selftest import (
     quality_missed,
     table,
 )
+from chipperf.errors import ConfigError
 
 
 @pytest.mark.parametrize("vendor, chip, budget, says", [

@@ -174,7 +174,7 @@ def test_too_many_nodes_and_down_partition():
 
 def test_clean_with_a_slurm_config_says_what_to_do_instead():
     from chipperf.errors import ConfigError
-    from chipperf.leftovers import clean
+    from chipperf.run.leftovers import clean
 
     with pytest.raises(ConfigError, match="EXECUTOR = 'slurm' names no hosts to clean"):
         clean(CLUSTER)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.catalogue import Catalogue, default_suite_dir
 from chipperf.cli import load_spec_suite_all, main
 from chipperf.config.specsuites import load_spec_suite
 from chipperf.errors import ConfigError
 from chipperf.plan import make_plan
+from chipperf.suites.catalogue import Catalogue, default_suite_dir
 from chipperf_runtime.bench.peaks import COMPUTE_BOUND_OPERATORS
 from chipperf_runtime.vendors import get_vendor, vendor_names
 

@@ -48,8 +48,8 @@ def test_every_case_has_cpu_and_nvidia_configs_for_the_required_topologies() -> 
 def too_large_for(model: str, family: str, vendor: str, name: str) -> bool:
     """A topology whose chips cannot hold the full-size model's training state (case.yaml's
     memory needs): plan time would refuse it, so the case ships no config for it."""
-    from chipperf.cases import read_case_meta
     from chipperf.config.caseneeds import needs_problems
+    from chipperf.suites.catalogue import read_case_meta
 
     memory = read_case_meta(TRAINING / "benchmarks" / model / family).get("memory")
     if not memory:
@@ -76,7 +76,7 @@ def test_vendor_config_layers_onto_the_case_base(vendor_config: Path) -> None:
 
 def data_parallel(config: Any, vendor_config: Path, world: int) -> int:
     """The world over the case's model-parallel degrees (case.yaml ``parallel.degrees``)."""
-    from chipperf.cases import read_case_meta
+    from chipperf.suites.catalogue import read_case_meta
 
     model, family = vendor_config.parent.parent.name.split("-", 1)
     meta = read_case_meta(TRAINING / "benchmarks" / model / family)

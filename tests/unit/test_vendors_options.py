@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from docker.models.containers import _create_container_args
 
-from chipperf.containerplan import split_options
+from chipperf.containers.containerplan import split_options
 from chipperf.containers.options import parse_cli_options, vendor_options
 from chipperf.containers.spec import ContainerSpec, Mount, run_kwargs
 from chipperf_runtime.vendors import get_vendor, vendor_names

@@ -138,7 +138,7 @@ def _fallen_back(run_dir: Path, run: Mapping[str, Any]) -> str:
 
 def _still_running(run_dir: Path) -> str:
     """Why a record says running: its master holds the run's lock, or is gone."""
-    from chipperf.lease import master_alive, master_of
+    from chipperf.run.lease import master_alive, master_of
 
     alive, who = master_alive(run_dir), master_of(run_dir)
     master = f"pid {who.get('pid')} on {who.get('node')}" if who else "its master"

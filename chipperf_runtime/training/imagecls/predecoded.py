@@ -295,7 +295,7 @@ class DeviceBatches:
     """A loader of uint8 batches, yielded as (normalised images, labels) on the device. With
     no loader workers the batches are read by ``read_ahead``'s thread (no worker processes,
     no copies through shared memory: the fastest way on one host, see
-    benchmarks/input_pipeline.py)."""
+    selfbench/input_pipeline.py)."""
 
     loader: torch.utils.data.DataLoader
     device: torch.device

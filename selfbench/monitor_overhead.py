@@ -2,7 +2,7 @@
 """What the monitor sidecar costs: its CPU time, and a CPU-bound workload's throughput
 with and without it.
 
-    python3 benchmarks/monitor_overhead.py [--duration 60] [--interval 1] [--vendor cpu]
+    python3 selfbench/monitor_overhead.py [--duration 60] [--interval 1] [--vendor cpu]
                                            [--pairs 30] [--cpu 0 | --cpu none] [--keep DIR]
 
 It starts ``python3 -m chipperf_runtime.monitors`` as a separate process and, once that is

@@ -1,9 +1,9 @@
 """Case efficiency: each training case's CI config on this CPU against a GEMM measured here.
 
-    python3 benchmarks/case_efficiency.py [--list] [--cases resnet50-pytorch,bert-paddle,...]
+    python3 selfbench/case_efficiency.py [--list] [--cases resnet50-pytorch,bert-paddle,...]
         [--threads N] [--max-steps N] [--data-root DIR] [--gemm-sizes 1024,1536,2048]
 
-The cases come from the catalogue (``chipperf.catalogue``): every training case folder with
+The cases come from the catalogue (``chipperf.suites.catalogue``): every training case folder with
 a cpu vendor config ``config_xeonx1x1.py``, so a new case is picked up when it lands; one it
 cannot run (no cpu image for its framework, no data recipe) is named with the reason.
 For every case picked (default: all of them) it runs the case's own entry
@@ -52,9 +52,9 @@ sys.path.insert(0, str(REPO))
 BENCH = REPO / "training" / "benchmarks"
 sys.path.insert(1, str(BENCH))   # driver: the cases' config reader
 
-from chipperf.cases import read_case_meta  # noqa: E402
-from chipperf.catalogue import Catalogue  # noqa: E402
+from chipperf.commands.cases import read_case_meta  # noqa: E402
 from chipperf.frameworks import family as framework_family  # noqa: E402
+from chipperf.suites.catalogue import Catalogue  # noqa: E402
 from chipperf_runtime.perflog import parse_lines  # noqa: E402
 
 DATA_ROOT = Path("/var/lib/chipperf-test/data")

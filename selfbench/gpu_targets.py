@@ -1,7 +1,7 @@
 """Issue 25's single-GPU targets, measured in one prepared run (<= 8 minutes on one H100).
 
-    python3 benchmarks/gpu_targets.py --out DIR                       # vendor nvidia, chip from nvidia-smi
-    python3 benchmarks/gpu_targets.py --vendor cpu --out DIR          # the same steps, tiny sizes (rehearsal)
+    python3 selfbench/gpu_targets.py --out DIR                       # vendor nvidia, chip from nvidia-smi
+    python3 selfbench/gpu_targets.py --vendor cpu --out DIR          # the same steps, tiny sizes (rehearsal)
 
 Everything runs through chipperf's own engine in in-container mode (IN_CONTAINER_LAUNCH, FlagPerf's
 EXEC_IN_CONTAINER) on HOSTS = ["127.0.0.1"]: no SSH, no Docker. Steps, each under its own deadline

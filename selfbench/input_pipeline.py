@@ -1,6 +1,6 @@
 """How fast each vision input mode delivers training batches from the host, per loader worker.
 
-    python3 benchmarks/input_pipeline.py [--images 1024] [--workers 1] [--batch 64] [--size 224]
+    python3 selfbench/input_pipeline.py [--images 1024] [--workers 1] [--batch 64] [--size 224]
 
 Makes an ImageNet-like folder (JPEG, quality 90, 500x375 crops of scikit-learn's two sample
 photographs, two classes), then times, over the same images and after one warm-up pass:

@@ -16,25 +16,25 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping, Protocol, Sequence, TypeVar
 
-from chipperf import causes
 from chipperf.containers import runtime
 from chipperf.errors import HostError, failure, interruption, log_failure
 from chipperf.plan import CasePlan, NodePlan, RoundPlan
 from chipperf.remote import HostGroup, each
 from chipperf.remote.liveness import Liveness, silence_error
 from chipperf.results import layout
+from chipperf.run import causes
 from chipperf_runtime.perflog import case_error, parse_lines
 
 log = logging.getLogger("chipperf")
 PROGRESS_EVERY_S = 20.0
 # NodeState.kind of a node whose case ended well and whose files did not reach the run dir
 # (a full or read-only result root, a host that stopped answering): they stay on the host,
-# and chipperf.late judges the node again when `chipperf collect` brings them home
+# and chipperf.run.late judges the node again when `chipperf collect` brings them home
 UNCOLLECTED = "uncollected"
 
 
 class NodeOf(Protocol):
-    """Where a judged node ran: a NodePlan, or chipperf.late's NodeRef."""
+    """Where a judged node ran: a NodePlan, or chipperf.run.late's NodeRef."""
 
     @property
     def host(self) -> str: ...
@@ -43,7 +43,7 @@ class NodeOf(Protocol):
 
 
 class Judged(Protocol):
-    """What judging a node reads and sets: a NodeState in a run, chipperf.late's LateNode
+    """What judging a node reads and sets: a NodeState in a run, chipperf.run.late's LateNode
     when its files come home later."""
     status: str
     reason: str
@@ -407,7 +407,7 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
 
 def name_engine_loss(hosts: HostGroup, st: NodeState) -> None:
     """A host whose SSH answers and whose container engine does not: the node's failure is
-    named so (chipperf.causes), and the host gets no later rounds (RoundOutcome.engine_gone)."""
+    named so (chipperf.run.causes), and the host gets no later rounds (RoundOutcome.engine_gone)."""
     why = causes.engine_gone(hosts[st.node.host])
     if why is None:
         return
@@ -421,7 +421,7 @@ def name_engine_loss(hosts: HostGroup, st: NodeState) -> None:
 def name_port_clash(hosts: HostGroup, st: NodeState, local: Path) -> None:
     """A node that did not succeed and whose launcher or rank log says EADDRINUSE failed on
     a port another process holds: named so, with the holder when the host's ss says, else
-    the run whose abandoned cluster lease this run took over there (chipperf.clusterlease);
+    the run whose abandoned cluster lease this run took over there (chipperf.run.clusterlease);
     the host gets no later rounds (RoundOutcome.port_in_use)."""
     if st.status not in ("failed", "timeout", "canceled") or st.kind == causes.ENGINE:
         return

@@ -48,7 +48,7 @@ class Opened:
 
     def group(self) -> HostGroup:
         """The run's hosts; a host that could not be connected fails as connecting does
-        (the caller closes the others: chipperf.controller.run)."""
+        (the caller closes the others: chipperf.run.controller.run)."""
         if any(isinstance(r, BaseException) for r in self.results.values()):
             raise GroupError("connect", self.results)
         return HostGroup(list(self.hosts().values()))

@@ -1,9 +1,9 @@
 """Compare inference engines on the resnet50 case (or, with --llm, the llama3_8b LLM serving
 case) on this machine.
 
-    python3 benchmarks/inference_engines.py [--engines eager,compile,onnxruntime]
+    python3 selfbench/inference_engines.py [--engines eager,compile,onnxruntime]
         [--precisions fp32] [--data-dir DIR] [--set key=value ...] [--json OUT]
-    python3 benchmarks/inference_engines.py --llm [--engines eager,compile,vllm] ...
+    python3 selfbench/inference_engines.py --llm [--engines eager,compile,vllm] ...
 
 With --llm: the llama3_8b entry with the vendor cpu configuration (a tiny llama, random
 weights), prompts cut from /usr/share/common-licenses (prepare_prompts.py) unless --data-dir;

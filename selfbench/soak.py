@@ -1,6 +1,6 @@
 """Soak: N back-to-back runs of a tiny case in ONE master process, and whether anything grows.
 
-    python3 benchmarks/soak.py [--runs 50] [--hosts h4,h5,h6] [--tiny] [--max-minutes M]
+    python3 selfbench/soak.py [--runs 50] [--hosts h4,h5,h6] [--tiny] [--max-minutes M]
                                [--cluster C --test T] [--keep DIR]
 
 Without --cluster/--test it runs resnet50 (a few optimizer steps at 32x32 on scikit-learn's
@@ -8,7 +8,7 @@ digits, case `resnet50:pytorch_2.13:xeon:2:1:1`) on the simulated cluster
 (`tests/simcluster/simcluster.py up --hosts 3`, or `up --only` the hosts named by --hosts,
 run by this script; needs root), and measures all three hosts (the case runs on the first
 two; the third, listed in the cluster config, is measured too). The runs go through
-`chipperf.controller.run` in this process, so a leak of the master (memory, file descriptors,
+`chipperf.run.controller.run` in this process, so a leak of the master (memory, file descriptors,
 threads, SSH connections) accumulates where it can be seen. --max-minutes M starts no run
 after M minutes (the summary then covers the runs done, and says how many). After each run it prints:
 
@@ -38,10 +38,10 @@ import psutil
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from chipperf import controller  # noqa: E402
 from chipperf.cli import load_all  # noqa: E402
 from chipperf.containers.spec import LABEL_RUN  # noqa: E402
 from chipperf.remote.host import open_host  # noqa: E402
+from chipperf.run import controller  # noqa: E402
 
 SIM = REPO / "tests/simcluster/simcluster.py"
 CASE = "resnet50:pytorch_2.13:xeon:2:1:1"

@@ -9,7 +9,7 @@ fresh SQLite file: the first half by one process (``ingest_dir``), the second ha
 store is then grown to M runs by copying the ingested rows in SQL (new run ids and dates, the
 same figures): reading 10,000 real directories would time the readers again, not the page. Usage::
 
-    python3 benchmarks/store_ingest_and_page.py [--dirs 1000] [--runs 10000] [--jobs N]
+    python3 selfbench/store_ingest_and_page.py [--dirs 1000] [--runs 10000] [--jobs N]
         [--keep DIR]
 
 Prints dirs/s for ingest and ms per page (board() + board_html(), and a GET of / through

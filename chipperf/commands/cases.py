@@ -10,7 +10,7 @@ Each standard case folder may hold ``case.yaml``::
     parallel: ...                 # layout and memory needs checked at plan time:
     memory: ...                   # see chipperf/config/caseneeds.py
     ci_data: {script: ..., args: [...]}   # the CI data when not the case's own
-                                          # prepare_data.py (benchmarks/case_efficiency.py)
+                                          # prepare_data.py (selfbench/case_efficiency.py)
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from chipperf.catalogue import Catalogue
+from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf_runtime.vendors import hardware_status
 
 _CHIP = re.compile(r"^config_(?P<chip>.+)x\d+x\d+\.py$")
@@ -62,15 +60,6 @@ def _hardware(catalogue: Catalogue, model: str, family: str) -> dict[str, dict[s
             ran, note = hardware_status(vendor, chip)
             out[f"{vendor}/{chip}"] = {"ran": ran, "note": note}
     return out
-
-
-def read_case_meta(case_dir: Path) -> dict[str, Any]:
-    """The case folder's case.yaml as a dict ({} when it has none)."""
-    path = case_dir / "case.yaml"
-    if not path.is_file():
-        return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return data if isinstance(data, dict) else {}
 
 
 def print_cases(root: Path, as_json: bool = False, suite: str = "training") -> int:

@@ -1,8 +1,8 @@
 """Where a training case's time goes: its config under torch.profiler, top operators.
 
-    python3 benchmarks/case_profile.py --cases vit-pytorch,resnet50-pytorch [--steps 12]
+    python3 selfbench/case_profile.py --cases vit-pytorch,resnet50-pytorch [--steps 12]
         [--skip 2] [--threads N] [--top 8] [--data-root DIR]
-    python3 benchmarks/case_profile.py --cases gpt2-pytorch --vendor nvidia --chip H100 \
+    python3 selfbench/case_profile.py --cases gpt2-pytorch --vendor nvidia --chip H100 \
         --data-dir DIR --set timed_steps=8 --skip 4          # on a GPU machine: its kernels
 
 The companion of ``case_efficiency.py`` (same cases, data, environment and arguments: one

@@ -1,5 +1,5 @@
 """What runs left on the hosts: their files brought home, then their containers and work dirs
-removed, for every run that is not running (its host lease is free, chipperf.lease).
+removed, for every run that is not running (its host lease is free, chipperf.run.lease).
 
 ``chipperf collect RUN_DIR`` does this for one run, ``chipperf clean --cluster C`` for every
 run on the cluster's hosts, and ``chipperf run`` for earlier runs on the hosts it uses.
@@ -26,9 +26,9 @@ from chipperf.config.model import ClusterConfig
 from chipperf.containers import runtime
 from chipperf.containers.spec import LABEL_RUN
 from chipperf.errors import ChipperfError, ConfigError, HostError
-from chipperf.lease import BUSY, busy_argv, lease_path, remove_argv
 from chipperf.plan import host_label, host_work_dir
 from chipperf.remote.host import Host
+from chipperf.run.lease import BUSY, busy_argv, lease_path, remove_argv
 
 log = logging.getLogger("chipperf")
 ORIGIN = "origin.json"
@@ -51,7 +51,7 @@ class Swept:
     work_dirs: list[str] = field(default_factory=list)     # removed
     left: list[str] = field(default_factory=list)          # "<what>: <why>"
     closed: list[str] = field(default_factory=list)        # run dirs whose record it closed
-    judged: list[str] = field(default_factory=list)        # rounds judged again (chipperf.late)
+    judged: list[str] = field(default_factory=list)        # rounds judged again (chipperf.run.late)
 
 
 def sweep_host(host: Host, work_root: str, *, only: str | None = None,
@@ -203,11 +203,11 @@ def _is_run_dir(run_dir: Path, run_id: str) -> bool:
 
 def mark_late(run_dir: Path, host: str, nodes: Sequence[str]) -> list[str]:
     """run.json ``late``: node dir -> the host and when its files came home; the rounds
-    those files complete are judged again from them (chipperf.late) and the reports written
+    those files complete are judged again from them (chipperf.run.late) and the reports written
     again. Returns a line per round judged again; OSError when run.json cannot be written."""
-    from chipperf.late import rejudge
-    from chipperf.record import write_reports
     from chipperf.results.layout import write_json
+    from chipperf.run.late import rejudge
+    from chipperf.run.record import write_reports
 
     path = run_dir / "run.json"
     with _RECORD_LOCK:
@@ -266,8 +266,8 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
     """`chipperf collect`: one run's record put back from its fallback copy and closed if its
     master is gone, its files still on its hosts brought home (their rounds judged again),
     then its containers and work dirs removed; (what each host had, hosts not reached)."""
-    from chipperf.lease import MASTER_LOCK, master_alive
-    from chipperf.record import write_reports
+    from chipperf.run.lease import MASTER_LOCK, master_alive
+    from chipperf.run.record import write_reports
 
     run_dir = Path(run_dir)
     if master_alive(run_dir):
@@ -312,7 +312,7 @@ def close_abandoned(run_dir: Path, swept_by: str = COLLECT) -> bool:
     """A record left "running" by a master that is gone (killed, its machine down) is closed
     as canceled, naming that and who swept it, with every unfinished case and node dir.
     True when it closed it; a master alive, or one it cannot tell (no lock), is left alone."""
-    from chipperf.lease import master_alive
+    from chipperf.run.lease import master_alive
 
     path = run_dir / "run.json"
     with _RECORD_LOCK:
@@ -333,7 +333,7 @@ def close_abandoned(run_dir: Path, swept_by: str = COLLECT) -> bool:
 
 
 def _abandoned_why(run_dir: Path, swept_by: str) -> str:
-    from chipperf.lease import master_of
+    from chipperf.run.lease import master_of
 
     who = master_of(run_dir)
     return (f"the run's master (pid {who.get('pid')} on {who.get('node')}) ended without "

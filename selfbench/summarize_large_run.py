@@ -4,7 +4,7 @@ The run: one case on 8 nodes x 8 ranks, one round whose timed window lasts an ho
 monitors sampled at 1 Hz (cpu, mem, pwr and an nvidia-like accelerator file with 8
 devices per line), rank 0 logging a STEP_END every second. Usage::
 
-    python3 benchmarks/summarize_large_run.py [--seconds 3600] [--nodes 8] [--nproc 8]
+    python3 selfbench/summarize_large_run.py [--seconds 3600] [--nodes 8] [--nproc 8]
         [--keep DIR]
 
 Prints the tree's size, the wall and CPU time of ``summarize`` and of ``write_reports``

@@ -1,6 +1,6 @@
 """resnet50 inference's MFU against the cpu GEMM peak that base/ measures, back to back.
 
-    python3 benchmarks/measured_peak_mfu.py [--set name=value ...]
+    python3 selfbench/measured_peak_mfu.py [--set name=value ...]
 
 Runs the resnet50 inference case with its cpu vendor config (onnxruntime, fp32, 224 px) on
 the resnet50 training case's digits (an ImageNet-layout folder), then base/'s

@@ -3,7 +3,7 @@
 One lock file per host (``/tmp/chipperf-host-<hostname>-<netns>.lease``: the simulated
 hosts of tests/simcluster share one file system and differ by network namespace) is
 flock'ed by a small shell on the host whose stdin is an SSH channel of the master, as the
-work-dir leases of chipperf.lease are: when the master ends in any way (SIGKILL included)
+work-dir leases of chipperf.run.lease are: when the master ends in any way (SIGKILL included)
 the channel closes, the shell reads end-of-file and exits, and the kernel drops the lock.
 Beside it, ``<lock>.json`` says who holds it (run id, result dir, master, pid, user,
 since). A run ending normally says ``release`` first and the record goes with the lock; a

@@ -4,8 +4,8 @@ A node whose case ended well and whose files could not reach the run dir (a full
 read-only result root, a host that stopped answering) fails its round as "results could
 not be collected": the round records where the files stayed (``kept_on_hosts``) and that
 node's kind (``kinds``: node -> ``uncollected``). When a sweep (`chipperf collect`, `clean`
-or a later `run`, chipperf.leftovers) brings those files home, the node is judged again by
-the steps that judge every node at the end of its round (chipperf.rounds.check_finished,
+or a later `run`, chipperf.run.leftovers) brings those files home, the node is judged again by
+the steps that judge every node at the end of its round (chipperf.run.rounds.check_finished,
 name_case_error), and its round, case and run by theirs (rounds.round_verdict, case_status):
 a round whose FINISHED arrives late counts, marked ``late``.
 """
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from chipperf.controller import RunOutcome
 from chipperf.results.layout import read_status, write_status
-from chipperf.rounds import (
+from chipperf.run.controller import RunOutcome
+from chipperf.run.rounds import (
     UNCOLLECTED,
     RoundOutcome,
     blamed_on,

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # One device session, prepared to run once: `chipperf selftest`, then issue 25's single-chip
-# targets (benchmarks/gpu_targets.py), everything packed into $OUT as it ends.
+# targets (selfbench/gpu_targets.py), everything packed into $OUT as it ends.
 #
-#   CHIPPERF_COMMIT=abc1234 OUT=DIR bash benchmarks/gpu_check.sh [SELFTEST_S] [TARGETS_S] [VENDOR] [STEP ...]
-#   OUT=/tmp/gc bash benchmarks/gpu_check.sh 300 300 cpu        # the rehearsal on a CPU
+#   CHIPPERF_COMMIT=abc1234 OUT=DIR bash selfbench/gpu_check.sh [SELFTEST_S] [TARGETS_S] [VENDOR] [STEP ...]
+#   OUT=/tmp/gc bash selfbench/gpu_check.sh 300 300 cpu        # the rehearsal on a CPU
 #
 # SELFTEST_S and TARGETS_S are the two programs' own budgets (default 270 and 240 s); VENDOR
 # defaults to nvidia; STEPs are gpu_targets.py's steps, in the order to run them (default:
@@ -133,7 +133,7 @@ fi
 
 if wants targets; then
     # shellcheck disable=SC2086  # STEPS is a list of words
-    timeout -k 15 $(( TARGETS_S + 45 )) python3 benchmarks/gpu_targets.py --vendor "$VENDOR" \
+    timeout -k 15 $(( TARGETS_S + 45 )) python3 selfbench/gpu_targets.py --vendor "$VENDOR" \
         --out "$WORK/targets" --work "$WORK/targets-work" --budget "$TARGETS_S" --steps $STEPS \
         > "$OUT/targets.log" 2>&1
     echo "gpu_targets exit $? at $(since)" | tee -a "$OUT/targets.log"
@@ -199,7 +199,7 @@ gpt2_best=0
 if wants gpt2; then   # gpt2-medium's MFU (issue 25: 35 %), once per GPT2_SETS item while time is left
     for set in $GPT2_SETS; do
         [ "$(left)" -gt 150 ] || { echo "gpt2 --set $set skipped: $(left) s left" | tee -a "$OUT/gpt2.log"; continue; }
-        timeout -k 15 200 python3 benchmarks/gpu_targets.py --vendor "$VENDOR" --out "$WORK/gpt2/$set" \
+        timeout -k 15 200 python3 selfbench/gpu_targets.py --vendor "$VENDOR" --out "$WORK/gpt2/$set" \
             --work "$WORK/gpt2-work-$set" --budget 170 --steps gpt2 --set "$set" >> "$OUT/gpt2.log" 2>&1
         rc=$?
         mfu=$(gpt2_mfu "$WORK/gpt2/$set")
@@ -216,7 +216,7 @@ if wants profile && { [ "$PROFILE_ALWAYS" = 1 ] || python3 -c "import sys; sys.e
     if [ "$(left)" -gt 150 ]; then
         gpt2_data=$WORK/gpt2-data
         [ -d "$gpt2_data" ] || python3 training/benchmarks/gpt2/pytorch/prepare_data.py --output "$gpt2_data" > "$WORK/gpt2-data.log" 2>&1
-        timeout -k 15 240 python3 benchmarks/case_profile.py --cases gpt2-pytorch --vendor "$VENDOR" \
+        timeout -k 15 240 python3 selfbench/case_profile.py --cases gpt2-pytorch --vendor "$VENDOR" \
             --chip "$CHIP" --data-dir "$gpt2_data" --skip 6 --top 25 $PROFILE_SETS > "$OUT/profile.log" 2>&1
         echo "profile exit $? at $(since)" | tee -a "$OUT/profile.log"
         tail -30 "$OUT/profile.log" | cut -c1-200

@@ -1,6 +1,6 @@
 """base/ GEMM (fp32, fp64) and memory bandwidth beside numpy references measured in the same run.
 
-    python benchmarks/base_reference.py [--size N] [--bytes 268435456] [--repeat 3]
+    python selfbench/base_reference.py [--size N] [--bytes 268435456] [--repeat 3]
 
 Runs base/'s computation-FP32, computation-FP64 and main_memory-bandwidth programs on the
 cpu vendor (as a case rank, through their PerfLog), with the sizes of base/'s cpu vendor

@@ -43,7 +43,7 @@ from chipperf.plan import device_env
 from chipperf_runtime.inference.config import read_layers
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 FACTS_MIN_S = 20.0            # below this budget not even the device facts are taken
 DEFAULT_BUDGET_S = 600.0
 # step -> the least budget it needs to start (on the 2-core CI machine each took about half)

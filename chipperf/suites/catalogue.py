@@ -29,7 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
+
+import yaml
 
 if TYPE_CHECKING:
     from chipperf.config.model import CaseKey
@@ -46,11 +48,11 @@ COMMON_CONFIG = "config_common.py"
 
 
 def default_training_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "training"
+    return Path(__file__).resolve().parents[2] / "training"
 
 
 def default_suite_dir(suite: str) -> Path:
-    return Path(__file__).resolve().parent.parent / suite
+    return Path(__file__).resolve().parents[2] / suite
 
 
 @dataclass(frozen=True)
@@ -149,3 +151,12 @@ def _inference_vendors(folder: Path) -> list[str]:
     for suffix in (INFERENCE_VENDOR_SUFFIX, FLAGPERF_VENDOR_SUFFIX):
         vendors.update(p.name[: -len(suffix)] for p in folder.glob(f"*{suffix}"))
     return sorted(vendors)
+
+
+def read_case_meta(case_dir: Path) -> dict[str, Any]:
+    """The case folder's case.yaml as a dict ({} when it has none)."""
+    path = case_dir / "case.yaml"
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {}

@@ -15,20 +15,20 @@ from functools import partial
 from pathlib import Path
 from typing import AbstractSet, Any, Mapping, Protocol
 
-from chipperf import precheck
-from chipperf.catalogue import Catalogue
-from chipperf.clusterlease import ClusterLease, Wait
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers import images, runtime
 from chipperf.containers.incontainer import InContainerEngine
 from chipperf.containers.pipconf import MasterPip, fill_from_master, master_pip_settings
 from chipperf.errors import ChipperfError, GroupError, HostError, ImageError, interruption
-from chipperf.lease import MasterLease, hold_argv, lease_path
 from chipperf.plan import CasePlan, RoundPlan, RunPlan, make_plan
-from chipperf.record import RunRecord, attach_run_log, write_reports
 from chipperf.remote import Host, HostGroup, LocalHost, each
 from chipperf.results.layout import create_run_dir, new_run_id
-from chipperf.rounds import RoundOutcome, RoundSettings, case_status, run_round
+from chipperf.run import precheck
+from chipperf.run.clusterlease import ClusterLease, Wait
+from chipperf.run.lease import MasterLease, hold_argv, lease_path
+from chipperf.run.record import RunRecord, attach_run_log, write_reports
+from chipperf.run.rounds import RoundOutcome, RoundSettings, case_status, run_round
+from chipperf.suites.catalogue import Catalogue
 
 log = logging.getLogger("chipperf")
 ORIGIN = "origin.json"   # in each host's work dir: the run id and its result dir on the master
@@ -137,12 +137,12 @@ def _run(plan: RunPlan, cluster: ClusterConfig, test: TestConfig, suite: str, de
 
 def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_container: bool,
               opened: precheck.Opened) -> tuple[HostGroup, dict[str, frozenset[str]]]:
-    """Take the hosts ``opened`` connected (chipperf.precheck, which has looked for the data
+    """Take the hosts ``opened`` connected (chipperf.run.precheck, which has looked for the data
     dirs), check engines and sensors everywhere at once, upload the code.
     Returns the hosts and, per host, the sensor paths its monitor sidecars can mount.
     ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH): no work-dir
     lease is held and no earlier run's leftovers are swept there (chipperf starts no
-    containers); the cluster lease is held there too (chipperf.clusterlease)."""
+    containers); the cluster lease is held there too (chipperf.run.clusterlease)."""
     started = time.monotonic()
     hosts = opened.group()
     if in_container:
@@ -175,7 +175,7 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_conta
 
 def _note_takeovers(lease: ClusterLease, hosts: HostGroup, record: RunRecord) -> None:
     """A host whose lease this run took over from a master that is gone: run.json says whose,
-    and a port found in use there names that run when ss cannot tell (chipperf.rounds)."""
+    and a port found in use there names that run when ss cannot tell (chipperf.run.rounds)."""
     for name in lease.taken_over:
         record.host(name, lease_taken_over_from=lease.taken_over[name].describe())
         hosts.earlier_holders[name] = lease.previous_holder(name) or ""
@@ -184,7 +184,7 @@ def _note_takeovers(lease: ClusterLease, hosts: HostGroup, record: RunRecord) ->
 def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -> None:
     """Files earlier runs left on these hosts (a host that came back, a full result root)
     are brought home to their run dirs, and what those runs left is removed."""
-    from chipperf.leftovers import sweep_host
+    from chipperf.run.leftovers import sweep_host
 
     done = each(list(hosts.hosts.values()), lambda h: sweep_host(
         h, cluster.work_root, skip=run_id, with_origin_only=True, swept_by=run_id), "sweep",

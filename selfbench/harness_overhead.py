@@ -1,6 +1,6 @@
 """Harness overhead per round on 1 and on 3 simulated hosts.
 
-    python3 benchmarks/harness_overhead.py [--rounds 3] [--host-cpus X] [--keep DIR]
+    python3 selfbench/harness_overhead.py [--rounds 3] [--host-cpus X] [--keep DIR]
 
 Needs root and the simulated cluster (`tests/simcluster/simcluster.py up --hosts 3`,
 which this script runs). For each topology it runs resnet50 (a tiny real

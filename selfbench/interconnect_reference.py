@@ -2,7 +2,7 @@
 """base/'s inter-node all-reduce bus bandwidth beside a plain socket transfer between the same
 two simulated hosts.
 
-    python3 benchmarks/interconnect_reference.py [--bytes 67108864] [--repeat 3]
+    python3 selfbench/interconnect_reference.py [--bytes 67108864] [--repeat 3]
 
 Needs the simulated cluster (``python3 tests/simcluster/simcluster.py up``) and root. Runs
 base/'s interconnect-MPI_interserver program as a torchrun job with one rank in each of the
