@@ -169,6 +169,14 @@ done < /proc/self/cgroup
 mkdir -p /sys/fs/cgroup/unified && mount -t cgroup2 none /sys/fs/cgroup/unified || true
 grep " /sys/fs/cgroup" /proc/self/mounts'
 
+# A real machine's /dev (devtmpfs) has the loop devices; docker's /dev for a container has none,
+# so `mount -o loop` (the e2e tier's read-only result root: an ext4 image on a loop device)
+# fails there with "Operation not permitted". Make the nodes a real machine has.
+DEV_SETUP='set -eu
+[ -e /dev/loop-control ] || mknod -m 660 /dev/loop-control c 10 237
+for i in 0 1 2 3 4 5 6 7; do [ -e /dev/loop$i ] || mknod -m 660 /dev/loop$i b 7 $i; done
+ls -l /dev/loop-control /dev/loop0'
+
 run_step() {  # run_step LOGNAME COMMAND: run COMMAND verbatim in /root/chipperf
     local t0 t1 rc=0
     log "run: $2 (log $OUT/$1.log)"
@@ -197,6 +205,8 @@ main() {
     start_container "$IMAGE"
     docker exec "$NAME" sh -c "$CGROUP_SETUP" >"$OUT/cgroups.log" 2>&1 \
         || { cat "$OUT/cgroups.log" >&2; die "mounting the cgroup hierarchies inside failed"; }
+    docker exec "$NAME" sh -c "$DEV_SETUP" >"$OUT/devices.log" 2>&1 \
+        || { cat "$OUT/devices.log" >&2; die "making the loop device nodes inside failed"; }
     docker exec "$NAME" git clone -q /mnt/src /root/chipperf
     docker exec "$NAME" git -C /root/chipperf checkout -q --detach "$SHA"
 
