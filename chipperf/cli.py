@@ -13,95 +13,30 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from chipperf.config import ClusterConfig, TestConfig, load_cluster
-from chipperf.config.implementations import torch_native
-from chipperf.config.load import parse_cluster, parse_test, read_config
-from chipperf.config.model import SkippedCase
+from chipperf.commands.configs import (  # noqa: F401  (load_* and verdict: the names tests and selfbench use)
+    load_all,
+    load_for,
+    load_inference_all,
+    load_spec_suite_all,
+    verdict,
+)
+from chipperf.commands.endscreen import final_screen, ingest_screen, shown_path  # noqa: F401
+from chipperf.config import load_cluster
 from chipperf.errors import ChipperfError, ConfigError, Interrupted
-from chipperf.plan import checked, make_plan
+from chipperf.plan import make_plan
 from chipperf.results.layout import new_run_id
 from chipperf.store.commands import DB_HELP, add_store_commands
-from chipperf.suites.catalogue import Catalogue, default_suite_dir, default_training_dir
+from chipperf.suites import DEFAULT_SUITE, get_suite, suite_names
 
 if TYPE_CHECKING:
     from chipperf.run.clusterlease import Wait
+
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 log = logging.getLogger("chipperf")
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
-
-
-def load_all(cluster_path: str, test_path: str, training_dir: str | None, keep_going: bool = False
-             ) -> tuple[ClusterConfig, TestConfig, Catalogue]:
-    """Both configs plus the catalogue checks; every problem at once, before any host is touched."""
-    cluster, cluster_problems = parse_cluster(cluster_path)
-    test, test_problems = parse_test(test_path)
-    root = Path(training_dir or test.training_dir or default_training_dir())
-    catalogue = Catalogue.scan(root, suite="training")
-    test = torch_native(test, catalogue)
-    test = verdict(cluster_problems + test_problems, cluster, test, catalogue, test_path, keep_going)
-    return cluster, test, catalogue
-
-
-def verdict(problems: list[str], cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
-            where: str, keep_going: bool) -> TestConfig:
-    """``test`` if nothing is wrong; with ``keep_going``, less the case keys that have problems
-    (each listed, with why, in ``test.skipped``) while at least one can run; else ConfigError
-    with every problem."""
-    result = checked(cluster, test, catalogue, where=where, names=written_names(where))
-    if not keep_going or problems or result.general:
-        _raise_all(problems + result.problems)
-        return test
-    kept, _ = result.skippable(test)
-    if test.cases and not kept.cases:
-        raise ConfigError(["--keep-going: no case can run, so nothing is left to run:",
-                           *result.problems])
-    return kept   # the plan's print and the run's log list test.skipped
-
-
-def written_names(path: str) -> dict[str, str]:
-    """A config's keys as the file wrote them (its problems are the loader's to report)."""
-    return read_config(Path(path)).written
-
-
-def _raise_all(problems: list[str]) -> None:
-    if problems:
-        raise ConfigError(problems)
-
-
-def load_inference_all(host_config: str, suite_dir: str | None, keep_going: bool = False
-                       ) -> tuple[ClusterConfig, TestConfig, Catalogue]:
-    from chipperf.config.inference import load_inference
-
-    root = Path(suite_dir or default_suite_dir("inference"))
-    cluster, test, problems = load_inference(host_config, root)
-    catalogue = Catalogue.scan(root, suite="inference")
-    return cluster, verdict(problems, cluster, test, catalogue, host_config, keep_going), catalogue
-
-
-def load_spec_suite_all(suite: str, host_config: str, suite_dir: str | None,
-                        keep_going: bool = False) -> tuple[ClusterConfig, TestConfig, Catalogue]:
-    """base/ or operation/: FlagPerf's <suite>/configs/host.yaml."""
-    from chipperf.config.specsuites import load_spec_suite
-
-    root = Path(suite_dir or default_suite_dir(suite))
-    cluster, test, problems = load_spec_suite(host_config, suite)
-    catalogue = Catalogue.scan(root, suite=suite)
-    return cluster, verdict(problems, cluster, test, catalogue, host_config, keep_going), catalogue
-
-
-def load_for(args: argparse.Namespace) -> tuple[ClusterConfig, TestConfig, Catalogue]:
-    keep_going = bool(getattr(args, "keep_going", False))
-    if args.suite in ("base", "operation"):
-        return load_spec_suite_all(args.suite, args.host_config or str(
-            default_suite_dir(args.suite) / "configs" / "host.yaml"), args.training_dir, keep_going)
-    if args.suite == "inference":
-        return load_inference_all(args.host_config or str(default_suite_dir("inference") / "configs"
-                                                          / "host.yaml"), args.training_dir, keep_going)
-    if not (args.cluster and args.test):
-        raise ConfigError(["command line: --cluster and --test are required for the training suite"])
-    return load_all(args.cluster, args.test, args.training_dir, keep_going)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -133,45 +68,6 @@ def wait_policy(args: argparse.Namespace) -> "Wait | None":
     return Wait(timeout) if getattr(args, "wait", False) or timeout is not None else None
 
 
-def ingest_screen(run_dir: Path, db_url: str | None) -> str:
-    """The line a run prints after putting its result directory into the results store."""
-    try:
-        from chipperf.store.entry import ingest_after_run
-    except ImportError as exc:  # SQLAlchemy missing: the run itself is complete on disk
-        return f"Not ingested into the results store: {exc} (pip install SQLAlchemy)\n"
-    return ingest_after_run(run_dir, db_url)
-
-
-def final_screen(run_dir: Path, cases: dict[str, tuple[str, str]],
-                 skipped: Sequence[SkippedCase] = ()) -> str:
-    """What a run prints last: each case --keep-going left out and why each case that did not
-    succeed failed, the headline table as `chipperf report` prints it, and where the results
-    are, from where the user stands."""
-    from chipperf.results.read.collect import collect
-    from chipperf.results.render.console import console
-
-    where = shown_path(run_dir)
-    lines = ["", *(f"skipped (--keep-going): {s.key}: {'; '.join(s.problems)}" for s in skipped),
-             *(f"{status}: {key}: {reason}" for key, (status, reason) in cases.items()
-               if status != "succeeded")]
-    try:
-        lines.append(console(collect(run_dir).summary).rstrip("\n"))
-    except Exception as exc:  # the run is over and on disk: a report bug must not hide where
-        lines.append(f"(the summary table could not be made: {exc}; try chipperf report {where})")
-    lines += [f"Results: {where}/  (report.html, summary.md, run.json; "
-              f"`chipperf report {where}` prints this table again)"]
-    return "\n".join(lines) + "\n"
-
-
-def shown_path(path: Path) -> str:
-    """``path`` relative to the working directory when it lies under it, else absolute."""
-    absolute = Path(path).resolve()
-    try:
-        return str(absolute.relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(absolute)
-
-
 def cmd_plan(args: argparse.Namespace) -> int:
     from chipperf.commands.render_plan import render_plan
 
@@ -188,8 +84,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def cmd_cases(args: argparse.Namespace) -> int:
     from chipperf.commands.cases import print_cases
 
-    root = args.training_dir or (default_training_dir() if args.suite == "training"
-                                 else default_suite_dir(args.suite))
+    root = args.training_dir or get_suite(args.suite).default_root
     return print_cases(Path(root), as_json=args.json, suite=args.suite)
 
 
@@ -274,26 +169,24 @@ examples:
 def add_config_options(q: argparse.ArgumentParser, suite: str | None = None,
                        cluster: str | None = None, test: str | None = None,
                        host_config: str | None = None) -> None:
-    """The options that say which configs to run: both suites' (``suite`` None, with
+    """The options that say which configs to run: every suite's (``suite`` None, with
     --suite), or one suite's with defaults (an entry script's: the files beside it)."""
+    offered = [get_suite(name) for name in ([suite] if suite else suite_names())]
     if suite is None:
-        q.add_argument("--suite", choices=("training", "inference", "base", "operation"),
-                       default="training",
+        q.add_argument("--suite", choices=suite_names(), default=DEFAULT_SUITE,
                        help="which suite's configs and cases (default: %(default)s)")
-    if suite in (None, "training"):
+    if any(not one.reads_host_yaml for one in offered):
         q.add_argument("--cluster", metavar="FILE", default=cluster,
                        help="training: cluster config, .py or .yaml: HOSTS, SSH settings, "
                             "ports" + (" (default: %(default)s)" if cluster else ""))
         q.add_argument("--test", metavar="FILE", default=test,
                        help="training: test config, .py or .yaml: VENDOR, CASES, image and "
                             "run settings" + (" (default: %(default)s)" if test else ""))
-    if suite in (None, "inference", "base", "operation"):
+    if any(one.reads_host_yaml for one in offered):
         q.add_argument("--host-config", metavar="FILE", default=host_config,
                        help="inference, base, operation: host.yaml: HOSTS, VENDOR, CHIP, CASES "
                             "(default: " + (host_config or "<suite>/configs/host.yaml") + ")")
-    q.add_argument("--case-root", "--training-dir", dest="training_dir", metavar="DIR",
-                   help="case catalogue root of the suite (default: the repo's <suite>/ "
-                        "folder; --training-dir is the old name)")
+    add_case_root(q)
     if suite is None:
         q.add_argument("--keep-going", action="store_true", help=KEEP_GOING_HELP)
 
@@ -303,12 +196,27 @@ KEEP_GOING_HELP = ("plan and run the case keys that can run, and list each one t
                    "the whole plan when any case key has a problem)")
 
 
+def add_case_root(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--case-root", "--training-dir", dest="training_dir", metavar="DIR",
+                   help="case root: the suite's case catalogue (default: the repo's <suite>/ "
+                        "folder; --training-dir is the old name)")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="chipperf", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_run_commands(sub)
+    _add_result_commands(sub)
+    _add_selftest_command(sub)
+    add_store_commands(sub)
+    _add_host_commands(sub)
+    return p
 
+
+def _add_run_commands(sub: Subparsers) -> None:
+    """run, plan and cases: what runs, from the configs and the case catalogue."""
     q = sub.add_parser("run", help="run the configured cases on the cluster",
                        description="Run every case of the configs on their hosts and write "
                                    "result/run<timestamp>/ (RESULT_ROOT).")
@@ -331,13 +239,15 @@ def parser() -> argparse.ArgumentParser:
     q = sub.add_parser("cases", help="list the case catalogue",
                        description="List the cases this checkout can run, with their vendors, "
                                    "frameworks and vendor configs.")
-    q.add_argument("--suite", choices=("training", "inference", "base", "operation"),
-                   default="training", help="which suite's catalogue (default: training)")
+    q.add_argument("--suite", choices=suite_names(), default=DEFAULT_SUITE,
+                   help="which suite's catalogue (default: %(default)s)")
     q.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    q.add_argument("--case-root", "--training-dir", dest="training_dir", metavar="DIR",
-                   help="case catalogue root of the suite (default: the repo's <suite>/ "
-                        "folder; --training-dir is the old name)")
+    add_case_root(q)
     q.set_defaults(fn=cmd_cases)
+
+
+def _add_result_commands(sub: Subparsers) -> None:
+    """report, compare and check: what a result directory holds."""
     q = sub.add_parser("report", help="summarise a result directory (again)",
                        description="Rewrite summary.json/csv/md, report.html and each case's "
                                    "result.json of a result directory, and print its table.")
@@ -369,6 +279,9 @@ def parser() -> argparse.ArgumentParser:
                                    "(docs/results.md); exit 1 with every problem found.")
     q.add_argument("run_dir", help="a result directory")
     q.set_defaults(fn=cmd_check)
+
+
+def _add_selftest_command(sub: Subparsers) -> None:
     q = sub.add_parser("selftest", help="the first command on a new machine: device, base/, "
                        "training, inference, serving, one verdict table",
                        description="On this host only, in in-container mode (no SSH, no Docker), "
@@ -384,7 +297,10 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--data-root", default="/tmp/chipperf-inference-data", metavar="DIR",
                    help="where its small data sets are (made there when missing)")
     q.set_defaults(fn=cmd_selftest)
-    add_store_commands(sub)
+
+
+def _add_host_commands(sub: Subparsers) -> None:
+    """clean, collect and monitor: what runs left on the hosts, and the sampler by hand."""
     q = sub.add_parser("clean", help="collect and remove what finished or crashed runs left on the hosts",
                        description="On every host of the cluster: bring home the files runs "
                                    "that are not running left (marked late in their run.json), "
@@ -411,7 +327,6 @@ def parser() -> argparse.ArgumentParser:
     q.add_argument("--vendor", default="cpu", help="vendor whose accelerator sampler to use "
                                                    "(default: %(default)s)")
     q.set_defaults(fn=cmd_monitor)
-    return p
 
 
 def entry_parser(prog: str, description: str, suite: str, **defaults: str

@@ -25,7 +25,7 @@ def torch_native(test: TestConfig, catalogue: Catalogue) -> TestConfig:
     torch-native case replaced by that case (and its note). A key whose replacement is
     already listed (FlagPerf lists one model and topology under megatron and flagscale) stays
     as written, so it is refused for its framework rather than run twice."""
-    if catalogue.suite != "training":
+    if not catalogue.suite.trains:   # FlagPerf's implementations are training frameworks
         return test
     entries: list[CaseEntry] = []
     taken = {str(e.key) for e in test.cases}

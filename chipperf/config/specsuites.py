@@ -18,7 +18,9 @@ are then absent with that reason).
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from chipperf.config.flagperf_aliases import chipperf_case_name
 from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_config, test_fields
@@ -51,29 +53,28 @@ def load_spec_suite(path: str | Path, suite: str) -> tuple[ClusterConfig, TestCo
     nproc = f.get("nproc_per_node", int, 1, "use a whole number >= 1")
     repeat = f.get("repeat", int, 1, "use a whole number >= 1")
     chip = f.get("chip", str, "") or f.get("vendor", str, "")
-    _benchmark_form_only(f, suite)
+    form = CASE_FORMS[suite]
+    _benchmark_form_only(f, form.benchmark_only)
     raw = f.get("cases", lambda v: v, {})
-    form = BASE_FORM if suite == "base" else OPERATION_FORM
     if not isinstance(raw, dict) or not raw:
-        f.fail("cases", "no cases listed", f"set CASES to {{'{form}': 'pytorch_2.13'}}")
+        f.fail("cases", "no cases listed", f"set CASES to {{'{form.text}': 'pytorch_2.13'}}")
         raw = {}
-    parse = _base_entry if suite == "base" else _operation_entry
     cases = []
     for text, framework in raw.items():
         try:
-            cases.append(parse(str(text), str(framework), chip, nproc, repeat, cluster.hosts))
+            cases.append(form.parse(str(text), str(framework), chip, nproc, repeat, cluster.hosts))
         except ValueError as exc:
             f.fail("cases", f"case {text!r}: {exc}")
     test = test_fields(f, tuple(cases), suite=suite)
     return cluster, test, finish(f, IGNORED | SUITE_KEYS)
 
 
-def _benchmark_form_only(f: Fields, suite: str) -> None:
+def _benchmark_form_only(f: Fields, refuse_toolkits: bool) -> None:
     """FlagPerf's base/ runs either its PyTorch benchmarks or, with TOOLKIT, each vendor's
     native program (base/toolkits/<spec>/<vendor>/main.sh, e.g. NVIDIA's own samples on nvidia);
     chipperf has the benchmarks only, so TOOLKIT is refused rather than run as BENCHMARK."""
     mode = f.get("benchmarks_or_toolkits", str, "BENCHMARK")
-    if suite == "base" and mode.strip().upper() != "BENCHMARK":
+    if refuse_toolkits and mode.strip().upper() != "BENCHMARK":
         f.fail("benchmarks_or_toolkits",
                f"{mode!r} asks for FlagPerf's vendor toolkits (base/toolkits/<spec>/<vendor>/"
                "main.sh, each vendor's own native program), which chipperf does not have: it "
@@ -157,3 +158,16 @@ def _operator_takes(op: str, dtype: str) -> None:
 
 def _key(model: str, framework: str, chip: str, nnodes: int, nproc: int, repeat: int) -> CaseKey:
     return CaseKey.parse(f"{model}:{framework}:{chip}:{nnodes}:{nproc}:{repeat}")
+
+
+@dataclass(frozen=True)
+class CaseForm:
+    """How a spec suite's host.yaml writes a case key, and what reads it."""
+
+    text: str                    # the form, for messages
+    parse: Callable[[str, str, str, int, int, tuple[str, ...]], CaseEntry]
+    benchmark_only: bool         # FlagPerf's BENCHMARKS_OR_TOOLKITS applies (base/ only)
+
+
+CASE_FORMS = {"base": CaseForm(BASE_FORM, _base_entry, benchmark_only=True),
+              "operation": CaseForm(OPERATION_FORM, _operation_entry, benchmark_only=False)}

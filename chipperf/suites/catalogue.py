@@ -22,7 +22,9 @@
 
 Code shared by cases is not here: it is the case runtime (``chipperf_runtime``: the training
 driver and model families, the inference, base and operation helpers), uploaded with every
-case. ``Catalogue.scan`` reads the tree once; planning then uses only this frozen view.
+case. ``Catalogue.scan`` reads the tree once, by the suite's conventions (its
+``Suite.scanner``: ``scan_training``, ``scan_inference`` or ``scan_specs`` below); planning
+then uses only this frozen view.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import yaml
 
+from chipperf.suites import DEFAULT_SUITE, Suite, get_suite
+from chipperf.suites.suite import REPO
+
 if TYPE_CHECKING:
     from chipperf.config.model import CaseKey
 
@@ -42,107 +47,107 @@ INFERENCE_ENTRY = "run_inference.py"
 INFERENCE_VENDOR_SUFFIX = "_configuration.yaml"
 FLAGPERF_VENDOR_SUFFIX = "_configurations.yaml"
 SPEC_ENTRY = "main.py"
-SPEC_SUITES = ("base", "operation")
 # What a vendor case's per-topology configs import (STYLE.md 16); not a topology of its own.
 COMMON_CONFIG = "config_common.py"
 
 
 def default_training_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "training"
+    return REPO / "training"
 
 
 def default_suite_dir(suite: str) -> Path:
-    return Path(__file__).resolve().parents[2] / suite
+    return REPO / suite
 
 
 @dataclass(frozen=True)
 class Catalogue:
     root: Path
-    # (model, family) -> standard case dir (holds ENTRY)
+    # (model, family) -> standard case dir (holds the suite's entry)
     cases: Mapping[tuple[str, str], Path] = field(default_factory=dict)
     # (vendor, model, family) -> vendor case dir
     vendor_cases: Mapping[tuple[str, str, str], Path] = field(default_factory=dict)
-    # (vendor, model, family) -> names of the config_*.py files
+    # (vendor, model, family) -> names of the vendor's config files
     vendor_configs: Mapping[tuple[str, str, str], frozenset[str]] = field(default_factory=dict)
     # (vendor, framework) -> image build context dir (holds Dockerfile)
     images: Mapping[tuple[str, str], Path] = field(default_factory=dict)
-    suite: str = "training"
+    suite: Suite = field(default_factory=lambda: get_suite(DEFAULT_SUITE))
 
     @property
     def entry(self) -> str:
-        if self.suite in SPEC_SUITES:
-            return SPEC_ENTRY
-        return INFERENCE_ENTRY if self.suite == "inference" else ENTRY
+        return self.suite.entry
 
     @property
     def config_subdir(self) -> str:
         """Where the vendor config file sits inside the uploaded vendor case folder."""
-        return "config" if self.suite == "training" else ""
+        return self.suite.config_subdir
 
     def vendor_config_name(self, key: "CaseKey", vendor: str) -> str:
-        if self.suite != "training":
-            return f"{vendor}_configuration.yaml"
-        return key.vendor_config_name
+        return self.suite.vendor_config_name(key, vendor)
 
     def case_name(self, model: str) -> str:
-        """The case folder of a key's model: an operation key's model is <op>-<DTYPE>-<provider>."""
-        return model.split("-", 1)[0] if self.suite == "operation" else model
+        """The case folder of a key's model (an operation key's model is <op>-<DTYPE>-<provider>)."""
+        return self.suite.case_of_model(model)
 
     @classmethod
-    def scan(cls, root: Path, suite: str = "training") -> "Catalogue":
-        if suite == "inference":
-            return cls._scan_inference(Path(root).resolve())
-        if suite in SPEC_SUITES:
-            return cls._scan_specs(Path(root).resolve(), suite)
-        root = Path(root).resolve()
-        bench = root / "benchmarks"
-        cases = {(p.parent.parent.name, p.parent.name): p.parent
-                 for p in sorted(bench.glob(f"*/*/{ENTRY}"))}
-        vendor_cases, vendor_configs, images = {}, {}, {}
-        for vendor_dir in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
-            if vendor_dir.name in ("benchmarks", "run_benchmarks") or vendor_dir.name.startswith("."):
-                continue
-            for case_dir in sorted(p for p in vendor_dir.iterdir() if p.is_dir() and "-" in p.name):
-                model, family = case_dir.name.rsplit("-", 1)
-                key = (vendor_dir.name, model, family)
-                vendor_cases[key] = case_dir
-                vendor_configs[key] = frozenset(p.name for p in (case_dir / "config").glob("config_*.py")
-                                                if p.name != COMMON_CONFIG)
-            for dockerfile in sorted((vendor_dir / "docker_image").glob("*/Dockerfile")):
-                images[(vendor_dir.name, dockerfile.parent.name)] = dockerfile.parent
-        return cls(root, cases, vendor_cases, vendor_configs, images)
+    def scan(cls, root: Path, suite: str | Suite = DEFAULT_SUITE) -> "Catalogue":
+        return (get_suite(suite) if isinstance(suite, str) else suite).scan(root)
 
-    @classmethod
-    def _scan_inference(cls, root: Path) -> "Catalogue":
-        bench = root / "benchmarks"
-        cases = {(p.parent.parent.name, p.parent.name): p.parent
-                 for p in sorted(bench.glob(f"*/*/{INFERENCE_ENTRY}"))}
-        vendor_cases, vendor_configs = {}, {}
+
+def _standard_cases(root: Path, entry: str) -> dict[tuple[str, str], Path]:
+    """(model, family) -> benchmarks/<model>/<family>/, the folders holding ``entry``."""
+    return {(p.parent.parent.name, p.parent.name): p.parent
+            for p in sorted((root / "benchmarks").glob(f"*/*/{entry}"))}
+
+
+def _images(root: Path) -> dict[tuple[str, str], Path]:
+    """(vendor, framework) -> <vendor>/docker_image/<framework>/ (holds a Dockerfile)."""
+    return {(d.parent.parent.parent.name, d.parent.name): d.parent
+            for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
+
+
+def scan_training(root: Path, suite: Suite) -> Catalogue:
+    """Vendor cases are folders <vendor>/<model>-<family>/config/config_*.py."""
+    cases = _standard_cases(root, suite.entry)
+    vendor_cases, vendor_configs, images = {}, {}, {}
+    for vendor_dir in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        if vendor_dir.name in ("benchmarks", "run_benchmarks") or vendor_dir.name.startswith("."):
+            continue
+        for case_dir in sorted(p for p in vendor_dir.iterdir() if p.is_dir() and "-" in p.name):
+            model, family = case_dir.name.rsplit("-", 1)
+            key = (vendor_dir.name, model, family)
+            vendor_cases[key] = case_dir
+            vendor_configs[key] = frozenset(p.name for p in (case_dir / "config").glob("config_*.py")
+                                            if p.name != COMMON_CONFIG)
+        for dockerfile in sorted((vendor_dir / "docker_image").glob("*/Dockerfile")):
+            images[(vendor_dir.name, dockerfile.parent.name)] = dockerfile.parent
+    return Catalogue(root, cases, vendor_cases, vendor_configs, images, suite)
+
+
+def scan_inference(root: Path, suite: Suite) -> Catalogue:
+    """Vendors are the files in configs/<model>/vendor_config/ of each case."""
+    cases = _standard_cases(root, suite.entry)
+    vendor_cases, vendor_configs = {}, {}
+    for (model, family) in cases:
+        config_dir = root / "configs" / model
+        for vendor in _inference_vendors(config_dir / "vendor_config"):
+            vendor_cases[(vendor, model, family)] = config_dir
+            # the case reads both forms of the vendor's file under this one name
+            vendor_configs[(vendor, model, family)] = frozenset({f"{vendor}{INFERENCE_VENDOR_SUFFIX}"})
+    return Catalogue(root, cases, vendor_cases, vendor_configs, _images(root), suite)
+
+
+def scan_specs(root: Path, suite: Suite) -> Catalogue:
+    """base/ and operation/: one configs/vendor_config/<vendor>_configuration.yaml serves
+    every spec or operator."""
+    cases = _standard_cases(root, suite.entry)
+    config_dir = root / "configs" / "vendor_config"
+    vendor_cases, vendor_configs = {}, {}
+    for vendor_file in sorted(config_dir.glob(f"*{INFERENCE_VENDOR_SUFFIX}")):
+        vendor = vendor_file.name[: -len(INFERENCE_VENDOR_SUFFIX)]
         for (model, family) in cases:
-            config_dir = root / "configs" / model
-            for vendor in _inference_vendors(config_dir / "vendor_config"):
-                vendor_cases[(vendor, model, family)] = config_dir
-                # the case reads both forms of the vendor's file under this one name
-                vendor_configs[(vendor, model, family)] = frozenset({f"{vendor}{INFERENCE_VENDOR_SUFFIX}"})
-        images = {(d.parent.parent.parent.name, d.parent.name): d.parent
-                  for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
-        return cls(root, cases, vendor_cases, vendor_configs, images, "inference")
-
-    @classmethod
-    def _scan_specs(cls, root: Path, suite: str) -> "Catalogue":
-        bench = root / "benchmarks"
-        cases = {(p.parent.parent.name, p.parent.name): p.parent
-                 for p in sorted(bench.glob(f"*/*/{SPEC_ENTRY}"))}
-        config_dir = root / "configs" / "vendor_config"
-        vendor_cases, vendor_configs = {}, {}
-        for vendor_file in sorted(config_dir.glob("*_configuration.yaml")):
-            vendor = vendor_file.name[: -len("_configuration.yaml")]
-            for (model, family) in cases:
-                vendor_cases[(vendor, model, family)] = config_dir
-                vendor_configs[(vendor, model, family)] = frozenset({vendor_file.name})
-        images = {(d.parent.parent.parent.name, d.parent.name): d.parent
-                  for d in sorted(root.glob("*/docker_image/*/Dockerfile"))}
-        return cls(root, cases, vendor_cases, vendor_configs, images, suite)
+            vendor_cases[(vendor, model, family)] = config_dir
+            vendor_configs[(vendor, model, family)] = frozenset({vendor_file.name})
+    return Catalogue(root, cases, vendor_cases, vendor_configs, _images(root), suite)
 
 
 def _inference_vendors(folder: Path) -> list[str]:

@@ -144,7 +144,7 @@ def test_unknown_vendor_and_bad_container_options(catalogue):
 
 
 def test_result_root_is_checked_at_plan_time(tmp_path, monkeypatch):
-    from chipperf import plan as planning
+    from chipperf.plan import checks as planning
     from chipperf.plan import result_root_problems
 
     assert result_root_problems(tmp_path / "new" / "deeper") == []   # creatable

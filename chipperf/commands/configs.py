@@ -1,0 +1,77 @@
+"""The configs a command runs: read by the suite's loader, checked by the plan, every problem
+at once before any host is touched (``--keep-going``: less the case keys that cannot run)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from chipperf.config import ClusterConfig, TestConfig
+from chipperf.config.load import read_config
+from chipperf.errors import ConfigError
+from chipperf.plan import checked
+from chipperf.suites import ConfigFiles, Suite, get_suite
+from chipperf.suites.catalogue import Catalogue
+
+Configs = tuple[ClusterConfig, TestConfig, Catalogue]
+
+
+def load_for(args: argparse.Namespace) -> Configs:
+    """The configs the command line names (--suite, its config files, --case-root)."""
+    files = ConfigFiles(cluster=getattr(args, "cluster", None), test=getattr(args, "test", None),
+                        host_config=getattr(args, "host_config", None),
+                        case_root=getattr(args, "training_dir", None))
+    return load_suite(get_suite(args.suite), files, bool(getattr(args, "keep_going", False)))
+
+
+def load_suite(suite: Suite, files: ConfigFiles, keep_going: bool = False) -> Configs:
+    loaded = suite.load(files)
+    test = verdict(loaded.problems, loaded.cluster, loaded.test, loaded.catalogue, loaded.where,
+                   keep_going)
+    return loaded.cluster, test, loaded.catalogue
+
+
+def load_all(cluster_path: str, test_path: str, training_dir: str | None,
+             keep_going: bool = False) -> Configs:
+    """The training suite's two configs plus the catalogue checks."""
+    return load_suite(get_suite("training"), ConfigFiles(cluster_path, test_path,
+                                                         case_root=training_dir), keep_going)
+
+
+def load_inference_all(host_config: str, suite_dir: str | None, keep_going: bool = False
+                       ) -> Configs:
+    return load_suite(get_suite("inference"), ConfigFiles(host_config=host_config,
+                                                          case_root=suite_dir), keep_going)
+
+
+def load_spec_suite_all(suite: str, host_config: str, suite_dir: str | None,
+                        keep_going: bool = False) -> Configs:
+    """base/ or operation/: FlagPerf's <suite>/configs/host.yaml."""
+    return load_suite(get_suite(suite), ConfigFiles(host_config=host_config, case_root=suite_dir),
+                      keep_going)
+
+
+def verdict(problems: list[str], cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
+            where: str, keep_going: bool) -> TestConfig:
+    """``test`` if nothing is wrong; with ``keep_going``, less the case keys that have problems
+    (each listed, with why, in ``test.skipped``) while at least one can run; else ConfigError
+    with every problem."""
+    result = checked(cluster, test, catalogue, where=where, names=written_names(where))
+    if not keep_going or problems or result.general:
+        _raise_all(problems + result.problems)
+        return test
+    kept, _ = result.skippable(test)
+    if test.cases and not kept.cases:
+        raise ConfigError(["--keep-going: no case can run, so nothing is left to run:",
+                           *result.problems])
+    return kept   # the plan's print and the run's log list test.skipped
+
+
+def written_names(path: str) -> dict[str, str]:
+    """A config's keys as the file wrote them (its problems are the loader's to report)."""
+    return read_config(Path(path)).written
+
+
+def _raise_all(problems: list[str]) -> None:
+    if problems:
+        raise ConfigError(problems)
