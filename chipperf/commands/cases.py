@@ -21,6 +21,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from chipperf.suites import get_suite
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf_runtime.vendors import hardware_status
 
@@ -52,7 +53,7 @@ def _hardware(catalogue: Catalogue, model: str, family: str) -> dict[str, dict[s
     for (vendor, m, f), names in sorted(catalogue.vendor_configs.items()):
         if (m, f) != (model, family):
             continue
-        if catalogue.suite != "training":   # one config per vendor, for all of its chips
+        if not catalogue.suite.vendor_config_per_topology:   # one config for all its chips
             ran, note = hardware_status(vendor)
             out[vendor] = {"ran": ran, "note": note}
             continue
@@ -67,8 +68,8 @@ def print_cases(root: Path, as_json: bool = False, suite: str = "training") -> i
     if as_json:
         print(json.dumps(rows, indent=2))
         return 0
-    if suite in ("base", "operation"):
-        _print_spec_rows(rows, "spec" if suite == "base" else "operator")
+    if get_suite(suite).measures_spec:
+        _print_spec_rows(rows, get_suite(suite).case_noun)
     else:
         _print_model_rows(rows)
     print("\nhas chipperf run it on real hardware here? (per vendor and chip)")

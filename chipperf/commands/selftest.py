@@ -40,6 +40,7 @@ import yaml
 
 from chipperf.errors import ConfigError
 from chipperf.plan import device_env
+from chipperf.suites import get_suite
 from chipperf_runtime.inference.config import read_layers
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
@@ -241,7 +242,7 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
     common = {"ROUND_TIMEOUT": int(max(30, min(600, test.left()))), "MONITOR_INTERVAL": 1,
               "IN_CONTAINER_LAUNCH": True, "SHM_SIZE": "1g"}
     where = {"HOSTS": ["127.0.0.1"], "MASTER_PORT": free_port(), "WORK_ROOT": str(folder / "work")}
-    if suite == "training":
+    if not get_suite(suite).reads_host_yaml:
         (folder / "cluster.yaml").write_text(yaml.safe_dump(where))
         (folder / "test.yaml").write_text(yaml.safe_dump({
             "VENDOR": test.vendor, "CASES": dict(cases), "RESULT_ROOT": str(folder),

@@ -23,6 +23,7 @@ from chipperf.remote import HostGroup, each
 from chipperf.remote.liveness import Liveness, silence_error
 from chipperf.results import layout
 from chipperf.run import causes
+from chipperf.suites import get_suite
 from chipperf_runtime.perflog import case_error, parse_lines
 
 log = logging.getLogger("chipperf")
@@ -338,7 +339,7 @@ WINDOW_KEYS = {"time_s": "window_s"}
 def _event_text(event: Any, suite: str = "training") -> str:
     if event is None:
         return "no PerfLog event yet"
-    if suite != "training" and event.name in WINDOW_EVENTS:
+    if not get_suite(suite).trains and event.name in WINDOW_EVENTS:
         numbers = {WINDOW_KEYS.get(k, k): v for k, v in event.value.items()
                    if isinstance(v, (int, float)) and not isinstance(v, bool)}
         shown = " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"

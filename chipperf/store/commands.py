@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from chipperf.suites import suite_names
+
 DB_HELP = ("the results store: a SQLAlchemy URL (sqlite:///FILE, postgresql://...) or a file "
            "path; default $RESULTS_DB, else chipperf-results.sqlite under the result root")
 
@@ -47,8 +49,7 @@ def add_store_commands(sub: argparse._SubParsersAction) -> None:
                        description="Per workload fingerprint, the chips side by side; one "
                                    "static HTML page.")
     q.add_argument("--html", required=True, metavar="FILE", help="where to write the page")
-    q.add_argument("--suite", choices=("training", "inference", "base", "operation"),
-                   help="only this suite's cases (default: all)")
+    q.add_argument("--suite", choices=suite_names(), help="only this suite's cases (default: all)")
     _store_options(q)
     q.set_defaults(fn=cmd_leaderboard)
     q = sub.add_parser("serve", help="serve the leaderboard read-only over HTTP",

@@ -24,11 +24,11 @@ from sqlalchemy.engine import Engine
 
 from chipperf.store import db
 from chipperf.store.leaderboard import RunRef, board, board_html
+from chipperf.suites import suite_names
 
 MAX_QUERY = 200
 MAX_PATH = 200
 REPORT = re.compile(r"/report/([0-9]{1,12})")
-SUITES = ("training", "inference", "base", "operation")
 HTML = "text/html; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
 
@@ -57,8 +57,8 @@ def respond(engine: Engine, target: str) -> Answer:
 
 def _board(engine: Engine, query: str) -> Answer:
     suite = parse_qs(query).get("suite", [None])[0]
-    if suite is not None and suite not in SUITES:
-        return _text(HTTPStatus.BAD_REQUEST, "suite must be one of " + ", ".join(SUITES))
+    if suite is not None and suite not in suite_names():
+        return _text(HTTPStatus.BAD_REQUEST, "suite must be one of " + ", ".join(suite_names()))
     page = board_html(board(engine, suite), _link)
     return Answer(HTTPStatus.OK, HTML, page.encode())
 

@@ -39,7 +39,7 @@ def get_suite(name: str) -> Suite:
     return suite
 
 
-def suite_of(name: str | None) -> Suite:
+def suite_of(name: object) -> Suite:
     """The suite a result names; training's for none or one chipperf lacks (a FlagPerf run
     directory has no suite, and its figures are read as training's)."""
-    return get_suite(name if name is not None and name in _found() else DEFAULT_SUITE)
+    return get_suite(name if isinstance(name, str) and name in _found() else DEFAULT_SUITE)

@@ -12,4 +12,7 @@ SUITE = Suite(
     reads_host_yaml=True, vendor_config_per_topology=False, vendor_config_follows_case=True,
     configs_are_python=False, layered_model_configs=False, overrides=Overrides.NONE,
     trains=False, infers=False, measures_spec=True, measures_peak=True, spec_in_case_key=False,
-    case_noun="spec", result_kind="spec", vendor_folder=spec_vendor_folder)
+    case_noun="spec", result_kind="spec", vendor_folder=spec_vendor_folder,
+    round_figures=("metric_value", "share_of_peak", "bare_ratio", "numpy_ratio", "train_time_s",
+                   "e2e_time_s", "avg_power_w_per_chip", "avg_power_w_per_node", "energy_j",
+                   "cpu_energy_j"))

@@ -28,4 +28,8 @@ SUITE = Suite(
     reads_host_yaml=True, vendor_config_per_topology=False, vendor_config_follows_case=True,
     configs_are_python=False, layered_model_configs=True, overrides=Overrides.YAML,
     trains=False, infers=True, measures_spec=False, measures_peak=False, spec_in_case_key=False,
-    case_noun="model", result_kind="inference", vendor_folder=vendor_folder)
+    case_noun="model", result_kind="inference", vendor_folder=vendor_folder,
+    round_figures=("throughput_raw", "throughput_pure_compute", "latency_p50_ms",
+                   "latency_p90_ms", "latency_p99_ms", "train_time_s", "metric_value",
+                   "reference_max_abs_diff", "mfu", "avg_power_w_per_chip", "energy_per_item_j",
+                   "peak_memory_bytes"))

@@ -19,4 +19,7 @@ SUITE = Suite(
     configs_are_python=False, layered_model_configs=False, overrides=Overrides.NONE,
     trains=False, infers=False, measures_spec=True, measures_peak=False, spec_in_case_key=True,
     case_noun="operator", result_kind="spec", vendor_folder=spec_vendor_folder,
+    round_figures=("metric_value", "share_of_peak", "latency_p50_ms", "latency_p90_ms",
+                   "latency_p99_ms", "train_time_s", "avg_power_w_per_chip",
+                   "avg_power_w_per_node", "energy_j"),
     case_of_model=operator_folder)

@@ -66,6 +66,7 @@ class Suite:
     case_noun: str                 # what one case is called in `chipperf cases`
     result_kind: str               # the results' table family: training, inference or spec
     vendor_folder: Callable[[Path, str, "CaseKey", str], str]   # (root, vendor, key, config file)
+    round_figures: tuple[str, ...]   # the headline figures of FINISHED each round's table shows
     case_of_model: Callable[[str], str] = str   # a key's model -> its case folder
 
     @property

@@ -24,6 +24,7 @@ from chipperf.results.compute.schema import (
     round_reason,
     round_value,
 )
+from chipperf.suites import suite_of
 
 OLYMPIC_MIN = 5
 
@@ -57,7 +58,7 @@ def exclusion(result: RoundResult, suite: str | None) -> str:
         return f"status {result.status or 'unknown'}{detail}"
     if "finished" in result.reasons:
         return result.reasons["finished"]
-    if suite == "inference" or "figures_from" in result.reasons:   # FlagPerf LLM / Finish Info
+    if suite_of(suite).infers or "figures_from" in result.reasons:   # FlagPerf LLM / Finish Info
         return ""
     if result.converged is False and (result.run_mode or "").startswith("performance"):
         return ""                  # a performance run times steps; it does not train to target

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chipperf.results.compute.schema import Latency, Reference
+from chipperf.suites import suite_of
 
 LATENCY_PARTS = ("p50", "p90", "p99", "mean", "min", "max")
 REFERENCE_PARTS = ("max_abs_diff", "mean_abs_diff", "bound", "tolerance")
@@ -76,7 +77,7 @@ def window_work(fields: Mapping[str, Any], suite: str | None,
     if done is None:
         reasons["window_work"] = reasons.get("work_done", "FINISHED lacks 'work_done'")
         return None
-    if suite != "inference":
+    if not suite_of(suite).infers:
         return int(done)
     if isinstance(fields.get("window_work"), int):
         return int(fields["window_work"])

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chipperf.suites import suite_of
 from chipperf_runtime.perflog import parse_lines
 
 SPEC_PREFIX = "computation-"
@@ -59,7 +60,7 @@ def read_measured_peaks(run_dir: Path) -> tuple[MeasuredPeaks | None, list[str]]
         run = json.loads((run_dir / "run.json").read_text())
     except (OSError, ValueError) as exc:
         return None, [f"measured peaks: {run_dir}/run.json cannot be read ({exc})"]
-    if run.get("suite") != "base":
+    if not suite_of(run.get("suite")).measures_peak:
         return None, [f"measured peaks: {run_dir} is a {run.get('suite')!r} run, not a base/ run"]
     vendor = (run.get("test") or {}).get("vendor")
     best: dict[tuple[str, str], Peak] = {}

@@ -17,10 +17,11 @@ from typing import Any
 
 from chipperf.results.compute.cut import StepTrail, cut_fields
 from chipperf.results.compute.inference import inference_fields, window_work
-from chipperf.results.compute.schema import SPEC_SUITES, Metric, Throughput
+from chipperf.results.compute.schema import Metric, Throughput
 from chipperf.results.compute.spec import spec_fields
 from chipperf.results.read.flagperf import target_from_config
 from chipperf.results.read.samples import read_lines
+from chipperf.suites import suite_of
 from chipperf_runtime.perflog import Event, iter_records, normalize_finished
 
 # reasons[FIGURES_FROM]: a FlagPerf round whose figures come from its text lines, not FINISHED
@@ -138,9 +139,9 @@ def performance(log: RankLog, rel: str, suite: str | None = None
     value = normalize_finished(log.finished.value)
     fields.update(_finished_fields(value, reasons))
     _timed_window(fields, value.get("run_mode"), reasons)
-    if suite in SPEC_SUITES and isinstance(log.finished.value, Mapping):
+    if suite_of(suite).measures_spec and isinstance(log.finished.value, Mapping):
         fields.update(spec_fields(log.finished.value, suite, reasons))
-    if suite == "inference":
+    if suite_of(suite).infers:
         fields.update(inference_fields(value, reasons))
         _window_time(fields, reasons)
         reasons.pop("throughput.no_eval", None)      # a training figure; inference has none
@@ -365,13 +366,13 @@ def mfu(fields: Mapping[str, Any], vendor: str | None, chip: str | None,
     TRAIN_START..TRAIN_END span)."""
     dtype = fields.get("dtype")
     peak, why = chip_peak(vendor, chip, dtype)
-    if suite == "base":
+    if suite_of(suite).measures_peak:
         return Mfu(None, dtype, peak, chips, SPEC_NOT_MFU)
     seconds = fields.get("train_time_s")
     needed = (("work_done", fields.get("window_work")),
               ("flops_per_unit", fields.get("flops_per_unit")),
               ("train_time_s" + (" (nor a TRAIN_START..TRAIN_END span)"
-                                 if suite == "inference" else ""), seconds))
+                                 if suite_of(suite).infers else ""), seconds))
     missing = [k for k, v in needed if not v]
     if missing == ["work_done"] and fields.get("work_done"):   # inference: queries unknown
         why = why or "items in the timed window unknown (FINISHED lacks latency_ms.count)"

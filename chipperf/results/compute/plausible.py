@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from chipperf.results.compute.schema import CaseResult, RoundResult, label
+from chipperf.suites import suite_of
 
 ERROR_PREFIX = "ERROR: "
 SHARES = ("mfu", "mfu_measured", "share_of_peak")
@@ -110,7 +111,7 @@ def _spec_cause(result: RoundResult, pct: str, where: Where) -> str:
     else:
         measured, peak = f"{value:.4g} {unit}", f"{value / (result.share_of_peak or 1):.4g} {unit}"
     what = f"{result.dtype} " if result.dtype else ""
-    fix = _sheet(where) if where.suite != "operation" else (
+    fix = _sheet(where) if not suite_of(where.suite).spec_in_case_key else (
         "fix the spec figure in the case key (op:dtype:TFLOPS:provider:chip) or, for a "
         f"memory-bound operator, the bandwidth in {_sheet(where).removeprefix('fix ')}")
     return (f"share of spec peak {pct} is above 100 %: the spec sheet's {what}peak ({peak}) "

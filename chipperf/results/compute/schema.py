@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from chipperf.suites import suite_of
+
 SCHEMA_VERSION = 4                 # 2: inference figures (latency, engine, reference)
                                    # 3: the workload fingerprint of a case
                                    # 4: base/ and operation/ method, shapes, bare reference
@@ -345,7 +347,7 @@ class CaseResult(_Schema):
 
     @property
     def inference(self) -> bool:
-        return self.suite == "inference"
+        return suite_of(self.suite).infers
 
     @property
     def synthetic(self) -> bool:
@@ -408,8 +410,6 @@ AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
 }
 
 
-SPEC_SUITES = ("base", "operation")     # one measured value per case, with its unit
-
 # The figures each suite reports; the others' summaries leave them out entirely.
 LATENCY = ("latency_p50_ms", "latency_p90_ms", "latency_p99_ms")
 PER_ITEM = ("energy_per_item_j", "accel_energy_per_item_j", "cpu_energy_per_item_j")
@@ -439,14 +439,13 @@ _LABELS: Mapping[str, Mapping[str, str]] = {
 
 def suite_kind(suite: str | None) -> str:
     """training (also None: FlagPerf training), inference, or spec (base/, operation/)."""
-    return "spec" if suite in SPEC_SUITES else "inference" if suite == "inference" \
-        else "training"
+    return suite_of(suite).result_kind
 
 
 def figures_for(suite: str | None) -> tuple[str, ...]:
     """The AGGREGATED figures the outputs of a ``suite`` case show (None: training,
     FlagPerf)."""
-    skip = _SKIP[suite_kind(suite)] | (set(LATENCY) if suite == "base" else set())
+    skip = _SKIP[suite_kind(suite)] | (set(LATENCY) if suite_of(suite).measures_peak else set())
     return tuple(name for name in AGGREGATED if name not in skip)
 
 

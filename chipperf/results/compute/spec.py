@@ -14,18 +14,19 @@ from typing import Any
 
 from chipperf.results.compute.inference import latency
 from chipperf.results.compute.schema import ShapeResult
+from chipperf.suites import suite_of
 
 # Units that count the same thing: 1e12 operations per second (base/ names INT8 GEMMs in
 # TFLOP/s like the others; the bare loop calls them TOPS).
 SAME_UNIT = {"TOPS": "TFLOP/s"}
 
 
-def spec_fields(value: Mapping[str, Any], suite: str, reasons: dict[str, str]) -> dict[str, Any]:
+def spec_fields(value: Mapping[str, Any], suite: str | None, reasons: dict[str, str]) -> dict[str, Any]:
     out = _share(value, reasons)
     method = value.get("method")
     out["method"] = {k: v for k, v in method.items() if _scalar(v)} \
         if isinstance(method, Mapping) else None
-    if suite == "base":
+    if suite_of(suite).measures_peak:
         out.update(_bare(value, reasons))
     else:
         out.update(_operation(value, reasons))

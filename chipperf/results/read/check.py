@@ -28,12 +28,12 @@ from chipperf.results.compute.plausible import case_errors
 from chipperf.results.layout import STATUSES, fallback_record
 from chipperf.results.read.collect import collect
 from chipperf.results.read.samples import read_lines
+from chipperf.suites import suite_names, suite_of
 from chipperf_runtime.perflog import EVENTS, MARKER, finished_problems, parse_record
 
 RUN_STATUSES = ("running", "succeeded", "failed", "canceled")
 CASE_STATUSES = ("pending", "running", "succeeded", "failed", "timeout", "canceled", "skipped")
 UNFINISHED_CASE = ("pending", "running")
-SUITES = ("training", "inference", "base", "operation")
 REQUIRED_EVENTS = ("INIT_START", "TRAIN_START", "TRAIN_END", "FINISHED")
 NODE_FILES = ("launcher.log", "sys_info.json", "cpu_monitor.log", "mem_monitor.log",
               "pwr_monitor.log")
@@ -64,7 +64,7 @@ def check(run_dir: Path) -> Report:
     run = _run_json(run_dir, report)
     cases: dict[str, Any] = run["cases"] if isinstance(run.get("cases"), dict) else {}
     vendor = _dig(run, "test", "vendor")
-    suite = str(run["suite"]) if run.get("suite") in SUITES else "training"
+    suite = suite_of(run.get("suite")).name
     on_disk = {p.name for p in subdirs(run_dir) if any(ROUND_DIR.match(r.name) for r in subdirs(p))}
     for name in sorted(on_disk - set(cases)):
         report.add(f"{name}/", "case dir not listed in run.json cases")
@@ -117,7 +117,7 @@ def _run_json(run_dir: Path, report: Report) -> dict[str, Any]:
         return {}
     _keys(run, _RUN_KEYS, "run.json", report)
     _closed(run.get("status"), RUN_STATUSES, "run.json: status", report)
-    _closed(run.get("suite"), SUITES, "run.json: suite", report)
+    _closed(run.get("suite"), tuple(suite_names()), "run.json: suite", report)
     for key in ("started_at", "finished_at"):
         if isinstance(run.get(key), str) and not _iso(run[key]):
             report.add("run.json", f"{key} {run[key]!r} is not ISO 8601")

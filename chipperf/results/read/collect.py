@@ -43,6 +43,7 @@ from chipperf.results.read.flagperf import case_identity, rank_zero_log
 from chipperf.results.read.hostchip import host_chip
 from chipperf.results.read.samples import Window
 from chipperf.results.read.tolerant import as_dict, as_int, as_list, as_str, is_number, subdirs
+from chipperf.suites import suite_of
 
 NODE_DIR = re.compile(r"^(?P<host>.+)_noderank(?P<rank>\d+)$")
 ROUND_DIR = re.compile(r"^round(?P<number>\d+)$")
@@ -345,11 +346,11 @@ def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
                           " TFLOPS per chip, its 'Theory TFLOPS'), not computed by chipperf")
     elif result.value is None:
         reasons["mfu"] = result.reason
-    if case.run.measured is not None and suite != "base":   # base/ measures the peak
+    if case.run.measured is not None and not suite_of(suite).measures_peak:
         out.update(_measured_mfu(case.run.measured, vendor, case.chip, chips, fields, reasons))
     work = fields.get("window_work")
     out.update(rounds.per_joule(work, out, reasons))
-    if suite == "inference":
+    if suite_of(suite).infers:
         out.update(per_item(work, out, reasons))
     return out
 

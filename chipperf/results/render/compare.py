@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from chipperf.results.compute.fingerprint import differences
 from chipperf.results.compute.schema import CaseResult, Fingerprint, RunSummary, Stat
 from chipperf.results.render.text import DASH, console_table, fmt, kind_of, table
+from chipperf.suites import get_suite, suite_names, suite_of
 
 FIGURES = ("throughput_raw", "train_time_s", "metric_value", "mfu", "avg_power_w_per_chip",
            "work_per_joule", "peak_accel_memory_bytes")
@@ -62,16 +63,12 @@ class Comparison:
     notes: tuple[str, ...] = ()
 
 
-# Suites whose figures are per chip: a spec or operator meets itself whatever the topology
-# (a cpu host's 2 ranks and an 8-GPU node's 8 measure the same thing), which is the point of
-# laying chips side by side.
-PER_CHIP_SUITES = ("base", "operation")
 SPEC_FIGURES = ("metric_value", "avg_power_w_per_chip", "energy_j")
 
 
 def match_key(case: CaseResult, suite: str | None = None) -> str:
     family = case.family or (case.framework or "?").split("_", 1)[0]
-    if suite in PER_CHIP_SUITES:
+    if suite_of(suite).measures_spec:
         return f"{case.model or case.dir_name}:{family} ({suite})"
     served = f" {case.engine or '?'} {case.precision or '?'}" if case.inference else ""
     return f"{case.model or case.dir_name}:{family}{served} {case.topology}"
@@ -170,7 +167,14 @@ def _figures(key: str, per_run: list[dict[str, CaseResult]]) -> tuple[str, ...]:
 
 
 def _per_chip(key: str) -> bool:
-    return any(f" ({suite})" in key for suite in PER_CHIP_SUITES)
+    return any(f" ({suite})" in key for suite in per_chip_suites())
+
+
+def per_chip_suites() -> list[str]:
+    """Suites whose figures are per chip: a spec or operator meets itself whatever the topology
+    (a cpu host's 2 ranks and an 8-GPU node's 8 measure the same thing), which is the point of
+    laying chips side by side."""
+    return [name for name in suite_names() if get_suite(name).measures_spec]
 
 
 def _row(key: str, figure: str, per_run: list[dict[str, CaseResult]], baseline: int) -> Row:

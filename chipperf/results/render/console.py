@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from chipperf.results.compute.plausible import case_errors, has_error, window_notes
 from chipperf.results.compute.schema import CORE, SYNTHETIC_LABEL, WHOLE, CaseResult, RunSummary, Stat
 from chipperf.results.render.text import DASH, console_table, fmt, stat_text
+from chipperf.suites import suite_of
 
 # The cell of a share rejected in every counted round (chipperf.results.compute.plausible).
 REJECTED = "ERROR: above 100 % (see errors below)"
@@ -34,7 +35,7 @@ def _unit(case: CaseResult) -> str:
 
 def is_inference(summary: RunSummary) -> bool:
     """Whether the run's cases are inference cases (a run holds one suite)."""
-    return summary.suite == "inference" or bool(summary.cases) and all(
+    return suite_of(summary.suite).infers or bool(summary.cases) and all(
         c.inference for c in summary.cases)
 
 
@@ -45,7 +46,7 @@ def hardware_lines(summary: RunSummary) -> list[str]:
 
 def case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     """The cases table (console, summary.md, report.html)."""
-    if summary.suite in ("base", "operation"):
+    if suite_of(summary.suite).measures_spec:
         return spec_case_rows(summary)
     return inference_case_rows(summary) if is_inference(summary) else training_case_rows(summary)
 

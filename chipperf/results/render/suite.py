@@ -21,22 +21,7 @@ from chipperf.results.compute.schema import (
     suite_kind,
 )
 from chipperf.results.render.text import DASH, fmt, kind_of
-
-TRAINING_ROUND = ("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu",
-                  "mfu_measured", "avg_power_w_per_chip", "peak_power_w_per_chip",
-                  "avg_power_w_per_node", "energy_j", "work_per_joule",
-                  "peak_accel_memory_bytes")
-INFERENCE_ROUND = ("throughput_raw", "throughput_pure_compute", "latency_p50_ms",
-                   "latency_p90_ms", "latency_p99_ms", "train_time_s", "metric_value",
-                   "reference_max_abs_diff", "mfu", "avg_power_w_per_chip", "energy_per_item_j",
-                   "peak_memory_bytes")
-SPEC_ROUND = {"base": ("metric_value", "share_of_peak", "bare_ratio", "numpy_ratio",
-                       "train_time_s",
-                       "e2e_time_s", "avg_power_w_per_chip", "avg_power_w_per_node",
-                       "energy_j", "cpu_energy_j"),
-              "operation": ("metric_value", "share_of_peak", "latency_p50_ms",
-                            "latency_p90_ms", "latency_p99_ms", "train_time_s",
-                            "avg_power_w_per_chip", "avg_power_w_per_node", "energy_j")}
+from chipperf.suites import suite_of
 
 # What the "passed" column of a suite means (training: converged to its target).
 PASSED = {"training": "converged", "inference": "passed", "spec": "correct"}
@@ -49,11 +34,9 @@ THROUGHPUT_NOTE = (f"{WHOLE.split(' (')[0]}: items/s of the offline scenario inc
 
 
 def round_figures(case: CaseResult) -> tuple[str, ...]:
-    kind = suite_kind(case.suite)
-    if kind == "spec":      # numpy's GEMM only where one was timed (a host CPU's GEMM)
-        return tuple(n for n in SPEC_ROUND.get(case.suite or "", SPEC_ROUND["base"])
-                     if n != "numpy_ratio" or any(r.numpy_ratio is not None for r in case.rounds))
-    return INFERENCE_ROUND if kind == "inference" else TRAINING_ROUND
+    """The suite's round figures (numpy's GEMM only where one was timed: a host CPU's GEMM)."""
+    return tuple(n for n in suite_of(case.suite).round_figures
+                 if n != "numpy_ratio" or any(r.numpy_ratio is not None for r in case.rounds))
 
 
 def figure_header(case: CaseResult, name: str) -> str:
@@ -68,12 +51,11 @@ def figure_header(case: CaseResult, name: str) -> str:
 def round_rows(case: CaseResult) -> tuple[list[str], list[list[str]]]:
     kind = suite_kind(case.suite)
     figures = round_figures(case)
-    header = ["round", "status", PASSED[kind]] + (["within bound"] if kind == "inference"
-                                                  else []) + \
+    served = suite_of(case.suite).infers       # agreement with the reference, per round
+    header = ["round", "status", PASSED[kind]] + (["within bound"] if served else []) + \
         [figure_header(case, n) for n in figures]
     rows = [[str(r.number), r.status or DASH, fmt(_passed(r, kind))]
-            + ([fmt(r.reference.within_bound if r.reference else None)] if kind == "inference"
-               else [])
+            + ([fmt(r.reference.within_bound if r.reference else None)] if served else [])
             + [fmt(round_value(r, n), kind_of(n)) for n in figures] for r in case.rounds]
     return header, rows
 
