@@ -84,7 +84,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def cmd_cases(args: argparse.Namespace) -> int:
     from chipperf.commands.cases import print_cases
 
-    root = args.training_dir or get_suite(args.suite).default_root
+    root = args.case_root or get_suite(args.suite).default_root
     return print_cases(Path(root), as_json=args.json, suite=args.suite)
 
 
@@ -197,7 +197,7 @@ KEEP_GOING_HELP = ("plan and run the case keys that can run, and list each one t
 
 
 def add_case_root(q: argparse.ArgumentParser) -> None:
-    q.add_argument("--case-root", "--training-dir", dest="training_dir", metavar="DIR",
+    q.add_argument("--case-root", "--training-dir", dest="case_root", metavar="DIR",
                    help="case root: the suite's case catalogue (default: the repo's <suite>/ "
                         "folder; --training-dir is the old name)")
 

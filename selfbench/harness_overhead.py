@@ -99,7 +99,7 @@ def run(work: Path, training: Path, hosts: list[str], state: dict, nnodes: int, 
     before = set((work / "result").glob("run*"))
     started, children, busy, per_host = time.monotonic(), os.times(), busy_cpu_s(), hosts_cpu_s(state)
     proc = subprocess.run([sys.executable, "-m", "chipperf.cli", "run", "--cluster", str(cluster),
-                           "--test", str(test), "--training-dir", str(training)], cwd=work,
+                           "--test", str(test), "--case-root", str(training)], cwd=work,
                           capture_output=True, text=True)
     wall = time.monotonic() - started
     after = os.times()

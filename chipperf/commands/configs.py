@@ -20,7 +20,7 @@ def load_for(args: argparse.Namespace) -> Configs:
     """The configs the command line names (--suite, its config files, --case-root)."""
     files = ConfigFiles(cluster=getattr(args, "cluster", None), test=getattr(args, "test", None),
                         host_config=getattr(args, "host_config", None),
-                        case_root=getattr(args, "training_dir", None))
+                        case_root=getattr(args, "case_root", None))
     return load_suite(get_suite(args.suite), files, bool(getattr(args, "keep_going", False)))
 
 
