@@ -13,14 +13,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from chipperf.commands.configs import (  # noqa: F401  (load_* and verdict: the names tests and selfbench use)
+from chipperf.commands.configs import (
+    add_case_root,
+    add_config_options,
     load_all,
     load_for,
     load_inference_all,
     load_spec_suite_all,
     verdict,
 )
-from chipperf.commands.endscreen import final_screen, ingest_screen, shown_path  # noqa: F401
+from chipperf.commands.endscreen import final_screen, ingest_screen, shown_path
 from chipperf.config import load_cluster
 from chipperf.errors import ChipperfError, ConfigError, Interrupted
 from chipperf.plan import make_plan
@@ -33,6 +35,12 @@ if TYPE_CHECKING:
 
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
+# load_* and verdict (commands/configs.py) and the end screen (commands/endscreen.py) are named
+# here too: entry scripts, selfbench and tests call them as chipperf.cli's
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_CONFIG", "EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK",
+           "add_config_options", "entry_main", "entry_parser", "final_screen", "ingest_screen",
+           "load_all", "load_for", "load_inference_all", "load_spec_suite_all", "main", "parser",
+           "shown_path", "verdict"]
 log = logging.getLogger("chipperf")
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -164,42 +172,6 @@ examples:
 
 `chipperf COMMAND --help` describes each command. Exit status: 0 every case succeeded,
 1 a case or the command failed, 2 bad configs or options, 130 interrupted."""
-
-
-def add_config_options(q: argparse.ArgumentParser, suite: str | None = None,
-                       cluster: str | None = None, test: str | None = None,
-                       host_config: str | None = None) -> None:
-    """The options that say which configs to run: every suite's (``suite`` None, with
-    --suite), or one suite's with defaults (an entry script's: the files beside it)."""
-    offered = [get_suite(name) for name in ([suite] if suite else suite_names())]
-    if suite is None:
-        q.add_argument("--suite", choices=suite_names(), default=DEFAULT_SUITE,
-                       help="which suite's configs and cases (default: %(default)s)")
-    if any(not one.reads_host_yaml for one in offered):
-        q.add_argument("--cluster", metavar="FILE", default=cluster,
-                       help="training: cluster config, .py or .yaml: HOSTS, SSH settings, "
-                            "ports" + (" (default: %(default)s)" if cluster else ""))
-        q.add_argument("--test", metavar="FILE", default=test,
-                       help="training: test config, .py or .yaml: VENDOR, CASES, image and "
-                            "run settings" + (" (default: %(default)s)" if test else ""))
-    if any(one.reads_host_yaml for one in offered):
-        q.add_argument("--host-config", metavar="FILE", default=host_config,
-                       help="inference, base, operation: host.yaml: HOSTS, VENDOR, CHIP, CASES "
-                            "(default: " + (host_config or "<suite>/configs/host.yaml") + ")")
-    add_case_root(q)
-    if suite is None:
-        q.add_argument("--keep-going", action="store_true", help=KEEP_GOING_HELP)
-
-
-KEEP_GOING_HELP = ("plan and run the case keys that can run, and list each one that cannot, "
-                   "with why, on the console and in run.json's \"skipped\" (default: refuse "
-                   "the whole plan when any case key has a problem)")
-
-
-def add_case_root(q: argparse.ArgumentParser) -> None:
-    q.add_argument("--case-root", "--training-dir", dest="case_root", metavar="DIR",
-                   help="case root: the suite's case catalogue (default: the repo's <suite>/ "
-                        "folder; --training-dir is the old name)")
 
 
 def parser() -> argparse.ArgumentParser:

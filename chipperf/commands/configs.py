@@ -1,5 +1,6 @@
-"""The configs a command runs: read by the suite's loader, checked by the plan, every problem
-at once before any host is touched (``--keep-going``: less the case keys that cannot run)."""
+"""The configs a command runs: the options that name them, read by the suite's loader, checked
+by the plan, every problem at once before any host is touched (``--keep-going``: less the case
+keys that cannot run)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from chipperf.config import ClusterConfig, TestConfig
 from chipperf.config.load import read_config
 from chipperf.errors import ConfigError
 from chipperf.plan import checked
-from chipperf.suites import ConfigFiles, Suite, get_suite
+from chipperf.suites import DEFAULT_SUITE, ConfigFiles, Suite, get_suite, suite_names
 from chipperf.suites.catalogue import Catalogue
 
 Configs = tuple[ClusterConfig, TestConfig, Catalogue]
@@ -75,3 +76,39 @@ def written_names(path: str) -> dict[str, str]:
 def _raise_all(problems: list[str]) -> None:
     if problems:
         raise ConfigError(problems)
+
+
+def add_config_options(q: argparse.ArgumentParser, suite: str | None = None,
+                       cluster: str | None = None, test: str | None = None,
+                       host_config: str | None = None) -> None:
+    """The options that say which configs to run: every suite's (``suite`` None, with
+    --suite), or one suite's with defaults (an entry script's: the files beside it)."""
+    offered = [get_suite(name) for name in ([suite] if suite else suite_names())]
+    if suite is None:
+        q.add_argument("--suite", choices=suite_names(), default=DEFAULT_SUITE,
+                       help="which suite's configs and cases (default: %(default)s)")
+    if any(not one.reads_host_yaml for one in offered):
+        q.add_argument("--cluster", metavar="FILE", default=cluster,
+                       help="training: cluster config, .py or .yaml: HOSTS, SSH settings, "
+                            "ports" + (" (default: %(default)s)" if cluster else ""))
+        q.add_argument("--test", metavar="FILE", default=test,
+                       help="training: test config, .py or .yaml: VENDOR, CASES, image and "
+                            "run settings" + (" (default: %(default)s)" if test else ""))
+    if any(one.reads_host_yaml for one in offered):
+        q.add_argument("--host-config", metavar="FILE", default=host_config,
+                       help="inference, base, operation: host.yaml: HOSTS, VENDOR, CHIP, CASES "
+                            "(default: " + (host_config or "<suite>/configs/host.yaml") + ")")
+    add_case_root(q)
+    if suite is None:
+        q.add_argument("--keep-going", action="store_true", help=KEEP_GOING_HELP)
+
+
+KEEP_GOING_HELP = ("plan and run the case keys that can run, and list each one that cannot, "
+                   "with why, on the console and in run.json's \"skipped\" (default: refuse "
+                   "the whole plan when any case key has a problem)")
+
+
+def add_case_root(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--case-root", "--training-dir", dest="case_root", metavar="DIR",
+                   help="case root: the suite's case catalogue (default: the repo's <suite>/ "
+                        "folder; --training-dir is the old name)")
