@@ -452,10 +452,10 @@ def figures_for(suite: str | None) -> tuple[str, ...]:
 def aggregated_for(suite: str | None) -> tuple[str, ...]:
     """The figures aggregated over rounds: more than those shown (the store ranks base/ and
     operation/ cases by their throughput in FLOP/s or bytes/s too)."""
-    kind = suite_kind(suite)
-    skip = {"throughput_no_eval"} if kind == "inference" else {
+    measures = suite_of(suite)
+    skip = {"throughput_no_eval"} if measures.infers else {
         *LATENCY, *PER_ITEM, "reference_max_abs_diff", "reference_mean_abs_diff"}
-    if kind == "spec":
+    if measures.measures_spec:
         skip -= set(LATENCY)                      # operation/: per-call latency
     return tuple(name for name in AGGREGATED if name not in skip)
 

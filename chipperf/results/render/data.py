@@ -19,8 +19,8 @@ from chipperf.results.compute.schema import (
     RunSummary,
     figures_for,
     round_value,
-    suite_kind,
 )
+from chipperf.suites import suite_of
 
 # ---------------------------------------------------------------- JSON
 
@@ -78,12 +78,12 @@ def csv_columns(suite: str | None) -> list[tuple[str, str, Callable[[RoundResult
     """(schema name, column name, getter) of a ``suite`` run's CSV: training keeps every
     column; the other suites leave out the figures they do not report and name the rest as
     their pages do."""
-    kind = suite_kind(suite)
+    measures = suite_of(suite)
     shown = set(figures_for(suite))
-    names = CSV_NAMES.get(kind, {})
-    return [(n, names.get(n, n), _correct if kind == "spec" and n == "converged" else get)
+    names = CSV_NAMES.get(measures.result_kind, {})
+    return [(n, names.get(n, n), _correct if measures.measures_spec and n == "converged" else get)
             for n, get in ROUND_COLUMNS
-            if kind == "training" or n not in AGGREGATED or n in shown]
+            if measures.trains or n not in AGGREGATED or n in shown]
 
 
 def _correct(result: RoundResult) -> bool | None:

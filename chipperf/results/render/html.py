@@ -20,7 +20,6 @@ from chipperf.results.compute.schema import (
     RoundResult,
     RunSummary,
     round_value,
-    suite_kind,
 )
 from chipperf.results.read.collect import Collected, RoundSeries
 from chipperf.results.read.details import CaseDetails
@@ -43,6 +42,7 @@ from chipperf.results.render.suite import (
 )
 from chipperf.results.render.svg import Bar, Line, bar_chart, line_chart
 from chipperf.results.render.text import DASH, fmt
+from chipperf.suites import suite_of
 
 # series name -> (chart title, y label, y scale, NodeResult field whose reason explains a gap)
 CHARTS = (
@@ -199,7 +199,7 @@ def throughput_chart(case: CaseResult) -> str:
     """Per round bars: throughput, or base/ and operation/'s value in its own unit."""
     counted = set(case.counted)
     excluded = {e.round: e.why for e in case.excluded}
-    spec = suite_kind(case.suite) == "spec"
+    spec = suite_of(case.suite).measures_spec
     name = "metric_value" if spec else "throughput_raw"
     bars = [Bar(str(r.number), round_value(r, name), muted=r.number not in counted,
                 note=excluded.get(r.number, "")) for r in case.rounds]

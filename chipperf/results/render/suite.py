@@ -43,7 +43,7 @@ def figure_header(case: CaseResult, name: str) -> str:
     """A column's header, with the unit where the figure's unit is the case's."""
     if name.startswith("throughput"):
         return f"{label(name, case.suite)}, {case.throughput_unit or 'work/s'}"
-    if name == "metric_value" and suite_kind(case.suite) == "spec":
+    if name == "metric_value" and suite_of(case.suite).measures_spec:
         return f"value ({case.metric_name or 'unit'})"
     return label(name, case.suite)
 
