@@ -138,9 +138,15 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
+    from chipperf.commands.arguments import run_dir_problem
+    from chipperf.results.layout import fallback_record
     from chipperf.run.leftovers import collect
 
-    return _swept(*collect(Path(args.run_dir)))
+    run_dir = Path(args.run_dir)
+    problem = run_dir_problem(run_dir, fallback_record(run_dir.name) is not None)
+    if problem:
+        raise ConfigError([problem])
+    return _swept(*collect(run_dir))
 
 
 def _swept(swept: list, unreachable: list[str]) -> int:

@@ -13,9 +13,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from chipperf.config.flagperf_aliases import chipperf_case_name
+from chipperf.config.limits import count_problem
 from chipperf.config.load import (
     IGNORED,
     Fields,
@@ -26,6 +25,8 @@ from chipperf.config.load import (
     test_fields,
 )
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.config.textread import load_yaml, read_utf8
+from chipperf.errors import ConfigError
 
 log = logging.getLogger(__name__)
 KEY_FORM = "model:framework (e.g. resnet50:pytorch_2.13)"
@@ -92,12 +93,16 @@ def _repeat(f: Fields, configuration: Path) -> int:
     if not configuration.is_file():
         return 1  # the catalogue check reports the missing case
     try:
-        data: Any = yaml.safe_load(configuration.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        f.problems.append(f"{configuration}: not valid YAML: {exc}: fix the syntax")
+        data: Any = load_yaml(configuration, read_utf8(configuration)) or {}
+    except ConfigError as exc:
+        f.problems.extend(exc.problems)
         return 1
     repeat = data.get("repeat", 1) if isinstance(data, dict) else 1
-    if not isinstance(repeat, int) or repeat < 1:
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         f.problems.append(f"{configuration}: repeat: {repeat!r} is not a whole number >= 1")
+        return 1
+    too_many = count_problem("repeat", repeat)
+    if too_many:
+        f.problems.append(f"{configuration}: {too_many}")
         return 1
     return repeat

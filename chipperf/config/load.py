@@ -15,9 +15,18 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple
 
-import yaml
-
 from chipperf.config.flagperf_aliases import chipperf_case_name
+from chipperf.config.limits import (
+    SECONDS_FIX,
+    closest,
+    docker_size,
+    image_reference,
+    index_url,
+    key_file,
+    known_hosts_file,
+    known_hosts_problem,
+    seconds,
+)
 from chipperf.config.model import (
     CASE_KEY_FORM,
     CaseEntry,
@@ -28,6 +37,7 @@ from chipperf.config.model import (
     TestConfig,
 )
 from chipperf.config.pyconfig import read_py_config
+from chipperf.config.textread import load_yaml, read_utf8
 from chipperf.errors import ConfigError
 from chipperf.frameworks import MODES
 
@@ -79,7 +89,7 @@ def read_config(path: Path) -> RawConfig:
         broken = frozenset({ALL}) if config.fatal else frozenset(_key(n) for n in config.unreadable())
         return RawConfig(_keys(config.public()), config.problems, broken, _written(config.public()))
     try:
-        data = _read_yaml(path, path.read_text(encoding="utf-8"))
+        data = _read_yaml(path, read_utf8(path))
         return RawConfig(_keys(data), [], frozenset(), _written(data))
     except ConfigError as exc:
         return RawConfig({}, list(exc.problems), frozenset({ALL}))
@@ -100,10 +110,7 @@ def _written(raw: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _read_yaml(path: Path, text: str) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError([f"{path}: not valid YAML: {exc}: fix the syntax"]) from exc
+    data = load_yaml(path, text) or {}
     if not isinstance(data, dict):
         raise ConfigError([f"{path}: the top level must be a mapping of settings"])
     return data
@@ -133,8 +140,8 @@ class Fields:
             return default
         try:
             return kind(self.data[key])
-        except (TypeError, ValueError) as exc:
-            self.fail(key, f"{self.data[key]!r} is not valid ({exc})", fix)
+        except (TypeError, ValueError, OverflowError) as exc:
+            self.fail(key, f"{shown(self.data[key])} is not valid ({exc})", fix)
             return default
 
     def fail(self, key: str, what: str, fix: str = "") -> None:
@@ -144,6 +151,13 @@ class Fields:
 
     def unused(self) -> list[str]:
         return sorted(k for k in self.data if k not in self.used and not k.startswith("_"))
+
+
+def shown(value: Any) -> str:
+    """``repr(value)``, cut short when long (a 400-digit number is named, not printed; a
+    path is kept whole up to 300 characters)."""
+    text, most = repr(value), 300 if isinstance(value, str) else 60
+    return text if len(text) <= most else f"{text[:most - 20]}... ({len(text)} characters)"
 
 
 def _overrides(value: Any) -> dict[str, Any]:
@@ -162,13 +176,6 @@ def _port(value: Any) -> int:
     if not 0 < port < 65536:
         raise ValueError("outside 1..65535")
     return port
-
-
-def _positive(value: Any) -> float:
-    number = float(value)
-    if number <= 0:
-        raise ValueError("must be > 0")
-    return number
 
 
 def _text(value: Any) -> str:
@@ -223,10 +230,15 @@ def _flag(value: Any) -> bool:
 
 
 def finish(fields: Fields, known: set[str]) -> list[str]:
-    """Warn about names chipperf does not use; return the problems found."""
+    """Warn about names chipperf does not use (with the closest name it does use); return
+    the problems found."""
+    names = sorted(fields.used | set(ALIASES))
     for key in fields.unused():
         if key not in known:
-            log.warning("%s: %s is not used by chipperf; ignored", fields.path, fields.name(key))
+            written, close = fields.name(key), closest(key, names)
+            hint = f" (did you mean {close.upper() if written.isupper() else close}?)" \
+                if close else ""
+            log.warning("%s: %s is not used by chipperf; ignored%s", fields.path, written, hint)
     return fields.problems
 
 
@@ -263,21 +275,33 @@ def cluster_fields(f: Fields) -> ClusterConfig:
     policy = f.get("host_key_policy", str, "verify")
     if policy not in ("verify", "accept-any"):
         f.fail("host_key_policy", f"{policy!r} is not a policy", "use 'verify' or 'accept-any'")
+    _check_known_hosts(f, hosts, policy)
     return ClusterConfig(
         hosts=hosts,
         ssh_port=f.get("ssh_port", _port, 22, "use a TCP port number"),
         master_port=f.get("master_port", _port, 29501, "use a free TCP port number"),
         ssh_user=f.get("ssh_user", _text, None),
-        ssh_key=f.get("ssh_key", _text, None),
-        known_hosts=f.get("known_hosts", _text, "~/.ssh/known_hosts",
+        ssh_key=f.get("ssh_key", key_file, None,
+                      "give the path of the private key file on this master, or leave SSH_KEY "
+                      "out to use the SSH agent and default keys"),
+        known_hosts=f.get("known_hosts", known_hosts_file, "~/.ssh/known_hosts",
                           "give the path of one known_hosts file, e.g. '~/.ssh/known_hosts'"),
         host_key_policy=policy,
-        connect_timeout_s=f.get("connect_timeout_s", _positive, 10.0, "use seconds > 0"),
-        host_lost_after_s=f.get("host_lost_after_s", _positive, 60.0, "use seconds > 0"),
+        connect_timeout_s=f.get("connect_timeout_s", seconds, 10.0, SECONDS_FIX),
+        host_lost_after_s=f.get("host_lost_after_s", seconds, 60.0, SECONDS_FIX),
         work_root=f.get("work_root", _text, "/tmp/chipperf"),
         executor=executor if executor in EXECUTORS else "ssh",
         slurm=slurm,
     )
+
+
+def _check_known_hosts(f: Fields, hosts: tuple[str, ...], policy: str) -> None:
+    """KNOWN_HOSTS, where the file names one, must exist when SSH will verify a host with it."""
+    written = f.data.get("known_hosts")
+    if isinstance(written, str) and written.strip():
+        problem = known_hosts_problem(written, hosts, policy)
+        if problem:
+            f.problems.append(f"{f.path}: {f.name('known_hosts')}: {problem}")
 
 
 def _listed_hosts(f: Fields) -> tuple[str, ...]:
@@ -303,7 +327,7 @@ def slurm_fields(f: Fields) -> SlurmConfig:
         nodes=max(nodes, 1),
         partition=f.get("slurm_partition", _text, None),
         account=f.get("slurm_account", _text, None),
-        queue_timeout_s=f.get("queue_timeout", _positive, 600.0, "use seconds > 0"),
+        queue_timeout_s=f.get("queue_timeout", seconds, 600.0, SECONDS_FIX),
         extra_args=f.get("slurm_extra_args", _str_tuple, (),
                          "give sbatch options as a list, e.g. ['--qos=bench']"),
     )
@@ -348,7 +372,8 @@ def chipperf_named(path: Path, suite: str, key: CaseKey) -> CaseKey:
 
 def _image(f: Fields) -> ImageBuildConfig:
     return ImageBuildConfig(
-        pip_index_url=f.get("pip_index_url", _text, None),
+        pip_index_url=f.get("pip_index_url", index_url, None,
+                            "give one URL, e.g. 'https://pypi.example.com/simple'"),
         pip_extra_index_urls=f.get("pip_extra_index_urls", _str_tuple, ()),
         pip_find_links=f.get("pip_find_links", _str_tuple, ()),
         wheelhouse=f.get("wheelhouse", _text, None),
@@ -357,9 +382,10 @@ def _image(f: Fields) -> ImageBuildConfig:
         https_proxy=f.get("https_proxy", _text, None),
         no_proxy=f.get("no_proxy", _text, None),
         debian_mirror=f.get("debian_mirror", _text, "http://deb.debian.org/debian"),
-        build_timeout_s=f.get("build_timeout_s", _positive, 3600.0, "use seconds > 0"),
+        build_timeout_s=f.get("build_timeout_s", seconds, 3600.0, SECONDS_FIX),
         pip_from_master=f.get("pip_from_master", _flag, True),
-        base_image=f.get("base_image", _text, None),
+        base_image=f.get("base_image", image_reference, None,
+                         "give an image such as 'registry.example.com/team/pytorch:24.03'"),
     )
 
 
@@ -391,7 +417,7 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         vendor=vendor,
         cases=cases,
         image=_image(f),
-        shm_size=f.get("shm_size", lambda v: str(v).lower(), "16g"),
+        shm_size=f.get("shm_size", docker_size, "16g", "write a size such as '16g' or '512m'"),
         container_opt=f.get("container_opt", _text, ""),
         visible_devices_env=f.get("visible_devices_env", _text, None),
         clear_caches=f.get("clear_caches", _flag, False),
@@ -399,8 +425,8 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         in_container_launch=f.get("in_container_launch", _flag, _exec_in_container()),
         framework_match=f.get("framework_match", _framework_match, "nearest",
                               f"use one of {', '.join(MODES)}"),
-        round_timeout_s=f.get("round_timeout_s", _positive, 3600.0, "use seconds > 0"),
-        monitor_interval_s=f.get("monitor_interval_s", _positive, 1.0, "use seconds > 0"),
+        round_timeout_s=f.get("round_timeout_s", seconds, 3600.0, SECONDS_FIX),
+        monitor_interval_s=f.get("monitor_interval_s", seconds, 1.0, SECONDS_FIX),
         result_root=f.get("result_root", _text, "result"),
         training_dir=f.get("training_dir", _text, None),
         log_level=f.get("log_level", _text, "info"),

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from chipperf.config.limits import count_problem
 from chipperf.frameworks import family as framework_family
 
 CASE_KEY_FORM = "model:framework:chip:nnodes:nproc:repeat"
@@ -36,6 +37,9 @@ class CaseKey:
         for label, value in zip(("nnodes", "nproc", "repeat"), numbers):
             if not value.isdigit() or int(value) < 1:
                 raise ValueError(f"{label} {value!r} must be a whole number >= 1")
+            too_many = count_problem(label, int(value))
+            if too_many:
+                raise ValueError(too_many)
             counts.append(int(value))
         return cls(model, framework, chip, *counts)
 

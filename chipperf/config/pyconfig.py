@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from chipperf.config.textread import read_utf8
+from chipperf.errors import ConfigError
+
 _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
@@ -83,13 +86,13 @@ def read_py_config(path: Path, packages: tuple[Path, ...] = (),
     path = Path(path)
     config = PyConfig(path)
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except SyntaxError as exc:
-        config.problems.append(f"{path}:{exc.lineno}: Python syntax error: {exc.msg}: fix the syntax")
+        tree = ast.parse(read_utf8(path), filename=str(path))
+    except ConfigError as exc:   # unreadable, or not UTF-8: the problem says which
+        config.problems.extend(exc.problems)
         config.fatal = True
         return config
-    except (OSError, UnicodeDecodeError) as exc:
-        config.problems.append(f"{path}: cannot be read ({exc}): give a readable UTF-8 file")
+    except SyntaxError as exc:
+        config.problems.append(f"{path}:{exc.lineno}: Python syntax error: {exc.msg}: fix the syntax")
         config.fatal = True
         return config
     reader = _Reader(config, (*_reading, path.resolve()), packages)

@@ -15,9 +15,11 @@ own names, and reads that one.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from chipperf.config.flagperf_aliases import FLAGPERF_ALIASES, IMPLIED
 from chipperf.config.flagperf_knobs import Derivation, derivations, no_effect
@@ -64,10 +66,37 @@ def translated_name(config_name: str) -> str:
     return f"{TRANSLATED_PREFIX}{config_name}"
 
 
+_Key = tuple[Path, Path, str, tuple[Path, ...], int]
+_read_once: ContextVar[dict[_Key, VendorConfig] | None] = ContextVar("_read_once", default=None)
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Within this, each vendor config is read and checked once: a plan asks for it at every
+    node of every round (reading it each time made a 2,000-round plan take 13 s, issue 42)."""
+    token = _read_once.set(_read_once.get() if _read_once.get() is not None else {})
+    try:
+        yield
+    finally:
+        _read_once.reset(token)
+
+
 def check_vendor_config(case_config_dir: Path, vendor_file: Path, case: str,
                         packages: tuple[Path, ...] = (), world: int = 1) -> VendorConfig:
     """``case`` is ``model:family``; ``packages`` the folders case code imports from; ``world``
     the case key's nnodes x nproc (FlagPerf's per-device sizes are multiplied by it)."""
+    read = _read_once.get()
+    key = (case_config_dir, vendor_file, case, packages, world)
+    if read is not None and key in read:
+        return read[key]
+    config = _check_vendor_config(case_config_dir, vendor_file, case, packages, world)
+    if read is not None:
+        read[key] = config
+    return config
+
+
+def _check_vendor_config(case_config_dir: Path, vendor_file: Path, case: str,
+                         packages: tuple[Path, ...], world: int) -> VendorConfig:
     base = read_py_config(case_config_dir / BASE_FILE, packages)
     mutable = read_py_config(case_config_dir / MUTABLE_FILE, packages)
     if not (base.path.is_file() and mutable.path.is_file()):

@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Mapping
 
 from chipperf.config.caseneeds import needs_problems
+from chipperf.config.limits import did_you_mean
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, SkippedCase, TestConfig
 from chipperf.config.pyconfig import read_py_config
 from chipperf.config.runlength import run_mode_problems
 from chipperf.config.vendorconfig import (
     BASE_FILE,
     check_overrides,
+    reading_once,
 )
 from chipperf.containers.images import base_images
 from chipperf.containers.options import parse_cli_options
@@ -68,7 +70,8 @@ def checked(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
              "container_opt": "ACCE_CONTAINER_OPT", **(names or {})}
     problems: list[str] = []
     if test.vendor and test.vendor not in vendor_names():
-        problems.append(f"{where}: {named['vendor']} {test.vendor!r} is unknown: use one of "
+        problems.append(f"{where}: {named['vendor']} {test.vendor!r} is unknown"
+                        f"{did_you_mean(test.vendor, vendor_names())}: use one of "
                         f"{', '.join(vendor_names())} (vendor modules live in chipperf_runtime/vendors/)")
     problems += [f"{where}: {named['result_root']} {test.result_root!r}: {p}"
                  for p in result_root_problems(Path(test.result_root))]
@@ -80,7 +83,8 @@ def checked(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
     cases: dict[str, tuple[str, ...]] = {}
     seen: set[str] = set()
     for entry in test.cases:
-        cases[str(entry.key)] = tuple(_check_case(entry, cluster, test, catalogue, where))
+        with reading_once():
+            cases[str(entry.key)] = tuple(_check_case(entry, cluster, test, catalogue, where))
         if entry.key.slug in seen:   # one result folder for both: not a case to skip alone
             problems.append(f"{where}: CASES[{str(entry.key)!r}]: listed twice: keep one entry")
         seen.add(entry.key.slug)
@@ -125,6 +129,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         why = catalogue.root / "benchmarks" / model / "README.md"   # a documented absence
         problems.append(f"{where}: no case code {catalogue.root}/benchmarks/{model}/{key.family}/"
                         f"{catalogue.entry}" + (f" ({why} says why)" if why.is_file() else "")
+                        + did_you_mean(f"{model}:{key.family}", known)
                         + f": use one of {', '.join(known) or '(none)'}")
     vendor_key = (test.vendor, model, key.family)
     config_name = catalogue.vendor_config_name(key, test.vendor)

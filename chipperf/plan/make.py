@@ -8,6 +8,7 @@ from pathlib import Path
 from chipperf.config.model import CaseEntry, ClusterConfig, TestConfig
 from chipperf.config.runlength import deadline_warning
 from chipperf.config.vendorconfig import (
+    reading_once,
     render_translated,
     translated_name,
 )
@@ -47,11 +48,13 @@ from chipperf_runtime.vendors import get_vendor, vendor_names
 def make_plan(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
               run_id: str, result_root: Path) -> RunPlan:
     """The whole run. Call ``check`` first: this assumes the configs are valid."""
-    cases = tuple(_plan_case(entry, cluster, test, catalogue, run_id) for entry in test.cases)
+    with reading_once():
+        cases = tuple(_plan_case(entry, cluster, test, catalogue, run_id) for entry in test.cases)
+        files = _translated_files(test, catalogue)
     used = {h for e in test.cases for h in case_hosts(e, cluster)}
     used_hosts = tuple(h for h in cluster.hosts if h in used)
     return RunPlan(run_id, result_root / run_id, used_hosts, _uploads(test, catalogue), cases,
-                   _translated_files(test, catalogue))
+                   files)
 
 
 def _translated_files(test: TestConfig, catalogue: Catalogue) -> tuple[tuple[str, str], ...]:

@@ -361,8 +361,8 @@ class SSHHost(Host):
                              "set SSH_USER and SSH_KEY in the cluster config to a key the host accepts")
         if isinstance(exc, paramiko.SSHException) and "known_hosts" in str(exc):
             return HostError(self.name, f"{where}: host key is not in {self.cluster.known_hosts}",
-                             f"add it with `ssh-keyscan -p {port} {self.name} >> "
-                             f"{self.cluster.known_hosts}` after checking its fingerprint, or set "
+                             f"add it with `{keyscan_command(port, self.name, self.cluster.known_hosts)}`"
+                             " after checking its fingerprint, or set "
                              "HOST_KEY_POLICY = 'accept-any' to opt out of verification")
         if isinstance(exc, (socket.timeout, TimeoutError)):
             return HostError(self.name, f"{where}: no answer within {kwargs['timeout']:.0f} s",
@@ -532,3 +532,11 @@ def _current_user() -> str:
 
     return getpass.getuser()
 
+
+
+def keyscan_command(port: int, host: str, known_hosts: str) -> str:
+    """The shell line that adds ``host``'s key to ``known_hosts``, every word quoted (a path
+    with spaces or ``;`` pastes as one path, not as more commands); ``~`` expanded here,
+    since a quoted ``~`` is no longer the home folder."""
+    scan = shlex.join(["ssh-keyscan", "-p", str(port), host])
+    return f"{scan} >> {shlex.quote(os.path.expanduser(known_hosts))}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from chipperf.commands.arguments import number_at_least, port_number, whole_at_least
 from chipperf.suites import suite_names
 
 DB_HELP = ("the results store: a SQLAlchemy URL (sqlite:///FILE, postgresql://...) or a file "
@@ -21,7 +22,7 @@ def add_store_commands(sub: argparse._SubParsersAction) -> None:
                                    "changes nothing; a directory check rejects is refused.")
     q.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="result directories")
     q.add_argument("--db", metavar="URL", help=DB_HELP + " (here: beside the first RUN_DIR)")
-    q.add_argument("--jobs", type=int, default=0, metavar="N",
+    q.add_argument("--jobs", type=whole_at_least(0), default=0, metavar="N",
                    help="processes reading the directories (default: one per CPU, at most 8)")
     q.set_defaults(fn=cmd_ingest)
     q = sub.add_parser("history", help="a case's figures over time, regressions flagged",
@@ -35,11 +36,12 @@ def add_store_commands(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--figure", default="throughput_raw",
                    help="a figure name of summary.json's aggregate, or energy_per_unit_j "
                         "(default: %(default)s)")
-    q.add_argument("--window", type=int, default=5, help="earlier runs in the band (default 5)")
-    q.add_argument("--min-runs", type=int, default=3,
+    q.add_argument("--window", type=whole_at_least(1), default=5, help="earlier runs in the band (default 5)")
+    q.add_argument("--min-runs", type=whole_at_least(1), default=3,
                    help="earlier runs needed to judge a run (default 3)")
-    q.add_argument("--k", type=float, default=3.0, help="band half-width in MADs (default 3)")
-    q.add_argument("--floor", type=float, default=0.02,
+    q.add_argument("--k", type=number_at_least(0, strictly=True), default=3.0,
+                   help="band half-width in MADs (default 3)")
+    q.add_argument("--floor", type=number_at_least(0), default=0.02,
                    help="least band half-width as a share of the median (default 0.02)")
     q.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 when the newest run of any series is a regression")
@@ -56,7 +58,7 @@ def add_store_commands(sub: argparse._SubParsersAction) -> None:
                        description="Serve the leaderboard and the runs' report.html pages, "
                                    "read-only, on 127.0.0.1 unless --host says otherwise.")
     q.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
-    q.add_argument("--port", type=int, default=8765, help="port (default %(default)s)")
+    q.add_argument("--port", type=port_number, default=8765, help="port (default %(default)s)")
     _store_options(q)
     q.set_defaults(fn=cmd_serve)
 

@@ -114,6 +114,10 @@ def open_store(url: str, create: bool = True) -> Engine:
     """An engine on ``url`` whose schema is this code's; ``create``: make the tables of an empty
     database (False: a read-only user, an empty database is an error)."""
     engine = _engine(url)
+    if not create and _missing_sqlite_file(engine):   # connecting would make an empty file
+        engine.dispose()
+        raise StoreError(f"{shown_url(url)}: no chipperf store there yet: "
+                         "run `chipperf ingest RUN_DIR` first")
     try:
         with engine.begin() as conn:
             _migrate(conn, url, create)
@@ -140,6 +144,13 @@ def _engine(url: str) -> Engine:
     if engine.dialect.name == "sqlite":
         sa.event.listen(engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def _missing_sqlite_file(engine: Engine) -> bool:
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+        return False
+    return not Path(database).exists()
 
 
 def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:

@@ -15,7 +15,9 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from chipperf.commands.arguments import output_file_problem, run_dir_problem
 from chipperf.results.layout import atomic_write
+from chipperf.results.read.check_flagperf import is_flagperf_dir
 from chipperf.store import db
 from chipperf.store.history import BandConfig, Series, history
 from chipperf.store.ingest import RefusedDir, ingest_dir, ingest_many
@@ -44,12 +46,15 @@ def ingest_main(dirs: Sequence[Path], db_url: str | None = None, jobs: int = 0) 
     """Ingest each of ``dirs``; the store defaults to the SQLite file beside the first one.
     ``jobs``: processes reading directories (0: one per CPU, at most 8)."""
     url = store_url(db_url, Path(dirs[0]).resolve().parent)
+    readable = [Path(d) for d in dirs if not _refused_at_sight(Path(d))]
+    if not readable:
+        return 2   # nothing to ingest: no store is made for it
     engine = _open(url, True, "ingest")
     if engine is None:
         return 2
     workers = jobs or min(os.cpu_count() or 1, 8)
-    refused = 0
-    for done in ingest_many(engine, [Path(d) for d in dirs], workers):
+    refused = len(dirs) - len(readable)
+    for done in ingest_many(engine, readable, workers):
         if isinstance(done, RefusedDir):
             print(f"chipperf ingest: {done}")
             refused += 1
@@ -57,6 +62,15 @@ def ingest_main(dirs: Sequence[Path], db_url: str | None = None, jobs: int = 0) 
         print(f"{done.outcome}: {done.run_id} ({done.cases} case(s)) from {done.run_dir}")
     print(f"store: {db.shown_url(url)}")
     return 1 if refused else 0
+
+
+def _refused_at_sight(run_dir: Path) -> bool:
+    """Whether ``run_dir`` is no result directory at all (said on the console): neither a
+    folder with run.json nor a FlagPerf result tree."""
+    problem = run_dir_problem(run_dir, has_fallback=is_flagperf_dir(run_dir))
+    if problem:
+        print(f"chipperf ingest: {problem}")
+    return problem is not None
 
 
 def ingest_after_run(run_dir: Path, db_url: str | None = None) -> str:
@@ -112,12 +126,21 @@ def history_text(series: Series, figure: str) -> str:
 
 def leaderboard_main(html: Path, db_url: str | None = None, result_root: Path = DEFAULT_ROOT,
                      suite: str | None = None) -> int:
+    problem = output_file_problem(Path(html), "--html")
+    if problem:
+        print(f"chipperf leaderboard: {problem}")
+        return 2
     engine = _open(store_url(db_url, result_root), False, "leaderboard")
     if engine is None:
         return 2
     started = time.perf_counter()
     groups = board(engine, suite)
-    atomic_write(Path(html), board_html(groups, _file_link))
+    try:
+        atomic_write(Path(html), board_html(groups, _file_link))
+    except OSError as exc:
+        print(f"chipperf leaderboard: --html {html}: cannot be written ({exc.strerror or exc}): "
+              "free space there or write elsewhere")
+        return 2
     ms = (time.perf_counter() - started) * 1000
     print(f"wrote {html}: {len(groups)} fingerprint(s), "
           f"{sum(len(g.rows) for g in groups)} chip row(s) in {ms:.0f} ms")
@@ -133,7 +156,12 @@ def serve_main(db_url: str | None = None, result_root: Path = DEFAULT_ROOT,
     engine = _open(store_url(db_url, result_root), False, "serve")
     if engine is None:
         return 2
-    server = make_server(engine, host, port)
+    try:
+        server = make_server(engine, host, port)
+    except OSError as exc:
+        print(f"chipperf serve: cannot listen on {host}:{port} ({exc.strerror or exc}): choose "
+              "another --port (one no other program uses) or an address of this machine as --host")
+        return 2
     print(f"serving the leaderboard read-only on http://{host}:{server.server_port}/ "
           "(Ctrl-C stops)", flush=True)
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 
@@ -14,8 +15,14 @@ _NOT_VENDORS = {"base"}
 
 
 def vendor_names() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules(__path__)
-                  if m.name not in _NOT_VENDORS and not m.name.startswith("_"))
+    return list(_vendor_modules())
+
+
+@functools.lru_cache(maxsize=1)
+def _vendor_modules() -> tuple[str, ...]:
+    """The vendor modules, listed once per process (a plan asks for every node of every round)."""
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)
+                        if m.name not in _NOT_VENDORS and not m.name.startswith("_")))
 
 
 def get_vendor(name: str) -> Vendor:

@@ -66,7 +66,8 @@ def test_errors_name_the_key_as_written(tmp_path, written) -> None:
     path.write_text(f"VENDOR = 'cpu'\nCASES = {{'resnet50:pytorch_2.13:xeon:1:1:1': '/d'}}\n"
                     f"{written} = -1\nMONITOR_INTERVAL = 'often'\n")
     found = problems(path, load_test)
-    assert found[0] == f"{written}: -1 is not valid (must be > 0): use seconds > 0"
+    assert found[0] == (f"{written}: -1 is not valid (must be > 0): use seconds > 0 and at most "
+                        "2592000 (30 days)")
     assert found[1].startswith("MONITOR_INTERVAL: 'often' is not valid")
     assert len(found) == 2
 

@@ -1,0 +1,80 @@
+"""Command-line values checked where they are parsed: argparse types for numbers with bounds,
+and the checks of a path a command reads or writes, made before anything is created.
+
+An argparse type raises ``argparse.ArgumentTypeError``: argparse then prints
+``chipperf CMD: error: argument --k: ...`` with the usage line and exits 2. A path check
+returns the problem as ``where: what is wrong: how to fix`` (None when there is none)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from pathlib import Path
+from typing import Callable
+
+
+def port_number(text: str) -> int:
+    """A TCP port to listen on: 1..65535 (0 would pick a random one no one can find)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number: use 1..65535") from None
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"{port} is outside 1..65535: use a port in that range")
+    return port
+
+
+def number_at_least(least: float, strictly: bool = False) -> Callable[[str], float]:
+    """A finite number >= ``least`` (> with ``strictly``)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or value < least or (strictly and value == least):
+            bound = f"{'more than' if strictly else 'at least'} {least:g}"
+            raise argparse.ArgumentTypeError(f"{text}: give a number {bound}")
+        return value
+    return parse
+
+
+def whole_at_least(least: int) -> Callable[[str], int]:
+    """A whole number >= ``least``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value}: give a whole number of at least {least}")
+        return value
+    return parse
+
+
+def output_file_problem(path: Path, option: str) -> str | None:
+    """Why ``path`` cannot be written as a new or replaced file (None: it can)."""
+    path = Path(path)
+    folder = path.absolute().parent
+    if path.is_dir():
+        return f"{option} {path}: is a folder: give a file name, e.g. {path / 'leaderboard.html'}"
+    if not folder.is_dir():
+        return f"{option} {path}: the folder {folder} does not exist: create it or write elsewhere"
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return (f"{option} {path}: not writable by this user: choose a place you can write, "
+                "or fix its permissions")
+    return None
+
+
+def run_dir_problem(run_dir: Path, has_fallback: bool = False) -> str | None:
+    """Why ``run_dir`` is not a result directory chipperf wrote (None: it is one).
+    ``has_fallback``: its record lies in the fallback place (a full result root)."""
+    run_dir = Path(run_dir)
+    if not run_dir.exists():
+        return f"{run_dir}: no such directory: give a result/run<timestamp> directory"
+    if not run_dir.is_dir():
+        return f"{run_dir}: not a directory: give a result/run<timestamp> directory"
+    if not (run_dir / "run.json").is_file() and not has_fallback:
+        return (f"{run_dir}: not a run directory (no run.json): give a result/run<timestamp> "
+                "directory that `chipperf run` wrote")
+    return None

@@ -1,0 +1,186 @@
+"""Bad input, as a table (issue 42): each row is what an operator types or writes, run
+through `chipperf` as from a shell; each must end in exit 2 with one message that holds the
+row's fragment, no internal error, and nothing created (no result root, run dir or store)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+import pytest
+
+from chipperf.cli import main
+
+CLUSTER = "HOSTS = ['127.0.0.1']\n"
+TEST = ("VENDOR = 'cpu'\nCASES = {'resnet50:pytorch_2.13:xeon:1:1:REPEAT': '/tmp/d'}\n"
+        "SHM_SIZE = '4g'\nROUND_TIMEOUT = 3600\n")
+YAML_TEST = "vendor: cpu\ncases:\n  'resnet50:pytorch_2.13:xeon:1:1:1': /tmp/d\n"
+
+
+def config_py(repeat: str = "1", **settings: str) -> bytes:
+    text = TEST.replace("REPEAT", repeat)
+    for key, value in settings.items():
+        text += f"{key} = {value}\n"
+    return text.encode()
+
+
+class Row(NamedTuple):
+    files: dict[str, bytes]            # written in an empty folder, the working directory
+    argv: list[str]                    # `chipperf ARGV` run there
+    fragment: str                      # in what it prints
+
+
+def plan(test: str = "test_conf.py", cluster: str = "cluster_conf.py") -> list[str]:
+    return ["plan", "--cluster", cluster, "--test", test]
+
+
+ROWS: dict[str, Callable[[Path], Row]] = {
+    "repeat 10**20": lambda d: Row({"test_conf.py": config_py("1" + "0" * 20)}, plan(),
+                                   "repeat 100000000000000000000 is over the maximum of 1000"),
+    "ROUND_TIMEOUT 1e999": lambda d: Row({"test_conf.py": config_py(ROUND_TIMEOUT="1e999")}, plan(),
+                                         "ROUND_TIMEOUT: inf is not valid (over the maximum"),
+    "ROUND_TIMEOUT 400 digits": lambda d: Row(
+        {"test_conf.py": config_py(ROUND_TIMEOUT="9" * 400)}, plan(),
+        "(400 characters) is not valid (a number too large to be seconds"),
+    "round_timeout .nan (YAML)": lambda d: Row(
+        {"test.yaml": (YAML_TEST + "round_timeout: .nan\n").encode()}, plan("test.yaml"),
+        "round_timeout: nan is not valid (not a number (NaN))"),
+    "MONITOR_INTERVAL -inf": lambda d: Row(
+        {"test_conf.py": config_py(MONITOR_INTERVAL="-1e999")}, plan(), "must be > 0"),
+    "UTF-16 YAML": lambda d: Row({"test.yaml": YAML_TEST.encode("utf-16")}, plan("test.yaml"),
+                                 "the file is UTF-16-encoded; chipperf reads UTF-8 configs"),
+    "Latin-1 YAML": lambda d: Row({"test.yaml": (YAML_TEST + "# café\n").encode("latin-1")},
+                                  plan("test.yaml"), "test.yaml:4: byte 0xe9 is not UTF-8"),
+    "Latin-1 .py": lambda d: Row({"test_conf.py": config_py() + "# café\n".encode("latin-1")},
+                                 plan(), "test_conf.py:5: byte 0xe9 is not UTF-8"),
+    "duplicate YAML key": lambda d: Row(
+        {"test.yaml": (YAML_TEST + "vendor: nvidia\n").encode()}, plan("test.yaml"),
+        "test.yaml:4: key 'vendor' is given twice (lines 1 and 4): keep one of them"),
+    "SHM_SIZE not a size": lambda d: Row({"test_conf.py": config_py(SHM_SIZE="'lots'")}, plan(),
+                                         "SHM_SIZE: 'lots' is not valid (not a docker size"),
+    "SHM_SIZE zero": lambda d: Row({"test_conf.py": config_py(SHM_SIZE="'0g'")}, plan(),
+                                   "SHM_SIZE: '0g' is not valid (must be more than 0)"),
+    "BASE_IMAGE with a space": lambda d: Row(
+        {"test_conf.py": config_py(BASE_IMAGE="'my registry/torch'")}, plan(),
+        "BASE_IMAGE: 'my registry/torch' is not valid (not a docker image reference"),
+    "PIP_INDEX_URL without scheme": lambda d: Row(
+        {"test_conf.py": config_py(PIP_INDEX_URL="'pypi.example.com/simple'")}, plan(),
+        "PIP_INDEX_URL: 'pypi.example.com/simple' is not valid (not an http://"),
+    "SSH_KEY missing": lambda d: Row(
+        {"cluster_conf.py": (CLUSTER + f"SSH_KEY = '{d}/no-key'\n").encode()}, plan(),
+        "SSH_KEY: '" + str(d) + "/no-key' is not valid (no such file on this master)"),
+    "KNOWN_HOSTS missing, remote host": lambda d: Row(
+        {"cluster_conf.py": f"HOSTS = ['10.9.9.9']\nKNOWN_HOSTS = '{d}/kh'\n".encode()}, plan(),
+        "KNOWN_HOSTS: '" + str(d) + "/kh': no such file on this master"),
+    "KNOWN_HOSTS a folder": lambda d: Row(
+        {"cluster_conf.py": f"HOSTS = ['10.9.9.9']\nKNOWN_HOSTS = '{d}'\n".encode()}, plan(),
+        "is not valid (a folder, not a file)"),
+    "vendor misspelt": lambda d: Row({"test_conf.py": config_py().replace(b"'cpu'", b"'nvidai'")},
+                                     plan(), "VENDOR 'nvidai' is unknown (did you mean nvidia?)"),
+    "case misspelt": lambda d: Row({"test_conf.py": config_py().replace(b"resnet50", b"resnet5")},
+                                   plan(), "(did you mean resnet50:pytorch?)"),
+    "serve --port 99999": lambda d: Row({}, ["serve", "--port", "99999"],
+                                        "argument --port: 99999 is outside 1..65535"),
+    "serve without a store": lambda d: Row({}, ["serve", "--db", "s.sqlite"],
+                                           "no chipperf store there yet"),
+    "leaderboard --html in a missing folder": lambda d: Row(
+        {}, ["leaderboard", "--html", "nowhere/board.html"], "--html nowhere/board.html: the folder"),
+    "leaderboard --html a folder": lambda d: Row(
+        {"a/keep": b""}, ["leaderboard", "--html", "a"], "--html a: is a folder"),
+    "ingest a file": lambda d: Row({"notes.txt": b"hi"}, ["ingest", "notes.txt"],
+                                   "notes.txt: not a directory"),
+    "ingest a folder that is no run": lambda d: Row(
+        {"stuff/keep": b""}, ["ingest", "stuff"], "stuff: not a run directory (no run.json)"),
+    "collect a folder that is no run": lambda d: Row(
+        {"stuff/keep": b""}, ["collect", "stuff"], "stuff: not a run directory (no run.json)"),
+    "collect a file": lambda d: Row({"notes.txt": b"hi"}, ["collect", "notes.txt"],
+                                    "notes.txt: not a directory"),
+    "history --k -3": lambda d: Row({}, ["history", "resnet50", "--k", "-3"],
+                                    "argument --k: -3: give a number more than 0"),
+    "history --window 0": lambda d: Row({}, ["history", "resnet50", "--window", "0"],
+                                        "argument --window: 0: give a whole number of at least 1"),
+    "ingest --jobs -1": lambda d: Row({}, ["ingest", "x", "--jobs", "-1"],
+                                      "argument --jobs: -1: give a whole number of at least 0"),
+}
+
+
+def run_cli(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:   # argparse's own refusal
+        return int(exc.code or 0)
+
+
+def write(folder: Path, files: dict[str, bytes]) -> None:
+    defaults = {"cluster_conf.py": CLUSTER.encode(), "test_conf.py": config_py()}
+    for name, data in {**defaults, **files}.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+
+
+def tree(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("name", ROWS)
+def test_bad_input_exits_2_with_one_clear_message_and_creates_nothing(
+        name, tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RESULTS_DB", raising=False)
+    row = ROWS[name](tmp_path)
+    write(tmp_path, row.files)
+    before = tree(tmp_path)
+    assert run_cli(row.argv) == 2
+    said = capsys.readouterr()
+    text = said.out + said.err
+    assert row.fragment in text
+    assert "internal error" not in text and "Traceback" not in text
+    assert tree(tmp_path) == before   # no result/, run dir or store file
+
+
+def test_the_good_configs_of_the_table_plan(tmp_path, monkeypatch, capsys) -> None:
+    """The rows differ from a config that plans: each refusal is its own bad input."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"test.yaml": YAML_TEST.encode()})
+    assert run_cli(plan()) == 0
+    assert run_cli(plan("test.yaml")) == 0
+    assert not (tmp_path / "result").exists()   # a plan writes nothing either
+
+
+def test_an_unknown_key_is_warned_with_the_closest_known_name(tmp_path, caplog) -> None:
+    from chipperf.config.load import parse_test
+
+    path = tmp_path / "test_conf.py"
+    path.write_bytes(config_py(ROUND_TIMOUT="30"))
+    parse_test(path)
+    assert "ROUND_TIMOUT is not used by chipperf; ignored (did you mean ROUND_TIMEOUT?)" \
+        in caplog.text
+
+
+def test_the_known_hosts_fix_quotes_the_path() -> None:
+    from chipperf.remote.host import keyscan_command
+
+    assert keyscan_command(22, "h1", "/tmp/a b;rm -rf x") == \
+        "ssh-keyscan -p 22 h1 >> '/tmp/a b;rm -rf x'"
+    assert keyscan_command(2222, "h1", "~/.ssh/known_hosts") == \
+        f"ssh-keyscan -p 2222 h1 >> {os.path.expanduser('~')}/.ssh/known_hosts"
+
+
+def test_a_long_plan_reads_each_vendor_config_once(tmp_path, monkeypatch) -> None:
+    """repeat 1000 (the maximum): the plan holds 1000 rounds and reads the vendor config
+    once, not once per node of every round."""
+    from chipperf.cli import load_all
+    from chipperf.config import vendorconfig
+    from chipperf.plan import make_plan
+
+    write(tmp_path, {"test_conf.py": config_py("1000")})
+    cluster, test, catalogue = load_all(str(tmp_path / "cluster_conf.py"),
+                                        str(tmp_path / "test_conf.py"), None)
+    reads = []
+    real = vendorconfig._check_vendor_config
+    monkeypatch.setattr(vendorconfig, "_check_vendor_config",
+                        lambda *a: reads.append(a) or real(*a))
+    plan_ = make_plan(cluster, test, catalogue, "run1", tmp_path / "result")
+    assert len(plan_.cases[0].rounds) == 1000
+    assert len(reads) == 1
