@@ -146,7 +146,10 @@ def cmd_collect(args: argparse.Namespace) -> int:
     problem = run_dir_problem(run_dir, fallback_record(run_dir.name) is not None)
     if problem:
         raise ConfigError([problem])
-    return _swept(*collect(run_dir))
+    code = _swept(*collect(run_dir))
+    if not getattr(args, "no_ingest", False):   # the store gets the run as collected now
+        print(ingest_screen(run_dir, getattr(args, "db", None)), end="")
+    return code
 
 
 def _swept(swept: list, unreachable: list[str]) -> int:
@@ -291,8 +294,12 @@ def _add_host_commands(sub: Subparsers) -> None:
                                    "was lost and came back, a result root that was full) into "
                                    "RUN_DIR, mark them late in run.json, judge their rounds "
                                    "again (a late FINISHED counts), write the reports again, "
-                                   "and remove the run's containers and work dirs.")
+                                   "remove the run's containers and work dirs, and put the "
+                                   "run as it now is into the results store.")
     q.add_argument("run_dir", help="the run's result directory")
+    q.add_argument("--db", metavar="URL", help=DB_HELP)
+    q.add_argument("--no-ingest", action="store_true",
+                   help="do not refresh the run in the results store")
     q.set_defaults(fn=cmd_collect)
     q = sub.add_parser("monitor", help="run the telemetry sampler by hand",
                        description="Sample CPU, memory, power and the vendor's accelerators "

@@ -89,13 +89,12 @@ def rejudge(run_dir: Path, record: dict[str, Any]) -> list[str]:
 def _rejudge_round(run_dir: Path, dir_name: str, entry: dict[str, Any],
                    late: Mapping[str, Any]) -> str | None:
     rel = f"{dir_name}/round{entry['number']}"
-    kinds: dict[str, str] = entry.get("kinds", {})
-    home = [n for n, kind in kinds.items() if kind == UNCOLLECTED and f"{rel}/{n}" in late]
+    home = [n for n in entry["nodes"] if _kept_then_home(n, entry, f"{rel}/{n}" in late)]
     nodes = [LateNode.recorded(run_dir / rel / name, entry) for name in entry["nodes"]]
     for node in nodes:
         local = run_dir / rel / node.name
         if node.name in home:
-            _judge_home(node, local, entry)
+            _judge_home(node, local, entry, run_dir / rel)
         elif f"{rel}/{node.name}" in late and not node.written:   # the run could not write it
             write_status(local, node.status, node.reason)
     if not home:
@@ -108,11 +107,27 @@ def _rejudge_round(run_dir: Path, dir_name: str, entry: dict[str, Any],
            f"home late: {', '.join(home)})"
 
 
-def _judge_home(node: LateNode, local: Path, entry: dict[str, Any]) -> None:
-    """A node that ended well, judged from its files now in ``local`` as at its round's end;
-    its round ``entry`` updated (no longer kept on its host)."""
+def _kept_then_home(name: str, entry: Mapping[str, Any], came_home: bool) -> bool:
+    """Whether node ``name``'s files stayed on its host at the round's end and came home
+    since: a node that ended well but could not be collected, or one on a host that was
+    lost (cut off while its case ran on: the files say how the case ended)."""
+    kind = entry.get("kinds", {}).get(name, "")
+    lost = name in entry.get("kept_on_hosts", {}) and \
+        name.rpartition("_noderank")[0] in entry.get("lost_hosts", ())
+    return came_home and (kind == UNCOLLECTED or lost)
+
+
+def _judge_home(node: LateNode, local: Path, entry: dict[str, Any], round_dir: Path) -> None:
+    """A node judged from its files now in ``local`` as at its round's end (one that ended
+    well; a lost host's node as its files say: it counts when rank 0 printed FINISHED); its
+    round ``entry`` updated (no longer kept on its host)."""
+    lost = node.kind != UNCOLLECTED
     node.status, node.reason, node.kind = "succeeded", "", ""
-    check_finished(node, local)
+    if not lost:
+        check_finished(node, local)
+    elif not _rank0_finished(round_dir, entry):
+        node.status, node.reason = "failed", ("its host was lost, and the files that came home "
+                                              "hold no FINISHED PerfLog event of rank 0")
     name_case_error(node, local)
     write_status(local, node.status, node.reason)
     entry["nodes"][node.name] = node.status
@@ -120,6 +135,16 @@ def _judge_home(node: LateNode, local: Path, entry: dict[str, Any]) -> None:
         entry.get(key, {}).pop(node.name, None)
         if key in entry and not entry[key]:
             del entry[key]
+
+
+def _rank0_finished(round_dir: Path, entry: Mapping[str, Any]) -> bool:
+    """Whether the round's node rank 0 (global rank 0) logged FINISHED in its files here."""
+    first = next((n for n in entry["nodes"] if n.endswith("_noderank0")), None)
+    if first is None:
+        return False
+    probe = LateNode(first, NodeRef("", 0), "succeeded")
+    check_finished(probe, round_dir / first)
+    return probe.status == "succeeded"
 
 
 def _still_blamed(blamed: LateNode | None, home: list[str], reason: str) -> bool:
@@ -149,3 +174,39 @@ def _run_again(run_dir: Path, record: dict[str, Any]) -> None:
     cases = {key: (c.get("status", ""), c.get("reason", ""))
              for key, c in record.get("cases", {}).items()}
     record["status"] = "succeeded" if RunOutcome(run_dir, cases).ok else "failed"
+
+
+def list_unrecorded_rounds(run_dir: Path, record: dict[str, Any], why: str) -> list[str]:
+    """In place on ``record``: each round dir a case has on disk that its ``rounds`` does not
+    list (the master ended mid-round, before it recorded the round) listed as canceled,
+    ``why`` as its reason, its nodes as their status files say (a node without one:
+    canceled, its file written), its times those of its files. Returns the rounds listed."""
+    listed = []
+    for dir_name, case in record.get("cases", {}).items():
+        rounds = case.setdefault("rounds", [])
+        known = {r.get("number") for r in rounds if isinstance(r, dict)}
+        for round_dir in sorted((run_dir / dir_name).glob("round*"), key=_round_number):
+            number = _round_number(round_dir)
+            if number > 0 and number not in known and round_dir.is_dir():
+                rounds.append(_unrecorded_round(round_dir, number, why))
+                listed.append(f"{dir_name}/{round_dir.name}")
+        rounds.sort(key=lambda r: r.get("number", 0))
+    return listed
+
+
+def _round_number(round_dir: Path) -> int:
+    digits = round_dir.name[len("round"):]
+    return int(digits) if digits.isdigit() else 0
+
+
+def _unrecorded_round(round_dir: Path, number: int, why: str) -> dict[str, Any]:
+    nodes = {}
+    for node_dir in sorted(p for p in round_dir.glob("*_noderank*") if p.is_dir()):
+        status, _ = read_status(node_dir)
+        if not status:
+            status = "canceled"
+            write_status(node_dir, status, why)
+        nodes[node_dir.name] = status
+    times = [p.stat().st_mtime for p in round_dir.rglob("*")] or [round_dir.stat().st_mtime]
+    return RoundOutcome(number, "canceled", why, int(min(times) * 1000), int(max(times) * 1000),
+                        nodes).to_dict()

@@ -349,6 +349,11 @@ def _cancel_unfinished(run_dir: Path, record: dict[str, Any], why: str) -> None:
     for node in run_dir.glob("*/round*/*_noderank*"):
         if read_status(node)[0] in ("starting", "running"):
             write_status(node, "canceled", why)
+    from chipperf.run.late import list_unrecorded_rounds
+
+    for listed in list_unrecorded_rounds(run_dir, record, why):
+        log.warning("%s: %s was not in the record (its master ended mid-round): listed as "
+                    "canceled", run_dir, listed)
 
 
 def clean(cluster: ClusterConfig) -> tuple[list[Swept], list[str]]:

@@ -176,7 +176,9 @@ def test_a_sweep_closes_a_dead_masters_record_as_canceled(tmp_path, swept_by):
     assert record["error"]["type"] == "MasterGone"
     assert f"pid {os.getpid()}" in record["error"]["message"]
     assert record["error"]["message"].endswith(f"closed by {swept_by}")
-    assert record["cases"]["case"] == {"status": "canceled", "reason": record["error"]["message"]}
+    case = record["cases"]["case"]
+    assert (case["status"], case["reason"]) == ("canceled", record["error"]["message"])
+    assert [r["number"] for r in case["rounds"]] == [1]   # the round it was running, listed
     assert record["cases"]["done"]["status"] == "succeeded"       # what ended stays as it was
     node = run_dir / "case/round1/127.0.0.1_noderank0"
     assert read_status(node)[0] == "canceled"
@@ -228,3 +230,23 @@ def test_a_dead_masters_record_closes_while_a_host_still_holds_its_lease(tmp_pat
     assert swept.closed == [str(run_dir)] and swept.collected == []
     assert swept.left == ["run9: running (its master holds the run's lease)"]
     assert json.loads((run_dir / "run.json").read_text())["status"] == "canceled"
+
+
+def test_a_dead_masters_record_lists_the_round_it_was_running(tmp_path):
+    """A master killed mid-round recorded no round of that case (rounds are recorded at their
+    end): closing the record lists the round dir on disk as canceled, its node as its status
+    file says, so that `chipperf check` finds every round dir listed (issue 42)."""
+    from chipperf.results.read.check import check
+
+    engine = Engine()
+    host = Host(engine)
+    run_dir = a_killed_masters_run(tmp_path, "run9", host, engine)
+    assert close_abandoned(run_dir, CLEAN) is True
+    record = json.loads((run_dir / "run.json").read_text())
+    (entry,) = record["cases"]["case"]["rounds"]
+    why = record["error"]["message"]
+    assert (entry["number"], entry["status"], entry["reason"]) == (1, "canceled", why)
+    assert entry["nodes"] == {"127.0.0.1_noderank0": "canceled"}
+    assert 0 < entry["started_ms"] <= entry["finished_ms"]
+    assert record["cases"]["done"].get("rounds", []) == []   # no round dir: nothing listed
+    assert not [p for p in check(run_dir).problems if "not listed in run.json" in p]
