@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from chipperf.commands.arguments import number_at_least
 from chipperf.commands.configs import (
     add_case_root,
     add_config_options,
@@ -70,7 +71,7 @@ def wait_policy(args: argparse.Namespace) -> "Wait | None":
     from chipperf.run.clusterlease import Wait
 
     timeout = getattr(args, "wait_timeout", None)
-    if timeout is not None and timeout < 0:
+    if timeout is not None and not timeout >= 0:   # NaN too
         raise ConfigError([f"command line: --wait-timeout {timeout:g}: a number of seconds, 0 "
                            "or more"])
     return Wait(timeout) if getattr(args, "wait", False) or timeout is not None else None
@@ -93,12 +94,16 @@ def cmd_cases(args: argparse.Namespace) -> int:
     from chipperf.commands.cases import print_cases
 
     root = args.case_root or get_suite(args.suite).default_root
+    if not Path(root).is_dir():
+        raise ConfigError([f"--case-root {root}: no such directory: give the root of a case "
+                           "catalogue (the repo's training/, inference/, base/ or operation/)"])
     return print_cases(Path(root), as_json=args.json, suite=args.suite)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from chipperf.results.entry import report_main
 
+    _refuse_unless_run_dir(Path(args.run_dir))
     return report_main(Path(args.run_dir), readme_table=args.readme_table,
                        into=Path(args.into) if args.into else None, case=args.case,
                        measured_peaks=Path(args.measured_peaks) if args.measured_peaks else None)
@@ -137,15 +142,25 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return _swept(*clean(load_cluster(args.cluster)))
 
 
-def cmd_collect(args: argparse.Namespace) -> int:
+def _refuse_unless_run_dir(run_dir: Path, flagperf: bool = True) -> None:
+    """ConfigError (exit 2, nothing written) when ``run_dir`` is no result directory: no
+    run.json, no fallback copy of it, and (``flagperf``) no FlagPerf result tree."""
     from chipperf.commands.arguments import run_dir_problem
     from chipperf.results.layout import fallback_record
+    from chipperf.results.read.check_flagperf import is_flagperf_dir
+
+    known = fallback_record(run_dir.name) is not None or \
+        (flagperf and run_dir.is_dir() and is_flagperf_dir(run_dir))
+    problem = run_dir_problem(run_dir, known)
+    if problem:
+        raise ConfigError([problem])
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
     from chipperf.run.leftovers import collect
 
     run_dir = Path(args.run_dir)
-    problem = run_dir_problem(run_dir, fallback_record(run_dir.name) is not None)
-    if problem:
-        raise ConfigError([problem])
+    _refuse_unless_run_dir(run_dir, flagperf=False)
     code = _swept(*collect(run_dir))
     if not getattr(args, "no_ingest", False):   # the store gets the run as collected now
         print(ingest_screen(run_dir, getattr(args, "db", None)), end="")
@@ -207,7 +222,7 @@ def _add_run_commands(sub: Subparsers) -> None:
     q.add_argument("--wait", action="store_true",
                    help="when another run holds one of the hosts, wait for it (asking every "
                         "3 s) instead of refusing to start")
-    q.add_argument("--wait-timeout", type=float, metavar="SECONDS",
+    q.add_argument("--wait-timeout", type=number_at_least(0), metavar="SECONDS",
                    help="with --wait (implied): give up after this long (default: no limit)")
     q.add_argument("--db", metavar="URL", help=DB_HELP)
     q.set_defaults(fn=cmd_run)
@@ -272,7 +287,8 @@ def _add_selftest_command(sub: Subparsers) -> None:
                                    "table and ordinary run dirs under RESULT_ROOT/selftest<ts>/.")
     q.add_argument("--vendor", help="vendor module (default: nvidia where nvidia-smi names a GPU, else cpu)")
     q.add_argument("--chip", help="chip on the vendor's spec sheet (default: detected, or its first)")
-    q.add_argument("--budget", type=float, default=600.0, metavar="SECONDS",
+    q.add_argument("--budget", type=number_at_least(0, strictly=True), default=600.0,
+                   metavar="SECONDS",
                    help="the most the whole selftest may take (default: %(default)g)")
     q.add_argument("--result-root", default="result", metavar="DIR", help="where selftest<ts>/ goes")
     q.add_argument("--data-root", default="/tmp/chipperf-inference-data", metavar="DIR",
@@ -305,9 +321,9 @@ def _add_host_commands(sub: Subparsers) -> None:
                        description="Sample CPU, memory, power and the vendor's accelerators "
                                    "into JSONL files, as the sidecar does in a run.")
     q.add_argument("--out", required=True, metavar="DIR", help="directory for the *_monitor.log files")
-    q.add_argument("--interval", type=float, default=1.0, metavar="S",
+    q.add_argument("--interval", type=number_at_least(0, strictly=True), default=1.0, metavar="S",
                    help="seconds between samples (default: %(default)s)")
-    q.add_argument("--duration", type=float, default=None, metavar="S",
+    q.add_argument("--duration", type=number_at_least(0), default=None, metavar="S",
                    help="stop after this many seconds (default: until Ctrl-C)")
     q.add_argument("--vendor", default="cpu", help="vendor whose accelerator sampler to use "
                                                    "(default: %(default)s)")

@@ -102,6 +102,18 @@ ROWS: dict[str, Callable[[Path], Row]] = {
                                         "argument --window: 0: give a whole number of at least 1"),
     "ingest --jobs -1": lambda d: Row({}, ["ingest", "x", "--jobs", "-1"],
                                       "argument --jobs: -1: give a whole number of at least 0"),
+    "run --wait-timeout nan": lambda d: Row({}, ["run", *plan()[1:], "--wait-timeout", "nan"],
+                                            "argument --wait-timeout: nan: give a number at least 0"),
+    "selftest --budget nan": lambda d: Row({}, ["selftest", "--budget", "nan"],
+                                           "argument --budget: nan: give a number more than 0"),
+    "monitor --interval 0": lambda d: Row({}, ["monitor", "--out", "m", "--interval", "0"],
+                                          "argument --interval: 0: give a number more than 0"),
+    "monitor --duration -5": lambda d: Row({}, ["monitor", "--out", "m", "--duration", "-5"],
+                                           "argument --duration: -5: give a number at least 0"),
+    "report a folder that is no run": lambda d: Row(
+        {"stuff/keep": b""}, ["report", "stuff"], "stuff: not a run directory (no run.json)"),
+    "cases --case-root missing": lambda d: Row({}, ["cases", "--case-root", "nowhere"],
+                                               "--case-root nowhere: no such directory"),
 }
 
 

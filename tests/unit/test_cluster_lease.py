@@ -5,6 +5,7 @@ are taken in sorted order and released on the way out. On this machine's own she
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 from pathlib import Path
@@ -170,8 +171,11 @@ def test_wait_options() -> None:
     assert policy() is None
     assert policy("--wait") == Wait(None)
     assert policy("--wait-timeout", "90") == Wait(90.0)       # implies --wait
-    with pytest.raises(ConfigError, match="--wait-timeout -1"):
-        policy("--wait-timeout", "-1")
+    for bad in ("-1", "nan"):   # argparse refuses them: exit 2, with the usage line
+        with pytest.raises(SystemExit, match="2"):
+            policy("--wait-timeout", bad)
+    with pytest.raises(ConfigError, match="--wait-timeout -1"):   # a caller's Namespace
+        wait_policy(argparse.Namespace(wait_timeout=-1.0))
 
 
 def test_a_host_whose_port_is_in_use_gets_no_later_rounds(tmp_path, monkeypatch) -> None:
