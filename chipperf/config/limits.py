@@ -135,6 +135,22 @@ def known_hosts_problem(path: str, hosts: Iterable[str], policy: str) -> str | N
             f">> FILE`), or set HOST_KEY_POLICY = 'accept-any' to opt out of verification")
 
 
+def host_path(value: Any) -> str:
+    """WORK_ROOT: an absolute path on the hosts that docker can mount (no ':', which separates
+    a volume's parts, and no line break)."""
+    path = _one_path(value)
+    if not path.startswith("/"):
+        raise ValueError("not an absolute path")
+    if ":" in path or "\n" in path:
+        raise ValueError("holds ':' or a line break, which a docker volume cannot take")
+    return path
+
+
+def non_empty(value: Any) -> str:
+    """One string that is not empty."""
+    return _one_path(value)
+
+
 def _one_path(value: Any) -> str:
     if not isinstance(value, str):
         raise ValueError(f"a {type(value).__name__}, expected one string")

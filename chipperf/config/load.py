@@ -20,11 +20,13 @@ from chipperf.config.limits import (
     SECONDS_FIX,
     closest,
     docker_size,
+    host_path,
     image_reference,
     index_url,
     key_file,
     known_hosts_file,
     known_hosts_problem,
+    non_empty,
     seconds,
 )
 from chipperf.config.model import (
@@ -82,7 +84,8 @@ def read_config(path: Path) -> RawConfig:
     """Like ``read_mapping``, but the file's problems are returned, so that the problems of
     several files can be reported together (what could be read is still returned)."""
     if not path.is_file():
-        return RawConfig({}, [f"{path}: no such file: give the path of an existing .py or .yaml "
+        what = "a folder, not a file" if path.is_dir() else "no such file"
+        return RawConfig({}, [f"{path}: {what}: give the path of an existing .py or .yaml "
                               "config"], frozenset({ALL}))
     if path.suffix not in (".yaml", ".yml"):
         config = read_py_config(path)
@@ -289,7 +292,8 @@ def cluster_fields(f: Fields) -> ClusterConfig:
         host_key_policy=policy,
         connect_timeout_s=f.get("connect_timeout_s", seconds, 10.0, SECONDS_FIX),
         host_lost_after_s=f.get("host_lost_after_s", seconds, 60.0, SECONDS_FIX),
-        work_root=f.get("work_root", _text, "/tmp/chipperf"),
+        work_root=f.get("work_root", host_path, "/tmp/chipperf",
+                        "give an absolute path on the hosts, e.g. '/tmp/chipperf'"),
         executor=executor if executor in EXECUTORS else "ssh",
         slurm=slurm,
     )
@@ -427,7 +431,8 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
                               f"use one of {', '.join(MODES)}"),
         round_timeout_s=f.get("round_timeout_s", seconds, 3600.0, SECONDS_FIX),
         monitor_interval_s=f.get("monitor_interval_s", seconds, 1.0, SECONDS_FIX),
-        result_root=f.get("result_root", _text, "result"),
+        result_root=f.get("result_root", non_empty, "result",
+                          "give the folder the run dirs go in, e.g. 'result'"),
         training_dir=f.get("training_dir", _text, None),
         log_level=f.get("log_level", _text, "info"),
         suite=suite,

@@ -92,7 +92,8 @@ def read_py_config(path: Path, packages: tuple[Path, ...] = (),
         config.fatal = True
         return config
     except SyntaxError as exc:
-        config.problems.append(f"{path}:{exc.lineno}: Python syntax error: {exc.msg}: fix the syntax")
+        where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
+        config.problems.append(f"{where}: Python syntax error: {exc.msg}: fix the syntax")
         config.fatal = True
         return config
     reader = _Reader(config, (*_reading, path.resolve()), packages)

@@ -76,6 +76,18 @@ ROWS: dict[str, Callable[[Path], Row]] = {
     "KNOWN_HOSTS a folder": lambda d: Row(
         {"cluster_conf.py": f"HOSTS = ['10.9.9.9']\nKNOWN_HOSTS = '{d}'\n".encode()}, plan(),
         "is not valid (a folder, not a file)"),
+    "WORK_ROOT relative": lambda d: Row(
+        {"cluster_conf.py": (CLUSTER + "WORK_ROOT = 'rel/dir'\n").encode()}, plan(),
+        "WORK_ROOT: 'rel/dir' is not valid (not an absolute path)"),
+    "WORK_ROOT with ':'": lambda d: Row(
+        {"cluster_conf.py": (CLUSTER + "WORK_ROOT = '/tmp/a:b'\n").encode()}, plan(),
+        "holds ':' or a line break, which a docker volume cannot take"),
+    "RESULT_ROOT empty": lambda d: Row({"test_conf.py": config_py(RESULT_ROOT="''")}, plan(),
+                                       "RESULT_ROOT: '' is not valid (empty)"),
+    "config is a folder": lambda d: Row({"conf/keep": b""}, plan("conf"),
+                                        "conf: a folder, not a file"),
+    "config with null bytes": lambda d: Row({"test_conf.py": b"\x00\x01binary"}, plan(),
+                                            "test_conf.py: Python syntax error: source code"),
     "vendor misspelt": lambda d: Row({"test_conf.py": config_py().replace(b"'cpu'", b"'nvidai'")},
                                      plan(), "VENDOR 'nvidai' is unknown (did you mean nvidia?)"),
     "case misspelt": lambda d: Row({"test_conf.py": config_py().replace(b"resnet50", b"resnet5")},
