@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import platform
-import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -18,10 +18,15 @@ from chipperf.run.clusterlease import ClusterLease, Holder, HostsBusy, refused_m
 
 
 def ended_pid() -> int:
-    """The pid of a process of this machine that has ended."""
-    done = subprocess.Popen(["true"])
-    done.wait()
-    return done.pid
+    """A pid no process of this machine has (a master process that is gone)."""
+    for pid in range(int(Path("/proc/sys/kernel/pid_max").read_text()) - 1, 1, -1):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except PermissionError:
+            continue
+    raise AssertionError("every pid is in use")
 
 
 def holder(pid: int) -> Holder:
