@@ -147,6 +147,50 @@ def ensure_image(client: Any, name: str, inputs: BuildInputs, cfg: ImageBuildCon
     return tag
 
 
+# A vendor case's requirements (its config/requirements.txt) as one layer on the framework
+# image: only cases that have them get it, so every other image keeps its tag. pip reads
+# PIP_BREAK_SYSTEM_PACKAGES where it knows it (Debian's pip refuses system installs without it)
+# and ignores it elsewhere.
+REQUIREMENTS_LAYER = """\
+ARG BASE_IMAGE
+FROM ${BASE_IMAGE}
+ARG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_FIND_LINKS PIP_CERT HTTP_PROXY HTTPS_PROXY NO_PROXY
+COPY chipperf-build/ /chipperf-build/
+COPY requirements.txt /chipperf-build/case-requirements.txt
+RUN PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --no-cache-dir \\
+    -r /chipperf-build/case-requirements.txt
+"""
+LAYER_SUFFIX = "-req"
+
+
+def layer_inputs(folder: Path, base_tag: str, requirements: Path, image: BuildInputs
+                 ) -> BuildInputs:
+    """The requirements layer's build inputs, its context written to ``folder``: the tag
+    hashes the requirements, the layer's Dockerfile and the framework image's tag (itself a
+    hash of its inputs)."""
+    (folder / "Dockerfile").write_text(REQUIREMENTS_LAYER, encoding="utf-8")
+    shutil.copyfile(requirements, folder / "requirements.txt")
+    return BuildInputs(folder, image.wheel_files, image.ca_bundle,
+                       {**image.build_args, "BASE_IMAGE": base_tag})
+
+
+def ensure_case_image(client: Any, name: str, inputs: BuildInputs, cfg: ImageBuildConfig,
+                      requirements: Path | None, where: str) -> str:
+    """``ensure_image``, then, for a case with requirements, its layer on top (tagged
+    ``<name>-req:<hash>``); ``where`` names the vendor and case in a failed layer's error."""
+    tag = ensure_image(client, name, inputs, cfg)
+    if requirements is None:
+        return tag
+    with tempfile.TemporaryDirectory(prefix="chipperf-layer-") as tmp:
+        layer = layer_inputs(Path(tmp), tag, requirements, inputs)
+        try:
+            return ensure_image(client, name + LAYER_SUFFIX, layer, cfg)
+        except ImageError as exc:
+            raise ImageError(f"{where}: {requirements}: installing the case's requirements "
+                             f"on {tag} failed: {exc}: fix the line pip names, or make the "
+                             "package reachable (PIP_INDEX_URL, WHEELHOUSE)") from exc
+
+
 def _has_image(client: Any, tag: str) -> bool:
     import docker.errors
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import chipperf_runtime
+from chipperf.config.adaptation import Adaptation, case_adaptation
 from chipperf.config.model import CaseEntry, TestConfig
 from chipperf.config.pyconfig import read_py_config
 from chipperf.config.vendorconfig import (
@@ -20,6 +21,13 @@ from chipperf.suites.catalogue import Catalogue
 from chipperf.suites.suite import Overrides, Suite
 
 RUNTIME = Path(chipperf_runtime.__file__).resolve().parent
+
+
+def adaptation(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> Adaptation:
+    """The vendor case folder's environment, requirements and trainer adapter."""
+    key = entry.key
+    return case_adaptation(catalogue, test.vendor, catalogue.case_name(key.model), key.family,
+                           str(key))
 
 
 def override_args(test: TestConfig, suite: Suite) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
+from chipperf.config.adaptation import case_adaptation
 from chipperf.config.caseneeds import needs_problems
 from chipperf.config.limits import did_you_mean
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, SkippedCase, TestConfig
@@ -148,6 +149,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                         f"{config_name}: add it, or use a topology that has one "
                         f"({', '.join(have) or 'none'})")
     problems += list(vendor_config(entry, test, catalogue).problems)
+    problems += list(case_adaptation(catalogue, test.vendor, model, key.family, where).problems)
     problems += _inference_config_problems(entry, test, catalogue, where)
     problems += _override_problems(entry, test, catalogue, where)
     problems += run_mode_problems(case_knobs(entry, test, catalogue), where)

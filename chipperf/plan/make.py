@@ -21,6 +21,7 @@ from chipperf.containers.containerplan import (
 from chipperf.launchers import LaunchContext, get_launcher
 from chipperf.plan.case import (
     RUNTIME,
+    adaptation,
     case_knobs,
     config_file,
     image_choice,
@@ -106,7 +107,8 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         # shipped once, tagged under each name (containers.images.ensure_image).
         image_name=image_name(test.vendor, key.framework, test, catalogue),
         image_context=catalogue.images[(test.vendor, folder)], rounds=rounds,
-        image_folder=folder, notes=notes, implementation=entry.implementation)
+        image_folder=folder, notes=notes, implementation=entry.implementation,
+        adaptation=adaptation(entry, test, catalogue))
 
 
 def _plan_round(entry: CaseEntry, number: int, cluster: ClusterConfig, test: TestConfig,
@@ -139,7 +141,8 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
                    *override_args(test, catalogue.suite)),
         output_dir=output_dir)
     launcher = get_launcher(key.family)
-    env = {**_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx),
+    env = {**adaptation(entry, test, catalogue).container_env(),
+           **_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx),
            **({IMPLEMENTATION_ENV: entry.implementation} if entry.implementation else {})}
     name = f"chipperf-{run_id}-{key.slug}-r{number}-n{rank}".replace(".", "_").lower()
     command = tuple(launcher.command(ctx))

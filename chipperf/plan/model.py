@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from chipperf.config.adaptation import Adaptation
 from chipperf.config.model import CaseEntry, ClusterConfig
 from chipperf.containers.containerplan import (
     NodeContainers,
@@ -69,6 +70,8 @@ class CasePlan:
     image_folder: str = ""           # <vendor>/docker_image/<image_folder>
     notes: tuple[str, ...] = ()      # warnings decided while planning (substitutions, aliases)
     implementation: str = ""         # CaseEntry.implementation: FlagPerf's other implementation
+    # the vendor case's environment files, requirements (an image layer) and trainer adapter
+    adaptation: Adaptation = Adaptation()
 
 
 @dataclass(frozen=True)

@@ -279,7 +279,9 @@ def prepare_images(plan: RunPlan, test: TestConfig, hosts: HostGroup, record: Ru
         started = time.monotonic()
         try:
             inputs = images.build_inputs(case.image_context, build_cfg)
-            tag = images.ensure_image(builder, case.image_name, inputs, build_cfg)
+            tag = images.ensure_case_image(builder, case.image_name, inputs, build_cfg,
+                                           case.adaptation.requirements,
+                                           f"{case.key}: vendor {case.vendor!r}")
             used = sorted({n.host for r in case.rounds for n in r.nodes})
             hosts.run_step("ship image", partial(_ship, builder, tag), only=used)
         except (ImageError, GroupError, HostError) as exc:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from chipperf import __version__
+from chipperf.config.adaptation import Adaptation
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.plan import CasePlan, RunPlan
 from chipperf.results.layout import fallback_dirs, write_json
@@ -65,6 +66,8 @@ class RunRecord:
                 "framework": case.framework, "image_folder": case.image_folder,
                 "notes": list(case.notes), "data_dir": case.data_dir, "image": None,
                 **({"implementation": case.implementation} if case.implementation else {}),
+                **({"adaptation": case.adaptation.record()} if case.adaptation != Adaptation()
+                   else {}),
                 "status": "pending", "reason": "", "rounds": []}
 
     def save(self) -> None:

@@ -34,6 +34,7 @@ from typing import Any, Callable, TextIO
 
 from chipperf_runtime.codeversion import code_digest
 from chipperf_runtime.timing import Clock
+from chipperf_runtime.training.driver.adapter import Adapter, load_adapter, vendor_env
 from chipperf_runtime.training.driver.args import CaseArgs, parse_args
 from chipperf_runtime.training.driver.config import (
     DERIVED_NAME,
@@ -92,6 +93,8 @@ class Driver:
         self.parameters: Any = None                # init_end(parameters=...): for the preset
         self.full_params: int | None = None        # case.yaml full_size.params
         self.execution: dict[str, Any] = {}        # executed(...): how the model ran, for FINISHED
+        self.adapter = Adapter()                   # the vendor's trainer adapter (training.driver.adapter)
+        self.vendor_env = vendor_env(environ)       # the vendor's environment files' variables
 
     @classmethod
     def start(cls, model: str, case_dir: Path, argv: Sequence[str] | None = None,
@@ -111,6 +114,7 @@ class Driver:
         driver = cls(model, args, config, dist, windows, log, env)
         driver.case_version = code_digest(Path(case_dir))
         driver.full_params = full_size_params(Path(case_dir))
+        driver.adapter = load_adapter(args.extern_config_dir)
         driver.submit_info()
         return driver
 
@@ -130,6 +134,7 @@ class Driver:
             "world_size": self.dist.world_size, "nnodes": self.dist.nnodes,
             "nproc_per_node": self.dist.nproc_per_node,
             "dataset": dataset_card(self.args.data_dir),
+            "vendor_env": self.vendor_env, "trainer_adapter": self.adapter.describe(),
         })
 
     def executed(self, **facts: Any) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -29,6 +30,7 @@ from chipperf_runtime.training.driver import (
     Metric,
     split_batch,
 )
+from chipperf_runtime.training.driver.adapter import Adapter
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
 from chipperf_runtime.training.driver.torchknobs import compile_for, fused_optimizer
@@ -46,6 +48,7 @@ from chipperf_runtime.training.imagecls.train import Loop, run
 
 DTYPES = ("fp32", "bf16", "fp16")
 OPTIMIZERS = ("sgd", "adamw")
+NO_ADAPTER = Adapter()
 
 
 @dataclass(frozen=True)
@@ -198,21 +201,38 @@ def input_loaders(cfg: Config, dist: DistEnv, rank_device: TorchDevice, data: In
 
 
 def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, net: nn.Module,
-               data: Input) -> tuple[Loop, Callable[[int], None]]:
+               data: Input, adapter: Adapter = NO_ADAPTER) -> tuple[Loop, Callable[[int], None]]:
     device = rank_device.device
     net = net.to(device)
     if cfg.channels_last:
         net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
-    model = DistributedDataParallel(net) if dist.distributed else net
-    opt = optimizer(cfg, model, fused_optimizer(rank_device))
+    # the vendor's trainer adapter's hooks (training.driver.adapter), each at its named point
+    model = adapter.step("model_to_ddp", lambda: DistributedDataParallel(net), net, cfg) \
+        if dist.distributed else net
+    opt = adapter.step("create_optimizer",
+                       lambda: optimizer(cfg, model, fused_optimizer(rank_device)), model, cfg)
     train_loader, val_loader, set_epoch = input_loaders(cfg, dist, rank_device, data)
     scheduler = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(cfg, len(train_loader)))
-    scaler = torch.amp.GradScaler(rank_device.autocast_type) \
-        if cfg.dtype == "fp16" and rank_device.is_accelerator else None
+    scaler = adapter.step("create_grad_scaler", lambda: grad_scaler(cfg, rank_device), cfg)
     loop = Loop(model, opt, scheduler, nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing),
                 train_loader, val_loader, device, cfg.dtype, cfg.channels_last, scaler,
-                cfg.clip_grad_norm)
+                cfg.clip_grad_norm,
+                partial(adapter.call, "backward") if adapter.has("backward") else None)
     return loop, set_epoch
+
+
+def grad_scaler(cfg: Config, rank_device: TorchDevice) -> Any:
+    """fp16 on an accelerator: torch.amp.GradScaler; else none."""
+    return torch.amp.GradScaler(rank_device.autocast_type) \
+        if cfg.dtype == "fp16" and rank_device.is_accelerator else None
+
+
+def adapted_model(cfg: Config, net: nn.Module, adapter: Adapter) -> nn.Module:
+    """The network after the adapter's convert_model, and its model_to_fp16 for fp16/bf16."""
+    net = adapter.step("convert_model", lambda: net, net, cfg)
+    if cfg.dtype in ("fp16", "bf16"):
+        net = adapter.step("model_to_fp16", lambda: net, net, cfg)
+    return net
 
 
 def main(model_name: str, case_dir: Path, image_model: ImageModel,
@@ -231,9 +251,12 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
     random.seed(cfg.seed + dist.rank)
     net = image_model.build(cfg, classes)
     forward = image_model.forward_flops(cfg, classes, net)
+    net = adapted_model(cfg, net, driver.adapter)
     compile_for(driver, [net], device)
     driver.executed(fused_optimizer=fused_optimizer(device), channels_last=bool(cfg.channels_last))
-    loop, set_epoch = build_loop(cfg, dist, device, net, data)
+    loop, set_epoch = build_loop(cfg, dist, device, net, data, driver.adapter)
+    driver.executed(optimizer=type(loop.optimizer).__name__,
+                    **({"adapter_hooks": list(driver.adapter.used)} if driver.adapter.path else {}))
     train_images, val_images = data.images
     driver.init_end(**device.describe(), threads=threads, classes=classes, data_mode=data.mode,
                     train_images=train_images, val_images=val_images,

@@ -33,6 +33,9 @@ class Loop:
     channels_last: bool
     scaler: Any = None  # torch.amp.GradScaler for fp16
     clip_grad_norm: float | None = None   # clip the gradients' global norm to this
+    # the vendor adapter's backward(step, loss, optimizer, scaler): backward + optimizer step
+    backward: Callable[..., Any] | None = None
+    steps: int = 0                        # optimizer steps so far (the backward hook's step)
 
 
 @dataclass
@@ -62,7 +65,10 @@ def train_step(loop: Loop, images: torch.Tensor, labels: torch.Tensor) -> torch.
     loop.optimizer.zero_grad(set_to_none=True)
     with autocast(loop):
         loss = loop.criterion(loop.model(images), labels)
-    if loop.scaler is not None:
+    loop.steps += 1
+    if loop.backward is not None:
+        loop.backward(loop.steps, loss, loop.optimizer, loop.scaler)
+    elif loop.scaler is not None:
         loop.scaler.scale(loss).backward()
         clip(loop, unscale=True)
         loop.scaler.step(loop.optimizer)
