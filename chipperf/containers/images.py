@@ -181,13 +181,19 @@ def ensure_case_image(client: Any, name: str, inputs: BuildInputs, cfg: ImageBui
     tag = ensure_image(client, name, inputs, cfg)
     if requirements is None:
         return tag
+    return ensure_layer(client, name, tag, inputs, cfg, requirements, where)
+
+
+def ensure_layer(client: Any, name: str, base_tag: str, inputs: BuildInputs,
+                 cfg: ImageBuildConfig, requirements: Path, where: str) -> str:
+    """The requirements layer on ``base_tag`` (built from ``inputs``), built when missing."""
     with tempfile.TemporaryDirectory(prefix="chipperf-layer-") as tmp:
-        layer = layer_inputs(Path(tmp), tag, requirements, inputs)
+        layer = layer_inputs(Path(tmp), base_tag, requirements, inputs)
         try:
             return ensure_image(client, name + LAYER_SUFFIX, layer, cfg)
         except ImageError as exc:
             raise ImageError(f"{where}: {requirements}: installing the case's requirements "
-                             f"on {tag} failed: {exc}: fix the line pip names, or make the "
+                             f"on {base_tag} failed: {exc}: fix the line pip names, or make the "
                              "package reachable (PIP_INDEX_URL, WHEELHOUSE)") from exc
 
 
