@@ -34,7 +34,11 @@ ENV_FILE = "environment_variables.sh"
 REQUIREMENTS_FILE = "requirements.txt"
 CASE_HOOKS_KEY = "adapter_hooks"     # case.yaml: the adapter hooks the case's loop calls
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
-PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]*$")   # a word a shell reads as itself
+SHELL_OPTION = re.compile(r"set\s+[-+][a-z]+\s*(#.*)?$")
+ARCHIVE_URL = re.compile(r"https?://\S+\.(whl|tar\.gz|zip)$")   # pip installs it by URL
+# modules FlagPerf's case code has beside run_pretraining.py, which FlagPerf adapters import
+FLAGPERF_MODULES = ("config", "utils", "driver", "dataloaders", "model", "train", "schedulers",
+                    "optimizers")
 # variables the plan sets for the launch contract: a vendor file may not change them
 RESERVED = ("MASTER_ADDR", "MASTER_PORT", "NNODES", "NODE_RANK", "NPROC_PER_NODE", "WORLD_SIZE",
             "RANK", "LOCAL_RANK", "PYTHONPATH", VENDOR_ENV_NAMES)
@@ -108,8 +112,8 @@ def parse_env_file(path: Path) -> tuple[dict[str, str], list[str]]:
 def parse_env_line(line: str) -> tuple[str, str] | str | None:
     """(name, value), None for a blank or comment line, or what is wrong (a str)."""
     text = line.strip()
-    if not text or text.startswith("#"):
-        return None
+    if not text or text.startswith("#") or SHELL_OPTION.match(text):
+        return None     # a shell option (FlagPerf's kunlunxin files start with `set -x`): no variable
     if _expands(text):
         return (f"{text!r}: {'$'} expansion and command substitution are not read: write the "
                 "value itself, or quote it in single quotes to mean the characters")
@@ -147,8 +151,9 @@ def _expands(raw: str) -> bool:
 
 
 def requirements_problems(path: Path) -> list[str]:
-    """One problem per line that is not a plain requirement (PEP 508): pip options, other
-    files and URLs belong in the test config's image settings (PIP_INDEX_URL, WHEELHOUSE)."""
+    """One problem per line that is neither a requirement (PEP 508) nor a wheel's or sdist's
+    URL: pip options and other files belong in the test config's image settings
+    (PIP_INDEX_URL, WHEELHOUSE)."""
     problems = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         text = line.split(" #", 1)[0].strip()
@@ -158,11 +163,13 @@ def requirements_problems(path: Path) -> list[str]:
             problems.append(f"{path}:{number}: {text!r}: pip options are not read here: set "
                             "the index, find-links and wheelhouse in the test config")
             continue
+        if ARCHIVE_URL.match(text):
+            continue     # a wheel or sdist by URL, as FlagPerf's kunlunxin files give torchvision
         try:
             Requirement(text)
         except InvalidRequirement as exc:
             problems.append(f"{path}:{number}: {text!r} is not a requirement ({exc}): write "
-                            "`name`, `name==version` or `name>=version`")
+                            "`name`, `name==version`, `name>=version` or a wheel's URL")
     return problems
 
 
@@ -179,6 +186,7 @@ def adapter_hooks(path: Path) -> tuple[tuple[str, ...], list[str]]:
                     "fix it (the case would fail importing it)"]
     defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     declared, problems = _declared(tree, path)
+    problems += _flagperf_imports(tree, path)
     if declared is not None:
         missing = [n for n in declared if n not in defined]
         problems += [f"{path}: declares hook(s) {', '.join(missing)} in {DECLARED} but does not "
@@ -187,6 +195,27 @@ def adapter_hooks(path: Path) -> tuple[tuple[str, ...], list[str]]:
         problems += [f"{path}: {DECLARED} names {', '.join(unknown)}, which chipperf has no "
                      f"point for; hooks: {', '.join(HOOKS)}"] if unknown else []
     return tuple(n for n in HOOKS if n in defined), problems
+
+
+def _flagperf_imports(tree: ast.Module, path: Path) -> list[str]:
+    """A problem per import of a module of FlagPerf's own case code (its ``config``, ``utils``,
+    ``driver``, ...) that the vendor folder does not hold itself: chipperf's case has none."""
+    problems = []
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+        for name in names:
+            top = name.split(".")[0]
+            if top in FLAGPERF_MODULES and not _ships(path.parent, top):
+                problems.append(f"{path}:{node.lineno}: imports {top}, a module of FlagPerf's "
+                                "case code that chipperf's case does not have: take settings from "
+                                "the hook's `config` argument (the case's parameters) instead")
+    return problems
+
+
+def _ships(extern: Path, module: str) -> bool:
+    return (extern / f"{module}.py").is_file() or (extern / module).is_dir() or \
+        (extern.parent / f"{module}.py").is_file() or (extern.parent / module).is_dir()
 
 
 def _declared(tree: ast.Module, path: Path) -> tuple[list[str] | None, list[str]]:

@@ -13,6 +13,7 @@ import pytest
 from chipperf.cli import EXIT_CONFIG, main
 from chipperf.config.adaptation import (
     adapter_hooks,
+    case_adaptation,
     parse_env_file,
     requirements_problems,
 )
@@ -75,12 +76,29 @@ def test_a_case_without_adaptation_plans_as_before(tmp_path) -> None:
     assert case.adaptation.requirements is None and case.adaptation.env == {}
 
 
+@pytest.mark.parametrize("vendor_case", sorted(p for p in Path("training").glob("*/*-*")
+                                                if p.parent.name != "benchmarks"),
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_vendor_case_folder_of_the_tree_reads_cleanly(vendor_case) -> None:
+    catalogue = Catalogue.scan(Path("training"))
+    model, family = vendor_case.name.rsplit("-", 1)
+    adaptation = case_adaptation(catalogue, vendor_case.parent.name, model, family, "tree")
+    assert adaptation.problems == ()
+
+
+def test_kunlunxin_resnet50_carries_flagperf_variables() -> None:
+    adaptation = case_adaptation(Catalogue.scan(Path("training")), "kunlunxin", "resnet50",
+                                 "pytorch", "tree")
+    assert adaptation.env == {"BKCL_PCIE_RING": "1", "BKCL_TIMEOUT": "1800",
+                              "XMLIR_D_XPU_L3_SIZE": "66060288", "XDNN_CONV_GEMM_DTYPE": "int16"}
+
+
 # ---------------------------------------------------------------- environment files
 
 
 def test_env_file_reads_assignments_only(tmp_path) -> None:
     path = tmp_path / "environment_variables.sh"
-    path.write_text("# kunlunxin's kind of file\nexport XDNN_CONV_GEMM_DTYPE=int16\n\n"
+    path.write_text("# kunlunxin's kind of file\nset -x\nexport XDNN_CONV_GEMM_DTYPE=int16\n\n"
                     "BKCL_TREE_THRESHOLD=1  # trailing comment\nexport A='x $y' \n"
                     'export B="quoted"\n')
     values, problems = parse_env_file(path)
@@ -113,7 +131,9 @@ def test_env_file_lines_chipperf_cannot_read_are_problems_naming_file_and_line(
 def test_requirements_lines_that_are_not_requirements(tmp_path) -> None:
     path = tmp_path / "requirements.txt"
     path.write_text("# vendor packages\nnumpy>=1.20\n-i https://mirror.example/simple\n"
-                    "not a requirement!\nsix==1.16.0  # comment\n")
+                    "not a requirement!\nsix==1.16.0  # comment\n"
+                    "https://download.pytorch.org/whl/cpu/torchvision-0.13.1%2Bcpu-cp38-cp38-"
+                    "linux_x86_64.whl\n")   # FlagPerf's kunlunxin resnet50 line
     first, second = requirements_problems(path)
     assert first.startswith(f"{path}:3: '-i https://mirror.example/simple': pip options")
     assert second.startswith(f"{path}:4: 'not a requirement!' is not a requirement")
@@ -140,6 +160,23 @@ def test_adapter_that_does_not_parse_or_lacks_a_declared_hook(tmp_path) -> None:
     assert lacks == (f"{path}: declares hook(s) create_optimizer, fuse_kernels in HOOKS but does "
                      "not define them: define them or remove them from the list")
     assert unknown.startswith(f"{path}: HOOKS names fuse_kernels, which chipperf has no point for")
+
+
+def test_an_adapter_importing_flagperf_case_modules_is_refused_unless_it_ships_them(tmp_path) -> None:
+    """FlagPerf's kunlunxin bert adapter imports FlagPerf's ``config`` and ``utils``."""
+    extern = tmp_path / "extern"
+    extern.mkdir()
+    path = extern / "trainer_adapter.py"
+    path.write_text("import torch\nimport utils\nfrom config import mutable_params\n"
+                    "from driver.dist_pytorch import main_proc_print\nimport layers.fused\n\n"
+                    "def convert_model(model):\n    return model\n")
+    (extern / "utils.py").write_text("")          # the vendor's own utils: shipped, fine
+    hooks, problems = adapter_hooks(path)
+    assert hooks == ("convert_model",)
+    assert [p.split(": ")[0] for p in problems] == [f"{path}:3", f"{path}:4"]
+    assert problems[0] == (f"{path}:3: imports config, a module of FlagPerf's case code that "
+                           "chipperf's case does not have: take settings from the hook's `config` "
+                           "argument (the case's parameters) instead")
 
 
 # ---------------------------------------------------------------- bad input through plan
