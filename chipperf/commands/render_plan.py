@@ -5,8 +5,9 @@ from __future__ import annotations
 import shlex
 
 from chipperf.config.model import ClusterConfig, TestConfig
+from chipperf.containers.images import LAYER_SUFFIX
 from chipperf.containers.spec import ContainerSpec, docker_run_line, option_words
-from chipperf.plan import RunPlan
+from chipperf.plan import CasePlan, RunPlan
 from chipperf_runtime.vendors import hardware_status
 
 
@@ -32,6 +33,7 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
         lines += ["", f"case {case.key}",
                   f"  image     {case.image_name}:<hash of {case.image_context}>"
                   if not test.in_container_launch else "  image     none (the container's own)",
+                  *_adaptation(case),
                   f"  hardware  {hardware_status(case.vendor, case.chip)[1]}",
                   *(f"  warning   {note}" for note in case.notes),
                   f"  data      {case.data_dir}",
@@ -45,6 +47,17 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
                       *_spec("case container", node.case_spec),
                       *_spec("monitor sidecar", node.monitor_spec)]
     return "\n".join(lines)
+
+
+def _adaptation(case: CasePlan) -> list[str]:
+    """The vendor folder's environment, requirements layer and trainer adapter, where it has them."""
+    a = case.adaptation
+    return ([f"  vendor env {' '.join(f'{k}={shlex.quote(v)}' for k, v in a.env.items())} "
+             f"(from {', '.join(str(f) for f in a.env_files)})"] if a.env else []) + \
+        ([f"  requirements {a.requirements}: installed in a layer, "
+          f"{case.image_name}{LAYER_SUFFIX}:<hash of it on the image>"] if a.requirements else []) + \
+        ([f"  trainer adapter {a.adapter}: hooks {', '.join(a.hooks) or '(none)'}"]
+         if a.adapter else [])
 
 
 def _executor(cluster: ClusterConfig, test: TestConfig) -> list[str]:

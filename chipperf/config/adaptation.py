@@ -202,8 +202,10 @@ def _flagperf_imports(tree: ast.Module, path: Path) -> list[str]:
     ``driver``, ...) that the vendor folder does not hold itself: chipperf's case has none."""
     problems = []
     for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            [node.module or ""] if not node.level else []
         for name in names:
             top = name.split(".")[0]
             if top in FLAGPERF_MODULES and not _ships(path.parent, top):

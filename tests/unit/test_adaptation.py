@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from chipperf.cli import EXIT_CONFIG, main
+from chipperf.commands.render_plan import render_plan
 from chipperf.config.adaptation import (
     adapter_hooks,
     case_adaptation,
@@ -64,6 +65,13 @@ def test_the_fixture_plans_with_its_environment_in_the_container(tmp_path, root)
     assert recorded["requirements"] == str(root / "cpu/resnet50-pytorch/config/requirements.txt")
     assert recorded["trainer_adapter"] == str(root / "cpu/resnet50-pytorch/extern/trainer_adapter.py")
     assert recorded["adapter_hooks"] == ["convert_model", "create_optimizer"]
+    shown = render_plan(plan, cluster, test)
+    assert "  vendor env CHIPPERF_PROBE_VENDOR=cpu-wide CHIPPERF_PROBE_CASE=resnet50-adapted " \
+           "CHIPPERF_PROBE_QUOTED='two words' (from " in shown
+    assert f"  requirements {recorded['requirements']}: installed in a layer, " \
+           "chipperf/training-cpu-pytorch_2.13-req:<hash of it on the image>" in shown
+    assert f"  trainer adapter {recorded['trainer_adapter']}: hooks convert_model, " \
+           "create_optimizer" in shown
     uploads = {u.target: u.source for u in plan.uploads}
     assert uploads["code/vendor/resnet50-pytorch"] == root / "cpu/resnet50-pytorch"  # extern/ too
 
