@@ -212,19 +212,21 @@ def test_bad_adaptation_is_one_problem_naming_vendor_case_and_file(
 
 
 def test_a_hook_the_case_loop_has_no_point_for_is_refused(tmp_path, root) -> None:
-    """bert's loop calls no adapter hooks: its vendor's adapter would be dropped."""
+    """bert's loop (hftext) has no backward point: FlagPerf's kunlunxin bert adapter's
+    backward would be dropped."""
     bert = root / "cpu" / "bert-pytorch"
     shutil.copytree(Path("training/cpu/bert-pytorch"), bert)
     (bert / "extern").mkdir()
-    (bert / "extern" / "trainer_adapter.py").write_text("def create_optimizer(model, args):\n"
-                                                        "    return None\n")
+    (bert / "extern" / "trainer_adapter.py").write_text(
+        "def create_optimizer(model, args):\n    return None\n\n"
+        "def backward(step, loss, optimizer, grad_scaler=None):\n    loss.backward()\n")
     cluster = ClusterConfig(hosts=("127.0.0.1",), work_root=str(tmp_path / "work"))
     key = "bert:pytorch_2.13:xeon:1:1:1"
     test = TestConfig(vendor="cpu", cases=(CaseEntry(CaseKey.parse(key), "/data"),))
     problems = check(cluster, test, Catalogue.scan(root), "test_conf")
     assert f"test_conf: CASES[{key!r}]: vendor 'cpu': {bert}/extern/trainer_adapter.py: defines " \
-           "create_optimizer, which this case's training loop does not call (its hook points: " \
-           "none)" in "\n".join(problems)
+           "backward, which this case's training loop does not call (its hook points: " \
+           "convert_model, model_to_ddp, create_optimizer)" in "\n".join(problems)
 
 
 def test_a_run_with_a_bad_adapter_exits_2_and_makes_no_run_dir(tmp_path, root, capsys) -> None:

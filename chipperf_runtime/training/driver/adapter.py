@@ -67,6 +67,10 @@ class Adapter:
         """The hook ``name`` when the adapter has it, else the loop's own step ``default()``."""
         return self.call(name, *offered) if self.has(name) else default()
 
+    def converted(self, name: str, model: Any, config: Any) -> Any:
+        """``model`` through the hook ``name`` (convert_model, model_to_fp16), or as it is."""
+        return self.call(name, model, config) if self.has(name) else model
+
     def describe(self) -> dict[str, Any] | None:
         """For SUBMIT_INFO: the file and the hooks it provides (None without an adapter)."""
         if self.path is None:

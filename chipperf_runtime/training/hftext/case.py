@@ -17,6 +17,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DistEnv, Driver
+from chipperf_runtime.training.driver.adapter import Adapter
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import init_distributed
 from chipperf_runtime.training.driver.torchknobs import (
@@ -44,6 +45,8 @@ from chipperf_runtime.training.textlm.loop import Goal, linear_warmup_decay, war
 DTYPES = ("fp32", "bf16")
 LR_DECAYS = ("linear", "cosine", "inverse_sqrt")
 
+
+NO_ADAPTER = Adapter()   # a case run without a vendor adapter
 
 def check_config(cfg: Config, model: TextModel) -> Mapping[str, Any]:
     """The preset of ``model_size``; every configuration problem in one ConfigError."""
@@ -101,10 +104,13 @@ def lr_factor(cfg: Config) -> Callable[[int], float]:
 
 
 def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, model: TextModel,
-               net: nn.Module, data: Any) -> Loop:
+               net: nn.Module, data: Any, adapter: Adapter = NO_ADAPTER) -> Loop:
     device = rank_device.device
-    wrapped = DistributedDataParallel(net) if dist.distributed else net
-    optimizer = optimizer_for(wrapped, cfg, fused=fused_optimizer(rank_device))
+    # the vendor's trainer adapter's hooks (training.driver.adapter), each at its named point
+    wrapped = adapter.step("model_to_ddp", lambda: DistributedDataParallel(net), net, cfg) \
+        if dist.distributed else net
+    optimizer = adapter.step("create_optimizer", lambda: optimizer_for(
+        wrapped, cfg, fused=fused_optimizer(rank_device)), wrapped, cfg)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(cfg))
     task = model.task
     return Loop(model=wrapped, optimizer=optimizer, scheduler=scheduler, device=device,
@@ -132,11 +138,14 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     built = padded_vocab(preset, cfg)
     net = hf_model(model.arch, built).to(device.device)
     weights = task.initialise(net, data, cfg)
+    net = driver.adapter.converted("convert_model", net, cfg)
     seq_len = task.seq_len(data, cfg)
     forward = forward_flops(model, preset, seq_len)       # the real vocabulary's
     setting = compile_for(driver, [net], device)
     driver.executed(attention=attention_of(net), fused_optimizer=fused_optimizer(device))
-    loop = build_loop(cfg, dist, device, model, net, data)
+    loop = build_loop(cfg, dist, device, model, net, data, driver.adapter)
+    driver.executed(optimizer=type(loop.optimizer).__name__,
+                    **({"adapter_hooks": list(driver.adapter.used)} if driver.adapter.path else {}))
     if setting.enabled:     # the fp32 cast and softmax of the logits fused, not materialised
         loop.loss = compile_function(token_loss, setting)
         driver.executed(loss=f"cross entropy, {setting.describe()}")

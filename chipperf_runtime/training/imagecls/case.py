@@ -229,10 +229,8 @@ def grad_scaler(cfg: Config, rank_device: TorchDevice) -> Any:
 
 def adapted_model(cfg: Config, net: nn.Module, adapter: Adapter) -> nn.Module:
     """The network after the adapter's convert_model, and its model_to_fp16 for fp16/bf16."""
-    net = adapter.step("convert_model", lambda: net, net, cfg)
-    if cfg.dtype in ("fp16", "bf16"):
-        net = adapter.step("model_to_fp16", lambda: net, net, cfg)
-    return net
+    net = adapter.converted("convert_model", net, cfg)
+    return adapter.converted("model_to_fp16", net, cfg) if cfg.dtype in ("fp16", "bf16") else net
 
 
 def main(model_name: str, case_dir: Path, image_model: ImageModel,

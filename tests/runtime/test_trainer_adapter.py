@@ -1,0 +1,81 @@
+"""The vendor's trainer adapter as the case loads and calls it (chipperf_runtime.training.
+driver.adapter): FlagPerf's argument lists, extern/layers on the path, and the errors that stop
+a case before training, each naming the file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from chipperf_runtime.training.driver.adapter import Adapter, load_adapter, vendor_env
+from chipperf_runtime.training.driver.errors import ConfigError
+
+
+def vendor_case(tmp_path: Path, adapter: str, layer: str = "") -> Path:
+    """A vendor case folder with ``adapter`` as extern/trainer_adapter.py; returns config/."""
+    (tmp_path / "config").mkdir()
+    (tmp_path / "extern" / "layers").mkdir(parents=True)
+    (tmp_path / "extern" / "trainer_adapter.py").write_text(adapter)
+    (tmp_path / "extern" / "layers" / "__init__.py").write_text(layer)
+    return tmp_path / "config"
+
+
+@pytest.fixture(autouse=True)
+def fresh_modules():
+    """Each test imports its own adapter and layers."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name in ("trainer_adapter", "layers") or name.startswith("layers."):
+            del sys.modules[name]
+
+
+def test_hooks_take_the_arguments_they_name_and_are_recorded(tmp_path) -> None:
+    config = vendor_case(tmp_path, (
+        "from layers import SCALE\n\n"
+        "def convert_model(model):\n    return model * SCALE\n\n"
+        "def create_optimizer(model, args):\n    return ('opt', model, args)\n\n"
+        "def backward(step, loss, *rest):\n    return (step, loss, rest)\n"), "SCALE = 10\n")
+    adapter = load_adapter(config)
+    assert adapter.describe() == {"file": str(tmp_path / "extern" / "trainer_adapter.py"),
+                                  "hooks": ["backward", "convert_model", "create_optimizer"]}
+    assert adapter.converted("convert_model", 2, "cfg") == 20    # FlagPerf's convert_model(model)
+    assert adapter.converted("model_to_fp16", 2, "cfg") == 2     # no hook: the model as it is
+    assert adapter.step("create_optimizer", lambda: "own", "m", "cfg") == ("opt", "m", "cfg")
+    assert adapter.step("create_grad_scaler", lambda: "own scaler", "cfg") == "own scaler"
+    assert adapter.call("backward", 3, "loss", "opt", None) == (3, "loss", ("opt", None))
+    assert adapter.used == ["convert_model", "create_optimizer", "backward"]
+
+
+def test_no_adapter_is_an_empty_one(tmp_path) -> None:
+    (tmp_path / "config").mkdir()
+    adapter = load_adapter(tmp_path / "config")
+    assert adapter == Adapter() and adapter.describe() is None
+    assert load_adapter(None).step("create_optimizer", lambda: "own") == "own"
+
+
+def test_an_adapter_that_raises_on_import_names_the_file(tmp_path) -> None:
+    config = vendor_case(tmp_path, "import torch_xmlir\n")
+    with pytest.raises(ConfigError) as err:
+        load_adapter(config)
+    assert str(err.value) == (
+        f"{tmp_path / 'extern' / 'trainer_adapter.py'}: importing the vendor's trainer adapter "
+        "failed: ModuleNotFoundError: No module named 'torch_xmlir': fix the adapter, or install "
+        "what it imports (config/requirements.txt beside it)")
+
+
+def test_a_declared_hook_it_lacks_names_the_file(tmp_path) -> None:
+    config = vendor_case(tmp_path, "HOOKS = ['backward', 'create_optimizer']\n\n"
+                                   "def create_optimizer(model):\n    return None\n")
+    with pytest.raises(ConfigError, match=r"trainer_adapter.py: declares hook\(s\) backward in "
+                                          "HOOKS but does not define them"):
+        load_adapter(config)
+
+
+def test_vendor_env_reports_the_named_variables() -> None:
+    environ = {"CHIPPERF_VENDOR_ENV": "BKCL_PCIE_RING,XDNN_CONV_GEMM_DTYPE",
+               "BKCL_PCIE_RING": "1", "XDNN_CONV_GEMM_DTYPE": "int16", "OTHER": "x"}
+    assert vendor_env(environ) == {"BKCL_PCIE_RING": "1", "XDNN_CONV_GEMM_DTYPE": "int16"}
+    assert vendor_env({}) == {}
