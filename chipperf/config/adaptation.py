@@ -68,15 +68,19 @@ class Adaptation:
 
 
 def read_adaptation(vendor_dir: Path, vendor_case: Path, where: str,
-                    honoured: tuple[str, ...] | None) -> Adaptation:
+                    honoured: tuple[str, ...] | None, devices_env: str | None = None) -> Adaptation:
     """The adaptation of ``vendor_case`` (``<root>/<vendor>/<model>-<framework>``);
     ``where`` names vendor and case in each problem; ``honoured``: the hooks the case's loop
-    calls (None: the case names none)."""
+    calls (None: the case names none); ``devices_env``: the vendor's visible-devices variable,
+    which the plan sets per node (a file may not)."""
     env: dict[str, str] = {}
     files, problems = [], []
     for path in (vendor_dir / ENV_FILE, vendor_case / "config" / ENV_FILE):
         if path.is_file():
             values, bad = parse_env_file(path)
+            bad += [f"{path}: sets {devices_env}, which chipperf sets per node from the case "
+                    "key's nproc: remove it (or set VISIBLE_DEVICES_ENV in the test config)"
+                    ] if devices_env in values else []
             env.update(values)
             files.append(path)
             problems += [f"{where}: {p}" for p in bad]
@@ -262,5 +266,8 @@ def case_adaptation(catalogue: Any, vendor: str, model: str, family: str, where:
     case_dir = catalogue.cases.get((model, family))
     if catalogue.suite.name != "training" or vendor_case is None or case_dir is None:
         return Adaptation()
+    from chipperf_runtime.vendors import get_vendor, vendor_names
+
+    devices_env = get_vendor(vendor).visible_devices_env if vendor in vendor_names() else None
     return read_adaptation(vendor_case.parent, vendor_case, f"{where}: vendor {vendor!r}",
-                           case_hooks(read_case_meta(case_dir)))
+                           case_hooks(read_case_meta(case_dir)), devices_env)

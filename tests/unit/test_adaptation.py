@@ -211,6 +211,18 @@ def test_bad_adaptation_is_one_problem_naming_vendor_case_and_file(
     assert problem.startswith(f"{WHERE}: {path}{says}"), problem
 
 
+def test_the_vendors_visible_devices_variable_is_chipperfs(tmp_path) -> None:
+    root = tmp_path / "training"
+    shutil.copytree(Path("training/kunlunxin/resnet50-pytorch"), root / "kunlunxin/resnet50-pytorch")
+    (root / "benchmarks").symlink_to(Path("training/benchmarks").resolve())
+    path = root / "kunlunxin/resnet50-pytorch/config/environment_variables.sh"
+    path.write_text(path.read_text() + "export XPU_VISIBLE_DEVICES=0,1\n")
+    adaptation = case_adaptation(Catalogue.scan(root), "kunlunxin", "resnet50", "pytorch", "k")
+    assert adaptation.problems == (f"k: vendor 'kunlunxin': {path}: sets XPU_VISIBLE_DEVICES, "
+                                   "which chipperf sets per node from the case key's nproc: remove "
+                                   "it (or set VISIBLE_DEVICES_ENV in the test config)",)
+
+
 def test_a_hook_the_case_loop_has_no_point_for_is_refused(tmp_path, root) -> None:
     """bert's loop (hftext) has no backward point: FlagPerf's kunlunxin bert adapter's
     backward would be dropped."""
