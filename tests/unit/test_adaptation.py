@@ -101,6 +101,21 @@ def test_kunlunxin_resnet50_carries_flagperf_variables() -> None:
                               "XMLIR_D_XPU_L3_SIZE": "66060288", "XDNN_CONV_GEMM_DTYPE": "int16"}
 
 
+def test_flagperf_kunlunxin_environment_files_overlaid_are_read(tmp_path) -> None:
+    """FlagPerf's own files (tests/unit/data/flagperf/, source commit on their first line),
+    dropped into chipperf's tree as a vendor would."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import flagperf_overlay
+
+    catalogue = flagperf_overlay.overlay(tmp_path / "training")
+    bert = case_adaptation(catalogue, "kunlunxin", "bert", "pytorch", "k")
+    assert bert.problems == ()
+    assert bert.env == {"XMLIR_F_XPU_ENABLED_BOOL": "true", "XMLIR_TORCH_XCCL_ENABLED": "true",
+                        "BKCL_PCIE_RING": "1"}
+    resnet = case_adaptation(catalogue, "kunlunxin", "resnet50", "pytorch", "k")
+    assert resnet.problems == () and resnet.env["XDNN_CONV_GEMM_DTYPE"] == "int16"
+
+
 # ---------------------------------------------------------------- environment files
 
 
