@@ -126,7 +126,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     from chipperf.commands.selftest import run_selftest
 
     return run_selftest(args.vendor, args.chip, args.budget, Path(args.result_root),
-                        Path(args.data_root), main)
+                        Path(args.data_root) if args.data_root else None, main)
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
@@ -291,8 +291,10 @@ def _add_selftest_command(sub: Subparsers) -> None:
                    metavar="SECONDS",
                    help="the most the whole selftest may take (default: %(default)g)")
     q.add_argument("--result-root", default="result", metavar="DIR", help="where selftest<ts>/ goes")
-    q.add_argument("--data-root", default="/tmp/chipperf-inference-data", metavar="DIR",
-                   help="where its small data sets are (made there when missing)")
+    q.add_argument("--data-root", default=None, metavar="DIR",
+                   help="where it makes its small synthetic data sets (default: a new temporary "
+                        "folder); exit 0 all ran and none failed or suspect, 1 one failed or is "
+                        "suspect, 2 bad arguments, 3 incomplete (a step the budget could not hold)")
     q.set_defaults(fn=cmd_selftest)
 
 

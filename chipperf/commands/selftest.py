@@ -13,11 +13,16 @@ this python, as FlagPerf's EXEC_IN_CONTAINER does), within ``--budget`` seconds:
    throughput), with MFU where the spec sheet has the peak;
 4. one LLM serving point (llama3_8b, eager, two layers of the vendor's shape: TTFT and TPOT).
 
+Nothing is prepared first: the data the steps read is made by the selftest in a folder of its
+own (``selftest_data``: the standard library, and ``tokenizers`` from the ``selftest`` extra).
 Each step is an ordinary `chipperf run` through the engine, writing an ordinary run dir that
-`chipperf check` accepts, under ``<result root>/selftest<timestamp>/<step>/``; a step the
-remaining budget cannot hold is "not run" with that reason. The verdict table (printed, and
-``selftest.json`` / ``selftest.md`` beside the steps) gives per figure its value, its ratio to
-the reference and its share of the spec sheet, or why it is missing.
+`chipperf check` accepts, under ``<result root>/selftest<timestamp>/<step>/``, of up to
+HEADLINE_ROUNDS rounds (fewer when the budget cannot hold them: the table says so); a step the
+remaining budget cannot hold is "not run" with that reason. The host's load is recorded before
+each step and a busy host warned about. The verdict table (printed, and ``selftest.json`` /
+``selftest.md`` beside the steps) gives per figure its value (the median of the counted rounds)
+and their spread, its ratio to the reference, its share of the spec sheet and a verdict
+(``selftest_verdict``: ok, suspect, low, failed, not run); the exit status follows from them.
 """
 
 from __future__ import annotations
@@ -28,16 +33,29 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from chipperf.commands.selftest_data import make_images, make_prompts
+from chipperf.commands.selftest_verdict import (
+    HEADLINE_ROUNDS,
+    LEGEND,
+    Row,
+    busy_warning,
+    exit_status,
+    headline,
+    host_load,
+    judge,
+    table,
+)
 from chipperf.errors import ConfigError
 from chipperf.plan import device_env
 from chipperf.suites import get_suite
@@ -49,7 +67,7 @@ FACTS_MIN_S = 20.0            # below this budget not even the device facts are 
 DEFAULT_BUDGET_S = 600.0
 # step -> the least budget it needs to start (on the 2-core CI machine each took about half)
 STEP_MIN_S = {"base": 40.0, "training": 60.0, "inference": 60.0, "serving": 40.0}
-DATA = {"training": "digits", "inference": "digits", "serving": "llm-prompts"}
+DATA = {"training": "images", "inference": "images", "serving": "llm-prompts"}
 # base/ specs per vendor kind: every GEMM dtype the chip's spec sheet lists, and bandwidth
 GEMM_SPECS = {"fp64": "FP64", "fp32": "FP32", "tf32": "TF32", "bf16": "BF16", "fp16": "FP16",
               "fp8": "FP8", "int8": "INT8"}
@@ -65,20 +83,6 @@ SERVING_CAPS = {"num_layers": 2, "prompt_tokens_min": 128, "prompt_tokens_max": 
 SCALE = {"FLOP/s": (1e12, "TFLOP/s"), "OP/s": (1e12, "TOPS"), "bytes/s": (1e9, "GB/s")}
 
 
-@dataclass(frozen=True)
-class Row:
-    """One line of the verdict table."""
-
-    step: str
-    figure: str
-    value: float | None = None
-    unit: str = ""
-    reference: float | None = None
-    ratio: float | None = None
-    share_of_spec: float | None = None
-    verdict: str = "ok"
-
-
 @dataclass
 class Selftest:
     vendor: str
@@ -88,12 +92,13 @@ class Selftest:
     data_root: Path
     # `chipperf <argv>` in this process, exit code back (chipperf.cli.main, handed in by the CLI)
     command: Callable[[Sequence[str]], int]
-    data_tried: bool = False          # inference/prepare_data.py has run once
     data_problem: str | None = None   # why the data sets could not be made
     started: float = field(default_factory=time.monotonic)
     rows: list[Row] = field(default_factory=list)
     runs: dict[str, str] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
+    loads: dict[str, dict[str, Any]] = field(default_factory=dict)   # step -> host_load() before it
+    warnings: list[str] = field(default_factory=list)
 
     def left(self) -> float:
         return self.budget_s - (time.monotonic() - self.started)
@@ -118,43 +123,87 @@ def check_args(vendor: str, chip: str, budget_s: float) -> None:
     elif get_vendor(vendor).chip(chip) is None:
         problems.append(f"--chip {chip}: not on the {vendor} spec sheet; one of "
                         f"{', '.join(get_vendor(vendor).chips)}")
-    if budget_s < FACTS_MIN_S:
-        problems.append(f"--budget {budget_s:g}: too small even for the device facts (they take "
-                        f"up to {FACTS_MIN_S:g} s): give at least {FACTS_MIN_S:g}, or "
+    problems += missing_modules()
+    least = FACTS_MIN_S + min(STEP_MIN_S.values())
+    if budget_s < least:
+        problems.append(f"--budget {budget_s:g}: too small for one step (the device facts take "
+                        f"up to {FACTS_MIN_S:g} s, the shortest step about "
+                        f"{min(STEP_MIN_S.values()):g} s): give at least {least:g}, or "
                         f"{sum(STEP_MIN_S.values()) + FACTS_MIN_S:g} for every step")
     if problems:
         raise ConfigError(problems)
 
 
+EXTRA = {"numpy": "numpy", "PIL": "Pillow", "tokenizers": "tokenizers"}   # pyproject's selftest extra
+
+
+def missing_modules() -> list[str]:
+    """What this python lacks of the selftest's needs, each with its fix."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return [f"{sys.executable}: no torch: install the vendor's torch (and its torchvision) "
+                f"into this python first"]
+    problems = []
+    lacking = [pkg for module, pkg in EXTRA.items() if importlib.util.find_spec(module) is None]
+    if lacking:
+        problems.append(f"{sys.executable}: no {', '.join(lacking)}: install the selftest extra: "
+                        f"pip install -e '{REPO}[selftest]'")
+    if importlib.util.find_spec("torchvision") is None:
+        from importlib.metadata import version
+
+        major, minor = version("torch").split("+")[0].split(".")[:2]
+        pair = f"0.{int(minor) + 15}" if major == "2" else "the one its release notes pair"
+        problems.append(f"{sys.executable}: no torchvision beside torch {version('torch')}: "
+                        f"install its pair without replacing torch: pip install "
+                        f"'torchvision=={pair}.*' (where the vendor's image ships one, that one)")
+    return problems
+
+
 def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_root: Path,
-                 data_root: Path, command: Callable[[Sequence[str]], int],
+                 data_root: Path | None, command: Callable[[Sequence[str]], int],
                  out: Callable[[str], None] = print) -> int:
-    """0 when every step that ran succeeded (steps the budget could not hold are reported,
-    not failed), 1 otherwise. Raises ConfigError on bad arguments, before anything runs."""
+    """selftest_verdict's exit status (EXIT_OK, EXIT_FAILED, EXIT_INCOMPLETE). ``data_root``
+    None: a new temporary folder for the data. Raises ConfigError on bad arguments, before
+    anything runs."""
     found = detect_vendor()
     vendor = vendor or found[0]
     chip = chip or (found[1] if vendor == found[0] else next(iter(get_vendor(vendor).chips), ""))
     check_args(vendor, chip, budget_s)
     root = Path(result_root) / f"selftest{datetime.now():%Y%m%d%H%M%S}"
     root.mkdir(parents=True, exist_ok=False)
-    test = Selftest(vendor, chip, budget_s, root, Path(data_root), command=command)
-    out(f"chipperf selftest: vendor {vendor}, chip {chip}, budget {budget_s:g} s, results in {root}")
+    data = Path(data_root) if data_root else Path(tempfile.mkdtemp(prefix="chipperf-selftest-data-"))
+    test = Selftest(vendor, chip, budget_s, root, data, command=command)
+    out(f"chipperf selftest: vendor {vendor}, chip {chip}, budget {budget_s:g} s, results in {root}, "
+        f"data in {data}")
     test.facts = device_facts(test)
     out(f"device: {json.dumps(test.facts)}")
-    for step, run in (("base", base_step), ("training", training_step),
-                      ("inference", inference_step), ("serving", serving_step)):
+    steps = list(STEPS)
+    for n, step in enumerate(steps):
         if test.left() < STEP_MIN_S[step]:
             test.rows.append(Row(step, step, verdict=f"not run: {test.left():.0f} s of the budget "
                                  f"left, the step needs about {STEP_MIN_S[step]:g} s"))
             continue
+        load = test.loads[step] = host_load()
+        if load["busy"]:
+            test.warnings.append(busy_warning(step, load))
+            out(test.warnings[-1])
         out(f"--- {step} ({test.left():.0f} s of the budget left)")
-        run(test)
+        STEPS[step](test, rounds_for(test, step, steps[n + 1:]))
+    test.rows = [judge(vendor, r) for r in test.rows]
     write_outputs(test)
     for line in table(test.rows):
         out(line)
-    out(f"selftest: {root}")
-    return 0 if all(r.verdict.startswith(("ok", "not run", "unsupported"))
-                    for r in test.rows) else 1
+    status = exit_status(test.rows)
+    out(f"selftest: {root}: exit {status} ({LEGEND})")
+    return status
+
+
+def rounds_for(test: Selftest, step: str, later: Sequence[str]) -> int:
+    """HEADLINE_ROUNDS when what the budget leaves after the later steps' least holds them
+    (each about the step's least), else as many as it holds, at least one."""
+    spare = test.left() - sum(STEP_MIN_S[s] for s in later)
+    return max(1, min(HEADLINE_ROUNDS, int(spare // STEP_MIN_S[step])))
 
 
 # ------------------------------------------------------------------ steps
@@ -176,30 +225,32 @@ def device_facts(test: Selftest) -> dict[str, Any]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def base_step(test: Selftest) -> None:
+def base_step(test: Selftest, rounds: int) -> None:
     """Every GEMM dtype the chip lists and memory bandwidth; each case times the same operation
     in a bare torch loop right after its window (FINISHED's reference): the ratio's source."""
     specs = [f"computation-{d}" for d in gemm_dtypes(test.vendor, test.chip)]
-    engine_run(test, "base", {s: "pytorch_2.13" for s in [*specs, "main_memory-bandwidth"]})
+    engine_run(test, "base", {s: "pytorch_2.13" for s in [*specs, "main_memory-bandwidth"]},
+               rounds=rounds)
 
 
-def training_step(test: Selftest) -> None:
+def training_step(test: Selftest, rounds: int) -> None:
     """resnet50 on the vendor's 1x1 config in performance mode (OVERRIDES): WARMUP_STEPS, then
     TRAINING_STEPS timed optimizer steps; throughput and MFU from the timed steps."""
     data = prepared(test, "training")
-    engine_run(test, "training", {f"resnet50:pytorch_2.13:{test.chip}:1:1:1": str(data)},
+    engine_run(test, "training", {f"resnet50:pytorch_2.13:{test.chip}:1:1:{rounds}": str(data)},
                overrides={"run_mode": "performance", "perf_warmup_steps": WARMUP_STEPS,
                           "timed_steps": TRAINING_STEPS})
 
 
-def inference_step(test: Selftest) -> None:
+def inference_step(test: Selftest, rounds: int) -> None:
     """resnet50 in eager mode (the framework's own path every vendor has; a vendor file may
     name an engine this host lacks, TensorRT say): whole and core throughput."""
-    engine_run(test, "inference", {"resnet50:pytorch_2.13": str(prepared(test, "inference"))},
+    engine_run(test, "inference",
+               {f"resnet50:pytorch_2.13:{test.chip}:1:1:{rounds}": str(prepared(test, "inference"))},
                overrides={"engine": "eager"})
 
 
-def serving_step(test: Selftest) -> None:
+def serving_step(test: Selftest, rounds: int) -> None:
     """One llama3_8b serving point, eager: the vendor's shape and lengths, each capped by
     SERVING_CAPS (an 8B model's weights alone take minutes to make; the table's preset label
     says what ran)."""
@@ -208,8 +259,13 @@ def serving_step(test: Selftest) -> None:
     merged, _, _ = read_layers(config_dir, f"{test.vendor}_configuration.yaml")
     caps = {k: cap for k, cap in SERVING_CAPS.items()
             if isinstance(merged.get(k), int) and merged[k] > cap}
-    engine_run(test, "serving", {"llama3_8b:pytorch_2.13": str(data)}, suite="inference",
-               overrides={"engine": "eager", **caps})
+    engine_run(test, "serving", {f"llama3_8b:pytorch_2.13:{test.chip}:1:1:{rounds}": str(data)},
+               suite="inference", overrides={"engine": "eager", **caps})
+
+
+STEPS: dict[str, Callable[[Selftest, int], None]] = {
+    "base": base_step, "training": training_step, "inference": inference_step,
+    "serving": serving_step}
 
 
 def gemm_dtypes(vendor: str, chip: str) -> list[str]:
@@ -219,27 +275,30 @@ def gemm_dtypes(vendor: str, chip: str) -> list[str]:
 
 
 def prepared(test: Selftest, step: str) -> Path:
-    """The step's data under the data root; the first step that needs data makes every set
-    that is missing, once (inference/prepare_data.py), and a failure is kept for the table."""
-    if not test.data_tried:
-        test.data_tried = True
-        done = subprocess.run([sys.executable, str(REPO / "inference" / "prepare_data.py"),
-                               "--root", str(test.data_root)], capture_output=True, text=True)
-        if done.returncode != 0:
-            test.data_problem = (done.stderr.strip().splitlines() or ["no output"])[-1]
-    return test.data_root / DATA[step]
+    """The step's data under the data root, made there by the selftest when missing
+    (selftest_data); why it could not be made is kept for the table."""
+    where = test.data_root / DATA[step]
+    try:
+        if DATA[step] == "images":
+            return make_images(where)
+        return make_prompts(where, REPO)
+    except OSError as e:
+        test.data_problem = str(e)
+        return where
 
 
 # ------------------------------------------------------------------ the engine
 
 
 def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str | None = None,
-               overrides: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
-    """One `chipperf run` of ``cases`` in in-container mode on this host; its summary."""
+               overrides: Mapping[str, Any] | None = None, rounds: int = 1) -> dict[str, Any] | None:
+    """One `chipperf run` of ``cases`` in in-container mode on this host (``rounds`` each:
+    the base suite's ``repeat``, the other suites' in the case key); its summary."""
     suite = suite or step
     folder = test.root / step
     folder.mkdir()
-    common = {"ROUND_TIMEOUT": int(max(30, min(600, test.left()))), "MONITOR_INTERVAL": 1,
+    per_round = test.left() / max(1, rounds)
+    common = {"ROUND_TIMEOUT": int(max(30, min(600, per_round))), "MONITOR_INTERVAL": 1,
               "IN_CONTAINER_LAUNCH": True, "SHM_SIZE": "1g"}
     where = {"HOSTS": ["127.0.0.1"], "MASTER_PORT": free_port(), "WORK_ROOT": str(folder / "work")}
     if not get_suite(suite).reads_host_yaml:
@@ -249,9 +308,11 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
             "OVERRIDES": dict(overrides or {}), **common}))
         argv = ["run", "--cluster", str(folder / "cluster.yaml"), "--test", str(folder / "test.yaml")]
     else:
+        repeat = {"repeat": rounds} if suite == "base" else {}
         (folder / "host.yaml").write_text(yaml.safe_dump({
             **where, "VENDOR": test.vendor, "CHIP": test.chip, "CASES": dict(cases),
-            "FLAGPERF_LOG_PATH": str(folder), "OVERRIDES": dict(overrides or {}), **common}))
+            "FLAGPERF_LOG_PATH": str(folder), "OVERRIDES": dict(overrides or {}), **repeat,
+            **common}))
         argv = ["run", "--suite", suite, "--host-config", str(folder / "host.yaml")]
     with python_on_path():
         rc = test.command(argv)
@@ -269,22 +330,37 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
 
 
 def case_rows(test: Selftest, step: str, case: Mapping[str, Any], name: str) -> None:
-    """The case's figures as verdict rows (first round), added to the test."""
+    """The case's figures as verdict rows, added to the test: each the median of the rounds
+    that counted (status succeeded), their spread beside it; a round that did not count gives
+    no figure."""
     rounds = case.get("rounds") or [{}]
-    first = rounds[0]
-    status, reason = first.get("status") or case.get("status"), first.get("reason") or case.get("reason")
-    if status != "succeeded":
-        why = reason or status or "no result"
+    counted = [r for r in rounds if r.get("status") == "succeeded"]
+    if not counted:
+        first = rounds[0]
+        why = first.get("reason") or case.get("reason") or first.get("status") or case.get("status") \
+            or "no result"
         if test.data_problem and step in DATA:
             why = f"{why} (its data could not be made: {test.data_problem})"
         verdict = f"unsupported: {why}" if "unsupported" in str(why).lower() else f"failed: {why}"
-        rows = [Row(step, name, verdict=verdict)]
-    else:
-        rows = figures(step, name, first)
-        missed = quality_missed(step, first)
-        if missed:
-            rows = [replace(r, verdict=f"ok, {missed}") for r in rows]
-    test.rows += rows
+        test.rows.append(Row(step, name, verdict=verdict, rounds=f"0 of {len(rounds)}"))
+        return
+    per_round = [figures(step, name, r) for r in counted]
+    missed = quality_missed(step, counted[0])
+    for n, row in enumerate(per_round[0]):
+        value, spread = _over_rounds(per_round, n, "value")
+        test.rows.append(Row(
+            row.step, row.figure, value, row.unit, _over_rounds(per_round, n, "reference")[0],
+            _over_rounds(per_round, n, "ratio")[0], _over_rounds(per_round, n, "share_of_spec")[0],
+            verdict=f"ok, {missed}" if missed else "ok", spread=spread,
+            rounds=f"{len(counted)} of {len(rounds)}" + (" (budget)" if len(rounds) < HEADLINE_ROUNDS
+                                                         else "")))
+
+
+def _over_rounds(per_round: Sequence[Sequence[Row]], n: int, name: str
+                 ) -> tuple[float | None, float | None]:
+    """Row ``n``'s field ``name`` over the counted rounds: their median and spread."""
+    values = [v for rows in per_round if (v := getattr(rows[n], name)) is not None]
+    return headline(values) if values else (None, None)
 
 
 def quality_missed(step: str, first: Mapping[str, Any]) -> str:
@@ -358,28 +434,16 @@ def runtime_env(vendor: str) -> dict[str, str]:
 # ------------------------------------------------------------------ outputs
 
 
-def table(rows: Sequence[Row]) -> list[str]:
-    head = ("step", "figure", "value", "reference", "ratio", "of spec", "verdict")
-    cells = [(r.step, r.figure, _num(r.value, r.unit), _num(r.reference, r.unit),
-              "" if r.ratio is None else f"{r.ratio:.2f}",
-              "" if r.share_of_spec is None else f"{100 * r.share_of_spec:.1f} %", r.verdict)
-             for r in rows]
-    widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head) - 1)]
-    return ["  ".join(x.ljust(w) for x, w in zip(c[:-1], widths)) + "  " + c[-1]
-            for c in [head, *cells]]
-
-
-def _num(value: float | None, unit: str) -> str:
-    return "" if value is None else f"{value:,.4g} {unit}".strip()
-
-
 def write_outputs(test: Selftest) -> None:
     record = {"vendor": test.vendor, "chip": test.chip, "budget_s": test.budget_s,
               "took_s": round(time.monotonic() - test.started, 1), "device": test.facts,
-              "runs": test.runs, "rows": [asdict(r) for r in test.rows]}
+              "data_root": str(test.data_root), "host_load": test.loads, "warnings": test.warnings,
+              "exit_status": exit_status(test.rows), "runs": test.runs,
+              "rows": [asdict(r) for r in test.rows]}
     (test.root / "selftest.json").write_text(json.dumps(record, indent=2) + "\n")
     lines = ["# chipperf selftest", "", f"vendor {test.vendor}, chip {test.chip}, took "
-             f"{record['took_s']} s of a {test.budget_s:g} s budget", "", "```", *table(test.rows),
-             "```", "", "Run dirs (each one `chipperf check` accepts):", "",
+             f"{record['took_s']} s of a {test.budget_s:g} s budget, exit status "
+             f"{record['exit_status']}", "", *test.warnings, "", "```", *table(test.rows),
+             "```", "", LEGEND, "", "Run dirs (each one `chipperf check` accepts):", "",
              *[f"- {step}: `{path}`" for step, path in test.runs.items()]]
     (test.root / "selftest.md").write_text("\n".join(lines) + "\n")
