@@ -38,9 +38,11 @@ if ! docker version >/dev/null 2>&1; then
     || stop "dockerd did not answer within 60 s: see /var/log/chipperf-dockerd.log"
 fi
 
-# The master needs only requirements.txt; the data extra (scikit-learn, Pillow ...) makes the default dataset.
+# The master needs only requirements.txt; the data extra (scikit-learn, Pillow ...) makes the
+# default dataset; the selftest extra is what `chipperf selftest` needs beside torch and its
+# torchvision (this .venv has no torch: the cases run in the vendor's image).
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q -e '.[data]'
+.venv/bin/python -m pip install -q -e '.[data,selftest]'
 DATA=/tmp/chipperf-data/digits
 [ -f "$DATA/dataset.json" ] \
   || .venv/bin/python training/benchmarks/resnet50/pytorch/prepare_digits.py --force "$DATA"

@@ -1,36 +1,33 @@
 #!/usr/bin/env bash
-# One device session, prepared to run once: `chipperf selftest`, then issue 25's single-chip
-# targets (selfbench/gpu_targets.py), everything packed into $OUT as it ends.
+# One device session, prepared to run once: `chipperf selftest` (the four common steps, then
+# the accelerator steps: gpt2-medium and Llama-3.2-1B-shape MFU on the shipped <chip>x1x1
+# configs, the 32-layer llama3_8b serving point with TPOT beside its HBM floor), everything
+# packed into $OUT as it ends.
 #
-#   CHIPPERF_COMMIT=abc1234 OUT=DIR bash selfbench/gpu_check.sh [SELFTEST_S] [TARGETS_S] [VENDOR] [STEP ...]
-#   OUT=/tmp/gc bash selfbench/gpu_check.sh 300 300 cpu        # the rehearsal on a CPU
+#   CHIPPERF_COMMIT=abc1234 OUT=DIR bash selfbench/gpu_check.sh [SELFTEST_S] [VENDOR]
+#   OUT=/tmp/gc bash selfbench/gpu_check.sh 300 cpu        # the rehearsal on a CPU
 #
-# SELFTEST_S and TARGETS_S are the two programs' own budgets (default 270 and 240 s); VENDOR
-# defaults to nvidia; STEPs are gpu_targets.py's steps, in the order to run them (default:
-# gpt2 resnet50_synth llama1b infer_resnet50 resnet50_predec: what the budget cuts comes last).
-# A python without paramiko or docker gets them from .whl/gpu-check (git-ignored; made by the
-# command in gpu_targets.py's docstring), unpacked into a private folder on PYTHONPATH.
-# PHASES (default "selftest targets") picks what runs, in this order: selftest, targets, int8
-# (base/'s INT8 GEMM in a bare loop through torch._int_mm and through cuBLASLt called directly
-# at INT8_SIZES, FP8 beside; then base/'s computation-INT8 through `chipperf run --suite base`
-# with int8_kernel INT8_ENGINE_KERNEL; then Inductor's autotune if time is left), gpt2
-# (gpu_targets' gpt2 step once per GPT2_SETS item), profile (case_profile.py on gpt2: kernels
-# by class; only when gpt2 missed 35 % MFU, or PROFILE_ALWAYS=1), serving (the llama3_8b
-# serving point, SERVING_SETS, under cProfile), sdpa (the same point, no profiler, once per
-# SDPA_VARIANTS item: the llama3_8b config's sdpa_backends). Optional steps start only while DEADLINE_S
-# (default 560 s from the start) leaves them time.
-# $OUT gets: env.txt and, per phase, <phase>.log; selftest.tgz, targets.tgz, int8-engine.tgz,
-# gpt2.tgz (result dirs, summaries, logs), files over 3 MiB left out.
+# SELFTEST_S is the selftest's budget (default 480 s); VENDOR defaults to nvidia. The python
+# needs the selftest extra (numpy, Pillow, tokenizers) beside the vendor's torch and torchvision;
+# one without paramiko or docker gets them from .whl/gpu-check (git-ignored: `pip download
+# paramiko docker -d .whl/gpu-check --only-binary=:all: --python-version 3.12 --platform
+# manylinux2014_x86_64`), unpacked into a private folder on PYTHONPATH.
+# PHASES (default "selftest") picks what runs, in this order: selftest, int8 (base/'s INT8 GEMM
+# in a bare loop through torch._int_mm and through cuBLASLt called directly at INT8_SIZES, FP8
+# beside; then base/'s computation-INT8 through `chipperf run --suite base` with int8_kernel
+# INT8_ENGINE_KERNEL; then Inductor's autotune if time is left), profile (case_profile.py on
+# gpt2: kernels by class; only when the selftest's gpt2 MFU missed 35 %, or PROFILE_ALWAYS=1),
+# serving (the llama3_8b serving point, SERVING_SETS, under cProfile), sdpa (the same point, no
+# profiler, once per SDPA_VARIANTS item: the llama3_8b config's sdpa_backends). Optional steps
+# start only while DEADLINE_S (default 560 s from the start) leaves them time.
+# $OUT gets: env.txt and, per phase, <phase>.log; selftest.tgz, int8-engine.tgz (result dirs,
+# summaries, logs), files over 3 MiB left out.
 set -u
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SELFTEST_S=${1:-270}
-TARGETS_S=${2:-240}
-VENDOR=${3:-nvidia}
-shift $(( $# < 3 ? $# : 3 ))
-STEPS=${*:-gpt2 resnet50_synth llama1b infer_resnet50 resnet50_predec}
-PHASES=${PHASES:-selftest targets}       # also: int8 gpt2 profile serving (below)
+SELFTEST_S=${1:-480}
+VENDOR=${2:-nvidia}
+PHASES=${PHASES:-selftest}       # also: int8 profile serving sdpa (below)
 INT8_SIZES=${INT8_SIZES:-8192 16384}
-GPT2_SETS=${GPT2_SETS:-global_batch_size=32}
 PROFILE_SETS=${PROFILE_SETS:---set perf_warmup_steps=6 --set timed_steps=6}
 SERVING_SETS=${SERVING_SETS:---set engine=eager --set num_layers=2 --set offline_requests=16 --set single_stream_requests=4 --set server_requests=8 --set prompt_tokens_max=512 --set output_tokens_max=32 --set output_tokens_min=16 --set accuracy_requests=2}
 CHIP=${CHIP:-$([ "$VENDOR" = cpu ] && echo xeon || echo H100)}
@@ -90,7 +87,7 @@ serve() {  # serve SECONDS OUT_DIR [PYTHON_ARG ...] [-- CASE_ARG ...]: the llama
 
 {
     echo "chipperf gpu check: commit ${CHIPPERF_COMMIT:-not given (set CHIPPERF_COMMIT: the .git of the device copy may be older than its tree)}, vendor $VENDOR"
-    echo "selftest budget $SELFTEST_S s, targets budget $TARGETS_S s, steps: $STEPS"
+    echo "selftest budget $SELFTEST_S s, phases: $PHASES"
     nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv 2>&1 | head -3
     nproc; free -g | head -2
     python3 - <<'EOF'
@@ -118,27 +115,17 @@ echo "engine imports at $(since)" | tee -a "$OUT/env.txt"
 
 cd "$REPO" || exit 2
 wants() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
-data() {  # the selftest's data root (digits, llm-prompts), made once when a phase needs it
+data() {  # the serving phases' data (llm-prompts), made once when a phase needs it
     [ -d "$WORK/data/llm-prompts" ] || python3 inference/prepare_data.py --root "$WORK/data" > "$WORK/data.log" 2>&1
 }
 
 if wants selftest; then
     timeout -k 15 $(( SELFTEST_S + 45 )) python3 -m chipperf.cli selftest --vendor "$VENDOR" \
         --budget "$SELFTEST_S" --result-root "$WORK/selftest" --data-root "$WORK/data" > "$OUT/selftest.log" 2>&1
-    echo "selftest exit $? at $(since)" | tee -a "$OUT/selftest.log"
+    echo "selftest exit $? (0 ok, 1 failed or suspect, 3 incomplete) at $(since)" | tee -a "$OUT/selftest.log"
     check_runs "$OUT/selftest.log" "$WORK"/selftest/selftest*/*/run*
     pack selftest "$WORK/selftest" >> "$OUT/selftest.log"
     tail -25 "$OUT/selftest.log"
-fi
-
-if wants targets; then
-    # shellcheck disable=SC2086  # STEPS is a list of words
-    timeout -k 15 $(( TARGETS_S + 45 )) python3 selfbench/gpu_targets.py --vendor "$VENDOR" \
-        --out "$WORK/targets" --work "$WORK/targets-work" --budget "$TARGETS_S" --steps $STEPS \
-        > "$OUT/targets.log" 2>&1
-    echo "gpu_targets exit $? at $(since)" | tee -a "$OUT/targets.log"
-    pack targets "$WORK/targets" >> "$OUT/targets.log"
-    tail -20 "$OUT/targets.log"
 fi
 
 if wants int8; then   # base/'s INT8 GEMM: torch._int_mm, cuBLASLt called directly, Inductor's autotune
@@ -186,32 +173,17 @@ EOF2
     grep -v "^==" "$OUT/int8.log" | grep -v "^ " | cut -c1-220 | tail -30
 fi
 
-gpt2_mfu() {  # the MFU of the newest gpt2 round under DIR, or 0
-    python3 - "$1" <<'EOF2'
+gpt2_mfu() {  # the selftest's gpt2 MFU (the median of its counted rounds), or 0
+    python3 - "$WORK/selftest" <<'EOF2'
 import glob, json, sys
-found = sorted(glob.glob(f"{sys.argv[1]}/results/gpt2/run*/*/result.json"))
-rounds = json.load(open(found[-1])).get("rounds") if found else None
-print((rounds or [{}])[0].get("mfu") or 0)
+found = sorted(glob.glob(f"{sys.argv[1]}/selftest*/selftest.json"))
+rows = json.load(open(found[-1]))["rows"] if found else []
+print(next((r["share_of_spec"] for r in rows if r["step"] == "gpt2" and r["share_of_spec"]), 0))
 EOF2
 }
+gpt2_best=$(gpt2_mfu)
 
-gpt2_best=0
-if wants gpt2; then   # gpt2-medium's MFU (issue 25: 35 %), once per GPT2_SETS item while time is left
-    for set in $GPT2_SETS; do
-        [ "$(left)" -gt 150 ] || { echo "gpt2 --set $set skipped: $(left) s left" | tee -a "$OUT/gpt2.log"; continue; }
-        timeout -k 15 200 python3 selfbench/gpu_targets.py --vendor "$VENDOR" --out "$WORK/gpt2/$set" \
-            --work "$WORK/gpt2-work-$set" --budget 170 --steps gpt2 --set "$set" >> "$OUT/gpt2.log" 2>&1
-        rc=$?
-        mfu=$(gpt2_mfu "$WORK/gpt2/$set")
-        echo "gpt2 --set $set exit $rc at $(since): MFU $mfu" | tee -a "$OUT/gpt2.log"
-        tail -2 "$WORK/gpt2/$set/summary.txt" >> "$OUT/gpt2.log" 2>/dev/null
-        gpt2_best=$(python3 -c "print(max($gpt2_best, $mfu))")
-    done
-    [ -d "$WORK/gpt2" ] && pack gpt2 "$WORK/gpt2" >> "$OUT/gpt2.log"
-    tail -12 "$OUT/gpt2.log"
-fi
-
-# where gpt2-medium's step goes (kernels by class, GPU busy share): when the target is missed
+# where gpt2-medium's step goes (kernels by class, GPU busy share): when the selftest's missed 35 %
 if wants profile && { [ "$PROFILE_ALWAYS" = 1 ] || python3 -c "import sys; sys.exit($gpt2_best >= 0.35)"; }; then
     if [ "$(left)" -gt 150 ]; then
         gpt2_data=$WORK/gpt2-data

@@ -44,6 +44,7 @@ from typing import Any
 
 import yaml
 
+from chipperf.commands.selftest_accel import ACCEL_MIN_S, GPT2_STEPS, LLAMA_STEPS, accel_steps
 from chipperf.commands.selftest_data import make_images, make_prompts
 from chipperf.commands.selftest_verdict import (
     HEADLINE_ROUNDS,
@@ -67,12 +68,15 @@ FACTS_MIN_S = 20.0            # below this budget not even the device facts are 
 DEFAULT_BUDGET_S = 600.0
 # step -> the least budget it needs to start (on the 2-core CI machine each took about half)
 STEP_MIN_S = {"base": 40.0, "training": 60.0, "inference": 60.0, "serving": 40.0}
-DATA = {"training": "images", "inference": "images", "serving": "llm-prompts"}
+DATA = {"training": "images", "inference": "images", "serving": "llm-prompts", "gpt2": "gpt2",
+        "llama1b": "llama1b", "serving32": "llm-prompts"}
 # base/ specs per vendor kind: every GEMM dtype the chip's spec sheet lists, and bandwidth
 GEMM_SPECS = {"fp64": "FP64", "fp32": "FP32", "tf32": "TF32", "bf16": "BF16", "fp16": "FP16",
               "fp8": "FP8", "int8": "INT8"}
 CPU_GEMMS = ("FP32", "BF16")       # the cpu sheet has no peaks: what its cores run natively
 WARMUP_STEPS, TRAINING_STEPS = 3, 12   # the training step's performance mode
+TIMED_STEPS = {"training": TRAINING_STEPS, "gpt2": GPT2_STEPS["timed_steps"],
+               "llama1b": LLAMA_STEPS["timed_steps"]}    # the training-kind steps
 # the serving point's ceilings (a vendor value below one stays): 2 layers of the vendor's width,
 # prompts <= 512 and outputs <= 32 tokens, a few requests per scenario
 SERVING_CAPS = {"num_layers": 2, "prompt_tokens_min": 128, "prompt_tokens_max": 512,
@@ -178,18 +182,22 @@ def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_r
         f"data in {data}")
     test.facts = device_facts(test)
     out(f"device: {json.dumps(test.facts)}")
-    steps = list(STEPS)
+    run = {**STEPS, **accel_steps(vendor)}
+    steps = list(run)
+    if vendor == "cpu":
+        out(f"the accelerator steps ({', '.join(ACCEL_MIN_S)}) are for vendors with an "
+            f"accelerator: not for the cpu vendor")
     for n, step in enumerate(steps):
-        if test.left() < STEP_MIN_S[step]:
+        if test.left() < LEAST_S[step]:
             test.rows.append(Row(step, step, verdict=f"not run: {test.left():.0f} s of the budget "
-                                 f"left, the step needs about {STEP_MIN_S[step]:g} s"))
+                                 f"left, the step needs about {LEAST_S[step]:g} s"))
             continue
         load = test.loads[step] = host_load()
         if load["busy"]:
             test.warnings.append(busy_warning(step, load))
             out(test.warnings[-1])
         out(f"--- {step} ({test.left():.0f} s of the budget left)")
-        STEPS[step](test, rounds_for(test, step, steps[n + 1:]))
+        run[step](test, rounds_for(test, step, steps[n + 1:]))
     test.rows = [judge(vendor, r) for r in test.rows]
     write_outputs(test)
     for line in table(test.rows):
@@ -202,8 +210,8 @@ def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_r
 def rounds_for(test: Selftest, step: str, later: Sequence[str]) -> int:
     """HEADLINE_ROUNDS when what the budget leaves after the later steps' least holds them
     (each about the step's least), else as many as it holds, at least one."""
-    spare = test.left() - sum(STEP_MIN_S[s] for s in later)
-    return max(1, min(HEADLINE_ROUNDS, int(spare // STEP_MIN_S[step])))
+    spare = test.left() - sum(LEAST_S[s] for s in later)
+    return max(1, min(HEADLINE_ROUNDS, int(spare // LEAST_S[step])))
 
 
 # ------------------------------------------------------------------ steps
@@ -266,6 +274,7 @@ def serving_step(test: Selftest, rounds: int) -> None:
 STEPS: dict[str, Callable[[Selftest, int], None]] = {
     "base": base_step, "training": training_step, "inference": inference_step,
     "serving": serving_step}
+LEAST_S = {**STEP_MIN_S, **ACCEL_MIN_S}
 
 
 def gemm_dtypes(vendor: str, chip: str) -> list[str]:
@@ -388,8 +397,8 @@ def figures(step: str, name: str, first: Mapping[str, Any]) -> list[Row]:
         rows = [Row(step, name, _scaled(throughput.get("raw"), scale), shown,
                     reference if isinstance(reference, (int, float)) else None,
                     first.get("bare_ratio"), share)]
-    elif step == "training":
-        rows = [Row(step, f"{name} throughput ({TRAINING_STEPS} timed steps)",
+    elif step in TIMED_STEPS:
+        rows = [Row(step, f"{name} throughput ({TIMED_STEPS[step]} timed steps)",
                     _scaled(throughput.get("raw"), scale), shown, share_of_spec=share)]
     else:
         rows = [Row(step, f"{name} whole throughput{engine}", _scaled(throughput.get("raw"), scale),

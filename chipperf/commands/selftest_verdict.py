@@ -31,9 +31,11 @@ BUSY_LOAD_PER_CORE = 0.5       # a 1-minute load average above this many per cor
 # The least share of the spec sheet each kind of figure reaches on a vendor's chip, below what
 # one H100 measured with chipperf selftest (docs/gpu-runs/h100-20261127/selftest.md: GEMM
 # 44.6-79.6 % of the sheet per dtype, bandwidth 89.6 %); MFU below the issue-44 goal of 40 %
-# for gpt2-medium. A vendor (or kind) not listed has no band: its rows cannot be "low".
+# for gpt2-medium; the 32-layer serving point's TPOT at batch 1 at most 1.3 x its HBM floor
+# (issue 44's target: not measured on a GPU yet). A vendor (or kind) not listed has no band:
+# its rows cannot be "low".
 EXPECTED_SHARE: Mapping[str, Mapping[str, float]] = {
-    "nvidia": {"gemm": 0.40, "bandwidth": 0.80, "mfu": 0.30},
+    "nvidia": {"gemm": 0.40, "bandwidth": 0.80, "mfu": 0.30, "tpot_over_floor": 1.3},
 }
 
 

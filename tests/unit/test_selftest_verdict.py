@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 import struct
 import zlib
+from pathlib import Path
 
 import pytest
+import yaml
 
 from chipperf.commands.selftest_data import SIDE, class_image, png_bytes
 from chipperf.commands.selftest_verdict import (
@@ -70,3 +72,46 @@ def test_the_selftest_images_are_valid_pngs_of_their_class() -> None:
     rows = [raw[i * (1 + 3 * SIDE):(i + 1) * (1 + 3 * SIDE)] for i in range(SIDE)]
     assert all(r[0] == 0 for r in rows) and b"".join(r[1:] for r in rows) == pixels
     assert class_image(3, random.Random(0)) == pixels != class_image(4, random.Random(0))
+
+
+def test_an_accelerator_vendor_runs_the_shipped_gpu_steps(tmp_path: Path, monkeypatch) -> None:
+    """nvidia H100 with a stand-in for `chipperf run` (no GPU here): the steps after the four
+    common ones are gpt2-medium and llama3_8B on their H100x1x1 configs in performance mode and
+    the llama3_8b serving point with nothing capped; the cpu vendor has none of them."""
+    from chipperf.commands import selftest, selftest_accel
+
+    monkeypatch.setattr(selftest, "prepared", lambda test, step: tmp_path / "data" / step)
+    monkeypatch.setattr(selftest_accel, "token_data", lambda test, step: tmp_path / "data" / step)
+    monkeypatch.setattr(selftest, "device_facts", lambda test: {"device": "stand-in"})
+    asked: list[dict] = []
+
+    def run(argv: list[str]) -> int:
+        config = Path(argv[argv.index("--test" if "--test" in argv else "--host-config") + 1])
+        asked.append(yaml.safe_load(config.read_text()))
+        return 1
+
+    status = selftest.run_selftest("nvidia", "H100", 2000, tmp_path / "result", tmp_path / "data",
+                                   run, out=lambda line: None)
+    assert status == EXIT_FAILED
+    keys = [next(iter(a["CASES"])) for a in asked]
+    assert keys[-3:] == ["gpt2:pytorch_2.13:H100:1:1:3", "llama3_8B:pytorch_2.13:H100:1:1:3",
+                         "llama3_8b:pytorch_2.13:H100:1:1:3"]
+    assert asked[-3]["OVERRIDES"]["run_mode"] == asked[-2]["OVERRIDES"]["run_mode"] == "performance"
+    assert asked[-1]["OVERRIDES"] == {}            # the shipped serving config, nothing capped
+    assert selftest_accel.accel_steps("cpu") == {}
+
+
+def test_the_hbm_floor_is_weight_bytes_over_the_measured_bandwidth() -> None:
+    from chipperf.commands.selftest_accel import floor_row
+
+    shape = {"hidden_size": 4096, "num_layers": 32, "num_heads": 32, "num_kv_heads": 8,
+             "intermediate_size": 14336, "vocab_size": 128256, "precision": "bf16"}
+    rows = [Row("base", "main_memory-bandwidth", 3000.0, "GB/s"),
+            Row("serving32", "llama3_8b single_stream TPOT p50", 6.0, "ms")]
+    row = floor_row("nvidia", shape, rows)
+    floor_ms = 8_030_261_248 * 2 / 3000e9 * 1e3      # Llama-3-8B's parameters, bf16
+    assert row.value == pytest.approx(6.0 / floor_ms)
+    assert row.verdict.startswith("ok (floor 5.35 ms")
+    assert floor_row("nvidia", shape, [rows[0], Row("serving32", "x single_stream TPOT p50", 9.0)]
+                     ).verdict.startswith("low: TPOT 1.68 x its floor")
+    assert floor_row("nvidia", shape, rows[1:]).verdict.startswith("failed: not measured")
