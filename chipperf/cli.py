@@ -86,7 +86,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
         checked_request(cluster, test)   # sinfo/scontrol: ConfigError, nothing queued
     plan = make_plan(cluster, test, catalogue, new_run_id(datetime.now()), Path(test.result_root))
-    print(render_plan(plan, cluster, test))
+    print(render_plan(plan, cluster, test, catalogue))
     return EXIT_OK
 
 

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Optional
 
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers.images import LAYER_SUFFIX
 from chipperf.containers.spec import ContainerSpec, docker_run_line, option_words
-from chipperf.plan import CasePlan, RunPlan
+from chipperf.plan import CasePlan, RunPlan, case_knobs
+from chipperf.suites.catalogue import Catalogue
 from chipperf_runtime.vendors import hardware_status
 
+INPUT_MODES = {
+    "real": "real images decoded on the host ({workers} DataLoader workers a rank)",
+    "predecoded": "pre-decoded (uint8 arrays decoded ahead of the run, cropped on the device)",
+    "synthetic": "synthetic (one device-resident random batch: compute only)",
+}
 
-def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
+
+def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig,
+                catalogue: Optional[Catalogue] = None) -> str:
     lines = [
         f"run id      {plan.run_id} (the real run gets its own)",
         f"results     {plan.result_dir}/",
@@ -37,6 +49,7 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig) -> str:
                   f"  hardware  {hardware_status(case.vendor, case.chip)[1]}",
                   *(f"  warning   {note}" for note in case.notes),
                   f"  data      {case.data_dir}",
+                  *_modes(case.key, case.data_dir, test, catalogue),
                   f"  rounds    {len(case.rounds)}, deadline {case.rounds[0].timeout_s:.0f} s each"]
         first = case.rounds[0]
         lines.append(f"  master    {first.master_addr}:{first.master_port}")
@@ -58,6 +71,46 @@ def _adaptation(case: CasePlan) -> list[str]:
           f"{case.image_name}{LAYER_SUFFIX}:<hash of it on the image>"] if a.requirements else []) + \
         ([f"  trainer adapter {a.adapter}: hooks {', '.join(a.hooks) or '(none)'}"]
          if a.adapter else [])
+
+
+def _modes(key: str, data_dir: str, test: TestConfig, catalogue: Optional[Catalogue]) -> list[str]:
+    """A training case's run mode and input mode, from its resolved knobs (``_base.py`` under
+    the vendor config, OVERRIDES on top); nothing for a case without knobs."""
+    entry = next((e for e in test.cases if str(e.key) == key), None)
+    if catalogue is None or entry is None:
+        return []
+    knobs = {**case_knobs(entry, test, catalogue), **test.overrides}
+    if not knobs:
+        return []
+    return [f"  run mode  {run_mode_text(knobs)}", f"  input     {input_mode_text(knobs, data_dir)}"]
+
+
+def run_mode_text(knobs: Mapping[str, Any]) -> str:
+    if knobs.get("run_mode", "convergence") == "performance":
+        return (f"performance: {knobs.get('perf_warmup_steps', 0)} warm-up + "
+                f"{knobs.get('timed_steps', 0)} timed steps (throughput and MFU from the timed steps)")
+    targets = [f"{k} = {v}" for k, v in sorted(knobs.items())
+               if k.startswith("target") and v is not None]
+    limits = [f"{k} = {knobs[k]}" for k in ("max_steps", "max_epochs") if knobs.get(k) is not None]
+    return (f"convergence: train toward {', '.join(targets) or 'no target the config names'}, "
+            f"at most {', '.join(limits) or 'no step or epoch limit'}")
+
+
+def input_mode_text(knobs: Mapping[str, Any], data_dir: str) -> str:
+    """The case's data mode, and "smoke data" where the data dir is on this machine and its
+    dataset.json says so (the hosts' copy is not seen at plan time)."""
+    mode = str(knobs.get("data_mode", "real"))
+    text = INPUT_MODES.get(mode, f"data_mode {mode!r}").format(workers=knobs.get("num_workers", "?")) \
+        if "data_mode" in knobs else "the case's data set in its data dir"
+    card = Path(data_dir) / "dataset.json"
+    if mode != "synthetic" and card.is_file():
+        try:
+            said = json.loads(card.read_text())
+        except (OSError, ValueError):
+            said = {}
+        if isinstance(said, dict) and said.get("smoke_test"):
+            text += f"; smoke data ({card}: {said.get('name', 'a smoke set')})"
+    return text
 
 
 def _executor(cluster: ClusterConfig, test: TestConfig) -> list[str]:
