@@ -103,6 +103,7 @@ class Selftest:
     facts: dict[str, Any] = field(default_factory=dict)
     loads: dict[str, dict[str, Any]] = field(default_factory=dict)   # step -> host_load() before it
     warnings: list[str] = field(default_factory=list)
+    share_s: float = 0.0              # the running step's share of the budget (rounds_for)
 
     def left(self) -> float:
         return self.budget_s - (time.monotonic() - self.started)
@@ -208,10 +209,12 @@ def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_r
 
 
 def rounds_for(test: Selftest, step: str, later: Sequence[str]) -> int:
-    """HEADLINE_ROUNDS when what the budget leaves after the later steps' least holds them
-    (each about the step's least), else as many as it holds, at least one."""
-    spare = test.left() - sum(LEAST_S[s] for s in later)
-    return max(1, min(HEADLINE_ROUNDS, int(spare // LEAST_S[step])))
+    """The step's rounds: its fair share of what the budget leaves (in proportion to its least
+    time among the steps still to run, so a slow host cannot spend the later steps' time) holds
+    that many of its least time each, at most HEADLINE_ROUNDS, at least one. Its share is kept
+    for the rounds' deadline (``Selftest.share_s``)."""
+    test.share_s = test.left() * LEAST_S[step] / (LEAST_S[step] + sum(LEAST_S[s] for s in later))
+    return max(1, min(HEADLINE_ROUNDS, int(test.share_s // LEAST_S[step])))
 
 
 # ------------------------------------------------------------------ steps
@@ -306,7 +309,7 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
     suite = suite or step
     folder = test.root / step
     folder.mkdir()
-    per_round = test.left() / max(1, rounds)
+    per_round = (test.share_s or test.left()) / max(1, rounds)
     common = {"ROUND_TIMEOUT": int(max(30, min(600, per_round))), "MONITOR_INTERVAL": 1,
               "IN_CONTAINER_LAUNCH": True, "SHM_SIZE": "1g"}
     where = {"HOSTS": ["127.0.0.1"], "MASTER_PORT": free_port(), "WORK_ROOT": str(folder / "work")}
