@@ -138,7 +138,8 @@ def _num(value: float | None, unit: str) -> str:
 
 LEGEND = (f"spread: ± half the range of the counted rounds, of their median (the value); rounds: "
           f"counted of run (a headline needs {HEADLINE_ROUNDS}: fewer says the budget's); of spec: "
-          "the value's share of the spec sheet; ratio: to the same operation in a bare torch "
+          "the value's share of the spec sheet (MFU: attention FLOPs counted whole, causal or "
+          "not); ratio: to the same operation in a bare torch "
           f"loop, outside {RATIO_BAND[0]:g}-{RATIO_BAND[1]:g} is suspect. Exit {EXIT_OK}: every "
           f"step ran, none failed or suspect; {EXIT_FAILED}: one failed or is suspect; "
           f"{EXIT_INCOMPLETE}: a step did not run (the budget)")

@@ -23,6 +23,13 @@ from chipperf.results.render.suite import (
 )
 from chipperf.results.render.text import DASH, fmt, kind_of, table
 
+# how the cases count attention in flops_per_unit (llmtrain/arch.py, gpt2's, the vision cases')
+ATTENTION_CONVENTION = ("Attention FLOPs are counted whole: the full score and value products "
+                        "of every layer (llmtrain's 12 x layers x width x sequence per trained "
+                        "token, PaLM's appendix B; torch's FLOP counter where a case counts with "
+                        "it), not the half a causal mask leaves to do: a causal model's MFU "
+                        "with them halved is lower.")
+
 
 def summary_markdown(summary: RunSummary) -> str:
     parts = [f"# chipperf run `{summary.run_id}`", "", _run_facts(summary), ""]
@@ -100,7 +107,7 @@ def case_section(case: CaseResult) -> list[str]:
                   "times the number of chips" + (
                       " (inference: the FLOP/s of the whole throughput, pre- and post-"
                       "processing in; the core throughput's share is higher by their ratio)"
-                      if case.inference else "") + ".", ""]
+                      if case.inference else "") + ". " + ATTENTION_CONVENTION, ""]
     measured = next((r for r in case.rounds if r.mfu_measured is not None
                      and r.measured_peak_flops_per_chip is not None), None)
     if measured is not None and measured.measured_peak_flops_per_chip is not None:
