@@ -115,3 +115,18 @@ def test_the_hbm_floor_is_weight_bytes_over_the_measured_bandwidth() -> None:
     assert floor_row("nvidia", shape, [rows[0], Row("serving32", "x single_stream TPOT p50", 9.0)]
                      ).verdict.startswith("low: TPOT 1.68 x its floor")
     assert floor_row("nvidia", shape, rows[1:]).verdict.startswith("failed: not measured")
+
+
+def test_what_the_python_lacks_is_named_with_its_fix(monkeypatch) -> None:
+    import importlib.util
+
+    from chipperf.commands.selftest import missing_modules
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("tokenizers", "torchvision") else real(name, *a))
+    problems = missing_modules()
+    assert len(problems) == 2
+    assert "no tokenizers: install the selftest extra: pip install -e '" in problems[0]
+    assert "no torchvision beside torch 2.13" in problems[1]
+    assert "pip install 'torchvision==0.28.*'" in problems[1]
