@@ -104,7 +104,7 @@ class Selftest:
     facts: dict[str, Any] = field(default_factory=dict)
     loads: dict[str, dict[str, Any]] = field(default_factory=dict)   # step -> host_load() before it
     warnings: list[str] = field(default_factory=list)
-    share_s: float = 0.0              # the running step's share of the budget (rounds_for)
+    share_s: float = 0.0              # what the running step's rounds may take (rounds_for)
 
     def left(self) -> float:
         return self.budget_s - (time.monotonic() - self.started)
@@ -211,11 +211,14 @@ def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_r
 
 def rounds_for(test: Selftest, step: str, later: Sequence[str]) -> int:
     """The step's rounds: its fair share of what the budget leaves (in proportion to its least
-    time among the steps still to run, so a slow host cannot spend the later steps' time) holds
-    that many of its least time each, at most HEADLINE_ROUNDS, at least one. Its share is kept
-    for the rounds' deadline (``Selftest.share_s``)."""
-    test.share_s = test.left() * LEAST_S[step] / (LEAST_S[step] + sum(LEAST_S[s] for s in later))
-    return max(1, min(HEADLINE_ROUNDS, int(test.share_s // LEAST_S[step])))
+    time among the steps still to run) holds that many of its least time each, at most
+    HEADLINE_ROUNDS, at least one. Its rounds' deadlines share what the later steps' least
+    leaves (``Selftest.share_s``), so a slow host's round can take more than its fair share
+    and the budget still holds the later steps' least."""
+    reserved = sum(LEAST_S[s] for s in later)
+    fair = test.left() * LEAST_S[step] / (LEAST_S[step] + reserved)
+    test.share_s = max(LEAST_S[step], test.left() - reserved)
+    return max(1, min(HEADLINE_ROUNDS, int(fair // LEAST_S[step])))
 
 
 # ------------------------------------------------------------------ steps

@@ -67,7 +67,7 @@ def judge(vendor: str, row: Row) -> Row:
         return row
     low, high = RATIO_BAND
     if row.ratio is not None and not low <= row.ratio <= high:
-        return _with(row, f"suspect (harness or load): ratio {row.ratio:.2f} to the bare "
+        return _with(row, f"suspect (harness or load): ratio {row.ratio:.3f} to the bare "
                           f"reference, outside {low:g}-{high:g}")
     least = EXPECTED_SHARE.get(vendor, {}).get(share_kind(row.step, row.figure))
     if least is not None and row.share_of_spec is not None and row.share_of_spec < least:
@@ -120,7 +120,7 @@ def table(rows: Sequence[Row]) -> list[str]:
             "verdict")
     cells = [(r.step, r.figure, _num(r.value, r.unit),
               "" if r.spread is None else f"±{50 * r.spread:.1f} %", r.rounds,
-              _num(r.reference, r.unit), "" if r.ratio is None else f"{r.ratio:.2f}",
+              _num(r.reference, r.unit), "" if r.ratio is None else f"{r.ratio:.3f}",
               _pct(r.share_of_spec), r.verdict)
              for r in rows]
     widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head) - 1)]
