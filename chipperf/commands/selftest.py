@@ -65,6 +65,7 @@ from chipperf_runtime.vendors import get_vendor, vendor_names
 
 REPO = Path(__file__).resolve().parents[2]
 FACTS_MIN_S = 20.0            # what the budget keeps for the device facts (an idle host's torch import)
+ROUND_FLOOR_S = 20.0          # the shortest round deadline (a case's torch import and window)
 FACTS_TIMEOUT_S = 60.0        # their deadline when the budget leaves it (a busy host's import)
 DEFAULT_BUDGET_S = 600.0
 # step -> the least budget it needs to start (on the 2-core CI machine each took about half)
@@ -191,8 +192,8 @@ def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_r
             f"accelerator: not for the cpu vendor")
     for n, step in enumerate(steps):
         if test.left() < LEAST_S[step]:
-            test.rows.append(Row(step, step, verdict=f"not run: {test.left():.0f} s of the budget "
-                                 f"left, the step needs about {LEAST_S[step]:g} s"))
+            test.rows.append(Row(step, step, verdict=f"not run: {max(0.0, test.left()):.0f} s of the "
+                                 f"budget left, the step needs about {LEAST_S[step]:g} s"))
             continue
         load = test.loads[step] = host_load()
         if load["busy"]:
@@ -321,8 +322,9 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
     suite = suite or step
     folder = test.root / step
     folder.mkdir()
-    per_round = (test.share_s or test.left()) / max(1, rounds)
-    common = {"ROUND_TIMEOUT": int(max(30, min(600, per_round))), "MONITOR_INTERVAL": 1,
+    # a deadline is per case and round: the step's cases (base/'s several) share its time
+    per_round = (test.share_s or test.left()) / max(1, rounds) / max(1, len(cases))
+    common = {"ROUND_TIMEOUT": int(max(ROUND_FLOOR_S, min(600, per_round))), "MONITOR_INTERVAL": 1,
               "IN_CONTAINER_LAUNCH": True, "SHM_SIZE": "1g"}
     where = {"HOSTS": ["127.0.0.1"], "MASTER_PORT": free_port(), "WORK_ROOT": str(folder / "work")}
     if not get_suite(suite).reads_host_yaml:
