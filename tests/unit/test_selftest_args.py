@@ -20,8 +20,8 @@ from chipperf.errors import ConfigError
 
 
 @pytest.mark.parametrize("vendor, chip, budget, says", [
-    ("cpu", "xeon", 5, f"--budget 5: too small even for the device facts (they take up to "
-                       f"{FACTS_MIN_S:g} s)"),
+    ("cpu", "xeon", 5, f"--budget 5: too small for one step (the device facts take up to "
+                       f"{FACTS_MIN_S:g} s, the shortest step about 40 s): give at least 60"),
     ("acme", "x", 600, "--vendor acme: no such vendor; one of "),
     ("nvidia", "Z9", 600, "--chip Z9: not on the nvidia spec sheet; one of "),
 ])
@@ -41,9 +41,9 @@ def test_the_gemm_dtypes_are_the_chip_s_listed_ones() -> None:
 def test_the_table_says_what_each_figure_is_and_why_one_is_missing() -> None:
     lines = table([Row("base", "computation-FP32", 0.5, "TFLOP/s", 0.55, 0.5 / 0.55, 0.01),
                    Row("serving", "serving", verdict="not run: 3 s of the budget left")])
-    assert lines[0].split() == ["step", "figure", "value", "reference", "ratio", "of", "spec",
-                                "verdict"]
-    assert "0.5 TFLOP/s" in lines[1] and "0.91" in lines[1] and "1.0 %" in lines[1]
+    assert lines[0].split() == ["step", "figure", "value", "spread", "rounds", "reference",
+                                "ratio", "of", "spec", "verdict"]
+    assert "0.5 TFLOP/s" in lines[1] and "0.909" in lines[1] and "1.0 %" in lines[1]
     assert lines[2].endswith("not run: 3 s of the budget left")
 
 
