@@ -334,7 +334,8 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
             "OVERRIDES": dict(overrides or {}), **common}))
         argv = ["run", "--cluster", str(folder / "cluster.yaml"), "--test", str(folder / "test.yaml")]
     else:
-        repeat = {"repeat": rounds} if suite == "base" else {}
+        # a spec suite's rounds are its host.yaml's repeat; the others' the case key's last field
+        repeat = {"repeat": rounds} if get_suite(suite).measures_spec else {}
         (folder / "host.yaml").write_text(yaml.safe_dump({
             **where, "VENDOR": test.vendor, "CHIP": test.chip, "CASES": dict(cases),
             "FLAGPERF_LOG_PATH": str(folder), "OVERRIDES": dict(overrides or {}), **repeat,
