@@ -47,6 +47,7 @@ class ServerSpec:
     max_model_len: int = 2048
     max_num_seqs: int = 8
     seed: int = 0
+    memory_utilization: float = 0.9   # vLLM's --gpu-memory-utilization (CPU: of host memory)
     host: str = "127.0.0.1"
     python: str = sys.executable
 
@@ -58,7 +59,8 @@ class ServerSpec:
         return [self.python, "-m", SERVER_MODULES[self.engine], "--model", str(self.model_dir),
                 "--host", self.host, "--port", str(self.port), "--dtype", DTYPES[self.precision],
                 "--max-model-len", str(self.max_model_len),
-                "--max-num-seqs", str(self.max_num_seqs), "--seed", str(self.seed)]
+                "--max-num-seqs", str(self.max_num_seqs), "--seed", str(self.seed),
+                "--gpu-memory-utilization", str(self.memory_utilization)]
 
 
 def check_engine(spec: ServerSpec) -> None:

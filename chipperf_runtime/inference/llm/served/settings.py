@@ -1,6 +1,6 @@
 """The keys of the served mode (engine ``vllm_server``), one frozen typed object.
 
-See docs/inference.md, "Served: a real engine behind an OpenAI server", for what each means.
+See docs/inference.md, "Served: a real engine behind its OpenAI server", for each key.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ class ServedSettings:
     serve_ready_timeout_s: float
     serve_point_timeout_s: float
     serve_chips: int
+    serve_memory_utilization: float   # vLLM's --gpu-memory-utilization (on CPU: of host memory)
     model_dir: Optional[str]
 
     @classmethod
@@ -40,8 +41,8 @@ class ServedSettings:
             out.append({"name": shape.name, "input_tokens": shape.input_tokens,
                         "output_tokens": shape.output_tokens,
                         "inferencemax_tokens": list(full) if full else None,
-                        "reduced": bool(full) and (shape.input_tokens, shape.output_tokens)
-                        != tuple(full)})
+                        "reduced": full is not None
+                        and (shape.input_tokens, shape.output_tokens) != full})
         return out
 
     def problems(self) -> list[str]:
@@ -58,6 +59,9 @@ class ServedSettings:
                 out.append(f"{name}: must be a whole number >= 1, got {getattr(self, name)!r}")
         if not _whole(self.serve_port, 1) or self.serve_port > 65535:
             out.append(f"serve_port: must be a TCP port 1..65535, got {self.serve_port!r}")
+        if not 0 < self.serve_memory_utilization <= 1:
+            out.append("serve_memory_utilization: must be in (0, 1], got "
+                       f"{self.serve_memory_utilization!r}")
         for name in ("serve_ready_timeout_s", "serve_point_timeout_s"):
             if not getattr(self, name) > 0:
                 out.append(f"{name}: must be > 0, got {getattr(self, name)!r}")
