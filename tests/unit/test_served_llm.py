@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chipperf_runtime.inference.errors import CaseError
-from chipperf_runtime.inference.llm.served import loadgen, promtext, sweep
+from chipperf_runtime.inference.llm.served import loadgen, promtext, record, sweep
 from chipperf_runtime.inference.llm.served.loadgen import PointSpec, Shape
 
 METRICS = """# HELP vllm:prompt_tokens_total Number of prefill tokens processed.
@@ -92,3 +92,53 @@ def test_counter_check_agrees_or_says_by_how_much() -> None:
     off = sweep.counter_check(figures, before, {"prompt_tokens": 111.0, "generation_tokens": None})
     assert off["prompt_tokens"] == {"loadgen": 100, "server": 101, "agree": False}
     assert "exports no generation_tokens" in off["generation_tokens"]["why"]
+
+
+def served_finished(points: list[dict]) -> dict:
+    """A served FINISHED as case.finished_record writes it, around given points."""
+    sweep_result = {"points": points, "planned": 3, "ended": "server died", "engine": "vllm_server",
+                    "chips": 1, "server": {"ready_s": 61.5, "shutdown_s": 0.4},
+                    "shapes": [{"name": "chat", "input_tokens": 16, "output_tokens": 8,
+                                "inferencemax_tokens": [1024, 1024], "reduced": True}]}
+    config = {"vocab_size": 512, "hidden_size": 64, "intermediate_size": 128, "num_layers": 2,
+              "num_heads": 4, "num_kv_heads": 2}
+    return record.finished_record(sweep_result, config, 99_000, "fp32", 10.0, 0.0)
+
+
+def measured_point(concurrency: int, tpot_ms: float, rate: float) -> dict:
+    point = PointSpec(Shape("chat", 16, 8), concurrency, 2 * concurrency, 1)
+    figures = loadgen.point_figures(result_json(p50_tpot_ms=tpot_ms, output_throughput=rate,
+                                                completed=2 * concurrency,
+                                                total_input_tokens=32 * concurrency,
+                                                total_output_tokens=16 * concurrency),
+                                    point, chips=1)
+    counted = {"loadgen": 0, "server": 0, "agree": True}
+    return {**figures, "point": f"chat_c{concurrency}", "status": "succeeded",
+            "server_counters": {"prompt_tokens": counted, "generation_tokens": counted}}
+
+
+def test_a_served_finished_renders_its_curve_table_and_notes(tmp_path: Path) -> None:
+    from synthetic_results import write_run
+    from test_results_inference import edit_finished, inference_case, rank0
+
+    from chipperf.results.report import write_reports
+    from chipperf_runtime.perflog import finished_problems
+
+    died = {"point": "chat_c4", "shape": "chat", "concurrency": 4, "status": "failed",
+            "server_died": True, "why": "serving engine 'vllm' exited (code -9) during this "
+                                        "point; its log (server.log) ends:\n..."}
+    finished = served_finished([measured_point(1, 10.0, 90.0), measured_point(2, 12.5, 150.0),
+                                died])
+    assert finished["converged"] is False and finished["throughput"]["raw"] == 150.0
+    assert finished["metric"]["value"] == 2 / 3 and finished["latency_ms"]["count"] == 2
+    assert [p for p in finished_problems(finished, "inference") if "reference" not in p] == []
+    run = write_run(tmp_path, [inference_case(rounds=inference_case().rounds[:1])],
+                    suite="inference")
+    edit_finished(rank0(run), lambda v: (v.clear(), v.update(finished)))
+    write_reports(run)
+    html, md = (run / "report.html").read_text(), (run / "summary.md").read_text()
+    assert "Round 1: throughput vs interactivity" in html and "<polyline" in html
+    assert "| 1 | chat_c2 | succeeded | 4 | 0 | 150 | 80 |" in md      # 1000 / 12.5 ms
+    assert "| 1 | chat_c4 | failed: serving engine 'vllm' exited (code -9)" in md
+    assert "shapes chat 16/8 (reduced; InferenceMAX: 1024/1024); 3 of 3 points run " \
+           "(server died)" in md

@@ -26,6 +26,7 @@ from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm import model, preset
 from chipperf_runtime.inference.llm.prompts import TOKENIZER_FILE
 from chipperf_runtime.inference.llm.served import sweep
+from chipperf_runtime.inference.llm.served.record import finished_record
 from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess
 from chipperf_runtime.inference.llm.served.settings import ServedSettings
 from chipperf_runtime.inference.llm.served.weights import check_model_dir, write_model_dir
@@ -64,9 +65,9 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
     result.update(server=dict(server.timings), shapes=served.shape_record(),
                   engine=engine, chips=served.serve_chips)
     write_curve(result["points"], out / CURVE_FILE)
-    finished = finished_record(result, config, precision, window_s, start)
-    reduced = preset.preset_record(config, preset.base_config(args.extern_config_dir),
-                                   preset.llama_parameters(config))
+    params = preset.llama_parameters(config)
+    finished = finished_record(result, config, params, precision, window_s, start)
+    reduced = preset.preset_record(config, preset.base_config(args.extern_config_dir), params)
     if reduced is not None:
         finished["preset"] = reduced
     log.event("FINISHED", finished)
@@ -108,64 +109,3 @@ def write_curve(points: list[dict], path: Path) -> None:
                              (p.get("ttft_ms") or {}).get("p50"),
                              (p.get("tpot_ms") or {}).get("p50"),
                              (p.get("e2el_ms") or {}).get("p99")])
-
-
-def finished_record(result: dict, config: Mapping[str, Any], precision: str,
-                    window_s: float, start: float) -> dict:
-    points = result["points"]
-    good = [p for p in points if p["status"] == "succeeded"]
-    best = max(good, key=lambda p: p["output_tokens_per_s"] or 0.0, default=None)
-    rate = best["output_tokens_per_s"] if best else None
-    return {
-        "e2e_time_s": time.perf_counter() - start, "train_time_s": window_s,
-        "train_no_eval_time_s": window_s, "work_unit": "tokens",
-        "work_done": sum(p["total_output_tokens"] for p in good),
-        "window_work": sum(p.get("total_output_tokens", 0) for p in points),
-        "throughput": {"raw": rate, "pure_compute": rate, "unit": "tokens/s",
-                       "note": "the sweep's highest output tokens/s (all chips); the server "
-                               "exposes no engine-only time, so pure_compute repeats it"},
-        "latency_ms": single_user_latency(good),
-        "engine": result["engine"], "precision": precision, "dtype": precision,
-        "device": "served", "world_size": int(result["chips"]),
-        "metric": counter_metric(points, result["planned"]),
-        "reference": {"max_abs_diff": None, "mean_abs_diff": None, "bound": None,
-                      "within_bound": True, "compared": "not measured: the served engine "
-                      "exposes no logits"},
-        "converged": len(good) == result["planned"],
-        "flops_per_unit": flops_per_output_token(config, good),
-        "peak_memory_bytes": None,
-        "peak_memory_source": "not measured: the engine runs in its own server process",
-        "serving": {"sweep": result},
-    }
-
-
-def single_user_latency(good: list[dict]) -> dict:
-    """E2E latency of the lowest-concurrency point (one user, when 1 is swept)."""
-    if not good:
-        return {"p50": None, "p90": None, "p99": None, "count": 0}
-    first = min(good, key=lambda p: p["concurrency"])
-    return {**first["e2el_ms"], "count": first["completed"], "concurrency": first["concurrency"]}
-
-
-def counter_metric(points: list[dict], planned: int) -> dict:
-    agreed = sum(all(c["agree"] for c in p.get("server_counters", {"x": {"agree": False}}).values())
-                 for p in points)
-    return {"name": "server_counter_agreement", "value": agreed / planned if planned else 0.0,
-            "target": 1.0, "higher_is_better": True,
-            "note": "share of planned points whose prompt and output tokens equal the server's "
-                    "own /metrics counts"}
-
-
-def flops_per_output_token(config: Mapping[str, Any], good: list[dict]) -> float:
-    """2 x (parameters - embedding) + 4 x layers x hidden x mean context per processed token,
-    times processed / output tokens over the measured points."""
-    params = preset.llama_parameters(config)
-    embedding = int(config["vocab_size"]) * int(config["hidden_size"])
-    inputs = sum(p["total_input_tokens"] for p in good)
-    outputs = sum(p["total_output_tokens"] for p in good)
-    if not outputs:
-        return 0.0
-    mean_context = (inputs + outputs / 2.0) / max(sum(p["completed"] for p in good), 1)
-    per_token = 2.0 * (params - embedding) + 4.0 * int(config["num_layers"]) * int(
-        config["hidden_size"]) * mean_context
-    return per_token * (inputs + outputs) / outputs
