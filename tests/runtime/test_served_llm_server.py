@@ -77,7 +77,8 @@ def kill_when(path: Path, server: ServingProcess, after_s: float) -> threading.T
 def test_sweep_against_the_servers_metrics_then_a_server_killed_mid_sweep(
         model_dir: Path, tmp_path: Path) -> None:
     spec = ServerSpec("vllm", model_dir, free_port(), max_model_len=128, max_num_seqs=4,
-                      seed=42, memory_utilization=0.1, python=PYTHON)
+                      seed=42, memory_utilization=0.1, python=PYTHON,
+                      extra_args=("--enforce-eager",))
     points = sweep.plan_points([Shape("chat", 16, 8)], [1, 2, 4], 2, seed=1)
     with ServingProcess(spec, tmp_path / "server.log") as server:
         ready_s = server.wait_ready(900)

@@ -50,7 +50,8 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
     model_dir = prepare_model_dir(served, config, llama, args.data_dir, out)
     spec = ServerSpec(SERVED_ENGINES[engine], model_dir, served.serve_port, precision,
                       llama.max_position_embeddings, max(served.serve_concurrency), seed,
-                      served.serve_memory_utilization)
+                      served.serve_memory_utilization,
+                      extra_args=tuple(served.serve_engine_args))
     with ServingProcess(spec, out / "server.log") as server:
         ready_s = server.wait_ready(served.serve_ready_timeout_s)
         log.event("INIT_END", {"server_ready_s": ready_s, "server_argv": spec.argv(),

@@ -50,6 +50,7 @@ class ServerSpec:
     memory_utilization: float = 0.9   # vLLM's --gpu-memory-utilization (CPU: of host memory)
     host: str = "127.0.0.1"
     python: str = sys.executable
+    extra_args: tuple[str, ...] = ()  # more server arguments, one argv item each
 
     @property
     def base_url(self) -> str:
@@ -60,7 +61,7 @@ class ServerSpec:
                 "--host", self.host, "--port", str(self.port), "--dtype", DTYPES[self.precision],
                 "--max-model-len", str(self.max_model_len),
                 "--max-num-seqs", str(self.max_num_seqs), "--seed", str(self.seed),
-                "--gpu-memory-utilization", str(self.memory_utilization)]
+                "--gpu-memory-utilization", str(self.memory_utilization), *self.extra_args]
 
 
 def check_engine(spec: ServerSpec) -> None:

@@ -24,6 +24,7 @@ class ServedSettings:
     serve_point_timeout_s: float
     serve_chips: int
     serve_memory_utilization: float   # vLLM's --gpu-memory-utilization (on CPU: of host memory)
+    serve_engine_args: tuple          # more server arguments, one argv item each
     model_dir: Optional[str]
 
     @classmethod
@@ -59,6 +60,9 @@ class ServedSettings:
                 out.append(f"{name}: must be a whole number >= 1, got {getattr(self, name)!r}")
         if not _whole(self.serve_port, 1) or self.serve_port > 65535:
             out.append(f"serve_port: must be a TCP port 1..65535, got {self.serve_port!r}")
+        if not all(isinstance(a, str) for a in self.serve_engine_args):
+            out.append("serve_engine_args: must be a list of strings (one argument each), got "
+                       f"{list(self.serve_engine_args)!r}")
         if not 0 < self.serve_memory_utilization <= 1:
             out.append("serve_memory_utilization: must be in (0, 1], got "
                        f"{self.serve_memory_utilization!r}")
