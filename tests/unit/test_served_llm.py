@@ -51,11 +51,11 @@ def test_a_concurrency_below_one_is_one_clear_message(bad: list) -> None:
         sweep.plan_points([CHAT], bad, 2, seed=0)
 
 
-def test_bench_argv_is_vllm_bench_serve_through_python_m() -> None:
+def test_bench_argv_is_vllm_bench_serve_through_its_module() -> None:
     argv = loadgen.bench_argv(PointSpec(CHAT, 4, 8, 1), "http://127.0.0.1:8000", Path("/m"),
                               Path("/out/chat_c4.json"), python="/py")
-    assert argv[:5] == ["/py", "-m", "vllm.entrypoints.cli.main", "bench", "serve"]
-    pairs = dict(zip(argv[5::1], argv[6::1]))
+    assert argv[:3] == ["/py", "-m", "chipperf_runtime.inference.llm.served.benchserve"]
+    pairs = dict(zip(argv[3:], argv[4:]))
     assert pairs["--max-concurrency"] == "4" and pairs["--num-prompts"] == "8"
     assert pairs["--random-input-len"] == "1024" and pairs["--result-filename"] == "chat_c4.json"
     assert "--ignore-eos" in argv and pairs["--metric-percentiles"] == "50,90,99"

