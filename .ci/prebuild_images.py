@@ -10,6 +10,8 @@ builds nothing; an image that fails here is built, and its failure reported, by 
 that needs it.
 
     python .ci/prebuild_images.py FRAMEWORK_FOLDER...     (training/cpu/docker_image/<folder>)
+    python .ci/prebuild_images.py SUITE/cpu/docker_image/FOLDER   (another suite's own folder,
+                                          e.g. inference's serving image pytorch_vllm_0.32)
 """
 
 from __future__ import annotations
@@ -34,16 +36,24 @@ def main(folders: list[str]) -> int:
     failed = []
     for folder in folders:
         started = time.monotonic()
-        context = REPO / "training" / "cpu" / "docker_image" / folder
+        context, name = image_context(folder)
         try:
-            tag = images.ensure_image(engine, f"chipperf/training-cpu-{folder}".lower(),
-                                      images.build_inputs(context, cfg), cfg)
+            tag = images.ensure_image(engine, name, images.build_inputs(context, cfg), cfg)
         except Exception as exc:  # noqa: BLE001 - reported; the tests build it again and say why
             print(f"prebuild: {folder}: {exc}", file=sys.stderr)
             failed.append(folder)
             continue
         print(f"prebuild: {tag} ready in {time.monotonic() - started:.0f} s", flush=True)
     return 1 if failed else 0
+
+
+def image_context(folder: str) -> tuple[Path, str]:
+    """The build context and the image name a run gives it (chipperf/<suite>-cpu-<folder>)."""
+    if "/" not in folder:
+        training = REPO / "training" / "cpu" / "docker_image" / folder
+        return training, f"chipperf/training-cpu-{folder}".lower()
+    suite, name = folder.split("/")[0], Path(folder).name
+    return REPO / folder, f"chipperf/{suite}-cpu-{name}".lower()
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from chipperf.results.render.casehtml import (
 )
 from chipperf.results.render.console import case_rows, error_lines, hardware_lines
 from chipperf.results.render.markdown import stats_rows
+from chipperf.results.render.servecurve import curve_svgs, has_sweep, sweep_notes, sweep_rows
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.suite import (
     THROUGHPUT_NOTE,
@@ -175,7 +176,12 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
     if case.excluded:
         items = "".join(f"<li>round {e.round}: {escape(e.why)}</li>" for e in case.excluded)
         out.append(f'<p class="bad">Not counted:</p><ul>{items}</ul>')
-    if has_serving(case):
+    if has_sweep(case):
+        out += ["<h3>Served sweep (times in ms)</h3>", *curve_svgs(case),
+                "<p>The points as CSV: serving_curve.csv in the round's node folder.</p>",
+                html_table(*sweep_rows(case)),
+                *(f"<p>{escape(line)}.</p>" for line in sweep_notes(case))]
+    elif has_serving(case):
         out += ["<h3>LLM serving (times in ms)</h3>", html_table(*serving_rows(case)),
                 *(f"<p>{escape(line)}.</p>" for line in best_rates(case))]
     header, rows = stats_rows(case)

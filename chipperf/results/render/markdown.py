@@ -13,6 +13,7 @@ from chipperf.results.compute.schema import (
     round_value,
 )
 from chipperf.results.render.console import case_rows, error_lines, hardware_lines
+from chipperf.results.render.servecurve import has_sweep, sweep_notes, sweep_rows
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.suite import (
     THROUGHPUT_NOTE,
@@ -115,7 +116,13 @@ def case_section(case: CaseResult) -> list[str]:
                   f"suite measured on this chip in {case.mfu_dtype} "
                   f"({measured.measured_peak_flops_per_chip / 1e12:.4g} TFLOP/s per chip, "
                   f"{measured.measured_peak_source}) times the number of chips.", ""]
-    if case.inference and has_serving(case):
+    if case.inference and has_sweep(case):
+        lines += ["### Served sweep (times in ms)", "", table(*sweep_rows(case)), "",
+                  *(f"{line}." for line in sweep_notes(case)), "",
+                  "Throughput is the sweep's highest output tokens/s; latency the lowest "
+                  "concurrency's end-to-end latency; the curve is on the HTML report and in "
+                  "serving_curve.csv.", ""]
+    elif case.inference and has_serving(case):
         lines += ["### LLM serving (times in ms)", "", table(*serving_rows(case)), "",
                   *(f"{line}." for line in best_rates(case)), "",
                   "The timed window holds the offline, single-stream and server scenarios; "

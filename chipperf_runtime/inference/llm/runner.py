@@ -25,6 +25,7 @@ from chipperf_runtime.inference import measure
 from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm import accuracy, model, preset, prompts, scenarios
 from chipperf_runtime.inference.llm.engines import Generator, TransformersGenerator, get_engine, warm_up
+from chipperf_runtime.inference.llm.served import case as served
 from chipperf_runtime.inference.llm.serving import summarize
 from chipperf_runtime.inference.llm.settings import LLMSettings
 from chipperf_runtime.inference.runner import exit_status, open_device, parse_args, vendor_name
@@ -49,6 +50,8 @@ def run(name: str, args: argparse.Namespace, log: PerfLogger) -> dict:
     log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": name,
                               "engine": s.engine, "precision": s.precision, "device": device.type,
                               "config": configuration.thaw(config)})
+    if s.engine in served.SERVED_ENGINES:   # a real engine behind its server: served/case.py
+        return served.run(name, args, config, s.engine, log, start)
     torch.manual_seed(s.seed)
     if s.num_threads:
         torch.set_num_threads(s.num_threads)

@@ -1,0 +1,112 @@
+"""The served mode of an LLM case (engine ``vllm_server``): a real engine behind its
+OpenAI-compatible server, driven by vLLM's ``bench serve`` over a concurrency sweep.
+
+    INIT_START, SUBMIT_INFO     (the LLM runner, before it hands over here)
+    ...                         model dir (the seeded random model + tokenizer, or model_dir),
+                                server started, GET /health polled until healthy
+    INIT_END                    server_ready_s (launch -> healthy: load and warm-up)
+    TRAIN_START .. TRAIN_END    the sweep: shape x concurrency points, each checked against
+                                the server's /metrics token counters
+    FINISHED                    ``serving.sweep`` (points, server timings, shapes); a point
+                                whose server died is failed with its log, the sweep ends there
+
+The curve (output tokens/s per chip against tokens/s per user) is also written as
+``serving_curve.csv`` in the output dir.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.llm import model, preset
+from chipperf_runtime.inference.llm.prompts import TOKENIZER_FILE
+from chipperf_runtime.inference.llm.served import sweep
+from chipperf_runtime.inference.llm.served.record import finished_record
+from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess
+from chipperf_runtime.inference.llm.served.settings import ServedSettings
+from chipperf_runtime.inference.llm.served.weights import check_model_dir, write_model_dir
+from chipperf_runtime.perflog import PerfLogger
+
+SERVED_ENGINES = {"vllm_server": "vllm"}
+CURVE_FILE = "serving_curve.csv"
+CURVE_COLUMNS = ("point", "shape", "concurrency", "status", "output_tokens_per_s_per_chip",
+                 "tokens_per_s_per_user", "ttft_p50_ms", "tpot_p50_ms", "e2el_p99_ms")
+
+
+def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfLogger,
+        start: float) -> dict:
+    served = ServedSettings.from_config(config)
+    seed, precision = int(config["seed"]), str(config["precision"])
+    points = sweep.plan_points(served.shapes(), served.serve_concurrency,
+                               served.serve_prompts_per_user, seed)
+    llama = model.llama_config(config)
+    check_context(served, llama.max_position_embeddings)
+    out = Path(args.output_dir)
+    model_dir = prepare_model_dir(served, config, llama, args.data_dir, out)
+    spec = ServerSpec(SERVED_ENGINES[engine], model_dir, served.serve_port, precision,
+                      llama.max_position_embeddings, max(served.serve_concurrency), seed,
+                      served.serve_memory_utilization,
+                      extra_args=tuple(served.serve_engine_args))
+    with ServingProcess(spec, out / "server.log") as server:
+        ready_s = server.wait_ready(served.serve_ready_timeout_s)
+        log.event("INIT_END", {"server_ready_s": ready_s, "server_argv": spec.argv(),
+                               "model_dir": str(model_dir)})
+        log.event("TRAIN_START", {"scenarios": ["sweep"], "points": len(points)})
+        window = time.perf_counter()
+        result = sweep.run_sweep(server, sweep.SweepSpec(points, served.serve_chips,
+                                                         served.serve_point_timeout_s,
+                                                         sys.executable), model_dir, out / "sweep")
+        window_s = time.perf_counter() - window
+        log.event("TRAIN_END", {"time_s": window_s})
+    result.update(server=dict(server.timings), shapes=served.shape_record(),
+                  engine=engine, chips=served.serve_chips)
+    write_curve(result["points"], out / CURVE_FILE)
+    params = preset.llama_parameters(config)
+    finished = finished_record(result, config, params, precision, window_s, start)
+    reduced = preset.preset_record(config, preset.base_config(args.extern_config_dir), params)
+    if reduced is not None:
+        finished["preset"] = reduced
+    log.event("FINISHED", finished)
+    return finished
+
+
+def check_context(served: ServedSettings, context: int) -> None:
+    for shape in served.shapes():
+        if shape.input_tokens + shape.output_tokens > context:
+            raise CaseError(f"serve shape {shape.name} ({shape.input_tokens} in + "
+                            f"{shape.output_tokens} out) is longer than the model's context "
+                            f"of {context} tokens (max_position): shorten it in "
+                            "serve_shape_tokens or raise max_position")
+
+
+def prepare_model_dir(served: ServedSettings, config: Mapping[str, Any], llama: Any,
+                      data_dir: str, out: Path) -> Path:
+    if served.model_dir:
+        folder = Path(served.model_dir)
+    else:
+        tokenizer = Path(config["tokenizer_file"] or Path(data_dir) / TOKENIZER_FILE)
+        if not tokenizer.is_file():
+            raise CaseError(f"tokenizer file {tokenizer} not found: the served model needs "
+                            "one (vLLM's load generator tokenises its prompts); prepare CI data "
+                            "with inference/benchmarks/llama3_8b/pytorch/prepare_prompts.py")
+        folder = write_model_dir(llama, int(config["seed"]), tokenizer, out / "served-model")
+    check_model_dir(folder)
+    return folder
+
+
+def write_curve(points: list[dict], path: Path) -> None:
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CURVE_COLUMNS)
+        for p in points:
+            writer.writerow([p.get("point"), p.get("shape"), p.get("concurrency"),
+                             p.get("status"), p.get("output_tokens_per_s_per_chip"),
+                             p.get("tokens_per_s_per_user"),
+                             (p.get("ttft_ms") or {}).get("p50"),
+                             (p.get("tpot_ms") or {}).get("p50"),
+                             (p.get("e2el_ms") or {}).get("p99")])

@@ -1,0 +1,76 @@
+"""The keys of the served mode (engine ``vllm_server``), one frozen typed object.
+
+See docs/inference.md, "Served: a real engine behind its OpenAI server", for each key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+from chipperf_runtime.inference.llm.served.loadgen import Shape
+from chipperf_runtime.inference.llm.served.sweep import SHAPES
+from chipperf_runtime.inference.settings import from_keys
+
+
+@dataclass(frozen=True)
+class ServedSettings:
+    serve_shapes: tuple               # names of serve_shape_tokens to sweep
+    serve_shape_tokens: Mapping[str, Any]   # name -> [input tokens, output tokens]
+    serve_concurrency: tuple
+    serve_prompts_per_user: int
+    serve_port: int
+    serve_ready_timeout_s: float
+    serve_point_timeout_s: float
+    serve_chips: int
+    serve_memory_utilization: float   # vLLM's --gpu-memory-utilization (on CPU: of host memory)
+    serve_engine_args: tuple          # more server arguments, one argv item each
+    model_dir: Optional[str]
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> "ServedSettings":
+        return from_keys(cls, config)
+
+    def shapes(self) -> list[Shape]:
+        return [Shape(name, *map(int, self.serve_shape_tokens[name])) for name in self.serve_shapes]
+
+    def shape_record(self) -> list[dict[str, Any]]:
+        """Each shape with InferenceMAX's tokens beside the run's: ``reduced`` when smaller."""
+        out = []
+        for shape in self.shapes():
+            full = SHAPES.get(shape.name)
+            out.append({"name": shape.name, "input_tokens": shape.input_tokens,
+                        "output_tokens": shape.output_tokens,
+                        "inferencemax_tokens": list(full) if full else None,
+                        "reduced": full is not None
+                        and (shape.input_tokens, shape.output_tokens) != full})
+        return out
+
+    def problems(self) -> list[str]:
+        out = [f"serve_shapes: {name!r} is not in serve_shape_tokens ("
+               f"{', '.join(self.serve_shape_tokens)}): add it there or drop it"
+               for name in self.serve_shapes if name not in self.serve_shape_tokens]
+        for name, tokens in self.serve_shape_tokens.items():
+            if not (isinstance(tokens, (list, tuple)) and len(tokens) == 2
+                    and all(_whole(t, 1) for t in tokens)):
+                out.append(f"serve_shape_tokens.{name}: must be [input tokens, output tokens], "
+                           f"whole numbers >= 1, got {tokens!r}")
+        for name in ("serve_prompts_per_user", "serve_chips"):
+            if not _whole(getattr(self, name), 1):
+                out.append(f"{name}: must be a whole number >= 1, got {getattr(self, name)!r}")
+        if not _whole(self.serve_port, 1) or self.serve_port > 65535:
+            out.append(f"serve_port: must be a TCP port 1..65535, got {self.serve_port!r}")
+        if not all(isinstance(a, str) for a in self.serve_engine_args):
+            out.append("serve_engine_args: must be a list of strings (one argument each), got "
+                       f"{list(self.serve_engine_args)!r}")
+        if not 0 < self.serve_memory_utilization <= 1:
+            out.append("serve_memory_utilization: must be in (0, 1], got "
+                       f"{self.serve_memory_utilization!r}")
+        for name in ("serve_ready_timeout_s", "serve_point_timeout_s"):
+            if not getattr(self, name) > 0:
+                out.append(f"{name}: must be > 0, got {getattr(self, name)!r}")
+        return out
+
+
+def _whole(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low

