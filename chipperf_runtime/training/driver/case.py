@@ -62,6 +62,16 @@ STEP_EVERY_PARAM = "log_every_steps"
 
 
 DATASET_CARD = "dataset.json"
+ROUND_ENV = "CHIPPERF_ROUND"                       # the engine's round number, from 1
+
+
+def round_seed(config: Config, environ: Mapping[str, str]) -> int | None:
+    """With ``seed_per_round``, the config's seed + round - 1; None when the config does not
+    ask for it, has no integer seed, or the round is unknown (a run outside the engine)."""
+    seed, number = config.get("seed"), environ.get(ROUND_ENV, "")
+    if not config.get("seed_per_round") or not isinstance(seed, int) or not number.isdigit():
+        return None
+    return seed + int(number) - 1
 
 
 def dataset_card(data_dir: Path) -> dict[str, Any] | None:
@@ -110,6 +120,10 @@ class Driver:
         log.emit("INIT_START", {"model": model})
         args = parse_args(argv)
         config = load_case_config(Path(case_dir) / "config", args.vendor_config, args.overrides)
+        seeded = round_seed(config, env)
+        if seeded is not None:                     # seed_per_round: this round's seed
+            config = load_case_config(Path(case_dir) / "config", args.vendor_config,
+                                      {**args.overrides, "seed": seeded})
         log.step_every = max(1, int(config.get(STEP_EVERY_PARAM, DEFAULT_STEP_EVERY)))
         driver = cls(model, args, config, dist, windows, log, env)
         driver.case_version = code_digest(Path(case_dir))
@@ -215,8 +229,10 @@ class Driver:
 
     @contextmanager
     def evaluation(self) -> Iterator[None]:
+        self.log.eval_window(start=True)           # MLPerf's eval_start / eval_stop
         with self.windows.evaluating():
             yield
+        self.log.eval_window(start=False)
 
     # ------------------------------------------------------------ the end
 
