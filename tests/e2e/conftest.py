@@ -239,3 +239,20 @@ def background():
     yield start
     for run in started:
         run.stop()
+
+
+def mlperf_compliant(rank_log: Path, benchmark: str) -> None:
+    """mlperf-logging's compliance checker (PyPI, requirements-test.txt) accepts the rank log
+    as the case wrote it, under the ruleset chipperf_runtime.mllog names for the benchmark, in
+    the open division (docs/results.md "MLPerf logs")."""
+    from chipperf_runtime import mllog
+    checked = subprocess.run(
+        [sys.executable, "-m", "mlperf_logging.compliance_checker", "--usage", "training",
+         "--ruleset", mllog.RULESETS[benchmark], "--log_output",
+         str(rank_log.parent / "mlperf_checker.log"), str(rank_log)],
+        capture_output=True, text=True, timeout=300)
+    said = checked.stdout + checked.stderr
+    assert checked.returncode == 0 and "SUCCESS" in said, said[-4000:]
+    keys = [line for line in rank_log.read_text().splitlines() if mllog.MARKER in line]
+    assert sum('"key": "run_start"' in k for k in keys) == 1, keys[:5]
+    assert sum('"key": "run_stop"' in k for k in keys) == 1, keys[-5:]

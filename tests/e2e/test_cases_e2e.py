@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import pytest
-from conftest import chipperf, leftovers, write_configs
+from conftest import chipperf, leftovers, mlperf_compliant, write_configs
 
 from chipperf.results.layout import read_status
 from chipperf.results.read.collect import collect
@@ -214,6 +214,8 @@ def test_case_across_two_hosts(case: Case, sim_cluster, request, tmp_path, gemm_
 
     init, finished = rank0_events(nodes[expected[0]])
     check_finished(case, finished)
+    if case is BERT:
+        mlperf_compliant(nodes[expected[0]] / "rank0.out.log", "bert")
     case.checks(init, finished)
     check_summary(case, run.run_dir, finished, gemm_peak_run)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import chipperf, leftovers, write_configs
+from conftest import chipperf, leftovers, mlperf_compliant, write_configs
 
 from chipperf.results import summarize
 from chipperf.results.entry import check_main
@@ -52,6 +52,7 @@ def test_resnet50_across_two_hosts(sim_cluster, digits_dir, tmp_path):
     assert finished_problems(value) == []
     assert value["world_size"] == 2 and value["dtype"] == "fp32"
     assert value["converged"] is True and value["metric"]["higher_is_better"] is True, value
+    mlperf_compliant(nodes[f"{h1.address}_noderank0"] / "rank0.out.log", "resnet")
 
     # the run wrote its reports, and the directory passes the compliance checker
     for name in ("summary.json", "summary.csv", "report.html", f"{CASE_DIR}/result.json"):

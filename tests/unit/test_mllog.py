@@ -1,6 +1,6 @@
 """chipperf_runtime.mllog: the MLPerf lines of the training driver's PerfLog events, read back
-by mlperf-logging's own parser and compliance checker (the real runs: tests/cases/
-test_mlperf_logs.py)."""
+by mlperf-logging's own parser and compliance checker (the real runs: the resnet50
+and bert runs of tests/e2e, `mlperf_compliant` in tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 
