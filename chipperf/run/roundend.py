@@ -19,6 +19,7 @@ from chipperf.run.verdict import check_finished, name_case_error
 
 log = logging.getLogger("chipperf")
 
+
 def end_round(hosts: HostGroup, states: list[NodeState], s: RoundSettings) -> None:
     each(states, lambda st: _teardown_node(hosts, st, s), "teardown",
          key=lambda st: st.node.host, raise_errors=False)
@@ -31,7 +32,21 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
         name_case_error(st, local)
         write_status(local, st.status, st.reason)
         return
-    stopped = True
+    if not _stop_containers(st, local) or st.status not in ("succeeded", "running"):
+        name_engine_loss(hosts, st)   # an engine stopped normally ends its containers: exit 1
+    st.finish("canceled", "stopped during teardown")
+    _bring_home(hosts, st, s, local)
+    check_finished(st, local)
+    _name_full_disk(hosts, st)
+    name_port_clash(hosts, st, local)
+    name_case_error(st, local)
+    write_status(local, st.status, st.reason)
+
+
+def _stop_containers(st: NodeState, local: Path) -> bool:
+    """The node's monitor sidecar and case container stopped side by side; False when its
+    engine did not let them be (the node's files are still collected)."""
+    node = st.node
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
             monitor = pool.submit(_stop_monitor, st.monitor)
@@ -39,11 +54,15 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
                 _stop_case_container(st, local)
             monitor.result()
     except Exception as exc:  # the engine is away: the node's files are still collected
-        stopped = False
         log.error("[%s] node %d: stopping its containers failed: %s", node.host, node.node_rank, exc)
-    if not stopped or st.status not in ("succeeded", "running"):
-        name_engine_loss(hosts, st)   # an engine stopped normally ends its containers: exit 1
-    st.finish("canceled", "stopped during teardown")
+        return False
+    return True
+
+
+def _bring_home(hosts: HostGroup, st: NodeState, s: RoundSettings, local: Path) -> None:
+    """The node's dir copied into the run dir and removed from the host; one that cannot come
+    home stays there, said where (a node that succeeded fails as uncollected)."""
+    node = st.node
     try:
         skipped = hosts[node.host].get_dir(node.output_dir, local)
         if skipped:
@@ -64,11 +83,6 @@ def _teardown_node(hosts: HostGroup, st: NodeState, s: RoundSettings) -> None:
             hosts[node.host].remove_tree(node.output_dir)
         except HostError as exc:
             log.warning("[%s] node %d: %s", node.host, node.node_rank, exc)
-    check_finished(st, local)
-    _name_full_disk(hosts, st)
-    name_port_clash(hosts, st, local)
-    name_case_error(st, local)
-    write_status(local, st.status, st.reason)
 
 
 def name_engine_loss(hosts: HostGroup, st: NodeState) -> None:

@@ -21,11 +21,14 @@ from chipperf_runtime.perflog import parse_lines
 
 log = logging.getLogger("chipperf")
 
+
 PROGRESS_EVERY_S = 20.0
 
 
 def wait_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState],
-          lost_after_s: float, suite: str = "training") -> None:
+               lost_after_s: float, suite: str = "training") -> None:
+    """Until every node's case container exited, one failed (the others are canceled), the
+    round's deadline passed or a host stopped answering."""
     deadline = time.monotonic() + rnd.timeout_s
     done: "queue.Queue[tuple[NodeState, int | None, BaseException | None]]" = queue.Queue()
     for st in states:
@@ -37,11 +40,7 @@ def wait_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[No
         while pending:
             now = time.monotonic()
             if now >= deadline:
-                for st in states:
-                    st.finish("timeout", f"still running after the round deadline of "
-                                         f"{rnd.timeout_s:.0f} s", "timeout")
-                log.error("case %s round %d: timed out after %.0f s", case.key, rnd.number,
-                          rnd.timeout_s)
+                _time_out(case, rnd, states)
                 return
             lost = _silent_nodes(hosts, liveness, states)
             error: BaseException | None
@@ -65,6 +64,13 @@ def wait_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[No
                 other.finish("canceled", f"stopped because node {st.node.node_rank} "
                                          f"({st.node.host}) failed")
             return
+
+
+def _time_out(case: CasePlan, rnd: RoundPlan, states: list[NodeState]) -> None:
+    for st in states:
+        st.finish("timeout", f"still running after the round deadline of "
+                             f"{rnd.timeout_s:.0f} s", "timeout")
+    log.error("case %s round %d: timed out after %.0f s", case.key, rnd.number, rnd.timeout_s)
 
 
 def _silent_nodes(hosts: HostGroup, liveness: Liveness, states: list[NodeState]
