@@ -14,7 +14,6 @@ from chipperf.results import layout
 
 log = logging.getLogger("chipperf")
 
-
 # NodeState.kind of a node whose case ended well and whose files did not reach the run dir
 # (a full or read-only result root, a host that stopped answering): they stay on the host,
 # and chipperf.run.late judges the node again when `chipperf collect` brings them home

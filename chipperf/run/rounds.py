@@ -40,6 +40,7 @@ __all__ = ["PROGRESS_EVERY_S", "UNCOLLECTED", "Judged", "NodeOf", "NodeState", "
            "RoundSettings", "blamed_on", "case_status", "check_finished", "culprit",
            "name_case_error", "name_engine_loss", "name_port_clash", "node_times",
            "round_verdict", "run_round", "write_status"]
+
 log = logging.getLogger("chipperf")
 
 
