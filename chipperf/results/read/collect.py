@@ -129,13 +129,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
                  ) -> tuple[CaseResult, list[RoundSeries]]:
     ident = _identity(name, entry)
     vendor = as_str(entry.get("vendor")) or run.vendor
-    on_disk = {int(m["number"]) for m in (ROUND_DIR.match(p.name) for p in subdirs(
-        run.run_dir / name)) if m}
-    flat = run.source == "flagperf" and not on_disk and any(
-        NODE_DIR.match(p.name) for p in subdirs(run.run_dir / name))
-    ctx = CaseContext(run, name, vendor, as_str(ident.get("chip")), as_int(ident.get("nnodes")),
-                      as_int(ident.get("nproc")), flat)
-    on_disk = on_disk or ({1} if flat else set())
+    ctx, on_disk = _case_context(run, name, ident, vendor)
     listed = {n: r for r in map(as_dict, as_list(entry.get("rounds")))
               if (n := as_int(r.get("number"))) is not None}
     problems = [f"{name}/round{n}/: round listed in run.json has no dir" for n in sorted(listed)
@@ -169,6 +163,20 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         implementation=implementation,
         problems=tuple(problems))
     return aggregate.aggregate_case(case, ctx.suite), series
+
+
+def _case_context(run: RunContext, name: str, ident: Mapping[str, Any], vendor: str | None
+                  ) -> tuple[CaseContext, set[int]]:
+    """The case's context and the numbers of its round dirs on disk (a FlagPerf inference
+    case with node dirs and no round dirs: one flat round)."""
+    on_disk = {int(m["number"]) for m in (ROUND_DIR.match(p.name) for p in subdirs(
+        run.run_dir / name)) if m}
+    flat = run.source == "flagperf" and not on_disk and any(
+        NODE_DIR.match(p.name) for p in subdirs(run.run_dir / name))
+    ctx = CaseContext(run, name, vendor, as_str(ident.get("chip")), as_int(ident.get("nnodes")),
+                      as_int(ident.get("nproc")), flat)
+    on_disk = on_disk or ({1} if flat else set())
+    return ctx, on_disk
 
 
 def _workload(ctx: CaseContext, ident: Mapping[str, Any], entry: Mapping[str, Any],
