@@ -1,8 +1,9 @@
-"""No import circles in the engine or the runtime, at any depth: every import counts, at a
-module's top, inside a function or under TYPE_CHECKING (an import moved into a function to
-dodge a circle still closes it). A circle is two or more modules that reach each other
-through imports; the fix is to move what both need one level down (chipperf.run.outcome,
-chipperf_runtime.base.bare)."""
+"""No import circles in the engine or the runtime, at any depth: every import that runs
+counts, at a module's top or inside a function (an import moved into a function to dodge a
+circle still closes it). One under ``if TYPE_CHECKING:`` never runs and does not count: two
+types may name each other (a Catalogue holds its Suite, a Suite scans a case root into a
+Catalogue). A circle is two or more modules that reach each other through imports; the fix is
+to move what both need one level down (chipperf.run.outcome, chipperf_runtime.base.bare)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,25 @@ def modules() -> dict[str, tuple[Path, bool]]:
             parts = list(path.relative_to(REPO).with_suffix("").parts)
             is_package = parts[-1] == "__init__"
             found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return found
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _run_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (its else branch runs)."""
+    found, todo = [], [tree]
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if _is_type_checking(node):
+            todo.extend(node.orelse)   # type: ignore[attr-defined]
+            continue
+        todo.extend(ast.iter_child_nodes(node))
     return found
 
 
@@ -47,7 +67,7 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in known}
     for name, (path, is_package) in known.items():
         package = name if is_package else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _run_nodes(ast.parse(path.read_text(encoding="utf-8"))):
             for target in _imported(node, package, known):
                 while target and target not in known:
                     target = target.rpartition(".")[0]
@@ -119,6 +139,14 @@ def test_the_graph_sees_imports_inside_functions() -> None:
     assert len(graph) > 300, "the scan must cover the engine and the runtime"
     # base/__init__ imports its spec modules inside _registry()
     assert "chipperf_runtime.base.gemm" in graph["chipperf_runtime.base"]
+
+
+def test_imports_only_the_type_checker_reads_do_not_count() -> None:
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import a\n"
+                     "else:\n    import b\ndef f():\n    import c\n")
+    names = {alias.name for node in _run_nodes(tree) if isinstance(node, ast.Import)
+             for alias in node.names}
+    assert names == {"b", "c"}
 
 
 def test_the_cycle_finder_finds_a_circle() -> None:
