@@ -14,17 +14,15 @@ calls, and a channel whose dial-stdio has ended is dropped, not reused.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import docker
+import paramiko
 from docker import constants
 from docker.transport.basehttpadapter import BaseHTTPAdapter
 from docker.transport.sshconn import SSHConnectionPool, SSHHTTPAdapter
 
 from chipperf.errors import HostError
-
-if TYPE_CHECKING:
-    from chipperf.remote.host import SSHHost
 
 try:  # urllib3 2.x
     from urllib3._collections import RecentlyUsedContainer
@@ -33,6 +31,14 @@ except ImportError:  # pragma: no cover
 
 
 _POOL_KEY = "http+docker://ssh"
+
+
+class SSHEndpoint(Protocol):
+    """What the transport needs of a host (chipperf.remote.ssh.SSHHost): its name, and a new
+    client made with the cluster config's settings."""
+    name: str
+
+    def new_ssh_client(self) -> paramiko.SSHClient: ...
 
 
 class _Pool(SSHConnectionPool):
@@ -48,7 +54,7 @@ def _ended(channel: Any) -> bool:
 
 
 class _Adapter(SSHHTTPAdapter):
-    def __init__(self, host: "SSHHost", timeout: float):
+    def __init__(self, host: SSHEndpoint, timeout: float):
         self._host = host
         self.ssh_client = host.new_ssh_client()
         self.ssh_params: dict[str, Any] = {}
@@ -77,7 +83,7 @@ class _Adapter(SSHHTTPAdapter):
         return pool
 
 
-def docker_over_ssh(host: "SSHHost", timeout: float = 600) -> Any:
+def docker_over_ssh(host: SSHEndpoint, timeout: float = 600) -> Any:
     api = docker.APIClient(base_url=f"ssh://{host.name}", version="1.41", timeout=timeout,
                            use_ssh_client=True)  # shell-out mode: builds no client of its own
     adapter = _Adapter(host, timeout)

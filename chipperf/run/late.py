@@ -5,8 +5,8 @@ read-only result root, a host that stopped answering) fails its round as "result
 not be collected": the round records where the files stayed (``kept_on_hosts``) and that
 node's kind (``kinds``: node -> ``uncollected``). When a sweep (`chipperf collect`, `clean`
 or a later `run`, chipperf.run.leftovers) brings those files home, the node is judged again by
-the steps that judge every node at the end of its round (chipperf.run.rounds.check_finished,
-name_case_error), and its round, case and run by theirs (rounds.round_verdict, case_status):
+the steps that judge every node at the end of its round (chipperf.run.verdict.check_finished,
+name_case_error), and its round, case and run by theirs (verdict.round_verdict, case_status):
 a round whose FINISHED arrives late counts, marked ``late``.
 """
 
@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from chipperf.results.layout import read_status, write_status
-from chipperf.run.controller import RunOutcome
-from chipperf.run.rounds import (
-    UNCOLLECTED,
-    RoundOutcome,
+from chipperf.run.node import UNCOLLECTED
+from chipperf.run.outcome import RoundOutcome, RunOutcome
+from chipperf.run.verdict import (
     blamed_on,
     case_status,
     check_finished,
@@ -167,7 +166,7 @@ def _case_again(case: dict[str, Any]) -> None:
 
 
 def _run_again(run_dir: Path, record: dict[str, Any]) -> None:
-    """The run's status from its cases, as at the run's end (controller.RunOutcome.ok); a run
+    """The run's status from its cases, as at the run's end (outcome.RunOutcome.ok); a run
     that ended on an error or was canceled keeps its own."""
     if record.get("status") not in ("succeeded", "failed") or record.get("error"):
         return

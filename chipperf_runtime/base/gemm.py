@@ -29,6 +29,7 @@ from collections.abc import Callable
 import torch
 
 from chipperf_runtime.base import blas
+from chipperf_runtime.base.bare import beside, timed
 from chipperf_runtime.base.device import allocate, check_fits, facts, open_device
 from chipperf_runtime.bench.case import BenchCase, BenchError, Unsupported, common_finished
 from chipperf_runtime.bench.peaks import flops_peak, share
@@ -218,16 +219,26 @@ def references(case: BenchCase, device: TorchDevice, name: str, mnk: tuple[int, 
     """What is timed right after the window: the bare torch loop (``reference``) and, on the
     host CPU, numpy's GEMM of the same sizes with as many threads (``numpy_reference``,
     ``ratio_to_numpy``), or why there is none (``numpy_reference_reason``)."""
-    from chipperf_runtime.base import reference  # it imports this module
-
-    out = reference.beside(case, lambda s: reference.gemm(device, name, mnk[0], s, int8_kernel))
+    out = beside(case, lambda s: bare_gemm(device, name, mnk[0], s, int8_kernel))
     why = "numpy runs on the host CPU, not on this device" if device.is_accelerator else \
         blas.why_none(name)
     if why:
         return {**out, "numpy_reference_reason": why}
-    out.update(reference.beside(
+    out.update(beside(
         case, lambda s: blas.measure_in_child(name, *mnk, s, torch.get_num_threads()),
         "numpy_reference", "numpy's GEMM"))
     if "numpy_reference" in out:
         out["ratio_to_numpy"] = tflops / out["numpy_reference"]["value"]
     return out
+
+
+def bare_gemm(device: TorchDevice, name: str, size: int, seconds: float, int8_kernel: str = "int_mm"
+              ) -> dict:
+    """The GEMM of dtype ``name`` on ``size``^3 operands in base/'s loop, no case around it."""
+    precision(name, device)
+    run = timed(operands(name, size, size, size, device.device, int8_kernel), device, seconds)
+    how = f" ({int8_kernel})" if name == "INT8" else ""
+    return {"value": 2.0 * size ** 3 * run.iterations / run.seconds / 1e12,
+            "unit": "TOPS" if name == "INT8" else "TFLOP/s",
+            "method": f"torch matmul {name}{how} {size}^3, bare loop", "iterations": run.iterations,
+            "seconds": run.seconds}

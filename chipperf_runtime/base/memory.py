@@ -18,9 +18,11 @@ from typing import Callable
 
 import torch
 
+from chipperf_runtime.base.bare import beside, timed
 from chipperf_runtime.base.device import allocate, check_fits, facts, open_device
 from chipperf_runtime.bench.case import BenchCase, common_finished, is_out_of_memory
 from chipperf_runtime.bench.peaks import memory_bandwidth_peak, memory_capacity_peak, share
+from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.timing import Loop, run_window, warm
 
 
@@ -43,9 +45,7 @@ def bandwidth(case: BenchCase) -> None:
     copied, memory = bool(torch.equal(dst[:1024], src[:1024])), device.max_memory_allocated()
     nbytes = src.numel() * 4
     del src, dst, copy                            # the reference allocates its own buffers
-    from chipperf_runtime.base import reference  # it imports this module
-
-    bare = reference.beside(case, lambda s: reference.copy(device, nbytes, s))
+    bare = beside(case, lambda s: bare_copy(device, nbytes, s))
     case.finish({
         "spec": case.name, "world_size": 1, "ranks_measuring": case.world_size,
         **common_finished(gbs, "GB/s", moved, "bytes", timed.seconds, "fp32", 0.0, memory),
@@ -125,3 +125,14 @@ def _cgroup_limit() -> int | None:
         if text.isdigit() and int(text) < 1 << 60:
             return int(text)
     return None
+
+
+def bare_copy(device: TorchDevice, nbytes: int, seconds: float) -> dict:
+    """The device's whole-buffer copy of ``nbytes`` in base/'s loop, no case around it."""
+    src = torch.ones(nbytes // 4, dtype=torch.float32, device=device.device)
+    dst = torch.empty_like(src)
+    fn, what = copier(device, dst, src)
+    run = timed(fn, device, seconds)
+    return {"value": 2.0 * src.numel() * 4 * run.iterations / run.seconds / 1e9, "unit": "GB/s",
+            "method": f"{what}, {nbytes} bytes, bare loop", "iterations": run.iterations,
+            "seconds": run.seconds}

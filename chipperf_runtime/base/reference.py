@@ -16,57 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 
-import torch
+from chipperf_runtime.base.bare import beside, timed
+from chipperf_runtime.base.gemm import DTYPES, INT8_KERNELS, bare_gemm
+from chipperf_runtime.base.memory import bare_copy
+from chipperf_runtime.device.torch import open_torch_device
 
-from chipperf_runtime.base.gemm import DTYPES, INT8_KERNELS, operands, precision
-from chipperf_runtime.base.memory import copier
-from chipperf_runtime.bench.case import BenchCase
-from chipperf_runtime.device.torch import TorchDevice, open_torch_device
-from chipperf_runtime.timing import Loop, Timed, run_window, warm
-
-
-def timed(fn: Callable[[], object], device: TorchDevice, seconds: float) -> Timed:
-    """base/'s own loop (one warm-up call, batches of 4 until ``seconds``), without the case."""
-    loop = Loop(warmup=1, iters=4, min_time_s=seconds)
-    warm(fn, device.synchronize, loop)
-    return run_window(fn, device.synchronize, loop)
-
-
-def gemm(device: TorchDevice, name: str, size: int, seconds: float, int8_kernel: str = "int_mm"
-         ) -> dict:
-    precision(name, device)
-    run = timed(operands(name, size, size, size, device.device, int8_kernel), device, seconds)
-    how = f" ({int8_kernel})" if name == "INT8" else ""
-    return {"value": 2.0 * size ** 3 * run.iterations / run.seconds / 1e12,
-            "unit": "TOPS" if name == "INT8" else "TFLOP/s",
-            "method": f"torch matmul {name}{how} {size}^3, bare loop", "iterations": run.iterations,
-            "seconds": run.seconds}
-
-
-def copy(device: TorchDevice, nbytes: int, seconds: float) -> dict:
-    src = torch.ones(nbytes // 4, dtype=torch.float32, device=device.device)
-    dst = torch.empty_like(src)
-    fn, what = copier(device, dst, src)
-    run = timed(fn, device, seconds)
-    return {"value": 2.0 * src.numel() * 4 * run.iterations / run.seconds / 1e9, "unit": "GB/s",
-            "method": f"{what}, {nbytes} bytes, bare loop", "iterations": run.iterations,
-            "seconds": run.seconds}
-
-
-def beside(case: BenchCase, measure: Callable[[float], dict], key: str = "reference",
-           what: str = "the bare torch loop") -> dict:
-    """FINISHED's ``<key>`` of a base/ case: ``measure(seconds)`` run right after the
-    case's own window, on every rank as the window was, for the vendor config's
-    ``reference_s`` (default 1 s; 0 leaves it out); or ``<key>_reason`` saying why none."""
-    seconds = case.setting("reference_s", 1.0, float)
-    if seconds <= 0:
-        return {f"{key}_reason": f"reference_s is 0 in the vendor config: {what} was not timed"}
-    try:
-        return {key: measure(seconds)}
-    except (RuntimeError, TypeError) as exc:   # the bare op failing is a fact, not a crash
-        return {f"{key}_reason": f"{what} failed: {exc}"}
+__all__ = ["bare_copy", "bare_gemm", "beside", "main", "timed"]   # the reference's parts, by name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,9 +40,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--seconds", type=float, default=1.0)
     args = parser.parse_args(argv)
     device = open_torch_device(0)
-    result = gemm(device, args.dtype, args.size, args.seconds, args.int8_kernel) \
+    result = bare_gemm(device, args.dtype, args.size, args.seconds, args.int8_kernel) \
         if args.what == "gemm" else \
-        copy(device, args.bytes, args.seconds)
+        bare_copy(device, args.bytes, args.seconds)
     print(json.dumps({**result, "device": device.name()}))
     return 0
 

@@ -12,7 +12,7 @@ from chipperf.containers.spec import ContainerSpec
 from chipperf.plan import NodePlan, RoundPlan
 from chipperf.remote.group import HostGroup
 from chipperf.remote.host import LocalHost
-from chipperf.run import controller
+from chipperf.run import controller, pagecache
 
 
 def one_node_round() -> RoundPlan:
@@ -48,7 +48,7 @@ def _proc_sys_writable() -> bool:
 
 
 def test_a_host_that_cannot_is_named_and_the_round_goes_on(caplog, monkeypatch) -> None:
-    monkeypatch.setattr(controller, "DROP_CACHES",
+    monkeypatch.setattr(pagecache, "DROP_CACHES",
                         ("sh", "-c", "echo 'Permission denied' >&2; exit 1"))
     done = controller.drop_page_caches(one_node_round(), HostGroup([LocalHost()]))
     assert done == {"127.0.0.1": "not dropped: Permission denied"}
@@ -58,7 +58,7 @@ def test_a_host_that_cannot_is_named_and_the_round_goes_on(caplog, monkeypatch) 
 def test_a_host_that_cannot_is_said_so_once_per_run(caplog, monkeypatch) -> None:
     """Where the host is a container (read-only /proc/sys), every round would warn: the
     first says so, run.json's host entry keeps it, later rounds do not ask again."""
-    monkeypatch.setattr(controller, "DROP_CACHES",
+    monkeypatch.setattr(pagecache, "DROP_CACHES",
                         ("sh", "-c", "echo 'Read-only file system' >&2; exit 1"))
     hosts, facts = HostGroup([LocalHost()]), {}
 

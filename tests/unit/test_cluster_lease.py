@@ -187,6 +187,7 @@ def test_a_host_whose_port_is_in_use_gets_no_later_rounds(tmp_path, monkeypatch)
 
     from chipperf.config.model import TestConfig
     from chipperf.plan import CasePlan
+    from chipperf.run import case as case_module
     from chipperf.run import controller
     from chipperf.run.rounds import RoundOutcome, RoundSettings
 
@@ -203,7 +204,7 @@ def test_a_host_whose_port_is_in_use_gets_no_later_rounds(tmp_path, monkeypatch)
     first = RoundOutcome(1, "failed", "node 0 (127.0.0.1): port 29517 on 127.0.0.1 is ...", 0, 1,
                          port_in_use={"127.0.0.1": 29517})
     ran = []
-    monkeypatch.setattr(controller, "run_round", lambda *a: ran.append(a[2].number) or first)
+    monkeypatch.setattr(case_module, "run_round", lambda *a: ran.append(a[2].number) or first)
     rounds = (one_node_round(), replace(one_node_round(), number=2))
     case = CasePlan("resnet50:pytorch_2.13:xeon:1:1:2", "resnet50-x", "cpu", "pytorch_2.13",
                     "pytorch", "xeon", 1, 1, "/d", "chipperf/x", tmp_path, rounds)

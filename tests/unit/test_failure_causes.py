@@ -128,6 +128,7 @@ def test_a_host_whose_engine_is_gone_gets_no_later_rounds(tmp_path, monkeypatch)
 
     from chipperf.config.model import TestConfig
     from chipperf.plan import CasePlan
+    from chipperf.run import case as case_module
     from chipperf.run import controller
     from chipperf.run.rounds import RoundSettings
 
@@ -154,7 +155,7 @@ def test_a_host_whose_engine_is_gone_gets_no_later_rounds(tmp_path, monkeypatch)
                     "pytorch", "xeon", 1, 1, "/d", "chipperf/x", tmp_path, rounds)
     hosts = HostGroup([LocalHost()])
     record, outcome = Record(), controller.RunOutcome(tmp_path)
-    monkeypatch.setattr(controller, "run_round", one_round)
+    monkeypatch.setattr(case_module, "run_round", one_round)
     controller.run_case(case, RoundSettings(tmp_path, "img", {}), TestConfig("cpu", ()),
                         hosts, record, outcome)  # type: ignore[arg-type]
     assert ran == [1] and hosts.engine_gone == {"127.0.0.1"}
@@ -166,7 +167,8 @@ def test_round_teardown_names_an_engine_stopped_normally(tmp_path, monkeypatch) 
     """A dockerd stopped normally ends its containers (the launcher exits 1) and the stop
     calls, which swallow a gone engine, raise nothing: the teardown still asks the engine
     (on sim host h7, SIGTERM to its dockerd: named, round 2 not started)."""
-    from chipperf.run.rounds import RoundSettings, _teardown_node
+    from chipperf.run.roundend import _teardown_node
+    from chipperf.run.rounds import RoundSettings
 
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     output = tmp_path / "host" / "node"

@@ -12,7 +12,7 @@ import pytest
 
 from chipperf.config.model import ImageBuildConfig
 from chipperf.containers import images, progress
-from chipperf.run import rounds
+from chipperf.run import roundwait
 from chipperf_runtime.perflog import Event
 
 
@@ -129,18 +129,18 @@ def test_a_long_build_step_shows_its_latest_line(monkeypatch: pytest.MonkeyPatch
 def test_round_progress_puts_step_loss_and_pace_first() -> None:
     event = Event("STEP_END", {"lr": 0.1, "epoch": 2, "throughput_so_far": 45.25, "loss": 1.5,
                                "step": 40}, None, 0)
-    assert rounds._event_text(event) == (
+    assert roundwait._event_text(event) == (
         "last event STEP_END step=40 epoch=2 loss=1.5 throughput_so_far=45.25 lr=0.1")
-    assert rounds._event_text(None) == "no PerfLog event yet"
+    assert roundwait._event_text(None) == "no PerfLog event yet"
 
 
 def test_round_progress_outside_training_names_the_timed_window() -> None:
     """The PerfLog protocol's TRAIN_END is the timed window's end in every suite; an
     inference or base/ progress line says so, in no training words."""
     event = Event("TRAIN_END", {"time_s": 7.636, "items": 16}, None, 0)
-    assert rounds._event_text(event, "inference") == "timed window ended window_s=7.636 items=16"
-    assert rounds._event_text(Event("TRAIN_START", {}, None, 0), "base") == "timed window started"
-    assert rounds._event_text(event) == "last event TRAIN_END time_s=7.636 items=16"
+    assert roundwait._event_text(event, "inference") == "timed window ended window_s=7.636 items=16"
+    assert roundwait._event_text(Event("TRAIN_START", {}, None, 0), "base") == "timed window started"
+    assert roundwait._event_text(event) == "last event TRAIN_END time_s=7.636 items=16"
 
 
 if __name__ == "__main__":  # pragma: no cover

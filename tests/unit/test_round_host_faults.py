@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from chipperf.remote.host import CommandResult
-from chipperf.run.rounds import NodeState, RoundSettings, _keep_on_silent_host, _name_full_disk, node_times
+from chipperf.run.roundend import _keep_on_silent_host, _name_full_disk
+from chipperf.run.rounds import NodeState, RoundSettings, node_times
 
 
 class Node:

@@ -1,4 +1,4 @@
-"""How a command's output is read off its SSH channel (chipperf.remote.host._drain): the
+"""How a command's output is read off its SSH channel (chipperf.remote.ssh._drain): the
 command's end is its exit status and its EOF, as sshd may send the status before the last
 of the output. A scripted stand-in for paramiko's Channel plays the packets' order."""
 
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from chipperf.remote import host as remote
+from chipperf.remote import ssh as remote
 
 
 class ScriptedChannel:

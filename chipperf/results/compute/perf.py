@@ -4,8 +4,8 @@
 (non-UTF-8 bytes are replaced and reported). ``performance`` turns the events into
 the round's performance fields, each absent with a reason when the log cannot
 tell (an inference round's latency, engine and reference deviation too, see
-``chipperf.results.compute.inference``). ``mfu`` divides achieved FLOP/s by the vendor spec
-sheet's peak.
+``chipperf.results.compute.inference``). ``mfu`` (chipperf.results.compute.mfu) divides
+achieved FLOP/s by the vendor spec sheet's peak.
 """
 
 from __future__ import annotations
@@ -17,12 +17,18 @@ from typing import Any
 
 from chipperf.results.compute.cut import StepTrail, cut_fields
 from chipperf.results.compute.inference import inference_fields, window_work
+from chipperf.results.compute.mfu import SPEC_NOT_MFU, Mfu, chip_peak, mfu
 from chipperf.results.compute.schema import Metric, Throughput
 from chipperf.results.compute.spec import spec_fields
 from chipperf.results.read.flagperf import target_from_config
 from chipperf.results.read.samples import read_lines
 from chipperf.suites import suite_of
 from chipperf_runtime.perflog import Event, iter_records, normalize_finished
+
+# MFU lives in chipperf.results.compute.mfu: importable from here as before
+__all__ = ["FIGURES_FROM", "Mfu", "RankLog", "SPEC_NOT_MFU", "TIMES", "chip_peak",
+           "finish_info_fields", "flagperf_llm_fields", "mfu", "performance",
+           "read_finish_info_log", "read_rank_log", "run_mode_text"]
 
 # reasons[FIGURES_FROM]: a FlagPerf round whose figures come from its text lines, not FINISHED
 FIGURES_FROM = "figures_from"
@@ -123,19 +129,7 @@ def performance(log: RankLog, rel: str, suite: str | None = None
         fields.update(finish_info_fields(log.finish_info, reasons))
         return fields, reasons
     if log.finished is None:
-        why = f"{rel} missing" if not log.present else \
-            f"{rel} has no FINISHED event (it ends at line {log.lines}: the case did not " \
-            "finish, or the log is truncated)"
-        llm, cut = flagperf_llm_fields(log.path, reasons) if log.present else (None, "")
-        if llm is not None:  # a FlagPerf LLM case: its summary lines stand for FINISHED
-            fields.update(llm)
-            return fields, reasons
-        completed, said = cut_fields(log.steps, why)
-        fields.update(completed)
-        if completed:
-            reasons["cut"] = said
-            fields["window_work"] = completed["work_done"]
-        return fields, {**reasons, "finished": f"{rel.rsplit('/', 1)[0]}/{cut}" if cut else why}
+        return _without_finished(log, rel, fields, reasons)
     value = normalize_finished(log.finished.value)
     fields.update(_finished_fields(value, reasons))
     _timed_window(fields, value.get("run_mode"), reasons)
@@ -148,6 +142,25 @@ def performance(log: RankLog, rel: str, suite: str | None = None
     fields["window_work"] = window_work(fields, suite, reasons)
     _fill_target(fields, log.submit_info)
     return fields, reasons
+
+
+def _without_finished(log: RankLog, rel: str, fields: dict[str, Any], reasons: dict[str, str]
+                      ) -> tuple[dict[str, Any], dict[str, str]]:
+    """A log with no FINISHED event: a FlagPerf LLM case's summary lines stand for it, else
+    what its completed steps say (a cut round); ``finished`` in the reasons says why."""
+    why = f"{rel} missing" if not log.present else \
+        f"{rel} has no FINISHED event (it ends at line {log.lines}: the case did not " \
+        "finish, or the log is truncated)"
+    llm, cut = flagperf_llm_fields(log.path, reasons) if log.present else (None, "")
+    if llm is not None:  # a FlagPerf LLM case: its summary lines stand for FINISHED
+        fields.update(llm)
+        return fields, reasons
+    completed, said = cut_fields(log.steps, why)
+    fields.update(completed)
+    if completed:
+        reasons["cut"] = said
+        fields["window_work"] = completed["work_done"]
+    return fields, {**reasons, "finished": f"{rel.rsplit('/', 1)[0]}/{cut}" if cut else why}
 
 
 def flagperf_llm_fields(path: Path, reasons: dict[str, str]
@@ -338,72 +351,3 @@ def _fill_target(fields: dict[str, Any], submit_info: Event | None) -> None:
 
 
 # ---------------------------------------------------------------- MFU
-
-
-# base/ measures the chip's own figures against its spec sheet (share_of_peak): a model's
-# FLOPs utilisation means nothing there, and its above-100 % rule speaks of the share of spec.
-SPEC_NOT_MFU = ("not a model run: base/ reports the share of the spec sheet's peak instead "
-                "(share_of_peak)")
-
-
-@dataclass(frozen=True)
-class Mfu:
-    value: float | None
-    dtype: str | None
-    peak_flops_per_chip: float | None
-    chips: int | None
-    reason: str = ""
-
-
-def mfu(fields: Mapping[str, Any], vendor: str | None, chip: str | None,
-        chips: int | None, suite: str | None = None) -> Mfu:
-    """(window_work x flops_per_unit / timed window) / (peak FLOP/s for dtype x chips).
-
-    flops_per_unit is what FINISHED says one unit costs: training FLOPs (forward +
-    backward) per sample or token for training, forward FLOPs per item for inference,
-    so the one formula serves both. The timed window is ``train_time_s`` (for inference,
-    where FINISHED need not carry it, ``performance`` fills in rank 0's
-    TRAIN_START..TRAIN_END span)."""
-    dtype = fields.get("dtype")
-    peak, why = chip_peak(vendor, chip, dtype)
-    if suite_of(suite).measures_peak:
-        return Mfu(None, dtype, peak, chips, SPEC_NOT_MFU)
-    seconds = fields.get("train_time_s")
-    needed = (("work_done", fields.get("window_work")),
-              ("flops_per_unit", fields.get("flops_per_unit")),
-              ("train_time_s" + (" (nor a TRAIN_START..TRAIN_END span)"
-                                 if suite_of(suite).infers else ""), seconds))
-    missing = [k for k, v in needed if not v]
-    if missing == ["work_done"] and fields.get("work_done"):   # inference: queries unknown
-        why = why or "items in the timed window unknown (FINISHED lacks latency_ms.count)"
-    elif missing:
-        why = why or f"FINISHED has no (positive) {', '.join(missing)}"
-    if not chips:
-        why = why or "number of chips unknown (no FINISHED world_size, no case topology)"
-    if why or peak is None or not chips or not seconds:
-        return Mfu(None, dtype, peak, chips, why or "no peak FLOP/s")
-    achieved = fields["window_work"] * fields["flops_per_unit"] / seconds
-    return Mfu(achieved / (peak * chips), dtype, peak, chips)
-
-
-def chip_peak(vendor: str | None, chip: str | None, dtype: str | None) -> tuple[float | None, str]:
-    """The spec sheet's peak FLOP/s of one chip in ``dtype``, or (None, why not)."""
-    from chipperf_runtime.vendors import get_vendor
-
-    if not dtype:
-        return None, "FINISHED has no dtype"
-    if not vendor or not chip:
-        return None, "vendor or chip of the case unknown"
-    try:
-        spec = get_vendor(vendor).chip(chip)
-    except KeyError:
-        return None, f"no vendor module {vendor!r} in chipperf_runtime/vendors/"
-    if spec is None:
-        return None, f"{vendor} vendor spec sheet has no chip {chip}"
-    if not spec.peak_flops:
-        return None, f"{vendor} vendor spec sheet has no peak FLOP/s for chip {chip}"
-    peak = spec.peak_flops.get(dtype) or spec.peak_flops.get(dtype.lower())
-    if not peak:
-        return None, (f"{vendor} spec sheet for {chip} has no peak FLOP/s in {dtype}: "
-                      f"{spec.why_missing(dtype)}")
-    return float(peak), ""

@@ -142,25 +142,7 @@ def _facts(summary: RunSummary) -> str:
 
 def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
                  details: CaseDetails | None = None) -> list[str]:
-    smoke = " (smoke test)" if details is not None and details.smoke else ""
-    smoke += f" ({SYNTHETIC_LABEL})" if case.synthetic else ""
-    out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.title)}'
-           f"{smoke}</h2>",
-           f"<p>vendor {escape(case.vendor or DASH)}, chip {escape(case.chip_label or DASH)}, "
-           f"{case.topology} (nodes x procs), "
-           + (f"engine {escape(case.engine or DASH)} ({escape(case.precision or DASH)}), "
-              if case.inference else "")
-           + f"image <code>{escape(case.image or DASH)}</code>, "
-           f"status <b>{escape(case.status or 'unknown')}</b> {escape(case.reason)}</p>"]
-    out.append(smoke_banner(details))
-    if case.preset:
-        out.append(f'<p class="smoke">{escape(case.preset.capitalize())}: '
-                   f"{escape(case.preset_detail)}.</p>")
-    out += [f'<p class="smoke">Timed window too short, {escape(note)}.</p>'
-            for note in window_notes(case)]
-    if case.hardware_note:
-        css = "" if case.hardware_validated else ' class="bad"'
-        out.append(f"<p{css}>Hardware status: {escape(case.hardware_note)}</p>")
+    out = _case_heading(case, details)
     out.append(facts_tables(details))
     chart = throughput_chart(case)
     if chart:
@@ -198,6 +180,31 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
     out.append(not_measured(case, gaps))
     out += rounds
     out.append("</section>")
+    return out
+
+
+def _case_heading(case: CaseResult, details: CaseDetails | None) -> list[str]:
+    """The case's title and one-line facts, and what ran (smoke test, preset, a timed window
+    too short, hardware status)."""
+    smoke = " (smoke test)" if details is not None and details.smoke else ""
+    smoke += f" ({SYNTHETIC_LABEL})" if case.synthetic else ""
+    out = [f'<section id="{escape(case.dir_name)}"><h2>{escape(case.title)}'
+           f"{smoke}</h2>",
+           f"<p>vendor {escape(case.vendor or DASH)}, chip {escape(case.chip_label or DASH)}, "
+           f"{case.topology} (nodes x procs), "
+           + (f"engine {escape(case.engine or DASH)} ({escape(case.precision or DASH)}), "
+              if case.inference else "")
+           + f"image <code>{escape(case.image or DASH)}</code>, "
+           f"status <b>{escape(case.status or 'unknown')}</b> {escape(case.reason)}</p>"]
+    out.append(smoke_banner(details))
+    if case.preset:
+        out.append(f'<p class="smoke">{escape(case.preset.capitalize())}: '
+                   f"{escape(case.preset_detail)}.</p>")
+    out += [f'<p class="smoke">Timed window too short, {escape(note)}.</p>'
+            for note in window_notes(case)]
+    if case.hardware_note:
+        css = "" if case.hardware_validated else ' class="bad"'
+        out.append(f"<p{css}>Hardware status: {escape(case.hardware_note)}</p>")
     return out
 
 

@@ -65,6 +65,35 @@ def _run_facts(summary: RunSummary) -> str:
 
 
 def case_section(case: CaseResult) -> list[str]:
+    lines = _case_intro(case)
+    if method_rows(case):
+        lines += ["### Method", "", table(["setting", "value"], method_rows(case)), ""]
+    header, shapes = shape_rows(case)
+    if shapes:
+        lines += ["### Per shape (first round)", "", table(header, shapes), ""]
+    lines += ["### Rounds", "", table(*round_rows(case)), ""]
+    if case.inference:
+        lines += [THROUGHPUT_NOTE[0].upper() + THROUGHPUT_NOTE[1:] + ".", ""]
+    if case.excluded:
+        lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)
+                  + ".", ""]
+    lines += [f"Round {r.number} {r.reasons['cut']}." for r in case.rounds
+              if r.cut and "cut" in r.reasons]
+    lines += [f"Round {r.number}: its files came home after the run (`chipperf collect`) "
+              "and it was judged then (late)." for r in case.rounds if r.late]
+    lines += ["### Over the counted rounds " + f"({', '.join(map(str, case.counted)) or 'none'})",
+              "", stats_table(case), ""]
+    lines += _mfu_notes(case)
+    lines += _inference_notes(case)
+    absent = absent_reasons(case)
+    if absent:
+        lines += ["### Not measured or rejected", "", *(f"- {name}: {why}" for name, why in absent), ""]
+    return lines
+
+
+def _case_intro(case: CaseResult) -> list[str]:
+    """The case's title and its one-line facts: dir, vendor, chip, image, status, and what
+    ran (hardware status, preset, implementation, input, run mode)."""
     title = case.title
     engine = f"engine {case.engine or DASH} ({case.precision or DASH}), " \
         if case.inference else ""
@@ -86,23 +115,12 @@ def case_section(case: CaseResult) -> list[str]:
         lines += [f"Run mode: {case.run_mode}"
                   + (" (throughput and MFU from the timed steps)."
                      if case.run_mode.startswith("performance") else "."), ""]
-    if method_rows(case):
-        lines += ["### Method", "", table(["setting", "value"], method_rows(case)), ""]
-    header, shapes = shape_rows(case)
-    if shapes:
-        lines += ["### Per shape (first round)", "", table(header, shapes), ""]
-    lines += ["### Rounds", "", table(*round_rows(case)), ""]
-    if case.inference:
-        lines += [THROUGHPUT_NOTE[0].upper() + THROUGHPUT_NOTE[1:] + ".", ""]
-    if case.excluded:
-        lines += ["Not counted: " + "; ".join(f"round {e.round}: {e.why}" for e in case.excluded)
-                  + ".", ""]
-    lines += [f"Round {r.number} {r.reasons['cut']}." for r in case.rounds
-              if r.cut and "cut" in r.reasons]
-    lines += [f"Round {r.number}: its files came home after the run (`chipperf collect`) "
-              "and it was judged then (late)." for r in case.rounds if r.late]
-    lines += ["### Over the counted rounds " + f"({', '.join(map(str, case.counted)) or 'none'})",
-              "", stats_table(case), ""]
+    return lines
+
+
+def _mfu_notes(case: CaseResult) -> list[str]:
+    """What the case's MFU divides by: the spec sheet's peak, and the measured one."""
+    lines: list[str] = []
     if any(r.mfu is not None for r in case.rounds):
         lines += [f"MFU divides achieved FLOP/s by the spec-sheet peak in {case.mfu_dtype} "
                   "times the number of chips" + (
@@ -116,6 +134,12 @@ def case_section(case: CaseResult) -> list[str]:
                   f"suite measured on this chip in {case.mfu_dtype} "
                   f"({measured.measured_peak_flops_per_chip / 1e12:.4g} TFLOP/s per chip, "
                   f"{measured.measured_peak_source}) times the number of chips.", ""]
+    return lines
+
+
+def _inference_notes(case: CaseResult) -> list[str]:
+    """What an inference case's timed window holds (LLM serving: its scenarios' table)."""
+    lines: list[str] = []
     if case.inference and has_sweep(case):
         lines += ["### Served sweep (times in ms)", "", table(*sweep_rows(case)), "",
                   *(f"{line}." for line in sweep_notes(case)), "",
@@ -133,9 +157,6 @@ def case_section(case: CaseResult) -> list[str]:
         lines += ["The timed window holds the offline scenario (throughput) and then the "
                   "single-stream queries (latency); MFU and energy per item count the items "
                   "of both over it.", ""]
-    absent = absent_reasons(case)
-    if absent:
-        lines += ["### Not measured or rejected", "", *(f"- {name}: {why}" for name, why in absent), ""]
     return lines
 
 
