@@ -22,21 +22,24 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from chipperf.commands.selftest_engine import (
+    GPT2_STEPS,
+    LLAMA_STEPS,
+    REPO,
+    Selftest,
+    engine_run,
+    prepared,
+)
 from chipperf.commands.selftest_verdict import EXPECTED_SHARE, Row
 from chipperf_runtime.inference.config import read_layers
 from chipperf_runtime.inference.llm.preset import llama_parameters
-
-if TYPE_CHECKING:
-    from chipperf.commands.selftest import Selftest
 
 # step -> the least budget it needs to start: gpu_targets.py's round deadlines on one H100
 # (gpt2 110 s, llama1b 150 s, docs/gpu-runs/h100-20261127-second/); serving32 never ran on a
 # GPU: the 2-layer point's 40 s plus the 32-layer model's making and compile, not measured
 ACCEL_MIN_S = {"gpt2": 120.0, "llama1b": 160.0, "serving32": 150.0}
-GPT2_STEPS = {"run_mode": "performance", "perf_warmup_steps": 10, "timed_steps": 50}
-LLAMA_STEPS = {"run_mode": "performance", "perf_warmup_steps": 5, "timed_steps": 15}
 TRAIN_CASES = {"gpt2": ("gpt2", "gpt2-pytorch", GPT2_STEPS),
                "llama1b": ("llama3_8B", "llama3_8B-pytorch", LLAMA_STEPS)}
 PREPARERS = {"gpt2": "training/benchmarks/gpt2/pytorch/prepare_data.py",
@@ -53,7 +56,6 @@ def accel_steps(vendor: str) -> dict[str, Callable[[Selftest, int], None]]:
 
 
 def train_step(test: Selftest, step: str, rounds: int) -> None:
-    from chipperf.commands.selftest import REPO, engine_run
 
     model, folder, overrides = TRAIN_CASES[step]
     config = REPO / "training" / test.vendor / folder / "config" / f"config_{test.chip}x1x1.py"
@@ -67,7 +69,6 @@ def train_step(test: Selftest, step: str, rounds: int) -> None:
 
 def token_data(test: Selftest, step: str) -> Path:
     """The case's token shards under the data root, made by its preparer when missing."""
-    from chipperf.commands.selftest import REPO
 
     out = test.data_root / step
     if not (out / "meta.json").is_file():
@@ -80,7 +81,6 @@ def token_data(test: Selftest, step: str) -> Path:
 
 def serving32_step(test: Selftest, rounds: int) -> None:
     """The vendor's llama3_8b serving config as shipped, then the HBM floor row."""
-    from chipperf.commands.selftest import REPO, engine_run, prepared
 
     merged, _, _ = read_layers(REPO / "inference" / "configs" / "llama3_8b",
                                f"{test.vendor}_configuration.yaml")

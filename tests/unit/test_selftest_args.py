@@ -6,16 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from chipperf.commands.selftest import (
-    FACTS_MIN_S,
-    Row,
-    Selftest,
-    case_rows,
-    check_args,
-    gemm_dtypes,
-    quality_missed,
-    table,
-)
+from chipperf.commands.selftest import FACTS_MIN_S, check_args, gemm_dtypes
+from chipperf.commands.selftest_engine import Selftest, case_rows, quality_missed
+from chipperf.commands.selftest_verdict import Row, table
 from chipperf.errors import ConfigError
 
 

@@ -80,7 +80,8 @@ def test_an_accelerator_vendor_runs_the_shipped_gpu_steps(tmp_path: Path, monkey
     the llama3_8b serving point with nothing capped; the cpu vendor has none of them."""
     from chipperf.commands import selftest, selftest_accel
 
-    monkeypatch.setattr(selftest, "prepared", lambda test, step: tmp_path / "data" / step)
+    for module in (selftest, selftest_accel):      # each imports the data maker by name
+        monkeypatch.setattr(module, "prepared", lambda test, step: tmp_path / "data" / step)
     monkeypatch.setattr(selftest_accel, "token_data", lambda test, step: tmp_path / "data" / step)
     monkeypatch.setattr(selftest, "device_facts", lambda test: {"device": "stand-in"})
     asked: list[dict] = []
