@@ -43,6 +43,10 @@ and, from the training driver, ``run_mode`` (optional; docs/results.md "Run mode
                           one after the other, llava1.5_7b's "both"): the top-level figures are
                           then the stages' together (training/driver/stages.py)
 
+SUBMIT_INFO carries ``workload`` (training driver, inference runners): the case's typed
+``{"global_batch", "seq_len", "image_size", "precision"}`` (chipperf_runtime/workload.py;
+docs/results.md "The case's workload").
+
 STEP_END from the training driver carries, with ``work``: ``throughput_so_far``,
 ``work_so_far`` (all ranks: rank 0's count x world size), ``train_elapsed_s``,
 ``warmup_steps`` and ``work_unit``; a round cut before FINISHED gets the throughput of its

@@ -38,6 +38,7 @@ from chipperf_runtime.inference.errors import CaseError, EngineBuildError
 from chipperf_runtime.inference.settings import Settings
 from chipperf_runtime.inference.stats import latency_summary
 from chipperf_runtime.perflog import PerfLogger
+from chipperf_runtime.workload import from_config as workload_from_config
 
 EXIT_CASE_ERROR = 2
 
@@ -84,7 +85,10 @@ def run(case: Case, args: argparse.Namespace, log: PerfLogger) -> dict:
     log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": case.model,
                               "engine": s.engine, "precision": s.precision, "device": device.type,
                               "case_version": script_digest(),
-                              "config": configuration.thaw(config), "config_notes": notes})
+                              "config": configuration.thaw(config),
+                              "workload": workload_from_config(configuration.thaw(config),
+                                                               precision=s.precision).as_dict(),
+                              "config_notes": notes})
     setup_torch(s, device)
     with tempfile.TemporaryDirectory(prefix="chipperf-infer-") as scratch:
         options = engine_options(s, case, Path(scratch), device)

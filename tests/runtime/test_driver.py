@@ -338,6 +338,8 @@ def test_driver_emits_the_lifecycle_and_a_valid_finished(case: Path) -> None:
     assert submit["vendor"] == "cpu" and submit["config"]["lr"] == 0.2
     assert submit["config_sources"]["lr"] == "vendor"
     assert submit["flagperf_aliases"] == {}        # a translated config lists its mapping
+    assert submit["workload"] == {"global_batch": 64, "seq_len": None, "image_size": None,
+                                  "precision": "fp32"}   # typed, from the resolved config
     fin = events[-1].value
     assert finished_problems(fin) == []
     assert fin["train_time_s"] == 11.0 and fin["pure_compute_time_s"] == 10.0

@@ -8,6 +8,8 @@ from chipperf.results.compute.fingerprint import describe, differences, fingerpr
 from chipperf.results.compute.schema import CaseResult, Fingerprint
 from chipperf.results.render.compare import compare, comparison_console
 from chipperf.results.report import summarize
+from chipperf_runtime.workload import Workload
+from chipperf_runtime.workload import from_config as workload_from_config
 
 RESNET = (("global_batch_size", 256), ("image_size", 224), ("dtype", "bf16"))
 
@@ -20,6 +22,30 @@ def test_chipperf_training_config():
                              framework="pytorch", global_batch=256, image_size=224,
                              dataset="imagenet", precision="bf16")
     assert describe(fp).startswith("case=chipperf:resnet50/pytorch, case_version=sha256:")
+
+
+def test_the_cases_typed_workload_wins_over_its_config():
+    """SUBMIT_INFO's ``workload`` (what the case states) is read as it is; the config is read
+    only for a run directory without it."""
+    submit = {"config": dict(RESNET), "workload": Workload(
+        global_batch=64, seq_len=None, image_size=32, precision="fp32").as_dict()}
+    fp = fingerprint("chipperf", "resnet50", "pytorch", submit)
+    assert (fp.global_batch, fp.seq_len, fp.image_size, fp.precision) == (64, None, 32, "fp32")
+
+
+def test_the_typed_workload_is_the_configs_reading_for_a_chipperf_case():
+    """The case builds its block with the same reading the engine falls back to: a run
+    directory from before the block and one after it have one fingerprint."""
+    submit = {"config": dict(RESNET)}
+    stated = {**submit, "workload": workload_from_config(dict(RESNET)).as_dict()}
+    assert fingerprint("chipperf", "m", "pytorch", stated) == \
+        fingerprint("chipperf", "m", "pytorch", submit)
+
+
+def test_a_workload_field_of_the_wrong_type_is_not_said():
+    assert Workload.read({"global_batch": "256", "seq_len": True, "image_size": 224.0,
+                          "precision": 16}) == Workload(image_size=224)
+    assert Workload.read(["not", "a", "mapping"]) is None
 
 
 def test_without_a_case_version_the_harness_version_stands_for_it():

@@ -1,7 +1,7 @@
 """What report.html shows of a case besides its figures, read from the run directory:
 
 - the workload: the data dir (run.json) and its dataset card, image size or sequence length,
-  global batch, precision and steps (rank 0's SUBMIT_INFO config, the last STEP_END);
+  global batch, precision (the workload fingerprint) and steps (the last STEP_END);
 - the hardware and software of every node (``sys_info.json``: CPU, memory, accelerators and
   their driver, OS, Docker, framework versions) and the case's image;
 - the smoke-test label, when the dataset card says why its figures do not compare;
@@ -25,11 +25,6 @@ from chipperf_runtime.perflog import Event, iter_records
 
 Points = tuple[tuple[float, float], ...]
 
-# SUBMIT_INFO config keys, first found wins (cases name the same thing differently).
-IMAGE_SIZE = ("image_size", "img_size", "resolution")
-SEQ_LENGTH = ("seq_length", "max_seq_length", "max_seq_len", "seq_len", "sequence_length")
-GLOBAL_BATCH = ("global_batch_size", "train_batch_size", "global_batch")
-LOCAL_BATCH = ("batch_size", "train_batch_size_per_rank", "micro_batch_size")
 LOGS = ("*.log", "status", "sys_info.json")
 
 
@@ -131,7 +126,7 @@ def _number(value: Any) -> bool:
 
 def _workload(case: CaseResult, entry: Mapping[str, Any], config: Mapping[str, Any],
               card: Mapping[str, Any], events: Mapping[int, Sequence[Event]]) -> tuple:
-    """The case's workload fingerprint (compute/fingerprint.py), else SUBMIT_INFO's config,
+    """The case's workload fingerprint (compute/fingerprint.py: the case's typed workload),
     with the data dir, the dataset card's name and the steps each round logged."""
     if suite_kind(case.suite) == "spec":
         return _measured(case, config)
@@ -139,15 +134,13 @@ def _workload(case: CaseResult, entry: Mapping[str, Any], config: Mapping[str, A
     data = str(entry.get("data_dir") or "")
     named = str(card.get("name") or (fp.dataset if fp is not None else "") or "")
     rows = [("dataset", f"{named} ({data})" if named and data else named or data)]
-    size = (fp.image_size if fp is not None else None) or _first(config, IMAGE_SIZE)
+    size = fp.image_size if fp is not None else None
     if size is not None:
-        rows.append(("image size", f"{size}x{size}" if _number(size) else str(size)))
-    seq = (fp.seq_len if fp is not None else None) or _first(config, SEQ_LENGTH)
+        rows.append(("image size", f"{size}x{size}"))
+    seq = fp.seq_len if fp is not None else None
     if seq is not None:
         rows.append(("sequence length", str(seq)))
-    batch: Any = (fp.global_batch if fp is not None else None) or _first(config, GLOBAL_BATCH)
-    if batch is None and _first(config, LOCAL_BATCH) is not None:
-        batch = f"{_first(config, LOCAL_BATCH)} per rank"
+    batch = fp.global_batch if fp is not None else None
     rows.append(("global batch", "" if batch is None else str(batch)))
     dtypes = sorted({r.dtype for r in case.rounds if r.dtype}) or \
         [str(x) for x in ((fp.precision if fp is not None else None), config.get("dtype")) if x][:1]
@@ -173,10 +166,6 @@ def _measured(case: CaseResult, config: Mapping[str, Any]) -> tuple:
             ("precision", ", ".join(dtypes)),
             ("settings", ", ".join(f"{k} {v}" for k, v in config.items()))]
     return tuple((k, v or "not in the logs") for k, v in rows)
-
-
-def _first(config: Mapping[str, Any], keys: Sequence[str]) -> Any:
-    return next((config[k] for k in keys if config.get(k) is not None), None)
 
 
 # ---------------------------------------------------------------- hardware and software

@@ -30,6 +30,7 @@ from chipperf_runtime.inference.llm.serving import summarize
 from chipperf_runtime.inference.llm.settings import LLMSettings
 from chipperf_runtime.inference.runner import exit_status, open_device, parse_args, vendor_name
 from chipperf_runtime.perflog import PerfLogger
+from chipperf_runtime.workload import from_config as workload_from_config
 
 # Each scenario draws its own requests (stream numbers of the workload's generator).
 STREAMS = {"warmup": 0, "offline": 1, "single_stream": 2, "server": 3, "accuracy": 4}
@@ -49,7 +50,9 @@ def run(name: str, args: argparse.Namespace, log: PerfLogger) -> dict:
     device = open_device(s)  # type: ignore[arg-type]  # reads only .device
     log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": name,
                               "engine": s.engine, "precision": s.precision, "device": device.type,
-                              "config": configuration.thaw(config)})
+                              "config": configuration.thaw(config),
+                              "workload": workload_from_config(configuration.thaw(config),
+                                                               precision=s.precision).as_dict()})
     if s.engine in served.SERVED_ENGINES:   # a real engine behind its server: served/case.py
         return served.run(name, args, config, s.engine, log, start)
     torch.manual_seed(s.seed)

@@ -56,6 +56,7 @@ from chipperf_runtime.training.driver.perfmode import (
 )
 from chipperf_runtime.training.driver.preset import full_size_params, preset_record
 from chipperf_runtime.training.driver.windows import Windows
+from chipperf_runtime.workload import from_config as workload_from_config
 
 DEFAULT_STEP_EVERY = 10
 STEP_EVERY_PARAM = "log_every_steps"
@@ -144,6 +145,7 @@ class Driver:
             "flagperf_no_effect": read_aliases(self.args.vendor_config, NO_EFFECT_NAME),
             "config_file": None if self.args.vendor_config is None else str(self.args.vendor_config),
             "config": self.config.as_dict(),
+            "workload": workload_from_config(self.config.as_dict()).as_dict(),
             "config_sources": {k: self.config.source(k) for k in self.config},
             "world_size": self.dist.world_size, "nnodes": self.dist.nnodes,
             "nproc_per_node": self.dist.nproc_per_node,
