@@ -30,6 +30,7 @@ from chipperf.plan import make_plan
 from chipperf.results.layout import new_run_id
 from chipperf.store.commands import DB_HELP, add_store_commands
 from chipperf.suites import DEFAULT_SUITE, get_suite, suite_names
+from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 
 if TYPE_CHECKING:
     from chipperf.run.clusterlease import Wait
@@ -323,7 +324,8 @@ def _add_host_commands(sub: Subparsers) -> None:
                        description="Sample CPU, memory, power and the vendor's accelerators "
                                    "into JSONL files, as the sidecar does in a run.")
     q.add_argument("--out", required=True, metavar="DIR", help="directory for the *_monitor.log files")
-    q.add_argument("--interval", type=number_at_least(0, strictly=True), default=1.0, metavar="S",
+    q.add_argument("--interval", type=number_at_least(0, strictly=True),
+                   default=DEFAULT_INTERVAL_S, metavar="S",
                    help="seconds between samples (default: %(default)s)")
     q.add_argument("--duration", type=number_at_least(0), default=None, metavar="S",
                    help="stop after this many seconds (default: until Ctrl-C)")

@@ -42,6 +42,7 @@ from chipperf.config.pyconfig import read_py_config
 from chipperf.config.textread import load_yaml, read_utf8
 from chipperf.errors import ConfigError
 from chipperf.frameworks import MODES
+from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 
 log = logging.getLogger(__name__)
 
@@ -430,7 +431,8 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         framework_match=f.get("framework_match", _framework_match, "nearest",
                               f"use one of {', '.join(MODES)}"),
         round_timeout_s=f.get("round_timeout_s", seconds, 3600.0, SECONDS_FIX),
-        monitor_interval_s=f.get("monitor_interval_s", seconds, 1.0, SECONDS_FIX),
+        monitor_interval_s=f.get("monitor_interval_s", seconds, DEFAULT_INTERVAL_S,
+                                 SECONDS_FIX),
         result_root=f.get("result_root", non_empty, "result",
                           "give the folder the run dirs go in, e.g. 'result'"),
         training_dir=f.get("training_dir", _text, None),

@@ -8,6 +8,7 @@ from typing import Any, Mapping, Optional
 
 from chipperf.config.limits import count_problem
 from chipperf.frameworks import family as framework_family
+from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 
 CASE_KEY_FORM = "model:framework:chip:nnodes:nproc:repeat"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
@@ -147,7 +148,7 @@ class TestConfig:
     in_container_launch: bool = False       # FlagPerf's: HOSTS are existing containers
     framework_match: str = "nearest"        # "nearest" | "exact" (chipperf.frameworks)
     round_timeout_s: float = 3600.0
-    monitor_interval_s: float = 1.0
+    monitor_interval_s: float = DEFAULT_INTERVAL_S
     result_root: str = "result"
     training_dir: Optional[str] = None      # case catalogue root; default: the repo's <suite>/
     log_level: str = "info"

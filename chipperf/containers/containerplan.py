@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from chipperf.containers.options import parse_cli_options, vendor_options
 from chipperf.containers.spec import ContainerSpec, Device, Mount
+from chipperf_runtime.monitors.command import MonitorCommand
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 POWERCAP, IPMI = "/sys/devices/virtual/powercap", "/dev/ipmi0"
@@ -99,8 +100,7 @@ def node_containers(*, name: str, image: str, run_id: str, work_dir: str, data_d
         name, image, launch, {**case.env, **env},
         (Mount(work_dir, work_dir, "rw"), Mount(data_dir, data_dir, "ro"), *case.mounts),
         run_id, case.shm_size or shm_size, case.devices, case.options)
-    watch = ("python3", "-m", "chipperf_runtime.monitors", "--out", output_dir, "--interval",
-             str(interval_s), "--vendor", vendor)
+    watch = MonitorCommand(out=output_dir, interval_s=interval_s, vendor=vendor).to_argv()
     monitor_env = {"PYTHONPATH": env["PYTHONPATH"], "PYTHONUNBUFFERED": "1", **monitor.env}
     monitor_spec = ContainerSpec(
         f"{name}-monitor", image, watch, monitor_env,

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import chipperf_runtime.monitors.sysinfo as sysinfo
 from chipperf_runtime.monitors.accelerator import AcceleratorSource
+from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 from chipperf_runtime.monitors.cpu import CpuSource
 from chipperf_runtime.monitors.ipmi import IpmiSource
 from chipperf_runtime.monitors.loop import (
@@ -37,7 +38,7 @@ def build_sources(vendor: str) -> list[Source]:
     return sources
 
 
-def run_monitor(out_dir: Path, interval_s: float = 1.0, duration_s: float | None = None,
+def run_monitor(out_dir: Path, interval_s: float = DEFAULT_INTERVAL_S, duration_s: float | None = None,
                 vendor: str = "cpu", *, stopper: Stopper | None = None,
                 sources: list[Source] | None = None) -> None:
     """Sample every ``interval_s`` into ``out_dir`` until SIGTERM/SIGINT, ``stopper`` or

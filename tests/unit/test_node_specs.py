@@ -17,6 +17,7 @@ from chipperf.containers.containerplan import IPMI, POWERCAP
 from chipperf.containers.spec import docker_run_argv, run_kwargs
 from chipperf.plan import check, make_plan
 from chipperf.suites.catalogue import Catalogue
+from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S, MODULE, MonitorCommand
 
 
 @pytest.fixture
@@ -116,3 +117,16 @@ def test_plan_prints_the_specs_it_runs(catalogue):
                 in text
     assert "options   --ipc host" in text
     assert f"mount     {POWERCAP} -> /host/powercap (ro, where the host has it)" in text
+
+
+def test_the_sidecars_command_line_reads_back_as_it_was_written(catalogue):
+    """The engine writes the sidecar's argv and the sidecar reads it with one definition
+    (chipperf_runtime/monitors/command.py): what the plan asks is what the sidecar runs."""
+    _, _, _, node = plan_for(catalogue, "nvidia", "H100", "")
+    argv = node.monitor_spec.command
+    assert argv[:3] == ("python3", "-m", MODULE)
+    assert MonitorCommand.from_argv(argv[3:]) == MonitorCommand(
+        out=node.output_dir, interval_s=0.5, vendor="nvidia")
+    timed = MonitorCommand(out="/r", interval_s=2.0, vendor="cpu", duration_s=3.0)
+    assert MonitorCommand.from_argv(timed.to_argv()[3:]) == timed
+    assert MonitorCommand.from_argv(["--out", "/r"]).interval_s == DEFAULT_INTERVAL_S

@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from chipperf.results.compute.schema import CaseResult, RoundResult, label
 from chipperf.suites import suite_of
+from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 
 ERROR_PREFIX = "ERROR: "
 SHARES = ("mfu", "mfu_measured", "share_of_peak")
@@ -126,7 +127,7 @@ def window_errors(result: RoundResult, intervals: Mapping[str, float]) -> dict[s
         return {}
     out = {}
     for name, monitor in POWER_FIGURES.items():
-        interval = intervals.get(monitor, 1.0)
+        interval = intervals.get(monitor, DEFAULT_INTERVAL_S)
         if getattr(result, name, None) is not None and seconds < MIN_INTERVALS * interval:
             out[name] = (f"the timed window ({seconds:.3g} s) is shorter than {MIN_INTERVALS} "
                          f"{monitor} monitor intervals ({MIN_INTERVALS} x {interval:g} s): too "
@@ -144,7 +145,7 @@ def _window_s(result: RoundResult) -> float | None:
 def short_window_note(result: RoundResult, intervals: Mapping[str, float]) -> str:
     """'' or why the timed window is too short to measure: shorter than one monitor interval,
     so no utilisation, memory or power sample need fall inside it."""
-    seconds, interval = _window_s(result), intervals.get("cpu", 1.0)
+    seconds, interval = _window_s(result), intervals.get("cpu", DEFAULT_INTERVAL_S)
     if seconds is None or seconds >= interval:
         return ""
     return (f"the timed window ({seconds:.3g} s) is shorter than one monitor interval "

@@ -30,6 +30,7 @@ from chipperf.results.read.samples import (
     MonitorFile,
     Window,
 )
+from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 
 WALL = ("ipmi", None)        # sources of node wall power (None: a line without "source")
 RAPL = ("rapl",)
@@ -57,7 +58,7 @@ class NodeFiles:
 def read_node_files(node_dir: Path, window: Window | None, intervals: dict[str, float],
                     accel_name: str | None, accel_absent: str = "") -> NodeFiles:
     def read(name: str, kind: str) -> MonitorFile:
-        return read_monitor(node_dir / name, window, intervals.get(kind, 1.0))
+        return read_monitor(node_dir / name, window, intervals.get(kind, DEFAULT_INTERVAL_S))
 
     accel = read(accel_name, "accel") if accel_name else None
     return NodeFiles(read("cpu_monitor.log", "cpu"), read("mem_monitor.log", "mem"),

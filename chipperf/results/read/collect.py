@@ -28,6 +28,7 @@ from chipperf.results.read.flagperf import INTERVAL_S as FLAGPERF_INTERVALS
 from chipperf.results.read.flagperf import case_identity
 from chipperf.results.read.hostchip import host_chip
 from chipperf.results.read.tolerant import as_dict, as_int, as_list, as_str, is_number, subdirs
+from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 
 # a run's context and a round's reading live in context and collectround; importable from here
 __all__ = ["CaseContext", "Collected", "NODE_DIR", "NOT_ACCELERATOR", "ROUND_DIR", "RoundSeries",
@@ -56,7 +57,7 @@ def collect(run_dir: Path, measured_peaks: Path | None = None) -> Collected:
     interval = test.get("monitor_interval_s")
     intervals = dict(FLAGPERF_INTERVALS) if source == "flagperf" else \
         {k: float(interval) if isinstance(interval, (int, float)) and is_number(interval)
-         else 1.0 for k in FLAGPERF_INTERVALS}
+         else DEFAULT_INTERVAL_S for k in FLAGPERF_INTERVALS}
     ctx = RunContext(run_dir, source, as_str(run.get("suite")), as_str(test.get("vendor")), intervals,
                      measured, as_str(run.get("chipperf_version")))
     cases, series = [], []

@@ -12,9 +12,10 @@ from pathlib import Path
 from chipperf.results.compute.channel import Window
 from chipperf.results.read.flagperf import text_records
 from chipperf.results.read.samples import MonitorFile, accumulate, jsonl_records, read_lines
+from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 
 
-def read_monitor(path: Path, window: Window | None, interval_s: float = 1.0) -> MonitorFile:
+def read_monitor(path: Path, window: Window | None, interval_s: float = DEFAULT_INTERVAL_S) -> MonitorFile:
     """Summarise one monitor file (JSONL, or FlagPerf's text format) over ``window``;
     ``interval_s`` is the sampling period unless the file's info line says otherwise."""
     out = MonitorFile(path=path, window=window, interval_s=interval_s)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from chipperf.results.compute.channel import PLOT_POINTS, Channel, Device, Downsampler, Key, Window
+from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 
 __all__ = ["PLOT_POINTS", "Channel", "Device", "Downsampler", "Key", "MonitorFile", "Window"]
 
@@ -55,7 +56,7 @@ class MonitorFile:
 
     path: Path
     window: Window | None = None
-    interval_s: float = 1.0
+    interval_s: float = DEFAULT_INTERVAL_S
     present: bool = False
     unavailable: dict[str, str] = field(default_factory=dict)    # source -> reason
     errors: int = 0
