@@ -6,6 +6,7 @@ this tier (tests/unit) stays pure: no framework import, no subprocess."""
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -83,3 +84,55 @@ def test_the_pure_tier_imports_no_framework_and_starts_no_process() -> None:
                       if top(n) in FRAMEWORKS or top(n) == "subprocess"]
     assert offenders == [], "move these to tests/runtime:\n" + "\n".join(offenders)
 
+
+
+# Blocks the frameworks in a fresh interpreter: importing one raises, naming it.
+_BLOCKER = """
+import importlib, importlib.abc, json, sys
+BLOCKED = set(sys.argv[1].split(","))
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in BLOCKED:
+            raise ImportError(f"framework {name} blocked")
+        return None
+sys.meta_path.insert(0, Blocker())
+failed = {}
+for module in sys.argv[2:]:
+    try:
+        importlib.import_module(module)
+    except Exception as e:
+        failed[module] = f"{type(e).__name__}: {e}"
+print(json.dumps(failed))
+"""
+
+
+def is_module(name: str) -> bool:
+    path = REPO.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def runtime_modules_the_engine_imports() -> list[str]:
+    """Every chipperf_runtime module an engine module imports, at any depth of its code
+    (``from chipperf_runtime.x import y`` names module ``x.y`` when y is one)."""
+    found: set[str] = set()
+    for path in files("chipperf"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and top(node.module) == "chipperf_runtime":
+                subs = [f"{node.module}.{a.name}" for a in node.names]
+                found.update(s for s in subs if is_module(s))
+                found.add(node.module)
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if top(a.name) == "chipperf_runtime")
+    return sorted(found)
+
+
+def test_the_runtime_modules_the_engine_imports_stay_framework_free() -> None:
+    """The engine imports runtime modules for the rules they hold (vendors, PerfLog, config
+    rules, the workload, the sidecar's command line); the master host has no framework, so each
+    of them imports with every framework blocked."""
+    modules = runtime_modules_the_engine_imports()
+    assert {"chipperf_runtime.perflog", "chipperf_runtime.vendors",
+            "chipperf_runtime.workload", "chipperf_runtime.monitors.command"} <= set(modules)
+    out = subprocess.run([sys.executable, "-c", _BLOCKER, ",".join(FRAMEWORKS), *modules],
+                         capture_output=True, text=True, check=True, cwd=REPO).stdout
+    assert json.loads(out) == {}, f"these runtime modules need a framework: {out}"
