@@ -1,24 +1,23 @@
 """The detection loop: timed compute regions, COCO mAP (of boxes, and of masks for instance
 segmentation) after every eval_every_epochs, early stop when every target is reached, and a
-non-finite loss ending the case at its step."""
+non-finite loss ending the case at its step (the epoch loop itself: ``driver.epochs``)."""
 
 from __future__ import annotations
 
-import contextlib
-import itertools
-import math
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import torch
 import torch.distributed as tdist
 from torch import nn
 
 from chipperf_runtime.training.detection.cocomap import Detection, coco_map, coco_results
-from chipperf_runtime.training.driver import Config, Diverged, Driver, Metric
+from chipperf_runtime.training.driver import Config, Driver, Metric
+from chipperf_runtime.training.driver.epochs import Steps, run_epochs
+from chipperf_runtime.training.driver.torchstep import autocast, backward_and_step, finite_loss
 
-AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
 METRIC_NAMES = {"bbox": "mAP", "segm": "mask_mAP"}    # COCOeval's iouType -> metric name
 
 
@@ -61,10 +60,7 @@ class Loop:
 
 
 @dataclass
-class Progress:
-    epoch: int = 0
-    step: int = 0
-    samples: int = 0                   # trained on this rank
+class Progress(Steps):
     maps: dict[str, float] = field(default_factory=dict)   # iouType -> last mAP
     history: list[dict[str, float]] = field(default_factory=list)
 
@@ -84,23 +80,9 @@ def lr_lambda(cfg: Config, steps_per_epoch: int) -> Callable[[int], float]:
     return factor
 
 
-def autocast(loop: Loop) -> contextlib.AbstractContextManager:
-    if loop.dtype not in AUTOCAST:
-        return contextlib.nullcontext()
-    return torch.autocast(device_type=loop.device.type, dtype=AUTOCAST[loop.dtype])
-
-
 def to_device(loop: Loop, images: list[torch.Tensor], targets: list[dict[str, torch.Tensor]]):
     return ([i.to(loop.device, non_blocking=True) for i in images],
             [{k: v.to(loop.device, non_blocking=True) for k, v in t.items()} for t in targets])
-
-
-def checked(loss: torch.Tensor, step: int) -> float:
-    """The loss as a number; a non-finite one ends the case (``Diverged``) naming the step."""
-    value = float(loss.item())
-    if not math.isfinite(value):
-        raise Diverged(f"training diverged: loss is {value} at step {step}")
-    return value
 
 
 def train_step(loop: Loop, images: list[torch.Tensor], targets: list[dict[str, torch.Tensor]],
@@ -108,28 +90,12 @@ def train_step(loop: Loop, images: list[torch.Tensor], targets: list[dict[str, t
     """forward (the detector's summed losses) + backward + optimizer step; the loss is
     checked before anything is updated with it."""
     loop.optimizer.zero_grad(set_to_none=True)
-    with autocast(loop):
+    with autocast(loop.device, loop.dtype):
         loss = sum(loop.model(images, targets).values())
-    value = checked(loss, step)
-    if loop.scaler is not None:
-        loop.scaler.scale(loss).backward()
-        clip(loop, unscale=True)
-        loop.scaler.step(loop.optimizer)
-        loop.scaler.update()
-    else:
-        loss.backward()
-        clip(loop)
-        loop.optimizer.step()
-    loop.scheduler.step()
+    value = finite_loss(loss, step)
+    backward_and_step(loss, loop.optimizer, loop.scheduler, loop.model.parameters(),
+                      scaler=loop.scaler, clip_grad_norm=loop.clip_grad_norm)
     return value
-
-
-def clip(loop: Loop, unscale: bool = False) -> None:
-    if loop.clip_grad_norm is None:
-        return
-    if unscale:
-        loop.scaler.unscale_(loop.optimizer)
-    nn.utils.clip_grad_norm_(loop.model.parameters(), loop.clip_grad_norm)
 
 
 def gathered(results: list[Detection], image_ids: list[int]) -> tuple[list[Detection], list[int]]:
@@ -150,7 +116,7 @@ def evaluate(loop: Loop) -> dict[str, float]:
     image_ids: list[int] = []
     for images, targets in loop.val_loader:
         images, _ = to_device(loop, images, [])
-        with autocast(loop):
+        with autocast(loop.device, loop.dtype):
             outputs = loop.net(images)
         ids = [int(t["image_id"]) for t in targets]
         results += coco_results(ids, outputs)
@@ -161,22 +127,34 @@ def evaluate(loop: Loop) -> dict[str, float]:
             for kind in loop.iou_types}
 
 
-def train_epoch(driver: Driver, loop: Loop, progress: Progress, max_steps: int | None) -> None:
-    """One pass over this rank's shard of train, or up to max_steps optimizer steps."""
-    every = driver.log.step_every
-    for images, targets in loop.train_loader:
-        images, targets = to_device(loop, images, targets)
-        with driver.compute():
-            loss = train_step(loop, images, targets, progress.step + 1)
-        progress.step += 1
-        progress.samples += len(images)
-        if progress.step % every == 0:
-            driver.step_end(progress.step, work=progress.samples, epoch=progress.epoch, loss=loss,
-                            lr=loop.scheduler.get_last_lr()[0])
-        if driver.step_done(progress.step, progress.samples):
-            return
-        if max_steps is not None and progress.step >= max_steps:
-            return
+@dataclass
+class Detecting:
+    """The epoch task of a detector: the loss is checked at every step, before the update."""
+
+    loop: Loop
+    goal: Goal
+    progress: Progress
+
+    def batches(self) -> Iterator[tuple[list[torch.Tensor], list[dict[str, torch.Tensor]]]]:
+        return (to_device(self.loop, images, targets)
+                for images, targets in self.loop.train_loader)
+
+    def train(self, batch: tuple[list[torch.Tensor], list[dict[str, torch.Tensor]]],
+              step: int) -> tuple[int, Callable[[], float]]:
+        images, targets = batch
+        loss = train_step(self.loop, images, targets, step)
+        return len(images), lambda: loss
+
+    def lr(self) -> float:
+        return float(self.loop.scheduler.get_last_lr()[0])
+
+    def evaluate(self) -> tuple[Metric, dict[str, Any]]:
+        self.progress.maps = evaluate(self.loop)
+        self.progress.history.append(self.progress.maps)
+        return self.goal.headline(self.progress.maps), {"maps": self.progress.maps}
+
+    def reached(self) -> bool:
+        return self.goal.reached(self.progress.maps)
 
 
 def run(driver: Driver, loop: Loop, goal: Goal, max_epochs: int, eval_every: int,
@@ -184,24 +162,6 @@ def run(driver: Driver, loop: Loop, goal: Goal, max_epochs: int, eval_every: int
     """Train until every target mAP is reached, max_epochs, or max_steps; in performance mode
     (driver.run_mode) for its warm-up + timed steps, without evaluation."""
     progress = Progress()
-    performance = driver.run_mode.performance
-    max_steps = driver.stop_after(max_steps)
-    driver.train_start(global_batch_size=driver.config.global_batch_size, work_unit="samples")
-    epochs = itertools.count(1) if performance else range(1, max_epochs + 1)  # steps decide
-    for epoch in epochs:
-        progress.epoch = epoch
-        on_epoch(epoch)
-        driver.epoch_begin(epoch)
-        train_epoch(driver, loop, progress, max_steps)
-        out_of_steps = max_steps is not None and progress.step >= max_steps
-        if not performance and (epoch % eval_every == 0 or epoch == max_epochs or out_of_steps):
-            with driver.evaluation():
-                progress.maps = evaluate(loop)
-            progress.history.append(progress.maps)
-            driver.evaluate(epoch, goal.headline(progress.maps), step=progress.step,
-                            maps=progress.maps)
-        driver.epoch_end(epoch, step=progress.step)
-        if out_of_steps or goal.reached(progress.maps):
-            break
-    driver.train_end(epochs=progress.epoch, steps=progress.step)
+    run_epochs(driver, Detecting(loop, goal, progress), progress, max_epochs=max_epochs,
+               eval_every=eval_every, max_steps=max_steps, on_epoch=on_epoch)
     return progress

@@ -1,0 +1,54 @@
+"""One PyTorch optimizer step as the epoch-based cases take it (image classification,
+detection): autocast by the case's dtype, backward with the fp16 gradient scaler when there is
+one, the gradients' global norm clipped when asked, optimizer and per-step scheduler; and the
+loss checked finite. Imports torch (``driver/__init__`` does not import it)."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import torch
+from torch import nn
+
+from chipperf_runtime.training.driver.errors import Diverged
+
+AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def autocast(device: torch.device, dtype: str) -> contextlib.AbstractContextManager:
+    """Autocast to bf16 or fp16 on ``device``; fp32 runs as it is."""
+    if dtype not in AUTOCAST:
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=device.type, dtype=AUTOCAST[dtype])
+
+
+def finite_loss(loss: torch.Tensor, step: int) -> float:
+    """The loss as a number; a non-finite one ends the case (``Diverged``) naming the step."""
+    value = float(loss.item())
+    if not math.isfinite(value):
+        raise Diverged(f"training diverged: loss is {value} at step {step}")
+    return value
+
+
+def backward_and_step(loss: torch.Tensor, optimizer: torch.optim.Optimizer,
+                      scheduler: torch.optim.lr_scheduler.LRScheduler,
+                      parameters: Iterable[nn.Parameter], *, scaler: Any = None,
+                      clip_grad_norm: float | None = None) -> None:
+    """backward, clip, optimizer step (through ``scaler``, a torch.amp.GradScaler, for fp16),
+    then the scheduler's step."""
+    if scaler is not None:
+        scaler.scale(loss).backward()
+        if clip_grad_norm is not None:
+            scaler.unscale_(optimizer)
+            nn.utils.clip_grad_norm_(parameters, clip_grad_norm)
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        loss.backward()
+        if clip_grad_norm is not None:
+            nn.utils.clip_grad_norm_(parameters, clip_grad_norm)
+        optimizer.step()
+    scheduler.step()
