@@ -14,6 +14,8 @@ import torch
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "inference" / "benchmarks"))
 
+from vendorlists import inference_vendor_files  # noqa: E402
+
 from chipperf_runtime.inference import config  # noqa: E402
 from chipperf_runtime.inference.errors import CaseError  # noqa: E402
 from chipperf_runtime.inference.llm import model, preset, scenarios  # noqa: E402
@@ -25,7 +27,7 @@ from chipperf_runtime.inference.llm.settings import LLMSettings  # noqa: E402
 CONFIG = REPO / "inference" / "configs" / "llama3_8b"
 
 
-@pytest.mark.parametrize("vendor", ["cpu", "nvidia"])
+@pytest.mark.parametrize("vendor", inference_vendor_files(CONFIG))
 def test_shipped_configs_load_and_validate(vendor: str) -> None:
     merged = config.load(CONFIG, f"{vendor}_configuration.yaml")
     s = LLMSettings.from_config(merged)

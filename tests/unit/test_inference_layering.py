@@ -9,8 +9,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "inference" / "benchmarks"))
 
+from vendorlists import inference_vendor_files  # noqa: E402
+
 from chipperf_runtime.inference import config  # noqa: E402
 from chipperf_runtime.inference.errors import CaseError  # noqa: E402
+from chipperf_runtime.vendors import vendor_names  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 BASE = """
@@ -90,8 +93,15 @@ def test_empty_vendor_file_means_no_overrides(case_dir: Path) -> None:
     assert config.load(case_dir, "cpu_configuration.yaml")["engine"] == "eager"
 
 
-@pytest.mark.parametrize("model", ["resnet50", "bert_large"])
-@pytest.mark.parametrize("vendor", ["cpu", "nvidia"])
+SHIPPED = [(model, vendor) for model in ("resnet50", "bert_large")
+           for vendor in inference_vendor_files(REPO / "inference" / "configs" / model)]
+
+
+def test_every_shipped_vendor_file_is_a_registered_vendors() -> None:
+    assert {v for _, v in SHIPPED} <= set(vendor_names()) and len(SHIPPED) >= 4
+
+
+@pytest.mark.parametrize("model, vendor", SHIPPED)
 def test_shipped_configs_load_and_validate(model: str, vendor: str) -> None:
     from chipperf_runtime.inference.settings import Settings
 

@@ -122,6 +122,10 @@ def test_catalogue_holds_every_spec_and_operator() -> None:
 NO_PUBLIC_IMAGE = {"cambricon", "iluvatar", "kunlunxin", "metax"}
 
 
+def test_the_vendors_without_a_public_image_are_registered_vendors() -> None:
+    assert NO_PUBLIC_IMAGE <= set(vendor_names())
+
+
 @pytest.mark.parametrize("suite", ["base", "operation"])
 @pytest.mark.parametrize("vendor", vendor_names())
 def test_every_vendor_plans_both_suites_on_its_training_image(tmp_path: Path, suite: str,

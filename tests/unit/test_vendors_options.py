@@ -90,10 +90,30 @@ def test_refused_options_are_named(text, named):
     assert len(problems) == 1 and named in problems[0], problems
 
 
+# SDK keyword -> the Engine API HostConfig field it becomes, value for value.
+HOST_FIELD = {"device_requests": "DeviceRequests", "group_add": "GroupAdd", "cap_add": "CapAdd",
+              "ipc_mode": "IpcMode", "ulimits": "Ulimits", "privileged": "Privileged",
+              "security_opt": "SecurityOpt", "runtime": "Runtime"}
+SPLIT = {"devices", "volumes_extra", "environment"}   # what the plan splits into the spec's parts
+
+
 @pytest.mark.parametrize("vendor", vendor_names())
 def test_every_vendor_options_reach_the_sdk(vendor):
+    """Each option a vendor module gives its case container, for 1 and 8 processes, is in the
+    Engine API's create request: every device, bind, variable and host setting."""
     for nproc in (1, 8):
-        sdk_args(vendor_options(get_vendor(vendor).container_options(nproc)))
+        kwargs = vendor_options(get_vendor(vendor).container_options(nproc))
+        args = sdk_args(kwargs)
+        host = args["host_config"]
+        assert vendor == "cpu" or kwargs, "a chip's container needs its device access"
+        assert set(kwargs) <= set(HOST_FIELD) | SPLIT, f"options this test does not follow: {kwargs}"
+        assert {k: host.get(f) for k, f in HOST_FIELD.items() if k in kwargs} == \
+            {k: v for k, v in kwargs.items() if k in HOST_FIELD}
+        assert [f"{d['PathOnHost']}:{d['PathInContainer']}:{d['CgroupPermissions']}"
+                for d in host.get("Devices", [])] == kwargs.get("devices", [])
+        assert {f"{src}:{b['bind']}:{b.get('mode', 'rw')}"
+                for src, b in kwargs.get("volumes_extra", {}).items()} <= set(host["Binds"])
+        assert kwargs.get("environment", {}).items() <= args["environment"].items()
 
 
 # The options issue 11 lists, each as a docker run user writes it, and what the SDK gets.
