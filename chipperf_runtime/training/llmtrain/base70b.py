@@ -9,7 +9,7 @@ Every public name is a parameter (see docs/adding-a-case.md).
 
 from chipperf_runtime.training.driver.runmode_base import *  # noqa: F403 - run_mode, perf_warmup_steps, timed_steps
 
-# ---- model: a size from the case's run_pretraining.PRESETS: "70b" (the case's 70B model),
+# ---- model: a size from the case's model.json presets: "70b" (the case's 70B model),
 # "tiny" (4 layers, hidden 128, 259 byte-level ids) the CI size.
 model_size = "70b"
 seq_len = 4096                # tokens per sample (at most the size's max_position_embeddings)
