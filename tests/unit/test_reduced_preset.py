@@ -65,6 +65,8 @@ def test_the_smoke_label_says_the_size_this_run_used(tmp_path) -> None:
     assert smoke_text({"dataset": card, "config": {"image_size": 224}}).endswith(
         "resized from 8x8 to 224x224, config image_size)")
     assert smoke_text({"dataset": card, "config": {}}) == "8x8 digits"
+    assert smoke_text({"dataset": card, "config": {}, "workload": {"image_size": 64}}).endswith(
+        "resized from 8x8 to 64x64, config image_size)")     # the case's typed workload
     assert smoke_text({"dataset": None}) == ""
     # synthetic input: no data in the timed window, the figure's own label says so
     assert smoke_text({"dataset": card, "config": {"data_mode": "synthetic", "image_size": 224}}) == ""

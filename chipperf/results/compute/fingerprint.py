@@ -42,7 +42,7 @@ def fingerprint(harness: str, model: str | None, family: str | None,
     finish = finish_info or {}
     version = text(info.get("case_version")) or (
         f"{harness} {harness_version}" if harness_version else None)
-    work = _workload(harness, info, config, chips)
+    work = workload(info, chips=chips, flagperf=harness == "flagperf")
     return Fingerprint(
         case=f"{harness}:{model or '?'}/{family or '?'}", case_version=version,
         framework=family,
@@ -51,15 +51,17 @@ def fingerprint(harness: str, model: str | None, family: str | None,
         precision=text(finish.get("precision")) or work.precision)
 
 
-def _workload(harness: str, info: Mapping[str, Any], config: Mapping[str, Any],
-              chips: int | None) -> Workload:
-    """The case's typed workload; for a run directory that predates it, or FlagPerf's, the
-    runtime's reading of the config (the one place that knows the settings' names)."""
+def workload(submit: Any, *, chips: int | None = None, flagperf: bool = False) -> Workload:
+    """The workload a SUBMIT_INFO states (its typed ``workload``); for a run directory that
+    predates it, or FlagPerf's, the runtime's reading of its config (the one place that knows
+    the settings' names)."""
+    info: Mapping[str, Any] = submit if isinstance(submit, Mapping) else {}
     stated = Workload.read(info.get("workload"))
     if stated is not None:
         return stated
-    return from_config(config, precision=text(info.get("precision")), chips=chips,
-                       flagperf=harness == "flagperf")
+    raw = info.get("config")
+    return from_config(raw if isinstance(raw, Mapping) else {},
+                       precision=text(info.get("precision")), chips=chips, flagperf=flagperf)
 
 
 def differences(a: Fingerprint, b: Fingerprint) -> list[str]:

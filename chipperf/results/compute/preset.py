@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from chipperf.results.compute.fingerprint import workload
 from chipperf.results.read.tolerant import as_dict
 
 
@@ -50,7 +51,7 @@ def _detail(preset: Mapping[str, Any]) -> str:
 
 def smoke_text(submit: Any) -> str:
     """The smoke label of a case whose data card says it is a smoke test (SUBMIT_INFO's
-    ``dataset``), with the size the run itself used (SUBMIT_INFO's config ``image_size``)
+    ``dataset``), with the size the run itself used (the workload's ``image_size``)
     beside the card's native ``image_size``; '' when the card says nothing, or when the run
     read no data in its timed window (config ``data_mode`` synthetic: the figure's own label,
     "synthetic: compute only", says what it is)."""
@@ -59,8 +60,8 @@ def smoke_text(submit: Any) -> str:
     if as_dict(info.get("config")).get("data_mode") == "synthetic":
         return ""
     text = str(card.get("smoke_test") or "")
-    native, used = card.get("image_size"), as_dict(info.get("config")).get("image_size")
-    if text and isinstance(used, int) and not isinstance(used, bool):
+    native, used = card.get("image_size"), workload(info).image_size
+    if text and used is not None:
         source = f" from {native}x{native}" if isinstance(native, int) else ""
         text += f" (this run: images resized{source} to {used}x{used}, config image_size)"
     return text
