@@ -1,8 +1,11 @@
 """The entry of an LLM case that is transformers' ``LlamaForCausalLM`` and nothing else
 (llama2_70B, llama3_70B): its model shapes are data, the case folder's ``model.json``, and its
 name is its folder's (``training/benchmarks/<name>/pytorch/``). The case's
-``run_pretraining.py``::
+``run_pretraining.py`` (which prepares torchvision first, as every entry does)::
 
+    from chipperf_runtime.models.tvision import prepare_torchvision
+    prepare_torchvision()
+    ...
     CASE_DIR, SPEC = llama_case(Path(__file__).resolve().parent)
     if __name__ == "__main__":
         run_llama(CASE_DIR, SPEC)
@@ -14,18 +17,14 @@ library).
 
 from __future__ import annotations
 
-from chipperf_runtime.models.tvision import prepare_torchvision
+import json
+from pathlib import Path
+from typing import Any
 
-prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+from transformers import LlamaConfig, LlamaForCausalLM
 
-import json  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-from transformers import LlamaConfig, LlamaForCausalLM  # noqa: E402
-
-from chipperf_runtime.training.driver import ConfigError, run_case  # noqa: E402
-from chipperf_runtime.training.llmtrain.case import LLMSpec, main  # noqa: E402
+from chipperf_runtime.training.driver import ConfigError, run_case
+from chipperf_runtime.training.llmtrain.case import LLMSpec, main
 
 MODEL_FILE = "model.json"
 

@@ -1,6 +1,10 @@
 """llama3_70B / PyTorch: Meta's Llama-3-70B (128,256-token vocabulary, 8k context) on the shared
 Llama entry, chipperf_runtime/training/llmtrain/llama.py, over the presets in model.json.
 """
+from chipperf_runtime.models.tvision import prepare_torchvision
+
+prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
+
 from pathlib import Path
 
 from chipperf_runtime.training.llmtrain.llama import llama_case, run_llama
