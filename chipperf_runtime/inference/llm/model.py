@@ -13,9 +13,8 @@ from typing import Any, Mapping
 import torch
 
 from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.llm.preset import SHAPE_KEYS
 
-SHAPE_KEYS = ("vocab_size", "hidden_size", "intermediate_size", "num_layers", "num_heads",
-              "num_kv_heads", "max_position")
 PAD, BOS, EOS = 0, 1, 2
 
 

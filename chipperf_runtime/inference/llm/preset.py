@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 from chipperf_runtime.inference import config as configuration
-from chipperf_runtime.inference.llm.model import SHAPE_KEYS
+
+# the model's shape keys (model.py checks them); here, torch-free: the engine imports this module
+SHAPE_KEYS = ("vocab_size", "hidden_size", "intermediate_size", "num_layers", "num_heads",
+              "num_kv_heads", "max_position")
 
 
 def llama_parameters(shape: Mapping[str, Any]) -> int:
