@@ -3,7 +3,7 @@ seconds, docker's size and image-reference syntax, URLs, files on the master, an
 "did you mean" hint for a misspelt name.
 
 Each check is a function ``value -> value`` that raises ``ValueError`` naming what is wrong
-(``chipperf.config.load.Fields.get`` turns it into ``where: what is wrong: how to fix``).
+(``chipperf.config.fields.Fields.get`` turns it into ``where: what is wrong: how to fix``).
 Every check here runs while the configs load, before any host is touched.
 """
 

@@ -8,13 +8,24 @@ warnings, not errors, so FlagPerf's own config files load unchanged.
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import logging
 import os
-import re
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Mapping
 
+from chipperf.config.fields import (
+    ALL,
+    Fields,
+    RawConfig,
+    as_count,
+    as_flag,
+    as_framework_match,
+    as_host_list,
+    as_overrides,
+    as_port,
+    as_str_tuple,
+    as_text,
+)
 from chipperf.config.flagperf_aliases import chipperf_case_name
 from chipperf.config.limits import (
     SECONDS_FIX,
@@ -64,16 +75,6 @@ EXECUTORS = ("ssh", "slurm")
 IGNORED = {"flagperf_path", "flagperf_ssh_port", "flagperf_log_file", "hosts_ports"}
 
 
-ALL = "*"  # in ``RawConfig.broken``: the whole file could not be read
-
-
-class RawConfig(NamedTuple):
-    values: dict[str, Any]     # keys lower-cased, FlagPerf aliases applied
-    problems: list[str]        # the file's own problems (syntax, code that needs execution)
-    broken: frozenset[str]     # keys whose value could not be read (ALL: the whole file)
-    written: dict[str, str] = {}   # key in ``values`` -> the name as the file wrote it
-
-
 def read_mapping(path: Path) -> dict[str, Any]:
     """A config file's top-level names -> values (keys lower-cased, aliases applied)."""
     raw = read_config(path)
@@ -120,119 +121,6 @@ def _read_yaml(path: Path, text: str) -> dict[str, Any]:
     return data
 
 
-class Fields:
-    """Typed reads from a config mapping that record problems instead of raising."""
-
-    def __init__(self, path: Path, data: Mapping[str, Any], broken: frozenset[str] = frozenset(),
-                 written: Mapping[str, str] | None = None):
-        self.path, self.data, self.broken = path, data, broken
-        self.written = dict(written or {})
-        self.problems: list[str] = []
-        self.used: set[str] = set()
-
-    @classmethod
-    def of(cls, path: Path, raw: RawConfig) -> "Fields":
-        return cls(path, raw.values, raw.broken, raw.written)
-
-    def name(self, key: str) -> str:
-        """``key`` as the user wrote it (upper case when not written: a default's name)."""
-        return self.written.get(key, key.upper())
-
-    def get(self, key: str, kind: Callable[[Any], Any], default: Any, fix: str = "") -> Any:
-        self.used.add(key)
-        if key not in self.data or self.data[key] is None:
-            return default
-        try:
-            return kind(self.data[key])
-        except (TypeError, ValueError, OverflowError) as exc:
-            self.fail(key, f"{shown(self.data[key])} is not valid ({exc})", fix)
-            return default
-
-    def fail(self, key: str, what: str, fix: str = "") -> None:
-        if key in self.broken or ALL in self.broken:
-            return  # the file's reader already said why this value is missing
-        self.problems.append(f"{self.path}: {self.name(key)}: {what}" + (f": {fix}" if fix else ""))
-
-    def unused(self) -> list[str]:
-        return sorted(k for k in self.data if k not in self.used and not k.startswith("_"))
-
-
-def shown(value: Any) -> str:
-    """``repr(value)``, cut short when long (a 400-digit number is named, not printed; a
-    path is kept whole up to 300 characters)."""
-    text, most = repr(value), 300 if isinstance(value, str) else 60
-    return text if len(text) <= most else f"{text[:most - 20]}... ({len(text)} characters)"
-
-
-def _overrides(value: Any) -> dict[str, Any]:
-    """OVERRIDES: parameter name -> a literal value (number, string, bool, None, list)."""
-    if not isinstance(value, Mapping):
-        raise TypeError(f"a {type(value).__name__}, not a mapping")
-    literal = (bool, int, float, str, type(None), list, tuple)
-    bad = [k for k, v in value.items() if not isinstance(k, str) or not isinstance(v, literal)]
-    if bad:
-        raise ValueError(f"{', '.join(map(str, bad))}: names must be strings and values literals")
-    return dict(value)
-
-
-def _port(value: Any) -> int:
-    port = int(str(value).strip())
-    if not 0 < port < 65536:
-        raise ValueError("outside 1..65535")
-    return port
-
-
-def _text(value: Any) -> str:
-    """A setting that is one string (a path, a name, a URL): a list or a number is named as
-    the wrong type, not turned into text (str(['a']) is no path)."""
-    if isinstance(value, str):
-        return value
-    raise ValueError(f"a {type(value).__name__}, expected one string")
-
-
-def _str_tuple(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return tuple(v for v in value.split() if v)
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise ValueError("expected a string or a list of strings")
-
-
-# A host as SSH can reach it: an IP literal, or a name of letters, digits, '-', '_' and dots
-# (no spaces or shell metacharacters: host names reach command lines and paths).
-_HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?"
-                        r"(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$")
-
-
-def _host_list(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, (list, tuple)):
-        raise ValueError(f"a {type(value).__name__}, expected a list of host names or addresses")
-    for host in value:
-        if not isinstance(host, str):
-            raise ValueError(f"host {host!r} is a {type(host).__name__}, not a string")
-        try:
-            ipaddress.ip_address(host)
-        except ValueError:
-            if not _HOST_NAME.match(host):
-                raise ValueError(f"host {host!r} is neither an IP address nor a host name "
-                                 "(letters, digits, '-', '_', '.')") from None
-    return tuple(value)
-
-
-def _framework_match(value: Any) -> str:
-    if value not in MODES:
-        raise ValueError(f"not one of {', '.join(MODES)}")
-    return str(value)
-
-
-def _flag(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if str(value).lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-        return str(value).lower() in ("1", "true", "yes", "on")
-    raise ValueError("expected true or false")
-
-
 def finish(fields: Fields, known: set[str]) -> list[str]:
     """Warn about names chipperf does not use (with the closest name it does use); return
     the problems found."""
@@ -267,7 +155,7 @@ def parse_cluster(path: str | Path) -> tuple[ClusterConfig, list[str]]:
 
 
 def cluster_fields(f: Fields) -> ClusterConfig:
-    executor = f.get("executor", _text, "ssh")
+    executor = f.get("executor", as_text, "ssh")
     if executor not in EXECUTORS:
         f.fail("executor", f"{executor!r} is not an executor", f"use one of {', '.join(EXECUTORS)}")
     slurm = slurm_fields(f) if executor == "slurm" else None
@@ -282,9 +170,9 @@ def cluster_fields(f: Fields) -> ClusterConfig:
     _check_known_hosts(f, hosts, policy)
     return ClusterConfig(
         hosts=hosts,
-        ssh_port=f.get("ssh_port", _port, 22, "use a TCP port number"),
-        master_port=f.get("master_port", _port, 29501, "use a free TCP port number"),
-        ssh_user=f.get("ssh_user", _text, None),
+        ssh_port=f.get("ssh_port", as_port, 22, "use a TCP port number"),
+        master_port=f.get("master_port", as_port, 29501, "use a free TCP port number"),
+        ssh_user=f.get("ssh_user", as_text, None),
         ssh_key=f.get("ssh_key", key_file, None,
                       "give the path of the private key file on this master, or leave SSH_KEY "
                       "out to use the SSH agent and default keys"),
@@ -310,7 +198,7 @@ def _check_known_hosts(f: Fields, hosts: tuple[str, ...], policy: str) -> None:
 
 
 def _listed_hosts(f: Fields) -> tuple[str, ...]:
-    hosts: tuple[str, ...] = f.get("hosts", _host_list, (),
+    hosts: tuple[str, ...] = f.get("hosts", as_host_list, (),
                                    "list the hosts, e.g. HOSTS = ['10.1.2.3', '10.1.2.4']")
     given = f.data.get("hosts")
     if given is None or given in ([], ()):   # a value there but bad was said once, by f.get
@@ -324,24 +212,20 @@ def slurm_fields(f: Fields) -> SlurmConfig:
         f.used.add("hosts")
         f.fail("hosts", "set together with EXECUTOR = 'slurm', which takes the nodes Slurm "
                "allocates", "remove HOSTS and set SLURM_NODES to the number of nodes to ask for")
-    nodes = f.get("slurm_nodes", _count, 0, "use a whole number >= 1")
+    nodes = f.get("slurm_nodes", as_count, 0, "use a whole number >= 1")
     if "slurm_nodes" not in f.data:
         f.fail("slurm_nodes", "not set (EXECUTOR = 'slurm')",
                "set SLURM_NODES to the number of nodes to ask Slurm for (the largest nnodes of the cases)")
     return SlurmConfig(
         nodes=max(nodes, 1),
-        partition=f.get("slurm_partition", _text, None),
-        account=f.get("slurm_account", _text, None),
+        partition=f.get("slurm_partition", as_text, None),
+        account=f.get("slurm_account", as_text, None),
         queue_timeout_s=f.get("queue_timeout", seconds, 600.0, SECONDS_FIX),
-        extra_args=f.get("slurm_extra_args", _str_tuple, (),
+        extra_args=f.get("slurm_extra_args", as_str_tuple, (),
                          "give sbatch options as a list, e.g. ['--qos=bench']"),
     )
 
 
-def _count(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError("must be a whole number >= 1")
-    return value
 
 
 def _cases(f: Fields) -> tuple[CaseEntry, ...]:
@@ -379,16 +263,16 @@ def _image(f: Fields) -> ImageBuildConfig:
     return ImageBuildConfig(
         pip_index_url=f.get("pip_index_url", index_url, None,
                             "give one URL, e.g. 'https://pypi.example.com/simple'"),
-        pip_extra_index_urls=f.get("pip_extra_index_urls", _str_tuple, ()),
-        pip_find_links=f.get("pip_find_links", _str_tuple, ()),
-        wheelhouse=f.get("wheelhouse", _text, None),
-        ca_bundle=f.get("ca_bundle", _text, None),
-        http_proxy=f.get("http_proxy", _text, None),
-        https_proxy=f.get("https_proxy", _text, None),
-        no_proxy=f.get("no_proxy", _text, None),
-        debian_mirror=f.get("debian_mirror", _text, "http://deb.debian.org/debian"),
+        pip_extra_index_urls=f.get("pip_extra_index_urls", as_str_tuple, ()),
+        pip_find_links=f.get("pip_find_links", as_str_tuple, ()),
+        wheelhouse=f.get("wheelhouse", as_text, None),
+        ca_bundle=f.get("ca_bundle", as_text, None),
+        http_proxy=f.get("http_proxy", as_text, None),
+        https_proxy=f.get("https_proxy", as_text, None),
+        no_proxy=f.get("no_proxy", as_text, None),
+        debian_mirror=f.get("debian_mirror", as_text, "http://deb.debian.org/debian"),
         build_timeout_s=f.get("build_timeout_s", seconds, 3600.0, SECONDS_FIX),
-        pip_from_master=f.get("pip_from_master", _flag, True),
+        pip_from_master=f.get("pip_from_master", as_flag, True),
         base_image=f.get("base_image", image_reference, None,
                          "give an image such as 'registry.example.com/team/pytorch:24.03'"),
     )
@@ -415,7 +299,7 @@ def _exec_in_container() -> bool:
 
 
 def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training") -> TestConfig:
-    vendor = f.get("vendor", _text, "")
+    vendor = f.get("vendor", as_text, "")
     if not vendor:
         f.fail("vendor", "not set", "set VENDOR to a vendor folder name, e.g. 'cpu' or 'nvidia'")
     return TestConfig(
@@ -423,22 +307,22 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         cases=cases,
         image=_image(f),
         shm_size=f.get("shm_size", docker_size, "16g", "write a size such as '16g' or '512m'"),
-        container_opt=f.get("container_opt", _text, ""),
-        visible_devices_env=f.get("visible_devices_env", _text, None),
-        clear_caches=f.get("clear_caches", _flag, False),
-        retry_lost_hosts=f.get("retry_lost_hosts", _flag, False),
-        in_container_launch=f.get("in_container_launch", _flag, _exec_in_container()),
-        framework_match=f.get("framework_match", _framework_match, "nearest",
+        container_opt=f.get("container_opt", as_text, ""),
+        visible_devices_env=f.get("visible_devices_env", as_text, None),
+        clear_caches=f.get("clear_caches", as_flag, False),
+        retry_lost_hosts=f.get("retry_lost_hosts", as_flag, False),
+        in_container_launch=f.get("in_container_launch", as_flag, _exec_in_container()),
+        framework_match=f.get("framework_match", as_framework_match, "nearest",
                               f"use one of {', '.join(MODES)}"),
         round_timeout_s=f.get("round_timeout_s", seconds, 3600.0, SECONDS_FIX),
         monitor_interval_s=f.get("monitor_interval_s", seconds, DEFAULT_INTERVAL_S,
                                  SECONDS_FIX),
         result_root=f.get("result_root", non_empty, "result",
                           "give the folder the run dirs go in, e.g. 'result'"),
-        training_dir=f.get("training_dir", _text, None),
-        log_level=f.get("log_level", _text, "info"),
+        training_dir=f.get("training_dir", as_text, None),
+        log_level=f.get("log_level", as_text, "info"),
         suite=suite,
-        measured_peaks=f.get("measured_peaks", _text, None),
-        overrides=f.get("overrides", _overrides, {}, "write OVERRIDES = {'name': value, ...} "
+        measured_peaks=f.get("measured_peaks", as_text, None),
+        overrides=f.get("overrides", as_overrides, {}, "write OVERRIDES = {'name': value, ...} "
                         "with literal values"),
     )

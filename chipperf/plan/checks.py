@@ -40,7 +40,7 @@ from chipperf_runtime.vendors import get_vendor, vendor_names
 def check(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
           where: str = "test config", names: Mapping[str, str] | None = None) -> list[str]:
     """Every reason the configs cannot run, as 'where: what: how to fix'. ``names``: a
-    setting's key -> the name the config file wrote it as (chipperf.config.load.RawConfig),
+    setting's key -> the name the config file wrote it as (chipperf.config.fields.RawConfig),
     so that a problem names what is in the file (FLAGPERF_LOG_PATH for RESULT_ROOT)."""
     return checked(cluster, test, catalogue, where, names).problems
 
