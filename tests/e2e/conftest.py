@@ -256,3 +256,17 @@ def mlperf_compliant(rank_log: Path, benchmark: str) -> None:
     keys = [line for line in rank_log.read_text().splitlines() if mllog.MARKER in line]
     assert sum('"key": "run_start"' in k for k in keys) == 1, keys[:5]
     assert sum('"key": "run_stop"' in k for k in keys) == 1, keys[-5:]
+
+
+LLM_PROMPTS = Path("/var/lib/chipperf-test/data/llm-prompts")
+
+
+@pytest.fixture(scope="session")
+def prompts() -> Path:
+    """llama3_8b's prompt set and tokenizer, made once by the case's own preparer from text on
+    the machine (the licences Debian ships)."""
+    if not (LLM_PROMPTS / "tokenizer.json").is_file():
+        subprocess.run([sys.executable, str(REPO / "inference/benchmarks/llama3_8b/pytorch/"
+                                            "prepare_prompts.py"), "/usr/share/common-licenses",
+                        str(LLM_PROMPTS)], check=True, stdout=subprocess.DEVNULL)
+    return LLM_PROMPTS

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -19,17 +18,7 @@ from chipperf_runtime.perflog import finished_problems, parse_lines
 
 pytestmark = pytest.mark.e2e
 
-DATA = Path("/var/lib/chipperf-test/data/llm-prompts")
 CASE_DIR = "llama3_8b-pytorch_2.13-xeon-1x1"
-
-
-@pytest.fixture(scope="module")
-def prompts() -> Path:
-    if not (DATA / "tokenizer.json").is_file():
-        subprocess.run([sys.executable, str(REPO / "inference/benchmarks/llama3_8b/pytorch/"
-                                            "prepare_prompts.py"), "/usr/share/common-licenses",
-                        str(DATA)], check=True, stdout=subprocess.DEVNULL)
-    return DATA
 
 
 def test_llm_serving_case_through_the_engine(tmp_path, sim_cluster, prompts):

@@ -23,21 +23,11 @@ from chipperf_runtime.perflog import parse_lines
 
 pytestmark = pytest.mark.e2e
 
-DATA = Path("/var/lib/chipperf-test/data/llm-prompts")
 CASE_DIR = "llama3_8b-pytorch_vllm_0.32-xeon-1x1"
 KILL = ("import os\nfor p in filter(str.isdigit, os.listdir('/proc')):\n"
         "    try:\n        cmd = open(f'/proc/{p}/cmdline', 'rb').read()\n"
         "    except OSError:\n        continue\n"
         "    if b'vllm.entrypoints.openai.api_server' in cmd:\n        os.kill(int(p), 9)\n")
-
-
-@pytest.fixture(scope="module")
-def prompts() -> Path:
-    if not (DATA / "tokenizer.json").is_file():
-        subprocess.run([sys.executable, str(REPO / "inference/benchmarks/llama3_8b/pytorch/"
-                                            "prepare_prompts.py"), "/usr/share/common-licenses",
-                        str(DATA)], check=True, stdout=subprocess.DEVNULL)
-    return DATA
 
 
 def kill_server_during(work: Path, point_log: str, docker_host: str) -> threading.Thread:
