@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from chipperf.commands.arguments import number_at_least
+from chipperf.commands.arguments import number_at_least, refuse_unless_run_dir
 from chipperf.commands.configs import (
     add_case_root,
     add_config_options,
@@ -104,7 +104,7 @@ def cmd_cases(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from chipperf.results.entry import report_main
 
-    _refuse_unless_run_dir(Path(args.run_dir))
+    refuse_unless_run_dir(Path(args.run_dir))
     return report_main(Path(args.run_dir), readme_table=args.readme_table,
                        into=Path(args.into) if args.into else None, case=args.case,
                        measured_peaks=Path(args.measured_peaks) if args.measured_peaks else None)
@@ -143,25 +143,11 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return _swept(*clean(load_cluster(args.cluster)))
 
 
-def _refuse_unless_run_dir(run_dir: Path, flagperf: bool = True) -> None:
-    """ConfigError (exit 2, nothing written) when ``run_dir`` is no result directory: no
-    run.json, no fallback copy of it, and (``flagperf``) no FlagPerf result tree."""
-    from chipperf.commands.arguments import run_dir_problem
-    from chipperf.results.layout import fallback_record
-    from chipperf.results.read.check_flagperf import is_flagperf_dir
-
-    known = fallback_record(run_dir.name) is not None or \
-        (flagperf and run_dir.is_dir() and is_flagperf_dir(run_dir))
-    problem = run_dir_problem(run_dir, known)
-    if problem:
-        raise ConfigError([problem])
-
-
 def cmd_collect(args: argparse.Namespace) -> int:
     from chipperf.run.leftovers import collect
 
     run_dir = Path(args.run_dir)
-    _refuse_unless_run_dir(run_dir, flagperf=False)
+    refuse_unless_run_dir(run_dir, flagperf=False)
     code = _swept(*collect(run_dir))
     if not getattr(args, "no_ingest", False):   # the store gets the run as collected now
         print(ingest_screen(run_dir, getattr(args, "db", None)), end="")

@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Callable
 
+from chipperf.errors import ConfigError
+
 
 def port_number(text: str) -> int:
     """A TCP port to listen on: 1..65535 (0 would pick a random one no one can find)."""
@@ -78,3 +80,16 @@ def run_dir_problem(run_dir: Path, has_fallback: bool = False) -> str | None:
         return (f"{run_dir}: not a run directory (no run.json): give a result/run<timestamp> "
                 "directory that `chipperf run` wrote")
     return None
+
+
+def refuse_unless_run_dir(run_dir: Path, flagperf: bool = True) -> None:
+    """ConfigError (exit 2, nothing written) when ``run_dir`` is no result directory: no
+    run.json, no fallback copy of it, and (``flagperf``) no FlagPerf result tree."""
+    from chipperf.results.layout import fallback_record
+    from chipperf.results.read.check_flagperf import is_flagperf_dir
+
+    known = fallback_record(run_dir.name) is not None or \
+        (flagperf and run_dir.is_dir() and is_flagperf_dir(run_dir))
+    problem = run_dir_problem(run_dir, known)
+    if problem:
+        raise ConfigError([problem])
