@@ -1,0 +1,14 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/cambricon/chatglm3_6b-deepspeed/config/config_MLUx1x8.py (values as FlagPerf sets them).
+# not carried (no such parameter in chipperf's case): seqlength = 4096
+# not carried (no such parameter in chipperf's case): batchsize = 1
+datafilename = "openwebtext_chatglm3_100M.npy"
+# 请在Flagperf目录下，创建MLU_FP16_FLOPS.py，
+# 文件包含MLU硬件算力值，示例如下：
+# MLU_FP16_FLOPS=1.0
+# not carried (no such parameter in chipperf's case): FLOPS_DIR='../../../../'
+import sys
+# not carried (code, not a value: chipperf reads configs as data): sys.path.append(FLOPS_DIR)
+from MLU_FP16_FLOPS import MLU_FP16_FLOPS
+# not carried (code, not a value: chipperf reads configs as data): theoryflops = float(MLU_FP16_FLOPS)
+# not carried (no such parameter in chipperf's case): epochs = 1
+flashattn = True

@@ -1,0 +1,7 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/iluvatar/retinanet-pytorch/config/environment_variables.sh (values as FlagPerf sets them).
+# =================================================
+# Export variables
+# =================================================
+
+
+export OMP_NUM_THREADS=1

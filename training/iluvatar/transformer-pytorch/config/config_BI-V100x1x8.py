@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/iluvatar/transformer-pytorch/config/config_BI-V100x1x8.py (values as FlagPerf sets them).
+from config_common import *
+
+max_tokens = 10240
+max_epoch = 30
+lr = [0.000846]

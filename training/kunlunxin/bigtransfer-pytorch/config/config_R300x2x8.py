@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/bigtransfer-pytorch/config/config_R300x2x8.py (values as FlagPerf sets them).
+from config_common import *
+
+gradient_accumulation_steps = 2
+# not carried (no such parameter in chipperf's case): batch_size = 8
+max_steps = 1200

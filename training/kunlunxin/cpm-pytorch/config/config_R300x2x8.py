@@ -1,0 +1,12 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/cpm-pytorch/config/config_R300x2x8.py (values as FlagPerf sets them).
+from config_common import *
+
+train_batch_size = 64
+eval_batch_size = train_batch_size
+max_steps = 700
+max_samples_termination = 4391260
+
+warmup = 0.2
+learning_rate = 0.0005
+
+seed = 23333

@@ -1,0 +1,5 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/distilbert-pytorch/config/config_common.py (values as FlagPerf sets them).
+vendor = "kunlunxin"
+
+dist_backend = "xccl"
+dataloader_num_workers = 1

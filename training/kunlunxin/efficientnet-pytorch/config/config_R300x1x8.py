@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/efficientnet-pytorch/config/config_R300x1x8.py (values as FlagPerf sets them).
+from config_common import *
+
+train_batch_size = 64
+eval_batch_size = 128
+gradient_accumulation_steps = 2

@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/gpt2-pytorch/config/config_R300x1x1.py (values as FlagPerf sets them).
+from config_common import *
+
+train_batch_size = 2
+max_steps = 369120
+gradient_accumulation_steps = 8

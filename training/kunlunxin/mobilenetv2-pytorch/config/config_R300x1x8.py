@@ -1,0 +1,9 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/mobilenetv2-pytorch/config/config_R300x1x8.py (values as FlagPerf sets them).
+from config_common import *
+
+train_batch_size = 256
+eval_batch_size = 256
+
+lr: float = 0.045 * 8
+
+gradient_accumulation_steps = 1

@@ -1,0 +1,3 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/retinanet-pytorch/config/config_common.py (values as FlagPerf sets them).
+vendor = 'kunlunxin'
+dist_backend = "xccl"

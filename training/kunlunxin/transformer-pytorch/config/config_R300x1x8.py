@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/transformer-pytorch/config/config_R300x1x8.py (values as FlagPerf sets them).
+from config_common import *
+
+max_tokens = 8192
+max_epoch = 30
+lr = [0.000846]

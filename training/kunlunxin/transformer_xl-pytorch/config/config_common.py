@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/transformer_xl-pytorch/config/config_common.py (values as FlagPerf sets them).
+vendor = 'kunlunxin'
+
+fp16 = False
+
+dist_backend = "xccl"

@@ -1,0 +1,7 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/vit-pytorch/config/config_R300x1x1.py (values as FlagPerf sets them).
+from config_common import *
+
+train_batch_size = 128
+eval_batch_size = 512
+gradient_accumulation_steps = 4
+# epochs = 1

@@ -1,0 +1,4 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/wav2vec2-pytorch/config/config_common.py (values as FlagPerf sets them).
+vendor = "kunlunxin"
+dist_backend = "xccl"
+optimizer = 'adam'

@@ -1,0 +1,2 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/metax/bigtransfer-pytorch/config/config_C500x1x8.py (values as FlagPerf sets them).
+from config_common import *

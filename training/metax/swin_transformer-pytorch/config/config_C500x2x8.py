@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/metax/swin_transformer-pytorch/config/config_C500x2x8.py (values as FlagPerf sets them).
+from config_common import *
+
+cfg = "configs/swin/swin_tiny_patch4_window7_224.yaml"
+train_batch_size = 384
+train_epochs = 40

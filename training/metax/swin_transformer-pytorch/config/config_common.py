@@ -1,0 +1,2 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/metax/swin_transformer-pytorch/config/config_common.py (values as FlagPerf sets them).
+vendor = "metax"

@@ -1,0 +1,3 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/metax/transformer-pytorch/config/config_common.py (values as FlagPerf sets them).
+vendor = "metax"
+dist_backend = "mccl"

@@ -1,0 +1,6 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/metax/vit-pytorch/config/config_C500x1x8.py (values as FlagPerf sets them).
+from config_common import *
+
+train_batch_size = 256
+eval_batch_size = 512
+gradient_accumulation_steps = 2

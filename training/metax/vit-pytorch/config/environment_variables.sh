@@ -1,0 +1,7 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/metax/vit-pytorch/config/environment_variables.sh (values as FlagPerf sets them).
+# =================================================
+# Export variables
+# =================================================
+
+export METAX_USE_TF32=1
+export PYTORCH_USE_FLASHATTN=1

@@ -1,0 +1,12 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/mthreads/bert_hf-pytorch/config/config_S4000x1x1.py (values as FlagPerf sets them).
+vendor = "mthreads"
+
+train_batch_size = 20
+eval_batch_size = train_batch_size
+lr = 0.000005  # fp32/amp
+#lr = 0.00005   # bf16
+
+dist_backend = "mccl"
+
+amp = True
+fp16 = False
