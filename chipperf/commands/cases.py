@@ -21,6 +21,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from chipperf.containers.images import LOCAL_BASE, base_images
 from chipperf.suites import get_suite
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf_runtime.vendors import hardware_status
@@ -75,7 +76,28 @@ def print_cases(root: Path, as_json: bool = False, suite: str = "training") -> i
     print("\nhas chipperf run it on real hardware here? (per vendor and chip)")
     for line in sorted({h["note"] for r in rows for h in r["hardware"].values()}):
         print(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent="    "))
+    print("\ncan the vendor images be built? (per vendor and image folder, from its Dockerfile's base)")
+    for line in image_lines(Catalogue.scan(root, suite=suite)):
+        print(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent="    "))
     return 0
+
+
+def image_lines(catalogue: Catalogue) -> list[str]:
+    """One line per vendor image folder: what its Dockerfile builds on, and so whether it can
+    be built here (offline, on the local Debian base), only where its base can be pulled, or
+    not at all until the test config names the vendor's image (BASE_IMAGE)."""
+    return [f"{vendor}/{folder}: {_buildable(context / 'Dockerfile')}"
+            for (vendor, folder), context in sorted(catalogue.images.items())]
+
+
+def _buildable(dockerfile: Path) -> str:
+    bases = base_images(dockerfile)
+    if "" in bases:
+        return ("cannot be built here or anywhere as it is: the vendor publishes no image to "
+                "build on; set BASE_IMAGE in the test config to the vendor's image in your registry")
+    if bases and all(b == LOCAL_BASE for b in bases):
+        return f"builds here, offline, on the local Debian base ({LOCAL_BASE})"
+    return f"builds on a host that can pull {', '.join(bases)} (the vendor's published image)"
 
 
 def _print_spec_rows(rows: list[dict[str, Any]], what: str) -> None:

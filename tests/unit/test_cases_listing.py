@@ -18,3 +18,18 @@ def test_chipperf_cases_fits_110_columns_in_every_suite(capsys) -> None:
         assert " ? " not in out and "FLOPs/unit" not in out
         if suite == "training":
             assert "/ sample" in out and "/ token" in out
+
+
+def test_chipperf_cases_says_which_vendor_images_cannot_be_built(capsys) -> None:
+    """Each vendor image folder with what it builds on: the cpu images here, offline; a vendor
+    with a published image where that can be pulled; a vendor without one not at all until
+    BASE_IMAGE names it."""
+    from chipperf.commands.cases import print_cases
+
+    assert print_cases(REPO / "training") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "cpu/pytorch_2.13: builds here, offline, on the local Debian base" in out
+    assert "mthreads/pytorch_2.13: builds on a host that can pull harbor.baai.ac.cn/" in out
+    for folder in ("kunlunxin/paddle", "iluvatar/deepspeed", "metax/pytorch_2.13"):
+        assert f"{folder}: cannot be built here or anywhere as it is: the vendor publishes no " \
+               "image to build on; set BASE_IMAGE" in out
