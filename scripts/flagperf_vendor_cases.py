@@ -264,6 +264,8 @@ def _short(problem: str) -> str:
         return "no such parameter in chipperf's case"
     if "needs real execution" in problem:
         return "code, not a value: chipperf reads configs as data"
+    if "which is not set above this line" in problem:
+        return "uses a value not carried above"
     return problem[:120]
 
 

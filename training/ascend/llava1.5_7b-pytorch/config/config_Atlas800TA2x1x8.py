@@ -9,21 +9,21 @@ import os
 
 # not carried (code, not a value: chipperf reads configs as data): transformers_path = os.path.dirname(transformers.__file__)
 
-# not carried (import_utils_path: uses transformers_path, which is not set above this line: set it first): import_utils_path = os.path.join(
-# not carried (import_utils_path: uses transformers_path, which is not set above this line: set it first):     transformers_path, 
-# not carried (import_utils_path: uses transformers_path, which is not set above this line: set it first):     "utils/import_utils.py"
-# not carried (import_utils_path: uses transformers_path, which is not set above this line: set it first): )
-# not carried (modeling_llama_path: uses transformers_path, which is not set above this line: set it first): modeling_llama_path = os.path.join(
-# not carried (modeling_llama_path: uses transformers_path, which is not set above this line: set it first):     transformers_path, 
-# not carried (modeling_llama_path: uses transformers_path, which is not set above this line: set it first):     "models/llama/modeling_llama.py"
-# not carried (modeling_llama_path: uses transformers_path, which is not set above this line: set it first): )
+# not carried (uses a value not carried above): import_utils_path = os.path.join(
+# not carried (uses a value not carried above):     transformers_path, 
+# not carried (uses a value not carried above):     "utils/import_utils.py"
+# not carried (uses a value not carried above): )
+# not carried (uses a value not carried above): modeling_llama_path = os.path.join(
+# not carried (uses a value not carried above):     transformers_path, 
+# not carried (uses a value not carried above):     "models/llama/modeling_llama.py"
+# not carried (uses a value not carried above): )
 
-# not carried (import_utils_patch_bash: uses import_utils_path, which is not set above this line: set it first): import_utils_patch_bash = "patch --silent --forward " + \
-# not carried (import_utils_patch_bash: uses import_utils_path, which is not set above this line: set it first): 	import_utils_path + \
-# not carried (import_utils_patch_bash: uses import_utils_path, which is not set above this line: set it first): 	" import_utils.patch -o import_utils.py;"
-# not carried (modeling_llama_patch_bash: uses modeling_llama_path, which is not set above this line: set it first): modeling_llama_patch_bash = "patch --silent --forward " + \
-# not carried (modeling_llama_patch_bash: uses modeling_llama_path, which is not set above this line: set it first): 	modeling_llama_path + \
-# not carried (modeling_llama_patch_bash: uses modeling_llama_path, which is not set above this line: set it first): 	" modeling_llama.patch -o modeling_llama.py;"
+# not carried (uses a value not carried above): import_utils_patch_bash = "patch --silent --forward " + \
+# not carried (uses a value not carried above): 	import_utils_path + \
+# not carried (uses a value not carried above): 	" import_utils.patch -o import_utils.py;"
+# not carried (uses a value not carried above): modeling_llama_patch_bash = "patch --silent --forward " + \
+# not carried (uses a value not carried above): 	modeling_llama_path + \
+# not carried (uses a value not carried above): 	" modeling_llama.patch -o modeling_llama.py;"
     
 # not carried (code, not a value: chipperf reads configs as data): if os.system(import_utils_patch_bash) == 0:
 # not carried (code, not a value: chipperf reads configs as data):     os.system("mv import_utils.py " + import_utils_path + ";")
