@@ -72,7 +72,9 @@ class Source:
                               capture_output=True, text=True, check=True).stdout
 
     def header(self, path: str) -> str:
-        return f"# From FlagOpen/FlagPerf@{self.commit[:8]} {path} (values as FlagPerf sets them)."
+        line = f"# From FlagOpen/FlagPerf@{self.commit[:8]} {path} (values as FlagPerf sets them)."
+        # FlagPerf's Python as FlagPerf writes it (star imports, long lines): not linted here
+        return line + "\n# ruff: noqa" if path.endswith(".py") else line
 
 
 def target_case(folder: str, catalogue: Catalogue) -> tuple[str, str, str] | None:
@@ -186,7 +188,8 @@ def _write_config(src: Source, path: str, out: Path, helpers: dict[str, str], ex
     lines = [src.header(path)]
     text = src.text(path)
     if existed:   # chipperf's own config_common.py is beside it: FlagPerf's values inline
-        lines[0] += " The modules it star-imports are written out in its place."
+        lines[0] = lines[0].replace("them).", "them). The modules it star-imports are written "
+                                    "out in its place.", 1)
         text = _inline(src, text, helpers)
     lines.append(text.rstrip())
     _write(out, lines)

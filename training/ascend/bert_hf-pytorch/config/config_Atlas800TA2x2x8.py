@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/ascend/bert_hf/config/config_Atlas800TA2x2x8.py (values as FlagPerf sets them).
+# ruff: noqa
 train_batch_size = 12
 eval_batch_size = 12
 lr = 0.00007

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/ascend/llava1.5_7b-deepspeed-torch/config/config_Atlas800TA2x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 # ascend npu flashattention
 import transformers
 import os

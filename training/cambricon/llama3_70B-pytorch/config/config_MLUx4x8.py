@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/cambricon/llama3_70B-megatron/config/config_MLUx4x8.py (values as FlagPerf sets them).
+# ruff: noqa
 # not carried (no such parameter in chipperf's case): tokenizer_path = "llama3_70b_hf"
 # not carried (no such parameter in chipperf's case): localbs = 1
 # not carried (no such parameter in chipperf's case): train_steps = 300

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/dcu/glm-pytorch/config/config_K100x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 train_batch_size = 8
 eval_batch_size = 8
 

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/iluvatar/bert-paddle/config/config_BI-V100x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 target_mlm_accuracy = 0.67
 gradient_accumulation_steps = 1
 max_steps = 15000

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/iluvatar/bert-pytorch/config/config_BI-V100x1x8.py (values as FlagPerf sets them). The modules it star-imports are written out in its place.
+# ruff: noqa
 
 # 'segmented' or 'full_iteration' options for CUDA graph capture.
 # 'segmented' option: Pytorch Autograd orchestrates execution of backward ops every iteration.

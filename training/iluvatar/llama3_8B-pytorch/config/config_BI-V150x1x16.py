@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/iluvatar/llama3_8B-megatron-deepspeed/config/config_BI-V150x1x16.py (values as FlagPerf sets them).
+# ruff: noqa
 # not carried (no such parameter in chipperf's case): tokenizer_path = "/data1/user_homes/lisen/codes/FlagPerf/training/benchmarks/llama3_8B/megatron-deepspeed/tokenizer_llama3.model"
 # not carried (no such parameter in chipperf's case): localbs = 1
 train_steps = 300

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/iluvatar/mask_rcnn-pytorch/config/config_BI-V100x2x8.py (values as FlagPerf sets them).
+# ruff: noqa
 train_batch_size = 8
 eval_batch_size = 8
 lr = 0.08

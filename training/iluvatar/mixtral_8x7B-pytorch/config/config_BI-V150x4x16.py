@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/iluvatar/mixtral_8x7B-megatron/config/config_BI-V150x4x16.py (values as FlagPerf sets them).
+# ruff: noqa
 # not carried (no such parameter in chipperf's case): mixtral_iluvatar_path = "/data1/user_homes/gengyang/code/FlagPerf/data_dir"
 # not carried (no such parameter in chipperf's case): tokenizer_path = mixtral_iluvatar_path + "/flagscale-iluvatar-mixtral/data_dir/Qwen1___5-7B-Chat-GPTQ-Int8"
 # not carried (no such parameter in chipperf's case): localbs = 1  #micro-batch-size

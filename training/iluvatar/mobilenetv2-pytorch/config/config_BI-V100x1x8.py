@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/iluvatar/mobilenetv2-pytorch/config/config_BI-V100x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 from config_common import *
 
 train_batch_size = 32

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/bert-paddle/config/config_R300x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 dist_backend = "xccl"
 
 target_mlm_accuracy = 0.67

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/cpm-pytorch/config/config_common.py (values as FlagPerf sets them).
+# ruff: noqa
 # DDP type: 'apex' or 'native'.
 ddp_type: str = "native"
 dist_backend = "xccl"

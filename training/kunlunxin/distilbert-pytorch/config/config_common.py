@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/distilbert-pytorch/config/config_common.py (values as FlagPerf sets them).
+# ruff: noqa
 vendor = "kunlunxin"
 
 dist_backend = "xccl"

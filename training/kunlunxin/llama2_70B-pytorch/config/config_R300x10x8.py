@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/llama2_70B-megatron/config/config_R300x10x8.py (values as FlagPerf sets them).
+# ruff: noqa
 # not carried (no such parameter in chipperf's case): seqlength = 4096
 # not carried (no such parameter in chipperf's case): batchsize = 1
 # not carried (no such parameter in chipperf's case): accumulate_steps = 44

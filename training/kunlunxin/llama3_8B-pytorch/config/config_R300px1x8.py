@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/llama3_8B-megatron/config/config_R300px1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 # not carried (no such parameter in chipperf's case): tokenizer_path = "llama3_8b_hf"
 # not carried (no such parameter in chipperf's case): localbs = 1
 train_steps = 300

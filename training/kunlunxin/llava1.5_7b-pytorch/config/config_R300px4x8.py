@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/llava1.5_7b-flagscale/config/config_R300px4x8.py (values as FlagPerf sets them).
+# ruff: noqa
 # scale_parent must under FlagPerf/ or data_dir/, otherwise you cannot mount it into baremetal, therefore cannot use shared storage
 #scale_parent = "/share"
 # not carried (no such parameter in chipperf's case): scale_parent = "/share/project/PUBLIC/data/llava1.5-7b"

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/mask_rcnn-pytorch/config/config_R300x1x1.py (values as FlagPerf sets them).
+# ruff: noqa
 vendor: str = "kunlunxin"
 
 # not carried (no such parameter in chipperf's case): distributed = False

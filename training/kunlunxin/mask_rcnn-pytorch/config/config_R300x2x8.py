@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/mask_rcnn-pytorch/config/config_R300x2x8.py (values as FlagPerf sets them).
+# ruff: noqa
 vendor: str = "kunlunxin"
 
 dist_backend = "xccl"

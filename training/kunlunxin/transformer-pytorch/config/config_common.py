@@ -1,3 +1,4 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/transformer-pytorch/config/config_common.py (values as FlagPerf sets them).
+# ruff: noqa
 vendor = "kunlunxin"
 dist_backend = "xccl"

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/transformer_xl-pytorch/config/config_common.py (values as FlagPerf sets them).
+# ruff: noqa
 vendor = 'kunlunxin'
 
 fp16 = False

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/wav2vec2-pytorch/config/config_R300x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 from config_common import *
 # Batching
 num_concat_batches = 1  #Keep NUM_NODES x $NUM_GPUS x $NUM_CONCAT_BATCHES x $UPDATE_FREQ = 64

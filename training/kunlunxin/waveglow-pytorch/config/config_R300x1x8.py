@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/kunlunxin/Waveglow-pytorch/config/config_R300x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 from config_common import *
 # not carried (no such parameter in chipperf's case): batch_size = 4
 # not carried (no such parameter in chipperf's case): epochs = 1501

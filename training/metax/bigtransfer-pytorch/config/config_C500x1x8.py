@@ -1,2 +1,3 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/bigtransfer-pytorch/config/config_C500x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 from config_common import *

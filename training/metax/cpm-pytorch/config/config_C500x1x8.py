@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/cpm-pytorch/config/config_C500x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 #from extern.training_even import ApexTrainingEvent
 from config_common import *
 

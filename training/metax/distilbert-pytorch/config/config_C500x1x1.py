@@ -1,3 +1,4 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/distilbert-pytorch/config/config_C500x1x1.py (values as FlagPerf sets them).
+# ruff: noqa
 train_batch_size = 96
 lr = 0.00001

@@ -1,2 +1,3 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/distilbert-pytorch/config/config_C500x2x8.py (values as FlagPerf sets them).
+# ruff: noqa
 train_batch_size = 96

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/faster_rcnn-pytorch/config/config_C500x1x1.py (values as FlagPerf sets them).
+# ruff: noqa
 vendor: str = "metax"
 train_batch_size = 16
 eval_batch_size = 16

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/glm-pytorch/config/config_C500x2x8.py (values as FlagPerf sets them).
+# ruff: noqa
 fp16 = True
 ddp_type = "apex"
 train_batch_size = 16

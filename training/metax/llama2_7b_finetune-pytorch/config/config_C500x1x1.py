@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/llama2_7b_finetune-pytorch/config/config_C500x1x1.py (values as FlagPerf sets them).
+# ruff: noqa
 # not carried (no such parameter in chipperf's case): batch_size_training: int = 4
 # not carried (no such parameter in chipperf's case): num_epochs: int = 3
 # not carried (no such parameter in chipperf's case): model_name: str = "llama2_7b_hf"

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/qwen1.5_MoE-megatron/config/config_C500x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 # not carried (no such parameter in chipperf's case): batchsize = 1
 # not carried (no such parameter in chipperf's case): gbs = 512
 # not carried (no such parameter in chipperf's case): seqlength = 8192

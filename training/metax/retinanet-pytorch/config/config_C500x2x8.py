@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/retinanet-pytorch/config/config_C500x2x8.py (values as FlagPerf sets them).
+# ruff: noqa
 vendor: str = "metax"
 
 train_batch_size = 22

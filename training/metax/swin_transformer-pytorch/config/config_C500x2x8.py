@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/swin_transformer-pytorch/config/config_C500x2x8.py (values as FlagPerf sets them).
+# ruff: noqa
 from config_common import *
 
 cfg = "configs/swin/swin_tiny_patch4_window7_224.yaml"

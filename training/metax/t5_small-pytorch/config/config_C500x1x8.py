@@ -1,3 +1,4 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/t5_small-pytorch/config/config_C500x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 train_batch_size = 32
 eval_batch_size = 32

@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/transformer_xl-pytorch/config/config_C500x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 from config_common import *
 
 # not carried (no such parameter in chipperf's case): train_batch_size = 60

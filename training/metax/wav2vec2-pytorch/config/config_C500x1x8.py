@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/metax/wav2vec2-pytorch/config/config_C500x1x8.py (values as FlagPerf sets them).
+# ruff: noqa
 vendor = "nvidia"
 
 dist_backend: str = "nccl"

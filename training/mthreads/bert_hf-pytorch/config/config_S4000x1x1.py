@@ -1,4 +1,5 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/mthreads/bert_hf-pytorch/config/config_S4000x1x1.py (values as FlagPerf sets them).
+# ruff: noqa
 vendor = "mthreads"
 
 train_batch_size = 20
