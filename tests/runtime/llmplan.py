@@ -30,15 +30,23 @@ def llm_catalogue(tmp_path: Path, case: str, config_name: str, text: str) -> Cat
     return Catalogue.scan(root)
 
 
+def chipperf_own(config: Path) -> bool:
+    """A vendor config written for chipperf, not one carried from FlagPerf's vendor folders
+    (scripts/flagperf_vendor_cases.py; tests/unit/test_flagperf_vendor_sections.py plans
+    those, each with the BASE_IMAGE its vendor needs)."""
+    return not config.read_text().startswith("# From FlagOpen/FlagPerf")
+
+
 def shipped_config_problems(models: Collection[str]) -> dict[str, list[str]]:
-    """``vendor/model/config file`` -> plan's problems, for every vendor config shipped for
-    ``models`` (2 hosts, or the config's node count; one pytorch_2.13 case each)."""
+    """``vendor/model/config file`` -> plan's problems, for every vendor config chipperf
+    ships for ``models`` (2 hosts, or the config's node count; one pytorch_2.13 case each)."""
     catalogue = Catalogue.scan(REPO / "training")
     found = {}
-    for (vendor, model, _family), names in catalogue.vendor_configs.items():
+    for (vendor, model, family), names in catalogue.vendor_configs.items():
         if model not in models:
             continue
-        for name in names:
+        folder = catalogue.vendor_cases[(vendor, model, family)]
+        for name in sorted(n for n in names if chipperf_own(folder / "config" / n)):
             chip, nnodes, nproc = name[len("config_"):-3].rsplit("x", 2)
             key = CaseKey.parse(f"{model}:pytorch_2.13:{chip}:{nnodes}:{nproc}:1")
             hosts = tuple(f"10.0.0.{n + 1}" for n in range(max(2, int(nnodes))))
