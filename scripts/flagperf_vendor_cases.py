@@ -164,7 +164,8 @@ def write_case(src: Source, vendor: str, folder: str, model: str, fam: str, fram
             _write_config(src, path, target / "config" / name, helpers, existed, done)
         elif Path(path).stem in helpers:     # inlined into the configs of a folder chipperf had
             if not existed:
-                _write(target / "config" / name, [src.header(path), src.text(path).rstrip()])
+                _write(target / "config" / name, [src.header(path),
+                                                  _without_imports(src.text(path), helpers)])
         elif name == "environment_variables.sh":
             if not (target / "config" / name).exists():    # else: the folder's own, kept
                 _write(target / "config" / name, [src.header(path), *env_lines(src.text(path))])
@@ -191,9 +192,22 @@ def _write_config(src: Source, path: str, out: Path, helpers: dict[str, str], ex
         lines[0] = lines[0].replace("them).", "them). The modules it star-imports are written "
                                     "out in its place.", 1)
         text = _inline(src, text, helpers)
-    lines.append(text.rstrip())
+    lines.append(_without_imports(text, helpers))
     _write(out, lines)
     done.configs.append(out.name)
+
+
+def _without_imports(text: str, helpers: dict[str, str]) -> str:
+    """FlagPerf's config with each import commented, but the star import of a module of its
+    own config folder: the case runs the config as Python in the container, where FlagPerf's
+    modules (MLU_FP16_FLOPS, its Megatron tree) are not."""
+    out = []
+    for line in text.rstrip().splitlines():
+        star = STAR_IMPORT.match(line)
+        if re.match(r"^(import|from)\s", line) and not (star and star.group(1) in helpers):
+            line = f"# not carried (an import: FlagPerf's modules are not in chipperf's case): {line}"
+        out.append(line)
+    return "\n".join(out)
 
 
 STAR_IMPORT = re.compile(r"^from\s+\.?(\w+)\s+import\s+\*")

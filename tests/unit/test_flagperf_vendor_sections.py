@@ -17,11 +17,14 @@ import pytest
 from chipperf.cli import load_all
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, ImageBuildConfig, TestConfig
 from chipperf.errors import ConfigError
-from chipperf.plan import check
+from chipperf.plan import check, make_plan
 from chipperf.suites.catalogue import Catalogue, default_training_dir
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [p for p in (str(default_training_dir() / "benchmarks"),) if p not in sys.path]
 import flagperf_overlay  # noqa: E402
+
+from chipperf_runtime.training.driver.config import load_case_config  # noqa: E402
 
 TRAINING = default_training_dir()
 HOSTS = [f"10.1.2.{i}" for i in range(1, 11)]
@@ -87,13 +90,15 @@ def vendor_configs() -> list[Path]:
     return sorted(p for v in CARRIED for p in (TRAINING / v).glob("*-*/config/config_*x*x*.py"))
 
 
-def test_every_carried_vendor_config_plans_on_its_own():
+def test_every_carried_vendor_config_plans_on_its_own(tmp_path):
     """Each config of the seven vendors' folders, as its own key (BASE_IMAGE set: none of
-    these vendors but mthreads, dcu and ascend publishes an image), plans; the one FlagPerf
-    config that does not is refused for the chip's memory, as the plan says."""
+    these vendors but mthreads, dcu and ascend publishes an image), plans, and the file the
+    case then reads (the plan's translation of FlagPerf's names, or the config itself) loads
+    with the case's own loader (every fifth config, to keep the unit tier quick); the one
+    FlagPerf config that does not plan is refused for the chip's memory, as the plan says."""
     catalogue = Catalogue.scan(TRAINING)
     refused = {}
-    for path in vendor_configs():
+    for number, path in enumerate(vendor_configs()):
         vendor = path.parents[2].name
         model, family = path.parents[1].name.rsplit("-", 1)
         chip, nnodes, nproc = path.stem[len("config_"):].rsplit("x", 2)
@@ -106,6 +111,15 @@ def test_every_carried_vendor_config_plans_on_its_own():
                          catalogue)
         if problems:
             refused[str(path.relative_to(TRAINING))] = problems
+            continue
+        if number % 5:
+            continue
+        files = make_plan(ClusterConfig(hosts=tuple(f"10.1.2.{i}" for i in range(1, 17))), test,
+                          catalogue, "run1", Path("r")).files
+        read = tmp_path / "translated.py" if files else path
+        if files:
+            read.write_text(files[0][1])
+        assert load_case_config(catalogue.cases[(model, family)] / "config", read, ()), path
     assert len(vendor_configs()) == 236
     assert list(refused) == ["kunlunxin/baichuan2_13b-pytorch/config/config_R300x1x1.py"]
     assert "needs at least 207.1 GiB per chip" in refused[

@@ -23,7 +23,11 @@ from chipperf_runtime.training.driver import load_case_config  # noqa: E402
 from chipperf_runtime.training.driver.config import VENDOR  # noqa: E402
 from chipperf_runtime.vendors import get_vendor, hardware_status, vendor_names  # noqa: E402
 
-VENDOR_CONFIGS = sorted(TRAINING.glob("*/*-*/config/config_*x*x*.py"))
+# chipperf's own vendor configs; those carried from FlagPerf's vendor folders (first line
+# "# From FlagOpen/FlagPerf...") keep FlagPerf's names, which the plan translates before the
+# case reads them (test_flagperf_vendor_sections.py plans each)
+VENDOR_CONFIGS = sorted(p for p in TRAINING.glob("*/*-*/config/config_*x*x*.py")
+                        if not p.read_text().startswith("# From FlagOpen/FlagPerf"))
 
 
 def case_config_dir(vendor_config: Path) -> Path:

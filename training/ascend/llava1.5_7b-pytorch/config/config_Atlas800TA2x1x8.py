@@ -1,8 +1,8 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/ascend/llava1.5_7b-deepspeed-torch/config/config_Atlas800TA2x1x8.py (values as FlagPerf sets them).
 # ruff: noqa
 # ascend npu flashattention
-import transformers
-import os
+# not carried (an import: FlagPerf's modules are not in chipperf's case): import transformers
+# not carried (an import: FlagPerf's modules are not in chipperf's case): import os
 
 # not carried (code, not a value: chipperf reads configs as data): cwd = os.getcwd()
 
@@ -10,14 +10,14 @@ import os
 
 # not carried (code, not a value: chipperf reads configs as data): transformers_path = os.path.dirname(transformers.__file__)
 
-# not carried (uses a value not carried above): import_utils_path = os.path.join(
-# not carried (uses a value not carried above):     transformers_path, 
-# not carried (uses a value not carried above):     "utils/import_utils.py"
-# not carried (uses a value not carried above): )
-# not carried (uses a value not carried above): modeling_llama_path = os.path.join(
-# not carried (uses a value not carried above):     transformers_path, 
-# not carried (uses a value not carried above):     "models/llama/modeling_llama.py"
-# not carried (uses a value not carried above): )
+# not carried (code, not a value: chipperf reads configs as data): import_utils_path = os.path.join(
+# not carried (code, not a value: chipperf reads configs as data):     transformers_path, 
+# not carried (code, not a value: chipperf reads configs as data):     "utils/import_utils.py"
+# not carried (code, not a value: chipperf reads configs as data): )
+# not carried (code, not a value: chipperf reads configs as data): modeling_llama_path = os.path.join(
+# not carried (code, not a value: chipperf reads configs as data):     transformers_path, 
+# not carried (code, not a value: chipperf reads configs as data):     "models/llama/modeling_llama.py"
+# not carried (code, not a value: chipperf reads configs as data): )
 
 # not carried (uses a value not carried above): import_utils_patch_bash = "patch --silent --forward " + \
 # not carried (uses a value not carried above): 	import_utils_path + \

@@ -1,8 +1,8 @@
 # From FlagOpen/FlagPerf@1b5a0303 training/ascend/llava1.5_7b-deepspeed-torch/config/train_mem.py (values as FlagPerf sets them).
 # ruff: noqa
-import torch_npu
-from torch_npu.contrib import transfer_to_npu
-from train import train
+# not carried (an import: FlagPerf's modules are not in chipperf's case): import torch_npu
+# not carried (an import: FlagPerf's modules are not in chipperf's case): from torch_npu.contrib import transfer_to_npu
+# not carried (an import: FlagPerf's modules are not in chipperf's case): from train import train
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ train_steps = 300
 # 文件包含MLU硬件算力值，示例如下：
 # MLU_FP16_FLOPS=1.0
 # not carried (no such parameter in chipperf's case): FLOPS_DIR='../../../../'
-import sys
+# not carried (an import: FlagPerf's modules are not in chipperf's case): import sys
 # not carried (code, not a value: chipperf reads configs as data): sys.path.append(FLOPS_DIR)
-from MLU_FP16_FLOPS import MLU_FP16_FLOPS
+# not carried (an import: FlagPerf's modules are not in chipperf's case): from MLU_FP16_FLOPS import MLU_FP16_FLOPS
 # not carried (code, not a value: chipperf reads configs as data): theoryflops = float(MLU_FP16_FLOPS)
 # not carried (no such parameter in chipperf's case): megatron_path = "/workspace/Megatron-LM" # need to be aligned with DockerFile. In NGCtorch, it's /workspace/ + Megatron-LM
 tensor_parallel = 1
