@@ -131,10 +131,15 @@ def _requirement(line: str) -> str:
 def adapter_summary(text: str) -> str:
     """The hooks a FlagPerf trainer adapter defines (its top-level functions)."""
     try:
-        names = [n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)]
+        tree = ast.parse(text)
     except SyntaxError:
         return "does not parse as Python"
-    return "defines " + (", ".join(f"`{n}`" for n in names) if names else "no function")
+    names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    uses = sorted({f"{n.module}.{a.name}" if isinstance(n, ast.ImportFrom) else a.name
+                   for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+                   for a in n.names} - {"os", "typing.Tuple", "torch"})
+    hooks = ", ".join(f"`{n}`" for n in names) if names else "no function"
+    return f"defines {hooks}" + (f", with {', '.join(f'`{u}`' for u in uses)}" if uses else "")
 
 
 @dataclass
