@@ -46,6 +46,7 @@ from chipperf.suites.catalogue import Catalogue
 VENDORS = ("kunlunxin", "metax", "iluvatar", "mthreads", "dcu", "ascend", "cambricon")
 TRAINING = Path("training").resolve()
 CONFIG = re.compile(r"config_(.+)x(\d+)x(\d+)\.py$")
+STAR_IMPORT = re.compile(r"^from\s+\.?(\w+)\s+import\s+\*")
 # packages the vendor image provides: a case requirement pinning one would replace it
 IMAGE_PACKAGES = re.compile(r"^\s*(torch|torchvision|torchaudio|paddlepaddle\S*|deepspeed|"
                             r"megatron\S*|apex|mindspore\S*)\b|\.whl\s*$", re.I)
@@ -161,8 +162,7 @@ def write_case(src: Source, vendor: str, folder: str, model: str, fam: str, fram
     done.source_folders.append(base)
     (target / "config").mkdir(parents=True, exist_ok=True)
     files = src.files(base)
-    helpers = {Path(p).stem: p for p in files if "/config/" in p and p.endswith(".py")
-               and not CONFIG.match(Path(p).name)}
+    helpers = _star_imported(src, [p for p in files if "/config/" in p and p.endswith(".py")])
     for path in files:
         name = Path(path).name
         if CONFIG.match(name):
@@ -184,6 +184,16 @@ def write_case(src: Source, vendor: str, folder: str, model: str, fam: str, fram
         elif name not in ("README.md", ".gitkeep", "__init__.py"):
             done.not_carried.append(f"`{path}`: {_why_not(name, fam, framework)}")
     return done
+
+
+def _star_imported(src: Source, configs: list[str]) -> dict[str, str]:
+    """config_common.py and the modules of FlagPerf's config folder that its configs
+    star-import (iluvatar's config_BI_common.py): module name -> path. Any other .py there is
+    code."""
+    by_name = {Path(p).stem: p for p in configs}
+    names = {"config_common"} | {m.group(1) for p in configs for line in src.text(p).splitlines()
+                                 if (m := STAR_IMPORT.match(line))}
+    return {name: by_name[name] for name in sorted(names & set(by_name))}
 
 
 def _write_config(src: Source, path: str, out: Path, helpers: dict[str, str], existed: bool,
@@ -215,9 +225,6 @@ def _without_imports(text: str, helpers: dict[str, str]) -> str:
     return "\n".join(out)
 
 
-STAR_IMPORT = re.compile(r"^from\s+\.?(\w+)\s+import\s+\*")
-
-
 def _inline(src: Source, text: str, helpers: dict[str, str]) -> str:
     out = []
     for line in text.splitlines():
@@ -246,7 +253,7 @@ def _requirements(src: Source, path: str, out: Path, same_framework: bool, done:
 def _why_not(name: str, fam: str, framework: str) -> str:
     if name.endswith(".json") or name.endswith(".sh"):
         return f"FlagPerf's {framework} launch settings; chipperf's {fam} case does not read it"
-    return "the vendor's own code (kernels or layers); not carried"
+    return "code of FlagPerf's or the vendor's (a training script, kernels, layers); not carried"
 
 
 # ---------------------------------------------------------------- fitting to chipperf's reader
