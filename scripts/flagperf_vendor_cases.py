@@ -6,9 +6,11 @@ same framework when chipperf has that case (``bert-paddle``), else chipperf's to
 ``pytorch`` case for FlagPerf's Megatron-LM / FlagScale / DeepSpeed folders (the plan says so
 for each key, docs/flagperf-names.md). What is carried, each file naming FlagPerf's commit:
 
-- ``config/config_common.py`` and ``config/config_<chip>x<nnodes>x<nproc>.py``: FlagPerf's
-  values as FlagPerf writes them (chipperf reads FlagPerf's names, docs/flagperf-names.md). A
-  line chipperf's vendor-config reader refuses is kept as a comment saying why.
+- ``config/config_common.py`` (and any module the configs star-import) and
+  ``config/config_<chip>x<nnodes>x<nproc>.py``: FlagPerf's values as FlagPerf writes them
+  (chipperf reads FlagPerf's names, docs/flagperf-names.md). A line chipperf's vendor-config
+  reader refuses, and each other import (the case runs its config as Python, without
+  FlagPerf's modules), is kept as a comment saying why.
 - ``config/environment_variables.sh``: FlagPerf's variables; a line chipperf's reader cannot
   set literally (shell expansion, a command) is kept as a comment saying why.
 - ``config/requirements.txt`` (only where chipperf runs the same framework as FlagPerf): the
@@ -20,9 +22,13 @@ A folder chipperf already has keeps its files; FlagPerf's configs for chips it l
 as whole files (FlagPerf's config_common values, then the topology's), so they do not mix with
 chipperf's own config_common.py. Run from the repository root:
 
-    python scripts/flagperf_vendor_cases.py /work/.mirror/FlagOpen+FlagPerf/repo
+    git clone --bare https://github.com/FlagOpen/FlagPerf /tmp/FlagPerf.git
+    python scripts/flagperf_vendor_cases.py /tmp/FlagPerf.git
 
-(the git directory of a FlagPerf clone; its HEAD commit is the one written into each file).
+(the git directory of a FlagPerf clone; its HEAD commit is the one written into each file:
+the folders in this repository were written from 1b5a030398ab719e406f77877eb34c9599b17fd2),
+on a checkout without the folders it writes: it does not overwrite a file, and it treats a
+folder that has a config_common.py as chipperf's own. It prints one line per folder.
 """
 
 from __future__ import annotations
