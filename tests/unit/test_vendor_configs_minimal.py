@@ -14,7 +14,10 @@ from chipperf.config.pyconfig import read_py_config
 from chipperf_runtime.vendors import vendor_names
 
 REPO = Path(__file__).resolve().parents[2]
-CONFIGS = sorted((REPO / "training").glob("*/*-*/config/config_*.py"))
+# chipperf's own; those carried from FlagPerf (first line "# From FlagOpen/FlagPerf...",
+# scripts/flagperf_vendor_cases.py) are FlagPerf's files with FlagPerf's values, restated or not
+CONFIGS = sorted(p for p in (REPO / "training").glob("*/*-*/config/config_*.py")
+                 if not p.read_text().startswith("# From FlagOpen/FlagPerf"))
 
 
 def inherited(config: Path) -> dict:
