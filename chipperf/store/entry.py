@@ -59,7 +59,7 @@ def ingest_main(dirs: Sequence[Path], db_url: str | None = None, jobs: int = 0) 
             print(f"chipperf ingest: {done}")
             refused += 1
             continue
-        print(f"{done.outcome}: {done.run_id} ({done.cases} case(s)) from {done.run_dir}")
+        print(done.said())
     print(f"store: {db.shown_url(url)}")
     return 1 if refused else 0
 
