@@ -72,7 +72,7 @@ cases = sa.Table(
     sa.Column("hardware", sa.Text, nullable=False),        # JSON [[label, value], ...]
     sa.Column("software", sa.Text, nullable=False),
     sa.Column("value_kind", sa.String(20)),    # the headline figure's kind: rate, capacity, latency
-    sa.Column("run_mode", sa.String(40)),      # performance / convergence (training), ...
+    sa.Column("run_mode", sa.String(80)),      # "performance: 5 warm-up + 12 timed steps", ...
     sa.Column("marks", sa.String(400)),        # smoke data, reduced preset: not the chip's figure
     # the leaderboard's figures (medians over counted rounds), copied from ``figures`` so that
     # a page over ten thousand runs reads one row per case
@@ -105,7 +105,7 @@ figures = sa.Table(
 # The columns schema version 2 added (issue 42): what `check` found and the run kept, a torn
 # round's problems, the headline figure's kind, the run mode and the smoke/preset marks.
 ADDED_IN_2 = (("runs", "problems", "TEXT"), ("rounds", "problems", "TEXT"),
-              ("cases", "value_kind", "VARCHAR(20)"), ("cases", "run_mode", "VARCHAR(40)"),
+              ("cases", "value_kind", "VARCHAR(20)"), ("cases", "run_mode", "VARCHAR(80)"),
               ("cases", "marks", "VARCHAR(400)"))
 
 

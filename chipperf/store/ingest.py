@@ -23,6 +23,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from chipperf.results.compute.figures import round_value
+from chipperf.results.compute.headline import STATISTIC, case_marks, headline
 from chipperf.results.compute.schema import CaseResult, Fingerprint, RoundResult, RunSummary, Stat
 from chipperf.results.read.check import Report, check
 from chipperf.results.read.check_flagperf import check_flagperf, is_flagperf_dir
@@ -212,12 +214,16 @@ def _case_rows(run_dir: Path, case: CaseResult, entry: dict[str, Any],
         fingerprint=_canonical(fp.to_dict()), hardware=_canonical(details.hardware),
         software=_canonical(details.software))
     figures = figure_rows_of(case)
-    medians = {f["name"]: f["median"] for f in figures}
-    row |= {"throughput": medians.get("throughput_raw"), "mfu": medians.get("mfu"),
-            "energy_per_unit_j": medians.get("energy_per_unit_j"),
-            "share_of_peak": medians.get("share_of_peak")}
-    return CaseRows(row, tuple(_round_row(r, r.number in case.counted) for r in case.rounds),
-                    tuple(figures))
+    values = {f["name"]: f[STATISTIC] for f in figures}
+    head = headline(case)
+    marks = case_marks(case) or (("smoke data",) if details.smoke else ())
+    row |= {"throughput": values.get(head.name), "throughput_unit": head.unit,
+            "value_kind": head.kind, "run_mode": (case.run_mode or "")[:80] or None,
+            "marks": "; ".join(marks)[:400] or None, "mfu": values.get("mfu"),
+            "energy_per_unit_j": values.get("energy_per_unit_j"),
+            "share_of_peak": values.get("share_of_peak")}
+    return CaseRows(row, tuple(_round_row(r, r.number in case.counted, head.name)
+                               for r in case.rounds), tuple(figures))
 
 
 def _insert(conn: Connection, statement: sa.Insert) -> int:
@@ -227,13 +233,13 @@ def _insert(conn: Connection, statement: sa.Insert) -> int:
     return int(key[0])
 
 
-def _round_row(r: RoundResult, counted: bool) -> dict[str, Any]:
+def _round_row(r: RoundResult, counted: bool, figure: str = "throughput_raw") -> dict[str, Any]:
     per_unit = r.energy_per_item_j
     if per_unit is None and r.work_per_joule:
         per_unit = 1.0 / r.work_per_joule
     return dict(number=r.number, status=r.status, counted=counted,
                 problems=r.reason if r.status == TORN else None,
-                throughput=r.throughput.raw if r.throughput else None, mfu=r.mfu,
+                throughput=round_value(r, figure), mfu=r.mfu,
                 energy_per_unit_j=per_unit, share_of_peak=r.share_of_peak)
 
 
