@@ -299,6 +299,18 @@ def test_plan_finds_what_slurm_cannot_give(tmp_path, slurm_cluster, nothing_queu
         assert run.run_dir is None and queued() == []
 
 
+def test_plan_compares_the_run_length_with_slurm_time_limit(tmp_path, slurm_cluster, nothing_queued):
+    """ROUND_TIMEOUT 900 s, one round: the run needs 25 min at most, one round 25 min at least."""
+    test = write_test_conf(tmp_path, {TRAIN: "/tmp"})
+    for limit, code, said in ((12, 2, "SLURM_TIME_LIMIT = 12 min is shorter than 10 min for "
+                                      "preflight, images and teardown plus one round's deadline"),
+                              ("0:30:00", 0, "--time=30")):
+        cluster = write_cluster_conf(tmp_path, slurm_cluster, SLURM_TIME_LIMIT=limit)
+        run = chipperf("plan", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+        assert run.returncode == code and said in run.output, run
+        assert run.run_dir is None and queued() == []
+
+
 def test_job_that_cannot_start_is_cancelled_at_queue_timeout(tmp_path, slurm_cluster, nothing_queued):
     """Partition `closed` is State=DOWN: the job pends (PartitionDown) until QUEUE_TIMEOUT."""
     cluster = write_cluster_conf(tmp_path, slurm_cluster, SLURM_PARTITION="closed", QUEUE_TIMEOUT=5)
