@@ -109,7 +109,9 @@ def history_text(series: Series, figure: str) -> str:
     """One block per series: a line per run, flagged runs with their ratio and baseline runs."""
     known = json.loads(series.fingerprint)
     shown = ", ".join(f"{k}={v}" for k, v in known.items() if v is not None)
-    lines = [f"{series.vendor} {series.chip} {series.topology}  fingerprint "
+    mode = f" ({series.run_mode})" if series.run_mode else ""
+    marks = f" [{series.marks}]" if series.marks else ""
+    lines = [f"{series.vendor} {series.chip} {series.topology}{mode}{marks}  fingerprint "
              f"{series.fingerprint_key}: {shown}",
              f"  {'run':<24} {'started':<22} {figure + ' (' + (series.unit or '-') + ')':>28}"
              "  band (median, low..high over earlier runs)"]

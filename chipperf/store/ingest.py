@@ -277,6 +277,8 @@ def _unit(case: CaseResult, name: str) -> str | None:
         return f"J/{case.work_unit or 'unit'}"
     if name in ("mfu", "mfu_measured", "share_of_peak"):
         return "fraction"
+    if name == "metric_value":          # base/ and operation/: the value's own unit (GiB...)
+        return case.metric_name
     return None
 
 

@@ -16,6 +16,8 @@ from chipperf.results.compute.headline import case_marks, figure_kind, headline
 from chipperf.results.compute.schema import CaseResult, Stat
 from chipperf.results.read.collect import collect
 from chipperf.store import db
+from chipperf.store.entry import history_text
+from chipperf.store.history import history
 from chipperf.store.ingest import ingest_dir
 from chipperf.store.leaderboard import board, board_html
 
@@ -91,3 +93,21 @@ def test_run_mode_and_marks_keep_figures_apart_and_shown(tmp_path: Path) -> None
     page = board_html([group], lambda ref: None)
     assert "<span class='mark'>[tiny preset: 0.14 M params]</span>" in page
     assert "performance: 2 warm-up + 12 timed steps" in page
+
+
+def test_history_keeps_run_modes_and_marks_apart_and_says_the_units(tmp_path: Path) -> None:
+    engine = _open(tmp_path)
+    real = run(tmp_path, 1, [case(1000.0)])
+    tiny = run(tmp_path, 2, [case(5000.0)])
+    _finished_with(tiny, preset={"name": "tiny", "params": 140_000, "full_params": 8e9})
+    op = write_run(tmp_path, [SynthCase(model="mm-FP32", nnodes=1, nproc=1, bench=True,
+                                        rounds=(SynthRound(20.0), SynthRound(30.0)))],
+                   suite="operation", run_id="run20231103120000")
+    for run_dir in (real, tiny, op):
+        ingest_dir(engine, run_dir)
+    series = history(engine, "resnet50")
+    assert sorted((s.marks, s.points[0].point.value) for s in series) == [
+        ("", 1000.0), ("tiny preset: 0.14 M params", 5000.0)]
+    (spec,) = history(engine, "mm-FP32", "metric_value")
+    assert spec.unit == "TFLOP/s"
+    assert "[tiny preset: 0.14 M params]" in "".join(history_text(s, "throughput_raw") for s in series)
