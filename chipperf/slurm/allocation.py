@@ -60,6 +60,7 @@ class Allocation:
     states: list[str] = field(default_factory=list)   # as chipperf saw them, in order
     released: bool = False               # release() ran
     confirmed: bool = False              # ... and Slurm said the job ended
+    unanswered: bool = False             # the last look at the job got no answer from Slurm
 
     def facts(self) -> dict[str, Any]:
         """What run.json records under "executor"."""
@@ -76,9 +77,13 @@ class Allocation:
         TIMEOUT, PREEMPTED, someone's scancel) and may give the nodes to other jobs."""
         asked = run(commands.squeue_argv(self.job_id))
         if not asked.ok and not commands.slurm_said_ended(asked):
-            log.warning("slurm job %s: Slurm did not answer `%s` (%s): the job is taken to run "
-                        "on", self.job_id, shlex.join(asked.argv), _said(asked))
+            if not self.unanswered:     # said once, not at every look while slurmctld is away
+                log.warning("slurm job %s: Slurm did not answer `%s` (%s): the job is taken to "
+                            "run on (no controller gives its nodes to another job meanwhile)",
+                            self.job_id, shlex.join(asked.argv), _said(asked))
+            self.unanswered = True
             return ""
+        self.unanswered = False
         state = commands.queue_state(asked.stdout).state if asked.ok else commands.GONE
         if state == "RUNNING":
             return ""

@@ -65,8 +65,10 @@ def allocation() -> Allocation:
     return Allocation(commands.request(CLUSTER, TEST, False), [], "41", nodes=("h7", "h8"))
 
 
-def test_a_slurm_that_does_not_answer_does_not_end_the_run():
-    assert allocation().lost(Scheduler(squeue=UNREACHABLE)) == ""
+def test_a_slurm_that_does_not_answer_does_not_end_the_run(caplog):
+    alloc = allocation()
+    assert alloc.lost(Scheduler(squeue=UNREACHABLE)) == alloc.lost(Scheduler(squeue=UNREACHABLE)) == ""
+    assert sum("Slurm did not answer" in r.getMessage() for r in caplog.records) == 1   # said once
 
 
 def test_a_job_slurm_no_longer_knows_is_gone():
