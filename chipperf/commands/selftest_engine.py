@@ -99,7 +99,7 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
             **common}))
         argv = ["run", "--suite", suite, "--host-config", str(folder / "host.yaml")]
     with python_on_path():
-        rc = test.command(argv)
+        rc = test.command([*argv, "--db", results_store(test.root)])
     runs = sorted(folder.glob("run*"))
     if not runs or not (runs[-1] / "summary.json").is_file():
         test.rows.append(Row(step, step, verdict=f"failed: chipperf run exited {rc} and wrote no "
@@ -111,6 +111,15 @@ def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str |
         name = case.get("model") or case.get("dir_name", "")
         case_rows(test, step, case, f"{name} ({case['preset']})" if case.get("preset") else name)
     return dict(summary)
+
+
+def results_store(selftest_root: Path) -> str:
+    """The store of the result root the selftest writes under (result/selftest<ts>/<step>/run*:
+    that of result/), so that one store holds its steps and `chipperf history` and the
+    leaderboard see them; RESULTS_DB wins as for any run."""
+    from chipperf.store.db import default_url
+
+    return default_url(selftest_root.parent)
 
 
 def case_rows(test: Selftest, step: str, case: Mapping[str, Any], name: str) -> None:

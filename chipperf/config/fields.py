@@ -6,9 +6,10 @@ fix``) instead of raising, so that every problem of a file is reported at once; 
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, Optional
 
 from chipperf.frameworks import MODES
 
@@ -134,6 +135,42 @@ def as_flag(value: Any) -> bool:
     if str(value).lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
         return str(value).lower() in ("1", "true", "yes", "on")
     raise ValueError("expected true or false")
+
+
+def slurm_minutes(slurm_time: str) -> Optional[float]:
+    """Slurm's time format (``UNLIMITED``, ``M``, ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``,
+    ``D-H:M:S``) in minutes; None: no limit."""
+    text = slurm_time.strip()
+    if text.upper() in ("UNLIMITED", "INFINITE", "NONE", ""):
+        return None
+    days, _, clock = text.rpartition("-")
+    parts = [float(p) for p in clock.split(":")]
+    if days:            # D-H, D-H:M, D-H:M:S
+        h, m, s = (parts + [0.0, 0.0])[:3]
+    elif len(parts) == 3:   # H:M:S
+        h, m, s = parts
+    else:               # M, M:S
+        h, m, s = 0.0, parts[0], (parts + [0.0])[1]
+    return float(days or 0) * 1440 + h * 60 + m + s / 60
+
+
+SLURM_TIME = re.compile(r"^(\d+-)?\d+(:\d+){0,2}$")
+
+
+def as_time_limit(value: Any) -> int:
+    """SLURM_TIME_LIMIT: whole minutes (an int), or Slurm's time format ('90', '1:30:00',
+    '2-00:00'); a limit under a minute or none at all is not a job's time limit here."""
+    if isinstance(value, bool):
+        raise ValueError("a bool, expected minutes or a Slurm time such as '1:30:00'")
+    if isinstance(value, int):
+        minutes = float(value)
+    elif isinstance(value, str) and SLURM_TIME.match(value.strip()):
+        minutes = slurm_minutes(value) or 0.0
+    else:
+        raise ValueError("expected whole minutes or a Slurm time (M, H:M:S, D-H:M:S)")
+    if not 1 <= minutes <= 366 * 1440:
+        raise ValueError("must be between 1 minute and 366 days")
+    return math.ceil(minutes)
 
 
 def as_count(value: Any) -> int:

@@ -25,6 +25,7 @@ from chipperf.config.fields import (
     as_port,
     as_str_tuple,
     as_text,
+    as_time_limit,
 )
 from chipperf.config.flagperf_aliases import chipperf_case_name
 from chipperf.config.limits import (
@@ -221,9 +222,27 @@ def slurm_fields(f: Fields) -> SlurmConfig:
         partition=f.get("slurm_partition", as_text, None),
         account=f.get("slurm_account", as_text, None),
         queue_timeout_s=f.get("queue_timeout", seconds, 600.0, SECONDS_FIX),
-        extra_args=f.get("slurm_extra_args", as_str_tuple, (),
-                         "give sbatch options as a list, e.g. ['--qos=bench']"),
+        extra_args=_sbatch_extra_args(f),
+        time_limit_min=f.get("slurm_time_limit", as_time_limit, None,
+                             "give whole minutes, or Slurm's form such as '1:30:00'"),
     )
+
+
+def _sbatch_extra_args(f: Fields) -> tuple[str, ...]:
+    """SLURM_EXTRA_ARGS, without a time limit of its own (--time after chipperf's would win
+    unseen by plan's check of the run's length against it)."""
+    extra: tuple[str, ...] = f.get("slurm_extra_args", as_str_tuple, (),
+                                   "give sbatch options as a list, e.g. ['--qos=bench']")
+    if any(map(_sets_time_limit, extra)):
+        f.fail("slurm_extra_args", "sets the job's time limit (--time / -t)",
+               "give it as SLURM_TIME_LIMIT instead, which `chipperf plan` checks against the "
+               "run's length")
+        return tuple(a for a in extra if not _sets_time_limit(a))
+    return extra
+
+
+def _sets_time_limit(word: str) -> bool:
+    return word == "--time" or word.startswith(("--time=", "-t"))
 
 
 

@@ -84,6 +84,7 @@ class SlurmConfig:
     account: Optional[str] = None
     queue_timeout_s: float = 600.0       # QUEUE_TIMEOUT: pending longer: scancel, fail
     extra_args: tuple[str, ...] = ()     # SLURM_EXTRA_ARGS: more sbatch options, as words
+    time_limit_min: Optional[int] = None  # SLURM_TIME_LIMIT; None: every round's deadline + margin
 
     @property
     def placeholders(self) -> tuple[str, ...]:

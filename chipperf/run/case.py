@@ -33,6 +33,7 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
                 case_failed(case, record, outcome, f"not started: {how} in {when}")
                 return
             break
+        settings.hold.stop_if_lost(f"case {case.key} round {rnd.number} not started")
         if test.clear_caches:
             record.case(case.dir_name, clear_caches=drop_page_caches(rnd, hosts, record))
         log.info("case %s round %d/%d: starting on %s", case.key, rnd.number, len(case.rounds),
@@ -51,6 +52,8 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
         outcome.kept += result.kept_on_hosts.values()
         record.round(case.dir_name, result.to_dict())
         log.info("case %s round %d: %s %s", case.key, rnd.number, result.status, result.reason)
+        if settings.hold.reason:
+            settings.hold.stop_if_lost(f"case {case.key} round {rnd.number}")
     status, reason = case_status(outcomes)
     record.case(case.dir_name, status=status, reason=reason)
     outcome.cases[case.key] = (status, reason)

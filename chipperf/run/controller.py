@@ -20,6 +20,7 @@ from chipperf.run import precheck
 from chipperf.run.case import mark_unfinished, run_case
 from chipperf.run.caseimages import in_container_tags, prepare_images
 from chipperf.run.clusterlease import ClusterLease, Wait
+from chipperf.run.holdwatch import HoldWatch
 from chipperf.run.lease import MasterLease
 from chipperf.run.outcome import RunOutcome
 from chipperf.run.pagecache import drop_page_caches
@@ -102,12 +103,12 @@ def _cases(going: _Going, opened: precheck.Opened, lease: ClusterLease,
     note_takeovers(lease, going.hosts, record)
     tags = in_container_tags(plan, record) if test.in_container_launch else \
         prepare_images(plan, test, going.hosts, record, going.outcome)
+    hold = HoldWatch(executor.lost if executor is not None else None)
     for case in plan.cases:
-        if executor is not None and (lost := executor.lost()):
-            raise ChipperfError(f"before case {case.key}: {lost}")
+        hold.stop_if_lost(f"before case {case.key}")
         if case.key not in going.outcome.cases:
             settings = RoundSettings(plan.result_dir, tags[case.key], sensors,
-                                     going.cluster.host_lost_after_s, going.suite)
+                                     going.cluster.host_lost_after_s, going.suite, hold)
             run_case(case, settings, test, going.hosts, record, going.outcome)
     record.finish("succeeded" if going.outcome.ok else "failed")
 

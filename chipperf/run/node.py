@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 from chipperf.plan import NodePlan
 from chipperf.results import layout
+from chipperf.run.holdwatch import HoldWatch
 
 log = logging.getLogger("chipperf")
 
@@ -27,6 +28,7 @@ class RoundSettings:
     sensors: Mapping[str, frozenset[str]]       # host -> the sensor paths it has (preflight)
     lost_after_s: float = 60.0                  # a round's host silent this long is lost
     suite: str = "training"                     # progress lines speak the suite's words
+    hold: HoldWatch = field(default_factory=HoldWatch)   # the executor's hold on the hosts
 
 
 @dataclass
@@ -42,6 +44,7 @@ class NodeState:
     container: Any = None
     monitor: Any = None
     lifetime: dict[str, Any] = field(default_factory=dict)
+    stop_grace_s: float = 10.0          # SIGTERM -> SIGKILL at the round's end (1: hosts no longer held)
 
     def finish(self, status: str, reason: str = "", kind: str = "") -> None:
         if self.status in ("starting", "running"):

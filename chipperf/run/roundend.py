@@ -18,6 +18,7 @@ from chipperf.run.node import UNCOLLECTED, NodeState, RoundSettings, local_dir, 
 from chipperf.run.verdict import check_finished, name_case_error
 
 log = logging.getLogger("chipperf")
+MONITOR_GRACE_S = 15.0   # the sidecar writes its last samples
 
 
 def end_round(hosts: HostGroup, states: list[NodeState], s: RoundSettings) -> None:
@@ -49,7 +50,7 @@ def _stop_containers(st: NodeState, local: Path) -> bool:
     node = st.node
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
-            monitor = pool.submit(_stop_monitor, st.monitor)
+            monitor = pool.submit(_stop_monitor, st.monitor, min(MONITOR_GRACE_S, st.stop_grace_s))
             if st.container is not None:
                 _stop_case_container(st, local)
             monitor.result()
@@ -160,11 +161,11 @@ def _stop_case_container(st: NodeState, local: Path) -> None:
             log.error("[%s] could not keep the container's log in %s: %s", st.node.host, local, exc)
     st.lifetime = runtime.lifetime(st.container)
     if st.lifetime.get("running", True):
-        runtime.stop(st.container)
+        runtime.stop(st.container, st.stop_grace_s)
     else:
         runtime.remove(st.container)
 
 
-def _stop_monitor(monitor: Any) -> None:
+def _stop_monitor(monitor: Any, grace_s: float = MONITOR_GRACE_S) -> None:
     if monitor is not None:
-        runtime.stop(monitor, grace_s=15)
+        runtime.stop(monitor, grace_s=grace_s)

@@ -58,7 +58,7 @@ def run_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, s: RoundSettings
         if not failed:
             for st in states:
                 write_status(local_dir(s, st), "running")
-            wait_round(hosts, case, rnd, states, s.lost_after_s, s.suite)
+            wait_round(hosts, case, rnd, states, s.lost_after_s, s.suite, s.hold)
         else:
             for st in states:
                 st.finish("canceled", f"not run: node {failed[0].node.node_rank} failed to start")

@@ -15,6 +15,7 @@ from chipperf.errors import HostError, failure, log_failure
 from chipperf.plan import CasePlan, RoundPlan
 from chipperf.remote import HostGroup
 from chipperf.remote.liveness import Liveness, silence_error
+from chipperf.run.holdwatch import HoldWatch
 from chipperf.run.node import NodeState
 from chipperf.suites import get_suite
 from chipperf_runtime.perflog import parse_lines
@@ -23,12 +24,15 @@ log = logging.getLogger("chipperf")
 
 
 PROGRESS_EVERY_S = 20.0
+HOLD_LOST_GRACE_S = 1.0   # SIGTERM -> SIGKILL for containers on hosts the run no longer holds
 
 
 def wait_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState],
-               lost_after_s: float, suite: str = "training") -> None:
+               lost_after_s: float, suite: str = "training", hold: HoldWatch | None = None) -> None:
     """Until every node's case container exited, one failed (the others are canceled), the
-    round's deadline passed or a host stopped answering."""
+    round's deadline passed, a host stopped answering or the run's hold on its hosts ended
+    (``hold``: a Slurm job ended under the run)."""
+    hold = hold or HoldWatch()
     deadline = time.monotonic() + rnd.timeout_s
     done: "queue.Queue[tuple[NodeState, int | None, BaseException | None]]" = queue.Queue()
     for st in states:
@@ -42,6 +46,9 @@ def wait_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[No
             if now >= deadline:
                 _time_out(case, rnd, states)
                 return
+            if hold.check():
+                _hold_ended(case, rnd, states, hold.reason)
+                return
             lost = _silent_nodes(hosts, liveness, states)
             error: BaseException | None
             if lost:
@@ -49,7 +56,8 @@ def wait_round(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[No
             else:
                 try:
                     st, code, error = done.get(timeout=max(0.0, min(
-                        deadline, next_progress, now + liveness.interval_s) - now))
+                        deadline, next_progress, now + liveness.interval_s,
+                        now + hold.due_in()) - now))
                 except queue.Empty:
                     if time.monotonic() >= next_progress:
                         _progress(hosts, case, rnd, states, liveness, suite)
@@ -71,6 +79,14 @@ def _time_out(case: CasePlan, rnd: RoundPlan, states: list[NodeState]) -> None:
         st.finish("timeout", f"still running after the round deadline of "
                              f"{rnd.timeout_s:.0f} s", "timeout")
     log.error("case %s round %d: timed out after %.0f s", case.key, rnd.number, rnd.timeout_s)
+
+
+def _hold_ended(case: CasePlan, rnd: RoundPlan, states: list[NodeState], why: str) -> None:
+    """Stopped at once: the hosts may already run another job."""
+    for st in states:
+        st.finish("canceled", f"stopped at once: {why}")
+        st.stop_grace_s = HOLD_LOST_GRACE_S
+    log.error("case %s round %d: stopped at once: %s", case.key, rnd.number, why)
 
 
 def _silent_nodes(hosts: HostGroup, liveness: Liveness, states: list[NodeState]

@@ -58,7 +58,9 @@ class Allocation:
     allocate_s: Optional[float] = None   # sbatch -> nodes read: what Slurm adds before the run
     release_s: Optional[float] = None    # scancel -> the job's end state read
     states: list[str] = field(default_factory=list)   # as chipperf saw them, in order
-    released: bool = False
+    released: bool = False               # release() ran
+    confirmed: bool = False              # ... and Slurm said the job ended
+    unanswered: bool = False             # the last look at the job got no answer from Slurm
 
     def facts(self) -> dict[str, Any]:
         """What run.json records under "executor"."""
@@ -66,35 +68,60 @@ class Allocation:
                 "nodes": list(self.nodes), "addresses": list(self.addresses),
                 "queued_s": self.queued_s, "allocate_s": self.allocate_s,
                 "release_s": self.release_s, "states": list(self.states),
-                "final_state": self.states[-1] if self.released and self.states else None}
+                "release": ("confirmed" if self.confirmed else "unconfirmed") if self.released else None,
+                "final_state": self.states[-1] if self.confirmed and self.states else None}
 
     def lost(self, run: Runner = slurm) -> str:
-        """Why the nodes are no longer held ('' while the job runs): Slurm ended the job
-        (NODE_FAIL, TIMEOUT, someone's scancel) and may give the nodes to other jobs."""
-        state = commands.queue_state(run(commands.squeue_argv(self.job_id)).stdout).state
+        """Why the nodes are no longer held ('' while the job runs, or while Slurm does not
+        answer: slurmctld away gives no node to another job): Slurm ended the job (NODE_FAIL,
+        TIMEOUT, PREEMPTED, someone's scancel) and may give the nodes to other jobs."""
+        asked = run(commands.squeue_argv(self.job_id))
+        if not asked.ok and not commands.slurm_said_ended(asked):
+            if not self.unanswered:     # said once, not at every look while slurmctld is away
+                log.warning("slurm job %s: Slurm did not answer `%s` (%s): the job is taken to "
+                            "run on (no controller gives its nodes to another job meanwhile)",
+                            self.job_id, shlex.join(asked.argv), _said(asked))
+            self.unanswered = True
+            return ""
+        self.unanswered = False
+        state = commands.queue_state(asked.stdout).state if asked.ok else commands.GONE
         if state == "RUNNING":
             return ""
-        if state in ("", "COMPLETING"):    # ending: its end state (CANCELLED, NODE_FAIL, ...)
-            state = _ended_state(self.job_id, run)
+        if state == "COMPLETING" and self.states[-1:] != ["COMPLETING"]:
+            self._note(state)    # said at once: the nodes go to other jobs within seconds
+            return (f"slurm job {self.job_id} is COMPLETING (Slurm is ending it): its nodes "
+                    f"({', '.join(self.nodes)}) are no longer held for this run")
+        if state in ("", "COMPLETING"):    # ended, or asked again: its end state (CANCELLED, ...)
+            state = _ended_state(self.job_id, run) or state or commands.GONE
         self._note(state)
-        return (f"slurm job {self.job_id} is {self.states[-1] if self.states else 'gone'}: its "
+        return (f"slurm job {self.job_id} is {self.states[-1]}: its "
                 f"nodes ({', '.join(self.nodes)}) are no longer held for this run")
 
     def release(self, run: Runner = slurm) -> None:
-        """scancel (once), then the job's state as Slurm ends it (CANCELLED, NODE_FAIL, ...)."""
+        """scancel (once), then the job's state as Slurm ends it (CANCELLED, NODE_FAIL, ...);
+        a release Slurm did not confirm (slurmctld gone) is recorded as unconfirmed."""
         if self.released:
             return
         self.released = True
         started = time.monotonic()
         try:
-            run(commands.scancel_argv(self.job_id))
-            self._note(_ended_state(self.job_id, run))
-            self.release_s = round(time.monotonic() - started, 3)
+            cancel = run(commands.scancel_argv(self.job_id))
+            state = _ended_state(self.job_id, run)
         except SlurmError as exc:
-            log.error("slurm job %s may still hold its nodes: %s: `scancel %s` releases them",
-                      self.job_id, exc, self.job_id)
+            self._unconfirmed(str(exc))
             return
+        if not state or (not cancel.ok and not commands.slurm_said_ended(cancel)):
+            self._unconfirmed(f"`{shlex.join(cancel.argv)}` said: {_said(cancel)}")
+            return
+        self._note(state)
+        self.release_s = round(time.monotonic() - started, 3)
+        self.confirmed = True
         log.info("slurm job %s released (%s)", self.job_id, self.states[-1])
+
+    def _unconfirmed(self, why: str) -> None:
+        log.error("slurm job %s: its release is unconfirmed (Slurm did not answer: %s): it may "
+                  "still hold its nodes; once slurmctld answers, `scancel %s` releases them",
+                  self.job_id, why, self.job_id)
 
     def _note(self, state: str) -> None:
         if state and (not self.states or self.states[-1] != state):
@@ -165,13 +192,16 @@ def _node_addresses(nodelist: str, run: Runner) -> dict[str, str]:
 
 
 def _ended_state(job_id: str, run: Runner) -> str:
-    """The job's state once it leaves RUNNING/COMPLETING (or after RELEASE_WAIT_S)."""
+    """The job's state once it leaves RUNNING/COMPLETING (GONE: Slurm no longer knows it);
+    '' when Slurm does not answer or the job has not ended within RELEASE_WAIT_S."""
     deadline = time.monotonic() + RELEASE_WAIT_S
-    state = ""
     while time.monotonic() < deadline:
-        shown = run(commands.scontrol_job_argv(job_id))
-        state = commands.fields(shown.stdout).get("JobState", "") if shown.ok else "GONE"
+        state = commands.job_state(run(commands.scontrol_job_argv(job_id)))
         if state not in ("RUNNING", "COMPLETING", "CONFIGURING", ""):
             return state
         time.sleep(0.2)
-    return state
+    return ""
+
+
+def _said(result: CommandResult) -> str:
+    return (result.stderr or result.stdout).strip()[-300:] or f"exit {result.exit_code}"

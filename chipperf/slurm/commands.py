@@ -7,12 +7,17 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
+from chipperf.config.fields import slurm_minutes
 from chipperf.config.model import ClusterConfig, SlurmConfig, TestConfig
+from chipperf.remote.interface import CommandResult
 
 HOLD_COMMAND = "sleep infinity"     # the batch step: the allocation is what the run needs
 TIME_MARGIN_S = 600.0               # preflight, image builds and teardown on top of the rounds
 UNLIMITED = "UNLIMITED"
 JOB_NAME = "chipperf"
+minutes = slurm_minutes             # Slurm's time format -> minutes (None: no limit)
+GONE = "GONE"                       # Slurm no longer knows the job (ended and purged)
+ENDED_ANSWERS = ("invalid job id", "already completing", "already completed")
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,8 @@ class Request:
     time_limit_min: int
     gpus_per_node: Optional[int]
     slurm: SlurmConfig
+    needed_min: int = 0             # every round's deadline + TIME_MARGIN_S: the run's longest length
+    first_round_min: int = 0        # TIME_MARGIN_S + the first round's deadline: the least that runs a round
 
 
 def request(cluster: ClusterConfig, test: TestConfig, gpus: bool) -> Request:
@@ -33,9 +40,11 @@ def request(cluster: ClusterConfig, test: TestConfig, gpus: bool) -> Request:
     assert cluster.slurm is not None
     rounds_s = sum(entry.key.repeat * test.round_timeout_s for entry in test.cases)
     per_node = max((entry.key.nproc for entry in test.cases), default=1)
-    return Request(JOB_NAME, cluster.slurm.nodes,
-                   math.ceil((rounds_s + TIME_MARGIN_S) / 60), per_node if gpus else None,
-                   cluster.slurm)
+    needed = math.ceil((rounds_s + TIME_MARGIN_S) / 60)
+    first = math.ceil((TIME_MARGIN_S + (test.round_timeout_s if test.cases else 0.0)) / 60)
+    given = cluster.slurm.time_limit_min
+    return Request(JOB_NAME, cluster.slurm.nodes, needed if given is None else given,
+                   per_node if gpus else None, cluster.slurm, needed, first)
 
 
 def sbatch_argv(req: Request) -> list[str]:
@@ -63,6 +72,20 @@ def scancel_argv(job_id: str) -> list[str]:
     return ["scancel", job_id]
 
 
+def job_state(result: CommandResult) -> str:
+    """The state ``scontrol show job`` answered: the JobState, GONE when Slurm no longer
+    knows the job, '' when Slurm did not answer (slurmctld down or unreachable: unknown)."""
+    if result.ok:
+        return fields(result.stdout).get("JobState", "")
+    return GONE if slurm_said_ended(result) else ""
+
+
+def slurm_said_ended(result: CommandResult) -> bool:
+    """Slurm answered that the job has ended or is no longer known (not: no answer)."""
+    said = f"{result.stderr}\n{result.stdout}".lower()
+    return any(answer in said for answer in ENDED_ANSWERS)
+
+
 def job_id_of(sbatch_stdout: str) -> str:
     """``--parsable`` prints ``JOBID`` or ``JOBID;CLUSTER``."""
     text = sbatch_stdout.strip().split(";")[0]
@@ -87,23 +110,6 @@ def queue_state(squeue_stdout: str) -> QueueState:
 def fields(oneliner: str) -> dict[str, str]:
     """``scontrol --oneliner show ...``: KEY=VALUE words (values without spaces) -> dict."""
     return {m.group(1): m.group(2) for m in re.finditer(r"(\w+)=(\S*)", oneliner)}
-
-
-def minutes(slurm_time: str) -> Optional[float]:
-    """Slurm's time format (``UNLIMITED``, ``M``, ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``,
-    ``D-H:M:S``) in minutes; None: no limit."""
-    text = slurm_time.strip()
-    if text.upper() in (UNLIMITED, "INFINITE", "NONE", ""):
-        return None
-    days, _, clock = text.rpartition("-")
-    parts = [float(p) for p in clock.split(":")]
-    if days:            # D-H, D-H:M, D-H:M:S
-        h, m, s = (parts + [0.0, 0.0])[:3]
-    elif len(parts) == 3:   # H:M:S
-        h, m, s = parts
-    else:               # M, M:S
-        h, m, s = 0.0, parts[0], (parts + [0.0])[1]
-    return float(days or 0) * 1440 + h * 60 + m + s / 60
 
 
 def gpus_in_gres(gres: str) -> int:

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from chipperf.errors import ChipperfError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_FILE = "chipperf-results.sqlite"
 ENV_URL = "RESULTS_DB"
 
@@ -41,7 +41,8 @@ runs = sa.Table(
     sa.Column("finished_at", sa.String(40)),
     sa.Column("chipperf_version", sa.String(40)),
     sa.Column("report_html", sa.String(1024)),
-    sa.Column("ingested_at", sa.String(40), nullable=False))
+    sa.Column("ingested_at", sa.String(40), nullable=False),
+    sa.Column("problems", sa.Text))     # JSON list: what `chipperf check` found and the run kept
 
 def headline_columns() -> list[sa.Column]:
     """The leaderboard's four figures, on a case (medians over counted rounds) and a round."""
@@ -70,6 +71,9 @@ cases = sa.Table(
     sa.Column("fingerprint", sa.Text, nullable=False),     # JSON of the Fingerprint fields
     sa.Column("hardware", sa.Text, nullable=False),        # JSON [[label, value], ...]
     sa.Column("software", sa.Text, nullable=False),
+    sa.Column("value_kind", sa.String(20)),    # the headline figure's kind: rate, capacity, latency
+    sa.Column("run_mode", sa.String(80)),      # "performance: 5 warm-up + 12 timed steps", ...
+    sa.Column("marks", sa.String(400)),        # smoke data, reduced preset: not the chip's figure
     # the leaderboard's figures (medians over counted rounds), copied from ``figures`` so that
     # a page over ten thousand runs reads one row per case
     *headline_columns())
@@ -82,6 +86,7 @@ rounds = sa.Table(
     sa.Column("number", sa.Integer, nullable=False),
     sa.Column("status", sa.String(40)),
     sa.Column("counted", sa.Boolean, nullable=False),
+    sa.Column("problems", sa.Text),     # a torn round's: why its files are not intact
     *headline_columns())
 
 figures = sa.Table(
@@ -97,8 +102,23 @@ figures = sa.Table(
     sa.Column("min", sa.Float),
     sa.Column("max", sa.Float))
 
-# version -> the step that brings a database from version - 1 up to it (none yet beyond 1).
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+# The columns schema version 2 added (issue 42): what `check` found and the run kept, a torn
+# round's problems, the headline figure's kind, the run mode and the smoke/preset marks.
+ADDED_IN_2 = (("runs", "problems", "TEXT"), ("rounds", "problems", "TEXT"),
+              ("cases", "value_kind", "VARCHAR(20)"), ("cases", "run_mode", "VARCHAR(80)"),
+              ("cases", "marks", "VARCHAR(400)"))
+
+
+def _to_version_2(conn: Connection) -> None:
+    """Version 1 -> 2: the columns added; rows stored before keep NULL there (`chipperf
+    ingest` of their run dirs again fills them)."""
+    for table, column, kind in ADDED_IN_2:
+        conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+    conn.execute(runs.update().values(digest=""))   # the next ingest of each dir replaces it
+
+
+# version -> the step that brings a database from version - 1 up to it.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {2: _to_version_2}
 
 
 class StoreError(ChipperfError):

@@ -59,7 +59,7 @@ def ingest_main(dirs: Sequence[Path], db_url: str | None = None, jobs: int = 0) 
             print(f"chipperf ingest: {done}")
             refused += 1
             continue
-        print(f"{done.outcome}: {done.run_id} ({done.cases} case(s)) from {done.run_dir}")
+        print(done.said())
     print(f"store: {db.shown_url(url)}")
     return 1 if refused else 0
 
@@ -109,7 +109,9 @@ def history_text(series: Series, figure: str) -> str:
     """One block per series: a line per run, flagged runs with their ratio and baseline runs."""
     known = json.loads(series.fingerprint)
     shown = ", ".join(f"{k}={v}" for k, v in known.items() if v is not None)
-    lines = [f"{series.vendor} {series.chip} {series.topology}  fingerprint "
+    mode = f" ({series.run_mode})" if series.run_mode else ""
+    marks = f" [{series.marks}]" if series.marks else ""
+    lines = [f"{series.vendor} {series.chip} {series.topology}{mode}{marks}  fingerprint "
              f"{series.fingerprint_key}: {shown}",
              f"  {'run':<24} {'started':<22} {figure + ' (' + (series.unit or '-') + ')':>28}"
              "  band (median, low..high over earlier runs)"]

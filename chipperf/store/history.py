@@ -66,6 +66,8 @@ class Series:
     topology: str
     unit: str | None
     points: tuple[Judged, ...]
+    run_mode: str = ""                  # a series never mixes run modes ...
+    marks: str = ""                     # ... nor a reduced preset or smoke data with real runs
 
     @property
     def latest(self) -> Judged:
@@ -113,12 +115,12 @@ def history(engine: Engine, case: str, figure: str = "throughput_raw", *,
             vendor: str | None = None, chip: str | None = None,
             cfg: BandConfig = BandConfig()) -> list[Series]:
     """The series of ``case`` (a model name, case dir name or case key), one per fingerprint,
-    vendor, chip and topology, oldest run first."""
+    vendor, chip, topology, run mode and marks, oldest run first."""
     rows = _rows(engine, case, figure, vendor, chip)
     groups: dict[tuple, list] = {}
     for row in rows:
-        groups.setdefault((row.fingerprint_key, row.vendor, row.chip, row.nnodes, row.nproc),
-                          []).append(row)
+        groups.setdefault((row.fingerprint_key, row.vendor, row.chip, row.nnodes, row.nproc,
+                           row.run_mode, row.marks), []).append(row)
     return [_series(figure, group, cfg) for group in groups.values()]
 
 
@@ -127,14 +129,15 @@ def _series(figure: str, group: list, cfg: BandConfig) -> Series:
     points = [Point(r.run_id, r.started_at or "", r.median, r.run_dir) for r in group]
     return Series(first.fingerprint_key, first.fingerprint, first.vendor, first.chip,
                   f"{first.nnodes or '?'}x{first.nproc or '?'}", first.unit,
-                  judge(points, figure, cfg))
+                  judge(points, figure, cfg), first.run_mode or "", first.marks or "")
 
 
 def _rows(engine: Engine, case: str, figure: str, vendor: str | None,
           chip: str | None) -> list:
     c, r, f = db.cases, db.runs, db.figures
     query = (sa.select(c.c.fingerprint_key, c.c.fingerprint, c.c.vendor, c.c.chip, c.c.nnodes,
-                       c.c.nproc, r.c.run_id, r.c.started_at, r.c.run_dir, f.c.median, f.c.unit)
+                       c.c.nproc, c.c.run_mode, c.c.marks, r.c.run_id, r.c.started_at,
+                       r.c.run_dir, f.c.median, f.c.unit)
              .join(r, r.c.id == c.c.run_pk).join(f, f.c.case_pk == c.c.id)
              .where(f.c.name == figure, f.c.median.is_not(None),
                     sa.or_(c.c.model == case, c.c.dir_name == case, c.c.key == case))

@@ -2,8 +2,11 @@
 
 A directory is identified by its resolved path; its content by a digest of its summary. The same
 directory twice changes nothing; a directory whose summary changed (late files collected, a
-report rewritten with new peaks) replaces its earlier rows; a directory ``chipperf check``
-rejects is refused with the checker's problems.
+report rewritten with new peaks) replaces its earlier rows. ``chipperf check``'s problems
+decide (chipperf.store.triage): one of the run itself refuses the directory; one inside a
+round's files (a torn PerfLog line) marks that round torn, never counted, and the rest goes
+in; a monitor log missing or damaged is recorded with the run. FlagPerf writes no start time:
+its run starts at the earliest PerfLog time its rounds logged.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from chipperf.results.compute.figures import round_value
+from chipperf.results.compute.headline import STATISTIC, case_marks, headline
 from chipperf.results.compute.schema import CaseResult, Fingerprint, RoundResult, RunSummary, Stat
 from chipperf.results.read.check import Report, check
 from chipperf.results.read.check_flagperf import check_flagperf, is_flagperf_dir
 from chipperf.results.read.collect import collect
 from chipperf.results.read.details import as_dict, case_details, read_json
 from chipperf.store import db
+from chipperf.store.triage import TORN, Triage, mark_torn, triage
 
 SHOWN_PROBLEMS = 5          # check problems quoted in a refusal
 
@@ -36,6 +42,19 @@ class Ingested:
     run_id: str
     outcome: str            # "added" | "unchanged" | "replaced"
     cases: int
+    problems: tuple[str, ...] = ()     # what `chipperf check` found and the run kept
+    torn: tuple[str, ...] = ()         # "<case dir>/round<N>" marked torn, not counted
+
+    def said(self) -> str:
+        """The console's line for it (and what was kept despite problems)."""
+        line = f"{self.outcome}: {self.run_id} ({self.cases} case(s)) from {self.run_dir}"
+        if self.torn:
+            line += (f"\n  torn, kept but not counted: {', '.join(self.torn)} (their files are "
+                     "not intact)")
+        if self.problems:
+            line += (f"\n  {len(self.problems)} problem(s) recorded with the run, the first: "
+                     f"{self.problems[0]}: `chipperf check {self.run_dir}` lists them")
+        return line
 
 
 @dataclass(frozen=True)
@@ -85,14 +104,13 @@ def _read_or_refusal(run_dir: Path) -> ReadRun | RefusedDir:
 def read_run(run_dir: Path) -> ReadRun:
     """Check and read ``run_dir`` (no database involved); RefusedDir if check rejects it."""
     run_dir = Path(run_dir).resolve()
-    _refuse_unless_checked(run_dir)
-    summary = collect(run_dir).summary
+    summary, problems = mark_torn(collect(run_dir).summary, _refuse_unless_checked(run_dir))
     run_json = read_json(run_dir / "run.json")
     listed = as_dict(run_json.get("cases"))
     engines = " / ".join(dict.fromkeys(
         str(h.get("docker_version")) for h in as_dict(run_json.get("hosts")).values()
         if isinstance(h, dict) and h.get("docker_version")))
-    return ReadRun(_run_row(run_dir, summary, summary_digest(summary)), tuple(
+    return ReadRun(_run_row(run_dir, summary, summary_digest(summary), problems), tuple(
         _case_rows(run_dir, case, as_dict(listed.get(case.dir_name)), engines)
         for case in summary.cases))
 
@@ -101,19 +119,27 @@ def store_read(engine: Engine, read: ReadRun) -> Ingested:
     """Write one read directory in one transaction."""
     with engine.begin() as conn:
         outcome = _store_run(conn, read)
-    return Ingested(Path(read.run["run_dir"]), read.run["run_id"], outcome, len(read.cases))
+    torn = tuple(f"{rows.case['dir_name']}/round{r['number']}" for rows in read.cases
+                 for r in rows.rounds if r["status"] == TORN)
+    problems = tuple(json.loads(read.run["problems"] or "[]"))
+    return Ingested(Path(read.run["run_dir"]), read.run["run_id"], outcome, len(read.cases),
+                    problems, torn)
 
 
-def _refuse_unless_checked(run_dir: Path) -> None:
+def _refuse_unless_checked(run_dir: Path) -> Triage:
+    """``chipperf check``'s problems, triaged; RefusedDir for any of the run itself."""
     if not run_dir.is_dir():
         raise RefusedDir(f"{run_dir}: not a directory: give a result/run<timestamp> directory")
     report: Report = check_flagperf(run_dir) if is_flagperf_dir(run_dir) else check(run_dir)
-    if report.problems:
-        shown = "; ".join(report.problems[:SHOWN_PROBLEMS])
-        more = len(report.problems) - SHOWN_PROBLEMS
-        raise RefusedDir(f"{run_dir}: refused, `chipperf check` finds {len(report.problems)} "
-                         f"problem(s): {shown}" + (f" (and {more} more)" if more > 0 else "")
+    found = triage(report.problems)
+    if found.refusing:
+        shown = "; ".join(found.refusing[:SHOWN_PROBLEMS])
+        more = len(found.refusing) - SHOWN_PROBLEMS
+        raise RefusedDir(f"{run_dir}: refused, `chipperf check` finds {len(found.refusing)} "
+                         f"problem(s) of the run itself: {shown}"
+                         + (f" (and {more} more)" if more > 0 else "")
                          + f": run `chipperf check {run_dir}` and fix or leave out this directory")
+    return found
 
 
 def summary_digest(summary: RunSummary) -> str:
@@ -154,14 +180,26 @@ def _store_run(conn: Connection, read: ReadRun) -> str:
     return "added" if old is None else "replaced"
 
 
-def _run_row(run_dir: Path, summary: RunSummary, digest: str) -> dict[str, Any]:
+def _run_row(run_dir: Path, summary: RunSummary, digest: str,
+             problems: Sequence[str] = ()) -> dict[str, Any]:
     report = run_dir / "report.html"
     return dict(
         run_dir=str(run_dir), run_id=summary.run_id, digest=digest, source=summary.source,
         suite=summary.suite, vendor=summary.vendor, status=summary.status,
-        started_at=summary.started_at or _mtime(run_dir), finished_at=summary.finished_at,
-        chipperf_version=summary.chipperf_version,
-        report_html=str(report) if report.is_file() else None)
+        started_at=summary.started_at or logged_start(summary) or _mtime(run_dir),
+        finished_at=summary.finished_at, chipperf_version=summary.chipperf_version,
+        report_html=str(report) if report.is_file() else None,
+        problems=json.dumps(list(problems)) if problems else None)
+
+
+def logged_start(summary: RunSummary) -> str | None:
+    """The earliest time the rounds logged (a round's start, else its PerfLog TRAIN_START):
+    a FlagPerf tree's own start, where no run.json says it."""
+    stamps = [ms for case in summary.cases for r in case.rounds
+              for ms in (r.started_ms, r.train_start_ms) if isinstance(ms, int) and ms > 0]
+    if not stamps:
+        return None
+    return datetime.fromtimestamp(min(stamps) / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _case_rows(run_dir: Path, case: CaseResult, entry: dict[str, Any],
@@ -176,12 +214,16 @@ def _case_rows(run_dir: Path, case: CaseResult, entry: dict[str, Any],
         fingerprint=_canonical(fp.to_dict()), hardware=_canonical(details.hardware),
         software=_canonical(details.software))
     figures = figure_rows_of(case)
-    medians = {f["name"]: f["median"] for f in figures}
-    row |= {"throughput": medians.get("throughput_raw"), "mfu": medians.get("mfu"),
-            "energy_per_unit_j": medians.get("energy_per_unit_j"),
-            "share_of_peak": medians.get("share_of_peak")}
-    return CaseRows(row, tuple(_round_row(r, r.number in case.counted) for r in case.rounds),
-                    tuple(figures))
+    values = {f["name"]: f[STATISTIC] for f in figures}
+    head = headline(case)
+    marks = case_marks(case) or (("smoke data",) if details.smoke else ())
+    row |= {"throughput": values.get(head.name), "throughput_unit": head.unit,
+            "value_kind": head.kind, "run_mode": (case.run_mode or "")[:80] or None,
+            "marks": "; ".join(marks)[:400] or None, "mfu": values.get("mfu"),
+            "energy_per_unit_j": values.get("energy_per_unit_j"),
+            "share_of_peak": values.get("share_of_peak")}
+    return CaseRows(row, tuple(_round_row(r, r.number in case.counted, head.name)
+                               for r in case.rounds), tuple(figures))
 
 
 def _insert(conn: Connection, statement: sa.Insert) -> int:
@@ -191,12 +233,13 @@ def _insert(conn: Connection, statement: sa.Insert) -> int:
     return int(key[0])
 
 
-def _round_row(r: RoundResult, counted: bool) -> dict[str, Any]:
+def _round_row(r: RoundResult, counted: bool, figure: str = "throughput_raw") -> dict[str, Any]:
     per_unit = r.energy_per_item_j
     if per_unit is None and r.work_per_joule:
         per_unit = 1.0 / r.work_per_joule
     return dict(number=r.number, status=r.status, counted=counted,
-                throughput=r.throughput.raw if r.throughput else None, mfu=r.mfu,
+                problems=r.reason if r.status == TORN else None,
+                throughput=round_value(r, figure), mfu=r.mfu,
                 energy_per_unit_j=per_unit, share_of_peak=r.share_of_peak)
 
 
@@ -234,6 +277,8 @@ def _unit(case: CaseResult, name: str) -> str | None:
         return f"J/{case.work_unit or 'unit'}"
     if name in ("mfu", "mfu_measured", "share_of_peak"):
         return "fraction"
+    if name == "metric_value":          # base/ and operation/: the value's own unit (GiB...)
+        return case.metric_name
     return None
 
 

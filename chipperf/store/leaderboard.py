@@ -1,11 +1,14 @@
 """The leaderboard: per workload fingerprint, chips side by side, read from the store.
 
 ``board`` reads the store into plain frozen objects; ``board_html`` renders them as one
-self-contained page (every text escaped, no script). A row is one vendor, chip and topology of
-one fingerprint: the median over its RECENT newest runs of each run's median throughput, MFU,
-energy per unit of work and share of spec peak, the noise band over those runs (the history
-module's median +- 3 x 1.4826 x MAD), the number of runs (all of them), a trend chart of
-throughput, and a link to the newest run's report.html.
+self-contained page (every text escaped, no script). A row is one vendor, chip, topology, run
+mode and set of marks (reduced preset, smoke data, synthetic input) of one fingerprint: the
+median over its RECENT newest runs of each run's headline figure (training and inference: raw
+throughput; base/ and operation/: the measured value, with its unit and kind: a rate, a
+capacity...), MFU, energy per unit of work and share of spec peak, each run's figure being the
+report's statistic (the mean over its counted rounds); the noise band over those runs (the
+history module's median +- 3 x 1.4826 x MAD), the number of runs (all of them), a trend chart
+of the headline figure, and a link to the newest run's report.html.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ class Row:
     chip: str
     topology: str
     unit: str
+    kind: str                             # of the headline figure: rate, capacity, ... ('' unsaid)
+    run_mode: str                         # performance, convergence, ... ('' unsaid)
+    marks: str                            # "reduced preset: 0.14 M params; smoke data" ('' none)
     runs: int
     figures: dict[str, float | None]      # COLUMNS' names -> median over runs
     band: Band | None                     # of throughput over runs
@@ -64,11 +70,11 @@ def board(engine: Engine, suite: str | None = None, recent: int = RECENT) -> lis
     grouped: dict[str, dict[tuple, list]] = {}
     suites: dict[str, str] = {}
     with engine.connect() as conn:
-        counts = {tuple(r[:5]): r[5] for r in conn.execute(_counts_query(suite))}
+        counts = {tuple(r[:-1]): r[-1] for r in conn.execute(_counts_query(suite))}
         for row in conn.execute(_recent_query(suite, recent)):
             suites.setdefault(row.fingerprint_key, row.suite or "training")
             grouped.setdefault(row.fingerprint_key, {}).setdefault(
-                (row.vendor, row.chip, row.nnodes, row.nproc), []).append(row)
+                tuple(getattr(row, k) for k in ROW_KEY), []).append(row)
         fingerprints = {key: text for key, text in conn.execute(
             sa.select(db.cases.c.fingerprint_key, db.cases.c.fingerprint)
             .where(db.cases.c.fingerprint_key.in_(list(grouped)))
@@ -82,9 +88,13 @@ def _has_figures() -> sa.ColumnElement[bool]:
     return sa.or_(db.cases.c.throughput.is_not(None), db.cases.c.share_of_peak.is_not(None))
 
 
+# what a row of one fingerprint is: figures of another mode, topology or mark never mix
+ROW_KEY = ("vendor", "chip", "nnodes", "nproc", "run_mode", "marks")
+
+
 def _counts_query(suite: str | None) -> sa.Select:
     c = db.cases
-    keys = (c.c.fingerprint_key, c.c.vendor, c.c.chip, c.c.nnodes, c.c.nproc)
+    keys = (c.c.fingerprint_key, *(c.c[k] for k in ROW_KEY))
     query = sa.select(*keys, sa.func.count()).where(_has_figures()).group_by(*keys)
     return query if suite is None else query.where(c.c.suite == suite)
 
@@ -94,10 +104,10 @@ def _recent_query(suite: str | None, recent: int) -> sa.Select:
     (a window function: SQLite 3.25+ and PostgreSQL both have them)."""
     c, r = db.cases, db.runs
     newest = sa.func.row_number().over(
-        partition_by=(c.c.fingerprint_key, c.c.vendor, c.c.chip, c.c.nnodes, c.c.nproc),
+        partition_by=(c.c.fingerprint_key, *(c.c[k] for k in ROW_KEY)),
         order_by=(r.c.started_at.desc(), r.c.run_id.desc(), c.c.id.desc())).label("newest")
-    inner = (sa.select(c.c.fingerprint_key, c.c.suite, c.c.vendor, c.c.chip, c.c.nnodes,
-                       c.c.nproc, c.c.throughput_unit, c.c.throughput, c.c.mfu,
+    inner = (sa.select(c.c.fingerprint_key, c.c.suite, *(c.c[k] for k in ROW_KEY),
+                       c.c.throughput_unit, c.c.value_kind, c.c.throughput, c.c.mfu,
                        c.c.energy_per_unit_j, c.c.share_of_peak, r.c.id.label("run_pk"),
                        r.c.run_id, r.c.started_at, r.c.report_html, newest)
              .join(r, r.c.id == c.c.run_pk).where(_has_figures()))
@@ -121,9 +131,10 @@ def _row(key: tuple, rows: list, runs: int) -> Row:
     medians = {name: _median([v for r in rows if (v := getattr(r, column)) is not None])
                for name, column in COLUMNS.items()}
     band = noise_band(trend, BandConfig(k=3.0, floor=0.0)) if len(trend) >= 2 else None
-    vendor, chip, nnodes, nproc = key
+    vendor, chip, nnodes, nproc, run_mode, marks = key
     return Row(vendor or "?", chip or "?", f"{nnodes or '?'}x{nproc or '?'}",
-               last.throughput_unit or "", runs, medians, band, trend,
+               last.throughput_unit or "", last.value_kind or "", run_mode or "", marks or "",
+               runs, medians, band, trend,
                RunRef(last.run_pk, last.run_id, last.started_at or "", last.report_html))
 
 
@@ -135,7 +146,8 @@ def _median(values: Sequence[float]) -> float | None:
 
 STYLE = ("body{font:14px sans-serif;margin:1.5em}table{border-collapse:collapse;margin:.5em 0 1.5em}"
          "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td.l,th.l{text-align:left}"
-         "h2{font-size:16px;margin-top:1.5em}.fp{color:#555;font-size:12px}")
+         "h2{font-size:16px;margin-top:1.5em}.fp{color:#555;font-size:12px}"
+         ".mark{color:#a40;font-weight:bold}.kind{color:#555;font-size:12px}")
 
 
 def board_html(groups: Sequence[Group], link: Callable[[RunRef], str | None],
@@ -143,9 +155,13 @@ def board_html(groups: Sequence[Group], link: Callable[[RunRef], str | None],
     """The page; ``link``: the href of a run's report (None: no link)."""
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{escape(title)}</title>"
              f"<style>{STYLE}</style></head><body><h1>{escape(title)}</h1>",
-             f"<p>{len(groups)} workload fingerprint(s); a row is one vendor, chip and topology; "
-             f"figures, band and trend are over its {RECENT} newest runs (the median of each "
-             "run's median over its counted rounds); runs counts them all.</p>"]
+             f"<p>{len(groups)} workload fingerprint(s); a row is one vendor, chip, topology, "
+             "run mode and set of marks (a reduced preset, smoke data or synthetic input is no "
+             "figure of the chip: marked in red); the figure is the case's headline (training "
+             "and inference: raw throughput; base/ and operation/: the measured value), with "
+             f"its unit and kind; figures, band and trend are over its {RECENT} newest runs "
+             "(the median of each run's mean over its counted rounds, the statistic its report "
+             "shows); runs counts them all.</p>"]
     parts += [_group_html(g, link) for g in groups]
     parts.append("</body></html>\n")
     return "".join(parts)
@@ -154,8 +170,8 @@ def board_html(groups: Sequence[Group], link: Callable[[RunRef], str | None],
 def _group_html(group: Group, link: Callable[[RunRef], str | None]) -> str:
     fp = ", ".join(f"{k}={v}" for k, v in group.fingerprint.items() if v is not None)
     head = ("<tr><th class='l'>vendor</th><th class='l'>chip</th><th class='l'>topology</th>"
-            "<th>throughput</th><th>noise band</th><th>MFU</th><th>energy/unit (J)</th>"
-            "<th>share of spec</th><th>runs</th><th class='l'>trend</th>"
+            "<th class='l'>run mode</th><th>figure</th><th>noise band</th><th>MFU</th>"
+            "<th>energy/unit (J)</th><th>share of spec</th><th>runs</th><th class='l'>trend</th>"
             "<th class='l'>latest run</th></tr>")
     rows = "".join(_row_html(r, link) for r in group.rows)
     return (f"<h2 id='fp-{escape(group.fingerprint_key)}'>{escape(group.title)} "
@@ -170,9 +186,12 @@ def _row_html(row: Row, link: Callable[[RunRef], str | None]) -> str:
     href = link(row.latest)
     run = escape(row.latest.run_id)
     latest = f"<a href='{escape(href, quote=True)}'>{run}</a>" if href else run
-    cells = [escape(row.vendor), escape(row.chip), escape(row.topology)]
+    marks = f" <span class='mark'>[{escape(row.marks)}]</span>" if row.marks else ""
+    kind = f" <span class='kind'>{escape(row.kind)}</span>" if row.kind else ""
+    cells = [escape(row.vendor), escape(row.chip) + marks, escape(row.topology),
+             escape(row.run_mode) or "&ndash;"]
     return ("<tr>" + "".join(f"<td class='l'>{c}</td>" for c in cells)
-            + f"<td>{_num(f['throughput_raw'])} {escape(row.unit)}</td><td>{band}</td>"
+            + f"<td>{_num(f['throughput_raw'])} {escape(row.unit)}{kind}</td><td>{band}</td>"
             f"<td>{_pct(f['mfu'])}</td><td>{_num(f['energy_per_unit_j'])}</td>"
             f"<td>{_pct(f['share_of_peak'])}</td><td>{row.runs}</td>"
             f"<td class='l'>{sparkline(row.trend)}</td><td class='l'>{latest}</td></tr>")

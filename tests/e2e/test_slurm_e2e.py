@@ -227,28 +227,47 @@ def lease_freed(slurm_cluster, address: str, timeout: float) -> bool:
     return False
 
 
-def test_job_ended_by_slurm_mid_run_starts_no_further_case(tmp_path, slurm_cluster, tiny_digits,  # noqa: F811
+def test_job_ended_by_slurm_mid_round_stops_the_run_at_once(tmp_path, slurm_cluster, tiny_digits,  # noqa: F811
                                                              tiny_training, background,  # noqa: F811
                                                              nothing_queued):
-    """The job is ended under the run (here `scancel` by someone else; NODE_FAIL and TIMEOUT
-    are the same to chipperf): the case running finishes on its containers, the next case
-    is not started on nodes Slurm no longer holds for the run."""
-    one_node = "resnet50:pytorch_2.13:xeon:1:1:1"
+    """The job is ended under the run mid-round (here `scancel` by someone else; NODE_FAIL,
+    TIMEOUT and PREEMPTED are the same to chipperf): the round stops at once, no further
+    round or case starts, and a job submitted then gets the nodes after the run's containers."""
+    two_rounds, one_node = TRAIN[:-1] + "2", "resnet50:pytorch_2.13:xeon:1:1:1"
     cluster = write_cluster_conf(tmp_path, slurm_cluster)
-    test = write_test_conf(tmp_path, {TRAIN: str(tiny_digits), one_node: str(tiny_digits)},
+    test = write_test_conf(tmp_path, {two_rounds: str(tiny_digits), one_node: str(tiny_digits)},
                            f"TRAINING_DIR = {str(tiny_training)!r}\n")
     run = background(tmp_path, cluster, test)
     run.wait_for(": started chipperf-", 2)
     job_id = re.search(r"slurm job (\d+) submitted", run.log.read_text()).group(1)
     subprocess.run(["scancel", job_id], check=True)
-    assert run.proc.wait(timeout=600) == 1, run.log.read_text()[-4000:]
+    cancelled = time.time()
+    after = tmp_path / "after_started"
+    subprocess.run(["sbatch", "--parsable", "--job-name=after42", "--nodes=2", "--exclusive",
+                    "--output=/dev/null", f"--chdir={tmp_path}", f"--wrap=date +%s.%N >> {after}"],
+                   check=True, capture_output=True)
+    assert run.proc.wait(timeout=120) == 1, run.log.read_text()[-4000:]
+    stopped_s = time.time() - cancelled
     record = json.loads((latest_run_dir(tmp_path / "result") / "run.json").read_text())
     cases = {c["key"]: c for c in record["cases"].values()}
-    assert cases[TRAIN]["status"] == "succeeded"
-    assert cases[one_node]["status"] == "failed"
-    assert cases[one_node]["reason"] == (f"before case {one_node}: slurm job {job_id} is CANCELLED: its "
-                                         "nodes (h7, h8) are no longer held for this run")
-    assert record["executor"]["final_state"] == "CANCELLED"
+    lost = f"slurm job {job_id} is CANCELLED: its nodes (h7, h8) are no longer held for this run"
+    (round1,) = cases[two_rounds]["rounds"]                 # round 2 never started
+    assert round1["status"] == "canceled", round1
+    assert re.search(f"stopped at once: slurm job {job_id} is (COMPLETING \\(Slurm is ending it\\)|"
+                     "CANCELLED): its nodes", round1["reason"]), round1
+    assert cases[two_rounds]["status"] == cases[one_node]["status"] == "failed"
+    assert cases[one_node]["reason"] == f"case {two_rounds} round 1: {lost}"
+    assert record["executor"]["final_state"] == "CANCELLED" and record["executor"]["release"] == "confirmed"
+    ended_ms = round1["finished_ms"]                       # its containers stopped and removed
+    deadline = time.monotonic() + 30
+    while not after.exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    starts = [float(t) for t in after.read_text().split()]
+    print(f"run stopped {stopped_s:.1f} s after scancel; the next job started "
+          f"{min(starts) - ended_ms / 1000:+.1f} s after the round ended (its containers removed)")
+    assert stopped_s < 60 and starts
+    # the round's end (containers killed, then removed, then files collected) came first
+    assert min(starts) >= ended_ms / 1000, (min(starts), ended_ms)
 
 
 def test_partition_that_does_not_exist(tmp_path, slurm_cluster, nothing_queued):
@@ -277,6 +296,18 @@ def test_plan_finds_what_slurm_cannot_give(tmp_path, slurm_cluster, nothing_queu
     for command in ("plan", "run"):
         run = chipperf(command, "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
         assert run.returncode == 2 and problem in run.output, run
+        assert run.run_dir is None and queued() == []
+
+
+def test_plan_compares_the_run_length_with_slurm_time_limit(tmp_path, slurm_cluster, nothing_queued):
+    """ROUND_TIMEOUT 900 s, one round: the run needs 25 min at most, one round 25 min at least."""
+    test = write_test_conf(tmp_path, {TRAIN: "/tmp"})
+    for limit, code, said in ((12, 2, "SLURM_TIME_LIMIT = 12 min is shorter than 10 min for "
+                                      "preflight, images and teardown plus one round's deadline"),
+                              ("0:30:00", 0, "--time=30")):
+        cluster = write_cluster_conf(tmp_path, slurm_cluster, SLURM_TIME_LIMIT=limit)
+        run = chipperf("plan", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
+        assert run.returncode == code and said in run.output, run
         assert run.run_dir is None and queued() == []
 
 

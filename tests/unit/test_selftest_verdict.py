@@ -85,10 +85,13 @@ def test_an_accelerator_vendor_runs_the_shipped_gpu_steps(tmp_path: Path, monkey
     monkeypatch.setattr(selftest_accel, "token_data", lambda test, step: tmp_path / "data" / step)
     monkeypatch.setattr(selftest, "device_facts", lambda test: {"device": "stand-in"})
     asked: list[dict] = []
+    stores: list[str] = []
+    monkeypatch.delenv("RESULTS_DB", raising=False)
 
     def run(argv: list[str]) -> int:
         config = Path(argv[argv.index("--test" if "--test" in argv else "--host-config") + 1])
         asked.append(yaml.safe_load(config.read_text()))
+        stores.append(argv[argv.index("--db") + 1])
         return 1
 
     status = selftest.run_selftest("nvidia", "H100", 2000, tmp_path / "result", tmp_path / "data",
@@ -100,6 +103,8 @@ def test_an_accelerator_vendor_runs_the_shipped_gpu_steps(tmp_path: Path, monkey
     assert asked[-3]["OVERRIDES"]["run_mode"] == asked[-2]["OVERRIDES"]["run_mode"] == "performance"
     assert asked[-1]["OVERRIDES"] == {}            # the shipped serving config, nothing capped
     assert selftest_accel.accel_steps("cpu") == {}
+    # one store for the result root, every step's run into it (not one beside each step)
+    assert set(stores) == {f"sqlite:///{tmp_path / 'result' / 'chipperf-results.sqlite'}"}
 
 
 def test_the_hbm_floor_is_weight_bytes_over_the_measured_bandwidth() -> None:

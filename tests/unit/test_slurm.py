@@ -189,9 +189,14 @@ def test_a_job_slurm_ended_is_no_longer_held():
 
 
 def test_a_job_still_completing_is_named_by_the_state_it_ends_in():
-    """An outside scancel shows COMPLETING in squeue first: the state it ends in is named."""
+    """An outside scancel shows COMPLETING in squeue first (for seconds, with no end state
+    yet): said at once, and asked again, the state it ends in is named."""
     ending = iter(["JobState=COMPLETING NodeList=h[7-8]", "JobState=CANCELLED NodeList=h[7-8]"])
     slurm = Scheduler(squeue="COMPLETING||h[7-8]", scontrol_job=lambda: next(ending))
     alloc = Allocation(commands.request(CLUSTER, TEST, False), [], "41", nodes=("h7", "h8"))
+    assert alloc.lost(slurm) == ("slurm job 41 is COMPLETING (Slurm is ending it): its nodes "
+                                 "(h7, h8) are no longer held for this run")
+    assert not any(c[0] == "scontrol" for c in slurm.calls)       # said without waiting
     assert alloc.lost(slurm) == ("slurm job 41 is CANCELLED: its nodes (h7, h8) are no longer "
                                  "held for this run")
+    assert alloc.states == ["COMPLETING", "CANCELLED"]

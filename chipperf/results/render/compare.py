@@ -12,9 +12,12 @@ and version, framework, global batch, sequence length or image size, data set, p
 ``chipperf.results.compute.fingerprint``); cases of one key that ran different workloads get
 a row each (``[workload A]``, ``[workload B]``) and a note naming the fields that differ.
 
-base/ and operation/ cases match on the spec or operator alone (their figures are per
-chip), so the same spec measured on different chips and topologies is one row: the chips
-side by side, with the measured value (TFLOP/s, GB/s, GiB) as the figure.
+base/ and operation/ cases match on the spec or operator and the topology, so the same spec
+measured on different chips is one row: the chips side by side, with the measured value
+(TFLOP/s, GB/s, GiB) as the figure, its unit in the row. Training cases match on their run
+mode too (``performance: 5 warm-up + 12 timed steps`` is not a convergence run), and a case
+whose figures are not the chip's (a reduced preset, smoke data, synthetic input) carries the
+mark in its row's name, so it never shares a row with a real run.
 
 Noise rule: a difference from the baseline is flagged ``~ noise`` when both sides
 have >= 2 counted rounds and either their [min, max] ranges overlap or
@@ -28,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chipperf.results.compute.fingerprint import differences
+from chipperf.results.compute.headline import case_marks
 from chipperf.results.compute.schema import CaseResult, Fingerprint, RunSummary, Stat
 from chipperf.results.render.text import DASH, console_table, fmt, kind_of, table
 from chipperf.suites import get_suite, suite_names, suite_of
@@ -67,11 +71,15 @@ SPEC_FIGURES = ("metric_value", "avg_power_w_per_chip", "energy_j")
 
 
 def match_key(case: CaseResult, suite: str | None = None) -> str:
+    """What a row compares: the case, its topology and run mode, and the marks of a figure
+    that is not the chip's (a reduced preset, smoke data, synthetic input)."""
     family = case.family or (case.framework or "?").split("_", 1)[0]
+    marks = "".join(f" [{mark}]" for mark in case_marks(case))
     if suite_of(suite).measures_spec:
-        return f"{case.model or case.dir_name}:{family} ({suite})"
+        return f"{case.model or case.dir_name}:{family} ({suite}) {case.topology}{marks}"
     served = f" {case.engine or '?'} {case.precision or '?'}" if case.inference else ""
-    return f"{case.model or case.dir_name}:{family}{served} {case.topology}"
+    mode = f" ({case.run_mode})" if case.run_mode else ""
+    return f"{case.model or case.dir_name}:{family}{served} {case.topology}{mode}{marks}"
 
 
 def column_label(summary: RunSummary) -> str:
