@@ -135,7 +135,7 @@ INFERENCE_FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
 INFERENCE_OPTIONAL_KEYS = ("device", "batch_size", "peak_memory_source", "engine_build_time_s",
                            "offline", "window_work", "serving")
 # Other FINISHED keys of the training suite the results code reads when present.
-TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode", "parameters", "execution")
+TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode", "parameters", "execution", "peak_rss_bytes")
 # Required parts of FINISHED's nested objects, per suite: key -> (part, its types).
 _NUMBER = (int, float)
 _FINISHED_PARTS: Mapping[str, Mapping[str, Mapping[str, tuple[type, ...]]]] = {

@@ -9,6 +9,8 @@ is an error, never a made-up figure.
 from __future__ import annotations
 
 import math
+import resource
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -52,6 +54,12 @@ def _per_second(work: int, seconds: float, window: str) -> float:
     return work / seconds
 
 
+def peak_rss_bytes() -> int:
+    """This rank's peak resident set so far (host memory; a sweep's memory figure on a cpu)."""
+    scale = 1 if sys.platform == "darwin" else 1024     # ru_maxrss: bytes on macOS, else KiB
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * scale
+
+
 def build_finished(times: WindowTimes, *, work_done: int, work_unit: str, metric: Metric,
                    flops_per_unit: float, dtype: str, world_size: int,
                    peak_memory_bytes: int | None) -> dict[str, Any]:
@@ -76,6 +84,7 @@ def build_finished(times: WindowTimes, *, work_done: int, work_unit: str, metric
         "dtype": str(dtype),
         "world_size": int(world_size),
         "peak_memory_bytes": None if peak_memory_bytes is None else int(peak_memory_bytes),
+        "peak_rss_bytes": peak_rss_bytes(),
     }
     problems = finished_problems(value)
     if problems:
