@@ -18,11 +18,10 @@ def read_sweeps(f: Fields, cases: tuple[CaseEntry, ...], suite: str) -> dict[str
         f.fail("sweeps", f"a {type(raw).__name__}, not a mapping",
                "write SWEEPS = {'<case key>': {'<batch parameter>': [1, 2, 4]}}")
         return {}
-    listed = {str(e.key) for e in cases}
     sweeps = {}
     for key, value in raw.items():
-        case = _named(str(key), suite)
-        if case not in listed:
+        case = _listed(str(key), suite, cases)
+        if case is None:
             f.fail("sweeps", f"{key!r} is not a case key of CASES",
                    "key each sweep by a case key CASES lists")
             continue
@@ -34,10 +33,17 @@ def read_sweeps(f: Fields, cases: tuple[CaseEntry, ...], suite: str) -> dict[str
     return sweeps
 
 
-def _named(key: str, suite: str) -> str:
-    """The key as the plan names its case (FlagPerf's model names mapped to chipperf's)."""
+def _listed(key: str, suite: str, cases: tuple[CaseEntry, ...]) -> str | None:
+    """The listed case key a SWEEPS key names, as the plan names it (FlagPerf's model names
+    mapped to chipperf's; an inference host.yaml's ``model:framework``); None when none."""
+    parts = key.split(":")
+    if len(parts) == 2:
+        model = chipperf_case_name(suite, parts[0])
+        return next((str(e.key) for e in cases
+                     if (e.key.model, e.key.framework) == (model, parts[1])), None)
     try:
         parsed = CaseKey.parse(key)
     except ValueError:
-        return key
-    return str(dataclasses.replace(parsed, model=chipperf_case_name(suite, parsed.model)))
+        return None
+    named = str(dataclasses.replace(parsed, model=chipperf_case_name(suite, parsed.model)))
+    return named if named in {str(e.key) for e in cases} else None

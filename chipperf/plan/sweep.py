@@ -92,9 +92,9 @@ def _inference_problems(entry: CaseEntry, test: TestConfig, catalogue: Catalogue
     if config_dir is None:
         return []
     problems = []
-    for point in points:
-        sets = (*inference_sets(test), *(f"{n}={json.dumps(v)}" for n, v in point.items()))
+    for param, value in dict.fromkeys((k, v) for p in points for k, v in p.items()):
+        sets = (*inference_sets(test), f"{param}={json.dumps(value)}")
         _, _, found = read_inference_layers(config_dir, catalogue.vendor_config_name(key, test.vendor),
                                             sets, vendor_engines=True)
-        problems += [f"SWEEPS point {point_label(point)}: {p}" for p in found]
-    return problems
+        problems += [f"SWEEPS {param}: {p}" for p in found]
+    return list(dict.fromkeys(problems))

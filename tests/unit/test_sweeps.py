@@ -193,6 +193,40 @@ def test_the_report_writes_sweep_csv_and_draws_the_charts(tmp_path: Path) -> Non
     assert rows[0]["point"] == "global_batch_size=4 seq_len=16"
     assert "OOMKilled" in rows[-1]["reason"] and rows[-1]["throughput"] == ""
     page = (run_dir / "report.html").read_text()
-    assert "Throughput vs global_batch_size" in page and "Peak memory vs seq_len" in page
+    assert "Throughput vs global_batch_size (samples/s), a line per seq_len" in page
+    assert "Peak memory vs seq_len (accelerator (framework&#x27;s peak)), a line per " \
+           "global_batch_size" in page
     assert "seq_len=64: global_batch_size 8 fits, 16 ran out of memory" in page
     assert "seq_len=16: global_batch_size 16 fits, none ran out of memory" in page
+
+
+def test_an_inference_case_sweeps_its_configuration_keys_as_yaml_sets(tmp_path: Path) -> None:
+    """host.yaml names a case model:framework; the points reach the case as --set NAME=<JSON>,
+    and a key its configuration lacks is one message."""
+    from chipperf.config.inference import load_inference
+
+    root = tmp_path / "inference"
+    for rel, text in {"benchmarks/bert_large/pytorch/run_inference.py": "",
+                      "configs/bert_large/configuration.yaml": "batch_size: 1\nseq_len: 128\n"
+                                                              "precision: fp32\n",
+                      "configs/bert_large/vendor_config/cpu_configuration.yaml": "{}\n",
+                      "cpu/docker_image/pytorch_2.13/Dockerfile": "FROM x\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    host = tmp_path / "host.yaml"
+    common = ("VENDOR: cpu\nCHIP: xeon\nHOSTS: ['10.0.0.1']\n"
+              "CASES: {'bert_large:pytorch_2.13': /data/text}\n")
+    host.write_text(common + "SWEEPS: {'bert_large:pytorch_2.13': {batch_size: [1, 8], "
+                    "precision: [fp32, bf16]}}\n")
+    cluster, test, problems = load_inference(host, root)
+    catalogue = Catalogue.scan(root, suite="inference")
+    assert problems == [] and check(cluster, test, catalogue) == []
+    rounds = make_plan(cluster, test, catalogue, "run1", Path("result")).cases[0].rounds
+    assert len(rounds) == 4
+    assert list(rounds[3].nodes[0].command[-4:]) == ["--set", "batch_size=8",
+                                                     "--set", 'precision="bf16"']
+    host.write_text(common + "SWEEPS: {'bert_large:pytorch_2.13': {max_seq_len: [64, 128]}}\n")
+    cluster, test, _ = load_inference(host, root)
+    problems = check(cluster, test, catalogue)
+    assert len(problems) == 1 and "SWEEPS max_seq_len: " in problems[0], problems
+    print(problems[0])

@@ -83,7 +83,7 @@ def throughput_chart(sweep: CaseSweep) -> str:
         return ""
     unit = next((r.throughput_unit for r in sweep.rows if r.throughput_unit), "work/s")
     lines = _lines(point_means(sweep.rows, "throughput"), batch)
-    return line_chart(f"Throughput vs {batch} ({unit})", lines, batch, unit)
+    return line_chart(f"Throughput vs {batch} ({unit}){_per_line(sweep, batch)}", lines, batch, unit)
 
 
 def memory_chart(sweep: CaseSweep) -> str:
@@ -93,8 +93,14 @@ def memory_chart(sweep: CaseSweep) -> str:
         return ""
     kind = next((r.memory_kind for r in sweep.rows if r.memory_kind), "")
     lines = _lines(point_means(sweep.rows, "peak_memory_bytes"), x)
-    title = f"Peak memory vs {x}" + (f" ({kind})" if kind else "")
+    title = f"Peak memory vs {x}" + (f" ({kind})" if kind else "") + _per_line(sweep, x)
     return line_chart(title, lines, x, "GiB", yscale=2.0**30)
+
+
+def _per_line(sweep: CaseSweep, x: str) -> str:
+    """', a line per seq_len' (the legend then shows the values alone)."""
+    others = [a.param for a in sweep.axes if a.param != x]
+    return f", a line per {' x '.join(others)}" if others else ""
 
 
 def _lines(means: Mapping[tuple[tuple[str, Any], ...], float], x: str) -> list[Line]:
@@ -102,7 +108,7 @@ def _lines(means: Mapping[tuple[tuple[str, Any], ...], float], x: str) -> list[L
     series: dict[str, list[tuple[float, float]]] = {}
     for point, value in means.items():
         values = dict(point)
-        others = _label({k: v for k, v in values.items() if k != x}) or "all"
+        others = ", ".join(str(v) for k, v in values.items() if k != x) or "all"
         if isinstance(values.get(x), (int, float)):
             series.setdefault(others, []).append((float(values[x]), value))
     return [Line(label, sorted(points)) for label, points in series.items()]
