@@ -43,7 +43,7 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
             canceled = getattr(exc, "round_outcome", None)
             if canceled is not None:
                 outcome.kept += canceled.kept_on_hosts.values()
-                record.round(case.dir_name, canceled.to_dict())
+                record.round(case.dir_name, {**canceled.to_dict(), **_point(rnd)})
             raise
         outcomes.append(result)
         hosts.engine_gone.update(result.engine_gone)

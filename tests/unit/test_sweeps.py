@@ -230,3 +230,28 @@ def test_an_inference_case_sweeps_its_configuration_keys_as_yaml_sets(tmp_path: 
     problems = check(cluster, test, catalogue)
     assert len(problems) == 1 and "SWEEPS max_seq_len: " in problems[0], problems
     print(problems[0])
+
+
+def test_a_memory_cap_for_the_cpu_vendor_is_a_container_option() -> None:
+    """ACCE_CONTAINER_OPT = "--memory 2g --memory-swap 2g": the docker SDK's mem_limit, and
+    the `docker run` words `chipperf plan` prints."""
+    from chipperf.containers.options import parse_cli_options
+    from chipperf.containers.spec import option_words
+
+    kwargs, problems = parse_cli_options("--memory 2g --memory-swap=2g")
+    assert problems == [] and kwargs == {"mem_limit": "2g", "memswap_limit": "2g"}
+    assert option_words(kwargs) == ["--memory", "2g", "--memory-swap", "2g"]
+    assert parse_cli_options("-m lots")[1] == ["-m=lots: write a size such as 32G or 512m"]
+
+
+def test_a_round_whose_container_was_oom_killed_is_oom_without_a_log_line(tmp_path: Path) -> None:
+    from chipperf.results.read.sweepread import round_oom
+
+    entry = {"containers": {"h1_noderank0": {"exit_code": 137, "oom_killed": True},
+                            "h2_noderank1": {"exit_code": 1, "oom_killed": False}}}
+    assert round_oom(tmp_path, entry) == ("h1_noderank0: the container's memory limit was "
+                                          "reached and the kernel killed a process in it "
+                                          "(OOMKilled)")
+    (tmp_path / "h1_noderank0").mkdir()
+    (tmp_path / "h1_noderank0" / "rank0.out.log").write_text("step 3\nMemoryError\n")
+    assert round_oom(tmp_path, {"containers": {}}) == "h1_noderank0/rank0.out.log: MemoryError"
