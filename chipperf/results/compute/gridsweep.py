@@ -17,7 +17,7 @@ from chipperf.results.compute.schema import RoundResult
 
 OOM = "oom"
 BATCH, SEQUENCE, PRECISION = "batch", "sequence", "precision"   # chipperf.config.sweep's roles
-# what a rank says when memory ran out: torch's OutOfMemoryError (CUDA and other devices),
+# what a rank says when memory ran out: torch's OutOfMemoryError (on any device),
 # Python's MemoryError, the CPU allocator under RLIMIT_AS or a cgroup, C++'s bad_alloc, XLA's
 # RESOURCE_EXHAUSTED, a launcher naming the kernel's OOM kill
 _OOM_LINE = re.compile(r"OutOfMemoryError|\bMemoryError\b|out of memory|can't allocate memory|"
