@@ -108,5 +108,5 @@ def test_a_3x3_sweep_goes_past_its_out_of_memory_points_and_reports_the_edge(
     for seq in (8, 12, 16):
         assert f"seq_len={seq}: global_batch_size 2 fits, 20000 ran out of memory" in page
     assert "Throughput vs global_batch_size (tokens/s), a line per seq_len" in page
-    assert "Peak memory vs seq_len (host memory: rank 0&#x27;s peak RSS), a line per " \
-           "global_batch_size" in page
+    assert "Peak memory vs seq_len, a line per global_batch_size" in page
+    assert "<p>Peak memory: host memory: rank 0&#x27;s peak RSS.</p>" in page

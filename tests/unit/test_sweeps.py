@@ -194,8 +194,8 @@ def test_the_report_writes_sweep_csv_and_draws_the_charts(tmp_path: Path) -> Non
     assert "OOMKilled" in rows[-1]["reason"] and rows[-1]["throughput"] == ""
     page = (run_dir / "report.html").read_text()
     assert "Throughput vs global_batch_size (samples/s), a line per seq_len" in page
-    assert "Peak memory vs seq_len (accelerator (framework&#x27;s peak)), a line per " \
-           "global_batch_size" in page
+    assert "Peak memory vs seq_len, a line per global_batch_size" in page
+    assert "<p>Peak memory: accelerator (framework&#x27;s peak).</p>" in page
     assert "seq_len=64: global_batch_size 8 fits, 16 ran out of memory" in page
     assert "seq_len=16: global_batch_size 16 fits, none ran out of memory" in page
 

@@ -66,6 +66,8 @@ def sweep_section(sweep: CaseSweep) -> list[str]:
            f"({len(sweep.rows)} rounds)</h3>"]
     if charts:
         out.append(f'<div class="charts">{"".join(charts)}</div>')
+    if memory_kinds(sweep):
+        out.append(f"<p>Peak memory: {escape(memory_kinds(sweep))}.</p>")
     if batch is not None:
         items = "".join(f"<li>{escape(edge_text(e, batch))}</li>" for e in sweep.edges)
         out.append(f"<p>The edge (largest batch that fit):</p><ul>{items}</ul>")
@@ -91,10 +93,13 @@ def memory_chart(sweep: CaseSweep) -> str:
     x = _param(sweep.axes, SEQUENCE) or _param(sweep.axes, BATCH)
     if x is None:
         return ""
-    kind = next((r.memory_kind for r in sweep.rows if r.memory_kind), "")
     lines = _lines(point_means(sweep.rows, "peak_memory_bytes"), x)
-    title = f"Peak memory vs {x}" + (f" ({kind})" if kind else "") + _per_line(sweep, x)
-    return line_chart(title, lines, x, "GiB", yscale=2.0**30)
+    return line_chart(f"Peak memory vs {x}{_per_line(sweep, x)}", lines, x, "GiB", yscale=2.0**30)
+
+
+def memory_kinds(sweep: CaseSweep) -> str:
+    """What the memory figures are ('host memory: rank 0's peak RSS'), each kind once."""
+    return "; ".join(dict.fromkeys(r.memory_kind for r in sweep.rows if r.memory_kind))
 
 
 def _per_line(sweep: CaseSweep, x: str) -> str:
