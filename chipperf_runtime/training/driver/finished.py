@@ -84,7 +84,6 @@ def build_finished(times: WindowTimes, *, work_done: int, work_unit: str, metric
         "dtype": str(dtype),
         "world_size": int(world_size),
         "peak_memory_bytes": None if peak_memory_bytes is None else int(peak_memory_bytes),
-        "peak_rss_bytes": peak_rss_bytes(),
     }
     problems = finished_problems(value)
     if problems:
