@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from chipperf.config.model import ClusterConfig, SlurmConfig, TestConfig
+from chipperf.plan.sweep import round_points
 
 HOLD_COMMAND = "sleep infinity"     # the batch step: the allocation is what the run needs
 TIME_MARGIN_S = 600.0               # preflight, image builds and teardown on top of the rounds
@@ -31,7 +32,8 @@ def request(cluster: ClusterConfig, test: TestConfig, gpus: bool) -> Request:
     deadline plus TIME_MARGIN_S; ``gpus``: the vendor's chips are GPUs (--gpus-per-node
     = the largest nproc)."""
     assert cluster.slurm is not None
-    rounds_s = sum(entry.key.repeat * test.round_timeout_s for entry in test.cases)
+    rounds_s = sum(len(round_points(entry, test)) * test.round_timeout_s   # a sweep: its grid
+                   for entry in test.cases)
     per_node = max((entry.key.nproc for entry in test.cases), default=1)
     return Request(JOB_NAME, cluster.slurm.nodes,
                    math.ceil((rounds_s + TIME_MARGIN_S) / 60), per_node if gpus else None,

@@ -94,6 +94,7 @@ def test_a_3x3_sweep_goes_past_its_out_of_memory_points_and_reports_the_edge(
                                  case.rounds))
     for rnd, outcome in zip(case.rounds, outcomes):
         record.round(case.dir_name, {**outcome.to_dict(), "point": dict(rnd.point)})
+    record.case(case.dir_name, status="failed", reason="rounds 7-9 ran out of memory")
     record.finish("failed")
     write_reports(plan.result_dir)
 

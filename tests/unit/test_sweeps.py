@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,12 @@ def test_a_round_whose_container_was_oom_killed_is_oom_without_a_log_line(tmp_pa
     (tmp_path / "h1_noderank0").mkdir()
     (tmp_path / "h1_noderank0" / "rank0.out.log").write_text("step 3\nMemoryError\n")
     assert round_oom(tmp_path, {"containers": {}}) == "h1_noderank0/rank0.out.log: MemoryError"
+
+
+def test_a_slurm_allocation_holds_every_round_of_the_grid() -> None:
+    from chipperf.config.model import SlurmConfig
+    from chipperf.slurm.commands import TIME_MARGIN_S, request
+
+    cluster, test = configs(GRID, round_timeout_s=60.0)
+    cluster = ClusterConfig(hosts=("slurm-node1",), executor="slurm", slurm=SlurmConfig(nodes=1))
+    assert request(cluster, test, gpus=False).time_limit_min == math.ceil((9 * 60 + TIME_MARGIN_S) / 60)
