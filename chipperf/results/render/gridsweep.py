@@ -74,7 +74,9 @@ def sweep_section(sweep: CaseSweep) -> list[str]:
     ooms = [r for r in sweep.rows if r.status == OOM]
     out += [f'<p class="bad">Round {r.round} ({escape(_label(r.point))}) ran out of memory: '
             f"{escape(r.reason)}</p>" for r in ooms]
-    out += ["<p>The rounds as CSV: sweep.csv beside this page.</p>", _table(sweep)]
+    out += ["<p>The rounds as CSV: sweep.csv beside this page. The case's statistics over its "
+            "rounds (the cases table, the throughput per round) mix the grid's points: compare "
+            "points here.</p>", _table(sweep)]
     return out
 
 
