@@ -39,6 +39,8 @@ and, from the training driver, ``run_mode`` (optional; docs/results.md "Run mode
     execution            {name: value} (optional; PyTorch loops): how the model ran, e.g. "compile"
                           ("eager" or "torch.compile(inductor, mode=default)"), "attention" ("sdpa"),
                           "fused_optimizer" (bool), "channels_last", "autocast"
+    peak_rss_bytes       int (optional; the training driver): rank 0's peak resident set, host
+                          memory (a sweep's memory figure on a cpu, docs/sweeps.md)
     stages               {stage: that stage's FINISHED value} (optional; a case training stages
                           one after the other, llava1.5_7b's "both"): the top-level figures are
                           then the stages' together (training/driver/stages.py)
