@@ -39,6 +39,8 @@ and, from the training driver, ``run_mode`` (optional; docs/results.md "Run mode
     execution            {name: value} (optional; PyTorch loops): how the model ran, e.g. "compile"
                           ("eager" or "torch.compile(inductor, mode=default)"), "attention" ("sdpa"),
                           "fused_optimizer" (bool), "channels_last", "autocast"
+    peak_rss_bytes       int (optional; the training driver): rank 0's peak resident set, host
+                          memory (a sweep's memory figure on a cpu, docs/sweeps.md)
     stages               {stage: that stage's FINISHED value} (optional; a case training stages
                           one after the other, llava1.5_7b's "both"): the top-level figures are
                           then the stages' together (training/driver/stages.py)
@@ -135,7 +137,7 @@ INFERENCE_FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
 INFERENCE_OPTIONAL_KEYS = ("device", "batch_size", "peak_memory_source", "engine_build_time_s",
                            "offline", "window_work", "serving")
 # Other FINISHED keys of the training suite the results code reads when present.
-TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode", "parameters", "execution")
+TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode", "parameters", "execution", "peak_rss_bytes")
 # Required parts of FINISHED's nested objects, per suite: key -> (part, its types).
 _NUMBER = (int, float)
 _FINISHED_PARTS: Mapping[str, Mapping[str, Mapping[str, tuple[type, ...]]]] = {

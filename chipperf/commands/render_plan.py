@@ -12,6 +12,7 @@ from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers.images import LAYER_SUFFIX
 from chipperf.containers.spec import ContainerSpec, docker_run_line, option_words
 from chipperf.plan import CasePlan, RunPlan, case_knobs
+from chipperf.plan.sweep import sweep_lines
 from chipperf.suites.catalogue import Catalogue
 from chipperf_runtime.vendors import hardware_status
 
@@ -50,7 +51,8 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig,
                   *(f"  warning   {note}" for note in case.notes),
                   f"  data      {case.data_dir}",
                   *_modes(case.key, case.data_dir, test, catalogue),
-                  f"  rounds    {len(case.rounds)}, deadline {case.rounds[0].timeout_s:.0f} s each"]
+                  f"  rounds    {len(case.rounds)}, deadline {case.rounds[0].timeout_s:.0f} s each",
+                  *_sweep(case.key, test)]
         first = case.rounds[0]
         lines.append(f"  master    {first.master_addr}:{first.master_port}")
         for node in first.nodes:
@@ -60,6 +62,11 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig,
                       *_spec("case container", node.case_spec),
                       *_spec("monitor sidecar", node.monitor_spec)]
     return "\n".join(lines)
+
+
+def _sweep(key: str, test: TestConfig) -> list[str]:
+    entry = next((e for e in test.cases if str(e.key) == key), None)
+    return sweep_lines(entry, test) if entry is not None else []
 
 
 def _adaptation(case: CasePlan) -> list[str]:

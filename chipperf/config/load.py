@@ -51,6 +51,7 @@ from chipperf.config.model import (
     TestConfig,
 )
 from chipperf.config.pyconfig import read_py_config
+from chipperf.config.sweepread import read_sweeps
 from chipperf.config.textread import load_yaml, read_utf8
 from chipperf.errors import ConfigError
 from chipperf.frameworks import MODES
@@ -71,6 +72,7 @@ ALIASES = {
     "host_lost_after": "host_lost_after_s",
     "pip_extra_index_url": "pip_extra_index_urls",
     "pip_cert": "ca_bundle",
+    "sweep_deadline": "sweep_deadline_s",
 }
 EXECUTORS = ("ssh", "slurm")
 IGNORED = {"flagperf_path", "flagperf_ssh_port", "flagperf_log_file", "hosts_ports"}
@@ -344,4 +346,7 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         measured_peaks=f.get("measured_peaks", as_text, None),
         overrides=f.get("overrides", as_overrides, {}, "write OVERRIDES = {'name': value, ...} "
                         "with literal values"),
+        sweeps=read_sweeps(f, cases, suite),
+        sweep_deadline_s=f.get("sweep_deadline_s", seconds, None, SECONDS_FIX),
+        sweep_round_s=f.get("sweep_round_s", seconds, None, SECONDS_FIX),
     )

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from chipperf.config.limits import count_problem
+from chipperf.config.sweep import Sweep
 from chipperf.frameworks import family as framework_family
 from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 
@@ -160,3 +161,8 @@ class TestConfig:
     overrides: Mapping[str, Any] = field(default_factory=dict)
     # cases the plan left out (--keep-going): listed on the console and in run.json's "skipped"
     skipped: tuple[SkippedCase, ...] = ()
+    # SWEEPS: case key -> its grid of batch size / sequence length / precision values
+    # (chipperf.config.sweep): one round per point, times the case key's repeat
+    sweeps: Mapping[str, Sweep] = field(default_factory=dict)
+    sweep_deadline_s: Optional[float] = None   # SWEEP_DEADLINE: the most a case's grid may take
+    sweep_round_s: Optional[float] = None      # SWEEP_ROUND_S: one round's measured length

@@ -200,11 +200,15 @@ def _env(kwargs: dict[str, Any], flag: str, value: str) -> str | None:
     return None
 
 
-def _shm(kwargs: dict[str, Any], flag: str, value: str) -> str | None:
-    if not _SIZE.match(value):
-        return f"{flag}={value}: write a size such as 32G or 512m"
-    kwargs["shm_size"] = value
-    return None
+def _size(key: str) -> Apply:
+    """--shm-size, and --memory / --memory-swap (a cap whose crossing the kernel answers by
+    killing a process of the container: Docker's OOMKilled, a sweep's ``oom`` point)."""
+    def apply(kwargs: dict[str, Any], flag: str, value: str) -> str | None:
+        if not _SIZE.match(value):
+            return f"{flag}={value}: write a size such as 32G or 512m"
+        kwargs[key] = value
+        return None
+    return apply
 
 
 _SWITCHES: dict[str, Apply] = {
@@ -217,7 +221,9 @@ _VALUED: dict[str, Apply] = {
     "--group-add": _append("group_add"), "--ipc": _namespace("ipc_mode", ("host", "shareable")),
     "--uts": _namespace("uts_mode", ("host",)), "--pid": _namespace("pid_mode", ("host",)),
     "--net": _network, "--network": _network, "--ulimit": _ulimit, "-v": _volume,
-    "--volume": _volume, "-e": _env, "--env": _env, "--shm-size": _shm,
+    "--volume": _volume, "-e": _env, "--env": _env, "--shm-size": _size("shm_size"),
+    "--memory": _size("mem_limit"), "-m": _size("mem_limit"),
+    "--memory-swap": _size("memswap_limit"),
     "--runtime": _set("runtime"),
 }
 _REFUSED: dict[str, str] = {

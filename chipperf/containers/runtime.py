@@ -37,7 +37,8 @@ def exit_code(container: Any, timeout: float | None) -> int:
 
 
 def lifetime(container: Any) -> dict[str, Any]:
-    """When the container's main process started and ended (epoch ms) and its exit code."""
+    """When the container's main process started and ended (epoch ms), its exit code, and
+    whether its memory limit (docker --memory) had the kernel kill a process in it."""
     try:
         container.reload()
         state = container.attrs["State"]
@@ -45,7 +46,8 @@ def lifetime(container: Any) -> dict[str, Any]:
         return {"error": str(exc)}
     return {"started_ms": _epoch_ms(state.get("StartedAt", "")),
             "finished_ms": _epoch_ms(state.get("FinishedAt", "")),
-            "exit_code": state.get("ExitCode"), "running": bool(state.get("Running"))}
+            "exit_code": state.get("ExitCode"), "running": bool(state.get("Running")),
+            "oom_killed": bool(state.get("OOMKilled"))}    # the kernel killed a process of it
 
 
 def _epoch_ms(stamp: str) -> int | None:

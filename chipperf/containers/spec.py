@@ -154,5 +154,6 @@ _OPTION_WORDS: dict[str, Any] = {
     "security_opt": _each("--security-opt"), "group_add": _each("--group-add"),
     "ipc_mode": _value("--ipc"), "uts_mode": _value("--uts"), "pid_mode": _value("--pid"),
     "runtime": _value("--runtime"), "privileged": _switch("--privileged"),
-    "init": _switch("--init"),
+    "init": _switch("--init"), "mem_limit": _value("--memory"),
+    "memswap_limit": _value("--memory-swap"),
 }

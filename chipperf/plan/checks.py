@@ -30,6 +30,7 @@ from chipperf.plan.case import (
     inference_sets,
     vendor_config,
 )
+from chipperf.plan.sweep import sweep_problems
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf.suites.suite import Overrides
@@ -152,6 +153,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += list(case_adaptation(catalogue, test.vendor, model, key.family, where).problems)
     problems += _inference_config_problems(entry, test, catalogue, where)
     problems += _override_problems(entry, test, catalogue, where)
+    problems += sweep_problems(entry, test, catalogue, where)
     problems += run_mode_problems(case_knobs(entry, test, catalogue), where)
     problems += _needs(entry, test, catalogue, where)
     problems += _device_count(key, test.vendor, where)

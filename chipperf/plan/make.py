@@ -4,6 +4,7 @@ name, env, command and result path (call ``check`` first)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Mapping
 
 from chipperf.config.model import CaseEntry, ClusterConfig, TestConfig
 from chipperf.config.runlength import deadline_warning
@@ -39,6 +40,7 @@ from chipperf.plan.model import (
     case_hosts,
     host_work_dir,
 )
+from chipperf.plan.sweep import point_args, round_points
 from chipperf.suites.catalogue import Catalogue
 from chipperf_runtime.bench.peaks import plan_note
 from chipperf_runtime.device import launch_env as device_launch_env
@@ -84,8 +86,8 @@ def _uploads(test: TestConfig, catalogue: Catalogue) -> tuple[Upload, ...]:
 def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                catalogue: Catalogue, run_id: str) -> CasePlan:
     key = entry.key
-    rounds = tuple(_plan_round(entry, n, cluster, test, run_id, catalogue)
-                   for n in range(1, key.repeat + 1))
+    rounds = tuple(_plan_round(entry, n, cluster, test, run_id, catalogue, point)
+                   for n, point in enumerate(round_points(entry, test), 1))
     choice = image_choice(key.framework, test, catalogue)
     folder = choice.folder or key.framework
     config = vendor_config(entry, test, catalogue)
@@ -112,18 +114,19 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
 
 
 def _plan_round(entry: CaseEntry, number: int, cluster: ClusterConfig, test: TestConfig,
-                run_id: str, catalogue: Catalogue) -> RoundPlan:
+                run_id: str, catalogue: Catalogue, point: Mapping[str, Any]) -> RoundPlan:
     hosts = case_hosts(entry, cluster)
     parts = (case_options(test.vendor, entry.key.nproc, test.container_opt),
              monitor_options(test.vendor, entry.key.nproc))
-    nodes = tuple(_plan_node(entry, number, rank, hosts, cluster, test, run_id, catalogue, parts)
-                  for rank in range(len(hosts)))
-    return RoundPlan(number, hosts[0], cluster.master_port, test.round_timeout_s, nodes)
+    nodes = tuple(_plan_node(entry, number, rank, hosts, cluster, test, run_id, catalogue, parts,
+                             point) for rank in range(len(hosts)))
+    return RoundPlan(number, hosts[0], cluster.master_port, test.round_timeout_s, nodes, point)
 
 
 def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
                cluster: ClusterConfig, test: TestConfig, run_id: str,
-               catalogue: Catalogue, parts: tuple[SpecParts, SpecParts]) -> NodePlan:
+               catalogue: Catalogue, parts: tuple[SpecParts, SpecParts],
+               point: Mapping[str, Any]) -> NodePlan:
     key, host = entry.key, hosts[rank]
     model = catalogue.case_name(key.model)
     work = host_work_dir(cluster.work_root, run_id, host)
@@ -138,7 +141,7 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
         case_args=("--data_dir", entry.data_dir, "--extern_config_dir", vendor_dir,
                    "--extern_config_file", config_file(entry, test, catalogue),
                    "--output_dir", output_dir, *entry.case_args,
-                   *override_args(test, catalogue.suite)),
+                   *override_args(test, catalogue.suite), *point_args(point, catalogue.suite)),
         output_dir=output_dir)
     launcher = get_launcher(key.family)
     env = {**adaptation(entry, test, catalogue).container_env(),

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from chipperf.config.adaptation import Adaptation
 from chipperf.config.model import CaseEntry, ClusterConfig
@@ -51,6 +51,7 @@ class RoundPlan:
     master_port: int
     timeout_s: float
     nodes: tuple[NodePlan, ...]
+    point: Mapping[str, Any] = field(default_factory=dict)   # its SWEEPS point ({}: none)
 
 
 @dataclass(frozen=True)

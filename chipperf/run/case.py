@@ -44,19 +44,24 @@ def run_case(case: CasePlan, settings: RoundSettings, test: TestConfig, hosts: H
             canceled = getattr(exc, "round_outcome", None)
             if canceled is not None:
                 outcome.kept += canceled.kept_on_hosts.values()
-                record.round(case.dir_name, canceled.to_dict())
+                record.round(case.dir_name, {**canceled.to_dict(), **_point(rnd)})
             raise
         outcomes.append(result)
         hosts.engine_gone.update(result.engine_gone)
         hosts.port_in_use.update(result.port_in_use)
         outcome.kept += result.kept_on_hosts.values()
-        record.round(case.dir_name, result.to_dict())
+        record.round(case.dir_name, {**result.to_dict(), **_point(rnd)})
         log.info("case %s round %d: %s %s", case.key, rnd.number, result.status, result.reason)
         if settings.hold.reason:
             settings.hold.stop_if_lost(f"case {case.key} round {rnd.number}")
     status, reason = case_status(outcomes)
     record.case(case.dir_name, status=status, reason=reason)
     outcome.cases[case.key] = (status, reason)
+
+
+def _point(rnd: RoundPlan) -> dict[str, dict[str, object]]:
+    """A sweep's round records its point (run.json's rounds[].point)."""
+    return {"point": dict(rnd.point)} if rnd.point else {}
 
 
 def _lost_hosts(outcomes: list[RoundOutcome], rnd: RoundPlan, silent: set[str]) -> list[str]:

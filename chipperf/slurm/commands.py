@@ -9,6 +9,7 @@ from typing import Optional
 
 from chipperf.config.fields import slurm_minutes
 from chipperf.config.model import ClusterConfig, SlurmConfig, TestConfig
+from chipperf.plan.sweep import round_points
 from chipperf.remote.interface import CommandResult
 
 HOLD_COMMAND = "sleep infinity"     # the batch step: the allocation is what the run needs
@@ -38,7 +39,8 @@ def request(cluster: ClusterConfig, test: TestConfig, gpus: bool) -> Request:
     deadline plus TIME_MARGIN_S; ``gpus``: the vendor's chips are GPUs (--gpus-per-node
     = the largest nproc)."""
     assert cluster.slurm is not None
-    rounds_s = sum(entry.key.repeat * test.round_timeout_s for entry in test.cases)
+    rounds_s = sum(len(round_points(entry, test)) * test.round_timeout_s   # a sweep: its grid
+                   for entry in test.cases)
     per_node = max((entry.key.nproc for entry in test.cases), default=1)
     needed = math.ceil((rounds_s + TIME_MARGIN_S) / 60)
     first = math.ceil((TIME_MARGIN_S + (test.round_timeout_s if test.cases else 0.0)) / 60)

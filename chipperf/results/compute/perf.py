@@ -248,6 +248,8 @@ def _finished_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[
     out["peak_memory_bytes"] = _integer(value, "peak_memory_bytes", reasons)
     if "peak_memory_bytes" in value and value["peak_memory_bytes"] is None:
         reasons["peak_memory_bytes"] = "the framework could not tell (FINISHED reports null)"
+    rss = value.get("peak_rss_bytes")      # training: rank 0's peak RSS (host memory)
+    out["peak_rss_bytes"] = rss if isinstance(rss, int) and not isinstance(rss, bool) else None
     converged = value.get("converged")
     out["converged"] = converged if isinstance(converged, bool) else None
     if out["converged"] is None:

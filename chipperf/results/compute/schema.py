@@ -196,6 +196,7 @@ class RoundResult(_Schema):
     world_size: int | None = None
     peak_memory_bytes: int | None = None          # as the framework reported it (FINISHED)
     peak_accel_memory_bytes: int | None = None    # as the accelerator monitor saw it
+    peak_rss_bytes: int | None = None             # training FINISHED: rank 0's peak RSS (host)
     avg_power_w_per_chip: float | None = None
     peak_power_w_per_chip: float | None = None
     avg_power_w_per_node: float | None = None

@@ -23,6 +23,7 @@ from chipperf.results.compute.schema import (
 )
 from chipperf.results.read.collect import Collected, RoundSeries
 from chipperf.results.read.details import CaseDetails
+from chipperf.results.read.sweepread import CaseSweep
 from chipperf.results.render.casehtml import (
     curve_charts,
     facts_table,
@@ -32,6 +33,7 @@ from chipperf.results.render.casehtml import (
     smoke_banner,
 )
 from chipperf.results.render.console import case_rows, error_lines, hardware_lines
+from chipperf.results.render.gridsweep import sweep_section
 from chipperf.results.render.markdown import stats_rows
 from chipperf.results.render.servecurve import curve_svgs, has_sweep, sweep_notes, sweep_rows
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
@@ -84,8 +86,10 @@ table.facts td{text-align:left}ul.logs a{margin-right:8px}
 """
 
 
-def report_html(collected: Collected, details: dict[str, CaseDetails] | None = None) -> str:
-    """``details``: per case dir, what chipperf.results.read.details reads beside the figures."""
+def report_html(collected: Collected, details: dict[str, CaseDetails] | None = None,
+                sweeps: dict[str, CaseSweep] | None = None) -> str:
+    """``details``: per case dir, what chipperf.results.read.details reads beside the figures;
+    ``sweeps``: per case dir, its SWEEPS grid (chipperf.results.read.sweepread)."""
     summary = collected.summary
     series = {(s.case, s.number): s for s in collected.series}
     details = details or {}
@@ -98,7 +102,8 @@ def report_html(collected: Collected, details: dict[str, CaseDetails] | None = N
         body.append(f'<p class="smoke">Smoke test, not a performance figure: '
                     f'{escape(", ".join(smoke))} (see the case below).</p>')
     for case in summary.cases:
-        body += case_section(case, series, details.get(case.dir_name))
+        body += case_section(case, series, details.get(case.dir_name),
+                             (sweeps or {}).get(case.dir_name))
     body += _problems(summary)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -141,12 +146,13 @@ def _facts(summary: RunSummary) -> str:
 
 
 def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
-                 details: CaseDetails | None = None) -> list[str]:
+                 details: CaseDetails | None = None, sweep: CaseSweep | None = None) -> list[str]:
     out = _case_heading(case, details)
     out.append(facts_tables(details))
     chart = throughput_chart(case)
     if chart:
         out.append(f'<div class="charts">{chart}</div>')
+    out += sweep_section(sweep) if sweep is not None else []
     if method_rows(case):
         out.append(f'<div class="facts">{facts_table("Method", method_rows(case))}</div>')
     header, shapes = shape_rows(case)

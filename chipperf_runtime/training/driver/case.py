@@ -46,7 +46,7 @@ from chipperf_runtime.training.driver.config import (
 )
 from chipperf_runtime.training.driver.dist import DistEnv
 from chipperf_runtime.training.driver.events import CaseLog
-from chipperf_runtime.training.driver.finished import Metric, build_finished
+from chipperf_runtime.training.driver.finished import Metric, build_finished, peak_rss_bytes
 from chipperf_runtime.training.driver.perfmode import (
     Mark,
     RunMode,
@@ -268,6 +268,7 @@ class Driver:
                                metric=metric, flops_per_unit=flops_per_unit, dtype=dtype,
                                world_size=self.dist.world_size,
                                peak_memory_bytes=peak_memory_bytes)
+        value["peak_rss_bytes"] = peak_rss_bytes()     # host memory: a sweep's figure on a cpu
         if self.run_mode.performance:
             value = performance_value(value, self.timed, self.dist.world_size)
         else:

@@ -9,6 +9,8 @@ is an error, never a made-up figure.
 from __future__ import annotations
 
 import math
+import resource
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -50,6 +52,12 @@ def _per_second(work: int, seconds: float, window: str) -> float:
         raise CaseError(f"the {window} window measured {seconds!r} s: the case must mark it "
                         "(see docs/adding-a-case.md) before throughput can be computed")
     return work / seconds
+
+
+def peak_rss_bytes() -> int:
+    """This rank's peak resident set so far (host memory; a sweep's memory figure on a cpu)."""
+    scale = 1 if sys.platform == "darwin" else 1024     # ru_maxrss: bytes on macOS, else KiB
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * scale
 
 
 def build_finished(times: WindowTimes, *, work_done: int, work_unit: str, metric: Metric,
