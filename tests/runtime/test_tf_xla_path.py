@@ -1,7 +1,8 @@
 """resnet50/tensorflow2's XLA path (``jit_compile = True``) on the CPU backend: the case's own
 ``train.compile_steps`` compiles the train step with XLA, records the HLO module it compiled,
 trains a few steps as the graph executor does, and an op XLA cannot compile stops the case with
-XLA's reason instead of running outside XLA.
+XLA's reason instead of running outside XLA. And the device layer's TPU path on this CPU build:
+an error naming the vendor and what is missing, never the CPU.
 
 A small Keras network stands in for the ResNet (XLA compiles the tiny preset's 5,000-instruction
 step in minutes on a loaded 2-core machine; the step code is the same). TensorFlow runs in one
@@ -10,6 +11,7 @@ child process (see test_resnet50_tf_model.py: not next to Paddle in the pytest p
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -52,7 +54,15 @@ PROBE = textwrap.dedent("""
         refused = None
     except ConfigError as e:
         refused = str(e)
-    print(json.dumps({"xla": run(True), "graph": run(False), "refused": refused}))
+    from chipperf_runtime.device import DeviceError
+    from chipperf_runtime.device.tensorflow import open_tf_device
+    try:
+        open_tf_device(0, {"CHIPPERF_VENDOR": "tpu", "CHIPPERF_DEVICE": "tpu"})
+        no_tpu = None
+    except DeviceError as e:
+        no_tpu = str(e)
+    print(json.dumps({"xla": run(True), "graph": run(False), "refused": refused,
+                      "no_tpu": no_tpu}))
 """)
 
 
@@ -88,3 +98,11 @@ def test_an_op_xla_cannot_compile_stops_the_case_with_xlas_reason(probe: dict) -
     assert refused.startswith("jit_compile = True: XLA cannot compile the train step: ")
     assert "AsString" in refused and refused.endswith("set jit_compile = False to run it "
                                                       "without XLA")
+
+
+def test_the_tpu_device_on_a_cpu_build_is_an_error_not_the_cpu(probe: dict) -> None:
+    message = probe["no_tpu"]
+    assert re.match(r"vendor 'tpu' names device 'tpu' \(Google TPUs \(libtpu\)\), but "
+                    r"TensorFlow [0-9.]+ cannot initialise a TPU system here \(", message)
+    assert "this build has no TPU support (tensorflow-tpu) or no TPU is attached" in message
+    assert message.endswith("(the case does not fall back to the CPU)")
