@@ -44,7 +44,8 @@ def test_device_kind_visible_env_and_plugin(name):
 
 def test_devices_as_the_issue_names_them():
     expect = {"ascend": "npu", "cambricon": "mlu", "mthreads": "musa", "kunlunxin": "xpu",
-              "intel_gaudi": "hpu", "tpu": "tpu", "iluvatar": "cuda", "metax": "cuda", "dcu": "cuda", "amd": "cuda"}
+              "intel_gaudi": "hpu", "tpu": "tpu", "iluvatar": "cuda", "metax": "cuda",
+              "dcu": "cuda", "amd": "cuda"}
     assert {n: get_vendor(n).device for n in expect} == expect
     assert get_vendor("kunlunxin").device_plugin == "torch_xmlir"
 
