@@ -157,6 +157,8 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += run_mode_problems(case_knobs(entry, test, catalogue), where)
     problems += _needs(entry, test, catalogue, where)
     problems += _device_count(key, test.vendor, where)
+    problems += [f"{where}: {p}" for p in
+                 get_vendor(test.vendor).plan_problems(key.chip, key.family, key.nnodes, key.nproc)]
     choice = image_choice(key.framework, test, catalogue)
     if choice.folder is None:
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"

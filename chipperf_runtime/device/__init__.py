@@ -72,6 +72,9 @@ DEVICE_KINDS: Mapping[str, DeviceKind] = {k.name: k for k in (
     DeviceKind("xpu", None, "xccl", "xpu", "XPU", "XPUs (Intel's torch.xpu, Kunlunxin's torch_xmlir)"),
     DeviceKind("hpu", "habana_frameworks.torch.core", "hccl", None, "HPU",
                "Intel Gaudi HPUs (habana_frameworks)"),
+    # TPUs: TensorFlow's TPU devices appear once the TPU system is initialised
+    # (device.tensorflow); PyTorch would need torch_xla, which the tpu vendor refuses at plan time.
+    DeviceKind("tpu", "torch_xla", "xla", None, "TPU", "Google TPUs (libtpu)"),
 )}
 
 

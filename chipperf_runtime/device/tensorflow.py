@@ -4,7 +4,8 @@
     with tf.device(device.name): ...
 
 TensorFlow lists CUDA GPUs as ``GPU``; vendors' PluggableDevice builds register their own
-type (``NPU``, ``XPU``, ``MUSA`` ...).
+type (``NPU``, ``XPU``, ``MUSA`` ...). TPUs appear once the TPU system is initialised through
+a ``TPUClusterResolver`` (kept on the device: ``TPUStrategy`` needs it).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import tensorflow as tf
 
@@ -24,7 +25,8 @@ __all__ = ["DeviceError", "TfDevice", "open_tf_device"]
 @dataclass(frozen=True)
 class TfDevice:
     request: DeviceRequest
-    kind: str            # "CPU", "GPU", ...
+    kind: str            # "CPU", "GPU", "TPU", ...
+    tpu_resolver: Any = None   # the TPUClusterResolver of an initialised TPU system (TPU only)
 
     @property
     def name(self) -> str:
@@ -59,9 +61,27 @@ def open_tf_device(local_rank: int = 0, environ: Mapping[str, str] | None = None
     if kind == "CPU":
         tf.config.set_visible_devices([], "GPU")
         return TfDevice(request, "CPU")
+    if kind == "TPU":
+        return _open_tpu(request)
     devices = tf.config.list_physical_devices(kind)
     if local_rank >= len(devices):
         raise request.missing(f"TensorFlow {tf.__version__} lists {len(devices)} {kind} device(s) "
                               f"and local rank {local_rank} needs index {local_rank}")
     tf.config.set_visible_devices(devices[local_rank], kind)
     return TfDevice(request, kind)
+
+
+def _open_tpu(request: DeviceRequest) -> TfDevice:
+    """Initialise the host's TPU system (every chip of the host: one process drives them all)."""
+    try:
+        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")
+        tf.config.experimental_connect_to_cluster(resolver)
+        tf.tpu.experimental.initialize_tpu_system(resolver)
+    except (ValueError, RuntimeError, tf.errors.OpError) as e:
+        raise request.missing(f"TensorFlow {tf.__version__} cannot initialise a TPU system here "
+                              f"({type(e).__name__}: {e or 'no detail'}): this build has no TPU "
+                              "support (tensorflow-tpu) or no TPU is attached") from e
+    if not tf.config.list_logical_devices("TPU"):
+        raise request.missing(f"TensorFlow {tf.__version__} lists no TPU device after "
+                              "initialising the TPU system")
+    return TfDevice(request, "TPU", resolver)

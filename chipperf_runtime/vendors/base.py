@@ -173,7 +173,14 @@ class Vendor:
     dist_backend: Optional[str] = None
     # Honest status: has this path run on the vendor's real hardware here? (plan, cases, report)
     validated_on_hardware: HardwareValidation = HardwareValidation()
+    # The spec sheet a case key's chip stands for, where a chip name carries more than the
+    # chip (tpu: a slice, "v5p-16" -> "v5p"); unknown names come back unchanged.
+    sheet_name: Callable[[str], str] = lambda chip: chip
+    # What this vendor cannot run with a case key, said at plan time: (chip, framework family,
+    # nnodes, nproc) -> problems ('what is wrong: how to fix'); [] for every key by default.
+    plan_problems: Callable[[str, str, int, int], list[str]] = lambda chip, family, nnodes, nproc: []
 
     def chip(self, name: str) -> Optional[ChipSpec]:
+        name = self.sheet_name(name)
         return self.chips.get(name) or self.chips.get(name.lower()) or next(
             (c for k, c in self.chips.items() if k.lower() == name.lower()), None)

@@ -96,6 +96,15 @@ def test_batch_that_does_not_divide_fails(digits: Path, tmp_path: Path) -> None:
     assert_case_error(result, "global_batch_size = 33 does not divide across 2 ranks")
 
 
+def test_xla_on_two_cpu_workers_is_refused_before_training(digits: Path, tmp_path: Path) -> None:
+    # TensorFlow's XLA has no CPU collectives (the case README: measured with two workers).
+    result = CASE.run_config(digits, "--set", "jit_compile=True",
+                             env=CASE.env(RANK="0", LOCAL_RANK="0", WORLD_SIZE="2",
+                                          NPROC_PER_NODE="2"))
+    assert_case_error(result, "jit_compile = True on the CPU runs one worker only (WORLD_SIZE=2)")
+    assert "INIT_END" not in result.stdout
+
+
 def test_vendor_config_may_not_set_the_target(tmp_path: Path) -> None:
     (tmp_path / "config_bad.py").write_text("target_accuracy = {'tiny': 0.1}\n")
     result = CASE.run_config(tmp_path / "no", config_dir=tmp_path, config_file="config_bad.py")
@@ -110,6 +119,7 @@ def test_unknown_model_size_is_reported(tmp_path: Path) -> None:
 @pytest.mark.parametrize("vendor,device,missing", [
     ("ascend", "npu", "lists 0 NPU device(s)"),
     ("nvidia", "cuda", "lists 0 GPU device(s)"),
+    ("tpu", "tpu", "cannot initialise a TPU system here"),
 ])
 def test_a_device_this_machine_lacks_stops_the_case_instead_of_training_on_the_cpu(
         digits: Path, tmp_path: Path, vendor: str, device: str, missing: str) -> None:

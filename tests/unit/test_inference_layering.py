@@ -116,13 +116,13 @@ def test_settings_report_every_bad_value() -> None:
     from chipperf_runtime.inference.settings import Settings
 
     merged = config.load(REPO / "inference" / "configs" / "resnet50", "cpu_configuration.yaml",
-                         ["batch_size=0", "latency_warmup=-1", "max_items=0", "device=tpu",
+                         ["batch_size=0", "latency_warmup=-1", "max_items=0", "device=abacus",
                           "flops_per_item=-5"])
     with pytest.raises(CaseError) as err:
         Settings.from_config(merged)
     text = str(err.value)
     for expected in ("batch_size: must be a whole number >= 1", "latency_warmup: must be a whole",
-                     "max_items: must be null or", "device: 'tpu' is unknown", "flops_per_item"):
+                     "max_items: must be null or", "device: 'abacus' is unknown", "flops_per_item"):
         assert expected in text
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -135,6 +136,11 @@ def test_every_vendor_plans_both_suites_on_its_training_image(tmp_path: Path, su
     text = FLAGPERF_BASE if suite == "base" else FLAGPERF_OPERATION
     text = text.replace('VENDOR: "nvidia"', f'VENDOR: "{vendor}"').replace(
         'ACCE_CONTAINER_OPT: " --gpus all"', 'ACCE_CONTAINER_OPT: ""')
+    refused = get_vendor(vendor).plan_problems("A100_40_SXM", "pytorch", 1, 1)
+    if refused:   # a vendor without a PyTorch path says why at plan time (tpu: no torch_xla)
+        with pytest.raises(ConfigError, match=re.escape(refused[0])):
+            load_spec_suite_all(suite, str(_write(tmp_path, text)), None)
+        return
     if vendor in NO_PUBLIC_IMAGE:
         with pytest.raises(ConfigError, match="names no base image by default .* set BASE_IMAGE"):
             load_spec_suite_all(suite, str(_write(tmp_path, text)), None)

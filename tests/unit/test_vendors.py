@@ -35,13 +35,17 @@ def test_registry_has_every_vendor_module():
 def test_device_kind_visible_env_and_plugin(name):
     vendor = get_vendor(name)
     assert vendor.name == name and vendor.device in DEVICE_KINDS
-    assert name == "cpu" or vendor.visible_devices_env.endswith("VISIBLE_DEVICES")
+    if name in ("cpu", "tpu"):   # no devices; the TPU runtime takes every chip of its host
+        assert vendor.visible_devices_env is None
+    else:
+        assert vendor.visible_devices_env.endswith("VISIBLE_DEVICES")
     assert vendor.visible_devices(4) == "0,1,2,3"
 
 
 def test_devices_as_the_issue_names_them():
     expect = {"ascend": "npu", "cambricon": "mlu", "mthreads": "musa", "kunlunxin": "xpu",
-              "intel_gaudi": "hpu", "iluvatar": "cuda", "metax": "cuda", "dcu": "cuda", "amd": "cuda"}
+              "intel_gaudi": "hpu", "tpu": "tpu", "iluvatar": "cuda", "metax": "cuda",
+              "dcu": "cuda", "amd": "cuda"}
     assert {n: get_vendor(n).device for n in expect} == expect
     assert get_vendor("kunlunxin").device_plugin == "torch_xmlir"
 

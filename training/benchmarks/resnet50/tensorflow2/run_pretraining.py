@@ -66,6 +66,15 @@ def check_sizes(train: Any, val: Any, cfg: Config, world_size: int) -> None:
                         "class folders")
 
 
+def check_xla_topology(cfg: Config, device: Any, dist: DistEnv) -> None:
+    """XLA on the CPU backend has no collectives (TensorFlow 2.21 raises "Collectives are not
+    yet implemented for CPU devices when compiling with XLA" with two workers): one worker."""
+    if cfg.jit_compile and not device.is_accelerator and dist.world_size > 1:
+        raise ConfigError(f"jit_compile = True on the CPU runs one worker only (WORLD_SIZE="
+                          f"{dist.world_size}): TensorFlow's XLA has no collectives for CPU "
+                          "devices: use nnodes=1 nproc=1, or jit_compile = False")
+
+
 def configure_threads(tf: Any, cfg: Config, dist: DistEnv) -> int:
     """Share the node's cores between its ranks (before TensorFlow runs any op)."""
     threads = cfg.cpu_threads or max(1, len(os.sched_getaffinity(0)) // dist.nproc_per_node)
@@ -95,10 +104,13 @@ def setup(driver: Driver) -> tuple[Any, Any, int, Any]:
     threads = configure_threads(tf, cfg, dist)
     tf.config.experimental.enable_tensor_float_32_execution(cfg.dtype == "tf32")
     device = open_device(dist.local_rank)  # before any TF op: pins this rank's device
-    strategy = train.make_strategy(cfg.collective)
+    check_xla_topology(cfg, device, dist)
+    strategy = train.make_strategy(cfg.collective, device.tpu_resolver)
     if strategy.num_replicas_in_sync != dist.world_size:
         raise ConfigError(f"TensorFlow formed {strategy.num_replicas_in_sync} replicas for "
-                          f"WORLD_SIZE={dist.world_size}: check TF_CONFIG from the launcher")
+                          f"WORLD_SIZE={dist.world_size}: the case feeds one replica per worker "
+                          "(on TPUs only a one-replica slice fits, e.g. v5e-1, v6e-1); check "
+                          "TF_CONFIG from the launcher")
     data.check_decodable(train_split, "train")
     data.check_decodable(val_split, "val")
     keras.utils.set_random_seed(cfg.seed + dist.rank)  # initial weights: rank 0's, broadcast
@@ -130,7 +142,8 @@ def main(argv: list[str] | None = None) -> None:
     import train
 
     target = float(cfg.target_accuracy[cfg.model_size])
-    driver.init_end(model_size=cfg.model_size, num_classes=spec.num_classes,
+    driver.executed(xla=loop.compiler)
+    driver.init_end(model_size=cfg.model_size, num_classes=spec.num_classes, xla=loop.compiler,
                     parameters=resnet.parameter_counts(loop.model)["total"],
                     train_images=len(loop.train), val_images=len(loop.val), threads=threads,
                     steps_per_epoch=loop.steps_per_epoch, **device.describe())

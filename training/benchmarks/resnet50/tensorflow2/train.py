@@ -12,6 +12,7 @@ import data
 import folders
 import keras
 import tensorflow as tf
+import xla_step
 
 from chipperf_runtime.training.driver import Driver, Metric
 
@@ -55,6 +56,7 @@ class Loop:
     steps_per_epoch: int
     train_step: Callable[[tf.Tensor, tf.Tensor], tf.Tensor] = field(init=False)
     eval_step: Callable[[tf.Tensor, tf.Tensor], tf.Tensor] = field(init=False)
+    compiler: dict[str, Any] = field(init=False)    # xla_step's record of how the step compiled
 
 
 @dataclass
@@ -66,9 +68,12 @@ class Progress:
     history: list[float] = field(default_factory=list)
 
 
-def make_strategy(collective: str) -> tf.distribute.Strategy:
+def make_strategy(collective: str, tpu_resolver: Any = None) -> tf.distribute.Strategy:
     """One replica per worker process, on the one device the device layer left visible
-    (chipperf_runtime.device.tensorflow.open_tf_device runs first)."""
+    (chipperf_runtime.device.tensorflow.open_tf_device runs first); on a TPU host, TPUStrategy
+    over the TPU system the device layer initialised (one replica per TPU core group)."""
+    if tpu_resolver is not None:
+        return tf.distribute.TPUStrategy(tpu_resolver)
     implementation = {
         "auto": tf.distribute.experimental.CommunicationImplementation.AUTO,
         "ring": tf.distribute.experimental.CommunicationImplementation.RING,
@@ -90,8 +95,10 @@ def make_optimizer(cfg: Any, schedule: WarmupCosine, model: keras.Model,
     return optimizer
 
 
-def compile_steps(loop: Loop, num_classes: int, label_smoothing: float) -> None:
-    """Attach the tf.function train and eval steps to ``loop``, traced."""
+def compile_steps(loop: Loop, num_classes: int, label_smoothing: float,
+                  jit_compile: bool) -> None:
+    """Attach the tf.function train and eval steps to ``loop``, traced; with ``jit_compile``
+    the train step is compiled whole by XLA, and proven so (xla_step)."""
     loss_fn = keras.losses.CategoricalCrossentropy(
         from_logits=True, label_smoothing=label_smoothing, reduction=None)
     model, optimizer, strategy = loop.model, loop.optimizer, loop.strategy
@@ -107,9 +114,10 @@ def compile_steps(loop: Loop, num_classes: int, label_smoothing: float) -> None:
         return loss
 
     size, batch = model.input_shape[1], loop.per_rank_batch
+    specs = [tf.TensorSpec([batch, size, size, 3], tf.float32), tf.TensorSpec([batch], tf.int32)]
+    on_tpu = isinstance(strategy, tf.distribute.TPUStrategy)
 
-    @tf.function(input_signature=[tf.TensorSpec([batch, size, size, 3], tf.float32),
-                                  tf.TensorSpec([batch], tf.int32)])
+    @tf.function(input_signature=specs, jit_compile=jit_compile and not on_tpu)
     def train_step(images: tf.Tensor, labels: tf.Tensor) -> tf.Tensor:
         losses = strategy.run(replica_step, args=(images, labels))
         return strategy.reduce(tf.distribute.ReduceOp.SUM, losses, axis=None)
@@ -125,6 +133,9 @@ def compile_steps(loop: Loop, num_classes: int, label_smoothing: float) -> None:
     train_step.get_concrete_function()
     eval_step.get_concrete_function()
     loop.train_step, loop.eval_step = train_step, eval_step
+    loop.compiler = (xla_step.tpu_record() if on_tpu else
+                     xla_step.compiled_record(train_step, specs) if jit_compile else
+                     xla_step.plain_record())
 
 
 def build_loop(cfg: Any, strategy: tf.distribute.Strategy, spec: Any, train: folders.Split,
@@ -140,7 +151,7 @@ def build_loop(cfg: Any, strategy: tf.distribute.Strategy, spec: Any, train: fol
         optimizer = make_optimizer(cfg, schedule, keras_model, cfg.dtype)
     loop = Loop(strategy, keras_model, optimizer, train, val, shard, per_rank_batch,
                 cfg.global_batch_size, steps)
-    compile_steps(loop, spec.num_classes, cfg.label_smoothing)
+    compile_steps(loop, spec.num_classes, cfg.label_smoothing, cfg.jit_compile)
     return loop
 
 

@@ -39,6 +39,10 @@ max_steps = None              # stop after this many optimizer steps (None: no l
 # ---- numerics, devices, communication
 dtype = "fp32"                # "fp32", "tf32", "bf16" or "fp16" (Keras mixed precision)
 collective = "auto"           # MultiWorkerMirroredStrategy all-reduce: "auto", "ring", "nccl"
+# XLA: compile the whole train step with XLA (tf.function(jit_compile=True)); INIT_END and
+# FINISHED's execution record the HLO module it compiled. On the CPU: one worker only (XLA has
+# no CPU collectives). On a TPU every step is XLA-compiled by TPUStrategy whatever this says.
+jit_compile = False
 cpu_threads = 0               # TF intra-op threads per rank; 0: the node's cores / nproc_per_node
 seed = 1234
 

@@ -10,5 +10,5 @@ mutable_params = run_mode_knobs + [  # noqa: F405
     "global_batch_size", "base_lr", "lr_reference_batch", "momentum", "weight_decay",
     "label_smoothing", "warmup_epochs", "nesterov",
     "max_epochs", "eval_every_epochs", "max_steps",
-    "dtype", "collective", "cpu_threads", "seed", "log_every_steps",
+    "dtype", "collective", "jit_compile", "cpu_threads", "seed", "log_every_steps",
 ]
