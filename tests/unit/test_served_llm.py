@@ -142,3 +142,44 @@ def test_a_served_finished_renders_its_curve_table_and_notes(tmp_path: Path) -> 
     assert "| 1 | chat_c4 | failed: serving engine 'vllm' exited (code -9)" in md
     assert "shapes chat 16/8 (reduced; InferenceMAX: 1024/1024); 3 of 3 points run " \
            "(server died)" in md
+
+
+def test_the_transformers_engines_counters_are_read_where_vllms_are_absent() -> None:
+    text = ('chipperf:prompt_tokens_total{model_name="/m"} 30.0\n'
+            'chipperf:generation_tokens_total{model_name="/m"} 12.0\n')
+    assert promtext.token_counters(text) == {"prompt_tokens": 30.0, "generation_tokens": 12.0}
+    assert promtext.token_counters(METRICS + text)["prompt_tokens"] == 128.0   # vLLM's first
+
+
+def test_the_transformers_server_argv_has_no_vllm_only_arguments() -> None:
+    from chipperf_runtime.inference.llm.served.server import ServerSpec
+
+    argv = ServerSpec("transformers", Path("/m"), 8100, "bf16", seed=3, python="/py").argv()
+    assert argv == ["/py", "-m", "chipperf_runtime.inference.llm.served.tfserver", "--model",
+                    "/m", "--host", "127.0.0.1", "--port", "8100", "--dtype", "bfloat16",
+                    "--seed", "3"]
+    vllm = ServerSpec("vllm", Path("/m"), 8100, python="/py", extra_args=("--enforce-eager",))
+    assert "--max-num-seqs" in vllm.argv() and vllm.argv()[-1] == "--enforce-eager"
+
+
+@pytest.mark.parametrize("machine, flags, said", [
+    ("x86_64", {"sse4_2", "avx"}, "has no AVX2, and vLLM's CPU build has kernels for AVX2 and "
+                                  "AVX512 only"),
+    ("x86_64", {"avx2"}, None), ("x86_64", {"avx2", "avx512f"}, None), ("aarch64", set(), None)])
+def test_a_processor_vllm_cannot_run_on_is_named(machine: str, flags: set, said: str) -> None:
+    from chipperf_runtime.inference.llm.served.choice import processor_problem
+
+    problem = processor_problem(machine, flags)
+    assert problem == said if said is None else said in str(problem)
+
+
+def test_the_served_settings_take_a_fallback_engine_or_none() -> None:
+    from chipperf_runtime.inference.llm.served.settings import ServedSettings
+
+    keys = {"serve_shapes": ("chat",), "serve_shape_tokens": {"chat": [16, 8]},
+            "serve_concurrency": (1,), "serve_prompts_per_user": 1, "serve_port": 18300,
+            "serve_ready_timeout_s": 1.0, "serve_point_timeout_s": 1.0, "serve_chips": 1,
+            "serve_memory_utilization": 0.5, "serve_engine_args": (), "model_dir": None}
+    assert ServedSettings(**keys, serve_fallback="transformers").problems() == []
+    assert ServedSettings(**keys, serve_fallback="sglang").problems() == [
+        "serve_fallback: must be null or one of transformers, got 'sglang'"]

@@ -15,7 +15,8 @@ from chipperf.results.render.svg import Line, line_chart
 
 HEADER = ["round", "point", "status", "requests", "failed", "out tok/s per chip",
           "tok/s per user", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p99",
-          "E2E p50", "E2E p90", "E2E p99", "tokens = server's /metrics"]
+          "E2E p50", "E2E p90", "E2E p99", "goodput req/s", "cost per M out tok",
+          "tokens = server's /metrics"]
 X_LABEL, Y_LABEL = "tokens/s per user (1000 / TPOT p50)", "output tokens/s per chip"
 
 
@@ -52,8 +53,25 @@ def sweep_notes(case: CaseResult) -> list[str]:
                      f"{_num(server.get('ready_s'))} s after launch, shut down in "
                      f"{_num(server.get('shutdown_s'))} s; shapes {shapes}; "
                      f"{len(sweep.get('points', []))} of {sweep.get('planned')} points run "
-                     f"({sweep.get('ended')})")
+                     f"({sweep.get('ended')})" + _served_by(sweep) + _slo(sweep))
     return lines
+
+
+def _served_by(sweep: Mapping[str, Any]) -> str:
+    by = sweep.get("served_by")
+    if not isinstance(by, Mapping):
+        return ""
+    return f"; served by {by.get('engine')} ({by.get('why')})"
+
+
+def _slo(sweep: Mapping[str, Any]) -> str:
+    slo = sweep.get("slo")
+    if not isinstance(slo, Mapping):
+        return ""
+    if slo.get("note"):
+        return f"; SLO: {slo['note']}"
+    return (f"; SLO {', '.join(slo.get('limits', []))} ms met at every request of "
+            f"{', '.join(slo.get('points_meeting', []))}")
 
 
 def curve_svgs(case: CaseResult) -> list[str]:
@@ -73,7 +91,8 @@ def _lines(points: list[Mapping[str, Any]]) -> list[Line]:
         x, y = p.get("tokens_per_s_per_user"), p.get("output_tokens_per_s_per_chip")
         if p.get("status") == "succeeded" and isinstance(x, (int, float)) \
                 and isinstance(y, (int, float)):
-            shapes.setdefault(str(p.get("shape")), []).append((float(x), float(y)))
+            name = str(p.get("shape")) + (" (fixed rates)" if p.get("request_rate") else "")
+            shapes.setdefault(name, []).append((float(x), float(y)))
     return [Line(name, sorted(xy)) for name, xy in shapes.items()]
 
 
@@ -88,4 +107,10 @@ def _row(number: int, p: Mapping[str, Any]) -> list[str]:
             _num(p.get("failed")), _num(p.get("output_tokens_per_s_per_chip")),
             _num(p.get("tokens_per_s_per_user")), pct("ttft_ms", "p50"), pct("ttft_ms", "p99"),
             pct("tpot_ms", "p50"), pct("tpot_ms", "p99"), pct("itl_ms", "p99"),
-            pct("e2el_ms", "p50"), pct("e2el_ms", "p90"), pct("e2el_ms", "p99"), agree]
+            pct("e2el_ms", "p50"), pct("e2el_ms", "p90"), pct("e2el_ms", "p99"),
+            _num(p.get("goodput_requests_per_s")), _cost(p), agree]
+
+
+def _cost(p: Mapping[str, Any]) -> str:
+    cost = p.get("cost_per_million_output_tokens")
+    return DASH if cost is None else f"{_num(cost)} {p.get('cost_currency', '')}".strip()

@@ -1,5 +1,7 @@
-"""The served mode of an LLM case (engine ``vllm_server``): a real engine behind its
-OpenAI-compatible server, driven by vLLM's ``bench serve`` over a concurrency sweep.
+"""The served mode of an LLM case (engine ``vllm_server`` or ``transformers_server``): a real
+engine behind its OpenAI-compatible server, driven by vLLM's ``bench serve`` over a concurrency
+sweep. Which engine served, and why, is ``served_by`` (``choice.py``: the transformers engine
+where vLLM cannot run and ``serve_fallback`` allows it).
 
     INIT_START, SUBMIT_INFO     (the LLM runner, before it hands over here)
     ...                         model dir (the seeded random model + tokenizer, or model_dir),
@@ -17,25 +19,29 @@ The curve (output tokens/s per chip against tokens/s per user) is also written a
 from __future__ import annotations
 
 import csv
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any, Mapping
 
+from chipperf_runtime.device import ENV_DEVICE
 from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm import model, preset
 from chipperf_runtime.inference.llm.prompts import TOKENIZER_FILE
-from chipperf_runtime.inference.llm.served import sweep
-from chipperf_runtime.inference.llm.served.record import finished_record
+from chipperf_runtime.inference.llm.served import choice, guard, sweep
+from chipperf_runtime.inference.llm.served.record import add_cost, finished_record, slo_record
 from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess
 from chipperf_runtime.inference.llm.served.settings import ServedSettings
 from chipperf_runtime.inference.llm.served.weights import check_model_dir, write_model_dir
 from chipperf_runtime.perflog import PerfLogger
 
-SERVED_ENGINES = {"vllm_server": "vllm"}
+SERVED_ENGINES = choice.SERVED_ENGINES
 CURVE_FILE = "serving_curve.csv"
-CURVE_COLUMNS = ("point", "shape", "concurrency", "status", "output_tokens_per_s_per_chip",
-                 "tokens_per_s_per_user", "ttft_p50_ms", "tpot_p50_ms", "e2el_p99_ms")
+CURVE_COLUMNS = ("point", "shape", "concurrency", "request_rate", "status",
+                 "output_tokens_per_s_per_chip", "tokens_per_s_per_user", "ttft_p50_ms",
+                 "tpot_p50_ms", "e2el_p99_ms", "goodput_requests_per_s",
+                 "cost_per_million_output_tokens", "cost_currency")
 
 
 def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfLogger,
@@ -43,19 +49,24 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
     served = ServedSettings.from_config(config)
     seed, precision = int(config["seed"]), str(config["precision"])
     points = sweep.plan_points(served.shapes(), served.serve_concurrency,
-                               served.serve_prompts_per_user, seed)
+                               served.serve_prompts_per_user, seed,
+                               sweep.Rates(served.serve_request_rates, served.serve_rate_prompts),
+                               served.goodput())
     llama = model.llama_config(config)
     check_context(served, llama.max_position_embeddings)
     out = Path(args.output_dir)
+    served_by = choice.choose(engine, served.serve_fallback, sys.executable,
+                              os.environ.get(ENV_DEVICE, "cpu"))
     model_dir = prepare_model_dir(served, config, llama, args.data_dir, out)
-    spec = ServerSpec(SERVED_ENGINES[engine], model_dir, served.serve_port, precision,
+    spec = ServerSpec(served_by.engine, model_dir, served.serve_port, precision,
                       llama.max_position_embeddings, max(served.serve_concurrency), seed,
                       served.serve_memory_utilization,
                       extra_args=tuple(served.serve_engine_args))
+    check = guard_spec(served, config, llama.max_position_embeddings)
     with ServingProcess(spec, out / "server.log") as server:
         ready_s = server.wait_ready(served.serve_ready_timeout_s)
         log.event("INIT_END", {"server_ready_s": ready_s, "server_argv": spec.argv(),
-                               "model_dir": str(model_dir)})
+                               "model_dir": str(model_dir), "served_by": served_by.record()})
         log.event("TRAIN_START", {"scenarios": ["sweep"], "points": len(points)})
         window = time.perf_counter()
         result = sweep.run_sweep(server, sweep.SweepSpec(points, served.serve_chips,
@@ -63,8 +74,12 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
                                                          sys.executable), model_dir, out / "sweep")
         window_s = time.perf_counter() - window
         log.event("TRAIN_END", {"time_s": window_s})
+        answers = ask_guard(server, model_dir, check)
     result.update(server=dict(server.timings), shapes=served.shape_record(),
-                  engine=engine, chips=served.serve_chips)
+                  engine=engine, chips=served.serve_chips, served_by=served_by.record(),
+                  slo=slo_record(result["points"], served.goodput()),
+                  accuracy_guard=judge_guard(answers, check, model_dir, config))
+    add_cost(result["points"], served.serve_chip_hour_price, served.serve_currency)
     write_curve(result["points"], out / CURVE_FILE)
     params = preset.llama_parameters(config)
     finished = finished_record(result, config, params, precision, window_s, start)
@@ -73,6 +88,40 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
         finished["preset"] = reduced
     log.event("FINISHED", finished)
     return finished
+
+
+def guard_spec(served: ServedSettings, config: Mapping[str, Any],
+               context: int) -> guard.GuardSpec:
+    first = served.shapes()[0].input_tokens if served.serve_shapes else 16
+    length = max(1, min(first, context - served.serve_check_tokens))
+    return guard.GuardSpec(served.serve_check_prompts, length, served.serve_check_tokens,
+                           int(config["vocab_size"]), int(config["seed"]))
+
+
+def ask_guard(server: ServingProcess, model_dir: Path,
+              check: guard.GuardSpec) -> list[list[int]] | str:
+    """The served tokens of the guard's prompts, or why they could not be asked."""
+    if not check.prompts:
+        return "not run: serve_check_prompts is 0"
+    if not server.alive():
+        return "not run: the server died during the sweep"
+    try:
+        return guard.served_tokens(server.spec.base_url, str(model_dir), check.prompt_ids(),
+                                   check.output_tokens)
+    except CaseError as exc:
+        return f"not run: {exc}"
+
+
+def judge_guard(answers: list[list[int]] | str, check: guard.GuardSpec, model_dir: Path,
+                config: Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(answers, str):
+        return {"agree": None, "note": answers}
+    from chipperf_runtime.device.torch import open_torch_device
+
+    reference = guard.reference_tokens(model_dir, check.prompt_ids(), check.output_tokens,
+                                       open_torch_device(0).device)
+    target = (config.get("agreement_target") or {}).get(str(config["precision"]))
+    return guard.agreement(answers, reference, target)
 
 
 def check_context(served: ServedSettings, context: int) -> None:
@@ -105,8 +154,11 @@ def write_curve(points: list[dict], path: Path) -> None:
         writer.writerow(CURVE_COLUMNS)
         for p in points:
             writer.writerow([p.get("point"), p.get("shape"), p.get("concurrency"),
-                             p.get("status"), p.get("output_tokens_per_s_per_chip"),
+                             p.get("request_rate"), p.get("status"),
+                             p.get("output_tokens_per_s_per_chip"),
                              p.get("tokens_per_s_per_user"),
                              (p.get("ttft_ms") or {}).get("p50"),
                              (p.get("tpot_ms") or {}).get("p50"),
-                             (p.get("e2el_ms") or {}).get("p99")])
+                             (p.get("e2el_ms") or {}).get("p99"),
+                             p.get("goodput_requests_per_s"),
+                             p.get("cost_per_million_output_tokens"), p.get("cost_currency")])

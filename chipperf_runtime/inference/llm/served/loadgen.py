@@ -39,10 +39,26 @@ class Shape:
 
 @dataclass(frozen=True)
 class PointSpec:
+    """One point: ``concurrency`` users sending back to back, or (``rate`` set) requests
+    arriving at ``rate`` per second (Poisson, no cap on concurrency). ``goodput``: vLLM's
+    ``--goodput`` SLO pairs (``ttft:500``, ``tpot:50``, in ms)."""
+
     shape: Shape
-    concurrency: int
+    concurrency: Optional[int]
     prompts: int
     seed: int
+    rate: Optional[float] = None
+    goodput: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        load = f"r{self.rate:g}" if self.rate is not None else f"c{self.concurrency}"
+        return f"{self.shape.name}_{load}"
+
+    def load_args(self) -> list[str]:
+        if self.rate is not None:
+            return ["--request-rate", f"{self.rate:g}"]
+        return ["--max-concurrency", str(self.concurrency), "--request-rate", "inf"]
 
 
 def bench_argv(point: PointSpec, base_url: str, model_dir: Path, result: Path,
@@ -53,10 +69,10 @@ def bench_argv(point: PointSpec, base_url: str, model_dir: Path, result: Path,
             "--dataset-name", "random", "--random-input-len", str(point.shape.input_tokens),
             "--random-output-len", str(point.shape.output_tokens),
             "--random-range-ratio", "0", "--num-prompts", str(point.prompts),
-            "--max-concurrency", str(point.concurrency), "--request-rate", "inf",
-            "--ignore-eos", "--seed", str(point.seed), "--disable-tqdm",
+            *point.load_args(), "--ignore-eos", "--seed", str(point.seed), "--disable-tqdm",
             "--percentile-metrics", ",".join(LATENCIES),
             "--metric-percentiles", ",".join(map(str, PERCENTILES)),
+            *(["--goodput", *point.goodput] if point.goodput else []),
             "--save-result", "--result-dir", str(result.parent), "--result-filename", result.name]
 
 
@@ -103,7 +119,8 @@ def point_figures(result: Mapping[str, Any], point: PointSpec, chips: int) -> di
     return {
         "shape": point.shape.name, "input_tokens": point.shape.input_tokens,
         "output_tokens_per_request": point.shape.output_tokens,
-        "concurrency": point.concurrency, "requests": point.prompts,
+        "concurrency": point.concurrency, "request_rate": point.rate,
+        "requests": point.prompts,
         "completed": completed, "failed": failed,
         "duration_s": _number(result.get("duration")),
         "total_input_tokens": int(result.get("total_input_tokens") or 0),
@@ -113,7 +130,19 @@ def point_figures(result: Mapping[str, Any], point: PointSpec, chips: int) -> di
         "output_tokens_per_s_per_chip": None if output_rate is None else output_rate / chips,
         "tokens_per_s_per_user": None if not tpot_p50 else 1000.0 / tpot_p50,
         **{f"{name}_ms": latency(result, name) for name in LATENCIES},
+        **goodput_figures(result, point),
     }
+
+
+def goodput_figures(result: Mapping[str, Any], point: PointSpec) -> dict[str, Any]:
+    """Requests per second that met the SLO (vLLM's ``request_goodput``), and the share of
+    completed requests that did; nothing when no SLO is set."""
+    if not point.goodput:
+        return {}
+    good, rate = _number(result.get("request_goodput")), _number(result.get("request_throughput"))
+    share = None if good is None or not rate else good / rate
+    return {"goodput_requests_per_s": good, "slo_met_share": share,
+            "slo": ", ".join(point.goodput)}
 
 
 def _number(value: Any) -> Optional[float]:

@@ -13,9 +13,10 @@ from typing import Iterable
 
 SAMPLE = re.compile(r"^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(?P<labels>\{.*\})?\s+(?P<value>\S+)"
                     r"(\s+\S+)?$")
-# vLLM's counters of tokens the engine processed (prefill) and produced (decode)
-PROMPT_TOKENS = "vllm:prompt_tokens_total"
-GENERATION_TOKENS = "vllm:generation_tokens_total"
+# the counters of tokens the engine processed (prefill) and produced (decode): vLLM's, and
+# the transformers engine's (tfserver)
+PROMPT_TOKENS = ("vllm:prompt_tokens_total", "chipperf:prompt_tokens_total")
+GENERATION_TOKENS = ("vllm:generation_tokens_total", "chipperf:generation_tokens_total")
 
 
 def parse(text: str) -> tuple[list[tuple[str, str, float]], list[str]]:
@@ -43,7 +44,12 @@ def total(samples: Iterable[tuple[str, str, float]], name: str) -> float | None:
     return sum(values) if values else None
 
 
+def first_total(samples: list[tuple[str, str, float]], names: Iterable[str]) -> float | None:
+    """The total of the first of ``names`` the server exports."""
+    return next((t for t in (total(samples, n) for n in names) if t is not None), None)
+
+
 def token_counters(text: str) -> dict[str, float | None]:
     samples, _ = parse(text)
-    return {"prompt_tokens": total(samples, PROMPT_TOKENS),
-            "generation_tokens": total(samples, GENERATION_TOKENS)}
+    return {"prompt_tokens": first_total(samples, PROMPT_TOKENS),
+            "generation_tokens": first_total(samples, GENERATION_TOKENS)}

@@ -32,7 +32,7 @@ def finished_record(result: dict, config: Mapping[str, Any], params: int, precis
         "reference": {"max_abs_diff": None, "mean_abs_diff": None, "bound": None,
                       "within_bound": True, "compared": "not measured: the served engine "
                       "exposes no logits"},
-        "converged": len(good) == result["planned"],
+        "converged": len(good) == result["planned"] and guard_passed(result),
         "flops_per_unit": flops_per_output_token(config, params, good),
         "peak_memory_bytes": None,
         "peak_memory_source": "not measured: the engine runs in its own server process",
@@ -42,9 +42,10 @@ def finished_record(result: dict, config: Mapping[str, Any], params: int, precis
 
 def single_user_latency(good: list[dict]) -> dict:
     """E2E latency of the lowest-concurrency point (one user, when 1 is swept)."""
-    if not good:
+    swept = [p for p in good if p.get("concurrency") is not None]   # not the fixed rates
+    if not swept:
         return {"p50": None, "p90": None, "p99": None, "count": 0}
-    first = min(good, key=lambda p: p["concurrency"])
+    first = min(swept, key=lambda p: p["concurrency"])
     return {**first["e2el_ms"], "count": first["completed"], "concurrency": first["concurrency"]}
 
 
@@ -69,3 +70,37 @@ def flops_per_output_token(config: Mapping[str, Any], params: int, good: list[di
     per_token = 2.0 * (params - embedding) + 4.0 * int(config["num_layers"]) * int(
         config["hidden_size"]) * mean_context
     return per_token * (inputs + outputs) / outputs
+
+
+def slo_record(points: list[dict], goodput: tuple[str, ...]) -> dict[str, Any] | None:
+    """The sweep's SLO: its limits, the points where every completed request met it, and a
+    sentence when none did (None when no SLO is set)."""
+    if not goodput:
+        return None
+    meeting = [p["point"] for p in points if p.get("status") == "succeeded"
+               and (p.get("slo_met_share") or 0.0) >= 1.0 - 1e-9]
+    best = max((p.get("goodput_requests_per_s") or 0.0 for p in points), default=0.0)
+    record: dict[str, Any] = {"limits": list(goodput), "points_meeting": meeting,
+                              "best_goodput_requests_per_s": best}
+    if not meeting:
+        record["note"] = (f"no point meets the SLO ({', '.join(goodput)} ms): at every point "
+                          "some requests were slower; the best point served "
+                          f"{best:.4g} requests/s within it")
+    return record
+
+
+def add_cost(points: list[dict], chip_hour_price: float | None, currency: str) -> None:
+    """Per point, the price of a million output tokens at its output tokens/s per chip:
+    price per chip-hour / 3600 / (tokens/s per chip) x 1e6 (the user's price; none built in)."""
+    if chip_hour_price is None:
+        return
+    for p in points:
+        rate = p.get("output_tokens_per_s_per_chip")
+        p["cost_per_million_output_tokens"] = (chip_hour_price / 3600.0 / rate * 1e6
+                                               if rate else None)
+        p["cost_currency"] = currency
+
+
+def guard_passed(result: Mapping[str, Any]) -> bool:
+    """False only when the accuracy guard ran and the served tokens disagreed."""
+    return (result.get("accuracy_guard") or {}).get("agree") is not False

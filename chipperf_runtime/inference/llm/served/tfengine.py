@@ -1,0 +1,78 @@
+"""The transformers engine of the served mode: a ``save_pretrained`` folder loaded with
+``AutoModelForCausalLM`` on the vendor's device, decoding greedily one token per step.
+
+Requests are not batched together: each request keeps its own KV cache, and one lock lets one
+request's step (its prefill, or one decoded token) run at a time, so concurrent requests
+interleave step by step. It is the reference engine (the same weights through transformers)
+and the engine where vLLM cannot run; it is not a fast server, and its figures say which engine
+made them (FINISHED ``serving.sweep.served_by``).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Optional, Sequence
+
+import torch
+
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+@dataclass
+class TransformersServingEngine:
+    """One model, shared by the server's request threads."""
+
+    model: Any
+    device: torch.device
+    tokenizer: Optional[Any]
+    eos_token_id: Optional[int]
+    step_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def load(cls, folder: Path, device: torch.device, precision: str,
+             seed: int) -> "TransformersServingEngine":
+        from transformers import AutoModelForCausalLM
+
+        torch.manual_seed(seed)
+        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=DTYPES[precision])
+        model = model.to(device).eval()
+        return cls(model, device, load_tokenizer(folder), model.config.eos_token_id)
+
+    def encode(self, prompt: Any) -> list[int]:
+        """A prompt as token ids: a list of ids as given, a string through the folder's
+        tokenizer (ValueError when there is none, or the prompt is neither)."""
+        if isinstance(prompt, list) and all(isinstance(t, int) for t in prompt) and prompt:
+            return list(prompt)
+        if isinstance(prompt, str):
+            if self.tokenizer is None:
+                raise ValueError("the model folder has no tokenizer: send prompts as token ids")
+            return list(self.tokenizer.encode(prompt, add_special_tokens=False)) or [0]
+        raise ValueError("prompt must be a string or a non-empty list of token ids")
+
+    def decode(self, tokens: Sequence[int]) -> str:
+        return "" if self.tokenizer is None else str(self.tokenizer.decode(list(tokens)))
+
+    def stream(self, prompt: list[int], max_tokens: int, ignore_eos: bool) -> Iterator[int]:
+        """Greedy output tokens, one per step, up to ``max_tokens`` (or EOS unless ignored)."""
+        ids = torch.tensor([prompt], dtype=torch.long, device=self.device)
+        past = None
+        for _ in range(max_tokens):
+            with self.step_lock, torch.inference_mode():
+                out = self.model(input_ids=ids, past_key_values=past, use_cache=True)
+                token = int(out.logits[0, -1].argmax())
+            past = out.past_key_values
+            yield token
+            if not ignore_eos and token == self.eos_token_id:
+                return
+            ids = torch.tensor([[token]], dtype=torch.long, device=self.device)
+
+
+def load_tokenizer(folder: Path) -> Optional[Any]:
+    """The folder's tokenizer, or None when it has none (prompts then come as token ids)."""
+    if not any((folder / name).is_file() for name in ("tokenizer.json", "tokenizer_config.json")):
+        return None
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(folder))

@@ -1,0 +1,188 @@
+"""An OpenAI-compatible server around the transformers engine (``tfengine``), speaking the
+part of vLLM's protocol that the served mode uses:
+
+    GET  /health          200 once the model is loaded (the port opens only then)
+    GET  /v1/models       the model folder as the one model
+    POST /v1/completions  prompt as token ids or text, max_tokens, stream (server-sent events,
+                          usage in the last chunk when stream_options.include_usage),
+                          ignore_eos, return_token_ids; decoding is greedy (temperature and
+                          other sampling fields are not honoured: the reply's
+                          ``system_fingerprint`` says so)
+    GET  /metrics         Prometheus counters of prompt and generated tokens and requests
+
+Standard library HTTP only (``http.server``), so it runs in any image that has torch and
+transformers:
+
+    CHIPPERF_DEVICE=cpu python -m chipperf_runtime.inference.llm.served.tfserver \\
+        --model DIR --host 127.0.0.1 --port 8000 --dtype float32
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Sequence
+
+PROMPT_TOKENS = "chipperf:prompt_tokens_total"
+GENERATION_TOKENS = "chipperf:generation_tokens_total"
+REQUESTS = "chipperf:requests_total"
+PRECISIONS = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+FINGERPRINT = "chipperf-transformers-greedy"
+
+
+@dataclass
+class Counters:
+    values: dict = field(default_factory=lambda: {PROMPT_TOKENS: 0, GENERATION_TOKENS: 0,
+                                                  REQUESTS: 0})
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, name: str, amount: int) -> None:
+        with self.lock:
+            self.values[name] += amount
+
+    def exposition(self, model: str) -> str:
+        with self.lock:
+            items = list(self.values.items())
+        lines = []
+        for name, value in items:
+            lines += [f"# TYPE {name} counter", f'{name}{{model_name="{model}"}} {float(value)}']
+        return "\n".join(lines) + "\n"
+
+
+def completion_chunk(model: str, text: str, tokens: list[int], finish: str | None) -> dict:
+    return {"id": "cmpl-chipperf", "object": "text_completion", "created": int(time.time()),
+            "model": model, "system_fingerprint": FINGERPRINT,
+            "choices": [{"index": 0, "text": text, "token_ids": tokens,
+                         "finish_reason": finish}]}
+
+
+def usage(prompt: int, completion: int) -> dict:
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion}
+
+
+class CompletionHandler(BaseHTTPRequestHandler):
+    server: "EngineServer"
+
+    def log_message(self, format: str, *args: Any) -> None:   # noqa: A002 - the base's name
+        pass   # one line per request would drown the server log
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if self.path == "/health":
+            self.reply(200, b"", "text/plain")
+        elif self.path == "/metrics":
+            self.reply(200, self.server.counters.exposition(self.server.model_name).encode(),
+                       "text/plain; version=0.0.4")
+        elif self.path == "/v1/models":
+            model = {"id": self.server.model_name, "object": "model",
+                     "root": self.server.model_name, "owned_by": "chipperf"}
+            self.reply_json(200, {"object": "list", "data": [model]})
+        else:
+            self.reply_json(404, {"error": f"no route {self.path}"})
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        if self.path != "/v1/completions":
+            self.reply_json(404, {"error": f"no route {self.path}"})
+            return
+        try:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            prompt = self.server.engine.encode(body.get("prompt"))
+            max_tokens = int(body.get("max_tokens") or 16)
+        except (ValueError, TypeError) as exc:
+            self.reply_json(400, {"error": str(exc)})
+            return
+        self.server.counters.add(REQUESTS, 1)
+        self.server.counters.add(PROMPT_TOKENS, len(prompt))
+        tokens = self.server.engine.stream(prompt, max_tokens, bool(body.get("ignore_eos")))
+        if body.get("stream"):
+            self.stream_reply(body, prompt, tokens)
+        else:
+            self.whole_reply(prompt, tokens)
+
+    def stream_reply(self, body: dict, prompt: list[int], tokens: Any) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        model, made, pending = self.server.model_name, 0, None
+        for token in tokens:   # one token behind: the last chunk carries finish_reason, as vLLM's
+            made += 1
+            self.server.counters.add(GENERATION_TOKENS, 1)
+            if pending is not None:
+                self.event(self.token_chunk(pending, None))
+            pending = token
+        if pending is not None:
+            self.event(self.token_chunk(pending, "length"))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            self.event({"id": "cmpl-chipperf", "object": "text_completion", "model": model,
+                        "choices": [], "usage": usage(len(prompt), made)})
+        self.wfile.write(b"data: [DONE]\n\n")
+
+    def token_chunk(self, token: int, finish: str | None) -> dict:
+        return completion_chunk(self.server.model_name, self.server.engine.decode([token]),
+                                [token], finish)
+
+    def whole_reply(self, prompt: list[int], tokens: Any) -> None:
+        made = list(tokens)
+        self.server.counters.add(GENERATION_TOKENS, len(made))
+        reply = completion_chunk(self.server.model_name, self.server.engine.decode(made), made,
+                                 "length")
+        self.reply_json(200, {**reply, "usage": usage(len(prompt), len(made))})
+
+    def event(self, data: dict) -> None:
+        self.wfile.write(b"data: " + json.dumps(data).encode() + b"\n\n")
+        self.wfile.flush()
+
+    def reply_json(self, status: int, data: dict) -> None:
+        self.reply(status, json.dumps(data).encode(), "application/json")
+
+    def reply(self, status: int, payload: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+class EngineServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], engine: Any, model_name: str) -> None:
+        super().__init__(address, CompletionHandler)
+        self.engine, self.model_name, self.counters = engine, model_name, Counters()
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="tfserver", description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True, type=Path)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--dtype", choices=sorted(PRECISIONS), default="float32")
+    parser.add_argument("--seed", type=int, default=0)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str]) -> None:
+    from chipperf_runtime.models.tvision import prepare_torchvision
+
+    prepare_torchvision()   # transformers imports torchvision where present (a CUDA build: trap)
+    from chipperf_runtime.device.torch import open_torch_device
+    from chipperf_runtime.inference.llm.served.tfengine import TransformersServingEngine
+
+    args = parse(argv)
+    device = open_torch_device(0)
+    engine = TransformersServingEngine.load(args.model, device.device, PRECISIONS[args.dtype],
+                                            args.seed)
+    print(f"transformers engine: {args.model} on {device.device}, {args.dtype}, greedy; "
+          f"serving http://{args.host}:{args.port}", flush=True)
+    EngineServer((args.host, args.port), engine, str(args.model)).serve_forever()
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])
