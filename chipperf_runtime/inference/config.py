@@ -67,7 +67,15 @@ def read_layers(config_dir: str | Path, vendor_file: str | None, sets: Sequence[
     if vendor_engines and not problems:
         problems += nvidia_engine_problems(merged, vendor_of(vendor_file or ""), config_dir,
                                            [source for source, layer in layers if "engine" in layer])
+        problems += served_problems(merged)
     return freeze(merged), notes, problems
+
+
+def served_problems(config: Mapping) -> list[str]:
+    """The served mode's keys (an LLM case with engine vllm_server or transformers_server)."""
+    from chipperf_runtime.inference.llm.served.settings import served_problems as problems
+
+    return problems(config)
 
 
 # engines/nvidia: NVIDIA's TensorRT, natively or as ONNX Runtime's execution provider

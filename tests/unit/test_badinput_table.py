@@ -35,7 +35,22 @@ def plan(test: str = "test_conf.py", cluster: str = "cluster_conf.py") -> list[s
     return ["plan", "--cluster", cluster, "--test", test]
 
 
+def served_host_yaml(overrides: str) -> dict[str, bytes]:
+    """An inference host.yaml running llama3_8b in the cpu serving image with ``overrides``."""
+    return {"host.yaml": ('HOSTS: ["127.0.0.1"]\nVENDOR: cpu\nCHIP: xeon\nCASES:\n'
+                          '  "llama3_8b:pytorch_vllm_0.32": /tmp/d\n'
+                          f"OVERRIDES: {overrides}\n").encode()}
+
+
+SERVED_PLAN = ["plan", "--suite", "inference", "--host-config", "host.yaml"]
+
 ROWS: dict[str, Callable[[Path], Row]] = {
+    "served concurrency 0": lambda d: Row(
+        served_host_yaml("{engine: vllm_server, serve_concurrency: [0]}"), SERVED_PLAN,
+        "serve_concurrency: every value must be a whole number >= 1, got [0]"),
+    "served fallback unknown": lambda d: Row(
+        served_host_yaml("{engine: vllm_server, serve_fallback: sglang}"), SERVED_PLAN,
+        "serve_fallback: must be null or one of transformers, got 'sglang'"),
     "repeat 10**20": lambda d: Row({"test_conf.py": config_py("1" + "0" * 20)}, plan(),
                                    "repeat 100000000000000000000 is over the maximum of 1000"),
     "ROUND_TIMEOUT 1e999": lambda d: Row({"test_conf.py": config_py(ROUND_TIMEOUT="1e999")}, plan(),

@@ -173,13 +173,115 @@ def test_a_processor_vllm_cannot_run_on_is_named(machine: str, flags: set, said:
     assert problem == said if said is None else said in str(problem)
 
 
-def test_the_served_settings_take_a_fallback_engine_or_none() -> None:
+def test_the_served_keys_report_every_problem_at_once() -> None:
+    from chipperf_runtime.inference import config as configuration
     from chipperf_runtime.inference.llm.served.settings import ServedSettings
 
-    keys = {"serve_shapes": ("chat",), "serve_shape_tokens": {"chat": [16, 8]},
-            "serve_concurrency": (1,), "serve_prompts_per_user": 1, "serve_port": 18300,
-            "serve_ready_timeout_s": 1.0, "serve_point_timeout_s": 1.0, "serve_chips": 1,
-            "serve_memory_utilization": 0.5, "serve_engine_args": (), "model_dir": None}
-    assert ServedSettings(**keys, serve_fallback="transformers").problems() == []
-    assert ServedSettings(**keys, serve_fallback="sglang").problems() == [
-        "serve_fallback: must be null or one of transformers, got 'sglang'"]
+    folder = Path(__file__).resolve().parents[2] / "inference/configs/llama3_8b"
+    good = configuration.load(folder, "cpu_configuration.yaml", [
+        "serve_fallback=transformers", "serve_slo_ttft_ms=500", "serve_request_rates=[0.5, 2]",
+        "serve_chip_hour_price=2.5"])
+    assert ServedSettings.from_config(good).goodput() == ("ttft:500",)
+    bad = configuration.load(folder, "cpu_configuration.yaml", [
+        "serve_fallback=sglang", "serve_slo_tpot_ms=0", "serve_request_rates=[1, -2]",
+        "serve_check_prompts=-1"])
+    with pytest.raises(CaseError) as caught:
+        ServedSettings.from_config(bad)
+    assert str(caught.value).splitlines()[1:] == [
+        "  serve_request_rates: must be a list of requests/s > 0, got [1, -2]",
+        "  serve_slo_tpot_ms: must be null or a number > 0, got 0",
+        "  serve_check_prompts: must be a whole number >= 0, got -1",
+        "  serve_fallback: must be null or one of transformers, got 'sglang'"]
+
+
+def test_fixed_rates_follow_each_shapes_concurrencies() -> None:
+    points = sweep.plan_points([CHAT], [2, 1], 3, seed=7, rates=sweep.Rates((4.0, 0.5), 10),
+                               goodput=("ttft:500",))
+    assert [(p.name, p.prompts) for p in points] == [
+        ("chat_c1", 3), ("chat_c2", 6), ("chat_r0.5", 10), ("chat_r4", 10)]
+    argv = loadgen.bench_argv(points[2], "http://h:1", Path("/m"), Path("/o/r.json"), "/py")
+    pairs = dict(zip(argv, argv[1:]))
+    assert pairs["--request-rate"] == "0.5" and "--max-concurrency" not in argv
+    assert pairs["--goodput"] == "ttft:500"
+    assert "--goodput" not in loadgen.bench_argv(PointSpec(CHAT, 1, 1, 1), "http://h:1",
+                                                 Path("/m"), Path("/o/r.json"), "/py")
+
+
+def test_goodput_is_requests_per_s_within_the_slo() -> None:
+    point = PointSpec(CHAT, 4, 8, 1, goodput=("ttft:500", "tpot:50"))
+    figures = loadgen.point_figures(result_json(request_goodput=3.0), point, chips=1)
+    assert figures["goodput_requests_per_s"] == 3.0 and figures["slo_met_share"] == 0.75
+    assert "goodput_requests_per_s" not in loadgen.point_figures(
+        result_json(), PointSpec(CHAT, 4, 8, 1), chips=1)
+
+
+def test_an_slo_no_point_meets_is_said() -> None:
+    points = [{"point": "chat_c1", "status": "succeeded", "slo_met_share": 0.5,
+               "goodput_requests_per_s": 1.5},
+              {"point": "chat_c2", "status": "succeeded", "slo_met_share": 0.0,
+               "goodput_requests_per_s": 0.0}]
+    slo = record.slo_record(points, ("ttft:20", "tpot:5"))
+    assert slo is not None and slo["points_meeting"] == []
+    assert slo["note"].startswith("no point meets the SLO (ttft:20, tpot:5 ms)")
+    points[0]["slo_met_share"] = 1.0
+    met = record.slo_record(points, ("ttft:20",))
+    assert met is not None and met["points_meeting"] == ["chat_c1"] and "note" not in met
+    assert record.slo_record(points, ()) is None
+
+
+def test_cost_per_million_tokens_is_the_users_price_over_the_rate() -> None:
+    points = [{"output_tokens_per_s_per_chip": 1000.0}, {"output_tokens_per_s_per_chip": None}]
+    record.add_cost(points, 3.6, "EUR")
+    assert points[0]["cost_per_million_output_tokens"] == pytest.approx(1.0)   # 3.6/3600/1000*1e6
+    assert points[1]["cost_per_million_output_tokens"] is None
+    untouched = [{"output_tokens_per_s_per_chip": 1000.0}]
+    record.add_cost(untouched, None, "USD")
+    assert "cost_per_million_output_tokens" not in untouched[0]
+
+
+def test_the_accuracy_guard_counts_agreeing_tokens_and_marks_a_disagreement() -> None:
+    from chipperf_runtime.inference.llm.served import guard
+
+    spec = guard.GuardSpec(3, 5, 4, vocab_size=512, seed=9)
+    assert spec.prompt_ids() == spec.prompt_ids() and len(spec.prompt_ids()) == 3
+    assert all(3 <= t < 512 for p in spec.prompt_ids() for t in p)
+    same = guard.agreement([[1, 2, 3, 4]], [[1, 2, 3, 4]], 0.99)
+    assert same["token_agreement"] == 1.0 and same["agree"] is True
+    off = guard.agreement([[1, 2, 9, 4], [5, 6]], [[1, 2, 3, 4], [5, 6, 7, 8]], 0.99)
+    assert off["token_agreement"] == 5 / 8 and off["prefix_agreement"] == (0.5 + 0.5) / 2
+    assert off["agree"] is False
+    result = {"points": [], "planned": 0, "accuracy_guard": off}
+    assert record.guard_passed(result) is False
+    assert record.guard_passed({"accuracy_guard": {"agree": None, "note": "not run"}}) is True
+
+
+def test_the_report_says_which_engine_served_the_slo_and_the_cost() -> None:
+    from chipperf.results.render import servecurve
+
+    sweep_result = {"points": [], "planned": 1, "ended": "all points run",
+                    "served_by": {"engine": "transformers", "asked": "vllm_server",
+                                  "why": "vLLM cannot run here: no AVX2"},
+                    "slo": {"limits": ["ttft:20"], "points_meeting": [],
+                            "note": "no point meets the SLO (ttft:20 ms)"}}
+    assert servecurve._served_by(sweep_result) == ("; served by transformers (vLLM cannot run "
+                                                   "here: no AVX2)")
+    assert servecurve._slo(sweep_result) == "; SLO: no point meets the SLO (ttft:20 ms)"
+    row = servecurve._row(1, {"point": "chat_c1", "status": "succeeded",
+                              "cost_per_million_output_tokens": 2.5, "cost_currency": "EUR",
+                              "goodput_requests_per_s": 1.25})
+    assert "2.5 EUR" in row and "1.25" in row
+
+
+def test_the_plan_refuses_a_concurrency_of_0_before_anything_starts() -> None:
+    from chipperf_runtime.inference.config import read_layers
+
+    folder = Path(__file__).resolve().parents[2] / "inference/configs/llama3_8b"
+    _, _, problems = read_layers(folder, "cpu_configuration.yaml", [
+        'engine="vllm_server"', "serve_concurrency=[0, 2]"], vendor_engines=True)
+    assert problems == ["serve_concurrency: every value must be a whole number >= 1, got "
+                        "[0, 2]: list the numbers of concurrent users to sweep, e.g. [1, 2, 4]"]
+    _, _, fine = read_layers(folder, "cpu_configuration.yaml", [
+        'engine="transformers_server"'], vendor_engines=True)
+    _, _, not_served = read_layers(folder, "cpu_configuration.yaml", [
+        "serve_concurrency=[0]"], vendor_engines=True)
+    assert fine == [] and not_served == []

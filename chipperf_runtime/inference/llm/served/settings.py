@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from chipperf_runtime.inference.llm.served.choice import FALLBACKS
+from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.llm.served.choice import FALLBACKS, SERVED_ENGINES
 from chipperf_runtime.inference.llm.served.loadgen import Shape
 from chipperf_runtime.inference.llm.served.sweep import SHAPES
 from chipperf_runtime.inference.settings import from_keys
@@ -70,6 +71,10 @@ class ServedSettings:
                     and all(_whole(t, 1) for t in tokens)):
                 out.append(f"serve_shape_tokens.{name}: must be [input tokens, output tokens], "
                            f"whole numbers >= 1, got {tokens!r}")
+        if not self.serve_concurrency or not all(_whole(c, 1) for c in self.serve_concurrency):
+            out.append(f"serve_concurrency: every value must be a whole number >= 1, got "
+                       f"{list(self.serve_concurrency)!r}: list the numbers of concurrent users "
+                       "to sweep, e.g. [1, 2, 4]")
         out += self._load_problems()
         if not _whole(self.serve_check_prompts, 0):
             out.append("serve_check_prompts: must be a whole number >= 0, got "
@@ -105,6 +110,19 @@ class ServedSettings:
             if value is not None and not _positive(value):
                 out.append(f"{name}: must be null or a number > 0, got {value!r}")
         return out
+
+
+def served_problems(config: Mapping[str, Any]) -> list[str]:
+    """Every problem of the served keys, for a configuration whose engine is a served one
+    (the plan asks, on the master, so a bad key is exit 2 before anything starts)."""
+    if config.get("engine") not in SERVED_ENGINES:
+        return []
+    try:
+        ServedSettings.from_config(config)
+    except CaseError as exc:
+        lines = str(exc).splitlines()
+        return [line.strip() for line in lines[1:]] if len(lines) > 1 else lines
+    return []
 
 
 def _positive(value: Any) -> bool:
