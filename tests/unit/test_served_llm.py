@@ -285,3 +285,46 @@ def test_the_plan_refuses_a_concurrency_of_0_before_anything_starts() -> None:
     _, _, not_served = read_layers(folder, "cpu_configuration.yaml", [
         "serve_concurrency=[0]"], vendor_engines=True)
     assert fine == [] and not_served == []
+
+
+def monitor_lines(source: str, values: list[tuple[int, dict]]) -> str:
+    import json
+
+    return "".join(json.dumps({"ts_ms": t, "source": source, **v}) + "\n" for t, v in values)
+
+
+def test_tokens_per_joule_from_the_chips_energy_counter_first(tmp_path: Path) -> None:
+    from chipperf_runtime.inference.llm.served import energy
+
+    (tmp_path / "acme_monitor.log").write_text(monitor_lines("acme", [
+        (1000, {"info": {}}),
+        (1000, {"devices": [{"index": 0, "energy_mj": 0.0}, {"index": 1, "energy_mj": 0.0}]}),
+        (3000, {"devices": [{"index": 0, "energy_mj": 200e3}, {"index": 1, "energy_mj": 200e3}]})]))
+    (tmp_path / "pwr_monitor.log").write_text(monitor_lines("ipmi", [(0, {"power_w": 500.0}),
+                                                                      (4000, {"power_w": 500.0})]))
+    points = [{"status": "succeeded", "start_unix_s": 1.5, "end_unix_s": 2.5,
+               "total_output_tokens": 400},
+              {"status": "succeeded", "start_unix_s": 2.5, "end_unix_s": 3.5,
+               "total_output_tokens": 10}, {"status": "failed"}]
+    energy.add_point_energy(points, tmp_path, "acme")
+    assert points[0]["energy_j"] == pytest.approx(200.0)     # 2 chips x 100 J over 1 s of 2
+    assert points[0]["output_tokens_per_joule"] == pytest.approx(2.0)
+    assert points[0]["energy_source"] == "chips (acme_monitor.log, energy counter)"
+    assert "do not cover the point's window" in points[1]["energy_absent"]
+    assert "energy_j" not in points[2] and "energy_absent" not in points[2]
+
+
+def test_wall_power_is_integrated_where_no_counter_exists(tmp_path: Path) -> None:
+    from chipperf_runtime.inference.llm.served import energy
+
+    (tmp_path / "pwr_monitor.log").write_text(monitor_lines("ipmi", [
+        (0, {"power_w": 100.0}), (1000, {"power_w": 300.0}), (2000, {"power_w": 300.0})]))
+    points = [{"status": "succeeded", "start_unix_s": 0.5, "end_unix_s": 1.5,
+               "total_output_tokens": 250}]
+    energy.add_point_energy(points, tmp_path, "cpu")
+    assert points[0]["energy_j"] == pytest.approx(0.5 * (200 + 300) / 2 + 0.5 * 300)
+    assert points[0]["energy_source"] == "node wall power (IPMI)"
+    bare = [{"status": "succeeded", "start_unix_s": 0.5, "end_unix_s": 1.5,
+             "total_output_tokens": 1}]
+    energy.add_point_energy(bare, tmp_path / "nowhere", "cpu")
+    assert bare[0]["energy_absent"].startswith("no power or energy samples in")

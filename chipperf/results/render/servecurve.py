@@ -15,7 +15,7 @@ from chipperf.results.render.svg import Line, line_chart
 
 HEADER = ["round", "point", "status", "requests", "failed", "out tok/s per chip",
           "tok/s per user", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p99",
-          "E2E p50", "E2E p90", "E2E p99", "goodput req/s", "cost per M out tok",
+          "E2E p50", "E2E p90", "E2E p99", "goodput req/s", "out tok/J", "cost per M out tok",
           "tokens = server's /metrics"]
 X_LABEL, Y_LABEL = "tokens/s per user (1000 / TPOT p50)", "output tokens/s per chip"
 
@@ -108,7 +108,8 @@ def _row(number: int, p: Mapping[str, Any]) -> list[str]:
             _num(p.get("tokens_per_s_per_user")), pct("ttft_ms", "p50"), pct("ttft_ms", "p99"),
             pct("tpot_ms", "p50"), pct("tpot_ms", "p99"), pct("itl_ms", "p99"),
             pct("e2el_ms", "p50"), pct("e2el_ms", "p90"), pct("e2el_ms", "p99"),
-            _num(p.get("goodput_requests_per_s")), _cost(p), agree]
+            _num(p.get("goodput_requests_per_s")), _num(p.get("output_tokens_per_joule")),
+            _cost(p), agree]
 
 
 def _cost(p: Mapping[str, Any]) -> str:

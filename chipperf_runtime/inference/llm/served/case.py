@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
-from chipperf_runtime.device import ENV_DEVICE
+from chipperf_runtime.device import ENV_DEVICE, ENV_VENDOR
 from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm import model, preset
 from chipperf_runtime.inference.llm.prompts import TOKENIZER_FILE
-from chipperf_runtime.inference.llm.served import choice, guard, sweep
+from chipperf_runtime.inference.llm.served import choice, energy, guard, sweep
 from chipperf_runtime.inference.llm.served.record import add_cost, finished_record, slo_record
 from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess
 from chipperf_runtime.inference.llm.served.settings import ServedSettings
@@ -41,7 +41,8 @@ CURVE_FILE = "serving_curve.csv"
 CURVE_COLUMNS = ("point", "shape", "concurrency", "request_rate", "status",
                  "output_tokens_per_s_per_chip", "tokens_per_s_per_user", "ttft_p50_ms",
                  "tpot_p50_ms", "e2el_p99_ms", "goodput_requests_per_s",
-                 "cost_per_million_output_tokens", "cost_currency")
+                 "cost_per_million_output_tokens", "cost_currency", "energy_j",
+                 "output_tokens_per_joule", "energy_source")
 
 
 def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfLogger,
@@ -80,6 +81,7 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
                   slo=slo_record(result["points"], served.goodput()),
                   accuracy_guard=judge_guard(answers, check, model_dir, config))
     add_cost(result["points"], served.serve_chip_hour_price, served.serve_currency)
+    energy.add_point_energy(result["points"], out, os.environ.get(ENV_VENDOR, "cpu"))
     write_curve(result["points"], out / CURVE_FILE)
     params = preset.llama_parameters(config)
     finished = finished_record(result, config, params, precision, window_s, start)
@@ -161,4 +163,6 @@ def write_curve(points: list[dict], path: Path) -> None:
                              (p.get("tpot_ms") or {}).get("p50"),
                              (p.get("e2el_ms") or {}).get("p99"),
                              p.get("goodput_requests_per_s"),
-                             p.get("cost_per_million_output_tokens"), p.get("cost_currency")])
+                             p.get("cost_per_million_output_tokens"), p.get("cost_currency"),
+                             p.get("energy_j"), p.get("output_tokens_per_joule"),
+                             p.get("energy_source") or p.get("energy_absent")])
