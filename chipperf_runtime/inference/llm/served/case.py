@@ -64,27 +64,42 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
                       served.serve_memory_utilization,
                       extra_args=tuple(served.serve_engine_args))
     check = guard_spec(served, config, llama.max_position_embeddings)
-    with ServingProcess(spec, out / "server.log") as server:
-        ready_s = server.wait_ready(served.serve_ready_timeout_s)
-        log.event("INIT_END", {"server_ready_s": ready_s, "server_argv": spec.argv(),
-                               "model_dir": str(model_dir), "served_by": served_by.record()})
-        log.event("TRAIN_START", {"scenarios": ["sweep"], "points": len(points)})
-        window = time.perf_counter()
-        result = sweep.run_sweep(server, sweep.SweepSpec(points, served.serve_chips,
-                                                         served.serve_point_timeout_s,
-                                                         sys.executable), model_dir, out / "sweep")
-        window_s = time.perf_counter() - window
-        log.event("TRAIN_END", {"time_s": window_s})
-        answers = ask_guard(server, model_dir, check)
-    result.update(server=dict(server.timings), shapes=served.shape_record(),
-                  engine=engine, chips=served.serve_chips, served_by=served_by.record(),
-                  slo=slo_record(result["points"], served.goodput()),
-                  accuracy_guard=judge_guard(answers, check, model_dir, config))
+    result, window_s, answers = serve(spec, sweep.SweepSpec(points, served.serve_chips,
+                                                            served.serve_point_timeout_s,
+                                                            sys.executable),
+                                      served, check, served_by, log, out)
+    result.update(engine=engine, shapes=served.shape_record(), chips=served.serve_chips,
+                  served_by=served_by.record(), slo=slo_record(result["points"], served.goodput()),
+                  accuracy_guard=judge_guard(answers, check, spec.model_dir, config))
     add_cost(result["points"], served.serve_chip_hour_price, served.serve_currency)
     energy.add_point_energy(result["points"], out, os.environ.get(ENV_VENDOR, "cpu"))
     write_curve(result["points"], out / CURVE_FILE)
+    return finish(result, args, config, window_s, start, log)
+
+
+def serve(spec: ServerSpec, plan: sweep.SweepSpec, served: ServedSettings,
+          check: guard.GuardSpec, served_by: choice.ServedBy, log: PerfLogger,
+          out: Path) -> tuple[dict, float, list[list[int]] | str]:
+    """The server's life: started, healthy, the sweep (the timed window), the guard's
+    questions, stopped; (the sweep with the server's timings, its seconds, the answers)."""
+    with ServingProcess(spec, out / "server.log") as server:
+        ready_s = server.wait_ready(served.serve_ready_timeout_s)
+        log.event("INIT_END", {"server_ready_s": ready_s, "server_argv": spec.argv(),
+                               "model_dir": str(spec.model_dir), "served_by": served_by.record()})
+        log.event("TRAIN_START", {"scenarios": ["sweep"], "points": len(plan.points)})
+        window = time.perf_counter()
+        result = sweep.run_sweep(server, plan, spec.model_dir, out / "sweep")
+        window_s = time.perf_counter() - window
+        log.event("TRAIN_END", {"time_s": window_s})
+        answers = ask_guard(server, spec.model_dir, check)
+    result["server"] = dict(server.timings)
+    return result, window_s, answers
+
+
+def finish(result: dict, args: Any, config: Mapping[str, Any], window_s: float, start: float,
+           log: PerfLogger) -> dict:
     params = preset.llama_parameters(config)
-    finished = finished_record(result, config, params, precision, window_s, start)
+    finished = finished_record(result, config, params, str(config["precision"]), window_s, start)
     reduced = preset.preset_record(config, preset.base_config(args.extern_config_dir), params)
     if reduced is not None:
         finished["preset"] = reduced

@@ -68,7 +68,7 @@ def reference_tokens(model_dir: Path, prompts: Sequence[list[int]], tokens: int,
     import torch
     from transformers import AutoModelForCausalLM
 
-    reference = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32)
+    reference: Any = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32)
     reference = reference.to(device).eval()
     out = []
     with torch.inference_mode():

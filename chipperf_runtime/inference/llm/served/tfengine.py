@@ -36,7 +36,7 @@ class TransformersServingEngine:
         from transformers import AutoModelForCausalLM
 
         torch.manual_seed(seed)
-        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=DTYPES[precision])
+        model: Any = AutoModelForCausalLM.from_pretrained(str(folder), dtype=DTYPES[precision])
         model = model.to(device).eval()
         return cls(model, device, load_tokenizer(folder), model.config.eos_token_id)
 
