@@ -328,3 +328,13 @@ def test_wall_power_is_integrated_where_no_counter_exists(tmp_path: Path) -> Non
              "total_output_tokens": 1}]
     energy.add_point_energy(bare, tmp_path / "nowhere", "cpu")
     assert bare[0]["energy_absent"].startswith("no power or energy samples in")
+
+
+def test_a_points_load_window_ends_when_its_result_was_written(tmp_path: Path) -> None:
+    import os
+
+    result = tmp_path / "chat_c1.json"
+    result.write_text("{}")
+    os.utime(result, (1000.0, 1000.0))
+    assert sweep.load_window(result, 2.5) == {"start_unix_s": 997.5, "end_unix_s": 1000.0}
+    assert sweep.load_window(result, None) == {}

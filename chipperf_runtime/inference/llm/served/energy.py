@@ -3,7 +3,8 @@ reading them): output tokens per joule per point.
 
 The monitor sidecar writes its JSONL samples (``chipperf_runtime.monitors.records``) into the
 node's result dir, which is the case's ``--output_dir``; each point records its wall-clock
-window (``start_unix_s``, ``end_unix_s``). The source, first found:
+load window (``start_unix_s``, ``end_unix_s``: ``sweep.load_window``). The source, first
+found:
 
 1. the chips' own telemetry, ``<vendor>_monitor.log``: the devices' running energy counters
    (``energy_mj``/``energy_j``) when every sample has them, else their summed ``power_w``;
@@ -77,7 +78,7 @@ def add_point_energy(points: list[dict], node_dir: Path, vendor: str) -> None:
     or ``energy_absent`` saying why."""
     found = sources(node_dir, vendor)
     for p in points:
-        if p.get("status") != "succeeded":
+        if p.get("status") != "succeeded" or "start_unix_s" not in p:
             continue
         p.update(point_energy(p, found, node_dir))
 

@@ -9,7 +9,6 @@ point measured before it is kept.
 
 from __future__ import annotations
 
-import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -93,13 +92,10 @@ def measure_point(server: ServingProcess, point: PointSpec, spec: SweepSpec,
             "request_rate": point.rate, "bench_log": str(log), "bench_result": str(result)}
     before = read_counters(server.spec.base_url)
     argv = loadgen.bench_argv(point, server.spec.base_url, model_dir, result, spec.python)
-    base["start_unix_s"] = time.time()   # the point's wall-clock window (monitor samples)
     try:
         done = loadgen.run_bench(argv, log, spec.point_timeout_s)
     except CaseError as exc:
         return {**base, "status": "failed", "why": str(exc)}
-    finally:
-        base["end_unix_s"] = time.time()
     if not server.alive():
         return {**base, "status": "failed", "server_died": True,
                 "why": str(server.died("during this point")), "bench_exit_code": done.returncode}
@@ -108,12 +104,23 @@ def measure_point(server: ServingProcess, point: PointSpec, spec: SweepSpec,
                 "why": f"vllm bench serve exited {done.returncode}; its log ends:\n"
                        + log.read_text(errors="replace")[-2000:]}
     figures = loadgen.point_figures(loadgen.read_result(result), point, spec.chips)
+    figures.update(load_window(result, figures["duration_s"]))
     check = counter_check(figures, before, read_counters(server.spec.base_url))
     agree = all(c["agree"] for c in check.values())
     status = "succeeded" if agree and figures["failed"] == 0 else "failed"
     why = "" if status == "succeeded" else _why(check, figures)
     return {**base, **figures, "server_counters": check, "status": status,
             **({"why": why} if why else {})}
+
+
+def load_window(result: Path, duration_s: Optional[float]) -> dict[str, float]:
+    """The point's load in wall-clock seconds, for its energy: vLLM's ``duration`` (first
+    request sent to last response) ending when it wrote its result (just after the last
+    response), so the generator's own start-up before the load is not in it."""
+    if not duration_s:
+        return {}
+    end = result.stat().st_mtime
+    return {"start_unix_s": end - duration_s, "end_unix_s": end}
 
 
 def run_sweep(server: ServingProcess, spec: SweepSpec, model_dir: Path,
