@@ -85,8 +85,8 @@ def add_point_energy(points: list[dict], node_dir: Path, vendor: str) -> None:
 
 def point_energy(p: dict, found: list[tuple[str, Series, bool]], node_dir: Path) -> dict:
     if not found:
-        return {"energy_absent": f"no power or energy samples in {node_dir} (the monitors found "
-                                 "no chip telemetry, RAPL or IPMI on this host)"}
+        return {"energy_absent": f"no power or energy samples in {node_dir} (no chip telemetry, "
+                                 "RAPL or IPMI lines in its monitor files)"}
     name, series, counter = found[0]
     joules = window_energy(series, p["start_unix_s"], p["end_unix_s"], counter)
     if not joules or joules <= 0:
