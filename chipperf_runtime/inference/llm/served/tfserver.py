@@ -169,7 +169,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str]) -> None:
     from chipperf_runtime.models.tvision import prepare_torchvision
 
-    prepare_torchvision()   # transformers imports torchvision where present (a CUDA build: trap)
+    prepare_torchvision()   # transformers imports torchvision where present (models/tvision.py)
     from chipperf_runtime.device.torch import open_torch_device
     from chipperf_runtime.inference.llm.served.tfengine import TransformersServingEngine
 
