@@ -120,3 +120,20 @@ def test_bench_serve_sweeps_the_transformers_engine(server: ServingProcess, mode
         assert p["server_counters"]["generation_tokens"]["server"] == 4 * p["requests"]
         assert p["ttft_ms"]["p50"] > 0 and p["tokens_per_s_per_user"] > 0
         assert p["slo_met_share"] == 1.0 and p["goodput_requests_per_s"] == p["requests_per_s"]
+
+
+def test_vllm_absent_is_one_message_unless_the_fallback_serves(tmp_path: Path) -> None:
+    from chipperf_runtime.inference.errors import CaseError
+    from chipperf_runtime.inference.llm.served import choice
+
+    bare = tmp_path / "bare-python"
+    bare.write_text(f"#!/bin/sh\nexec {sys.executable} -S -I \"$@\"\n")
+    bare.chmod(0o755)
+    with pytest.raises(CaseError, match=r"engine vllm_server: vLLM cannot run here: package "
+                                        r"'vllm' is not installed for .*bare-python .*: use the "
+                                        r"serving image .* or set serve_fallback: transformers"):
+        choice.choose("vllm_server", None, str(bare), "cpu")
+    by = choice.choose("vllm_server", "transformers", str(bare), "cpu")
+    assert by.engine == "transformers" and by.asked == "vllm_server"
+    assert by.why.startswith("vLLM cannot run here: package 'vllm' is not installed")
+    assert choice.choose("transformers_server", None, str(bare), "cpu").engine == "transformers"
