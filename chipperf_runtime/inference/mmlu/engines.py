@@ -5,13 +5,13 @@ with dynamic shapes (every prompt has its own length: FlagPerf's ``dynamo_dynami
 from __future__ import annotations
 
 import shutil
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from torch import nn
 
 from chipperf_runtime.device.torch import TorchDevice
-from chipperf_runtime.inference.engines.base import DTYPES, Runner, check_precision, model_copy
+from chipperf_runtime.inference.engines.base import DTYPES, Runner, model_copy
 from chipperf_runtime.inference.engines.torch_engines import torch_precisions
 from chipperf_runtime.inference.errors import CaseError, EngineBuildError
 
@@ -31,11 +31,12 @@ class MMLUEngine:
     def __init__(self, name: str, device: TorchDevice, compile_mode: str) -> None:
         self.name, self.device, self.compile_mode = name, device, compile_mode
 
-    def precisions(self, device: TorchDevice) -> tuple[str, ...]:
-        return torch_precisions(device)
-
     def check(self, precision: str) -> None:
-        check_precision(self, self.device, precision)
+        supported = torch_precisions(self.device)
+        if precision not in supported:
+            raise CaseError(f"engine {self.name!r} cannot run precision {precision!r} on "
+                            f"{self.device.type}: set precision to one of "
+                            f"{', '.join(supported)} in the vendor configuration")
         if self.name == "compile" and not self.device.is_accelerator \
                 and not (shutil.which("g++") or shutil.which("c++")):
             raise CaseError("engine 'compile' on cpu needs a C++ compiler (Inductor builds C++ "
@@ -43,7 +44,8 @@ class MMLUEngine:
                             "eager")
 
     def prepare(self, model: LastLogits, precision: str) -> Runner:
-        module = model_copy(model, self.device, DTYPES[precision])
+        module: Callable[[torch.Tensor], torch.Tensor] = model_copy(model, self.device,
+                                                                     DTYPES[precision])
         if self.name == "compile":
             try:
                 module = torch.compile(module, mode=self.compile_mode, dynamic=True)

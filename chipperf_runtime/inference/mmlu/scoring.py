@@ -31,8 +31,8 @@ class Pass:
     compute_s: float            # the forward passes alone (each between device syncs)
 
 
-def answer(run: Runner, ids: torch.Tensor, tokenizer: Any) -> str:
-    logits = run(ids)
+def letter_of(logits: torch.Tensor, tokenizer: Any) -> str:
+    """The answer of one question's last-position logits [1, vocab]."""
     return predicted_letter(tokenizer.decode([int(logits[0].argmax())]))
 
 
@@ -47,7 +47,7 @@ def timed_pass(run: Runner, encoded: Sequence[torch.Tensor], passes: int, tokeni
             asked = now()
             on_device = ids.to(device.device)
             logits, forward_s = timed_call(partial(run, on_device), device.synchronize)
-            letters.append(predicted_letter(tokenizer.decode([int(logits[0].argmax())])))
+            letters.append(letter_of(logits, tokenizer))
             compute += forward_s
             latencies.append((now() - asked) * 1000.0)
     wall = now() - start
@@ -81,6 +81,5 @@ def against_reference(run: Runner, reference: Runner, encoded: Sequence[torch.Te
         diff = (out - ref).abs()[finite]
         deviation = deviation.add(float(diff.max()) if diff.numel() else 0.0, float(diff.sum()),
                                   out.numel(), float(ref.abs().max()), int((~finite).sum()))
-        same += int(answer(lambda _: out, on_device, tokenizer)
-                    == answer(lambda _: ref, on_device, tokenizer))
+        same += int(letter_of(out, tokenizer) == letter_of(ref, tokenizer))
     return deviation, same / max(len(encoded), 1)

@@ -11,13 +11,13 @@ from __future__ import annotations
 import csv
 import random
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from chipperf_runtime.inference.mmlu.questions import CHOICES
 
 SPECIALS = {"pad_token": "<pad>", "bos_token": "<s>", "eos_token": "</s>"}
 # the tiny model: 2 layers of 64, 4 heads (head size 16), context 1024
-TINY_SHAPE = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+TINY_SHAPE: dict[str, Any] = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
               "num_attention_heads": 4, "num_key_value_heads": 4,
               "max_position_embeddings": 1024}
 # the letters' rows of the output layer are scaled by this (and read an always-on hidden unit),
@@ -52,6 +52,9 @@ def write_questions(mmlu_dir: Path, subjects: Sequence[str], dev: int, test: int
 def write_model(out: Path, texts: Sequence[Path], vocab_size: int, seed: int) -> int:
     """The tokenizer (byte-level BPE on ``texts``) and a seeded random tiny Llama; returns
     the model's parameter count."""
+    from chipperf_runtime.models.tvision import prepare_torchvision
+
+    prepare_torchvision()  # before transformers: torchvision beside a CPU torch
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast

@@ -12,10 +12,6 @@ e.g. llama3_8b_hf).
 
 from __future__ import annotations
 
-from chipperf_runtime.models.tvision import prepare_torchvision
-
-prepare_torchvision()  # first, explicitly: torchvision (transformers imports it) beside a CPU torch
-
 import argparse
 import sys
 from pathlib import Path
