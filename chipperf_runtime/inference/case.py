@@ -61,3 +61,9 @@ class Case:
     agree: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = equal
     # False: the data has no labels, so the metric is the agreement even with a checkpoint
     labelled: bool = True
+    # (configuration) -> the timed host-side post-processing of every query when it is more
+    # than ``decide`` (a detector's NMS at the configured thresholds); None: ``decide``
+    postprocess: Callable[[Mapping[str, Any]], Callable[[torch.Tensor], torch.Tensor]] | None = None
+    # (EVALUATE record, engine, fp32 reference, data, items, configuration, device) -> the
+    # record with the case's own metric (a detector's COCO mAP); None: the runner's metric
+    evaluation: Callable[..., dict] | None = None

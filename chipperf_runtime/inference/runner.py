@@ -122,13 +122,14 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
     model = build_model(case, config, data, s, device)
     example = measure.to_device(measure.first_batch(data, s.batch_size).inputs, device)
     flops = s.flops_per_item or measure.forward_flops(model, [t[:1] for t in example])
+    timed = case.postprocess(config) if case.postprocess else case.decide
     engine_run, samples, build_s = build_engine(engine, model, example, data, s, log, device,
-                                                case)
+                                                timed)
 
     log.event("TRAIN_START", {"scenarios": ["offline", "single_stream"]})
     window = time.perf_counter()
-    offline = measure.offline(engine_run, data, s.batch_size, s.offline_passes, device, case.decide)
-    latencies = measure.single_stream(engine_run, samples, s.latency_queries, device, case.decide)
+    offline = measure.offline(engine_run, data, s.batch_size, s.offline_passes, device, timed)
+    latencies = measure.single_stream(engine_run, samples, s.latency_queries, device, timed)
     window_s = time.perf_counter() - window
     log.event("TRAIN_END", {"time_s": window_s, "items": offline.items})
 
@@ -136,6 +137,9 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
     acc = measure.accuracy(engine_run, reference_runner(model), data, items, s.batch_size,
                            case.scored, device, case.decide, case.agree)
     evaluation = evaluate(acc, s, case)
+    if case.evaluation is not None:
+        evaluation = case.evaluation(evaluation, engine_run, reference_runner(model), data, items,
+                                     config, device.device)
     log.event("EVALUATE", evaluation)
     finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start,
                                device)
@@ -149,7 +153,7 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
 
 def build_engine(engine: Any, model: torch.nn.Module, example: Sequence[torch.Tensor],
                  data: Any, s: Settings, log: PerfLogger, device: TorchDevice,
-                 case: Case) -> tuple[Runner, list, float]:
+                 timed: measure.Decide) -> tuple[Runner, list, float]:
     """Build and warm up the engine; INIT_END. Returns (runner, latency samples, build s)."""
     built = time.perf_counter()
     engine_run = engine.prepare(model, example, s.precision)
@@ -157,7 +161,7 @@ def build_engine(engine: Any, model: torch.nn.Module, example: Sequence[torch.Te
     samples = measure.latency_samples(data, min(s.latency_queries, len(data)), device)
     warm = time.perf_counter()
     try:
-        warm_up(engine_run, example, samples, s, case)
+        warm_up(engine_run, example, samples, s, timed)
     except CaseError:
         raise
     except Exception as exc:  # noqa: BLE001 - the engine built but cannot run these inputs
@@ -217,12 +221,12 @@ def reference_runner(model: torch.nn.Module) -> Runner:
 
 
 def warm_up(run: Runner, example: Sequence[torch.Tensor], samples: Sequence[Sequence],
-            s: Settings, case: Case) -> None:
+            s: Settings, timed: measure.Decide) -> None:
     """Both query shapes (batch_size and 1), so lazy builds happen before the timed window."""
     for _ in range(s.warmup_batches):
-        measure.postprocess(run(*example), case.decide)
+        measure.postprocess(run(*example), timed)
     for q in range(max(1, s.latency_warmup)):
-        measure.postprocess(run(*samples[q % len(samples)]), case.decide)
+        measure.postprocess(run(*samples[q % len(samples)]), timed)
 
 
 def evaluate(acc: measure.Accuracy, s: Settings, case: Case) -> dict:
