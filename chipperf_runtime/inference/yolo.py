@@ -154,9 +154,11 @@ def coco_results(image_id: int, found: torch.Tensor, categories: Sequence[int]) 
     return rows
 
 
-def coco_map(truth: dict[str, Any], results: list[dict], image_ids: Sequence[int]) -> float:
+def coco_map(truth: dict[str, Any], results: list[dict], image_ids: Sequence[int],
+             max_dets: int = 100) -> float:
     """COCO's mAP@[.50:.95] (pycocotools' COCOeval, bbox) of ``results`` on ``truth`` (a
-    COCO annotation mapping); 0 without detections or ground truth."""
+    COCO annotation mapping), the best ``max_dets`` detections per image (COCO's 100); 0
+    without detections or ground truth."""
     if not results or not truth.get("annotations"):
         return 0.0
     from pycocotools.coco import COCO
@@ -168,10 +170,14 @@ def coco_map(truth: dict[str, Any], results: list[dict], image_ids: Sequence[int
         gt.createIndex()
         evaluation = COCOeval(gt, gt.loadRes(results), "bbox")
         evaluation.params.imgIds = sorted(image_ids)
+        evaluation.params.maxDets = [1, 10, max_dets]
         evaluation.evaluate()
         evaluation.accumulate()
-        evaluation.summarize()
-    return max(0.0, float(evaluation.stats[0]))
+    # COCOeval.summarize's first figure (AP at IoU .50:.95, all areas) at maxDets[-1]: its
+    # summarize reads only 100 detections per image
+    precision = evaluation.eval["precision"][:, :, :, 0, -1]
+    valid = precision[precision > -1]
+    return float(valid.mean()) if valid.size else 0.0
 
 
 def as_truth(results: list[dict], image_ids: Sequence[int]) -> dict[str, Any]:
@@ -211,8 +217,9 @@ def score_pass(run: Any, reference: Any, data: CocoImages, items: int, batch_siz
 
 
 def map_metric(scored: Scored, data: CocoImages, target: float | None,
-               agreement: float | None) -> dict:
-    """COCO mAP against the annotations when there are any, else against the reference."""
+               agreement: float | None, max_det: int) -> dict:
+    """COCO mAP against the annotations when there are any (COCO's 100 detections per image),
+    else against the reference's boxes (all ``max_det`` of them)."""
     counts = {"engine_detections": len(scored.engine),
               "reference_detections": len(scored.reference)}
     if data.annotation_file is not None:
@@ -225,7 +232,7 @@ def map_metric(scored: Scored, data: CocoImages, target: float | None,
         value, note = 1.0, "neither the engine nor the fp32 reference found a box above conf_thres"
     else:
         value = coco_map(as_truth(scored.reference, scored.image_ids), scored.engine,
-                         scored.image_ids)
+                         scored.image_ids, max_det)
         note = "no annotations: mAP@[.50:.95] of the engine's boxes against fp32 eager's"
     return {"name": "map_vs_reference", "value": value, "target": agreement,
             "higher_is_better": True, "note": note, **counts}

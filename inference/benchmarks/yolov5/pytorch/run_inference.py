@@ -77,8 +77,10 @@ def evaluation(record: dict, run: Any, reference: Any, data: yolo.CocoImages, it
                config: Mapping[str, Any], device: Any) -> dict:
     """The metric: COCO mAP of the engine's boxes after NMS (docs/inference.md, yolov5)."""
     s = Settings.from_config(config)
-    found = yolo.score_pass(run, reference, data, items, s.batch_size, thresholds(config), device)
-    metric = yolo.map_metric(found, data, s.accuracy_target, s.agreement_for(s.precision))
+    t = thresholds(config)
+    found = yolo.score_pass(run, reference, data, items, s.batch_size, t, device)
+    metric = yolo.map_metric(found, data, s.accuracy_target, s.agreement_for(s.precision),
+                             t.max_det)
     return {**record, "metric": metric, "box_class_agreement": record["metric"]["value"]}
 
 
