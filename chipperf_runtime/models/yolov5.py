@@ -97,6 +97,7 @@ class Detect(nn.Module):
                              / torch.tensor(STRIDES, dtype=torch.float32).view(3, 1, 1))
         self.m = nn.ModuleList(nn.Conv2d(c, self.no * self.na, 1) for c in channels)
         for conv, stride in zip(self.m, STRIDES):   # YOLOv5's prior: ~8 objects per 640 image
+            assert isinstance(conv, nn.Conv2d) and conv.bias is not None
             bias = conv.bias.data.view(self.na, -1)
             bias[:, 4] += math.log(8 / (640 / stride) ** 2)
             bias[:, 5:] += math.log(0.6 / (nc - 0.99)) if nc > 1 else 0.0
@@ -110,7 +111,8 @@ class Detect(nn.Module):
                                     torch.arange(nx, device=x.device, dtype=y.dtype),
                                     indexing="ij")
             grid = torch.stack((gx, gy), 2).view(1, 1, ny, nx, 2) - 0.5
-            anchor = (self.anchors[i] * STRIDES[i]).to(y.dtype).view(1, self.na, 1, 1, 2)
+            anchors: torch.Tensor = self.anchors   # type: ignore[assignment]  # a buffer
+            anchor = (anchors[i] * STRIDES[i]).to(y.dtype).view(1, self.na, 1, 1, 2)
             xy = (y[..., :2] * 2 + grid) * STRIDES[i]
             wh = (y[..., 2:4] * 2) ** 2 * anchor
             out.append(torch.cat((xy, wh, y[..., 4:]), 4).view(bs, -1, self.no))
