@@ -14,6 +14,7 @@ did: ``(overrides, notes, problems)``. The mapping:
     flops               -> flops_per_item (a number, or FlagPerf's product form "2*512*0.33e9")
     repeat              -> offline_passes (FlagPerf: passes over the data set in one run)
     exist_onnx_path     -> onnx_file
+    ntrain              -> few_shots (Aquila_7b_mmlu's name for the MMLU shots)
     (parameters.yaml)   a key that the case's configuration.yaml also has -> that key
 
 Every other key has no meaning here and gets a note saying why (it is ignored, never an
@@ -51,6 +52,8 @@ IGNORED = {
     "weights": "nothing is downloaded: give a torch.save()d state dict as checkpoint "
                "(null: random weights with a fixed seed)",
 }
+# FlagPerf keys that one case names differently -> the key of the case's configuration.yaml
+ALIASES = {"ntrain": "few_shots"}
 FILES = ("configurations.yaml", "parameters.yaml")
 VENDOR_SUFFIX = "_configurations.yaml"
 
@@ -97,6 +100,8 @@ def _map(key: str, value: Any, case_keys: Mapping[str, Any]) -> tuple[dict, str]
         return {"offline_passes": value}, ""
     if key == "exist_onnx_path":
         return {"onnx_file": value}, ""
+    if ALIASES.get(key) in case_keys:
+        return {ALIASES[key]: value}, ""
     if key in case_keys and key not in IGNORED:
         return {key: value}, ""
     return {}, ""

@@ -188,3 +188,38 @@ def test_flagperf_plural_vendor_file_alone_plans(tmp_path, capsys) -> None:
     host, root = _suite(tmp_path, "nvidia")
     (root / "configs" / "resnet50" / "vendor_config" / "nvidia_configuration.yaml").unlink()
     assert _plan(host, root, capsys)[0] == 0
+
+
+# ---------------------------------------------------------------- FlagPerf's last five models (issue 41)
+
+FIVE = ("yolov5", "llama2_7b_mmlu", "llama3_8b_mmlu", "deepseek_7b_mmlu", "Aquila_7b_mmlu")
+
+
+def test_flagperfs_yolov5_and_mmlu_keys_plan(tmp_path, capsys) -> None:
+    """FlagPerf's five inference models chipperf lacked plan for nvidia from FlagPerf's own
+    files (its host.yaml with their CASES lines, its configs/<model>/ folders dropped in)."""
+    host, root = _suite(tmp_path, "nvidia")
+    for model in FIVE:
+        shutil.copytree(FLAGPERF / model, root / "configs" / model, dirs_exist_ok=True)
+    cases = "".join(f'    "{model}:pytorch_2.1": "/raid/dataset/{model}"\n' for model in FIVE)
+    line = '    "resnet50:pytorch_2.1": "/raid/dataset/ImageNet_1k_2012/val"\n'
+    Path(host).write_text(Path(host).read_text().replace(line, cases))
+    from chipperf.cli import main
+
+    code = main(["plan", "--suite", "inference", "--host-config", host, "--training-dir", str(root)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    for model in FIVE:
+        assert f"{model}:pytorch_2.1:A100:1:1:1" in out
+
+
+def test_flagperfs_mmlu_and_yolov5_files_map_onto_the_cases_keys(tmp_path) -> None:
+    config, notes = configuration.load_with_notes(model_folder(tmp_path, "Aquila_7b_mmlu"),
+                                                  "nvidia_configuration.yaml")
+    assert config["few_shots"] == 5 and config["engine"] == "compile"   # ntrain; our nvidia file
+    assert config["flops_per_item"] == 14e9                              # 2*7e9 per token
+    assert any("FlagPerf key 'max_gen_len' has no meaning here" in n for n in notes)
+    yolo, _ = configuration.load_with_notes(model_folder(tmp_path, "yolov5"),
+                                            "nvidia_configuration.yaml")
+    assert (yolo["conf_thres"], yolo["iou_thres"], yolo["max_det"]) == (0.05, 0.2, 1000)
+    assert yolo["onnx_file"] == "/FlagPerf/inference/yolov5l-bs96-half.onnx"
