@@ -1,8 +1,8 @@
 """chipperf inference case rtdetr_r50vd (PyTorch model; engines: see common.engines).
 
-The detector of chipperf's inference suite, standing in for FlagPerf's yolov5: YOLOv5's
-maintained implementations on PyPI (ultralytics, yolov5) are AGPL-3.0 / GPL-3.0, so this case
-uses a permissively licensed library detector under its own name: RT-DETR with a ResNet-50-vd
+A second detector of chipperf's inference suite, beside FlagPerf's yolov5 (written out from
+its published architecture: its maintained implementations are AGPL-3.0 / GPL-3.0): a
+permissively licensed library detector under its own name, RT-DETR with a ResNet-50-vd
 backbone (transformers' ``RTDetrForObjectDetection`` built from its config, Apache-2.0;
 42,891,372 parameters with 80 classes, 137.8 GFLOPs per 640 x 640 image, counted in the
 tests; RT-DETR's paper: 42 M, 136 GFLOPs). Data: any folder of images (``common.detect``).
