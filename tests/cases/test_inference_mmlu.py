@@ -68,7 +68,7 @@ def test_mmlu_case_reports_accuracy_and_throughput(model, data, tmp_path, capsys
     assert f["metric"]["name"] == "mmlu_accuracy"
     assert f["metric"]["value"] == scores["accuracy"] == correct / 6
     assert scores["answered"] == 6 and set(scores["subjects"]) == set(SUBJECTS)
-    assert f["work_done"] == tokens and f["throughput"]["unit"] == "tokens/s"
+    assert f["work_done"] == f["window_work"] == tokens and f["throughput"]["unit"] == "tokens/s"
     assert f["throughput"]["raw"] > 0 and f["latency_ms"]["count"] == 6
     assert f["reference"]["within_bound"] and f["converged"] is True
     assert f["preset"]["full_params"] == sum_params(model)
