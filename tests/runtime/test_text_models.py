@@ -12,9 +12,10 @@ import yaml
 from casemodules import BENCHMARKS, load_case_module
 
 # published sizes: Hugging Face's gpt2-medium, distilbert-base-uncased, t5-small and
-# bert-large-uncased (bert_hf) and allenai/longformer-base-4096 (heads tied)
+# bert-large-uncased (bert_hf) and allenai/longformer-base-4096 (heads tied); t5-3b's "2.85 B"
+# (T5Config d_model 1024, d_ff 16384, 24 + 24 layers, 32 heads of 128, vocab 32128) to the unit
 PUBLISHED_PARAMS = {"gpt2": 354_823_168, "distilbert": 66_985_530, "t5_small": 60_506_624,
-                    "bert_hf": 335_174_458, "longformer": 148_711_257}
+                    "bert_hf": 335_174_458, "longformer": 148_711_257, "t5_3b": 2_851_598_336}
 # published in millions only: CPM-1 Medium, the CPM paper's (arXiv 2012.00413) Table 1
 PUBLISHED_MILLIONS = {"cpm": 334}
 

@@ -32,6 +32,7 @@ from chipperf_runtime.training.hftext.models import (
     hf_config,
     hf_model,
 )
+from chipperf_runtime.training.hftext.optimum_habana import gaudi_path
 from chipperf_runtime.training.hftext.train import Loop, ratio, token_loss
 from chipperf_runtime.training.textlm.checks import (
     count_problems,
@@ -103,6 +104,15 @@ def lr_factor(cfg: Config) -> Callable[[int], float]:
     return factor
 
 
+def checkpoint_activations(net: nn.Module, cfg: Config) -> bool:
+    """Recompute each block's activations in backward when the case's ``gradient_checkpointing``
+    asks (a knob only some cases have: t5_3b); whether it is on."""
+    if not cfg.get("gradient_checkpointing", False):
+        return False
+    net.gradient_checkpointing_enable({"use_reentrant": False})  # type: ignore[operator]
+    return True
+
+
 def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, model: TextModel,
                net: nn.Module, data: Any, adapter: Adapter = NO_ADAPTER) -> Loop:
     device = rank_device.device
@@ -139,11 +149,17 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     net = hf_model(model.arch, built).to(device.device)
     weights = task.initialise(net, data, cfg)
     net = driver.adapter.converted("convert_model", net, cfg)
+    if checkpoint_activations(net, cfg):
+        driver.executed(gradient_checkpointing=True)
     seq_len = task.seq_len(data, cfg)
     forward = forward_flops(model, preset, seq_len)       # the real vocabulary's
     setting = compile_for(driver, [net], device)
     driver.executed(attention=attention_of(net), fused_optimizer=fused_optimizer(device))
     loop = build_loop(cfg, dist, device, model, net, data, driver.adapter)
+    if device.device.type == "hpu":      # intel_gaudi: Optimum Habana's lazy mode
+        gaudi = gaudi_path()
+        loop.mark_step = gaudi.mark_step
+        driver.executed(**gaudi.facts)
     driver.executed(optimizer=type(loop.optimizer).__name__,
                     **({"adapter_hooks": list(driver.adapter.used)} if driver.adapter.path else {}))
     if setting.enabled:     # the fp32 cast and softmax of the logits fused, not materialised

@@ -35,6 +35,7 @@ class Loop:
     combine: Callable[[list[float]], float] = lambda sums: ratio(sums)   # all ranks' sums -> metric
     label_smoothing: float = 0.0                    # of the training loss (fairseq's criterion)
     loss: Callable[..., torch.Tensor] | None = None  # token_loss compiled (hftext.case); None: as is
+    mark_step: Callable[[], None] | None = None     # a lazy-mode graph break (intel_gaudi); None: eager
 
     def batches(self, epoch: int) -> Iterator[Tensors]:
         return (self.task.tensors(batch, self.device) for batch in self.train_epoch(epoch))
@@ -75,11 +76,20 @@ def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
     loss = (loop.loss or token_loss)(logits_of(loop.model, loop, batch), batch.labels,
                                      loop.label_smoothing)
     loss.backward()
+    graph_break(loop)
     if loop.grad_clip_norm > 0:
         nn.utils.clip_grad_norm_(loop.model.parameters(), loop.grad_clip_norm)
     loop.optimizer.step()
+    graph_break(loop)
     loop.scheduler.step()
     return loss.detach()
+
+
+def graph_break(loop: Loop) -> None:
+    """Run what lazy mode collected so far (after backward, after the optimizer step, as
+    GaudiTrainer does); nothing on an eager device."""
+    if loop.mark_step is not None:
+        loop.mark_step()
 
 
 @torch.no_grad()

@@ -1,0 +1,82 @@
+"""t5_3b (PyTorch) on the host: prepare_data.py writes CNN/DailyMail's CSV layout and
+tokenises it (generated, or a release's CSVs with a given tokenizer, truncated as
+run_summarization.py does) into the pairs layout, a release missing a column is refused
+naming it, and the tiny CI preset trains with gradient checkpointing to its ROUGE-1 target.
+The full-size parameter count and FLOPs: tests/runtime/test_text_models.py. Needs torch,
+transformers, tokenizers and numpy.
+"""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from caserun import Case, check_converged, init_end, perflog_events
+
+CASE = Case("t5_3b", "pytorch")
+PREPARE = CASE.dir / "prepare_data.py"
+
+
+def prepare(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(PREPARE), *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture(scope="module")
+def ci_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("t5_3b_ci")
+    result = prepare("--output", str(out), "--train", "4096", "--eval", "64")
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_the_ci_data_is_cnn_dailymail_s_csv_layout_tokenised_to_pairs(ci_dir: Path) -> None:
+    from tokenizers import Tokenizer
+
+    with (ci_dir / "raw" / "validation.csv").open(newline="") as src:
+        rows = list(csv.DictReader(src))
+    assert list(rows[0]) == ["id", "article", "highlights"] and len(rows) == 64
+    tokenizer = Tokenizer.from_file(str(ci_dir / "model" / "tokenizer.json"))
+    with np.load(ci_dir / "dataset" / "eval_dataset.npz") as split:
+        ids, labels = split["input_ids"], split["labels"]
+    assert ids.shape == (64, 64) and labels.shape == (64, 16)
+    summary = labels[0][labels[0] != -100].tolist()
+    assert summary[-1] == 1
+    assert tokenizer.decode(summary, skip_special_tokens=True) == rows[0]["highlights"]
+    source = tokenizer.decode(ids[0].tolist(), skip_special_tokens=True)
+    assert source == "summarize : " + rows[0]["article"]
+
+
+def test_a_release_is_truncated_as_run_summarization_does(ci_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pairs"
+    result = prepare("--output", str(out), "--from", str(ci_dir / "raw"), "--tokenizer",
+                     str(ci_dir / "raw" / "tokenizer.json"), "--source-len", "8",
+                     "--target-len", "4")
+    assert result.returncode == 0, result.stderr
+    with np.load(out / "dataset" / "train_dataset.npz") as split:
+        ids, labels = split["input_ids"], split["labels"]
+    assert ids.shape == (4096, 8) and labels.shape == (4096, 4)
+    assert (ids[:, -1] == 1).all() and (labels[:, -1] == 1).all()   # cut, then </s>
+
+
+def test_a_release_missing_a_column_is_refused_naming_it(tmp_path: Path, ci_dir: Path) -> None:
+    (tmp_path / "train.csv").write_text("id,article\nx,some text\n")
+    result = prepare("--output", str(tmp_path / "out"), "--from", str(tmp_path),
+                     "--tokenizer", str(ci_dir / "raw" / "tokenizer.json"))
+    assert result.returncode != 0
+    assert f"{tmp_path}/train.csv: no column highlights" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_tiny_preset_reaches_the_ci_target_with_gradient_checkpointing(ci_dir: Path) -> None:
+    result = CASE.run_config(ci_dir, timeout=1200)
+    assert result.returncode == 0, result.stderr[-3000:]
+    events = perflog_events(result.stdout)
+    finished = check_converged(events)
+    assert finished["execution"]["gradient_checkpointing"] is True
+    arch = init_end(events)["architecture"]
+    assert arch["d_kv"] * arch["num_heads"] > arch["d_model"]   # attention wider, as T5-3B's

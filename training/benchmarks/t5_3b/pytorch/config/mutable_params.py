@@ -1,0 +1,5 @@
+"""The parameters a vendor config (config_<chip>x<nnodes>x<nproc>.py) may set."""
+
+from chipperf_runtime.training.hftext.mutable import *  # noqa: F403 - shared_mutable
+
+mutable_params = shared_mutable + ["from_checkpoint", "gradient_checkpointing"]  # noqa: F405
