@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from chipperf_runtime.vendors import _smi
-from chipperf_runtime.vendors.base import ChipSpec, SmiToolSampler, Vendor
+from chipperf_runtime.vendors.base import ChipSpec, HardwareValidation, SmiToolSampler, Vendor
 
 _TF = 1e12
 
@@ -78,4 +78,8 @@ VENDOR = Vendor(
     container_options=_container_options,
     accelerator_sampler=_sampler,
     device="hpu",
+    validated_on_hardware=HardwareValidation(note=(
+        "not yet run on this vendor's hardware by chipperf: spec sheet, plan and code only; its "
+        "images (pytorch_2.13, pytorch_optimum_habana: Optimum Habana for the transformers "
+        "cases) cannot be built or run here: no Gaudi and no access to vault.habana.ai")),
 )
