@@ -40,26 +40,22 @@ def test_a_seed_config_plans_with_its_batch(name: str, capsys: pytest.CaptureFix
 
 
 def global_batch(case) -> int:
-    """The case's global batch: an OVERRIDES ``--set``, else its vendor config's value."""
+    """The case's global batch: an OVERRIDES ``--set``, else the first of its vendor config,
+    the vendor's config_common.py, the case's config/_base.py and what that star-imports
+    that sets it."""
     command = case.rounds[0].nodes[0].command
     sets = [command[i + 1] for i, word in enumerate(command) if word == "--set"]
     for setting in sets:
         if setting.startswith("global_batch_size="):
             return int(setting.split("=", 1)[1])
-    config = command[command.index("--extern_config_file") + 1]
-    text = (REPO / "training" / case.vendor / f"{case.key.split(':')[0]}-pytorch" / "config"
-            / config).read_text()
-    return int(re.findall(r"^global_batch_size = (\d+)", text, re.M)[-1])
-
-
-SD_SEED = REPO / "inference" / "configs" / "seed"
-SD_BATCH = {"host_sd_A100_b1.yaml": 1, "host_sd_Gaudi2_b8.yaml": 8}
-
-
-@pytest.mark.parametrize("name", sorted(SD_BATCH))
-def test_a_seed_stable_diffusion_config_plans_with_its_batch(
-        name: str, capsys: pytest.CaptureFixture) -> None:
-    assert sorted(p.name for p in SD_SEED.glob("*.yaml")) == sorted(SD_BATCH)
-    assert main(["plan", "--suite", "inference", "--host-config", str(SD_SEED / name)]) == 0
-    out = capsys.readouterr().out
-    assert f"--set batch_size={SD_BATCH[name]}" in out
+    model = case.key.split(":")[0]
+    configs = REPO / "training" / case.vendor / f"{model}-pytorch" / "config"
+    base = REPO / "training" / "benchmarks" / model / "pytorch" / "config" / "_base.py"
+    imported = [REPO / (name.replace(".", "/") + ".py") for name in
+                re.findall(r"^from (chipperf_runtime[\w.]*) import \*", base.read_text(), re.M)]
+    for path in (configs / command[command.index("--extern_config_file") + 1],
+                 configs / "config_common.py", base, *reversed(imported)):
+        found = re.findall(r"^global_batch_size = (\d+)", path.read_text(), re.M)
+        if found:
+            return int(found[-1])
+    raise AssertionError(f"{case.key}: no global_batch_size in its configs")

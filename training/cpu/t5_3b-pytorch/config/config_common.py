@@ -1,10 +1,9 @@
 # t5_3b / PyTorch on CPU: the CI configuration, shared by every topology.
 # Data: training/benchmarks/t5_3b/pytorch/prepare_data.py (generated CNN/DailyMail-like
 # articles and highlights, a 146-word vocabulary, sources of 64 tokens, summaries of 16); the
-# "tiny" model from random weights, fp32, gradient checkpointing on as in the seed's recipe.
+# "tiny" model from random weights, fp32, gradient checkpointing on (inherited from _base.py).
 model_size = "tiny"
 from_checkpoint = False
-gradient_checkpointing = True
 eval_samples = 64
 global_batch_size = 32
 learning_rate = 3e-3

@@ -1,4 +1,2 @@
 # bert / PyTorch, 1 node(s) x 8 NVIDIA A100: global batch 256 = 32 per GPU.
 from config_common import *  # noqa: F403 - the settings every topology shares
-
-global_batch_size = 256       # said here (= config/_base.py's): the seed's phase-1 32 per card
