@@ -23,6 +23,9 @@ A standard case folder's ``case.yaml`` may declare, beside ``full_size``::
                                     # goes through each; a value not listed: 16)
       sharded: true                 # the state is split evenly over every rank (FSDP x TP)
       note: fp32 weights + fp32 gradients + AdamW's two fp32 moments
+    checkpoint:                     # the case continues training from a checkpoint
+      knob: checkpoint              # the knob naming its folder, relative to the data dir
+      written_by: llama3_70B        # the case whose save_checkpoint knob writes one
 
 ``needs_problems`` reads those against the resolved config values (``_base.py`` defaults
 overridden by the vendor file) and the chip's spec sheet; a chip without a memory figure (the
@@ -34,6 +37,7 @@ need a smaller micro-batch.
 from __future__ import annotations
 
 import math
+from pathlib import PurePosixPath
 from typing import Any, Mapping, Optional
 
 from chipperf_runtime.vendors.base import ChipSpec
@@ -46,6 +50,7 @@ def needs_problems(needs: Mapping[str, Any], values: Mapping[str, Any], nnodes: 
     """Every reason this case's config cannot run on nnodes x nproc ``chip``s."""
     problems = _parallel_problems(needs.get("parallel") or {}, values, nnodes, nproc, where)
     _degrees(needs.get("counts"), values, where, problems)
+    problems += checkpoint_problems(needs.get("checkpoint"), values, where)
     memory = needs.get("memory")
     if memory and chip is not None and chip.memory_bytes:
         problems += _memory_problems(memory, values, nnodes * nproc, chip, where)
@@ -88,6 +93,25 @@ def _parallel_problems(parallel: Mapping[str, Any], values: Mapping[str, Any], n
                             f"{data_parallel} (world size {world} over {product}): its groups "
                             "are data-parallel ranks")
     return problems + _count_problems(parallel.get("divides") or {}, values, where)
+
+
+def checkpoint_problems(declared: Any, values: Mapping[str, Any], where: str) -> list[str]:
+    """A continue-training case's checkpoint knob must name a folder under the data dir
+    (whether the folder is there is known on the hosts only: the case says so at its start)."""
+    if not isinstance(declared, Mapping):
+        return []
+    knob, writer = declared.get("knob", "checkpoint"), declared.get("written_by", "its pretraining case")
+    value = values.get(knob)
+    how = (f"{writer} writes one with --set save_checkpoint=<data dir>/<folder> "
+           f"(docs/adding-a-case.md, continue-training cases)")
+    if not isinstance(value, str) or not value.strip():
+        return [f"{where}: {knob} = {value!r}: this case continues training from a checkpoint "
+                f"and none is named: set {knob} to its folder under the data dir; {how}"]
+    parts = PurePosixPath(value).parts
+    if PurePosixPath(value).is_absolute() or ".." in parts:
+        return [f"{where}: {knob} = {value!r}: the checkpoint is read from under the case's data "
+                f"dir: give a relative folder without '..'; {how}"]
+    return []
 
 
 def _count_problems(divides: Mapping[str, Any], values: Mapping[str, Any],

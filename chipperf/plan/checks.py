@@ -208,8 +208,8 @@ def _base_image_problems(context: Path, test: TestConfig, where: str) -> list[st
 
 
 def _needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue, where: str) -> list[str]:
-    """The case's parallel layout and memory needs (case.yaml) against its vendor config,
-    topology and chip spec sheet."""
+    """The case's parallel layout, memory and checkpoint needs (case.yaml) against its vendor
+    config, topology and chip spec sheet."""
     key = entry.key
     case_dir = catalogue.cases.get((key.model, key.family))
     config = vendor_config(entry, test, catalogue)
@@ -217,7 +217,7 @@ def _needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue, where: str)
             or config.problems:
         return []
     needs = read_case_meta(case_dir)
-    if not (needs.get("parallel") or needs.get("memory") or needs.get("counts")):
+    if not any(needs.get(k) for k in ("parallel", "memory", "counts", "checkpoint")):
         return []
     base = read_py_config(case_dir / "config" / BASE_FILE, (RUNTIME.parent,))
     values = {**base.public(), **config.values}

@@ -26,6 +26,9 @@ target_eval_loss = {"70b": 2.0, "tiny": 2.6}
 
 # ---- data
 eval_samples = 256            # evaluate on the first N eval samples (0: all)
+save_checkpoint = ""          # a folder: the trained weights written there at the end (PyTorch
+                              # distributed checkpoint; a relative path is under the node's
+                              # output dir) for the continue-training case; "": none
 
 # ---- optimisation
 global_batch_size = 512       # samples per optimizer step, all ranks together

@@ -29,7 +29,7 @@ from chipperf_runtime.training.driver.torchknobs import (
     compile_setting,
     fused_optimizer,
 )
-from chipperf_runtime.training.llmtrain import arch, lora
+from chipperf_runtime.training.llmtrain import arch, checkpoint, lora
 from chipperf_runtime.training.llmtrain.experts import ParallelExperts
 from chipperf_runtime.training.llmtrain.model import build_on_meta, materialize, parameter_indices
 from chipperf_runtime.training.llmtrain.parallel import (
@@ -238,22 +238,40 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     data = spec.open_data(driver.args.data_dir, cfg.seq_len, values["vocab_size"], spec.prepare)
     tokens.check_batching(data, cfg.global_batch_size, cfg.micro_batch_size, layout.data_parallel)
     raise_problems(microbatch_problems(cfg, layout))
+    resume = checkpoint.continue_from(cfg, driver.args.data_dir)
+    save_dir = checkpoint.save_to(cfg, driver.args.output_dir)
     threads = rank_threads(dist, cfg.cpu_threads)
     torch.set_num_threads(threads)
     device = init_distributed(dist)
     driver.set_sync(device.synchronize)
     setting = compile_setting(cfg, device)
     model, mesh, pipeline = build_model(cfg, spec, values, layout, device, setting)
+    parts = list(model) if pipeline is not None else [model]
+    raise_problems(checkpoint_problems(model, resume, save_dir))
+    if resume is not None:
+        checkpoint.load(parts, resume)
     fused = fused_optimizer(device) and mesh is None
     loop = build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline, fused)
     driver.executed(compile=setting.describe() + (" per decoder layer" if setting.enabled else ""),
                     attention=spec.attention, fused_optimizer=fused,
                     autocast=None if loop.autocast is None else cfg.dtype)
     counts = parameter_counts(cfg, spec, values)
+    facts = dict(threads=threads, architecture=values, layout=layout.describe(),
+                 train_samples=len(data.train), eval_samples=len(data.eval))
+    if resume is not None:     # where the continued training starts: the checkpoint's eval loss
+        facts.update(checkpoint=str(resume), checkpoint_eval_loss=loop.evaluate())
     train_to_goal(driver, loop, device, eval_loss_goal(cfg.target_eval_loss[cfg.model_size]),
-                  flops_per_token(cfg, spec, values), counts,
-                  dict(threads=threads, architecture=values, layout=layout.describe(),
-                       train_samples=len(data.train), eval_samples=len(data.eval)))
+                  flops_per_token(cfg, spec, values), counts, facts,
+                  after=None if save_dir is None else lambda: checkpoint.save(parts, save_dir))
+
+
+def checkpoint_problems(model: nn.Module, resume: Path | None, save_dir: Path | None
+                        ) -> list[str]:
+    """The built model's layout against the checkpoint it loads (``checkpoint``) or writes
+    (``save_checkpoint``)."""
+    asking = [knob for knob, path in (("checkpoint", resume), ("save_checkpoint", save_dir))
+              if path is not None]
+    return checkpoint.layout_problems(model, " and ".join(asking)) if asking else []
 
 
 def eval_loss_goal(target: float) -> Goal:
@@ -263,11 +281,15 @@ def eval_loss_goal(target: float) -> Goal:
 
 
 def train_to_goal(driver: Driver, loop: Loop, device: TorchDevice, goal: Goal,
-                  flops_per_unit: float, counts: Mapping[str, int], facts: dict[str, Any]) -> None:
+                  flops_per_unit: float, counts: Mapping[str, int], facts: dict[str, Any],
+                  after: Callable[[], None] | None = None) -> None:
     """INIT_END (the device, ``facts`` and the parameter ``counts``), the loop until ``goal``
-    or the run's length, FINISHED with every rank's tokens; then the process group ends."""
+    or the run's length, FINISHED with every rank's tokens, ``after`` (every rank: writing the
+    checkpoint); then the process group ends."""
     driver.init_end(**device.describe(), **facts, parameters=counts["total"],
                     trainable_parameters=counts["trainable"])
     run_and_finish(driver, loop, device, goal, "tokens", flops_per_unit, parameters=dict(counts))
+    if after is not None:
+        after()
     if tdist.is_initialized():
         tdist.destroy_process_group()

@@ -3,4 +3,5 @@
 
 from chipperf_runtime.training.llmtrain.mutable import *  # noqa: F403 - shared_mutable
 
-mutable_70b = shared_mutable + ["pipeline_parallel", "pipeline_schedule"]  # noqa: F405
+mutable_70b = shared_mutable + [  # noqa: F405
+    "pipeline_parallel", "pipeline_schedule", "save_checkpoint"]
