@@ -22,12 +22,16 @@ from chipperf_runtime.vendors import get_vendor
 
 CASES = ["llama3_8B", "mixtral_8x7B"]
 PP_CASES = ["llama3_70B", "llama2_70B"]
+# continue training from the checkpoint of the case beside it: the same model
+CONTINUED = {"llama3_70B_continuetrain": "llama3_70B", "mixtral_8x7B_continuetrain": "mixtral_8x7B"}
 # published sizes: Meta-Llama-3-8B and Mixtral-8x7B-v0.1 model cards (8.03B, 46.7B);
 # Meta-Llama-3-70B 70,553,706,496; Llama-2-70b-hf 68,976,648,192 (transformers' count of the
 # checkpoint; the card rounds to 70B)
 PUBLISHED_PARAMS = {"llama3_8B": 8_030_261_248, "mixtral_8x7B": 46_702_792_704,
                     "llama3_70B": 70_553_706_496, "llama2_70B": 68_976_648_192}
 FULL_SEQ = {"llama3_8B": 8192, "mixtral_8x7B": 4096, "llama3_70B": 8192, "llama2_70B": 4096}
+PUBLISHED_PARAMS.update({case: PUBLISHED_PARAMS[of] for case, of in CONTINUED.items()})
+FULL_SEQ.update({case: FULL_SEQ[of] for case, of in CONTINUED.items()})
 
 
 def entry(case: str) -> Any:
@@ -47,7 +51,7 @@ def built_on_meta(case: str, size: str) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-@pytest.mark.parametrize("case", CASES + PP_CASES)
+@pytest.mark.parametrize("case", CASES + PP_CASES + list(CONTINUED))
 def test_case_yaml_holds_the_full_size_model_built_on_meta(case: str) -> None:
     from chipperf_runtime.training.llmtrain import arch
 
@@ -135,6 +139,9 @@ def test_a_70b_layout_that_does_not_fit_says_so_at_plan_time(case: str) -> None:
      "needs at least 119.7 GiB per chip"),
     ("llama3_8B:pytorch_2.13:H100:2:8:1", "from config_common import *\ntensor_parallel = 3\n",
      "tensor_parallel 3 does not divide the world size 16"),
+    ("llama3_70B_continuetrain:pytorch_2.13:H100:2:8:1",
+     "from config_common import *\npipeline_parallel = 2\ncheckpoint = ''\n",
+     "checkpoint = '': this case continues training from a checkpoint and none is named"),
 ])
 def test_plan_refuses_the_layout_or_size_before_anything_runs(tmp_path: Path, key: str,
                                                               text: str, says: str) -> None:
@@ -149,8 +156,14 @@ def test_plan_refuses_the_layout_or_size_before_anything_runs(tmp_path: Path, ke
 
 
 def test_every_shipped_llm_config_passes_plan_time_checks() -> None:
-    for name, problems in shipped_config_problems(CASES + PP_CASES).items():
+    for name, problems in shipped_config_problems(CASES + PP_CASES + list(CONTINUED)).items():
         assert problems == [], name
+
+
+@pytest.mark.parametrize("case", list(CONTINUED))
+def test_a_continue_training_case_builds_the_model_its_checkpoint_writer_trains(case: str) -> None:
+    """The same presets (model.json kept beside the case, as each case folder ships alone)."""
+    assert entry(case).SPEC.presets == entry(CONTINUED[case]).SPEC.presets
 
 
 def test_the_case_refuses_a_tensor_parallel_degree_the_heads_do_not_split_into() -> None:

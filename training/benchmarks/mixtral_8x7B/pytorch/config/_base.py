@@ -28,6 +28,10 @@ target_eval_loss = {"8x7b": 2.3, "tiny": 2.6}
 
 # ---- data
 eval_samples = 256            # evaluate on the first N eval samples (0: all)
+save_checkpoint = ""          # a folder: the trained weights written there at the end (PyTorch
+                              # distributed checkpoint; a relative path is under the node's
+                              # output dir) for mixtral_8x7B_continuetrain; "": none. Needs
+                              # tensor_parallel 1 and expert_parallel 1 (llmtrain/checkpoint.py)
 
 # ---- optimisation
 global_batch_size = 512       # samples per optimizer step, all ranks together (2M tokens at 4k)

@@ -2,4 +2,5 @@
 
 from chipperf_runtime.training.llmtrain.mutable import *  # noqa: F403 - shared_mutable
 
-mutable_params = shared_mutable + ["expert_parallel", "router_aux_loss_coef"]  # noqa: F405
+mutable_params = shared_mutable + [  # noqa: F405
+    "expert_parallel", "router_aux_loss_coef", "save_checkpoint"]
