@@ -50,7 +50,7 @@ def test_the_case_continues_from_the_checkpoint_its_pretraining_case_wrote(
     shutil.copytree(corpus, data)
     pretrain = Case(writer, "pytorch").run_config(
         data, "--set", f"max_steps={PRETRAIN_STEPS}", "--set", f"eval_every_steps={PRETRAIN_STEPS}",
-        "--set", f"save_checkpoint={data / folder}")
+        "--set", "eval_samples=64", "--set", f"save_checkpoint={data / folder}")
     assert pretrain.returncode == 0, pretrain.stderr[-3000:]
     ended = last_eval_loss(pretrain.stdout)
     result = Case(name, "pytorch").run_config(data)
