@@ -3,8 +3,9 @@
 under the data dir, as FlagPerf's continue-training cases read ``<data_dir>/<ckpt>``).
 
 The format is PyTorch Distributed Checkpoint (``torch.distributed.checkpoint``): every rank
-writes the shards it holds under the whole model's parameter names, so a checkpoint written
-in one layout (one process, FSDP2, TP x PP) loads into another (DCP reshards by name). Only
+writes the shards it holds under the whole model's parameter names, so that DCP can reshard a
+checkpoint written in one layout (one process, FSDP2, TP x PP) into another as it loads (CI
+covers one process writing and one reading: tests/cases/test_llm_continue.py). Only
 the weights are kept: the continuing case builds a fresh AdamW and schedule (FlagPerf's
 mixtral_8x7B_continuetrain and aquila2_7b_finetune load no optimizer state either).
 

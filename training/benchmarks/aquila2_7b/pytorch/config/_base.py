@@ -23,6 +23,9 @@ target_eval_loss = {"7b": 2.3, "tiny": 2.6}
 
 # ---- data
 eval_samples = 256            # evaluate on the first N eval samples (0: all)
+save_checkpoint = ""          # a folder: the trained weights written there at the end (PyTorch
+                              # distributed checkpoint; a relative path is under the node's
+                              # output dir) for aquila2_7b_finetune; "": none
 
 # ---- optimisation
 global_batch_size = 1024      # samples per optimizer step, all ranks together (2M tokens at 2k)

@@ -2,4 +2,4 @@
 
 from chipperf_runtime.training.llmtrain.mutable import *  # noqa: F403 - shared_mutable
 
-mutable_params = shared_mutable  # noqa: F405
+mutable_params = shared_mutable + ["save_checkpoint"]  # noqa: F405

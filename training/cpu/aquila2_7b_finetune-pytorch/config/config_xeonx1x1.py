@@ -1,0 +1,2 @@
+# aquila2_7b_finetune / PyTorch on 1 CPU process: config_common.py's CI settings.
+from config_common import *  # noqa: F403 - the settings every topology shares
