@@ -1,6 +1,6 @@
-"""The LLM cases added on llmtrain (aquila2_7b, qwen1.5_MoE): case.yaml's full-size numbers are
-transformers' meta-built model's and llmtrain.arch's formulas, the full size is the published
-one, and every shipped vendor config passes plan-time checks."""
+"""The LLM cases added on llmtrain (aquila2_7b, aquila2_7b_finetune, qwen1.5_MoE): case.yaml's
+full-size numbers are transformers' meta-built model's and llmtrain.arch's formulas, the full
+size is the published one, and every shipped vendor config passes plan-time checks."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from llmplan import shipped_config_problems
 # published: BAAI/Aquila2-7B's config.json built as LlamaForCausalLM (a 7B-class model);
 # Qwen1.5-MoE-A2.7B's model card: "14.3B parameters in total and 2.7B activated"
 PUBLISHED = {"aquila2_7b": ("7b", 7_295_537_152, 2048),
+             "aquila2_7b_finetune": ("7b", 7_295_537_152, 2048),
              "qwen1.5_MoE": ("a2.7b", 14_315_784_192, 4096)}
 
 
@@ -43,6 +44,11 @@ def test_case_yaml_holds_the_published_full_size_built_on_meta(case: str) -> Non
                                  "flops_per_unit": arch.train_flops_per_token(presets[full], seq)}
     assert meta["memory"]["params"] == built
     assert all(arch.parameter_count(presets[s]) == n for s, n in built.items())
+
+
+def test_the_finetune_case_builds_the_model_aquila2_7b_trains() -> None:
+    """The same presets (model.json kept beside the case, as each case folder ships alone)."""
+    assert spec("aquila2_7b_finetune").presets == spec("aquila2_7b").presets
 
 
 def test_qwen_moe_activates_2_7b_parameters_per_token() -> None:

@@ -43,7 +43,8 @@ def test_a_case_without_the_need_is_not_checked():
 
 
 @pytest.mark.parametrize("case, writer", [("llama3_70B_continuetrain", "llama3_70B"),
-                                          ("mixtral_8x7B_continuetrain", "mixtral_8x7B")])
+                                          ("mixtral_8x7B_continuetrain", "mixtral_8x7B"),
+                                          ("aquila2_7b_finetune", "aquila2_7b")])
 def test_the_continue_training_cases_declare_it(case, writer):
     needs = yaml.safe_load((BENCHMARKS / case / "pytorch" / "case.yaml").read_text())
     assert needs["checkpoint"] == {"knob": "checkpoint", "written_by": writer}

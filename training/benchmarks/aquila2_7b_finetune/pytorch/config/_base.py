@@ -23,7 +23,7 @@ reshard_after_forward = True  # FSDP2: free each layer's gathered weights after 
 # ---- quality target (llmtrain/base.py) on the held-out conversations: 7b: FlagPerf's nvidia
 # README's final loss at its 1x8 TP1PP1DP8 row (2.61), a setting not measured by chipperf;
 # tiny: measured on prepare_data.py's conversations from the CI checkpoint (README)
-target_eval_loss = {"7b": 2.61, "tiny": 1.2}
+target_eval_loss = {"7b": 2.61, "tiny": 2.7}
 
 # ---- data and the checkpoint it starts from: a folder under the data dir holding a PyTorch
 # distributed checkpoint of the same model size (aquila2_7b writes one with save_checkpoint;
