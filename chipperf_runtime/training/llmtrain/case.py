@@ -246,7 +246,7 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     driver.set_sync(device.synchronize)
     setting = compile_setting(cfg, device)
     model, mesh, pipeline = build_model(cfg, spec, values, layout, device, setting)
-    parts = list(model) if pipeline is not None else [model]
+    parts = list(model.children()) if pipeline is not None else [model]   # the stages
     raise_problems(checkpoint_problems(model, resume, save_dir))
     if resume is not None:
         checkpoint.load(parts, resume)

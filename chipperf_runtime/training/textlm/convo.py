@@ -42,15 +42,13 @@ def open_convo(data_dir: Path, seq_len: int, vocab_size: int, prepare: str) -> T
     data_dir = require_data_dir(data_dir, f"{prepare} --output DIR")
     problems: list[str] = []
     samples = _samples(data_dir / FILE, problems)
-    if samples:
-        splits = {"train": [s for i, s in enumerate(samples, 1) if i % EVAL_EVERY],
-                  "eval": [s for i, s in enumerate(samples, 1) if not i % EVAL_EVERY]}
-        windows = {name: Windows.of([_stream(part)], seq_len) if part else None
-                   for name, part in splits.items()}
-        for name, w in windows.items():
-            if w is None or len(w) == 0:
-                problems.append(f"{FILE}: its {name} split (every {EVAL_EVERY}th sample to eval) "
-                                f"holds fewer than seq_len + 1 = {seq_len + 1} tokens")
+    splits = {"train": [s for i, s in enumerate(samples, 1) if i % EVAL_EVERY],
+              "eval": [s for i, s in enumerate(samples, 1) if not i % EVAL_EVERY]}
+    windows = {name: Windows.of([_stream(part)], seq_len) for name, part in splits.items() if part}
+    for name in splits if samples else ():
+        if name not in windows or len(windows[name]) == 0:
+            problems.append(f"{FILE}: its {name} split (every {EVAL_EVERY}th sample to eval) "
+                            f"holds fewer than seq_len + 1 = {seq_len + 1} tokens")
     if problems:
         raise unusable("aquila2 conversation", data_dir, problems, LAYOUT)
     return TokenDataset(windows["train"], windows["eval"], vocab_size)
