@@ -129,9 +129,10 @@ def init_distributed(dist: DistEnv) -> TorchDevice:
     return device
 
 
-def configure_threads(dist: DistEnv) -> int:
-    """OMP_NUM_THREADS when set, else the usable cores shared among this node's ranks."""
-    threads = rank_threads(dist)
+def configure_threads(dist: DistEnv, configured: int | None) -> int:
+    """``cpu_threads`` when set, else OMP_NUM_THREADS when set, else the usable cores shared
+    among this node's ranks."""
+    threads = rank_threads(dist, configured)
     torch.set_num_threads(threads)
     return threads
 
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     values = model_config(cfg)
     data = tokens.open_dataset(driver.args.data_dir, cfg.seq_len, values["vocab_size"], PREPARE)
     tokens.check_batching(data, cfg.global_batch_size, cfg.micro_batch_size, dist.world_size)
-    threads = configure_threads(dist)
+    threads = configure_threads(dist, cfg.cpu_threads)
     device = init_distributed(dist)
     driver.set_sync(device.synchronize)
     ds_config = deepspeed_config(cfg, dist.world_size)

@@ -1,2 +1,6 @@
 # bert / PyTorch on 2 nodes x 1 CPU process: config_common.py's CI settings.
 from config_common import *  # noqa: F403 - the settings every topology shares
+
+# CI's simulated nodes share one machine's cores: one torch thread per rank (two threads per
+# rank on two shared cores took bert's 2x1 run from 82 s to 603 s: bert/pytorch/README.md).
+cpu_threads = 1

@@ -48,3 +48,5 @@ log_every_steps = 10          # STEP_END every N optimizer steps
 # ---- numerics
 dtype = "bf16"                # "bf16" or "fp32"
 seed = 1234
+cpu_threads = None            # torch threads per rank on CPU (None: OMP_NUM_THREADS, else the
+                              # usable cores shared among the node's ranks)

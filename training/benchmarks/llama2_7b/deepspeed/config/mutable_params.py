@@ -7,5 +7,5 @@ mutable_params = run_mode_knobs + [  # noqa: F405
     "global_batch_size", "micro_batch_size", "learning_rate", "min_lr_ratio", "weight_decay",
     "adam_beta1", "adam_beta2", "adam_eps", "warmup_steps", "max_steps", "grad_clip_norm",
     "zero_stage", "offload_optimizer", "torch_adam",
-    "eval_every_steps", "log_every_steps", "dtype", "seed",
+    "eval_every_steps", "log_every_steps", "dtype", "seed", "cpu_threads",
 ]
