@@ -47,7 +47,7 @@ def test_data_recipes_and_launch_details() -> None:
     assert cases["gpt2-pytorch"].data.prepare == ("gpt2/pytorch/prepare_data.py", "--output",
                                                   "{out}")
     assert cases["llama2_7b-deepspeed"].env == (("DS_ACCELERATOR", "cpu"),)
-    assert not cases["llama2_7b-deepspeed"].threads_param and cases["bert-paddle"].threads_param
+    assert cases["llama2_7b-deepspeed"].threads_param and cases["bert-paddle"].threads_param
     assert cases["resnet50-tensorflow2"].key == "resnet50:tensorflow2_2.21"
 
 

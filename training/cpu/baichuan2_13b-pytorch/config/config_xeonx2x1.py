@@ -2,7 +2,3 @@
 from config_common import *  # noqa: F403 - the settings every topology shares
 
 micro_batch_size = 8          # 8 samples per data-parallel rank
-
-# CI's simulated nodes share one machine's cores: one torch thread per rank (two threads per
-# rank on two shared cores took bert's 2x1 run from 82 s to 603 s: bert/pytorch/README.md).
-cpu_threads = 1
