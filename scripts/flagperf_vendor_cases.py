@@ -236,10 +236,23 @@ def _inline(src: Source, text: str, helpers: dict[str, str]) -> str:
     for line in text.splitlines():
         star = STAR_IMPORT.match(line)
         if star and star.group(1) in helpers:
-            out.append(_inline(src, src.text(helpers[star.group(1)]), helpers))
+            out.append(INLINED_NOTE)
+            out.extend(_values_only(_inline(src, src.text(helpers[star.group(1)]), helpers)))
+            out.append("")
         elif not re.match(r"^\s*(import|from)\s", line):
             out.append(line)
     return "\n".join(out)
+
+
+INLINED_NOTE = ("# FlagPerf's values from the modules it star-imports (their comments and code are "
+                "not carried)")
+ONE_LINE_VALUE = re.compile(r"^[A-Za-z_]\w*(\s*:\s*[A-Za-z_][\w\[\], ]*)?\s*=(?!=)")
+
+
+def _values_only(text: str) -> list[str]:
+    """The one-line top-level assignments of an inlined module: its values are facts; its
+    comments and code (FlagPerf's helper functions) are FlagPerf's and stay there."""
+    return [line for line in text.splitlines() if ONE_LINE_VALUE.match(line)]
 
 
 def _requirements(src: Source, path: str, out: Path, same_framework: bool, done: Written) -> None:
