@@ -96,6 +96,10 @@ def read_py_config(path: Path, packages: tuple[Path, ...] = (),
         config.problems.append(f"{where}: Python syntax error: {exc.msg}: fix the syntax")
         config.fatal = True
         return config
+    except ValueError as exc:   # null bytes: Python before 3.11.4 (Debian 12's 3.11.2) says so here
+        config.problems.append(f"{path}: Python syntax error: {exc}: fix the syntax")
+        config.fatal = True
+        return config
     reader = _Reader(config, (*_reading, path.resolve()), packages)
     for node in tree.body:
         reader.statement(node)
