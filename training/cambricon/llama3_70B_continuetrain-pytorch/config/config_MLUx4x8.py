@@ -1,0 +1,36 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/cambricon/llama3_70B_continuetrain-flagscale/config/config_MLUx4x8.py (values as FlagPerf sets them).
+# ruff: noqa
+# scale_parent must under FlagPerf/ or data_dir/, otherwise you cannot mount it into baremetal, therefore cannot use shared storage
+# not carried (no such parameter in chipperf's case): scale_parent = "/share/project/data_dir"
+# not carried (no such parameter in chipperf's case): scale_home = f"{scale_parent}/FlagScale/build/cambricon_MLU/FlagScale"
+
+# this cmd should install scale at <scale_home>. <scale_home> is set by flagperf.training.benchmarks.llava1.5_7b.flagscale.run_pretraining.py
+# not carried (no such parameter in chipperf's case): scale_download_cmd = f"cd {scale_parent}"
+
+# NV need nothing because all requirements have been established in base docker image. vendor can do anything related here
+# not carried (no such parameter in chipperf's case): scale_install_cmd = ""
+
+# not carried (no such parameter in chipperf's case): scale_conf_dir = f"{scale_home}/examples/llama/conf"
+# not carried (no such parameter in chipperf's case): configyaml = f"{scale_conf_dir}/config.yaml"
+# not carried (no such parameter in chipperf's case): trainyaml = f"{scale_conf_dir}/train/train_llama3_70b_finetune.yaml"
+# not carried (no such parameter in chipperf's case): dataset = f"{scale_parent}/SAMPLE50B/llama3/llama3_dataset"
+# not carried (no such parameter in chipperf's case): tokenizer = f"{scale_parent}/SAMPLE50B/llama3/llama3_tokenizer"
+# not carried (no such parameter in chipperf's case): ckpt = f"{scale_parent}/llama3_ckpt"
+
+#cmds = {"before_start": "source /root/miniconda3/bin/activate flagscale"}
+# not carried (no such parameter in chipperf's case): cmds = {}
+# flagscale's requirements
+# not carried (no such parameter in chipperf's case): flagscale_chip_type = "MLU"
+# not carried (no such parameter in chipperf's case): flagscale_ssh_port = 55623
+
+# 请在Flagperf目录下，创建MLU_FP16_FLOPS.py，
+# 文件包含MLU硬件算力值，示例如下：
+# MLU_FP16_FLOPS=1.0
+# not carried (no such parameter in chipperf's case): FLOPS_DIR='../../../../'
+# not carried (an import: FlagPerf's modules are not in chipperf's case): import sys
+# not carried (code, not a value: chipperf reads configs as data): sys.path.append(FLOPS_DIR)
+# not carried (an import: FlagPerf's modules are not in chipperf's case): from MLU_FP16_FLOPS import MLU_FP16_FLOPS
+# not carried (code, not a value: chipperf reads configs as data): flops = float(MLU_FP16_FLOPS)
+
+# for llama's algorithm
+# not carried (no such parameter in chipperf's case): steps = 500

@@ -1,0 +1,27 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/metax/mixtral_8x7B_continuetrain-flagscale/config/config_C500x4x8.py (values as FlagPerf sets them).
+# ruff: noqa
+# scale_parent must under FlagPerf/ or data_dir/, otherwise you cannot mount it into baremetal, therefore cannot use shared storage
+# not carried (no such parameter in chipperf's case): scale_parent = "/share/project/lyt/tmp_v0/temp_v3/FlagScale/build/metax_C500"
+# not carried (no such parameter in chipperf's case): scale_home = f"{scale_parent}/FlagScale"
+
+# this cmd should install scale at <scale_home>. <scale_home> is set by flagperf.training.benchmarks.llava1.5_7b.flagscale.run_pretraining.py
+#scale_download_cmd = f"cd {scale_parent}; git clone https://github.com/FlagOpen/FlagScale.git; cd FlagScale; git checkout 237377e"
+# not carried (no such parameter in chipperf's case): scale_download_cmd = f"cd {scale_parent}"
+# NV need nothing because all requirements have been established in base docker image. vendor can do anything related here
+# not carried (no such parameter in chipperf's case): scale_install_cmd = ""
+
+# not carried (no such parameter in chipperf's case): scale_conf_dir = f"{scale_home}/examples/mixtral/conf"
+# not carried (no such parameter in chipperf's case): configyaml = f"{scale_conf_dir}/config.yaml"
+# not carried (no such parameter in chipperf's case): trainyaml = f"{scale_conf_dir}/train/train_mixtral_8x7b.yaml"
+# not carried (no such parameter in chipperf's case): dataset = f"SAMPLE50B/mixtral/mixtral_dataset/"
+# not carried (no such parameter in chipperf's case): tokenizer = f"SAMPLE50B/mixtral/mixtral_tokenizer"
+# not carried (no such parameter in chipperf's case): ckpt = f"mixtral_tp2_pp4_ep4_latest"
+
+# not carried (no such parameter in chipperf's case): cmds = {"before_start": ""}
+# flagscale's requirements
+# not carried (no such parameter in chipperf's case): flagscale_chip_type = "C500"
+# not carried (no such parameter in chipperf's case): flagscale_ssh_port = 1234
+# not carried (no such parameter in chipperf's case): flops = -1
+
+# for mixtral-8x7b's algorithm
+# not carried (no such parameter in chipperf's case): steps = 1000
