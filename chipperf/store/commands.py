@@ -8,6 +8,7 @@ import argparse
 from pathlib import Path
 
 from chipperf.commands.arguments import number_at_least, port_number, whole_at_least
+from chipperf.results.compute.headline import HEADLINE
 from chipperf.suites import suite_names
 
 DB_HELP = ("the results store: a SQLAlchemy URL (sqlite:///FILE, postgresql://...) or a file "
@@ -26,16 +27,19 @@ def add_store_commands(sub: argparse._SubParsersAction) -> None:
                    help="processes reading the directories (default: one per CPU, at most 8)")
     q.set_defaults(fn=cmd_ingest)
     q = sub.add_parser("history", help="a case's figures over time, regressions flagged",
-                       description="List a case's figure per run, grouped by workload "
+                       description="List a case's figure per run (the mean over its counted "
+                                   "rounds, as its report shows it), grouped by workload "
                                    "fingerprint, vendor, chip and topology, against the noise "
                                    "band of the earlier runs (median +- K x 1.4826 x MAD, at "
                                    "least FLOOR x median).")
     q.add_argument("case", help="a model name, case directory name or case key")
     q.add_argument("--vendor", help="only this vendor's runs (nvidia, cpu...)")
     q.add_argument("--chip", help="only this chip's runs (A100, xeon...)")
-    q.add_argument("--figure", default="throughput_raw",
+    q.add_argument("--figure", default=HEADLINE,
                    help="a figure name of summary.json's aggregate, or energy_per_unit_j "
-                        "(default: %(default)s)")
+                        "(default: each case's headline figure in its own unit: raw "
+                        "throughput; base/'s and operation/'s measured value); each run's "
+                        "value is the mean over its counted rounds")
     q.add_argument("--window", type=whole_at_least(1), default=5, help="earlier runs in the band (default 5)")
     q.add_argument("--min-runs", type=whole_at_least(1), default=3,
                    help="earlier runs needed to judge a run (default 3)")

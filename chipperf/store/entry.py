@@ -16,6 +16,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from chipperf.commands.arguments import output_file_problem, run_dir_problem
+from chipperf.results.compute.headline import HEADLINE, STATISTIC
 from chipperf.results.layout import atomic_write
 from chipperf.results.read.check_flagperf import is_flagperf_dir
 from chipperf.store import db
@@ -89,36 +90,51 @@ def ingest_after_run(run_dir: Path, db_url: str | None = None) -> str:
 
 def history_main(case: str, db_url: str | None = None, result_root: Path = DEFAULT_ROOT,
                  vendor: str | None = None, chip: str | None = None,
-                 figure: str = "throughput_raw", cfg: BandConfig = BandConfig(),
+                 figure: str = HEADLINE, cfg: BandConfig = BandConfig(),
                  fail_on_regression: bool = False) -> int:
     engine = _open(store_url(db_url, result_root), False, "history")
     if engine is None:
         return 2
     series = history(engine, case, figure, vendor=vendor, chip=chip, cfg=cfg)
     if not series:
-        print(f"chipperf history: no {figure} of case {case!r} in the store"
+        print(f"chipperf history: no {_figure_name(figure)} of case {case!r} in the store"
               + (f" for {vendor or ''} {chip or ''}".rstrip() if vendor or chip else "")
               + " (give a model name, a case directory name or a case key)")
         return 2
-    print("".join(history_text(s, figure) for s in series), end="")
+    print(statistic_line(figure) + "\n")
+    print("".join(history_text(s) for s in series), end="")
     flagged = [s for s in series if s.latest.verdict == "regression"]
     return 1 if flagged and fail_on_regression else 0
 
 
-def history_text(series: Series, figure: str) -> str:
+def _figure_name(figure: str) -> str:
+    return "headline figure" if figure == HEADLINE else figure
+
+
+def statistic_line(figure: str) -> str:
+    """What each run's value is: which figure, which statistic over which rounds."""
+    which = ("its headline figure (training, inference: raw throughput; base/, operation/: "
+             "the measured value) in its own unit" if figure == HEADLINE else figure)
+    return (f"Each run: {which}, the {STATISTIC} over its counted rounds (the statistic "
+            "report.html and the leaderboard show); band: the median of the earlier runs' "
+            "values +- K x 1.4826 x MAD.")
+
+
+def history_text(series: Series) -> str:
     """One block per series: a line per run, flagged runs with their ratio and baseline runs."""
     known = json.loads(series.fingerprint)
     shown = ", ".join(f"{k}={v}" for k, v in known.items() if v is not None)
     mode = f" ({series.run_mode})" if series.run_mode else ""
     marks = f" [{series.marks}]" if series.marks else ""
+    says = ", ".join(x for x in (series.unit or "-", series.kind, STATISTIC) if x)
     lines = [f"{series.vendor} {series.chip} {series.topology}{mode}{marks}  fingerprint "
              f"{series.fingerprint_key}: {shown}",
-             f"  {'run':<24} {'started':<22} {figure + ' (' + (series.unit or '-') + ')':>28}"
+             f"  {'run':<24} {'started':<22} {series.label + ' (' + says + ')':>34}"
              "  band (median, low..high over earlier runs)"]
     for j in series.points:
         band = (f"{j.band.median:.4g} ({j.band.low:.4g}..{j.band.high:.4g}, n={j.band.n})"
                 if j.band else "-")
-        lines.append(f"  {j.point.run_id:<24} {j.point.started_at:<22} {j.point.value:>28.6g}  "
+        lines.append(f"  {j.point.run_id:<24} {j.point.started_at:<22} {j.point.value:>34.6g}  "
                      f"{band}")
         if j.verdict:
             lines.append(f"    {j.verdict.upper()}: ratio {j.ratio:.3f} to the median of "

@@ -8,16 +8,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from store_runs import case, run
 from synthetic_results import SynthCase, SynthRound, write_run
 
-from chipperf.results.compute.headline import case_marks, figure_kind, headline
+from chipperf import cli
+from chipperf.results.compute.headline import HEADLINE, case_marks, figure_kind, headline
 from chipperf.results.compute.schema import CaseResult, Stat
 from chipperf.results.read.collect import collect
 from chipperf.store import db
 from chipperf.store.entry import history_text
-from chipperf.store.history import history
+from chipperf.store.history import higher_is_better, history
 from chipperf.store.ingest import ingest_dir
 from chipperf.store.leaderboard import board, board_html
 
@@ -110,4 +112,28 @@ def test_history_keeps_run_modes_and_marks_apart_and_says_the_units(tmp_path: Pa
         ("", 1000.0), ("tiny preset: 0.14 M params", 5000.0)]
     (spec,) = history(engine, "mm-FP32", "metric_value")
     assert spec.unit == "TFLOP/s"
-    assert "[tiny preset: 0.14 M params]" in "".join(history_text(s, "throughput_raw") for s in series)
+    assert "[tiny preset: 0.14 M params]" in "".join(history_text(s) for s in series)
+
+
+def test_history_defaults_to_the_headline_figure_and_the_reports_statistic(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """operation/'s history is its measured TFLOP/s (not FLOP/s), each run's mean over its
+    counted rounds (40, where the median is 30), and the output says which statistic."""
+    op = write_run(tmp_path, [SynthCase(model="mm-FP32", nnodes=1, nproc=1, bench=True,
+                                        rounds=(SynthRound(20.0), SynthRound(30.0),
+                                                SynthRound(70.0)))], suite="operation")
+    engine = _open(tmp_path)
+    ingest_dir(engine, op)
+    (series,) = history(engine, "mm-FP32")
+    assert (series.label, series.unit, series.kind) == ("value", "TFLOP/s", "rate")
+    assert series.points[0].point.value == pytest.approx(40.0)
+    (flops,) = history(engine, "mm-FP32", "throughput_raw")       # named: its mean, its unit
+    assert flops.unit != "TFLOP/s" and flops.points[0].point.value > 1e12
+    engine.dispose()
+    assert cli.main(["history", "mm-FP32", "--db", f"sqlite:///{tmp_path / 'store.sqlite'}"]) == 0
+    out = capsys.readouterr().out
+    assert "the mean over its counted rounds" in out and "value (TFLOP/s, rate, mean)" in out
+
+
+def test_a_headline_latency_is_better_lower() -> None:
+    assert not higher_is_better(HEADLINE, "latency") and higher_is_better(HEADLINE, "capacity")

@@ -86,7 +86,7 @@ def test_cli_history_fail_on_regression_exit_code(tmp_path: Path,
     out = capsys.readouterr().out
     assert "REGRESSION: ratio 0.848 to the median of run20231101120000" in out and "global_batch=256" in out
     assert cli.main(["history", "nosuchmodel", "--db", db_url]) == 2
-    assert "no throughput_raw of case 'nosuchmodel'" in capsys.readouterr().out
+    assert "no headline figure of case 'nosuchmodel'" in capsys.readouterr().out
 
 
 def test_cli_history_on_a_missing_store_says_to_ingest_first(

@@ -18,6 +18,7 @@ from chipperf.results.compute.schema import SYNTHETIC_LABEL, CaseResult, Stat
 from chipperf.suites import suite_of
 
 STATISTIC = "mean"          # over the counted rounds, as report.html and summary.md show it
+HEADLINE = "headline"       # `chipperf history --figure`'s name for each case's headline figure
 RATE, CAPACITY, LATENCY, SHARE = "rate", "capacity", "latency", "share"
 _CAPACITY = re.compile(r"^(bytes?|[kmgtpe]i?b)$", re.IGNORECASE)
 _LATENCY = re.compile(r"^(ns|us|µs|ms|s)$", re.IGNORECASE)
@@ -54,6 +55,17 @@ def headline(case: CaseResult) -> Headline:
     if suite_of(case.suite).measures_spec:
         return Headline("metric_value", case.metric_name, figure_kind(case.metric_name))
     return Headline("throughput_raw", case.throughput_unit, RATE)
+
+
+def headline_label(suite: str | None) -> str:
+    """How pages name a ``suite`` case's headline figure: base/'s and operation/'s measured
+    value, training's and inference's raw throughput."""
+    return "value" if suite_of(suite).measures_spec else "throughput_raw"
+
+
+def lower_is_better(kind: str | None) -> bool:
+    """Whether a smaller headline figure of this kind is the better one (a latency)."""
+    return kind == LATENCY
 
 
 def statistic(stat: Stat | None) -> float | None:
