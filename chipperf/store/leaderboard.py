@@ -6,7 +6,9 @@ mode and set of marks (reduced preset, smoke data, synthetic input) of one finge
 median over its RECENT newest runs of each run's headline figure (training and inference: raw
 throughput; base/ and operation/: the measured value, with its unit and kind: a rate, a
 capacity...), MFU, energy per unit of work and share of spec peak, each run's figure being the
-report's statistic (the mean over its counted rounds); the noise band over those runs (the
+report's statistic (the mean over its counted rounds), only the figures the row's suite
+reports (base/ and operation/: no MFU, no energy per unit of work; training and inference: no
+share of spec peak; the page says why beside each table); the noise band over those runs (the
 history module's median +- 3 x 1.4826 x MAD), the number of runs (all of them), a trend chart
 of the headline figure, and a link to the newest run's report.html.
 """
@@ -18,10 +20,12 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from chipperf.results.compute.figures import figures_for
 from chipperf.store import db
 from chipperf.store.history import Band, BandConfig, noise_band
 
@@ -161,26 +165,57 @@ def board_html(groups: Sequence[Group], link: Callable[[RunRef], str | None],
              "and inference: raw throughput; base/ and operation/: the measured value), with "
              f"its unit and kind; figures, band and trend are over its {RECENT} newest runs "
              "(the median of each run's mean over its counted rounds, the statistic its report "
-             "shows); runs counts them all.</p>"]
+             "shows); runs counts them all. Each table shows only the figures its suite "
+             "reports (base/ and operation/: no MFU, no energy per unit of work; training and "
+             "inference: no share of spec peak), saying why above it; a dash is a figure no "
+             "counted round measured.</p>"]
     parts += [_group_html(g, link) for g in groups]
     parts.append("</body></html>\n")
     return "".join(parts)
 
 
+class Column(NamedTuple):
+    """A column after the headline figure and its band."""
+    figure: str                  # COLUMNS' name
+    header: str
+    percent: bool                # a share, shown as a percentage
+    applies_with: tuple[str, ...]   # AGGREGATED figures: the suite's outputs show one of them
+    why_not: str                 # where it does not apply
+
+
+EXTRA_COLUMNS = (
+    Column("mfu", "MFU", True, ("mfu",), "a spec measurement runs no model: no model FLOPs"),
+    Column("energy_per_unit_j", "energy/unit (J)", False,
+           ("work_per_joule", "energy_per_item_j"), "a spec measurement has no unit of work"),
+    Column("share_of_peak", "share of spec", True, ("share_of_peak",),
+           "only base/ and operation/ measure against the spec sheet's peak"))
+NOT_MEASURED = "no counted round of these runs measured it (see the run's report)"
+
+
+def applicable_columns(suite: str) -> tuple[tuple[Column, ...], tuple[Column, ...]]:
+    """(the columns a ``suite`` row shows, those it leaves out): the figures its report shows."""
+    shown_figures = set(figures_for(suite))
+    shown = tuple(c for c in EXTRA_COLUMNS if shown_figures & set(c.applies_with))
+    return shown, tuple(c for c in EXTRA_COLUMNS if c not in shown)
+
+
 def _group_html(group: Group, link: Callable[[RunRef], str | None]) -> str:
     fp = ", ".join(f"{k}={v}" for k, v in group.fingerprint.items() if v is not None)
+    columns, left_out = applicable_columns(group.suite)
     head = ("<tr><th class='l'>vendor</th><th class='l'>chip</th><th class='l'>topology</th>"
-            "<th class='l'>run mode</th><th>figure</th><th>noise band</th><th>MFU</th>"
-            "<th>energy/unit (J)</th><th>share of spec</th><th>runs</th><th class='l'>trend</th>"
-            "<th class='l'>latest run</th></tr>")
-    rows = "".join(_row_html(r, link) for r in group.rows)
+            "<th class='l'>run mode</th><th>figure</th><th>noise band</th>"
+            + "".join(f"<th>{escape(c.header)}</th>" for c in columns)
+            + "<th>runs</th><th class='l'>trend</th><th class='l'>latest run</th></tr>")
+    rows = "".join(_row_html(r, columns, link) for r in group.rows)
+    note = "; ".join(f"{c.header}: {c.why_not}" for c in left_out)
+    note_html = f"<div class='fp notshown'>not shown: {escape(note)}</div>" if note else ""
     return (f"<h2 id='fp-{escape(group.fingerprint_key)}'>{escape(group.title)} "
             f"<small>({escape(group.suite)})</small></h2><div class='fp'>{escape(fp)}</div>"
-            f"<table class='board' data-fingerprint='{escape(group.fingerprint_key)}'>"
+            f"{note_html}<table class='board' data-fingerprint='{escape(group.fingerprint_key)}'>"
             f"{head}{rows}</table>")
 
 
-def _row_html(row: Row, link: Callable[[RunRef], str | None]) -> str:
+def _row_html(row: Row, columns: Sequence[Column], link: Callable[[RunRef], str | None]) -> str:
     f = row.figures
     band = f"{_num(row.band.low)} .. {_num(row.band.high)}" if row.band else "one run"
     href = link(row.latest)
@@ -190,11 +225,17 @@ def _row_html(row: Row, link: Callable[[RunRef], str | None]) -> str:
     kind = f" <span class='kind'>{escape(row.kind)}</span>" if row.kind else ""
     cells = [escape(row.vendor), escape(row.chip) + marks, escape(row.topology),
              escape(row.run_mode) or "&ndash;"]
+    extra = "".join(_figure_cell(f[c.figure], c.percent) for c in columns)
     return ("<tr>" + "".join(f"<td class='l'>{c}</td>" for c in cells)
             + f"<td>{_num(f['throughput_raw'])} {escape(row.unit)}{kind}</td><td>{band}</td>"
-            f"<td>{_pct(f['mfu'])}</td><td>{_num(f['energy_per_unit_j'])}</td>"
-            f"<td>{_pct(f['share_of_peak'])}</td><td>{row.runs}</td>"
+            f"{extra}<td>{row.runs}</td>"
             f"<td class='l'>{sparkline(row.trend)}</td><td class='l'>{latest}</td></tr>")
+
+
+def _figure_cell(value: float | None, percent: bool) -> str:
+    if value is None:
+        return f"<td title='{escape(NOT_MEASURED, quote=True)}'>&ndash;</td>"
+    return f"<td>{_pct(value) if percent else _num(value)}</td>"
 
 
 def sparkline(values: Sequence[float], width: int = 120, height: int = 24) -> str:

@@ -137,3 +137,22 @@ def test_history_defaults_to_the_headline_figure_and_the_reports_statistic(
 
 def test_a_headline_latency_is_better_lower() -> None:
     assert not higher_is_better(HEADLINE, "latency") and higher_is_better(HEADLINE, "capacity")
+
+
+def test_a_base_row_shows_only_the_columns_of_a_spec_measurement(tmp_path: Path) -> None:
+    """base/ has no MFU and no energy per unit of work: the table leaves them out and says
+    why; a training table leaves out the share of spec peak."""
+    spec = write_run(tmp_path, [SynthCase(model="computation-FP32", nnodes=1, nproc=1,
+                                          bench=True, rounds=(SynthRound(20.0),))],
+                     suite="base", run_id="run20231101120000")
+    engine = _open(tmp_path)
+    for run_dir in (spec, run(tmp_path, 2, [case(1000.0)])):
+        ingest_dir(engine, run_dir)
+    pages = {g.suite: board_html([g], lambda ref: None) for g in board(engine)}
+    base, training = pages["base"], pages["training"]
+    assert "<th>MFU</th>" not in base and "<th>energy/unit (J)</th>" not in base
+    assert "<th>share of spec</th>" in base
+    assert "not shown: MFU: a spec measurement runs no model: no model FLOPs; energy/unit " \
+           "(J): a spec measurement has no unit of work" in base
+    assert "<th>MFU</th>" in training and "<th>share of spec</th>" not in training
+    assert "share of spec: only base/ and operation/ measure against" in training
