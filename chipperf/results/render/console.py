@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from chipperf.results.compute.headline import case_marks
 from chipperf.results.compute.plausible import case_errors, has_error, window_notes
 from chipperf.results.compute.schema import CORE, SYNTHETIC_LABEL, WHOLE, CaseResult, RunSummary, Stat
 from chipperf.results.render.text import DASH, console_table, fmt, stat_text
@@ -27,6 +28,19 @@ def preset_lines(summary: RunSummary) -> list[str]:
     return [f"{c.key or c.dir_name}: {c.preset}: {c.preset_detail}" for c in summary.cases
             if c.preset] + [f"{c.key or c.dir_name}: {note}" for c in summary.cases
                             for note in window_notes(c)]
+
+
+def marks_text(case: CaseResult, skip: tuple[str, ...] = ()) -> str:
+    """' [smoke data] [synthetic: compute only]': what makes the case's figures not the
+    chip's (headline.case_marks), each in brackets, but those in ``skip``."""
+    return "".join(f" [{mark}]" for mark in case_marks(case) if mark not in skip)
+
+
+def case_cell(case: CaseResult, figure_says_synthetic: bool = True) -> str:
+    """The case as a summary table's row names it: its title (key and reduced preset) and its
+    other marks (smoke data; synthetic input unless the row's throughput cell says it)."""
+    said = (case.preset, SYNTHETIC_LABEL) if figure_says_synthetic else (case.preset,)
+    return case.title + marks_text(case, said)
 
 
 def _unit(case: CaseResult) -> str:
@@ -68,8 +82,8 @@ def spec_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
                         if r.reasons.get("share_of_peak")), None)
             share = f"— ({why})" if why else DASH
         rows.append([
-            c.title, c.chip_label or DASH, c.topology, c.status or DASH,
-            f"{len(c.counted)}/{len(c.rounds)}",
+            case_cell(c, figure_says_synthetic=False), c.chip_label or DASH, c.topology,
+            c.status or DASH, f"{len(c.counted)}/{len(c.rounds)}",
             f"{value} {c.metric_name}" if value != DASH and c.metric_name else value, share,
             stat_text(agg.get("avg_power_w_per_chip")), energy_text(agg, "energy_j")])
     return header, rows
@@ -82,7 +96,7 @@ def training_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]
     for c in summary.cases:
         agg = c.aggregate
         rows.append([
-            c.title, c.chip_label or DASH, c.topology, c.status or DASH,
+            case_cell(c), c.chip_label or DASH, c.topology, c.status or DASH,
             f"{len(c.counted)}/{len(c.rounds)}",
             throughput_text(c), stat_text(agg.get("train_time_s")), metric_text(c),
             mfu_text(c),
@@ -101,7 +115,7 @@ def inference_case_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]
     for c in summary.cases:
         agg = c.aggregate
         rows.append([
-            c.title, c.chip_label or DASH, c.engine or DASH, c.precision or DASH,
+            case_cell(c), c.chip_label or DASH, c.engine or DASH, c.precision or DASH,
             c.status or DASH, f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
             throughput_text(c, "throughput_pure_compute"), stat_text(agg.get("latency_p99_ms")),
             metric_text(c), reference_text(c),

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from chipperf.results.compute.headline import case_marks
 from chipperf.results.compute.schema import (
     AGGREGATED,
     CaseResult,
@@ -56,7 +57,7 @@ ROUND_COLUMNS: tuple[tuple[str, Callable[[RoundResult], Any]], ...] = (
     ("window_work", lambda r: r.window_work),
 )
 CASE_COLUMNS = ("case", "key", "vendor", "chip", "chip_model", "model", "framework", "nnodes",
-                "nproc", "preset")
+                "nproc", "preset", "marks")
 
 
 # Column names that differ by suite (the same names as the other outputs' labels): inference's
@@ -101,7 +102,8 @@ def to_csv(summary: RunSummary) -> str:
         ident = [case.dir_name, case.key, case.vendor, case.chip, case.chip_model, case.model,
                  case.framework,
                  case.nnodes, case.nproc,
-                 f"{case.preset}: {case.preset_detail}" if case.preset else ""]
+                 f"{case.preset}: {case.preset_detail}" if case.preset else "",
+                 "; ".join(case_marks(case))]
         for r in case.rounds:
             reasons = "; ".join(f"{k}: {v}" for k, v in r.reasons.items())
             writer.writerow([*ident, r.number, *(_cell(get(r)) for _, _, get in columns),

@@ -9,9 +9,10 @@ from __future__ import annotations
 import dataclasses
 from fnmatch import fnmatchcase
 
-from chipperf.results.compute.schema import CORE, WHOLE, CaseResult, RunSummary, label
+from chipperf.results.compute.schema import CORE, SYNTHETIC_LABEL, WHOLE, CaseResult, RunSummary, label
 from chipperf.results.render.console import (
     is_inference,
+    marks_text,
     metric_text,
     mfu_text,
     reference_text,
@@ -74,7 +75,8 @@ def inference_readme_rows(summary: RunSummary) -> tuple[list[str], list[list[str
         agg = c.aggregate
         converged = sum(1 for r in c.rounds if r.converged)
         rows.append([
-            c.model or c.dir_name, c.chip_label or DASH, c.engine or DASH, c.precision or DASH,
+            (c.model or c.dir_name) + marks_text(c, (SYNTHETIC_LABEL,)), c.chip_label or DASH,
+            c.engine or DASH, c.precision or DASH,
             f"{len(c.counted)}/{len(c.rounds)}", throughput_text(c),
             throughput_text(c, "throughput_pure_compute"),
             *(stat_text(agg.get(f"latency_{p}_ms")) for p in ("p50", "p90", "p99")),
@@ -94,7 +96,9 @@ def training_readme_rows(summary: RunSummary) -> tuple[list[str], list[list[str]
         agg = c.aggregate
         converged = sum(1 for r in c.rounds if r.converged)
         rows.append([
-            f"config_{c.chip}x{c.nnodes}x{c.nproc}" if c.chip else c.dir_name, c.topology,
+            (f"config_{c.chip}x{c.nnodes}x{c.nproc}" if c.chip else c.dir_name)
+            + marks_text(c, (SYNTHETIC_LABEL,)),
+            c.topology,
             f"{len(c.counted)}/{len(c.rounds)}", stat_text(agg.get("e2e_time_s")),
             stat_text(agg.get("train_time_s")),
             throughput_text(c), metric_text(c),
