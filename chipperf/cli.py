@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from chipperf.commands.arguments import number_at_least, refuse_unless_run_dir
+from chipperf.commands.arguments import check_monitor_args, number_at_least, refuse_unless_run_dir
 from chipperf.commands.configs import (
     add_case_root,
     add_config_options,
@@ -133,6 +133,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 def cmd_monitor(args: argparse.Namespace) -> int:
     from chipperf_runtime.monitors import run_monitor
 
+    check_monitor_args(Path(args.out), args.vendor)
     run_monitor(Path(args.out), args.interval, args.duration, args.vendor)
     return EXIT_OK
 

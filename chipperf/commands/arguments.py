@@ -68,6 +68,33 @@ def output_file_problem(path: Path, option: str) -> str | None:
     return None
 
 
+def output_dir_problem(path: Path, option: str) -> str | None:
+    """Why ``path`` cannot be the folder files are written into (None: it can be, or made)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        return f"{option} {path}: is a file, not a folder: give a folder (it is made if missing)"
+    return None
+
+
+def vendor_problem(vendor: str, option: str) -> str | None:
+    """Why ``vendor`` names no vendor module (None: it names one)."""
+    from chipperf.config.limits import did_you_mean
+    from chipperf_runtime.vendors import vendor_names
+
+    if vendor in vendor_names():
+        return None
+    return (f"{option} {vendor}: no such vendor{did_you_mean(vendor, vendor_names())}: "
+            f"use one of {', '.join(vendor_names())}")
+
+
+def check_monitor_args(out: Path, vendor: str) -> None:
+    """ConfigError (exit 2, nothing made) for `chipperf monitor`'s --out and --vendor."""
+    problems = [p for p in (output_dir_problem(out, "--out"), vendor_problem(vendor, "--vendor"))
+                if p]
+    if problems:
+        raise ConfigError(problems)
+
+
 def run_dir_problem(run_dir: Path, has_fallback: bool = False) -> str | None:
     """Why ``run_dir`` is not a result directory chipperf wrote (None: it is one).
     ``has_fallback``: its record lies in the fallback place (a full result root)."""

@@ -59,6 +59,7 @@ from chipperf.commands.selftest_verdict import (
     judge,
     table,
 )
+from chipperf.config.limits import did_you_mean
 from chipperf.errors import ConfigError
 from chipperf_runtime.inference.config import read_layers
 from chipperf_runtime.vendors import get_vendor, vendor_names
@@ -95,7 +96,8 @@ def detect_vendor() -> tuple[str, str]:
 def check_args(vendor: str, chip: str, budget_s: float) -> None:
     problems = []
     if vendor not in vendor_names():
-        problems.append(f"--vendor {vendor}: no such vendor; one of {', '.join(vendor_names())}")
+        problems.append(f"--vendor {vendor}: no such vendor"
+                        f"{did_you_mean(vendor, vendor_names())}; one of {', '.join(vendor_names())}")
     elif get_vendor(vendor).chip(chip) is None:
         problems.append(f"--chip {chip}: not on the {vendor} spec sheet; one of "
                         f"{', '.join(get_vendor(vendor).chips)}")
@@ -108,6 +110,12 @@ def check_args(vendor: str, chip: str, budget_s: float) -> None:
                         f"{sum(STEP_MIN_S.values()) + FACTS_MIN_S:g} for every step")
     if problems:
         raise ConfigError(problems)
+
+
+def _first_chip(vendor: str) -> str:
+    """The first chip of ``vendor``'s spec sheet ('' for a vendor that does not exist:
+    check_args says so)."""
+    return next(iter(get_vendor(vendor).chips), "") if vendor in vendor_names() else ""
 
 
 EXTRA = {"numpy": "numpy", "PIL": "Pillow", "tokenizers": "tokenizers"}   # pyproject's selftest extra
@@ -144,7 +152,7 @@ def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_r
     anything runs."""
     found = detect_vendor()
     vendor = vendor or found[0]
-    chip = chip or (found[1] if vendor == found[0] else next(iter(get_vendor(vendor).chips), ""))
+    chip = chip or (found[1] if vendor == found[0] else _first_chip(vendor))
     check_args(vendor, chip, budget_s)
     root = Path(result_root) / f"selftest{datetime.now():%Y%m%d%H%M%S}"
     root.mkdir(parents=True, exist_ok=False)

@@ -237,6 +237,16 @@ class _Reader:
                      _Unreadable(f"{alias.name} from {node.module}"), node.lineno)
 
 
+def _hashable(value: Any, node: ast.expr) -> Any:
+    """``value`` when it can be a dict key or set member, else _Refused saying so."""
+    try:
+        hash(value)
+    except TypeError:
+        raise _Refused(f"{_source(node)!r} cannot be a key or a set member (a "
+                       f"{type(value).__name__}): use a string or a number") from None
+    return value
+
+
 class _Blocked(Exception):
     """The expression uses a name whose own problem is already reported."""
 
@@ -263,14 +273,22 @@ class _Expression:
         return tuple(self.eval(e) for e in node.elts)
 
     def _Set(self, node: ast.Set) -> set[Any]:
-        return {self.eval(e) for e in node.elts}
+        return {_hashable(self.eval(e), e) for e in node.elts}
 
     def _Dict(self, node: ast.Dict) -> dict[Any, Any]:
+        """A dict literal; a key given twice is refused (Python would keep the last silently,
+        as YAML would: chipperf refuses both)."""
         out: dict[Any, Any] = {}
+        lines: dict[Any, int] = {}
         for key, value in zip(node.keys, node.values):
             if key is None:
                 raise _Refused("'**' inside a dict needs real execution: list the keys")
-            out[self.eval(key)] = self.eval(value)
+            name = _hashable(self.eval(key), key)
+            if name in lines:
+                raise _Refused(f"key {name!r} is given twice (lines {lines[name]} and "
+                               f"{key.lineno}): keep one of them")
+            lines[name] = key.lineno
+            out[name] = self.eval(value)
         return out
 
     def _Name(self, node: ast.Name) -> Any:

@@ -69,6 +69,15 @@ ROWS: dict[str, Callable[[Path], Row]] = {
                                   plan("test.yaml"), "test.yaml:4: byte 0xe9 is not UTF-8"),
     "Latin-1 .py": lambda d: Row({"test_conf.py": config_py() + "# café\n".encode("latin-1")},
                                  plan(), "test_conf.py:5: byte 0xe9 is not UTF-8"),
+    "UTF-16 .py": lambda d: Row({"test_conf.py": config_py().decode().encode("utf-16")}, plan(),
+                                "the file is UTF-16-encoded; chipperf reads UTF-8 configs"),
+    "dict key twice (.py)": lambda d: Row(
+        {"test_conf.py": config_py().replace(b"'/tmp/d'}", b"'/tmp/d',\n"
+                                             b"  'resnet50:pytorch_2.13:xeon:1:1:1': '/tmp/e'}")},
+        plan(), "CASES: key 'resnet50:pytorch_2.13:xeon:1:1:1' is given twice (lines 2 and 3)"),
+    "list as a dict key (.py)": lambda d: Row(
+        {"test_conf.py": config_py(EXTRA="{['a']: 1}")}, plan(),
+        "EXTRA: \"['a']\" cannot be a key or a set member (a list)"),
     "duplicate YAML key": lambda d: Row(
         {"test.yaml": (YAML_TEST + "vendor: nvidia\n").encode()}, plan("test.yaml"),
         "test.yaml:4: key 'vendor' is given twice (lines 1 and 4): keep one of them"),
@@ -133,6 +142,14 @@ ROWS: dict[str, Callable[[Path], Row]] = {
                                             "argument --wait-timeout: nan: give a number at least 0"),
     "selftest --budget nan": lambda d: Row({}, ["selftest", "--budget", "nan"],
                                            "argument --budget: nan: give a number more than 0"),
+    "monitor --out a file": lambda d: Row({"notes.txt": b"hi"}, ["monitor", "--out", "notes.txt"],
+                                          "--out notes.txt: is a file, not a folder"),
+    "monitor --vendor misspelt": lambda d: Row(
+        {}, ["monitor", "--out", "m", "--vendor", "nvidai"],
+        "--vendor nvidai: no such vendor (did you mean nvidia?)"),
+    "selftest --vendor misspelt": lambda d: Row(
+        {}, ["selftest", "--vendor", "nvidai", "--result-root", "r"],
+        "--vendor nvidai: no such vendor (did you mean nvidia?)"),
     "monitor --interval 0": lambda d: Row({}, ["monitor", "--out", "m", "--interval", "0"],
                                           "argument --interval: 0: give a number more than 0"),
     "monitor --duration -5": lambda d: Row({}, ["monitor", "--out", "m", "--duration", "-5"],
