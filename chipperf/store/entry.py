@@ -127,15 +127,15 @@ def history_text(series: Series) -> str:
     mode = f" ({series.run_mode})" if series.run_mode else ""
     marks = f" [{series.marks}]" if series.marks else ""
     says = ", ".join(x for x in (series.unit or "-", series.kind, STATISTIC) if x)
+    figure = f"{series.label} ({says})"
     lines = [f"{series.vendor} {series.chip} {series.topology}{mode}{marks}  fingerprint "
              f"{series.fingerprint_key}: {shown}",
-             f"  {'run':<24} {'started':<22} {series.label + ' (' + says + ')':>34}"
-             "  band (median, low..high over earlier runs)"]
+             f"  {'run':<24} {'started':<22} {figure}  band (median, low..high over earlier runs)"]
     for j in series.points:
         band = (f"{j.band.median:.4g} ({j.band.low:.4g}..{j.band.high:.4g}, n={j.band.n})"
                 if j.band else "-")
-        lines.append(f"  {j.point.run_id:<24} {j.point.started_at:<22} {j.point.value:>34.6g}  "
-                     f"{band}")
+        lines.append(f"  {j.point.run_id:<24} {j.point.started_at:<22} "
+                     f"{j.point.value:>{len(figure)}.6g}  {band}")
         if j.verdict:
             lines.append(f"    {j.verdict.upper()}: ratio {j.ratio:.3f} to the median of "
                          + ", ".join(j.compared))
