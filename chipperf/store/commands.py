@@ -53,8 +53,9 @@ def add_store_commands(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(fn=cmd_history)
     q = sub.add_parser("leaderboard", help="write the leaderboard page of the results store",
                        description="Per workload fingerprint, the chips side by side; one "
-                                   "static HTML page.")
-    q.add_argument("--html", required=True, metavar="FILE", help="where to write the page")
+                                   "static HTML page, or the same tables as text.")
+    q.add_argument("--html", metavar="FILE", help="where to write the page")
+    q.add_argument("--text", action="store_true", help="print the tables on the console")
     q.add_argument("--suite", choices=suite_names(), help="only this suite's cases (default: all)")
     _store_options(q)
     q.set_defaults(fn=cmd_leaderboard)
@@ -92,8 +93,8 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from chipperf.store.entry import leaderboard_main
 
-    return leaderboard_main(Path(args.html), db_url=args.db, result_root=Path(args.result_root),
-                            suite=args.suite)
+    return leaderboard_main(Path(args.html) if args.html else None, db_url=args.db,
+                            result_root=Path(args.result_root), suite=args.suite, text=args.text)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -20,9 +20,10 @@ from chipperf.results.compute.headline import HEADLINE, STATISTIC
 from chipperf.results.layout import atomic_write
 from chipperf.results.read.check_flagperf import is_flagperf_dir
 from chipperf.store import db
+from chipperf.store.boardtext import board_text
 from chipperf.store.history import BandConfig, Series, history
 from chipperf.store.ingest import RefusedDir, ingest_dir, ingest_many
-from chipperf.store.leaderboard import RunRef, board, board_html
+from chipperf.store.leaderboard import Group, RunRef, board, board_html
 from chipperf.store.serve import make_server
 
 DEFAULT_ROOT = Path("result")
@@ -142,9 +143,12 @@ def history_text(series: Series) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def leaderboard_main(html: Path, db_url: str | None = None, result_root: Path = DEFAULT_ROOT,
-                     suite: str | None = None) -> int:
-    problem = output_file_problem(Path(html), "--html")
+def leaderboard_main(html: Path | None, db_url: str | None = None,
+                     result_root: Path = DEFAULT_ROOT, suite: str | None = None,
+                     text: bool = False) -> int:
+    """Write the page to ``html`` and/or (``text``) print the tables; 2 for neither."""
+    problem = "give --html FILE, --text or both" if html is None and not text else \
+        output_file_problem(Path(html), "--html") if html is not None else None
     if problem:
         print(f"chipperf leaderboard: {problem}")
         return 2
@@ -153,8 +157,14 @@ def leaderboard_main(html: Path, db_url: str | None = None, result_root: Path = 
         return 2
     started = time.perf_counter()
     groups = board(engine, suite)
+    if text:
+        print(board_text(groups), end="")
+    return _write_board(Path(html), groups, started) if html is not None else 0
+
+
+def _write_board(html: Path, groups: list[Group], started: float) -> int:
     try:
-        atomic_write(Path(html), board_html(groups, _file_link))
+        atomic_write(html, board_html(groups, _file_link))
     except OSError as exc:
         print(f"chipperf leaderboard: --html {html}: cannot be written ({exc.strerror or exc}): "
               "free space there or write elsewhere")

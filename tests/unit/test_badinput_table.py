@@ -122,6 +122,8 @@ ROWS: dict[str, Callable[[Path], Row]] = {
                                            "no chipperf store there yet"),
     "leaderboard --html in a missing folder": lambda d: Row(
         {}, ["leaderboard", "--html", "nowhere/board.html"], "--html nowhere/board.html: the folder"),
+    "leaderboard without --html or --text": lambda d: Row(
+        {}, ["leaderboard"], "chipperf leaderboard: give --html FILE, --text or both"),
     "leaderboard --html a folder": lambda d: Row(
         {"a/keep": b""}, ["leaderboard", "--html", "a"], "--html a: is a folder"),
     "ingest a file": lambda d: Row({"notes.txt": b"hi"}, ["ingest", "notes.txt"],

@@ -18,6 +18,7 @@ from chipperf.results.compute.headline import HEADLINE, case_marks, figure_kind,
 from chipperf.results.compute.schema import CaseResult, Stat
 from chipperf.results.read.collect import collect
 from chipperf.store import db
+from chipperf.store.boardtext import board_text
 from chipperf.store.entry import history_text
 from chipperf.store.history import higher_is_better, history
 from chipperf.store.ingest import ingest_dir
@@ -156,3 +157,9 @@ def test_a_base_row_shows_only_the_columns_of_a_spec_measurement(tmp_path: Path)
            "(J): a spec measurement has no unit of work" in base
     assert "<th>MFU</th>" in training and "<th>share of spec</th>" not in training
     assert "share of spec: only base/ and operation/ measure against" in training
+    text = {g.suite: board_text([g]) for g in board(engine)}        # `leaderboard --text`
+    base_head, training_head = (next(line for line in text[s].splitlines()
+                                     if line.startswith("vendor")) for s in ("base", "training"))
+    assert "MFU" not in base_head and "energy/unit" not in base_head and "share of spec" in base_head
+    assert "not shown: MFU: a spec measurement runs no model" in text["base"]
+    assert "MFU" in training_head and "share of spec" not in training_head
