@@ -13,7 +13,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from chipperf.commands.arguments import check_monitor_args, number_at_least, refuse_unless_run_dir
+from chipperf.commands.arguments import (
+    check_monitor_args,
+    check_report_args,
+    number_at_least,
+    refuse_unless_run_dir,
+)
 from chipperf.commands.configs import (
     add_case_root,
     add_config_options,
@@ -104,10 +109,11 @@ def cmd_cases(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from chipperf.results.entry import report_main
 
-    refuse_unless_run_dir(Path(args.run_dir))
+    peaks = Path(args.measured_peaks) if args.measured_peaks else None
+    check_report_args(Path(args.run_dir), peaks)
     return report_main(Path(args.run_dir), readme_table=args.readme_table,
                        into=Path(args.into) if args.into else None, case=args.case,
-                       measured_peaks=Path(args.measured_peaks) if args.measured_peaks else None)
+                       measured_peaks=peaks)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -120,3 +120,23 @@ def refuse_unless_run_dir(run_dir: Path, flagperf: bool = True) -> None:
     problem = run_dir_problem(run_dir, known)
     if problem:
         raise ConfigError([problem])
+
+
+def check_report_args(run_dir: Path, measured_peaks: Path | None) -> None:
+    """ConfigError (exit 2, nothing written) for `chipperf report`'s RUN_DIR and
+    --measured-peaks."""
+    refuse_unless_run_dir(run_dir)
+    refuse_unless_base_run(measured_peaks)
+
+
+def refuse_unless_base_run(run_dir: Path | None, option: str = "--measured-peaks") -> None:
+    """ConfigError (exit 2, no report written) when ``run_dir`` (None: not given) is no base/
+    run whose GEMM peaks can be read, as plan refuses MEASURED_PEAKS."""
+    from chipperf.results.compute.measured import read_measured_peaks
+
+    if run_dir is None:
+        return
+    peaks, problems = read_measured_peaks(run_dir)
+    if peaks is None:
+        raise ConfigError([f"{option} {run_dir}: {p}: give a base/ run directory of the same "
+                           "vendor and chip" for p in problems])

@@ -158,6 +158,9 @@ ROWS: dict[str, Callable[[Path], Row]] = {
                                            "argument --duration: -5: give a number at least 0"),
     "report a folder that is no run": lambda d: Row(
         {"stuff/keep": b""}, ["report", "stuff"], "stuff: not a run directory (no run.json)"),
+    "report --measured-peaks missing": lambda d: Row(
+        {"r/run.json": b"{}", "r/keep": b""}, ["report", "r", "--measured-peaks", "nowhere"],
+        "--measured-peaks nowhere: measured peaks: nowhere/run.json cannot be read"),
     "cases --case-root missing": lambda d: Row({}, ["cases", "--case-root", "nowhere"],
                                                "--case-root nowhere: no such directory"),
 }
