@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from chipperf.commands.arguments import (
+    check_db_option,
     check_monitor_args,
     check_report_args,
     number_at_least,
@@ -58,6 +59,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from chipperf.run import controller
 
     cluster, test, catalogue = load_for(args)
+    check_db_option(getattr(args, "db", None), getattr(args, "no_ingest", False))
     if cluster.executor == "slurm":
         from chipperf.slurm import executor
 
@@ -87,6 +89,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from chipperf.commands.render_plan import render_plan
 
     cluster, test, catalogue = load_for(args)
+    check_db_option(getattr(args, "db", None), getattr(args, "no_ingest", False))
     if cluster.executor == "slurm":
         from chipperf.slurm.executor import checked_request
 
@@ -155,6 +158,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
     run_dir = Path(args.run_dir)
     refuse_unless_run_dir(run_dir, flagperf=False)
+    check_db_option(args.db, args.no_ingest)
     code = _swept(*collect(run_dir))
     if not getattr(args, "no_ingest", False):   # the store gets the run as collected now
         print(ingest_screen(run_dir, getattr(args, "db", None)), end="")

@@ -140,3 +140,25 @@ def refuse_unless_base_run(run_dir: Path | None, option: str = "--measured-peaks
     if peaks is None:
         raise ConfigError([f"{option} {run_dir}: {p}: give a base/ run directory of the same "
                            "vendor and chip" for p in problems])
+
+
+def check_db_option(db_url: str | None, no_ingest: bool = False) -> None:
+    """ConfigError (exit 2, before anything runs) for a --db the run or collect would find
+    unusable only at its end: a URL whose database kind this install cannot open, or a file
+    path in a folder that does not exist."""
+    if not db_url or no_ingest:
+        return
+    if "://" not in db_url:
+        folder = Path(db_url).absolute().parent
+        if not folder.is_dir():
+            raise ConfigError([f"--db {db_url}: the folder {folder} does not exist: create it, "
+                               "or give another file or a database URL"])
+        return
+    import sqlalchemy as sa
+
+    try:
+        sa.make_url(db_url).get_dialect()
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
+        raise ConfigError([f"--db {db_url}: not a database URL this install can open "
+                           f"({str(exc).splitlines()[0]}): use sqlite:///FILE or "
+                           "postgresql://..."]) from None

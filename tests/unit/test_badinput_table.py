@@ -161,6 +161,13 @@ ROWS: dict[str, Callable[[Path], Row]] = {
     "report --measured-peaks missing": lambda d: Row(
         {"r/run.json": b"{}", "r/keep": b""}, ["report", "r", "--measured-peaks", "nowhere"],
         "--measured-peaks nowhere: measured peaks: nowhere/run.json cannot be read"),
+    "run --db of no known kind": lambda d: Row({}, ["run", *plan()[1:], "--db", "bogus://x"],
+                                               "--db bogus://x: not a database URL this install"),
+    "run --db in a missing folder": lambda d: Row(
+        {}, ["run", *plan()[1:], "--db", "nowhere/s.sqlite"], "--db nowhere/s.sqlite: the folder"),
+    "collect --db of no known kind": lambda d: Row(
+        {"r/run.json": b"{}"}, ["collect", "r", "--db", "bogus://x"],
+        "--db bogus://x: not a database URL this install can open"),
     "cases --case-root missing": lambda d: Row({}, ["cases", "--case-root", "nowhere"],
                                                "--case-root nowhere: no such directory"),
 }
