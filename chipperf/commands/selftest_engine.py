@@ -145,6 +145,7 @@ def case_rows(test: Selftest, step: str, case: Mapping[str, Any], name: str) -> 
             row.step, row.figure, value, row.unit, _over_rounds(per_round, n, "reference")[0],
             _over_rounds(per_round, n, "ratio")[0], _over_rounds(per_round, n, "share_of_spec")[0],
             verdict=f"ok, {missed}" if missed else "ok", spread=spread,
+            share_causal=_over_rounds(per_round, n, "share_causal")[0],
             rounds=f"{len(counted)} of {len(rounds)}" + (" (budget)" if len(rounds) < HEADLINE_ROUNDS
                                                          else "")))
 
@@ -183,7 +184,8 @@ def figures(step: str, name: str, first: Mapping[str, Any]) -> list[Row]:
                     first.get("bare_ratio"), share)]
     elif step in TIMED_STEPS:
         rows = [Row(step, f"{name} throughput ({TIMED_STEPS[step]} timed steps)",
-                    _scaled(throughput.get("raw"), scale), shown, share_of_spec=share)]
+                    _scaled(throughput.get("raw"), scale), shown, share_of_spec=share,
+                    share_causal=first.get("mfu_causal"))]
     else:
         rows = [Row(step, f"{name} whole throughput{engine}", _scaled(throughput.get("raw"), scale),
                     shown, share_of_spec=share),

@@ -53,6 +53,7 @@ class Row:
     verdict: str = "ok"
     rounds: str = ""                 # "3 of 3": rounds counted of rounds run
     spread: float | None = None      # (max - min) / median over the counted rounds
+    share_causal: float | None = None  # MFU with a causal model's attention halved (mfu_causal)
 
 
 def share_kind(step: str, figure: str) -> str:
@@ -117,11 +118,11 @@ def busy_warning(step: str, load: Mapping[str, Any]) -> str:
 
 def table(rows: Sequence[Row]) -> list[str]:
     head = ("step", "figure", "value", "spread", "rounds", "reference", "ratio", "of spec",
-            "verdict")
+            "causal", "verdict")
     cells = [(r.step, r.figure, _num(r.value, r.unit),
               "" if r.spread is None else f"±{50 * r.spread:.1f} %", r.rounds,
               _num(r.reference, r.unit), "" if r.ratio is None else f"{r.ratio:.3f}",
-              _pct(r.share_of_spec), r.verdict)
+              _pct(r.share_of_spec), _pct(r.share_causal), r.verdict)
              for r in rows]
     widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head) - 1)]
     return ["  ".join(x.ljust(w) for x, w in zip(c[:-1], widths)) + "  " + c[-1]
@@ -139,7 +140,9 @@ def _num(value: float | None, unit: str) -> str:
 LEGEND = (f"spread: ± half the range of the counted rounds, of their median (the value); rounds: "
           f"counted of run (a headline needs {HEADLINE_ROUNDS}: fewer says the budget's); of spec: "
           "the value's share of the spec sheet (MFU: attention FLOPs counted whole, causal or "
-          "not); ratio: to the same operation in a bare torch "
+          "not; the band judges it); causal: the MFU with a causal model's attention FLOPs "
+          "halved (the same for a model whose attention is not causal); ratio: to the same "
+          "operation in a bare torch "
           f"loop, outside {RATIO_BAND[0]:g}-{RATIO_BAND[1]:g} is suspect. Exit {EXIT_OK}: every "
           f"step ran, none failed or suspect; {EXIT_FAILED}: one failed or is suspect; "
           f"{EXIT_INCOMPLETE}: a step did not run (the budget)")

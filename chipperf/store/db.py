@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from chipperf.errors import ChipperfError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_FILE = "chipperf-results.sqlite"
 ENV_URL = "RESULTS_DB"
 
@@ -45,9 +45,9 @@ runs = sa.Table(
     sa.Column("problems", sa.Text))     # JSON list: what `chipperf check` found and the run kept
 
 def headline_columns() -> list[sa.Column]:
-    """The leaderboard's four figures, on a case (medians over counted rounds) and a round."""
+    """The leaderboard's figures, on a case (medians over counted rounds) and a round."""
     return [sa.Column(name, sa.Float)
-            for name in ("throughput", "mfu", "energy_per_unit_j", "share_of_peak")]
+            for name in ("throughput", "mfu", "mfu_causal", "energy_per_unit_j", "share_of_peak")]
 
 
 cases = sa.Table(
@@ -117,8 +117,19 @@ def _to_version_2(conn: Connection) -> None:
     conn.execute(runs.update().values(digest=""))   # the next ingest of each dir replaces it
 
 
+# The columns schema version 3 added (issue 44): MFU with a causal model's attention halved.
+ADDED_IN_3 = (("cases", "mfu_causal", "FLOAT"), ("rounds", "mfu_causal", "FLOAT"))
+
+
+def _to_version_3(conn: Connection) -> None:
+    """Version 2 -> 3: ``mfu_causal`` on cases and rounds (NULL until the run is ingested again)."""
+    for table, column, kind in ADDED_IN_3:
+        conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+    conn.execute(runs.update().values(digest=""))   # the next ingest of each dir replaces it
+
+
 # version -> the step that brings a database from version - 1 up to it.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {2: _to_version_2}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {2: _to_version_2, 3: _to_version_3}
 
 
 class StoreError(ChipperfError):

@@ -220,6 +220,7 @@ def _case_rows(run_dir: Path, case: CaseResult, entry: dict[str, Any],
     row |= {"throughput": values.get(head.name), "throughput_unit": head.unit,
             "value_kind": head.kind, "run_mode": (case.run_mode or "")[:80] or None,
             "marks": "; ".join(marks)[:400] or None, "mfu": values.get("mfu"),
+            "mfu_causal": values.get("mfu_causal"),
             "energy_per_unit_j": values.get("energy_per_unit_j"),
             "share_of_peak": values.get("share_of_peak")}
     return CaseRows(row, tuple(_round_row(r, r.number in case.counted, head.name)
@@ -239,7 +240,7 @@ def _round_row(r: RoundResult, counted: bool, figure: str = "throughput_raw") ->
         per_unit = 1.0 / r.work_per_joule
     return dict(number=r.number, status=r.status, counted=counted,
                 problems=r.reason if r.status == TORN else None,
-                throughput=round_value(r, figure), mfu=r.mfu,
+                throughput=round_value(r, figure), mfu=r.mfu, mfu_causal=r.mfu_causal,
                 energy_per_unit_j=per_unit, share_of_peak=r.share_of_peak)
 
 
@@ -275,7 +276,7 @@ def _unit(case: CaseResult, name: str) -> str | None:
         return case.throughput_unit
     if name == "energy_per_item_j":
         return f"J/{case.work_unit or 'unit'}"
-    if name in ("mfu", "mfu_measured", "share_of_peak"):
+    if name in ("mfu", "mfu_causal", "mfu_measured", "share_of_peak"):
         return "fraction"
     if name == "metric_value":          # base/ and operation/: the value's own unit (GiB...)
         return case.metric_name

@@ -5,12 +5,13 @@ self-contained page (every text escaped, no script). A row is one vendor, chip, 
 mode and set of marks (reduced preset, smoke data, synthetic input) of one fingerprint: the
 median over its RECENT newest runs of each run's headline figure (training and inference: raw
 throughput; base/ and operation/: the measured value, with its unit and kind: a rate, a
-capacity...), MFU, energy per unit of work and share of spec peak, each run's figure being the
-report's statistic (the mean over its counted rounds), only the figures the row's suite
-reports (base/ and operation/: no MFU, no energy per unit of work; training and inference: no
-share of spec peak; the page says why beside each table); the noise band over those runs (the
-history module's median +- 3 x 1.4826 x MAD), the number of runs (all of them), a trend chart
-of the headline figure, and a link to the newest run's report.html.
+capacity...), MFU (and beside it MFU with a causal model's attention halved), energy per
+unit of work and share of spec peak, each run's figure being the report's statistic (the mean
+over its counted rounds), only the figures the row's suite reports (base/ and operation/: no
+MFU, no energy per unit of work; inference: no causal MFU; training and inference: no share of
+spec peak; the page says why beside each table); the noise band over those runs (the history
+module's median +- 3 x 1.4826 x MAD), the number of runs (all of them), a trend chart of the
+headline figure, and a link to the newest run's report.html.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from chipperf.store.history import Band, BandConfig, noise_band
 
 RECENT = 50          # runs per row the figures, band and trend are taken over
 # figure name -> its column of ``cases``
-COLUMNS = {"throughput_raw": "throughput", "mfu": "mfu", "energy_per_unit_j": "energy_per_unit_j",
-           "share_of_peak": "share_of_peak"}
+COLUMNS = {"throughput_raw": "throughput", "mfu": "mfu", "mfu_causal": "mfu_causal",
+           "energy_per_unit_j": "energy_per_unit_j", "share_of_peak": "share_of_peak"}
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,7 @@ def _recent_query(suite: str | None, recent: int) -> sa.Select:
         order_by=(r.c.started_at.desc(), r.c.run_id.desc(), c.c.id.desc())).label("newest")
     inner = (sa.select(c.c.fingerprint_key, c.c.suite, *(c.c[k] for k in ROW_KEY),
                        c.c.throughput_unit, c.c.value_kind, c.c.throughput, c.c.mfu,
+                       c.c.mfu_causal,
                        c.c.energy_per_unit_j, c.c.share_of_peak, r.c.id.label("run_pk"),
                        r.c.run_id, r.c.started_at, r.c.report_html, newest)
              .join(r, r.c.id == c.c.run_pk).where(_has_figures()))
@@ -185,6 +187,9 @@ class Column(NamedTuple):
 
 EXTRA_COLUMNS = (
     Column("mfu", "MFU", True, ("mfu",), "a spec measurement runs no model: no model FLOPs"),
+    Column("mfu_causal", "MFU, causal attn halved", True, ("mfu_causal",),
+           "only training cases report their attention part (a spec measurement runs no "
+           "model)"),
     Column("energy_per_unit_j", "energy/unit (J)", False,
            ("work_per_joule", "energy_per_item_j"), "a spec measurement has no unit of work"),
     Column("share_of_peak", "share of spec", True, ("share_of_peak",),

@@ -106,15 +106,16 @@ def test_a_newer_schema_is_refused_on_postgresql(url: str) -> None:
 
 
 def test_a_version_1_store_is_migrated_on_postgresql(url: str) -> None:
-    """Issue 42's columns (db.ADDED_IN_2) added by ALTER TABLE on PostgreSQL as on SQLite."""
+    """Issue 42's and 44's columns (db.ADDED_IN_2, ADDED_IN_3) added by ALTER TABLE on
+    PostgreSQL as on SQLite."""
     engine = db.open_store(url)
     with engine.begin() as conn:
-        for table, column, _ in db.ADDED_IN_2:
+        for table, column, _ in db.ADDED_IN_2 + db.ADDED_IN_3:
             conn.execute(sa.text(f"ALTER TABLE {table} DROP COLUMN {column}"))
         conn.execute(db.schema_version.update().values(version=1))
     engine = db.open_store(url)
     with engine.connect() as conn:
-        assert conn.execute(sa.select(db.schema_version.c.version)).scalar_one() == 2
+        assert conn.execute(sa.select(db.schema_version.c.version)).scalar_one() == 3
         columns = {t: {c["name"] for c in sa.inspect(conn).get_columns(t)}
                    for t in ("runs", "rounds", "cases")}
-    assert all(column in columns[table] for table, column, _ in db.ADDED_IN_2)
+    assert all(column in columns[table] for table, column, _ in db.ADDED_IN_2 + db.ADDED_IN_3)

@@ -35,7 +35,7 @@ def test_the_table_says_what_each_figure_is_and_why_one_is_missing() -> None:
     lines = table([Row("base", "computation-FP32", 0.5, "TFLOP/s", 0.55, 0.5 / 0.55, 0.01),
                    Row("serving", "serving", verdict="not run: 3 s of the budget left")])
     assert lines[0].split() == ["step", "figure", "value", "spread", "rounds", "reference",
-                                "ratio", "of", "spec", "verdict"]
+                                "ratio", "of", "spec", "causal", "verdict"]
     assert "0.5 TFLOP/s" in lines[1] and "0.909" in lines[1] and "1.0 %" in lines[1]
     assert lines[2].endswith("not run: 3 s of the budget left")
 

@@ -80,10 +80,11 @@ def test_a_version_1_store_gains_the_new_columns(tmp_path: Path) -> None:
     run_dir = run(tmp_path, 1, [case(1000.0)])
     ingest_dir(_open(tmp_path), run_dir)
     with sqlite3.connect(tmp_path / "store.sqlite") as conn:
-        for table, column, _ in db.ADDED_IN_2:
+        for table, column, _ in db.ADDED_IN_2 + db.ADDED_IN_3:
             conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
         conn.execute("UPDATE schema_version SET version = 1")
     engine = _open(tmp_path)
     with engine.connect() as conn:
-        assert conn.execute(sa.select(db.schema_version.c.version)).scalar_one() == 2
+        assert conn.execute(sa.select(db.schema_version.c.version)).scalar_one() == 3
+        assert "mfu_causal" in {c["name"] for c in sa.inspect(conn).get_columns("cases")}
     assert ingest_dir(engine, run_dir).outcome == "replaced"      # the new columns filled

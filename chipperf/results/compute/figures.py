@@ -32,6 +32,7 @@ AGGREGATED: Mapping[str, tuple[str, bool, str]] = {
     "reference_max_abs_diff": ("reference.max_abs_diff", False, "max |diff| vs reference"),
     "reference_mean_abs_diff": ("reference.mean_abs_diff", False, "mean |diff| vs reference"),
     "mfu": ("mfu", True, "MFU"),
+    "mfu_causal": ("mfu_causal", True, "MFU (causal attention halved)"),
     "mfu_measured": ("mfu_measured", True, "MFU vs measured peak"),
     "share_of_peak": ("share_of_peak", True, "share of spec peak"),
     "bare_ratio": ("bare_ratio", True, "ratio to bare torch loop"),
@@ -62,12 +63,13 @@ SPEC_ONLY = ("share_of_peak", "bare_ratio", "numpy_ratio")
 _SKIP: Mapping[str, frozenset[str]] = {
     "training": frozenset({*LATENCY, *PER_ITEM, *SPEC_ONLY, "reference_max_abs_diff",
                            "reference_mean_abs_diff"}),
-    "inference": frozenset({"throughput_no_eval", *SPEC_ONLY}),
+    # inference cases do not report their attention part (FINISHED's attention pair)
+    "inference": frozenset({"throughput_no_eval", "mfu_causal", *SPEC_ONLY}),
     # base/ and operation/: the value (metric_value, in TFLOP/s, GB/s...) is the figure;
     # the throughput in FLOP/s or bytes/s beside it, MFU and work/J would repeat it
     "spec": frozenset({"throughput_raw", "throughput_no_eval", "throughput_pure_compute",
                        "reference_max_abs_diff", "reference_mean_abs_diff", "mfu",
-                       "mfu_measured", "work_per_joule", "work_per_joule_accel", *PER_ITEM,
+                       "mfu_causal", "mfu_measured", "work_per_joule", "work_per_joule_accel", *PER_ITEM,
                        "peak_memory_bytes"}),
 }
 
@@ -98,7 +100,7 @@ def aggregated_for(suite: str | None) -> tuple[str, ...]:
     """The figures aggregated over rounds: more than those shown (the store ranks base/ and
     operation/ cases by their throughput in FLOP/s or bytes/s too)."""
     measures = suite_of(suite)
-    skip = {"throughput_no_eval"} if measures.infers else {
+    skip = {"throughput_no_eval", "mfu_causal"} if measures.infers else {
         *LATENCY, *PER_ITEM, "reference_max_abs_diff", "reference_mean_abs_diff"}
     if measures.measures_spec:
         skip -= set(LATENCY)                      # operation/: per-call latency

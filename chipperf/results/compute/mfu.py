@@ -1,6 +1,7 @@
 """MFU: the model FLOPs a round did in its timed window per second, over the vendor spec
 sheet's peak FLOP/s in the round's dtype times its chips; absent with a reason when a
-factor is unknown."""
+factor is unknown. ``causal_mfu``: the same with the attention term of a causal model halved
+(FINISHED's ``attention_flops_per_unit`` and ``causal_attention``)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,25 @@ def mfu(fields: Mapping[str, Any], vendor: str | None, chip: str | None,
         return Mfu(None, dtype, peak, chips, why or "no peak FLOP/s")
     achieved = fields["window_work"] * fields["flops_per_unit"] / seconds
     return Mfu(achieved / (peak * chips), dtype, peak, chips)
+
+
+def causal_mfu(fields: Mapping[str, Any], whole: float | None) -> tuple[float | None, str]:
+    """MFU with the attention FLOPs halved where the model's attention is causal (a causal mask
+    leaves about half of the score and value products to do), and why it is absent:
+    ``whole`` x (flops_per_unit - attention / 2) / flops_per_unit. A model whose attention is
+    not causal (an encoder, a masked LM, a vision transformer, a model without attention) has
+    no half to take: its causal figure is the whole one. Absent when the whole MFU is, or when
+    FINISHED does not say how much of flops_per_unit is attention."""
+    attention, causal = fields.get("attention_flops_per_unit"), fields.get("causal_attention")
+    per_unit = fields.get("flops_per_unit")
+    if whole is None:
+        return None, "no MFU to halve the attention of (see mfu)"
+    if attention is None or causal is None or not per_unit:
+        return None, ("FINISHED has no attention_flops_per_unit and causal_attention: the case "
+                      "does not say how much of flops_per_unit is attention")
+    if not causal:
+        return whole, ""
+    return whole * (per_unit - attention / 2) / per_unit, ""
 
 
 def chip_peak(vendor: str | None, chip: str | None, dtype: str | None) -> tuple[float | None, str]:

@@ -24,6 +24,7 @@ from chipperf.results.read.flagperf import target_from_config
 from chipperf.results.read.samples import read_lines
 from chipperf.suites import suite_of
 from chipperf_runtime.perflog import Event, iter_records, normalize_finished
+from chipperf_runtime.perflog_schema import attention_problems
 
 # MFU lives in chipperf.results.compute.mfu: importable from here as before
 __all__ = ["FIGURES_FROM", "Mfu", "RankLog", "SPEC_NOT_MFU", "TIMES", "chip_peak",
@@ -261,7 +262,17 @@ def _finished_fields(value: Mapping[str, Any], reasons: dict[str, str]) -> dict[
     out["data_mode"] = data_mode if isinstance(data_mode, str) else None
     execution = value.get("execution")      # how the model ran (driver.executed)
     out["execution"] = dict(execution) if isinstance(execution, Mapping) else None
+    out.update(_attention(value))
     return out
+
+
+def _attention(value: Mapping[str, Any]) -> dict[str, Any]:
+    """FINISHED's attention pair, when both are present and well typed (``chipperf check``
+    reports them otherwise: perflog_schema.attention_problems)."""
+    share, causal = value.get("attention_flops_per_unit"), value.get("causal_attention")
+    if attention_problems(value) or share is None:
+        return {}
+    return {"attention_flops_per_unit": float(share), "causal_attention": causal}
 
 
 def _timed_window(fields: dict[str, Any], item: Any, reasons: dict[str, str]) -> None:

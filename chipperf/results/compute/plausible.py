@@ -19,7 +19,7 @@ from chipperf.suites import suite_of
 from chipperf_runtime.monitors.command import DEFAULT_INTERVAL_S
 
 ERROR_PREFIX = "ERROR: "
-SHARES = ("mfu", "mfu_measured", "share_of_peak")
+SHARES = ("mfu", "mfu_causal", "mfu_measured", "share_of_peak")
 WINDOW_NOTE = "timed_window"   # the reasons key of a window shorter than one monitor interval
 MIN_INTERVALS = 2      # a power or energy figure needs a window of at least this many samples
 # Power and energy figures of a round -> the monitor whose interval they rest on.
@@ -69,6 +69,8 @@ def share_error(result: RoundResult, name: str, where: Where) -> str:
         return _measured_cause(result, pct)
     if name == "share_of_peak":
         return _spec_cause(result, pct, where)
+    if name == "mfu_causal":
+        return "MFU, causal attention halved: " + _mfu_cause(result, pct, where)
     return _mfu_cause(result, pct, where)
 
 

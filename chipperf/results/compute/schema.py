@@ -217,8 +217,11 @@ class RoundResult(_Schema):
     accel_energy_per_item_j: float | None = None  # accel_energy_j / window_work
     cpu_energy_per_item_j: float | None = None    # cpu_energy_j / window_work
     mfu: float | None = None
+    mfu_causal: float | None = None               # mfu with a causal model's attention halved
     mfu_dtype: str | None = None
     peak_flops_per_chip: float | None = None
+    attention_flops_per_unit: float | None = None  # FINISHED: attention's part of flops_per_unit
+    causal_attention: bool | None = None          # FINISHED: is the model's attention causal
     # training run mode from FINISHED: "performance: W warm-up + T timed steps" or
     # "convergence"; cut: the round ended without FINISHED and its throughput comes from the
     # STEP_ENDs of the steps it completed (chipperf/results/compute/cut.py)

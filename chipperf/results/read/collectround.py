@@ -11,7 +11,7 @@ from typing import Any
 from chipperf.results.compute import rounds
 from chipperf.results.compute.inference import per_item
 from chipperf.results.compute.measured import MeasuredPeaks
-from chipperf.results.compute.mfu import mfu
+from chipperf.results.compute.mfu import causal_mfu, mfu
 from chipperf.results.compute.perf import RankLog, performance, read_finish_info_log, read_rank_log
 from chipperf.results.compute.plausible import Where, checked_round
 from chipperf.results.compute.power import NodeSeries, node_result, node_series, read_node_files
@@ -93,6 +93,9 @@ def _combined(case: CaseContext, vendor: str | None, fields: dict[str, Any],
                           " TFLOPS per chip, its 'Theory TFLOPS'), not computed by chipperf")
     elif result.value is None:
         reasons["mfu"] = result.reason
+    out["mfu_causal"], why_not = causal_mfu(fields, result.value)
+    if why_not:
+        reasons["mfu_causal"] = why_not
     if case.run.measured is not None and not suite_of(suite).measures_peak:
         out.update(_measured_mfu(case.run.measured, vendor, case.chip, chips, fields, reasons))
     work = fields.get("window_work")

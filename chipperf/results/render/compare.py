@@ -36,7 +36,8 @@ from chipperf.results.compute.schema import CaseResult, Fingerprint, RunSummary,
 from chipperf.results.render.text import DASH, console_table, fmt, kind_of, table
 from chipperf.suites import get_suite, suite_names, suite_of
 
-FIGURES = ("throughput_raw", "train_time_s", "metric_value", "mfu", "avg_power_w_per_chip",
+FIGURES = ("throughput_raw", "train_time_s", "metric_value", "mfu", "mfu_causal",
+           "avg_power_w_per_chip",
            "work_per_joule", "peak_accel_memory_bytes")
 INFERENCE_FIGURES = ("throughput_raw", "latency_p50_ms", "latency_p99_ms", "metric_value",
                      "reference_max_abs_diff", "mfu", "avg_power_w_per_chip",

@@ -48,6 +48,8 @@ ROUND_COLUMNS: tuple[tuple[str, Callable[[RoundResult], Any]], ...] = (
     ("dtype", lambda r: r.dtype),
     ("mfu_dtype", lambda r: r.mfu_dtype),
     ("peak_flops_per_chip", lambda r: r.peak_flops_per_chip),
+    ("attention_flops_per_unit", lambda r: r.attention_flops_per_unit),
+    ("causal_attention", lambda r: r.causal_attention),
     ("chips", lambda r: r.chips),
     ("engine", lambda r: r.engine),
     ("precision", lambda r: r.precision),

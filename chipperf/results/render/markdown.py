@@ -24,12 +24,16 @@ from chipperf.results.render.suite import (
 )
 from chipperf.results.render.text import DASH, fmt, kind_of, table
 
-# how the cases count attention in flops_per_unit (llmtrain/arch.py, gpt2's, the vision cases')
-ATTENTION_CONVENTION = ("Attention FLOPs are counted whole: the full score and value products "
-                        "of every layer (llmtrain's 12 x layers x width x sequence per trained "
-                        "token, PaLM's appendix B; torch's FLOP counter where a case counts with "
-                        "it), not the half a causal mask leaves to do: a causal model's MFU "
-                        "with them halved is lower.")
+# how the cases count attention in flops_per_unit (llmtrain/arch.py, gpt2's, the vision cases'),
+# and the second figure beside MFU (chipperf.results.compute.mfu.causal_mfu)
+ATTENTION_CONVENTION = ("Attention FLOPs are counted whole in MFU: the full score and value "
+                        "products of every layer (llmtrain's 12 x layers x width x sequence per "
+                        "trained token, PaLM's appendix B; torch's FLOP counter where a case "
+                        "counts with it), not the half a causal mask leaves to do. MFU with "
+                        "causal attention halved counts half of them for a model whose "
+                        "attention is causal (the case's FINISHED says its attention part and "
+                        "whether it is causal); for a model whose attention is not causal it is "
+                        "the same figure.")
 
 
 def summary_markdown(summary: RunSummary) -> str:
@@ -127,6 +131,7 @@ def _mfu_notes(case: CaseResult) -> list[str]:
                       " (inference: the FLOP/s of the whole throughput, pre- and post-"
                       "processing in; the core throughput's share is higher by their ratio)"
                       if case.inference else "") + ". " + ATTENTION_CONVENTION, ""]
+        lines += attention_note(case)
     measured = next((r for r in case.rounds if r.mfu_measured is not None
                      and r.measured_peak_flops_per_chip is not None), None)
     if measured is not None and measured.measured_peak_flops_per_chip is not None:
@@ -135,6 +140,20 @@ def _mfu_notes(case: CaseResult) -> list[str]:
                   f"({measured.measured_peak_flops_per_chip / 1e12:.4g} TFLOP/s per chip, "
                   f"{measured.measured_peak_source}) times the number of chips.", ""]
     return lines
+
+
+def attention_note(case: CaseResult) -> list[str]:
+    """The case's attention part of its FLOPs per unit, as its first round with one says."""
+    r = next((r for r in case.rounds if r.attention_flops_per_unit is not None
+              and r.flops_per_unit), None)
+    if r is None or r.attention_flops_per_unit is None or not r.flops_per_unit:
+        return []
+    share = r.attention_flops_per_unit / r.flops_per_unit
+    causal = "causal: halved in the causal figure" if r.causal_attention else \
+        "not causal: the causal figure is the same"
+    return [f"Attention: {fmt(r.attention_flops_per_unit)} of the {fmt(r.flops_per_unit)} "
+            f"FLOPs per {(r.work_unit or 'unit').rstrip('s')} ({share * 100:.1f} %), {causal}.",
+            ""]
 
 
 def _inference_notes(case: CaseResult) -> list[str]:

@@ -49,7 +49,7 @@ def _significant(value: float) -> str:
 def kind_of(name: str) -> str:
     if "bytes" in name:
         return "bytes"
-    if name in ("mfu", "mfu_measured", "share_of_peak"):
+    if name in ("mfu", "mfu_causal", "mfu_measured", "share_of_peak"):
         return "ratio"
     if name.endswith("_pct"):
         return "pct"

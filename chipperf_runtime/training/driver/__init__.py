@@ -20,12 +20,18 @@ from chipperf_runtime.training.driver.datadir import (
 from chipperf_runtime.training.driver.dist import DistEnv, split_batch
 from chipperf_runtime.training.driver.errors import CaseError, ConfigError, DataError, Diverged, LaunchError
 from chipperf_runtime.training.driver.events import CaseLog
-from chipperf_runtime.training.driver.finished import Metric, build_finished, total_over_ranks
+from chipperf_runtime.training.driver.finished import (
+    Attention,
+    Metric,
+    build_finished,
+    total_over_ranks,
+)
 from chipperf_runtime.training.driver.main import run_case
 from chipperf_runtime.training.driver.windows import Windows, WindowTimes
 
 __all__ = [
     "IMAGE_FOLDER_LAYOUT",
+    "Attention",
     "CaseArgs",
     "CaseError",
     "CaseLog",

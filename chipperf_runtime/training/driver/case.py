@@ -46,7 +46,12 @@ from chipperf_runtime.training.driver.config import (
 )
 from chipperf_runtime.training.driver.dist import DistEnv
 from chipperf_runtime.training.driver.events import CaseLog
-from chipperf_runtime.training.driver.finished import Metric, build_finished, peak_rss_bytes
+from chipperf_runtime.training.driver.finished import (
+    Attention,
+    Metric,
+    build_finished,
+    peak_rss_bytes,
+)
 from chipperf_runtime.training.driver.perfmode import (
     Mark,
     RunMode,
@@ -247,14 +252,16 @@ class Driver:
 
     def finish(self, *, work_done: int, work_unit: str, metric: Metric, flops_per_unit: float,
                dtype: str, peak_memory_bytes: int | None,
-               parameters: Mapping[str, int] | None = None) -> dict[str, Any]:
+               parameters: Mapping[str, int] | None = None,
+               attention: Attention | None = None) -> dict[str, Any]:
         """Build (on every rank) and emit (rank 0) FINISHED. ``work_done``: all ranks together;
         ``parameters``: the model's {"trainable", "total"} counts where the case tells them
-        (a fine-tuning case trains a small part)."""
+        (a fine-tuning case trains a small part); ``attention``: the attention part of
+        ``flops_per_unit`` and whether it is causal, where the case counts it."""
         return self.emit_finished(self.finished_value(
             work_done=work_done, work_unit=work_unit, metric=metric,
             flops_per_unit=flops_per_unit, dtype=dtype, peak_memory_bytes=peak_memory_bytes,
-            parameters=parameters))
+            parameters=parameters, attention=attention))
 
     def emit_finished(self, value: dict[str, Any]) -> dict[str, Any]:
         self.log.emit("FINISHED", value)
@@ -262,12 +269,13 @@ class Driver:
 
     def finished_value(self, *, work_done: int, work_unit: str, metric: Metric,
                        flops_per_unit: float, dtype: str, peak_memory_bytes: int | None,
-                       parameters: Mapping[str, int] | None = None) -> dict[str, Any]:
+                       parameters: Mapping[str, int] | None = None,
+                       attention: Attention | None = None) -> dict[str, Any]:
         """FINISHED's value of the training so far (since ``next_stage``), not emitted."""
         value = build_finished(self.windows.times(), work_done=work_done, work_unit=work_unit,
                                metric=metric, flops_per_unit=flops_per_unit, dtype=dtype,
                                world_size=self.dist.world_size,
-                               peak_memory_bytes=peak_memory_bytes)
+                               peak_memory_bytes=peak_memory_bytes, attention=attention)
         value["peak_rss_bytes"] = peak_rss_bytes()     # host memory: a sweep's figure on a cpu
         if self.run_mode.performance:
             value = performance_value(value, self.timed, self.dist.world_size)

@@ -42,6 +42,20 @@ class Metric:
                 "higher_is_better": self.higher_is_better}
 
 
+@dataclass(frozen=True)
+class Attention:
+    """How much of a case's ``flops_per_unit`` is attention's score and value products
+    (counted whole, forward + backward), and whether the model's attention is causal: FINISHED's
+    optional ``attention_flops_per_unit`` and ``causal_attention``."""
+
+    flops_per_unit: float
+    causal: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"attention_flops_per_unit": float(self.flops_per_unit),
+                "causal_attention": bool(self.causal)}
+
+
 def total_over_ranks(local: int, reduce_sum: Callable[[int], int] | None) -> int:
     """A per-rank count summed over ranks with the case's all-reduce (None: one rank)."""
     return int(local if reduce_sum is None else reduce_sum(local))
@@ -62,7 +76,8 @@ def peak_rss_bytes() -> int:
 
 def build_finished(times: WindowTimes, *, work_done: int, work_unit: str, metric: Metric,
                    flops_per_unit: float, dtype: str, world_size: int,
-                   peak_memory_bytes: int | None) -> dict[str, Any]:
+                   peak_memory_bytes: int | None,
+                   attention: Attention | None = None) -> dict[str, Any]:
     if work_unit not in WORK_UNITS:
         raise CaseError(f"work_unit {work_unit!r} must be one of {', '.join(WORK_UNITS)}")
     value = {
@@ -84,6 +99,7 @@ def build_finished(times: WindowTimes, *, work_done: int, work_unit: str, metric
         "dtype": str(dtype),
         "world_size": int(world_size),
         "peak_memory_bytes": None if peak_memory_bytes is None else int(peak_memory_bytes),
+        **(attention.as_dict() if attention is not None else {}),
     }
     problems = finished_problems(value)
     if problems:

@@ -10,7 +10,8 @@ Each stage is measured as a run of its own (``Driver.next_stage``, ``Driver.fini
                                                       every stage over their time together
     flops_per_unit        the stages' FLOPs together over their work together (MFU is then
                           every stage's FLOPs over the summed time: FlagPerf's "two-stage
-                          average")
+                          average"); attention_flops_per_unit the same way, when every stage
+                          counted it and all agree on causal_attention
     metric                the last stage's; converged: every stage reached its target
     peak_memory_bytes     the largest; parameters: the largest trainable and total counts
     stages                {stage: that stage's own FINISHED value}, in the order they ran
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chipperf_runtime.perflog import finished_problems
+from chipperf_runtime.perflog_schema import ATTENTION_KEYS, finished_problems
 from chipperf_runtime.training.driver.errors import CaseError
 
 TIMES = ("train_time_s", "train_no_eval_time_s", "pure_compute_time_s")
@@ -52,9 +53,11 @@ def combine_stages(stages: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             raise CaseError(f"the stages differ in {key} ({', '.join(str(v[key]) for v in values)}): "
                             "their work cannot be added up")
     last = values[-1]
-    out = {**last, **summed(values), "converged": all(v["converged"] for v in values)}
+    out = {k: v for k, v in last.items() if k not in ATTENTION_KEYS}
+    out.update(summed(values), converged=all(v["converged"] for v in values))
     out["flops_per_unit"] = sum(v["flops_per_unit"] * v["work_done"] for v in values) / \
         max(1, out["work_done"])
+    out.update(combined_attention(values, out["work_done"]))
     memory = [v["peak_memory_bytes"] for v in values if v["peak_memory_bytes"] is not None]
     out["peak_memory_bytes"] = max(memory) if memory else None
     counts = [v["parameters"] for v in values if "parameters" in v]
@@ -67,6 +70,16 @@ def combine_stages(stages: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     if problems:
         raise CaseError("FINISHED would not match the schema: " + "; ".join(problems))
     return out
+
+
+def combined_attention(values: list[Mapping[str, Any]], work: int) -> dict[str, Any]:
+    """The attention part of the combined flops_per_unit (weighted like it), when every stage
+    counted it and all agree on causal; else nothing (the run's MFU has no causal figure)."""
+    if not all(k in v for v in values for k in ATTENTION_KEYS) or \
+            len({v["causal_attention"] for v in values}) > 1:
+        return {}
+    share = sum(v["attention_flops_per_unit"] * v["work_done"] for v in values) / max(1, work)
+    return {"attention_flops_per_unit": share, "causal_attention": values[0]["causal_attention"]}
 
 
 def combined_run_mode(values: list[Mapping[str, Any]]) -> dict[str, Any]:

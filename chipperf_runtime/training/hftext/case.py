@@ -16,7 +16,7 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from chipperf_runtime.device.torch import TorchDevice
-from chipperf_runtime.training.driver import Config, DistEnv, Driver
+from chipperf_runtime.training.driver import Attention, Config, DistEnv, Driver
 from chipperf_runtime.training.driver.adapter import Adapter
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import init_distributed
@@ -26,13 +26,15 @@ from chipperf_runtime.training.driver.torchknobs import (
     fused_optimizer,
 )
 from chipperf_runtime.training.hftext.models import (
+    ForwardCount,
     TextModel,
     attention_of,
-    forward_flops,
+    forward_count,
     hf_config,
     hf_model,
 )
 from chipperf_runtime.training.hftext.optimum_habana import gaudi_path
+from chipperf_runtime.training.hftext.tasks import Task
 from chipperf_runtime.training.hftext.train import Loop, ratio, token_loss
 from chipperf_runtime.training.textlm.checks import (
     count_problems,
@@ -152,7 +154,8 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     if checkpoint_activations(net, cfg):
         driver.executed(gradient_checkpointing=True)
     seq_len = task.seq_len(data, cfg)
-    forward = forward_flops(model, preset, seq_len)       # the real vocabulary's
+    counted = forward_count(model, preset, seq_len)       # the real vocabulary's
+    forward = counted.total
     setting = compile_for(driver, [net], device)
     driver.executed(attention=attention_of(net), fused_optimizer=fused_optimizer(device))
     loop = build_loop(cfg, dist, device, model, net, data, driver.adapter)
@@ -171,7 +174,8 @@ def main(model_name: str, case_dir: Path, model: TextModel,
                     **({"padded_vocab_size": built["vocab_size"]} if built is not preset else {}),
                     seq_len=seq_len, eval_size=task.eval_size(data, cfg),
                     forward_flops_per_sequence=forward)
-    run_and_finish(driver, loop, device, goal, task.work_unit, task.train_flops(forward, seq_len))
+    run_and_finish(driver, loop, device, goal, task.work_unit, task.train_flops(forward, seq_len),
+                   attention=attention_per_unit(task, counted, seq_len))
     # DDP's reducer goes first, while the process group still has other owners: were it the
     # last owner, the group's destructor would join gloo's worker thread holding the GIL, and
     # that thread may need the GIL to free a finished all-reduce's tensors (a deadlock seen
@@ -179,3 +183,10 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     del loop, net
     if tdist.is_initialized():
         tdist.destroy_process_group()
+
+
+def attention_per_unit(task: Task, counted: ForwardCount, seq_len: Any) -> Attention:
+    """The attention part of ``task.train_flops`` (linear in the forward FLOPs in every task:
+    3 x forward, per sequence, token or sample), causal where the task is a causal LM."""
+    return Attention(task.train_flops(counted.attention, seq_len),
+                     causal=bool(getattr(task, "causal_attention", False)))

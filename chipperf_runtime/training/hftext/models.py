@@ -4,7 +4,10 @@
 its presets (the keyword arguments of the architecture's ``PretrainedConfig``; ``model_size``
 picks one) and the task it trains on. FLOPs are counted by ``torch.utils.flop_counter`` on the
 meta device: 2 per multiply-accumulate of every matrix product and attention product of one
-forward pass over one sequence.
+forward pass over one sequence. The attention part of it (``ForwardCount.attention``) is the
+counter's batched products of activations with activations (``bmm``, ``baddbmm``, SDPA's own
+ops): the score and value products, counted whole (on the meta device SDPA runs its math path,
+two ``bmm`` per layer; no weight of these models is a batched operand).
 """
 
 from __future__ import annotations
@@ -95,7 +98,19 @@ class MetaScalars(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def count_forward_flops(net: nn.Module, task: Task, seq_len: Any) -> int:
+# torch's FLOP counter's ops that multiply activations by activations: attention's products
+ATTENTION_OPS = ("aten.bmm", "aten.baddbmm")
+
+
+@dataclass(frozen=True)
+class ForwardCount:
+    """One forward pass's FLOPs, and the attention products' part of them (module doc)."""
+
+    total: int
+    attention: int
+
+
+def count_forward(net: nn.Module, task: Task, seq_len: Any) -> ForwardCount:
     """FLOPs of one forward pass over one sequence of ``seq_len`` tokens (an encoder-decoder's:
     a (source, target) pair of widths; ``net`` may live on the meta device), counted in eval
     mode with the training mode restored after."""
@@ -105,10 +120,21 @@ def count_forward_flops(net: nn.Module, task: Task, seq_len: Any) -> int:
     with FlopCounterMode(display=False) as counter, torch.no_grad(), MetaScalars():
         net(**task.example(seq_len, device))
     net.train(was_training)
-    return int(counter.get_total_flops())
+    ops = counter.get_flop_counts().get("Global", {})
+    attention = sum(n for op, n in ops.items() if is_attention_op(str(op)))
+    return ForwardCount(int(counter.get_total_flops()), int(attention))
 
 
-def forward_flops(model: TextModel, preset: Mapping[str, Any], seq_len: Any) -> int:
+def is_attention_op(name: str) -> bool:
+    return name in ATTENTION_OPS or "scaled_dot_product" in name
+
+
+def count_forward_flops(net: nn.Module, task: Task, seq_len: Any) -> int:
+    """``count_forward``'s total."""
+    return count_forward(net, task, seq_len).total
+
+
+def forward_count(model: TextModel, preset: Mapping[str, Any], seq_len: Any) -> ForwardCount:
     """Forward FLOPs per sequence of the ``preset`` network, built on the meta device."""
     with torch.device("meta"):
-        return count_forward_flops(hf_model(model.arch, preset), model.task, seq_len)
+        return count_forward(hf_model(model.arch, preset), model.task, seq_len)

@@ -153,6 +153,7 @@ class CausalLM(TokenTask):
     dataset: str                  # the format's name in error messages
     metric: str = "lm_accuracy"
     work_unit: str = "tokens"
+    causal_attention: bool = True  # every attention product under a causal mask (FINISHED)
 
     def open(self, data_dir: Path, arch: Any, cfg: Config, prepare: str) -> tokens.TokenDataset:
         """Token shards (``textlm.tokens``), or FlagPerf's gpt2 folder (a Megatron dataset)."""

@@ -20,7 +20,7 @@ import torch.distributed as tdist
 from torch import nn
 
 from chipperf_runtime.device.torch import TorchDevice
-from chipperf_runtime.training.driver import Config, DistEnv, Driver
+from chipperf_runtime.training.driver import Attention, Config, DistEnv, Driver
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import init_distributed
 from chipperf_runtime.training.driver.torchknobs import (
@@ -225,6 +225,12 @@ def flops_per_token(cfg: Config, spec: LLMSpec, values: Mapping[str, Any]) -> in
     return arch.train_flops_per_token(values, cfg.seq_len)
 
 
+def attention_per_token(cfg: Config, values: Mapping[str, Any]) -> Attention:
+    """The attention part of ``flops_per_token`` (``llmtrain.arch``, full or LoRA alike): every
+    llmtrain model is a decoder-only LM, its attention causal."""
+    return Attention(arch.attention_train_flops_per_token(values, cfg.seq_len), causal=True)
+
+
 def single_process_autocast(cfg: Config, mesh: Any) -> torch.dtype | None:
     """The autocast dtype of a one-process run in a reduced dtype (with a mesh FSDP2's
     mixed-precision policy computes in ``dtype``)."""
@@ -262,6 +268,7 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
         facts.update(checkpoint=str(resume), checkpoint_eval_loss=loop.evaluate())
     train_to_goal(driver, loop, device, eval_loss_goal(cfg.target_eval_loss[cfg.model_size]),
                   flops_per_token(cfg, spec, values), counts, facts,
+                  attention=attention_per_token(cfg, values),
                   after=None if save_dir is None else lambda: checkpoint.save(parts, save_dir))
 
 
@@ -282,13 +289,15 @@ def eval_loss_goal(target: float) -> Goal:
 
 def train_to_goal(driver: Driver, loop: Loop, device: TorchDevice, goal: Goal,
                   flops_per_unit: float, counts: Mapping[str, int], facts: dict[str, Any],
-                  after: Callable[[], None] | None = None) -> None:
+                  after: Callable[[], None] | None = None,
+                  attention: Attention | None = None) -> None:
     """INIT_END (the device, ``facts`` and the parameter ``counts``), the loop until ``goal``
     or the run's length, FINISHED with every rank's tokens, ``after`` (every rank: writing the
     checkpoint); then the process group ends."""
     driver.init_end(**device.describe(), **facts, parameters=counts["total"],
                     trainable_parameters=counts["trainable"])
-    run_and_finish(driver, loop, device, goal, "tokens", flops_per_unit, parameters=dict(counts))
+    run_and_finish(driver, loop, device, goal, "tokens", flops_per_unit, parameters=dict(counts),
+                   attention=attention)
     if after is not None:
         after()
     if tdist.is_initialized():

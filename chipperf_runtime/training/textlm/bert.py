@@ -82,4 +82,10 @@ def matmul_params(cfg: BertConfig) -> int:
 def train_flops_per_sequence(cfg: BertConfig, seq_len: int) -> float:
     """Forward + backward FLOPs of one sequence: 6*N*s + 12*L*h*s^2 (attention scores and
     their weighted sum), N = ``matmul_params``. The MLM head runs on every position."""
-    return 6.0 * matmul_params(cfg) * seq_len + 12.0 * cfg.num_layers * cfg.hidden_size * seq_len**2
+    return 6.0 * matmul_params(cfg) * seq_len + attention_train_flops_per_sequence(cfg, seq_len)
+
+
+def attention_train_flops_per_sequence(cfg: BertConfig, seq_len: int) -> float:
+    """The attention term of ``train_flops_per_sequence``: 12*L*h*s^2, counted whole (BERT's
+    encoder attends both ways: no causal half)."""
+    return 12.0 * cfg.num_layers * cfg.hidden_size * seq_len**2

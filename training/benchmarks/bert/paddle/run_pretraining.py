@@ -15,10 +15,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from chipperf_runtime.device import DeviceError, usable_cores
-from chipperf_runtime.training.driver import Config, DistEnv, Driver, LaunchError, run_case, split_batch
+from chipperf_runtime.training.driver import (
+    Attention,
+    Config,
+    DistEnv,
+    Driver,
+    LaunchError,
+    run_case,
+    split_batch,
+)
 from chipperf_runtime.training.driver.dist import use_interface_towards_master
 from chipperf_runtime.training.driver.errors import DeviceUnavailable
-from chipperf_runtime.training.textlm.bert import BertConfig, model_config, train_flops_per_sequence
+from chipperf_runtime.training.textlm.bert import (
+    BertConfig,
+    attention_train_flops_per_sequence,
+    model_config,
+    train_flops_per_sequence,
+)
 from chipperf_runtime.training.textlm.loop import Goal, Schedule, linear_warmup_decay, run
 
 if TYPE_CHECKING:
@@ -143,7 +156,9 @@ def main(argv: list[str] | None = None) -> None:
     work_done = int(train.all_reduce_sum([float(progress.work)])[0])
     driver.finish(work_done=work_done, work_unit="samples", metric=goal.metric(progress.value),
                   flops_per_unit=train_flops_per_sequence(arch, dataset.seq_len),
-                  dtype=cfg.dtype, peak_memory_bytes=device.max_memory_allocated())
+                  dtype=cfg.dtype, peak_memory_bytes=device.max_memory_allocated(),
+                  attention=Attention(attention_train_flops_per_sequence(arch, dataset.seq_len),
+                                      causal=False))
 
 
 if __name__ == "__main__":

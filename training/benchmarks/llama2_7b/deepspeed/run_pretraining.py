@@ -31,7 +31,7 @@ from transformers import AutoModelForCausalLM, LlamaConfig
 
 from chipperf_runtime.device import DeviceError
 from chipperf_runtime.device.torch import TorchDevice, open_torch_device
-from chipperf_runtime.training.driver import Config, DistEnv, Driver, run_case
+from chipperf_runtime.training.driver import Attention, Config, DistEnv, Driver, run_case
 from chipperf_runtime.training.driver.dist import rank_threads, use_interface_towards_master
 from chipperf_runtime.training.driver.errors import DeviceUnavailable
 from chipperf_runtime.training.llmtrain import arch
@@ -217,7 +217,9 @@ def main(argv: list[str] | None = None) -> None:
                     deepspeed_version=deepspeed.__version__,
                     accelerator=get_accelerator().device_name(),
                     train_samples=len(data.train), eval_samples=len(data.eval))
-    run_and_finish(driver, loop, device, goal, "tokens", arch.train_flops_per_token(values, cfg.seq_len))
+    run_and_finish(driver, loop, device, goal, "tokens", arch.train_flops_per_token(values, cfg.seq_len),
+                   attention=Attention(arch.attention_train_flops_per_token(values, cfg.seq_len),
+                                       causal=True))
 
 
 if __name__ == "__main__":
