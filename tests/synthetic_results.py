@@ -55,6 +55,8 @@ class SynthCase:
     smoke_test: str = ""                  # the dataset card's smoke_test (SUBMIT_INFO)
     config: tuple[tuple[str, object], ...] = ()   # SUBMIT_INFO's config (the workload)
     bench: bool = False                   # base/ or operation/: a bench FINISHED (value, method)
+    # training FINISHED's attention pair (attention_flops_per_unit, causal_attention); None: absent
+    attention: tuple[float, bool] | None = None
 
     @property
     def key(self) -> str:
@@ -208,6 +210,8 @@ def _write_rank0(out: TextIO, case: SynthCase, spec: SynthRound,
                    "higher_is_better": True},
         "flops_per_unit": case.flops_per_unit, "dtype": case.dtype,
         "world_size": case.nnodes * case.nproc, "peak_memory_bytes": 40 * 2**30,
+        **({} if case.attention is None else {"attention_flops_per_unit": case.attention[0],
+                                              "causal_attention": case.attention[1]}),
     }, end)
 
 

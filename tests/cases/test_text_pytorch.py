@@ -113,6 +113,11 @@ def test_gpt2_pads_its_vocabulary_as_megatron_does_and_counts_the_real_one(gpt2_
     assert "padded_vocab_size" not in plain and wide["padded_vocab_size"] == 2000
     assert wide["parameters"] - plain["parameters"] == (2000 - 1024) * 256   # tied embedding
     assert wide["forward_flops_per_sequence"] == plain["forward_flops_per_sequence"]
+    # FINISHED's attention part: 12 x layers x width x seq_len per token, causal (MFU's half)
+    finished, shape = perflog_events(base.stdout)[-1].value, plain["architecture"]
+    assert finished["attention_flops_per_unit"] == \
+        12 * shape["n_layer"] * shape["n_embd"] * plain["seq_len"]
+    assert finished["causal_attention"] is True
     execution = perflog_events(padded.stdout)[-1].value["execution"]
     assert execution["loss"] == "cross entropy, torch.compile(aot_eager)", execution
 

@@ -85,12 +85,13 @@ def test_one_table_per_fingerprint_chips_side_by_side(store: tuple) -> None:
     assert len(tables) == len(groups) == 4            # resnet50 at 256 and at 64, bert, gpt2
     rows = [r for r in by_batch[256] if r]
     # A100 and H100 side by side in one table, fastest first, runs counted per chip
-    assert [(r[0], r[1], r[2], r[8]) for r in rows] == [("nvidia", "A100", "1x2", "3"),
+    assert [(r[0], r[1], r[2], r[9]) for r in rows] == [("nvidia", "A100", "1x2", "3"),
                                                         ("nvidia", "H100", "1x2", "2")]
     # each run's mean over its rounds (1.00, 1.01, 0.99 x), the median over runs; its kind
     assert rows[0][4] == "1000 samples/s rate" and rows[1][4] == "405 samples/s rate"
     assert rows[0][5] == "955.5 .. 1044"              # 1000 +- 3 x 1.4826 x MAD 10
-    assert rows[0][6].endswith("%") and float(rows[0][7]) > 0   # MFU, energy; no share of spec
+    # MFU; no causal figure (the case does not say its attention part); energy; no share of spec
+    assert rows[0][6].endswith("%") and rows[0][7] == "–" and float(rows[0][8]) > 0
     # the batch-64 run is another workload: its own table, its own single row
     assert [r[4] for r in by_batch[64] if r] == ["700 samples/s rate"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from chipperf_runtime.perflog import finished_problems
-from chipperf_runtime.training.driver import CaseError, Metric
+from chipperf_runtime.training.driver import Attention, CaseError, Metric
 from chipperf_runtime.training.driver.finished import build_finished
 from chipperf_runtime.training.driver.perfmode import Mark, RunMode, StepWindow, performance_value
 from chipperf_runtime.training.driver.stages import combine_stages
@@ -66,3 +66,24 @@ def test_stages_of_different_work_units_are_not_added_up() -> None:
     with pytest.raises(CaseError, match="differ in work_unit"):
         combine_stages({"a": stage(10, 2.0, 1.0, 1.0, 1.0, 1),
                         "b": stage(10, 2.0, 1.0, 1.0, 1.0, 1, unit="samples")})
+
+
+def test_the_attention_part_is_weighted_like_the_flops_and_checked() -> None:
+    def counted(work: int, flops: float, attention: float, causal: bool) -> dict:
+        value = stage(work, 10.0, flops, 2.0, 2.1, 20)
+        return {**value, **Attention(attention, causal).as_dict()}
+
+    run = combine_stages({"pretrain": counted(4000, 4.0, 1.0, True),
+                          "finetune": counted(2000, 6.0, 2.0, True)})
+    assert finished_problems(run) == []
+    assert run["attention_flops_per_unit"] == (4000 * 1.0 + 2000 * 2.0) / 6000
+    assert run["causal_attention"] is True
+    # stages that disagree on causal (or one that does not count) leave the run without a pair
+    mixed = combine_stages({"pretrain": counted(4000, 4.0, 1.0, True),
+                            "finetune": counted(2000, 6.0, 2.0, False)})
+    assert "attention_flops_per_unit" not in mixed and "causal_attention" not in mixed
+    with pytest.raises(CaseError, match="attention part cannot exceed the whole"):
+        build_finished(WindowTimes(e2e_s=11, train_s=10, no_eval_s=9.5, compute_s=9, eval_s=0.5),
+                       work_done=1, work_unit="tokens", metric=Metric("eval_loss", 1.0, 2.0),
+                       flops_per_unit=6.0, dtype="bf16", world_size=1, peak_memory_bytes=None,
+                       attention=Attention(7.0, causal=True))
