@@ -11,6 +11,15 @@ case container.
 
 The FINISHED schema (its keys, their types, the optional keys and their checks) is
 ``chipperf_runtime.perflog_schema``; its names are importable from here as before.
+
+SUBMIT_INFO carries ``workload`` (training driver, inference runners): the case's typed
+``{"global_batch", "seq_len", "image_size", "precision"}`` (chipperf_runtime/workload.py;
+docs/results.md "The case's workload").
+
+STEP_END from the training driver carries, with ``work``: ``throughput_so_far``,
+``work_so_far`` (all ranks: rank 0's count x world size), ``train_elapsed_s``,
+``warmup_steps`` and ``work_unit``; a round cut before FINISHED gets the throughput of its
+completed steps from them (chipperf/results/compute/cut.py).
 """
 
 from __future__ import annotations

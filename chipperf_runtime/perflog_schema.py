@@ -43,15 +43,6 @@ and, from the training driver, ``run_mode`` (optional; docs/results.md "Run mode
                           (a decoder-only LM), so its mask leaves about half of that part to
                           do; the results' ``mfu_causal`` halves it (docs/results.md "MFU")
 
-SUBMIT_INFO carries ``workload`` (training driver, inference runners): the case's typed
-``{"global_batch", "seq_len", "image_size", "precision"}`` (chipperf_runtime/workload.py;
-docs/results.md "The case's workload").
-
-STEP_END from the training driver carries, with ``work``: ``throughput_so_far``,
-``work_so_far`` (all ranks: rank 0's count x world size), ``train_elapsed_s``,
-``warmup_steps`` and ``work_unit``; a round cut before FINISHED gets the throughput of its
-completed steps from them (chipperf/results/compute/cut.py).
-
 Inference FINISHED (suite ``inference``; docs/inference.md) requires instead::
 
     e2e_time_s           float

@@ -35,6 +35,6 @@ SUITE = Suite(
     trains=True, infers=False, measures_spec=False, measures_peak=False, spec_in_case_key=False,
     case_noun="model", result_kind="training", vendor_folder=vendor_folder,
     round_figures=("throughput_raw", "train_time_s", "e2e_time_s", "metric_value", "mfu",
-                   "mfu_measured", "avg_power_w_per_chip", "peak_power_w_per_chip",
+                   "mfu_causal", "mfu_measured", "avg_power_w_per_chip", "peak_power_w_per_chip",
                    "avg_power_w_per_node", "energy_j", "work_per_joule",
                    "peak_accel_memory_bytes"))

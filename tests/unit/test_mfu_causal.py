@@ -87,6 +87,10 @@ def test_the_report_shows_the_causal_figure_beside_mfu(tmp_path: Path, capsys) -
     assert cells[cells.index("MFU") + 1] == "MFU, causal attn halved"
     assert "Attention: 1.248e+11 of the 6.24e+11 FLOPs per sample (20.0 %), causal: halved" in md
     assert "MFU with causal attention halved counts half of them" in md
+    assert "| MFU (causal attention halved) |" in md          # the round and statistics tables
+    html = (run / "report.html").read_text()
+    assert "MFU with causal attention halved counts half of them" in html
+    assert "Attention: 1.248e+11 of the 6.24e+11 FLOPs per sample" in html
     rows = list(csv.DictReader(io.StringIO((run / "summary.csv").read_text())))
     assert float(rows[0]["mfu_causal"]) == pytest.approx(0.45)
     assert rows[0]["causal_attention"] == "True"

@@ -34,7 +34,7 @@ from chipperf.results.render.casehtml import (
 )
 from chipperf.results.render.console import case_rows, error_lines, hardware_lines
 from chipperf.results.render.gridsweep import sweep_section
-from chipperf.results.render.markdown import stats_rows
+from chipperf.results.render.markdown import mfu_notes, stats_rows
 from chipperf.results.render.servecurve import curve_svgs, has_sweep, sweep_notes, sweep_rows
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.suite import (
@@ -175,6 +175,7 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
     header, rows = stats_rows(case)
     out += [f"<h3>Over the counted rounds ({len(case.counted)})</h3>",
             html_table(header, rows) if rows else "<p>(no figure measured)</p>"]
+    out += [f"<p>{escape(note)}</p>" for note in mfu_notes(case) if note]
     curves = {c.number: c for c in details.curves} if details is not None else {}
     rounds, gaps = [], {}
     for i, result in enumerate(case.rounds):

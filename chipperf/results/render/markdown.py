@@ -87,7 +87,7 @@ def case_section(case: CaseResult) -> list[str]:
               "and it was judged then (late)." for r in case.rounds if r.late]
     lines += ["### Over the counted rounds " + f"({', '.join(map(str, case.counted)) or 'none'})",
               "", stats_table(case), ""]
-    lines += _mfu_notes(case)
+    lines += mfu_notes(case)
     lines += _inference_notes(case)
     absent = absent_reasons(case)
     if absent:
@@ -122,7 +122,7 @@ def _case_intro(case: CaseResult) -> list[str]:
     return lines
 
 
-def _mfu_notes(case: CaseResult) -> list[str]:
+def mfu_notes(case: CaseResult) -> list[str]:
     """What the case's MFU divides by: the spec sheet's peak, and the measured one."""
     lines: list[str] = []
     if any(r.mfu is not None for r in case.rounds):

@@ -1,4 +1,4 @@
-"""The FINISHED event value, exactly the schema in ``chipperf_runtime/perflog.py``'s docstring.
+"""The FINISHED event value, exactly the schema in ``chipperf_runtime/perflog_schema.py``'s docstring.
 
 ``build_finished`` is pure: window times + what the case counted -> the dict, checked with
 ``chipperf_runtime.perflog.finished_problems`` before it is returned. Throughput is work_done over
