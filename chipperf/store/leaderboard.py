@@ -170,7 +170,9 @@ def board_html(groups: Sequence[Group], link: Callable[[RunRef], str | None],
              "shows); runs counts them all. Each table shows only the figures its suite "
              "reports (base/ and operation/: no MFU, no energy per unit of work; training and "
              "inference: no share of spec peak), saying why above it; a dash is a figure no "
-             "counted round measured.</p>"]
+             "counted round measured. MFU counts attention FLOPs whole; MFU, causal attn halved "
+             "counts half of a causal model's (the same for attention that is not causal; a "
+             "dash where the case does not say its attention part).</p>"]
     parts += [_group_html(g, link) for g in groups]
     parts.append("</body></html>\n")
     return "".join(parts)

@@ -51,15 +51,22 @@ def test_flop_counter_matches_berts_analytic_formula() -> None:
     the formula the bert cases report (textlm.bert)."""
     import torch
 
-    from chipperf_runtime.training.hftext.models import count_forward_flops, hf_model
+    from chipperf_runtime.training.hftext.models import count_forward, hf_model
     from chipperf_runtime.training.hftext.tasks import MaskedLM
-    from chipperf_runtime.training.textlm.bert import PRESETS, train_flops_per_sequence
+    from chipperf_runtime.training.textlm.bert import (
+        PRESETS,
+        attention_train_flops_per_sequence,
+        train_flops_per_sequence,
+    )
 
     with torch.device("meta"):
         net = hf_model("bert", {"hidden_size": 1024, "num_hidden_layers": 24,
                                 "num_attention_heads": 16, "intermediate_size": 4096})
-    forward = count_forward_flops(net, MaskedLM(token_types=True), 512)
-    assert 3 * forward == train_flops_per_sequence(PRESETS["large"], 512) == 1_104_257_482_752
+    counted = count_forward(net, MaskedLM(token_types=True), 512)
+    assert 3 * counted.total == train_flops_per_sequence(PRESETS["large"], 512) == 1_104_257_482_752
+    # the attention part bert/paddle reports is the counter's batched products (FINISHED's pair)
+    assert 3 * counted.attention == attention_train_flops_per_sequence(PRESETS["large"], 512) \
+        == 12 * 24 * 1024 * 512**2
 
 
 def test_longformer_counted_on_meta_is_what_a_real_forward_multiplies() -> None:

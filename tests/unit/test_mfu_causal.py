@@ -23,7 +23,7 @@ from chipperf.results.compute.plausible import Where, checked_round
 from chipperf.results.compute.schema import RoundResult
 from chipperf.results.entry import report_main
 from chipperf.results.read.collect import collect
-from chipperf.results.render.compare import compare
+from chipperf.results.render.compare import compare, comparison_markdown
 from chipperf.results.report import summarize
 from chipperf.store import db
 from chipperf.store.ingest import ingest_dir
@@ -103,6 +103,7 @@ def test_compare_has_a_causal_row(tmp_path: Path) -> None:
             for i in (1, 2)]
     row = next(r for r in compare(runs, baseline=0).rows if r.figure == "mfu_causal")
     assert [c.stat.mean for c in row.cells] == pytest.approx([0.45, 0.45])
+    assert "MFU counts attention FLOPs whole" in comparison_markdown(compare(runs, baseline=0))
 
 
 def test_the_leaderboard_shows_the_causal_figure_beside_mfu(tmp_path: Path) -> None:
@@ -112,6 +113,7 @@ def test_the_leaderboard_shows_the_causal_figure_beside_mfu(tmp_path: Path) -> N
     assert row.figures["mfu_causal"] == pytest.approx(0.45, rel=0.01)
     page = board_html(board(engine), lambda run: None)
     assert "<th>MFU</th><th>MFU, causal attn halved</th>" in page and "<td>45.0%</td>" in page
+    assert "MFU counts attention FLOPs whole" in page
 
 
 def test_selftest_shows_the_causal_share_beside_the_whole_one() -> None:

@@ -246,4 +246,6 @@ def comparison_console(comparison: Comparison) -> str:
 def _legend() -> str:
     return ("Cells: mean ±CV (n counted rounds) xratio-to-baseline. '~ noise': within "
             "run-to-run noise (min-max ranges overlap, or |diff| < 2 x larger CV x baseline); "
-            "'? n<2': noise unknown with fewer than 2 rounds.")
+            "'? n<2': noise unknown with fewer than 2 rounds. MFU counts attention FLOPs whole; "
+            "MFU (causal attention halved) counts half of a causal model's (the same figure "
+            "for a model whose attention is not causal).")
