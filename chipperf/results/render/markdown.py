@@ -29,11 +29,11 @@ from chipperf.results.render.text import DASH, fmt, kind_of, table
 ATTENTION_CONVENTION = ("Attention FLOPs are counted whole in MFU: the full score and value "
                         "products of every layer (llmtrain's 12 x layers x width x sequence per "
                         "trained token, PaLM's appendix B; torch's FLOP counter where a case "
-                        "counts with it), not the half a causal mask leaves to do. MFU with "
-                        "causal attention halved counts half of them for a model whose "
-                        "attention is causal (the case's FINISHED says its attention part and "
-                        "whether it is causal); for a model whose attention is not causal it is "
-                        "the same figure.")
+                        "counts with it), not the half a causal mask leaves to do.")
+CAUSAL_CONVENTION = ("MFU with causal attention halved counts half of them for a model whose "
+                     "attention is causal (the case's FINISHED says its attention part and "
+                     "whether it is causal); for a model whose attention is not causal it is the "
+                     "same figure.")
 
 
 def summary_markdown(summary: RunSummary) -> str:
@@ -130,7 +130,8 @@ def mfu_notes(case: CaseResult) -> list[str]:
                   "times the number of chips" + (
                       " (inference: the FLOP/s of the whole throughput, pre- and post-"
                       "processing in; the core throughput's share is higher by their ratio)"
-                      if case.inference else "") + ". " + ATTENTION_CONVENTION, ""]
+                      if case.inference else "") + ". " + ATTENTION_CONVENTION
+                  + ("" if case.inference else " " + CAUSAL_CONVENTION), ""]
         lines += attention_note(case)
     measured = next((r for r in case.rounds if r.mfu_measured is not None
                      and r.measured_peak_flops_per_chip is not None), None)
