@@ -153,9 +153,11 @@ def test_a_base_row_shows_only_the_columns_of_a_spec_measurement(tmp_path: Path)
     base, training = pages["base"], pages["training"]
     assert "<th>MFU</th>" not in base and "<th>energy/unit (J)</th>" not in base
     assert "<th>share of spec</th>" in base
-    assert "not shown: MFU: a spec measurement runs no model: no model FLOPs; energy/unit " \
-           "(J): a spec measurement has no unit of work" in base
+    assert "not shown: MFU: a spec measurement runs no model: no model FLOPs; MFU, causal attn " \
+           "halved: only training cases report their attention part (a spec measurement runs " \
+           "no model); energy/unit (J): a spec measurement has no unit of work" in base
     assert "<th>MFU</th>" in training and "<th>share of spec</th>" not in training
+    assert "<th>MFU, causal attn halved</th>" in training
     assert "share of spec: only base/ and operation/ measure against" in training
     text = {g.suite: board_text([g]) for g in board(engine)}        # `leaderboard --text`
     base_head, training_head = (next(line for line in text[s].splitlines()
