@@ -23,6 +23,7 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -36,6 +37,11 @@ CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0xF900, 0
 # ---------------------------------------------------------------- basic tokenizer
 
 
+# The per-character rules below are pure functions of the character; a corpus has few distinct
+# characters, so each is decided once (functools.cache) instead of at every occurrence.
+
+
+@cache
 def _is_punctuation(char: str) -> bool:
     code = ord(char)
     if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
@@ -48,15 +54,19 @@ def _is_cjk(char: str) -> bool:
     return any(low <= code <= high for low, high in CJK_RANGES)
 
 
+@cache
+def _cleaned(char: str) -> str:
+    """One character as ``_clean`` writes it: dropped (a control character), a space (any
+    whitespace), spaced apart (a CJK ideograph), else itself."""
+    if char in "\x00\ufffd" or (unicodedata.category(char) in ("Cc", "Cf")
+                                 and char not in "\t\n\r"):
+        return ""
+    return " " if char.isspace() else f" {char} " if _is_cjk(char) else char
+
+
 def _clean(text: str) -> str:
     """Control characters dropped, any whitespace as a space, CJK ideographs spaced apart."""
-    out = []
-    for char in text:
-        if char in "\x00\ufffd" or (unicodedata.category(char) in ("Cc", "Cf")
-                                     and char not in "\t\n\r"):
-            continue
-        out.append(" " if char.isspace() else f" {char} " if _is_cjk(char) else char)
-    return "".join(out)
+    return "".join(map(_cleaned, text))
 
 
 def _strip_accents(word: str) -> str:

@@ -23,6 +23,7 @@ for _path in (str(BENCHMARKS), str(REPO)):   # driver, textlm (as the case sees 
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
+from chipperf.config.adaptation import read_adaptation  # noqa: E402
 from chipperf.launchers.base import LaunchContext  # noqa: E402
 from chipperf_runtime.perflog import Event, finished_problems, parse_lines  # noqa: E402
 
@@ -82,7 +83,17 @@ class Case:
         return REPO / "training" / vendor / f"{self.model}-{self.family}" / "config"
 
     def env(self, **extra: str) -> dict[str, str]:
-        return case_env(**{**self.cpu_env, **extra})
+        """``case_env`` with the cpu vendor's adaptation of the case (its
+        environment_variables.sh files, read as the engine reads them) and ``cpu_env``."""
+        return case_env(**{**self.cpu_adaptation_env(), **self.cpu_env, **extra})
+
+    def cpu_adaptation_env(self) -> dict[str, str]:
+        """What the engine puts into the cpu vendor's container for this case."""
+        where = f"cpu {self.model}-{self.family}"
+        adaptation = read_adaptation(REPO / "training" / "cpu", self.cpu_configs.parent, where,
+                                     honoured=None)
+        assert not adaptation.problems, adaptation.problems
+        return adaptation.container_env()
 
     def context(self, data_dir: Path, config_file: str, out_dir: Path, nproc: int, *,
                 nnodes: int = 1, node_rank: int = 0,

@@ -4,6 +4,7 @@ real Driver writing PerfLog lines). The shard readers: test_textlm_shards.py."""
 
 from __future__ import annotations
 
+import ast
 import io
 import math
 from dataclasses import dataclass, field
@@ -220,3 +221,37 @@ def test_learning_rate_factors() -> None:
     cosine = loop.warmup_cosine(10, 110, 0.1)
     assert [cosine(s) for s in (0, 9, 10)] == [0.1, 1.0, 1.0]
     assert cosine(60) == pytest.approx(0.55) and cosine(110) == cosine(500) == pytest.approx(0.1)
+
+
+SOURCE_WITH_NESTED_DOCSTRINGS = '''
+"""module"""
+if True:
+    def in_if():
+        """in if"""
+        class Inner:
+            """inner"""
+try:
+    pass
+except ValueError:
+    async def in_handler():
+        """in handler"""
+match 1:
+    case 1:
+        class InCase:
+            """in case"""
+def top(x=lambda: None):
+    """top"""
+    with open(x) as f:
+        def in_with():
+            """in with"""
+'''
+
+
+def test_docstring_owners_are_found_in_ast_walk_s_order() -> None:
+    """corpus.statements skips expressions: the same owners, in the same (breadth-first)
+    order, so the corpus' text is unchanged."""
+    tree = ast.parse(SOURCE_WITH_NESTED_DOCSTRINGS)
+    owners = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    walked = [ast.get_docstring(n) for n in ast.walk(tree) if isinstance(n, owners)]
+    assert [ast.get_docstring(n) for n in corpus.statements(tree) if isinstance(n, owners)] == walked
+    assert len(walked) == 7 and walked[:3] == ["module", "top", "in if"]  # breadth first

@@ -15,6 +15,7 @@ import hashlib
 import json
 import sysconfig
 import zlib
+from collections import deque
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -23,6 +24,8 @@ import numpy as np
 LICENSES = Path("/usr/share/common-licenses")
 TEXT_SUFFIXES = {".txt", ".md", ".rst", ".text", ""}
 SKIPPED_PARTS = {"site-packages", "dist-packages", "test", "tests"}
+# the nodes whose children may be statements (a docstring's owner is a statement or the module)
+HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
 Document = tuple[str, str]          # (name, text)
 
 
@@ -45,11 +48,22 @@ def docstring_documents(stdlib: Path) -> Iterator[Document]:
             tree = ast.parse(file.read_text(encoding="utf-8"))
         except (SyntaxError, UnicodeDecodeError, ValueError):
             continue
-        docs = [ast.get_docstring(node) for node in ast.walk(tree) if isinstance(
+        docs = [ast.get_docstring(node) for node in statements(tree) if isinstance(
             node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))]
         text = "\n\n".join(d for d in docs if d)
         if text:
             yield f"stdlib:{file.relative_to(stdlib)}", text
+
+
+def statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module and the nodes that may hold statements, in ``ast.walk``'s order (breadth
+    first): a docstring's owner is never inside an expression, so expressions, the bulk of a
+    tree, are not visited."""
+    todo: deque[ast.AST] = deque([tree])
+    while todo:
+        node = todo.popleft()
+        todo.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, HOLDERS))
+        yield node
 
 
 def file_documents(paths: Sequence[Path]) -> Iterator[Document]:
