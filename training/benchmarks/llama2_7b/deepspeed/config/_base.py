@@ -18,7 +18,7 @@ activation_checkpointing = True   # recompute each decoder layer in backward
 # model size. Not vendor-settable: a vendor picks the size, the case fixes "converged".
 # 7b: a setting for tokenised English web text, not measured by chipperf (see README);
 # tiny: measured on prepare_data.py's corpus (README).
-target_eval_loss = {"7b": 2.5, "tiny": 1.8}
+target_eval_loss = {"7b": 2.5, "tiny": 2.0}
 
 # ---- data
 eval_samples = 256            # evaluate on the first N eval samples (0: all)
