@@ -10,7 +10,7 @@ from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch
 
 model_size = "medium"         # "medium" (GPT-2 Medium) or "tiny" (the CI model): PRESETS
 # next-token top-1 accuracy on the eval split, per model size (README: how each was chosen)
-target_accuracy = {"medium": 0.45, "tiny": 0.17}
+target_accuracy = {"medium": 0.45, "tiny": 0.16}
 seq_len = 1024                # tokens per sample (the model sees seq_len, predicts seq_len)
 
 global_batch_size = 512       # sequences
