@@ -16,7 +16,7 @@ model_size = "large"
 # ---- quality target: MLM accuracy on the eval split, per model size. Not vendor-settable:
 # a vendor picks the model size, the case fixes what "converged" means for it.
 # large: MLPerf Training BERT's 0.720; tiny: measured on prepare_data.py's corpus (README).
-target_mlm_accuracy = {"large": 0.720, "tiny": 0.12}
+target_mlm_accuracy = {"large": 0.720, "tiny": 0.10}
 
 # ---- data
 eval_samples = 10000          # evaluate on the first N eval rows (0: all); MLPerf uses 10000
