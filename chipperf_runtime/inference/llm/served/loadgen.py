@@ -85,9 +85,17 @@ def run_bench(argv: list[str], log_path: Path, timeout_s: float) -> subprocess.C
             return subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False,
                                   timeout=timeout_s, env=bench_env())
         except subprocess.TimeoutExpired as exc:
-            raise CaseError(f"vllm bench serve did not finish within {timeout_s:g} s (log "
-                            f"{log_path}): raise serve_point_timeout_s or send fewer "
-                            "prompts per point") from exc
+            raise CaseError(f"vllm bench serve did not finish within {timeout_s:g} s, its own "
+                            "start-up (importing vLLM: a minute or more on a loaded machine) "
+                            f"included: raise serve_point_timeout_s or send fewer prompts per "
+                            f"point; its log ({log_path}) ends:\n{log_tail(log_path)}") from exc
+
+
+def log_tail(path: Path, chars: int = 2000) -> str:
+    try:
+        return path.read_text(errors="replace")[-chars:]
+    except OSError as exc:
+        return f"(log unreadable: {exc})"
 
 
 def bench_env() -> dict[str, str]:
