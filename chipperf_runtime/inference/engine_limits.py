@@ -36,6 +36,6 @@ def serving_engine_problems(config: Mapping, vendor: str, where: Sequence[str]) 
                 f"on this project's machines, which have no NVIDIA GPU): {SERVED_INSTEAD}"]
     if engine == "vllm" and vendor and vendor != "nvidia":
         return [f"{place}: engine 'vllm' is vLLM's offline engine, which chipperf runs on vendor "
-                f"nvidia only (device cuda), and vendor {vendor!r} selects it: {SERVED_INSTEAD}, "
+                f"nvidia only (NVIDIA GPUs), and vendor {vendor!r} selects it: {SERVED_INSTEAD}, "
                 "or use eager or compile"]
     return []

@@ -61,7 +61,7 @@ ROWS: dict[str, Callable[[Path], Row]] = {
     "offline vllm on cpu": lambda d: Row(
         served_host_yaml("{engine: vllm}"), SERVED_PLAN,
         "engine 'vllm' is vLLM's offline engine, which chipperf runs on vendor nvidia only "
-        "(device cuda), and vendor 'cpu' selects it: serve with engine vllm_server"),
+        "(NVIDIA GPUs), and vendor 'cpu' selects it: serve with engine vllm_server"),
     "repeat 10**20": lambda d: Row({"test_conf.py": config_py("1" + "0" * 20)}, plan(),
                                    "repeat 100000000000000000000 is over the maximum of 1000"),
     "ROUND_TIMEOUT 1e999": lambda d: Row({"test_conf.py": config_py(ROUND_TIMEOUT="1e999")}, plan(),

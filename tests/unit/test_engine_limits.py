@@ -26,7 +26,7 @@ def test_sglang_and_tensorrt_llm_are_refused_for_every_vendor(engine: str, name:
 def test_offline_vllm_is_refused_off_nvidia_only() -> None:
     (problem,) = serving_engine_problems({"engine": "vllm"}, "metax", LAYERS[:1])
     assert problem.startswith("cpu_configuration.yaml: engine 'vllm' is vLLM's offline engine, "
-                              "which chipperf runs on vendor nvidia only (device cuda), and "
+                              "which chipperf runs on vendor nvidia only (NVIDIA GPUs), and "
                               "vendor 'metax' selects it: serve with engine vllm_server")
     assert serving_engine_problems({"engine": "vllm"}, "nvidia", LAYERS) == []
 
