@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 import yaml
 
 from chipperf_runtime.inference import flagperf
+from chipperf_runtime.inference.engine_limits import serving_engine_problems
 from chipperf_runtime.inference.errors import CaseError
 
 BASE_FILE = "configuration.yaml"
@@ -65,8 +66,12 @@ def read_layers(config_dir: str | Path, vendor_file: str | None, sets: Sequence[
         merged, found = merge(merged, layer, source)
         problems += found
     if vendor_engines and not problems:
+        engine_sources = [source for source, layer in layers if "engine" in layer]
         problems += nvidia_engine_problems(merged, vendor_of(vendor_file or ""), config_dir,
-                                           [source for source, layer in layers if "engine" in layer])
+                                           engine_sources)
+        problems += serving_engine_problems(
+            merged, vendor_of(vendor_file or ""),
+            [*engine_sources, *(["--set"] if "engine" in overrides else [])])
         problems += served_problems(merged)
     return freeze(merged), notes, problems
 

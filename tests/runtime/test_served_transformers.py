@@ -137,3 +137,15 @@ def test_vllm_absent_is_one_message_unless_the_fallback_serves(tmp_path: Path) -
     assert by.engine == "transformers" and by.asked == "vllm_server"
     assert by.why.startswith("vLLM cannot run here: package 'vllm' is not installed")
     assert choice.choose("transformers_server", None, str(bare), "cpu").engine == "transformers"
+
+
+def test_a_generator_past_the_point_timeout_fails_with_its_log_tail(tmp_path: Path) -> None:
+    from chipperf_runtime.inference.errors import CaseError
+    from chipperf_runtime.inference.llm.served import loadgen
+
+    slow = [sys.executable, "-c", "print('importing vllm', flush=True); import time; "
+            "time.sleep(30)"]
+    with pytest.raises(CaseError, match=r"(?s)did not finish within 1 s, its own start-up "
+                                        r"\(importing vLLM.*included: raise "
+                                        r"serve_point_timeout_s.*ends:\nimporting vllm"):
+        loadgen.run_bench(slow, tmp_path / "p.bench.log", 1)

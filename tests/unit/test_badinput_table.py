@@ -51,6 +51,17 @@ ROWS: dict[str, Callable[[Path], Row]] = {
     "served fallback unknown": lambda d: Row(
         served_host_yaml("{engine: vllm_server, serve_fallback: sglang}"), SERVED_PLAN,
         "serve_fallback: must be null or one of transformers, got 'sglang'"),
+    "served engine sglang": lambda d: Row(
+        served_host_yaml("{engine: sglang_server}"), SERVED_PLAN,
+        "engine 'sglang_server' is SGLang, which chipperf does not run: no chipperf image "
+        "installs it"),
+    "served engine TensorRT-LLM": lambda d: Row(
+        served_host_yaml("{engine: trtllm}"), SERVED_PLAN,
+        "engine 'trtllm' is TensorRT-LLM, which chipperf does not run"),
+    "offline vllm on cpu": lambda d: Row(
+        served_host_yaml("{engine: vllm}"), SERVED_PLAN,
+        "engine 'vllm' is vLLM's offline engine, which chipperf runs on vendor nvidia only "
+        "(NVIDIA GPUs), and vendor 'cpu' selects it: serve with engine vllm_server"),
     "repeat 10**20": lambda d: Row({"test_conf.py": config_py("1" + "0" * 20)}, plan(),
                                    "repeat 100000000000000000000 is over the maximum of 1000"),
     "ROUND_TIMEOUT 1e999": lambda d: Row({"test_conf.py": config_py(ROUND_TIMEOUT="1e999")}, plan(),

@@ -3,6 +3,7 @@ counter check (the server processes themselves: tests/runtime/test_served_llm_se
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,7 @@ def test_bench_argv_is_vllm_bench_serve_through_its_module() -> None:
     assert pairs["--max-concurrency"] == "4" and pairs["--num-prompts"] == "8"
     assert pairs["--random-input-len"] == "1024" and pairs["--result-filename"] == "chat_c4.json"
     assert "--ignore-eos" in argv and pairs["--metric-percentiles"] == "50,90,99"
+    assert "--save-detailed" in argv   # each request's record kept beside the point's figures
 
 
 def result_json(**over: float) -> dict:
@@ -338,3 +340,30 @@ def test_a_points_load_window_ends_when_its_result_was_written(tmp_path: Path) -
     os.utime(result, (1000.0, 1000.0))
     assert sweep.load_window(result, 2.5) == {"start_unix_s": 997.5, "end_unix_s": 1000.0}
     assert sweep.load_window(result, None) == {}
+
+
+def test_compare_draws_every_runs_served_curve_on_one_chart() -> None:
+    from chipperf.results.compute.schema import CaseResult, RoundResult, RunSummary
+    from chipperf.results.render import compare_html, servecurve
+
+    def case(rate: float, rounds: int = 1) -> CaseResult:
+        points = [{"point": f"chat_c{c}", "shape": "chat", "status": "succeeded",
+                   "tokens_per_s_per_user": 100.0 / c, "output_tokens_per_s_per_chip": rate * c}
+                  for c in (1, 2)]
+        points.append({"point": "chat_c4", "shape": "chat", "status": "failed"})
+        return CaseResult(dir_name="llama3_8b-pytorch_vllm_0.32-xeon-1x1", model="llama3_8b",
+                          framework="pytorch_vllm_0.32",
+                          rounds=[RoundResult(number=n, serving={"sweep": {"points": points}})
+                                  for n in range(1, rounds + 1)])
+
+    chart = servecurve.compare_curve_svg("llama3_8b", [("#1 cpu/xeon", case(10.0)),
+                                                       ("#2 cpu/epyc", case(30.0, rounds=2)),
+                                                       ("#3 none", None)])
+    assert "llama3_8b: throughput vs interactivity" in chart
+    labels = re.findall(r"<title>([^<]*)</title></polyline>", chart)
+    assert labels == ["#1 cpu/xeon chat", "#2 cpu/epyc chat round 1", "#2 cpu/epyc chat round 2"]
+    assert servecurve.compare_curve_svg("x", [("#1", CaseResult(dir_name="d"))]) == ""
+    runs = [RunSummary(run_id=f"run{i}", cases=(case(10.0 * i),)) for i in (1, 2)]
+    match = compare_html.match_key(runs[0].cases[0], None)
+    (section,) = compare_html._served_curve(match, runs, ["#1 a", "#2 b"])
+    assert section.count("<polyline") == 2 and f"{match}: served sweeps" in section

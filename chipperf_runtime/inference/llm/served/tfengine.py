@@ -27,7 +27,7 @@ class TransformersServingEngine:
     model: Any
     device: torch.device
     tokenizer: Optional[Any]
-    eos_token_id: Optional[int]
+    eos_token_ids: tuple[int, ...]    # the config's eos_token_id (one id, a list, or none)
     step_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -38,7 +38,7 @@ class TransformersServingEngine:
         torch.manual_seed(seed)
         model: Any = AutoModelForCausalLM.from_pretrained(str(folder), dtype=DTYPES[precision])
         model = model.to(device).eval()
-        return cls(model, device, load_tokenizer(folder), model.config.eos_token_id)
+        return cls(model, device, load_tokenizer(folder), eos_ids(model.config.eos_token_id))
 
     def encode(self, prompt: Any) -> list[int]:
         """A prompt as token ids: a list of ids as given, a string through the folder's
@@ -64,9 +64,16 @@ class TransformersServingEngine:
                 token = int(out.logits[0, -1].argmax())
             past = out.past_key_values
             yield token
-            if not ignore_eos and token == self.eos_token_id:
+            if not ignore_eos and token in self.eos_token_ids:
                 return
             ids = torch.tensor([[token]], dtype=torch.long, device=self.device)
+
+
+def eos_ids(value: Any) -> tuple[int, ...]:
+    """A config's ``eos_token_id`` (an id, a list of ids as Llama 3's, or None) as a tuple."""
+    if value is None:
+        return ()
+    return tuple(int(v) for v in value) if isinstance(value, (list, tuple)) else (int(value),)
 
 
 def load_tokenizer(folder: Path) -> Optional[Any]:

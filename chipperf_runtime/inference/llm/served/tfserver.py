@@ -54,6 +54,21 @@ class Counters:
         return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True)
+class Finish:
+    """Why a request's decoding ends at a token: ``length`` at its ``max_tokens``-th token,
+    ``stop`` at the end-of-sequence token (unless ``ignore_eos``), else not yet (None)."""
+
+    max_tokens: int
+    ignore_eos: bool
+    eos_token_ids: tuple[int, ...]
+
+    def reason(self, token: int, made: int) -> str | None:
+        if not self.ignore_eos and token in self.eos_token_ids:
+            return "stop"
+        return "length" if made >= self.max_tokens else None
+
+
 def completion_chunk(model: str, text: str, tokens: list[int], finish: str | None) -> dict:
     return {"id": "cmpl-chipperf", "object": "text_completion", "created": int(time.time()),
             "model": model, "system_fingerprint": FINGERPRINT,
@@ -98,39 +113,41 @@ class CompletionHandler(BaseHTTPRequestHandler):
             return
         self.server.counters.add(REQUESTS, 1)
         self.server.counters.add(PROMPT_TOKENS, len(prompt))
-        tokens = self.server.engine.stream(prompt, max_tokens, bool(body.get("ignore_eos")))
+        ignore_eos = bool(body.get("ignore_eos"))
+        tokens = self.server.engine.stream(prompt, max_tokens, ignore_eos)
+        finish = Finish(max_tokens, ignore_eos, self.server.engine.eos_token_ids)
         if body.get("stream"):
-            self.stream_reply(body, prompt, tokens)
+            self.stream_reply(body, prompt, tokens, finish)
         else:
-            self.whole_reply(prompt, tokens)
+            self.whole_reply(prompt, tokens, finish)
 
-    def stream_reply(self, body: dict, prompt: list[int], tokens: Any) -> None:
+    def stream_reply(self, body: dict, prompt: list[int], tokens: Any, finish: "Finish") -> None:
+        """Each token's chunk as soon as it is decoded (the client's TTFT and inter-token
+        latencies are the engine's); the last one carries finish_reason, as vLLM's does."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
-        model, made, pending = self.server.model_name, 0, None
-        for token in tokens:   # one token behind: the last chunk carries finish_reason, as vLLM's
+        made = 0
+        for token in tokens:
             made += 1
             self.server.counters.add(GENERATION_TOKENS, 1)
-            if pending is not None:
-                self.event(self.token_chunk(pending, None))
-            pending = token
-        if pending is not None:
-            self.event(self.token_chunk(pending, "length"))
+            self.event(self.token_chunk(token, finish.reason(token, made)))
         if (body.get("stream_options") or {}).get("include_usage"):
-            self.event({"id": "cmpl-chipperf", "object": "text_completion", "model": model,
-                        "choices": [], "usage": usage(len(prompt), made)})
+            self.event({"id": "cmpl-chipperf", "object": "text_completion",
+                        "model": self.server.model_name, "choices": [],
+                        "usage": usage(len(prompt), made)})
         self.wfile.write(b"data: [DONE]\n\n")
 
     def token_chunk(self, token: int, finish: str | None) -> dict:
         return completion_chunk(self.server.model_name, self.server.engine.decode([token]),
                                 [token], finish)
 
-    def whole_reply(self, prompt: list[int], tokens: Any) -> None:
+    def whole_reply(self, prompt: list[int], tokens: Any, finish: "Finish") -> None:
         made = list(tokens)
         self.server.counters.add(GENERATION_TOKENS, len(made))
+        reason = finish.reason(made[-1], len(made)) if made else "length"
         reply = completion_chunk(self.server.model_name, self.server.engine.decode(made), made,
-                                 "length")
+                                 reason)
         self.reply_json(200, {**reply, "usage": usage(len(prompt), len(made))})
 
     def event(self, data: dict) -> None:
