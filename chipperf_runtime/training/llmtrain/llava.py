@@ -10,11 +10,15 @@ measured on its own, FINISHED the two together (``driver.stages``). The loop, th
 clipping are the LLM cases' (``llmtrain.train``, ``llmtrain.case``, ``llmtrain.parallel``);
 this module adds the model's build, its images and masked labels, and FLOPs
 (``llmtrain.llava_arch``).
+
+Checkpoints (``llmtrain.checkpoint``): ``save_checkpoint`` writes the whole model's weights
+(tower, projector, LLM) after the last stage; ``checkpoint`` (llava1.5_7b_continuetrain) loads
+them into the first stage's model before it trains.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -30,7 +34,7 @@ from chipperf_runtime.training.driver import Config, ConfigError, DataError, Dis
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.stages import combine_stages
 from chipperf_runtime.training.driver.torchdist import init_distributed
-from chipperf_runtime.training.llmtrain import llava_arch
+from chipperf_runtime.training.llmtrain import checkpoint, llava_arch
 from chipperf_runtime.training.llmtrain.case import (
     DTYPES,
     eval_loss_goal,
@@ -96,7 +100,7 @@ def config_problems(cfg: Config, spec: LlavaSpec, dist: DistEnv) -> list[str]:
         problems.append(f"prompt_version {cfg.prompt_version!r} is unknown: use one of "
                         f"{', '.join(VERSIONS)}, or \"\" for the stage's")
     if cfg.tensor_parallel != 1:
-        problems.append(f"tensor_parallel = {cfg.tensor_parallel}: llava1.5_7b runs data "
+        problems.append(f"tensor_parallel = {cfg.tensor_parallel}: LLaVA-1.5 runs data "
                         "parallel only (FlagPerf: DeepSpeed ZeRO data parallel); set it to 1")
     if not problems:
         limit = spec.presets[cfg.model_size]["text"]["max_position_embeddings"]
@@ -107,8 +111,8 @@ def config_problems(cfg: Config, spec: LlavaSpec, dist: DistEnv) -> list[str]:
 
 
 def recipe_problems(cfg: Config) -> list[str]:
-    """``pretrain_recipe`` may replace only ``RECIPE_KNOBS``."""
-    unknown = sorted(set(cfg.pretrain_recipe) - set(RECIPE_KNOBS))
+    """``pretrain_recipe`` (a case without it: none) may replace only ``RECIPE_KNOBS``."""
+    unknown = sorted(set(cfg.get("pretrain_recipe") or {}) - set(RECIPE_KNOBS))
     return [f"pretrain_recipe sets {', '.join(map(repr, unknown))}: a stage's recipe may set "
             f"only {', '.join(RECIPE_KNOBS)}"] if unknown else []
 
@@ -302,6 +306,8 @@ def main(name: str, case_dir: Path, spec: LlavaSpec, argv: list[str] | None = No
                         cfg.eval_samples, spec.prepare) for s in stages]
     for stage_cfg, data in zip(stages, datas):    # every stage's data checked before training
         check_batching(stage_cfg, data, dist.world_size)
+    resume = checkpoint.continue_from(cfg, driver.args.data_dir)
+    save_dir = checkpoint.save_to(cfg, driver.args.output_dir)
     threads = rank_threads(dist, cfg.cpu_threads)
     torch.set_num_threads(threads)
     device = init_distributed(dist)
@@ -316,41 +322,67 @@ def main(name: str, case_dir: Path, spec: LlavaSpec, argv: list[str] | None = No
     driver.init_end(**device.describe(), **facts, parameters=counts[-1]["total"],
                     trainable_parameters=max(c["trainable"] for c in counts))
     finished: dict[str, dict[str, Any]] = {}
-    projector = None
+    handover = Handover()
     for index, (stage_cfg, data) in enumerate(zip(stages, datas)):
         if index:                                     # its own windows and peak memory
             driver.next_stage()
             device.reset_peak_memory()
-        finished[stage_cfg.stage], projector = train_stage(
-            driver, stage_cfg, values, layout, device, mesh, data, projector,
-            carry=index + 1 < len(stages))
+        last = index + 1 == len(stages)
+        handover = Handover(projector=handover.projector, resume=None if index else resume,
+                            carry=not last,
+                            save_dir=save_dir if last else None)
+        finished[stage_cfg.stage], handover = train_stage(
+            driver, stage_cfg, values, layout, device, mesh, data, handover)
     driver.emit_finished(finished[cfg.stage] if cfg.stage in finished else both(finished))
     if tdist.is_initialized():
         tdist.destroy_process_group()
 
 
+@dataclass(frozen=True)
+class Handover:
+    """What a stage starts from besides the seed, and what it leaves."""
+
+    resume: Path | None = None          # a checkpoint: every weight loaded from it (first stage)
+    projector: Mapping[str, torch.Tensor] | None = field(default=None, repr=False)
+    carry: bool = False                 # a stage follows: hand the projector's weights on
+    save_dir: Path | None = None        # write the whole model's weights here (last stage)
+
+
 def train_stage(driver: Driver, cfg: Config, values: Mapping[str, Any], layout: Layout,
-                device: TorchDevice, mesh: Any, data: LlavaData,
-                projector: Mapping[str, torch.Tensor] | None, carry: bool
-                ) -> tuple[dict[str, Any], dict[str, torch.Tensor] | None]:
-    """One stage (``cfg.stage``) from the seed's weights (and ``projector``'s, when a
-    pretrain stage ran before) to its target or its length: its FINISHED value, not
-    emitted, and (``carry``: a stage follows) its projector's weights."""
+                device: TorchDevice, mesh: Any, data: LlavaData, start: Handover
+                ) -> tuple[dict[str, Any], Handover]:
+    """One stage (``cfg.stage``) from the seed's weights (``start``: the checkpoint's, or the
+    projector of the pretrain stage that ran before) to its target or its length: its
+    FINISHED value, not emitted, and what it hands on (its projector's weights, when a stage
+    follows); its weights are written to ``start.save_dir`` after it."""
     model = build_model(cfg, values, layout, device, mesh)
-    if projector is not None:
-        load_projector(model, projector)
+    if start.resume is not None:
+        checkpoint.load([model], start.resume)
+    if start.projector is not None:
+        load_projector(model, start.projector)
     loop = build_loop(cfg, values, model, mesh, layout, data, device.device)
     driver.executed(attention="sdpa", stage=cfg.stage, prompt_version=prompt_version(cfg),
                     trained=TRAINED[cfg.stage],
                     frozen="vision_tower" + ("" if cfg.stage == "finetune" else
                                              " + language_model (and lm_head)"),
-                    autocast=None if loop.autocast is None else cfg.dtype)
+                    autocast=None if loop.autocast is None else cfg.dtype,
+                    **resumed_from(loop, start.resume))
     value = run_and_measure(
         driver, loop, device, eval_loss_goal(cfg.target_eval_loss[cfg.model_size][cfg.stage]),
         "tokens", llava_arch.flops_per_token(values["vision"], values["text"],
                                              shape_of(data.train), cfg.stage),
         cfg, parameters=llava_arch.parameter_counts(values["vision"], values["text"], cfg.stage))
-    return value, (projector_weights(model) if carry else None)
+    if start.save_dir is not None:
+        checkpoint.save([model], start.save_dir)
+    return value, Handover(projector=projector_weights(model) if start.carry else None)
+
+
+def resumed_from(loop: LlavaLoop, resume: Path | None) -> dict[str, Any]:
+    """Where a continued stage starts (FINISHED ``execution``): the checkpoint and its eval
+    loss before the first step (outside the train window)."""
+    if resume is None:
+        return {}
+    return {"checkpoint": str(resume), "checkpoint_eval_loss": loop.evaluate()}
 
 
 def both(finished: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:

@@ -5,8 +5,9 @@ projector and the LLM; both, one after the other as FlagPerf runs them, the defa
 FlagPerf's LLaVA conversation jsons + image folders, to eval-loss targets, FSDP2 data parallel
 under torchrun.
 
-The model's build, data, loop and FINISHED are ``llmtrain.llava`` (over the shared LLM loop);
-this file holds the size presets. See README.md.
+The model's build, data, loop and FINISHED are ``llmtrain.llava`` (over the shared LLM loop),
+its size presets ``llmtrain.llava_presets`` (``7b``: full size, ``tiny``: CI; shared with
+llava1.5_7b_continuetrain, which continues from this case's checkpoint). See README.md.
 """
 
 from __future__ import annotations
@@ -19,36 +20,9 @@ from pathlib import Path
 
 from chipperf_runtime.training.driver import run_case
 from chipperf_runtime.training.llmtrain.llava import LlavaSpec, main
+from chipperf_runtime.training.llmtrain.llava_presets import LLAVA_7B as PRESETS
 
 CASE_DIR = Path(__file__).resolve().parent
-PRESETS = {
-    # llava-hf/llava-1.5-7b-hf's config.json: openai/clip-vit-large-patch14-336's vision tower
-    # (24 x 1024, 16 heads, MLP 4096, quick_gelu, 336 px in 14 px patches: 576 image tokens),
-    # the projector 1024 -> 4096 -> 4096 (GELU), and lmsys/vicuna-7b-v1.5's Llama-2-7B decoder
-    # with the vocabulary grown to 32064 (<image> is 32000, <pad> 32001): 7,063,427,072
-    # parameters in all.
-    "7b": {"vision": {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24,
-                      "num_attention_heads": 16, "image_size": 336, "patch_size": 14,
-                      "projection_dim": 768, "hidden_act": "quick_gelu",
-                      "layer_norm_eps": 1e-5},
-           "text": {"vocab_size": 32064, "hidden_size": 4096, "intermediate_size": 11008,
-                    "num_hidden_layers": 32, "num_attention_heads": 32,
-                    "num_key_value_heads": 32, "max_position_embeddings": 4096,
-                    "rope_theta": 10000.0, "rms_norm_eps": 1e-5, "tie_word_embeddings": False},
-           "image_token_id": 32000, "pad_token_id": 32001, "projector_hidden_act": "gelu"},
-    # CI: the same blocks at toy widths: a 2 x 64 vision tower on 28 px pictures (4 image
-    # tokens), a 2 x 128 decoder on the 259 byte-level ids + <image> (259) + <pad> (260)
-    "tiny": {"vision": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
-                        "num_attention_heads": 4, "image_size": 28, "patch_size": 14,
-                        "projection_dim": 64, "hidden_act": "quick_gelu",
-                        "layer_norm_eps": 1e-5},
-             "text": {"vocab_size": 261, "hidden_size": 128, "intermediate_size": 352,
-                      "num_hidden_layers": 2, "num_attention_heads": 4,
-                      "num_key_value_heads": 4, "max_position_embeddings": 1024,
-                      "rope_theta": 10000.0, "rms_norm_eps": 1e-5,
-                      "tie_word_embeddings": False},
-             "image_token_id": 259, "pad_token_id": 260, "projector_hidden_act": "gelu"},
-}
 SPEC = LlavaSpec(PRESETS, "training/benchmarks/llava1.5_7b/pytorch/prepare_data.py")
 
 if __name__ == "__main__":

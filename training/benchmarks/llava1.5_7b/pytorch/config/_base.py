@@ -39,6 +39,10 @@ target_eval_loss = {"7b": {"pretrain": 2.1, "finetune": 0.48},
 
 # ---- data
 eval_samples = 1000           # held out from the end of the stage's json
+save_checkpoint = ""          # a folder: every weight (tower, projector, LLM) written there after
+                              # the last stage (PyTorch distributed checkpoint; a relative path
+                              # is under the node's output dir) for llava1.5_7b_continuetrain;
+                              # "": none
 
 # ---- optimisation: AdamW (finetune.sh: 16 per GPU x 8 GPUs, lr 2e-5, cosine, warmup 3 %)
 global_batch_size = 128       # samples per optimizer step, all ranks together

@@ -2,4 +2,5 @@
 
 from chipperf_runtime.training.llmtrain.mutable import *  # noqa: F403 - shared_mutable
 
-mutable_params = shared_mutable + ["stage", "prompt_version", "pretrain_recipe"]  # noqa: F405
+mutable_params = shared_mutable + [  # noqa: F405
+    "stage", "prompt_version", "pretrain_recipe", "save_checkpoint"]
