@@ -1,7 +1,8 @@
 """llava1.5_7b: the meta-built full-size model is the published LLaVA-1.5-7B and case.yaml's,
 each FlagPerf stage trains what its script trains, the FLOPs formula's parts, FlagPerf's
 json + image-folder layout read with LLaVA's prompts and label masks (and refused when wrong:
-a missing image named by its path), and the shipped configs plan."""
+a missing image named by its path), and the shipped configs plan; llava1.5_7b_continuetrain
+builds the same model and its case.yaml and configs hold."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from casemodules import BENCHMARKS, load_case_module
 from llmplan import shipped_config_problems
 
 CASE = "llava1.5_7b"
+CONTINUED = "llava1.5_7b_continuetrain"   # continues from CASE's checkpoint
 # llava-hf/llava-1.5-7b-hf: transformers' LlavaForConditionalGeneration from its config.json
 # counts 7,063,427,072 parameters (the Hub's safetensors total, "7.06B"); its parts: CLIP
 # ViT-L/14-336's vision model 303,507,456, the projector 1024*4096 + 4096 + 4096*4096 + 4096 =
@@ -186,6 +188,33 @@ def test_every_shipped_config_plans() -> None:
         ("cpu", "xeonx1x1"), ("cpu", "xeonx1x2"), ("cpu", "xeonx2x1"), ("nvidia", "A100x1x8"),
         ("nvidia", "A100x2x8"), ("nvidia", "H100x1x8"), ("nvidia", "H100x2x8"),
         ("nvidia", "H100x4x8"))]
+
+
+def test_the_continue_case_builds_llava1_5_7b_and_counts_the_pretrain_stage_s_flops() -> None:
+    """llava1.5_7b_continuetrain loads llava1.5_7b's checkpoint: the same presets (one module),
+    its case.yaml the full size, the pretrain stage's FLOPs of a 2048-position sample and its
+    training state: fp32 weights + 12 bytes for each projector parameter, 4.04 per parameter."""
+    from chipperf_runtime.training.llmtrain import llava_arch
+
+    continued = load_case_module(f"{CONTINUED}/pytorch", "run_pretraining", "llava_continue_case")
+    assert continued.SPEC.presets == module().PRESETS
+    meta = yaml.safe_load((BENCHMARKS / CONTINUED / "pytorch" / "case.yaml").read_text())
+    writer = yaml.safe_load((BENCHMARKS / CASE / "pytorch" / "case.yaml").read_text())
+    vision, text = module().PRESETS["7b"]["vision"], module().PRESETS["7b"]["text"]
+    assert meta["full_size"] == {
+        "params": PUBLISHED["total"],
+        "flops_per_unit": llava_arch.flops_per_token(vision, text, [(2048, 1)], "pretrain")}
+    assert meta["memory"]["params"] == writer["memory"]["params"]
+    state = (PUBLISHED["total"] * 4 + PUBLISHED["projector"] * 12) / PUBLISHED["total"]
+    assert meta["memory"]["bytes_per_param"]["pretrain"] == round(state, 2)
+
+
+def test_every_shipped_config_of_the_continue_case_plans() -> None:
+    found = shipped_config_problems([CONTINUED])
+    assert {k: v for k, v in found.items() if v} == {}
+    assert sorted(found) == [f"{v}/{CONTINUED}/config_{c}.py" for v, c in (
+        ("cpu", "xeonx1x1"), ("cpu", "xeonx1x2"), ("nvidia", "A100x1x8"),
+        ("nvidia", "H100x1x8"), ("nvidia", "H100x4x8"))]
 
 
 @pytest.mark.parametrize("stage", ["pretrain", "finetune"])

@@ -1,5 +1,5 @@
 """A continue-training case's checkpoint need (chipperf.config.caseneeds: ``checkpoint: {knob,
-written_by}`` in case.yaml, llama3_70B_continuetrain's and mixtral_8x7B_continuetrain's): plan
+written_by}`` in case.yaml, the continue-training and fine-tuning cases'): plan
 time refuses a config that names no checkpoint, or one outside the data dir; whether the
 folder is there is known on the hosts only (the case says so at its start)."""
 
@@ -44,7 +44,8 @@ def test_a_case_without_the_need_is_not_checked():
 
 @pytest.mark.parametrize("case, writer", [("llama3_70B_continuetrain", "llama3_70B"),
                                           ("mixtral_8x7B_continuetrain", "mixtral_8x7B"),
-                                          ("aquila2_7b_finetune", "aquila2_7b")])
+                                          ("aquila2_7b_finetune", "aquila2_7b"),
+                                          ("llava1.5_7b_continuetrain", "llava1.5_7b")])
 def test_the_continue_training_cases_declare_it(case, writer):
     needs = yaml.safe_load((BENCHMARKS / case / "pytorch" / "case.yaml").read_text())
     assert needs["checkpoint"] == {"knob": "checkpoint", "written_by": writer}
