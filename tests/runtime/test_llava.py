@@ -18,6 +18,7 @@ from llmplan import shipped_config_problems
 
 CASE = "llava1.5_7b"
 CONTINUED = "llava1.5_7b_continuetrain"   # continues from CASE's checkpoint
+LARGER = "llava1.5_13b"
 # llava-hf/llava-1.5-7b-hf: transformers' LlavaForConditionalGeneration from its config.json
 # counts 7,063,427,072 parameters (the Hub's safetensors total, "7.06B"); its parts: CLIP
 # ViT-L/14-336's vision model 303,507,456, the projector 1024*4096 + 4096 + 4096*4096 + 4096 =
@@ -303,3 +304,38 @@ def test_an_unknown_stage_and_a_bad_recipe_are_named_with_what_is_allowed() -> N
             stage_config(cfg, "finetune").learning_rate) == (256, "pretrain", 2e-5)
     one = case_config(stage="pretrain")
     assert stage_config(one, "pretrain") is one
+
+
+# transformers' LlavaForConditionalGeneration of llava-hf/llava-1.5-13b-hf's config ("13.4B"):
+# the same vision tower, the projector 1024*5120 + 5120 + 5120*5120 + 5120 = 31,467,520 and
+# Vicuna-13B (Llama-2-13B's 13,015,864,320 with 64 more vocabulary rows in the embedding and
+# lm_head: + 655,360) 13,016,519,680
+PUBLISHED_13B = {"total": 13_351_494_656, "projector": 31_467_520, "llm": 13_016_519_680}
+
+
+def test_llava1_5_13b_is_the_13b_model_and_its_case_yaml_holds_it() -> None:
+    from chipperf_runtime.training.llmtrain import arch, llava_arch
+    from chipperf_runtime.training.llmtrain.llava import build_meta
+
+    larger = load_case_module(f"{LARGER}/pytorch", "run_pretraining", "llava_13b_case")
+    values = larger.PRESETS["13b"]
+    model = build_meta(values, "finetune")
+    assert counts(model) == {"trainable": PUBLISHED_13B["projector"] + PUBLISHED_13B["llm"],
+                             "total": PUBLISHED_13B["total"]}
+    assert arch.parameter_count(values["text"]) == PUBLISHED_13B["llm"]
+    assert llava_arch.vision_params(values["vision"]) == PUBLISHED["vision"]
+    assert larger.PRESETS["tiny"] == module().PRESETS["tiny"]
+    meta = yaml.safe_load((BENCHMARKS / LARGER / "pytorch" / "case.yaml").read_text())
+    assert meta["full_size"] == {"params": PUBLISHED_13B["total"], "flops_per_unit":
+                                 llava_arch.flops_per_token(values["vision"], values["text"],
+                                                            [(2048, 1)], "finetune")}
+    state = (PUBLISHED_13B["total"] * 4 + PUBLISHED_13B["projector"] * 12) / PUBLISHED_13B["total"]
+    assert meta["memory"]["bytes_per_param"]["pretrain"] == round(state, 2)
+    assert meta["memory"]["params"]["13b"] == PUBLISHED_13B["total"]
+
+
+def test_every_shipped_config_of_llava1_5_13b_plans() -> None:
+    found = shipped_config_problems([LARGER])
+    assert {k: v for k, v in found.items() if v} == {}
+    assert sorted(found) == [f"{v}/{LARGER}/config_{c}.py" for v, c in (
+        ("cpu", "xeonx1x1"), ("nvidia", "A100x1x8"), ("nvidia", "H100x1x8"))]

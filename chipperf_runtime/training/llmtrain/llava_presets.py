@@ -1,8 +1,8 @@
-"""LLaVA-1.5-7B's size presets, shared by the cases that build it (llava1.5_7b, which trains
+"""LLaVA-1.5's size presets: 7B's, shared by the cases that build it (llava1.5_7b, which trains
 it in FlagPerf's two stages, and llava1.5_7b_continuetrain, which continues from llava1.5_7b's
-checkpoint: a checkpoint fits only the model it came from). A preset is ``LlavaSpec``'s:
-{"vision": CLIPVisionConfig values, "text": LlamaConfig values, "image_token_id",
-"pad_token_id", "projector_hidden_act"}."""
+checkpoint: a checkpoint fits only the model it came from), and 13B's (llava1.5_13b). A
+preset is ``LlavaSpec``'s: {"vision": CLIPVisionConfig values, "text": LlamaConfig values,
+"image_token_id", "pad_token_id", "projector_hidden_act"}."""
 
 from __future__ import annotations
 
@@ -35,4 +35,17 @@ LLAVA_7B: dict[str, dict[str, Any]] = {
                       "rope_theta": 10000.0, "rms_norm_eps": 1e-5,
                       "tie_word_embeddings": False},
              "image_token_id": 259, "pad_token_id": 260, "projector_hidden_act": "gelu"},
+}
+
+LLAVA_13B: dict[str, dict[str, Any]] = {
+    # llava-hf/llava-1.5-13b-hf's config.json: llava-1.5-7b's vision tower and image tokens,
+    # the projector 1024 -> 5120 -> 5120 (GELU) and lmsys/vicuna-13b-v1.5's Llama-2-13B decoder
+    # (40 x 5120, 40 heads, MLP 13824) with the vocabulary grown to 32064
+    "13b": {"vision": LLAVA_7B["7b"]["vision"],
+            "text": {**LLAVA_7B["7b"]["text"], "hidden_size": 5120, "intermediate_size": 13824,
+                     "num_hidden_layers": 40, "num_attention_heads": 40,
+                     "num_key_value_heads": 40},
+            "image_token_id": 32000, "pad_token_id": 32001, "projector_hidden_act": "gelu"},
+    # CI: llava1.5_7b's tiny preset (the same blocks at toy widths)
+    "tiny": LLAVA_7B["tiny"],
 }

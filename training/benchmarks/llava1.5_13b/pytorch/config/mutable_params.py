@@ -1,0 +1,6 @@
+"""The parameters a vendor config (config_<chip>x<nnodes>x<nproc>.py) may set."""
+
+from chipperf_runtime.training.llmtrain.mutable import *  # noqa: F403 - shared_mutable
+
+mutable_params = shared_mutable + [  # noqa: F405
+    "stage", "prompt_version", "pretrain_recipe", "save_checkpoint"]
