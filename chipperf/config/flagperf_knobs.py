@@ -77,9 +77,9 @@ EVAL_INTERVAL = Derivation(
     lambda flagperf, knobs, _: math.ceil(flagperf["eval_interval_samples"] / knobs["global_batch_size"]))
 
 
-# FlagPerf's llava1.5_7b runs its pretrain then its finetune stage, each with its own batch;
-# chipperf's case runs both too (stage "both": the case's knobs are finetune's, its
-# pretrain_recipe pretrain's) or the one its stage knob names
+# FlagPerf's llava1.5_7b and llava1.5_13b run their pretrain then their finetune stage, each
+# with its own batch; chipperf's cases run both too (stage "both": the case's knobs are
+# finetune's, its pretrain_recipe pretrain's) or the one its stage knob names
 _LLAVA_BATCH = ("finetune_per_device_train_batch_size", "pretrain_per_device_train_batch_size")
 
 
@@ -145,6 +145,7 @@ DERIVED: dict[str, tuple[Derivation, ...]] = {
     "glm:pytorch": (GLOBAL_BATCH, MAX_STEPS, WARMUP_SHARE, EVAL_INTERVAL),
     "transformer:pytorch": (FAIRSEQ_LR,),
     "llava1.5_7b:pytorch": (LLAVA_GLOBAL_BATCH, LLAVA_MICRO_BATCH, LLAVA_PRETRAIN_BATCH),
+    "llava1.5_13b:pytorch": (LLAVA_GLOBAL_BATCH, LLAVA_MICRO_BATCH, LLAVA_PRETRAIN_BATCH),
 }
 
 # ---------------------------------------------------------------- no effect, with why
@@ -235,8 +236,8 @@ CASE_NO_EFFECT: dict[str, dict[str, str]] = {
                             "(its config/mutable_params.py)")},
     "llava1.5_7b:pytorch": {
         "output_dir_finetune": ("FlagPerf llava's checkpoint folder; chipperf's case saves no "
-                                "checkpoint (the pretrained projector reaches finetune in "
-                                "memory)"),
+                                "checkpoint unless save_checkpoint names one (the pretrained "
+                                "projector reaches finetune in memory)"),
         "mmmu_data_path": ("FlagPerf llava's MMMU evaluation after its finetune; chipperf's "
                            "llava scores the eval loss of held-out conversations")},
     "cpm:pytorch": {
@@ -244,6 +245,7 @@ CASE_NO_EFFECT: dict[str, dict[str, str]] = {
                                      "converges on next-token accuracy (an untrained model "
                                      "scores 0.94 embedding average: its README)")},
 }
+CASE_NO_EFFECT["llava1.5_13b:pytorch"] = CASE_NO_EFFECT["llava1.5_7b:pytorch"]  # the same recipe
 
 
 def no_effect(case: str, name: str) -> str | None:

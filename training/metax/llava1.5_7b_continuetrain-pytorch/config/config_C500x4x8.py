@@ -1,0 +1,30 @@
+# From FlagOpen/FlagPerf@1b5a0303 training/metax/llava1.5_7b_continuetrain-flagscale/config/config_C500x4x8.py (values as FlagPerf sets them).
+# ruff: noqa
+# scale_parent must under FlagPerf/ or data_dir/, otherwise you cannot mount it into baremetal, therefore cannot use shared storage
+# not carried (no such parameter in chipperf's case): scale_parent = "/metax/sfwang/FlagScale/build/metax_C500"
+# not carried (no such parameter in chipperf's case): scale_home = f"{scale_parent}/FlagScale"
+
+# this cmd should install scale at <scale_home>. <scale_home> is set by flagperf.training.benchmarks.llava1.5_7b.flagscale.run_pretraining.py
+#scale_download_cmd = f"cd {scale_parent}; git clone https://github.com/FlagOpen/FlagScale.git; cd FlagScale; git checkout 085811f"
+# not carried (no such parameter in chipperf's case): scale_download_cmd = f"cd {scale_parent}"
+
+# NV need nothing because all requirements have been established in base docker image. vendor can do anything related here
+# not carried (no such parameter in chipperf's case): scale_install_cmd = ""
+
+# locate energon. the copy from energon_install_path to flagscale/megatron/ is done by flagperf...run_pretraining.py
+# not carried (no such parameter in chipperf's case): energon_locate_cmd = r"pip show megatron-energon | grep Location | awk -F: '{print $2}' | xargs"
+
+# not carried (no such parameter in chipperf's case): scale_conf_dir = f"{scale_home}/examples/llava/conf"
+# not carried (no such parameter in chipperf's case): configyaml = f"{scale_conf_dir}/config.yaml"
+# not carried (no such parameter in chipperf's case): trainyaml = f"{scale_conf_dir}/train/train_llava1.5_7b.yaml"
+# not carried (no such parameter in chipperf's case): datasetyaml = f"{scale_home}/megatron/examples/multimodal/pretrain_dataset.yaml"
+# not carried (no such parameter in chipperf's case): prompt = f"{scale_home}/megatron/examples/multimodal/manual_prompts.json"
+
+# not carried (no such parameter in chipperf's case): cmds = {"before_start": ""}
+# flagscale's requirements
+# not carried (no such parameter in chipperf's case): flagscale_chip_type = "C500"
+# not carried (no such parameter in chipperf's case): flagscale_ssh_port = 1234
+# not carried (no such parameter in chipperf's case): flops = -1
+
+# for llava's algorithm
+# not carried (no such parameter in chipperf's case): steps = 5000
