@@ -214,8 +214,8 @@ def test_every_shipped_config_of_the_continue_case_plans() -> None:
     found = shipped_config_problems([CONTINUED])
     assert {k: v for k, v in found.items() if v} == {}
     assert sorted(found) == [f"{v}/{CONTINUED}/config_{c}.py" for v, c in (
-        ("cpu", "xeonx1x1"), ("cpu", "xeonx1x2"), ("nvidia", "A100x1x8"),
-        ("nvidia", "H100x1x8"), ("nvidia", "H100x4x8"))]
+        ("cpu", "xeonx1x1"), ("cpu", "xeonx1x2"), ("nvidia", "A100x1x8"), ("nvidia", "A100x2x8"),
+        ("nvidia", "H100x1x8"), ("nvidia", "H100x2x8"), ("nvidia", "H100x4x8"))]
 
 
 @pytest.mark.parametrize("stage", ["pretrain", "finetune"])
@@ -338,4 +338,5 @@ def test_every_shipped_config_of_llava1_5_13b_plans() -> None:
     found = shipped_config_problems([LARGER])
     assert {k: v for k, v in found.items() if v} == {}
     assert sorted(found) == [f"{v}/{LARGER}/config_{c}.py" for v, c in (
-        ("cpu", "xeonx1x1"), ("nvidia", "A100x1x8"), ("nvidia", "H100x1x8"))]
+        ("cpu", "xeonx1x1"), ("nvidia", "A100x1x8"), ("nvidia", "A100x2x8"),
+        ("nvidia", "H100x1x8"), ("nvidia", "H100x2x8"))]

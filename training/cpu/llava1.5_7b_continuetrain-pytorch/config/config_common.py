@@ -16,6 +16,5 @@ min_lr_ratio = 0.1
 warmup_steps = 2
 max_steps = 60
 eval_every_steps = 5
-log_every_steps = 1
 dtype = "fp32"
 cpu_threads = 1               # CI machines are shared: one torch thread per rank
