@@ -1,0 +1,88 @@
+"""JAX side of the device layer: the platform a JAX process computes on, or an error.
+
+    device = open_jax_device()    # before JAX initialises a backend: pins JAX to one platform
+
+JAX names its platforms ``cpu``, ``cuda`` (``jax[cuda12]``) and ``tpu`` (``jax[tpu]``, libtpu).
+The process is pinned to the vendor's platform (``jax_platforms``), so a JAX build that lacks
+it fails at once instead of computing on the CPU. One process sees every device of its
+platform on its host (JAX's own model: one process per host on TPUs); the case spreads its
+batch over them with a ``Mesh``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import jax
+
+from chipperf_runtime.device import DeviceError, DeviceRequest
+
+__all__ = ["JAX_PLATFORMS", "Coordinator", "DeviceError", "JaxDevice", "open_jax_device"]
+
+# chipperf's device kind -> JAX platform; a kind missing here has no JAX build.
+JAX_PLATFORMS = {"cpu": "cpu", "cuda": "cuda", "tpu": "tpu"}
+
+
+@dataclass(frozen=True)
+class JaxDevice:
+    request: DeviceRequest
+    platform: str
+    devices: tuple[Any, ...]     # this process's local devices
+
+    @property
+    def is_accelerator(self) -> bool:
+        return self.platform != "cpu"
+
+    @property
+    def kind(self) -> str:
+        """The device kind as the runtime reports it ("cpu", "TPU v5p", "NVIDIA H100 ...")."""
+        return str(self.devices[0].device_kind)
+
+    def max_memory_allocated(self) -> Optional[int]:
+        """Peak bytes in use on the busiest local device; None where the runtime keeps no
+        statistics (XLA's CPU client)."""
+        peaks = [(d.memory_stats() or {}).get("peak_bytes_in_use") for d in self.devices]
+        known = [int(p) for p in peaks if p is not None]
+        return max(known) if known else None
+
+    def describe(self) -> dict[str, Any]:
+        return {"vendor": self.request.vendor, "device": self.platform,
+                "device_kind": self.kind, "local_devices": len(self.devices),
+                "jax_version": jax.__version__}
+
+
+@dataclass(frozen=True)
+class Coordinator:
+    """``jax.distributed.initialize``'s arguments: process 0's HOST:PORT and this process."""
+
+    address: str
+    num_processes: int
+    process_id: int
+
+
+def open_jax_device(environ: Mapping[str, str] | None = None,
+                    coordinator: Coordinator | None = None) -> JaxDevice:
+    """Pin JAX to the vendor's platform, join the other processes (``coordinator``: several
+    processes, one global device list) and return this process's devices; ``DeviceError``
+    when this JAX build or host cannot see them. Call before any JAX computation."""
+    request = DeviceRequest.from_env(os.environ if environ is None else environ)
+    platform = JAX_PLATFORMS.get(request.kind.name)
+    if platform is None:
+        raise request.missing(f"JAX has no build for this device kind (JAX runs on "
+                              f"{', '.join(JAX_PLATFORMS)})")
+    jax.config.update("jax_platforms", platform)
+    if coordinator is not None:
+        jax.distributed.initialize(coordinator.address, coordinator.num_processes,
+                                   coordinator.process_id)
+    try:
+        devices = tuple(jax.local_devices())
+    except RuntimeError as e:
+        raise request.missing(f"JAX {jax.__version__} cannot initialise its {platform!r} "
+                              f"backend here ({e}): this JAX build has no {platform} support "
+                              f"(jax[{platform}]) or no such device is attached") from e
+    if not devices:
+        raise request.missing(f"JAX {jax.__version__} lists no {platform} device")
+    return JaxDevice(request, platform, devices)
