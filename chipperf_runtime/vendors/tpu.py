@@ -1,10 +1,10 @@
 """Vendor ``tpu``: Google Cloud TPUs (v4, v5e, v5p, v6e, v7) through the TPU runtime (libtpu).
 
-One process per host drives every chip of its host (TensorFlow's ``TPUStrategy``), so a case
-runs with nproc=1 and nnodes = the slice's hosts; the case key's chip may name the slice
-(``v5p-16``, ``v6e-2x4``: ``_tpu_slices``). Only the TensorFlow 2 path exists: torch_xla has no
-wheel for chipperf's torch 2.13 (the plan refuses PyTorch with that reason), and no case has a
-JAX path yet. Container access as Google's "Run TPU workloads in a Docker container" writes it
+One process per host drives every chip of its host (TensorFlow's ``TPUStrategy``; JAX's own
+model, one process per host joined by ``jax.distributed``), so a case runs with nproc=1 and
+nnodes = the slice's hosts; the case key's chip may name the slice (``v5p-16``, ``v6e-2x4``:
+``_tpu_slices``). Two paths: TensorFlow 2 and JAX (``jax[tpu]``: resnet50/jax); torch_xla has no
+wheel for chipperf's torch 2.13 (the plan refuses PyTorch with that reason). Container access as Google's "Run TPU workloads in a Docker container" writes it
 (``--privileged --net=host``). Telemetry from libtpu's runtime metrics through the ``tpu-info``
 library: HBM used/total and TensorCore duty cycle per device; libtpu exposes no power,
 temperature or clock, so those are ``unsupported`` with that reason.
@@ -63,7 +63,7 @@ CHIPS = {
 # gives pod-level figures only (all-reduce 1.1 PB/s, bisection 24 TB/s): not here.
 ICI_BIDIRECTIONAL = {"v5e": 400 * _G, "v5p": 1200 * _G, "v6e": 800 * _G, "v7": 1200 * _G}
 
-FAMILIES = ("tensorflow2",)
+FAMILIES = ("tensorflow2", "jax")
 _REFUSED = {
     "pytorch": "PyTorch on TPUs needs torch_xla (PJRT), and torch_xla has no wheel for "
                "chipperf's torch 2.13 (the PyPI mirror's newest is 2.9.0, `pip index versions "
@@ -87,19 +87,20 @@ def plan_problems(chip: str, family: str, nnodes: int, nproc: int) -> list[str]:
     """What the tpu vendor cannot run with this case key (said at plan time)."""
     if family not in FAMILIES:
         why = _REFUSED.get(family, f"no {family} path exists for TPUs in chipperf")
-        return [f"vendor 'tpu' runs {', '.join(FAMILIES)} cases only: {why}: use a "
-                f"{'/'.join(FAMILIES)} case"]
+        return [f"vendor 'tpu' runs {' and '.join(FAMILIES)} cases only: {why}: use a "
+                f"{' or '.join(FAMILIES)} case"]
     try:
         tpu_slice = parse_slice(chip)
     except TopologyError as e:
         return [f"{e}"]
     problems = []
-    if tpu_slice.generation.name == "v7":
+    if tpu_slice.generation.name == "v7" and family == "tensorflow2":
         problems.append("TensorFlow is not supported on TPU7x (v7; " + _DOCS + "tpu7x): "
-                        "chipperf has no JAX case path for it yet: use v4, v5e, v5p or v6e")
+                        "use a jax case there, or v4, v5e, v5p or v6e")
     if nproc != 1:
+        driver = "TPUStrategy" if family == "tensorflow2" else "JAX, one process per host"
         problems.append(f"nproc={nproc}: one process per host drives all of its TPU chips "
-                        "(TPUStrategy): use nproc=1")
+                        f"({driver}): use nproc=1")
     if tpu_slice.shape or tpu_slice.chips > 1:
         if nnodes != tpu_slice.hosts:
             problems.append(f"TPU slice {chip!r} is {tpu_slice.chips} chips on "

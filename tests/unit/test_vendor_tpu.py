@@ -79,14 +79,23 @@ def test_plan_refuses_what_the_tpu_path_cannot_run() -> None:
     assert plan_problems("v5e-1", "tensorflow2", 1, 1) == []
     assert plan_problems("v5p-16", "tensorflow2", 2, 1) == []
     torch = plan_problems("v5p", "pytorch", 1, 1)
-    assert torch == ["vendor 'tpu' runs tensorflow2 cases only: PyTorch on TPUs needs torch_xla "
-                     "(PJRT), and torch_xla has no wheel for chipperf's torch 2.13 (the PyPI "
-                     "mirror's newest is 2.9.0, `pip index versions torch_xla`, 2026-12-02): "
-                     "use a tensorflow2 case"]
+    assert torch == ["vendor 'tpu' runs tensorflow2 and jax cases only: PyTorch on TPUs needs "
+                     "torch_xla (PJRT), and torch_xla has no wheel for chipperf's torch 2.13 (the "
+                     "PyPI mirror's newest is 2.9.0, `pip index versions torch_xla`, 2026-12-02): "
+                     "use a tensorflow2 or jax case"]
     assert plan_problems("v5p-16", "tensorflow2", 1, 4) == [
         "nproc=4: one process per host drives all of its TPU chips (TPUStrategy): use nproc=1",
         "TPU slice 'v5p-16' is 8 chips on 2 host(s), but nnodes=1: use nnodes=2"]
     assert "TensorFlow is not supported on TPU7x" in plan_problems("v7-2x2x1", "tensorflow2", 1, 1)[0]
+
+
+def test_jax_runs_on_every_generation_one_process_per_host() -> None:
+    assert plan_problems("v5p", "jax", 1, 1) == []
+    assert plan_problems("v7-2x2x1", "jax", 1, 1) == []       # TPU7x: JAX, not TensorFlow
+    assert plan_problems("v5p-16", "jax", 1, 2) == [
+        "nproc=2: one process per host drives all of its TPU chips (JAX, one process per host): "
+        "use nproc=1",
+        "TPU slice 'v5p-16' is 8 chips on 2 host(s), but nnodes=1: use nnodes=2"]
 
 
 def test_a_bad_slice_in_a_case_key_is_one_plan_problem(tmp_path: Path) -> None:

@@ -1,0 +1,59 @@
+"""resnet50:jax plans from the repository's own folders: on the cpu vendor (its jax_0.10 image,
+the jax launcher's spawn line), on the tpu vendor (v5p, with the plan saying the path never ran
+on a TPU), and not on nvidia, which has no JAX image folder (the plan names the folders it has)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chipperf.commands.render_plan import render_plan
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.launchers import get_launcher
+from chipperf.plan import check, make_plan
+from chipperf.suites.catalogue import Catalogue
+
+REPO = Path(__file__).resolve().parents[2]
+CLUSTER = ClusterConfig(hosts=("10.0.0.1",))
+
+
+@pytest.fixture(scope="module")
+def catalogue() -> Catalogue:
+    return Catalogue.scan(REPO / "training")
+
+
+def configs(vendor: str, key: str, tmp_path: Path) -> TestConfig:
+    return TestConfig(vendor=vendor, cases=(CaseEntry(CaseKey.parse(key), "/data/digits"),),
+                      result_root=str(tmp_path / "result"))
+
+
+def test_resnet50_jax_on_cpu_plans_with_its_image_and_launcher(catalogue, tmp_path) -> None:
+    test = configs("cpu", "resnet50:jax_0.10:xeon:1:1:1", tmp_path)
+    assert check(CLUSTER, test, catalogue) == []
+    case = make_plan(CLUSTER, test, catalogue, "run1", tmp_path / "r").cases[0]
+    assert case.image_folder == "jax_0.10" and case.image_name == "chipperf/training-cpu-jax_0.10"
+    assert get_launcher("jax").command  # the family's launcher is registered by its module
+
+
+def test_resnet50_jax_on_tpu_plans_and_says_it_never_ran(catalogue, tmp_path) -> None:
+    test = configs("tpu", "resnet50:jax_0.10:v5p:1:1:1", tmp_path)
+    assert check(CLUSTER, test, catalogue) == []
+    plan = make_plan(CLUSTER, test, catalogue, "run1", tmp_path / "r")
+    assert plan.cases[0].image_folder == "jax_0.10"
+    assert "tpu/v5p: NOT validated on real hardware here (no TPU has been available" in \
+        render_plan(plan, CLUSTER, test)
+
+
+def test_a_four_chip_v5p_host_plans_one_process(catalogue, tmp_path) -> None:
+    assert check(CLUSTER, configs("tpu", "resnet50:jax_0.10:v5p-8:1:1:1", tmp_path),
+                 catalogue) == []
+    two = check(CLUSTER, configs("tpu", "resnet50:jax_0.10:v5p-8:1:2:1", tmp_path), catalogue)
+    assert any("nproc=2: one process per host drives all of its TPU chips (JAX, one process "
+               "per host): use nproc=1" in p for p in two)
+
+
+def test_resnet50_jax_on_nvidia_names_what_is_missing(catalogue, tmp_path) -> None:
+    problems = check(CLUSTER, configs("nvidia", "resnet50:jax_0.10:A100:1:8:1", tmp_path),
+                     catalogue)
+    assert any("no folder of the 'jax' family: the vendor's folders are " in p for p in problems)
