@@ -4,10 +4,11 @@ One process per host drives every chip of its host (TensorFlow's ``TPUStrategy``
 model, one process per host joined by ``jax.distributed``), so a case runs with nproc=1 and
 nnodes = the slice's hosts; the case key's chip may name the slice (``v5p-16``, ``v6e-2x4``:
 ``_tpu_slices``). Two paths: TensorFlow 2 and JAX (``jax[tpu]``: resnet50/jax); torch_xla has no
-wheel for chipperf's torch 2.13 (the plan refuses PyTorch with that reason). Container access as Google's "Run TPU workloads in a Docker container" writes it
-(``--privileged --net=host``). Telemetry from libtpu's runtime metrics through the ``tpu-info``
-library: HBM used/total and TensorCore duty cycle per device; libtpu exposes no power,
-temperature or clock, so those are ``unsupported`` with that reason.
+wheel for chipperf's torch 2.13 (the plan refuses PyTorch with that reason). Container access
+as Google's "Run TPU workloads in a Docker container" writes it (``--privileged --net=host``).
+Telemetry from libtpu's runtime metrics through the ``tpu-info`` library: HBM used/total and
+TensorCore duty cycle per device; libtpu exposes no power, temperature or clock, so those are
+``unsupported`` with that reason.
 
 None of it has run on a TPU: chipperf's machines have none (``validated_on_hardware``).
 """
