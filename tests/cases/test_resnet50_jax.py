@@ -47,8 +47,9 @@ def test_one_process_converges_with_a_valid_finished_and_the_xla_record(digits: 
     assert xla["hlo_module"].startswith("jit_train_step") and xla["hlo_instructions"] > 100
     assert finished["execution"]["xla"] == xla and finished["dtype"] == "fp32"
     assert finished["metric"]["target"] == 0.9 and finished["world_size"] == 1
-    assert finished["preset"]["model_size"] == "tiny" if "model_size" in finished["preset"] \
-        else finished["preset"]
+    preset = finished["preset"]                      # a tiny model, labelled with the real size
+    assert preset["changes"]["model_size"] == ["tiny", "resnet50"]
+    assert preset["params"] == start["parameters"] and preset["full_params"] == 25_557_032
     assert finished["work_done"] % 32 == 0 and finished["flops_per_unit"] > 0
 
 
@@ -64,7 +65,7 @@ def test_a_device_this_machine_lacks_stops_the_case_instead_of_training_on_the_c
     assert "INIT_END" not in result.stdout
 
 
-def test_a_batch_that_does_not_divide_fails_before_jax_loads(tmp_path: Path) -> None:
+def test_bad_settings_are_reported_together_before_jax_loads(tmp_path: Path) -> None:
     result = CASE.run("--data_dir", str(tmp_path), "--set", "model_size='resnet18'",
                       "--set", "dtype='fp16'")
     assert_case_error(result, "model_size 'resnet18' is unknown: use one of resnet50, tiny",

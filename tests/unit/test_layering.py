@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 CONTAINER_TREES = ("chipperf_runtime", "training/benchmarks", "inference/benchmarks",
                    "base/benchmarks", "operation/benchmarks")
 FRAMEWORKS = ("torch", "torchvision", "transformers", "tensorflow", "paddle", "deepspeed",
-              "diffusers", "onnxruntime", "numpy")
+              "diffusers", "onnxruntime", "numpy", "jax", "flax", "optax")
 
 
 def imported_names(path: Path) -> set[str]:
