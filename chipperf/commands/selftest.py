@@ -121,6 +121,16 @@ def _first_chip(vendor: str) -> str:
 EXTRA = {"numpy": "numpy", "PIL": "Pillow", "tokenizers": "tokenizers"}   # pyproject's selftest extra
 
 
+def selftest_extra_command() -> str:
+    """How to add the selftest extra to this chipperf: from its checkout, or, for a plain
+    install, from the clone it was installed from."""
+    from chipperf.suites.suite import CHECKOUT
+
+    if REPO == CHECKOUT:
+        return f"pip install -e '{REPO}[selftest]'"
+    return "pip install 'CLONE[selftest]' (CLONE: the chipperf clone this one was installed from)"
+
+
 def missing_modules() -> list[str]:
     """What this python lacks of the selftest's needs, each with its fix."""
     import importlib.util
@@ -132,7 +142,7 @@ def missing_modules() -> list[str]:
     lacking = [pkg for module, pkg in EXTRA.items() if importlib.util.find_spec(module) is None]
     if lacking:
         problems.append(f"{sys.executable}: no {', '.join(lacking)}: install the selftest extra: "
-                        f"pip install -e '{REPO}[selftest]'")
+                        f"{selftest_extra_command()}")
     if importlib.util.find_spec("torchvision") is None:
         from importlib.metadata import version
 
@@ -154,7 +164,8 @@ def run_selftest(vendor: str | None, chip: str | None, budget_s: float, result_r
     vendor = vendor or found[0]
     chip = chip or (found[1] if vendor == found[0] else _first_chip(vendor))
     check_args(vendor, chip, budget_s)
-    root = Path(result_root) / f"selftest{datetime.now():%Y%m%d%H%M%S}"
+    # absolute: each step's WORK_ROOT lies under it, and a config's WORK_ROOT must be absolute
+    root = Path(result_root).resolve() / f"selftest{datetime.now():%Y%m%d%H%M%S}"
     root.mkdir(parents=True, exist_ok=False)
     data = Path(data_root) if data_root else Path(tempfile.mkdtemp(prefix="chipperf-selftest-data-"))
     test = Selftest(vendor, chip, budget_s, root, data, command=command)

