@@ -22,6 +22,7 @@ from typing import Any
 
 from chipperf_runtime.training.driver.errors import ConfigError
 from chipperf_runtime.training.driver.perfmode import run_mode_from
+from chipperf_runtime.training.imagecls.datamode import data_mode_problem
 
 PERFORMANCE, CONVERGENCE = "performance", "convergence"
 SLOW_STEP_S = 0.1     # a step time a full-size model's optimizer step rarely beats
@@ -38,6 +39,16 @@ def run_mode_problems(knobs: Mapping[str, Any], where: str) -> list[str]:
     except ConfigError as exc:
         return [f"{where}: {exc}"]
     return []
+
+
+def data_mode_problems(knobs: Mapping[str, Any], overrides: Mapping[str, Any], where: str) -> list[str]:
+    """An image case's ``data_mode`` it cannot run (the case's own rules, imagecls.datamode),
+    with the run's OVERRIDES over its knobs, at plan time; [] for a case without the knob."""
+    if "data_mode" not in knobs:
+        return []
+    merged = {**knobs, **overrides}
+    problem = data_mode_problem(merged["data_mode"], merged.get("run_mode", CONVERGENCE))
+    return [f"{where}: {problem}"] if problem else []
 
 
 def deadline_warning(knobs: Mapping[str, Any], timeout_s: float) -> str | None:

@@ -14,7 +14,7 @@ from chipperf.config.caseneeds import needs_problems
 from chipperf.config.limits import did_you_mean
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, SkippedCase, TestConfig
 from chipperf.config.pyconfig import read_py_config
-from chipperf.config.runlength import run_mode_problems
+from chipperf.config.runlength import data_mode_problems, run_mode_problems
 from chipperf.config.vendorconfig import (
     BASE_FILE,
     check_overrides,
@@ -156,7 +156,8 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += _inference_config_problems(entry, test, catalogue, where)
     problems += _override_problems(entry, test, catalogue, where)
     problems += sweep_problems(entry, test, catalogue, where)
-    problems += run_mode_problems(case_knobs(entry, test, catalogue), where)
+    knobs = case_knobs(entry, test, catalogue)
+    problems += run_mode_problems(knobs, where) + data_mode_problems(knobs, test.overrides, where)
     problems += _needs(entry, test, catalogue, where)
     problems += _device_count(key, test.vendor, where)
     problems += [f"{where}: {p}" for p in

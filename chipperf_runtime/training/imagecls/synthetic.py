@@ -12,22 +12,21 @@ from dataclasses import dataclass
 import torch
 
 from chipperf_runtime.training.driver import Config, ConfigError
+from chipperf_runtime.training.imagecls.datamode import DATA_MODES, data_mode_problem
 
-DATA_MODES = ("real", "predecoded", "synthetic")   # predecoded: imagecls.predecoded
+__all__ = ["DATA_MODES", "SYNTHETIC_CLASSES", "check_data_mode", "synthetic_batches"]
+
 SYNTHETIC_CLASSES = 1000          # num_classes = None with no data to count: ImageNet-1k's
 STEPS_PER_EPOCH = 100             # an "epoch" of synthetic batches (epoch events, lr schedule)
 
 
 def check_data_mode(cfg: Config) -> str:
-    """The config's data mode; ``ConfigError`` for an unknown mode or synthetic input in
-    convergence mode."""
+    """The config's data mode; ``ConfigError`` for a mode it cannot run (``datamode``'s rules:
+    unknown, decoding on the device, synthetic input in convergence mode)."""
     mode = cfg.get("data_mode", "real")
-    if mode not in DATA_MODES:
-        raise ConfigError(f"data_mode = {mode!r}: unknown: use one of {DATA_MODES}")
-    if mode == "synthetic" and cfg.get("run_mode", "convergence") != "performance":
-        raise ConfigError("data_mode = 'synthetic' trains on random batches toward no target: "
-                          "set run_mode = 'performance' with perf_warmup_steps and timed_steps "
-                          "(e.g. --set run_mode=performance --set timed_steps=100)")
+    problem = data_mode_problem(mode, cfg.get("run_mode", "convergence"))
+    if problem:
+        raise ConfigError(problem)
     return str(mode)
 
 
