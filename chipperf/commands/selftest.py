@@ -101,7 +101,7 @@ def check_args(vendor: str, chip: str, budget_s: float) -> None:
     elif get_vendor(vendor).chip(chip) is None:
         problems.append(f"--chip {chip}: not on the {vendor} spec sheet; one of "
                         f"{', '.join(get_vendor(vendor).chips)}")
-    problems += missing_modules()
+    problems += missing_modules(vendor)
     least = FACTS_MIN_S + min(STEP_MIN_S.values())
     if budget_s < least:
         problems.append(f"--budget {budget_s:g}: too small for one step (the device facts take "
@@ -131,13 +131,20 @@ def selftest_extra_command() -> str:
     return "pip install 'CLONE[selftest]' (CLONE: the chipperf clone this one was installed from)"
 
 
-def missing_modules() -> list[str]:
+# the cpu vendor's torch: the CPU build of the pair the cpu image pins
+# (training/cpu/docker_image/pytorch_2.13/requirements.txt)
+CPU_TORCH = ("pip install torch==2.13.0 torchvision==0.28.0 (where pip finds no CPU build of "
+             "them, add --index-url https://download.pytorch.org/whl/cpu)")
+
+
+def missing_modules(vendor: str = "") -> list[str]:
     """What this python lacks of the selftest's needs, each with its fix."""
     import importlib.util
 
     if importlib.util.find_spec("torch") is None:
+        how = f": {CPU_TORCH}" if vendor == "cpu" else ""
         return [f"{sys.executable}: no torch: install the vendor's torch (and its torchvision) "
-                f"into this python first"]
+                f"into this python first{how}"]
     problems = []
     lacking = [pkg for module, pkg in EXTRA.items() if importlib.util.find_spec(module) is None]
     if lacking:
@@ -251,7 +258,7 @@ def training_step(test: Selftest, rounds: int) -> None:
     data = prepared(test, "training")
     engine_run(test, "training", {f"resnet50:pytorch_2.13:{test.chip}:1:1:{rounds}": str(data)},
                overrides={"run_mode": "performance", "perf_warmup_steps": WARMUP_STEPS,
-                          "timed_steps": TRAINING_STEPS})
+                          "timed_steps": TRAINING_STEPS}, rounds=rounds)
 
 
 def inference_step(test: Selftest, rounds: int) -> None:
@@ -259,7 +266,7 @@ def inference_step(test: Selftest, rounds: int) -> None:
     name an engine this host lacks, TensorRT say): whole and core throughput."""
     engine_run(test, "inference",
                {f"resnet50:pytorch_2.13:{test.chip}:1:1:{rounds}": str(prepared(test, "inference"))},
-               overrides={"engine": "eager"})
+               overrides={"engine": "eager"}, rounds=rounds)
 
 
 def serving_step(test: Selftest, rounds: int) -> None:
@@ -272,7 +279,7 @@ def serving_step(test: Selftest, rounds: int) -> None:
     caps = {k: cap for k, cap in SERVING_CAPS.items()
             if isinstance(merged.get(k), int) and merged[k] > cap}
     engine_run(test, "serving", {f"llama3_8b:pytorch_2.13:{test.chip}:1:1:{rounds}": str(data)},
-               suite="inference", overrides={"engine": "eager", **caps})
+               suite="inference", overrides={"engine": "eager", **caps}, rounds=rounds)
 
 
 STEPS: dict[str, Callable[[Selftest, int], None]] = {

@@ -64,7 +64,7 @@ def train_step(test: Selftest, step: str, rounds: int) -> None:
         return
     data = token_data(test, step)
     engine_run(test, step, {f"{model}:pytorch_2.13:{test.chip}:1:1:{rounds}": str(data)},
-               suite="training", overrides=overrides)
+               suite="training", overrides=overrides, rounds=rounds)
 
 
 def token_data(test: Selftest, step: str) -> Path:
@@ -85,7 +85,7 @@ def serving32_step(test: Selftest, rounds: int) -> None:
     merged, _, _ = read_layers(REPO / "inference" / "configs" / "llama3_8b",
                                f"{test.vendor}_configuration.yaml")
     engine_run(test, "serving32", {f"llama3_8b:pytorch_2.13:{test.chip}:1:1:{rounds}":
-                                   str(prepared(test, "serving"))}, suite="inference")
+                                   str(prepared(test, "serving"))}, suite="inference", rounds=rounds)
     test.rows.append(floor_row(test.vendor, merged, test.rows))
 
 

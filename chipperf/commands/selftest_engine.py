@@ -76,7 +76,8 @@ def prepared(test: Selftest, step: str) -> Path:
 def engine_run(test: Selftest, step: str, cases: Mapping[str, str], suite: str | None = None,
                overrides: Mapping[str, Any] | None = None, rounds: int = 1) -> dict[str, Any] | None:
     """One `chipperf run` of ``cases`` in in-container mode on this host (``rounds`` each:
-    the base suite's ``repeat``, the other suites' in the case key); its summary."""
+    the base suite's ``repeat``, the other suites' in the case key, which the caller writes:
+    the rounds share the step's time, so each round's deadline is its part); its summary."""
     suite = suite or step
     folder = test.root / step
     folder.mkdir()

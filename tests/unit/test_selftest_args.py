@@ -53,3 +53,22 @@ def test_a_quality_miss_is_said_beside_figures_that_stand() -> None:
                              "(agreement with the fp32 reference)")
     assert quality_missed("serving", {**served, "converged": True}) == ""
     assert quality_missed("training", served) == ""
+
+
+@pytest.mark.parametrize("step", ["training", "inference", "serving"])
+def test_a_steps_rounds_share_its_time(tmp_path, monkeypatch, step) -> None:
+    """Each round's deadline is its part of the step's share (a plain install's selftest on a
+    loaded host ran 2 training rounds of 281 s each in a 382 s share, and the budget with them)."""
+    import yaml
+
+    from chipperf.commands import selftest
+
+    monkeypatch.setattr(selftest, "prepared", lambda test, step: tmp_path / "data")
+    test = Selftest("cpu", "xeon", 600.0, tmp_path, tmp_path / "data", command=lambda argv: 2)
+    test.share_s = 240.0
+    selftest.STEPS[step](test, 3)
+    written = tmp_path / step / ("test.yaml" if step == "training" else "host.yaml")
+    config = yaml.safe_load(written.read_text())
+    assert config["ROUND_TIMEOUT"] == 80
+    assert next(iter(config["CASES"])).endswith(":1:1:3")
+    assert test.rows[0].verdict.startswith("failed: chipperf run exited 2 and wrote no summary")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import struct
+import sys
 import zlib
 from pathlib import Path
 
@@ -136,3 +137,20 @@ def test_what_the_python_lacks_is_named_with_its_fix(monkeypatch) -> None:
     assert "no tokenizers: install the selftest extra: pip install -e '" in problems[0]
     assert "no torchvision beside torch 2.13" in problems[1]
     assert "pip install 'torchvision==0.28.*'" in problems[1]
+
+
+def test_a_python_without_torch_is_told_how_to_add_the_cpu_vendors(monkeypatch) -> None:
+    """The quickstart's .venv has no torch (its cases run in the image): the cpu vendor's fix
+    is the CPU build of the pair its image pins."""
+    import importlib.util
+
+    from chipperf.commands.selftest import missing_modules
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real(name, *a))
+    assert missing_modules("cpu") == [
+        f"{sys.executable}: no torch: install the vendor's torch (and its torchvision) into this "
+        f"python first: pip install torch==2.13.0 torchvision==0.28.0 (where pip finds no CPU build "
+        f"of them, add --index-url https://download.pytorch.org/whl/cpu)"]
+    assert missing_modules("nvidia")[0].endswith("into this python first")
