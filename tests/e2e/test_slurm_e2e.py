@@ -325,3 +325,36 @@ def test_job_that_cannot_start_is_cancelled_at_queue_timeout(tmp_path, slurm_clu
     assert match, run
     assert queued() == [] and run.run_dir is None
     assert jobcomp(match.group(1))["JobState"] == "CANCELLED"
+
+
+@pytest.mark.skipif(not os.environ.get("CHIPPERF_E2E_SLURM_TIME_LIMIT"),
+                    reason="Slurm counts time limits in whole minutes, so this run lasts over "
+                           "60 s: run by hand with CHIPPERF_E2E_SLURM_TIME_LIMIT=1 "
+                           "(docs/validation.md); TIMEOUT takes the path scancel's test drives")
+def test_job_ended_by_its_time_limit_mid_round_stops_the_run(tmp_path, slurm_cluster, tiny_digits,  # noqa: F811
+                                                              tiny_training, background,  # noqa: F811
+                                                              nothing_queued):
+    """The holding job's limit is cut to one minute under the run (`scontrol update
+    TimeLimit=1`): Slurm ends it mid-round, that round stops at once, the rounds measured
+    before it are kept and no further round starts."""
+    rounds = TRAIN[:-1] + "40"
+    cluster = write_cluster_conf(tmp_path, slurm_cluster)
+    test = write_test_conf(tmp_path, {rounds: str(tiny_digits)},
+                           f"TRAINING_DIR = {str(tiny_training)!r}\n")
+    run = background(tmp_path, cluster, test)
+    run.wait_for(": started chipperf-", 2)
+    job_id = re.search(r"slurm job (\d+) submitted", run.log.read_text()).group(1)
+    subprocess.run(["scontrol", "update", f"JobId={job_id}", "TimeLimit=1"], check=True)
+    limited = time.time()
+    assert run.proc.wait(timeout=240) == 1, run.log.read_text()[-4000:]
+    record = json.loads((latest_run_dir(tmp_path / "result") / "run.json").read_text())
+    (case,) = record["cases"].values()
+    *before, last = case["rounds"]
+    print(f"run ended {time.time() - limited:.1f} s after the limit was cut; "
+          f"{len(before)} rounds before it, the last: {last['status']}: {last['reason']}")
+    assert 0 < len(before) < 39 and all(r["status"] == "succeeded" for r in before), case["rounds"]
+    assert last["status"] == "canceled", last
+    assert re.search(f"stopped at once: slurm job {job_id} is (COMPLETING \\(Slurm is ending it\\)|"
+                     "TIMEOUT): its nodes", last["reason"]), last
+    assert record["executor"]["final_state"] == "TIMEOUT", record["executor"]
+    assert record["executor"]["release"] == "confirmed", record["executor"]
