@@ -28,6 +28,7 @@ case's metric is their loss.
 
 from __future__ import annotations
 
+import argparse
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -334,3 +335,17 @@ def write_generated(output: Path, count: int, seed: int, image_size: int,
             records.append(record)
         (output / folder / name).write_text(json.dumps(records, indent=1) + "\n",
                                             encoding="utf-8")
+
+
+def prepare_main(argv: Sequence[str], description: str) -> int:
+    """The llava cases' prepare_data.py: ``--output DIR [--samples N] [--image-size PX]
+    [--seed S]`` writes generated data (write_generated) and says what it wrote."""
+    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
+    parser.add_argument("--output", type=Path, required=True)
+    parser.add_argument("--samples", type=int, default=240, help="conversations per stage")
+    parser.add_argument("--image-size", type=int, default=28, help="picture side in pixels")
+    parser.add_argument("--seed", type=int, default=1234)
+    args = parser.parse_args(argv)
+    write_generated(args.output, args.samples, args.seed, args.image_size)
+    print(f"{args.output}: {args.samples} conversations per stage ({', '.join(STAGES)})")
+    return 0

@@ -11,7 +11,6 @@ FlagPerf's (README.md). Needs numpy, Pillow and ``chipperf_runtime/training/llmt
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -20,19 +19,5 @@ if REPO not in sys.path:
     sys.path.insert(1, REPO)  # chipperf_runtime (run as a script on the host, not launched)
 from chipperf_runtime.training.llmtrain import llava_data  # noqa: E402
 
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output", type=Path, required=True)
-    parser.add_argument("--samples", type=int, default=240, help="conversations per stage")
-    parser.add_argument("--image-size", type=int, default=28, help="picture side in pixels")
-    parser.add_argument("--seed", type=int, default=1234)
-    args = parser.parse_args(argv)
-    llava_data.write_generated(args.output, args.samples, args.seed, args.image_size)
-    print(f"{args.output}: {args.samples} conversations per stage "
-          f"({', '.join(llava_data.STAGES)})")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(llava_data.prepare_main(sys.argv[1:], __doc__ or ""))
