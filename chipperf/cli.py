@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -30,8 +29,9 @@ from chipperf.commands.configs import (
     verdict,
 )
 from chipperf.commands.endscreen import final_screen, ingest_screen, shown_path
+from chipperf.commands.process import setup_logging, sigterm_as_interrupt
 from chipperf.config import load_cluster
-from chipperf.errors import ChipperfError, ConfigError, Interrupted
+from chipperf.errors import ChipperfError, ConfigError
 from chipperf.plan import make_plan
 from chipperf.results.layout import new_run_id
 from chipperf.store.commands import DB_HELP, add_store_commands
@@ -357,32 +357,10 @@ def entry_main(prog: str, description: str, argv: Sequence[str], suite: str,
                 + ([] if args.strict else ["--keep-going"]))
 
 
-def _setup_logging(debug: bool) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
-    root = logging.getLogger("chipperf")
-    root.handlers[:] = [handler]
-    root.setLevel(logging.DEBUG if debug else logging.INFO)
-    if not debug:
-        logging.getLogger("paramiko").setLevel(logging.CRITICAL)
-
-
-def _sigterm_as_interrupt() -> None:
-    """SIGTERM, SIGHUP, and SIGINT even where the parent left it ignored (a background job of
-    a shell script starts with SIGINT ignored, and Python then installs no Ctrl-C handler),
-    unwind through the teardown like Ctrl-C; the run records which signal it was."""
-    def handler(signum: int, frame: object) -> None:
-        raise Interrupted(signal.Signals(signum).name)
-
-    signal.signal(signal.SIGTERM, handler)
-    signal.signal(signal.SIGHUP, handler)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    _setup_logging(args.debug)
-    _sigterm_as_interrupt()
+    setup_logging(args.debug)
+    sigterm_as_interrupt()
     fn: Callable[[argparse.Namespace], int] = args.fn
     try:
         code = fn(args)

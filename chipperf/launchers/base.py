@@ -38,3 +38,19 @@ class Launcher(Protocol):
 def rank_exec(ctx: LaunchContext) -> list[str]:
     """argv prefix that sends one rank's stdout+stderr to rank<RANK>.out.log in the node dir."""
     return [ctx.python, "-m", "chipperf_runtime.launch.rankexec", f"{ctx.output_dir}/rank{{RANK}}.out.log"]
+
+
+def spawn_command(ctx: LaunchContext, *spawn_args: str) -> list[str]:
+    """The node's ``chipperf_runtime.launch.spawn`` command: it starts the node's
+    nproc_per_node ranks of the case entry, each through rank_exec (``spawn_args``: the
+    framework's own spawn options)."""
+    return [
+        ctx.python, "-m", "chipperf_runtime.launch.spawn",
+        f"--nnodes={ctx.nnodes}",
+        f"--node_rank={ctx.node_rank}",
+        f"--nproc_per_node={ctx.nproc_per_node}",
+        *spawn_args,
+        "--",
+        *rank_exec(ctx),
+        ctx.python, "-u", ctx.entry, *ctx.case_args,
+    ]

@@ -12,19 +12,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from chipperf.launchers.base import LaunchContext, rank_exec
+from chipperf.launchers.base import LaunchContext, spawn_command
 
 
 def command(ctx: LaunchContext) -> list[str]:
-    return [
-        ctx.python, "-m", "chipperf_runtime.launch.spawn",
-        f"--nnodes={ctx.nnodes}",
-        f"--node_rank={ctx.node_rank}",
-        f"--nproc_per_node={ctx.nproc_per_node}",
-        "--",
-        *rank_exec(ctx),
-        ctx.python, "-u", ctx.entry, *ctx.case_args,
-    ]
+    return spawn_command(ctx)
 
 
 def env(ctx: LaunchContext) -> Mapping[str, str]:

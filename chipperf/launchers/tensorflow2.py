@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from chipperf.launchers.base import LaunchContext, rank_exec
+from chipperf.launchers.base import LaunchContext, spawn_command
 
 
 def worker_addresses(ctx: LaunchContext) -> list[str]:
@@ -21,16 +21,7 @@ def worker_addresses(ctx: LaunchContext) -> list[str]:
 
 
 def command(ctx: LaunchContext) -> list[str]:
-    return [
-        ctx.python, "-m", "chipperf_runtime.launch.spawn",
-        f"--nnodes={ctx.nnodes}",
-        f"--node_rank={ctx.node_rank}",
-        f"--nproc_per_node={ctx.nproc_per_node}",
-        f"--tf_workers={','.join(worker_addresses(ctx))}",
-        "--",
-        *rank_exec(ctx),
-        ctx.python, "-u", ctx.entry, *ctx.case_args,
-    ]
+    return spawn_command(ctx, f"--tf_workers={','.join(worker_addresses(ctx))}")
 
 
 def env(ctx: LaunchContext) -> Mapping[str, str]:

@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from chipperf.cli import _sigterm_as_interrupt
+from chipperf.commands.process import sigterm_as_interrupt
 from chipperf.errors import Interrupted, interruption
 
 
@@ -25,7 +25,7 @@ def restored_handlers():
                                          (signal.SIGHUP, "interrupted (SIGHUP)"),
                                          (signal.SIGINT, "interrupted (Ctrl-C)")])
 def test_a_stop_signal_unwinds_as_an_interrupt_naming_it(restored_handlers, sig, reason):
-    _sigterm_as_interrupt()
+    sigterm_as_interrupt()
     with pytest.raises(KeyboardInterrupt) as caught:
         os.kill(os.getpid(), sig)
     assert interruption(caught.value) == reason
