@@ -30,6 +30,11 @@ def test_an_unexpected_error_closes_the_record(tmp_path: Path, monkeypatch) -> N
         raise RuntimeError("a bug in preflight")
 
     monkeypatch.setattr(controller, "preflight", broken_preflight)
+    # the host lease in a lock of this test's own (a real run on this machine may hold
+    # 127.0.0.1's, and the test is about the record, not about waiting for that run)
+    take = controller.ClusterLease.take.__func__
+    monkeypatch.setattr(controller.ClusterLease, "take", classmethod(
+        lambda cls, hosts, wait=None, **kw: take(cls, hosts, wait, base=str(tmp_path / "host"))))
     with pytest.raises(RuntimeError, match="a bug in preflight"):
         controller.run(cluster, test, Catalogue.scan(root))
     (run_dir,) = (tmp_path / "result").iterdir()
