@@ -10,12 +10,14 @@ class ChipperfError(Exception):
 
 
 class ConfigError(ChipperfError):
-    """One or more configuration problems, each as 'where: what is wrong: how to fix'."""
+    """One or more configuration problems, each as 'where: what is wrong: how to fix'.
+    ``kind`` names what was wrong in the heading: a command's arguments are not a
+    configuration file (`chipperf report FILE` says "1 argument problem(s)")."""
 
-    def __init__(self, problems: Sequence[str]):
+    def __init__(self, problems: Sequence[str], kind: str = "configuration"):
         self.problems = tuple(problems)
         lines = "\n".join(f"  - {p}" for p in self.problems)
-        super().__init__(f"{len(self.problems)} configuration problem(s):\n{lines}")
+        super().__init__(f"{len(self.problems)} {kind} problem(s):\n{lines}")
 
 
 class HostError(ChipperfError):

@@ -92,7 +92,7 @@ def check_monitor_args(out: Path, vendor: str) -> None:
     problems = [p for p in (output_dir_problem(out, "--out"), vendor_problem(vendor, "--vendor"))
                 if p]
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(problems, kind="argument")
 
 
 def run_dir_problem(run_dir: Path, has_fallback: bool = False) -> str | None:
@@ -119,7 +119,7 @@ def refuse_unless_run_dir(run_dir: Path, flagperf: bool = True) -> None:
         (flagperf and run_dir.is_dir() and is_flagperf_dir(run_dir))
     problem = run_dir_problem(run_dir, known)
     if problem:
-        raise ConfigError([problem])
+        raise ConfigError([problem], kind="argument")
 
 
 def check_report_args(run_dir: Path, measured_peaks: Path | None) -> None:
@@ -139,7 +139,7 @@ def refuse_unless_base_run(run_dir: Path | None, option: str = "--measured-peaks
     peaks, problems = read_measured_peaks(run_dir)
     if peaks is None:
         raise ConfigError([f"{option} {run_dir}: {p}: give a base/ run directory of the same "
-                           "vendor and chip" for p in problems])
+                           "vendor and chip" for p in problems], kind="argument")
 
 
 def check_db_option(db_url: str | None, no_ingest: bool = False) -> None:
@@ -152,7 +152,7 @@ def check_db_option(db_url: str | None, no_ingest: bool = False) -> None:
         folder = Path(db_url).absolute().parent
         if not folder.is_dir():
             raise ConfigError([f"--db {db_url}: the folder {folder} does not exist: create it, "
-                               "or give another file or a database URL"])
+                               "or give another file or a database URL"], kind="argument")
         return
     import sqlalchemy as sa
 
@@ -161,4 +161,4 @@ def check_db_option(db_url: str | None, no_ingest: bool = False) -> None:
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
         raise ConfigError([f"--db {db_url}: not a database URL this install can open "
                            f"({str(exc).splitlines()[0]}): use sqlite:///FILE or "
-                           "postgresql://..."]) from None
+                           "postgresql://..."], kind="argument") from None
