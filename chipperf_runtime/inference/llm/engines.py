@@ -50,15 +50,19 @@ class Engine(Protocol):
 
 class StepClock:
     """A ``transformers`` streamer: the time each step's tokens reached the host (the first
-    ``put`` is the prompt; generate hands every later one over as a host tensor)."""
+    ``put`` is the prompt; generate hands every later one over as a host tensor); ``on_first``
+    is called as the first output token arrives (MLPerf LoadGen's FirstTokenComplete)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_first: Optional[Callable[[], None]] = None) -> None:
         self.times: list[float] = []
         self.spent = 0.0
+        self.on_first = on_first
 
     def put(self, value: torch.Tensor) -> None:
         now = time.perf_counter()
         self.times.append(now)
+        if len(self.times) == 2 and self.on_first is not None:
+            self.on_first()
         self.spent += time.perf_counter() - now
 
     def end(self) -> None:
@@ -82,6 +86,7 @@ class TransformersGenerator:
     accounting: Accounting = field(default_factory=Accounting)
     pad_batches_to: int = 0       # compiled: pad each batch to a size of batch_sizes(this)
     sdpa_backends: Sequence[str] = ()   # names of SDPA_BACKENDS; (): torch's choice
+    on_first_token: Optional[Callable[[], None]] = None   # called as a batch's first token lands
 
     def generate(self, requests: Sequence[Request]) -> list[Completion]:
         begin = time.perf_counter()
@@ -90,7 +95,7 @@ class TransformersGenerator:
             size = next(n for n in batch_sizes(self.pad_batches_to) if n >= len(rows))
             rows += [rows[0]] * (size - len(rows))
         ids, mask = left_padded(rows, self.device.device)
-        clock = StepClock()
+        clock = StepClock(self.on_first_token)
         start = time.perf_counter()
         with attention(self.sdpa_backends), torch.inference_mode():
             out = self.module.generate(input_ids=ids, attention_mask=mask, do_sample=False,

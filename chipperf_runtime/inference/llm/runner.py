@@ -4,7 +4,8 @@
     ...                         tokenizer, requests, model (random, seeded), engine build,
                                 warm-up of batch sizes 1, 2, 4, ... batch_size
     INIT_END
-    TRAIN_START                 the timed window: offline, single stream, server (rate search)
+    TRAIN_START                 the timed window: MLPerf LoadGen runs offline, single stream,
+                                server (rate search); its logs go to <output_dir>/loadgen/
     TRAIN_END
     EVALUATE                    greedy token agreement and logit deviation vs fp32 eager
     FINISHED                    the inference FINISHED record + ``serving`` (docs/inference.md)
@@ -15,7 +16,10 @@ Errors the evaluator can fix print one line naming the case and the fix, exit st
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
+from dataclasses import replace
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import torch
@@ -23,10 +27,9 @@ import torch
 from chipperf_runtime.inference import config as configuration
 from chipperf_runtime.inference import measure
 from chipperf_runtime.inference.errors import CaseError
-from chipperf_runtime.inference.llm import accuracy, model, preset, prompts, scenarios
+from chipperf_runtime.inference.llm import accuracy, loadgen_sut, model, preset, prompts, scenarios
 from chipperf_runtime.inference.llm.engines import Generator, TransformersGenerator, get_engine, warm_up
 from chipperf_runtime.inference.llm.served import case as served
-from chipperf_runtime.inference.llm.serving import summarize
 from chipperf_runtime.inference.llm.settings import LLMSettings
 from chipperf_runtime.inference.runner import exit_status, open_device, parse_args, vendor_name
 from chipperf_runtime.perflog import PerfLogger
@@ -62,6 +65,7 @@ def run(name: str, args: argparse.Namespace, log: PerfLogger) -> dict:
     engine = get_engine(s.engine, device, s)
     engine.check(s.precision)
     check_targets(s)
+    loadgen_sut.loadgen()   # not installed: said now, before the model is built
     llama = model.llama_config(config)
     workload = prompts.load(args.data_dir, s.tokenizer_file, s.prompt, s.output, s.seed)
     model.check_fits(llama, s.prompt_tokens_max, s.output_tokens_max, workload.vocab_size)
@@ -79,16 +83,23 @@ def run(name: str, args: argparse.Namespace, log: PerfLogger) -> dict:
     reduced = preset.preset_record(config, preset.base_config(args.extern_config_dir),
                                    model.parameter_count(reference)[0])
     return measure_case(s, workload, gen, reference, device, log, (build_s, warm_s), start,
-                        reduced)
+                        reduced, logs_dir(args.output_dir))
+
+
+def logs_dir(output_dir: str | None) -> Path:
+    """Where LoadGen writes: the round's output directory, or (none given) a fresh temp one."""
+    root = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="chipperf-loadgen-"))
+    return root / "loadgen"
 
 
 def measure_case(s: LLMSettings, workload: prompts.Workload, gen: Generator,
                  reference: torch.nn.Module, device: Any, log: PerfLogger,
                  build_s: tuple[float, float], start: float,
-                 reduced: dict | None = None) -> dict:
-    log.event("TRAIN_START", {"scenarios": ["offline", "single_stream", "server"]})
+                 reduced: dict | None = None, logs: Path | None = None) -> dict:
+    logs = logs or logs_dir(None)
+    log.event("TRAIN_START", {"scenarios": list(s.scenarios), "loadgen_logs": str(logs)})
     window = time.perf_counter()
-    serving = run_scenarios(s, workload, gen)
+    serving = run_scenarios(s, workload, gen, logs)
     window_s = time.perf_counter() - window
     log.event("TRAIN_END", {"time_s": window_s, "output_tokens": generated(serving)})
     acc = accuracy.compare(gen, TransformersGenerator(reference, device),
@@ -104,26 +115,90 @@ def measure_case(s: LLMSettings, workload: prompts.Workload, gen: Generator,
     return finished
 
 
-def run_scenarios(s: LLMSettings, workload: prompts.Workload, gen: Generator) -> dict:
-    offline = summarize(scenarios.offline(
-        gen, workload.requests(s.offline_requests, STREAMS["offline"]), s.batch_size))
-    single = summarize(scenarios.single_stream(
-        gen, workload.requests(s.single_stream_requests, STREAMS["single_stream"])))
-    capacity = offline["requests_per_s"] or 0.0
+def run_scenarios(s: LLMSettings, workload: prompts.Workload, gen: Generator,
+                  logs: Path) -> dict:
+    limits = loadgen_limits(s)
+    out: dict[str, Any] = {"workload": workload.describe(), "loadgen": loadgen_record(limits)}
+    if "offline" in s.scenarios:
+        out["offline"] = scenarios.offline(
+            gen, workload.requests(s.offline_requests, STREAMS["offline"]), s.batch_size,
+            replace(limits, min_query_count=s.offline_requests), logs)
+    if "single_stream" in s.scenarios:
+        out["single_stream"] = scenarios.single_stream(
+            gen, workload.requests(s.single_stream_requests, STREAMS["single_stream"]),
+            replace(limits, min_query_count=s.single_stream_requests), logs)
+    if "server" in s.scenarios:
+        out["server"] = server_search(s, workload, gen, limits, logs,
+                                      (out.get("offline") or {}).get("requests_per_s") or 0.0)
+    out["loadgen"]["results"] = verdicts(out)
+    return out
+
+
+def server_search(s: LLMSettings, workload: prompts.Workload, gen: Generator,
+                  limits: loadgen_sut.Limits, logs: Path, capacity: float) -> dict:
     rates = list(s.server_rates) or [round(f * capacity, 6) for f in s.server_load_fractions]
     bound = scenarios.Bound(s.ttft_bound_ms, s.tpot_bound_ms, s.bound_percentile)
     server = scenarios.search(gen, workload.requests(s.server_requests, STREAMS["server"]),
-                              s.batch_size, [r for r in rates if r > 0], s.seed,
-                              s.saturation_wait_s, bound)
+                              s.batch_size, [r for r in rates if r > 0],
+                              replace(limits, min_query_count=s.server_requests), bound, logs)
     server["rates_from"] = ("server_rates" if s.server_rates else
-                            f"server_load_fractions x offline requests/s ({capacity:.4g})")
-    return {"workload": workload.describe(), "offline": offline, "single_stream": single,
-            "server": server}
+                            f"server_load_fractions x offline samples/s ({capacity:.4g})")
+    return server
+
+
+def loadgen_limits(s: LLMSettings) -> loadgen_sut.Limits:
+    return loadgen_sut.Limits(s.loadgen_min_duration_ms, s.loadgen_max_duration_ms, 1,
+                              s.offline_expected_qps, s.single_stream_expected_latency_ms,
+                              s.ttft_bound_ms, s.tpot_bound_ms, s.bound_percentile)
+
+
+def loadgen_record(limits: loadgen_sut.Limits) -> dict:
+    from importlib.metadata import version
+
+    mlperf_min_ms = 600_000
+    return {"package": "mlcommons-loadgen", "version": version("mlcommons-loadgen"),
+            "mode": "PerformanceOnly", **limits.describe(),
+            "note": None if limits.min_duration_ms >= mlperf_min_ms else
+            f"min_duration_ms {limits.min_duration_ms} is below MLPerf's {mlperf_min_ms}: "
+            "LoadGen judges these runs INVALID (a reduced run, not an MLPerf result)"}
+
+
+def headline(serving: Mapping[str, Any]) -> tuple[str, dict]:
+    """The scenario whose tokens/s is the case's throughput: offline, else the highest server
+    rate that met the bound (else the first tried), else single stream."""
+    if "offline" in serving:
+        return "offline", serving["offline"]
+    rates = (serving.get("server") or {}).get("rates") or []
+    met = [r for r in rates if r["meets_bound"]]
+    if rates:
+        return "server", (met or rates)[-1]
+    return "single_stream", serving["single_stream"]
+
+
+def verdicts(serving: Mapping[str, Any]) -> dict:
+    """Each LoadGen run's result: VALID, or INVALID with the checks that failed."""
+    out = {}
+    for name in ("offline", "single_stream"):
+        if name in serving:
+            out[name] = _verdict(serving[name]["loadgen"])
+    for rate in (serving.get("server") or {}).get("rates", []):
+        out[f"server@{rate['target_rate']:g}"] = _verdict(rate["loadgen"])
+    return out
+
+
+def _verdict(loadgen: Mapping[str, Any]) -> str:
+    failed = loadgen["invalid_because"]
+    return str(loadgen["result"]) + (f" ({', '.join(failed)})" if failed else "")
+
+
+def scenario_runs(serving: Mapping[str, Any]) -> list[dict]:
+    server = serving.get("server") or {}
+    return [serving[n] for n in ("offline", "single_stream") if n in serving] + \
+        list(server.get("rates", []))
 
 
 def generated(serving: Mapping[str, Any], key: str = "output_tokens") -> int:
-    runs = [serving["offline"], serving["single_stream"], *serving["server"]["rates"]]
-    return sum(r[key] for r in runs)
+    return sum(r[key] for r in scenario_runs(serving))
 
 
 def check_targets(s: LLMSettings) -> None:
@@ -156,7 +231,8 @@ def describe(module: torch.nn.Module) -> dict:
 def finished_record(s: LLMSettings, serving: dict, evaluation: dict, reference: torch.nn.Module,
                     device: Any, build_s: tuple[float, float], window_s: float,
                     start: float) -> dict:
-    offline, single = serving["offline"], serving["single_stream"]
+    name, head = headline(serving)
+    latency = (serving.get("single_stream") or head)["latency_ms"]
     metric, ref = evaluation["metric"], evaluation["reference"]
     out_tokens, all_tokens = generated(serving), generated(serving, "prompt_tokens")
     all_tokens += out_tokens
@@ -167,13 +243,14 @@ def finished_record(s: LLMSettings, serving: dict, evaluation: dict, reference: 
     return {
         "e2e_time_s": time.perf_counter() - start,
         "train_time_s": window_s, "train_no_eval_time_s": window_s,
-        "pure_compute_time_s": offline["engine_s"],
-        "work_unit": "tokens", "work_done": offline["output_tokens"],
+        "pure_compute_time_s": head["engine_s"],
+        "work_unit": "tokens", "work_done": head["output_tokens"],
         "window_work": out_tokens,
-        "throughput": {"raw": offline["tokens_per_s"],
-                       "pure_compute": offline["output_tokens"] / offline["engine_s"],
-                       "unit": "tokens/s"},
-        "latency_ms": single["latency_ms"],
+        "throughput": {"raw": head["tokens_per_s"],
+                       "pure_compute": head["output_tokens"] / head["engine_s"],
+                       "unit": "tokens/s", "scenario": name,
+                       "source": f"MLPerf LoadGen's {name} summary ({head['loadgen']['result']})"},
+        "latency_ms": latency,
         "engine": s.engine, "precision": s.precision, "dtype": s.precision, "device": device.type,
         "batch_size": s.batch_size,
         "metric": metric, "reference": ref,

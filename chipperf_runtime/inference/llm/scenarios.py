@@ -1,92 +1,79 @@
-"""The three serving scenarios (MLPerf LoadGen's ideas), on any ``Generator``.
+"""The serving scenarios, run by MLPerf LoadGen on any ``Generator`` (``loadgen_sut``).
 
-- offline: every request arrives at once; batches of ``batch_size`` in arrival order.
-- single stream: one request at a time, the next issued when the previous one completed.
-- server: arrivals as a Poisson process at ``rate`` requests/s (exponential gaps from a seeded
-  generator); whenever the engine is free it takes up to ``batch_size`` of the requests that
-  have arrived (static batching: a batch runs until its longest request is done). A rate the
-  engine cannot sustain shows as a growing queue: when the request at the head of the queue
-  has waited longer than ``saturation_wait_s``, the run stops there and is reported saturated
-  (it never waits for a backlog to drain). ``search`` runs rates in ascending order and stops
-  at the first that misses the TTFT/TPOT bound or saturates.
+- offline: LoadGen issues every query at once; the SUT runs batches of ``batch_size``.
+- single stream: LoadGen issues the next query when the previous one completed.
+- server: LoadGen issues queries as a Poisson process at the target rate (its
+  ``server_target_qps``); whenever the engine is free the SUT takes up to ``batch_size`` of
+  those that have arrived. ``search`` runs rates in ascending order and stops at the first
+  whose token-latency constraints (TTFT and TPOT at the bound's percentile, LoadGen's check)
+  fail.
 
-The clock and sleep are parameters so tests can drive them.
+Each scenario's figures are LoadGen's (its summary log: samples and tokens per second, TTFT,
+TPOT and latency percentiles, VALID or INVALID and why), with chipperf's own counts of what
+the SUT served (requests, prompt and output tokens, time in the engine and in the harness)
+and each request's token rate beside them. LoadGen's logs stay in ``<logs>/<scenario>``.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from pathlib import Path
+from typing import Any, Optional, Sequence
 
-import numpy as np
-
+from chipperf_runtime.inference.llm import loadgen_sut
 from chipperf_runtime.inference.llm.engines import Generator
 from chipperf_runtime.inference.llm.prompts import Request
-from chipperf_runtime.inference.llm.serving import ScenarioRun, Served, meets_bound, summarize
+from chipperf_runtime.inference.llm.serving import meets_bound, summarize
 
-Clock = Callable[[], float]
+# LoadGen's statistics a scenario takes over chipperf's own (per-request times of the SUT)
+FROM_LOADGEN = ("ttft_ms", "tpot_ms", "latency_ms")
 
 
 def offline(gen: Generator, requests: Sequence[Request], batch_size: int,
-            clock: Clock = time.perf_counter) -> ScenarioRun:
-    before = (gen.accounting.engine_s, gen.accounting.harness_s)
-    arrival = clock()
-    served: list[Served] = []
-    for b in range(0, len(requests), batch_size):
-        served += [Served(c, arrival) for c in gen.generate(requests[b:b + batch_size])]
-    return _run(gen, before, served)
+            limits: loadgen_sut.Limits, logs: Path) -> dict:
+    return figures(loadgen_sut.run("offline", gen, requests, batch_size, limits,
+                                   logs / "offline"), logs.parent)
 
 
-def single_stream(gen: Generator, requests: Sequence[Request],
-                  clock: Clock = time.perf_counter) -> ScenarioRun:
-    before = (gen.accounting.engine_s, gen.accounting.harness_s)
-    served: list[Served] = []
-    for r in requests:
-        arrival = clock()
-        served.append(Served(gen.generate([r])[0], arrival))
-    return _run(gen, before, served)
-
-
-def arrival_offsets(count: int, rate: float, seed: int) -> np.ndarray:
-    """Seconds after the start at which each request arrives (Poisson process at ``rate``)."""
-    gaps = np.random.default_rng([seed, 7]).exponential(1.0 / rate, size=count)
-    return np.cumsum(gaps) - gaps[0]
+def single_stream(gen: Generator, requests: Sequence[Request], limits: loadgen_sut.Limits,
+                  logs: Path) -> dict:
+    return figures(loadgen_sut.run("single_stream", gen, requests, 1, limits,
+                                   logs / "single_stream"), logs.parent)
 
 
 def server(gen: Generator, requests: Sequence[Request], batch_size: int, rate: float,
-           seed: int, saturation_wait_s: float, clock: Clock = time.perf_counter,
-           sleep: Callable[[float], None] = time.sleep) -> ScenarioRun:
-    before = (gen.accounting.engine_s, gen.accounting.harness_s)
-    offsets = arrival_offsets(len(requests), rate, seed)
-    start = clock()
-    arrived, served, queue = 0, list[Served](), list[int]()
-    while arrived < len(requests) or queue:
-        now = clock() - start
-        while arrived < len(requests) and offsets[arrived] <= now:
-            queue.append(arrived)
-            arrived += 1
-        if not queue:  # idle: wait for the next arrival, then it is there
-            sleep(max(0.0, float(offsets[arrived]) - now))
-            queue.append(arrived)
-            arrived += 1
-            continue
-        waited = now - offsets[queue[0]]
-        if waited > saturation_wait_s:
-            reason = (f"request {queue[0]} waited {waited:.1f} s for the engine (more than "
-                      f"saturation_wait_s {saturation_wait_s:g}), {len(queue)} queued, "
-                      f"{len(requests) - arrived} still to arrive")
-            return _run(gen, before, served, reason)
-        batch, queue = queue[:batch_size], queue[batch_size:]
-        served += [Served(c, start + offsets[i])
-                   for i, c in zip(batch, gen.generate([requests[i] for i in batch]))]
-    return _run(gen, before, served)
+           limits: loadgen_sut.Limits, logs: Path) -> dict:
+    return figures(loadgen_sut.run("server", gen, requests, batch_size, limits,
+                                   logs / f"server_{rate:g}", target_qps=rate), logs.parent)
 
 
-def _run(gen: Generator, before: tuple[float, float], served: list[Served],
-         saturated: str = "") -> ScenarioRun:
-    return ScenarioRun(tuple(served), gen.accounting.engine_s - before[0],
-                       gen.accounting.harness_s - before[1], bool(saturated), saturated)
+def figures(measured: loadgen_sut.Measured, root: Path) -> dict:
+    """LoadGen's figures over chipperf's count of the same run."""
+    own, lg = summarize(measured.run), measured.summary
+    out: dict[str, Any] = dict(own)
+    for key in FROM_LOADGEN:
+        if lg.get(key):
+            out[key] = {**lg[key], "count": own["requests"]}
+    rate = lg.get("samples_per_s") or lg.get("queries_per_s")
+    out["requests_per_s"] = rate if rate is not None else own["requests_per_s"]
+    out["tokens_per_s"] = lg.get("tokens_per_s") or own["tokens_per_s"]
+    out["loadgen"] = verdict(measured, root)
+    return out
+
+
+def verdict(measured: loadgen_sut.Measured, root: Path) -> dict:
+    lg = measured.summary
+    tokens_from = "loadgen" if lg.get("tokens_per_s") else \
+        "chipperf: output tokens / span (LoadGen's summary has no tokens/s in this scenario)"
+    return {"scenario": lg.get("scenario"), "result": lg.get("result"), "valid": lg["valid"],
+            "invalid_because": lg["invalid_because"], "checks": lg["checks"],
+            "early_stopping": lg["early_stopping"], "recommendations": lg["recommendations"],
+            "judged_by": lg.get("judged_by"), "problems": list(measured.problems),
+            "tokens_per_s_from": tokens_from,
+            "first_token": "as it reached the host (the engine's first-token hook)"
+            if measured.first_token_hook else
+            "at completion: this engine has no first-token hook, TTFT is the whole latency",
+            "logs": str(measured.logs.relative_to(root))}
 
 
 @dataclass(frozen=True)
@@ -96,24 +83,30 @@ class Bound:
     percentile: int
 
     def describe(self) -> dict:
-        return {"ttft_ms": self.ttft_ms, "tpot_ms": self.tpot_ms, "percentile": self.percentile}
+        return {"ttft_ms": self.ttft_ms, "tpot_ms": self.tpot_ms, "percentile": self.percentile,
+                "checked_by": "LoadGen (use_token_latencies: ttft_latency, tpot_latency)"}
 
 
 def search(gen: Generator, requests: Sequence[Request], batch_size: int,
-           rates: Sequence[float], seed: int, saturation_wait_s: float, bound: Bound,
-           clock: Clock = time.perf_counter,
-           sleep: Callable[[float], None] = time.sleep) -> dict:
+           rates: Sequence[float], limits: loadgen_sut.Limits, bound: Bound, logs: Path) -> dict:
     """Each rate in ascending order until one misses the bound; the highest that met it."""
-    results, best = [], None
+    results: list[dict] = []
+    best: Optional[float] = None
     for rate in sorted(rates):
-        figures = summarize(server(gen, requests, batch_size, rate, seed, saturation_wait_s,
-                                   clock, sleep))
-        ok, why = meets_bound(figures, bound.ttft_ms, bound.tpot_ms, bound.percentile)
-        results.append({"target_rate": rate, "meets_bound": ok, "why_not": why or None,
-                        **figures})
+        point = server(gen, requests, batch_size, rate, limits, logs)
+        ok = bool(point["loadgen"]["checks"].get("latency_constraints"))
+        why = "" if ok else _why_not(point, bound)
+        results.append({"target_rate": rate, "meets_bound": ok, "why_not": why or None, **point})
         if not ok:
             break
         best = rate
+    valid = [r["target_rate"] for r in results if r["loadgen"]["valid"]]
     return {"bound": bound.describe(), "rates": results, "max_rate_meeting_bound": best,
+            "max_valid_rate": max(valid) if valid else None,
             "note": "rates above the first that missed the bound are not run"
             if results and not results[-1]["meets_bound"] else None}
+
+
+def _why_not(point: dict, bound: Bound) -> str:
+    _, detail = meets_bound(point, bound.ttft_ms, bound.tpot_ms, bound.percentile)
+    return "LoadGen: latency constraints not met" + (f" ({detail})" if detail else "")

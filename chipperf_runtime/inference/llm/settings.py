@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from chipperf_runtime.device import DEVICE_KINDS
+from chipperf_runtime.inference.llm.loadgen_rules import scenario_problems
 from chipperf_runtime.inference.llm.prompts import Lengths
 from chipperf_runtime.inference.settings import Targets, from_keys
 from chipperf_runtime.inference.stats import PERCENTILES
@@ -46,7 +47,11 @@ class LLMSettings(Targets):
     ttft_bound_ms: float
     tpot_bound_ms: float
     bound_percentile: int
-    saturation_wait_s: float
+    scenarios: tuple                 # MLPerf LoadGen's scenarios to run (loadgen_rules.SCENARIOS)
+    loadgen_min_duration_ms: int     # LoadGen's min_duration_ms (MLPerf: 600000)
+    loadgen_max_duration_ms: int     # LoadGen's max_duration_ms (0: none)
+    offline_expected_qps: float
+    single_stream_expected_latency_ms: float
     accuracy_requests: int
     agreement_target: Mapping[str, float]
     tolerance: Mapping[str, Mapping[str, float]]
@@ -77,7 +82,7 @@ class LLMSettings(Targets):
             if _whole(getattr(self, low), 1) and _whole(getattr(self, high), 1) \
                     and getattr(self, low) > getattr(self, high):
                 out.append(f"{low} {getattr(self, low)} exceeds {high} {getattr(self, high)}")
-        out += self._server_problems()
+        out += self._server_problems() + scenario_problems(self.__dict__)
         if self.num_threads is not None and not _whole(self.num_threads, 1):
             out.append(f"num_threads: must be null or a whole number >= 1, got {self.num_threads!r}")
         if self.sdpa_backends != "all" and not all(
@@ -91,14 +96,13 @@ class LLMSettings(Targets):
 
     def _server_problems(self) -> list[str]:
         out = []
-        for name in ("server_rates", "server_load_fractions"):
-            values = getattr(self, name)
-            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
-                       for v in values):
-                out.append(f"{name}: must be a list of numbers > 0, got {list(values)!r}")
+        values = self.server_load_fractions   # server_rates: loadgen_rules.scenario_problems
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+                   for v in values):
+            out.append(f"server_load_fractions: must be a list of numbers > 0, got {list(values)!r}")
         if not self.server_rates and not self.server_load_fractions:
             out.append("server_rates and server_load_fractions are both empty: give one")
-        for name in ("ttft_bound_ms", "tpot_bound_ms", "saturation_wait_s"):
+        for name in ("ttft_bound_ms", "tpot_bound_ms"):
             if not getattr(self, name) > 0:
                 out.append(f"{name}: must be > 0, got {getattr(self, name)!r}")
         if self.bound_percentile not in PERCENTILES:
