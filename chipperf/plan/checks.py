@@ -37,6 +37,7 @@ from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf.suites.suite import Overrides
 from chipperf_runtime.inference.config import read_layers as read_inference_layers
+from chipperf_runtime.inference.llm.loadgen_rules import scenario_problems
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 
@@ -184,6 +185,8 @@ def _inference_config_problems(entry: CaseEntry, test: TestConfig, catalogue: Ca
         return []
     merged, _, problems = read_inference_layers(config_dir, catalogue.vendor_config_name(key, test.vendor),
                                                 inference_sets(test), vendor_engines=True)
+    if "scenarios" in merged:   # an LLM case's MLPerf LoadGen scenarios and settings
+        problems = [*problems, *scenario_problems(merged)]
     if problems:
         return [f"{where}: {p}" for p in problems]
     return _engine_in_image(entry, merged.get("engine"), test, catalogue, where)

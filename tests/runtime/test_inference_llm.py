@@ -1,11 +1,12 @@
 """The LLM serving pieces without a model: shipped configs, Llama 3 8B's shape, the serving
-figures of known request times, and the scenarios driven by a virtual clock (a generator that
-takes a fixed time per step), including a rate it cannot sustain."""
+figures of known request times, and the scenarios run by MLPerf LoadGen on a generator that
+sleeps a fixed time per step, including a rate whose latency bound fails."""
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from chipperf_runtime.inference import config  # noqa: E402
 from chipperf_runtime.inference.errors import CaseError  # noqa: E402
 from chipperf_runtime.inference.llm import model, preset, scenarios  # noqa: E402
 from chipperf_runtime.inference.llm.engines import Accounting, Completion  # noqa: E402
+from chipperf_runtime.inference.llm.loadgen_sut import Limits  # noqa: E402
 from chipperf_runtime.inference.llm.prompts import Request  # noqa: E402
 from chipperf_runtime.inference.llm.serving import ScenarioRun, Served, meets_bound, summarize  # noqa: E402
 from chipperf_runtime.inference.llm.settings import LLMSettings  # noqa: E402
@@ -101,66 +103,58 @@ def test_serving_figures_of_known_times() -> None:
 
 
 @dataclass
-class VirtualEngine:
-    """Takes ``step_s`` of virtual time per decoding step of a batch (no model)."""
+class SleepingEngine:
+    """Sleeps ``step_s`` per decoding step of a batch (no model) and records each batch's size;
+    calls ``on_first_token`` after the first step, as TransformersGenerator does."""
 
-    clock: list[float]
     step_s: float
     accounting: Accounting = field(default_factory=Accounting)
     batches: list[int] = field(default_factory=list)
+    on_first_token: object = None
 
     def generate(self, requests):
         self.batches.append(len(requests))
-        start = self.clock[0]
-        steps = max(r.max_new_tokens for r in requests)
-        self.clock[0] += steps * self.step_s
-        self.accounting.engine_s += steps * self.step_s
-        return [Completion(r, (1,) * r.max_new_tokens, start, start + self.step_s,
-                           start + r.max_new_tokens * self.step_s) for r in requests]
+        start = time.perf_counter()
+        time.sleep(self.step_s)
+        if callable(self.on_first_token):
+            self.on_first_token()
+        first = time.perf_counter()
+        time.sleep(self.step_s * (max(r.max_new_tokens for r in requests) - 1))
+        last = time.perf_counter()
+        self.accounting.engine_s += last - start
+        return [Completion(r, (1,) * r.max_new_tokens, start, first, last) for r in requests]
 
     def logits(self, ids):
         return None
 
 
-def virtual(step_s: float) -> tuple[VirtualEngine, object, object]:
-    clock = [100.0]
-
-    def sleep(seconds: float) -> None:
-        clock[0] += seconds
-
-    return VirtualEngine(clock, step_s), lambda: clock[0], sleep
-
-
 REQUESTS = [Request(i, (1, 2), 4) for i in range(20)]
+LIMITS = Limits(min_duration_ms=1, max_duration_ms=0, min_query_count=20,
+                offline_expected_qps=1.0, single_stream_expected_latency_ms=1000.0,
+                ttft_ms=10_000.0, tpot_ms=2_000.0, percentile=99)
 
 
-def test_offline_batches_everything_at_once_and_single_stream_one_by_one() -> None:
-    gen, clock, _ = virtual(0.01)
-    run = scenarios.offline(gen, REQUESTS, 8, clock)
-    assert gen.batches == [8, 8, 4] and run.span_s == pytest.approx(0.12)
-    assert summarize(run)["ttft_ms"]["max"] == pytest.approx(90.0)  # third batch: waited 80 ms
-    gen, clock, _ = virtual(0.01)
-    run = scenarios.single_stream(gen, REQUESTS[:3], clock)
-    assert gen.batches == [1, 1, 1] and summarize(run)["ttft_ms"]["p99"] == pytest.approx(10.0)
+def test_loadgen_offline_issues_everything_at_once_and_single_stream_one_by_one(tmp_path) -> None:
+    gen = SleepingEngine(0.001)
+    offline = scenarios.offline(gen, REQUESTS, 8, LIMITS, tmp_path)
+    assert gen.batches == [8, 8, 4] and offline["requests"] == 20   # all queued at once
+    assert offline["loadgen"]["scenario"] == "Offline" and offline["loadgen"]["logs"] == \
+        f"{tmp_path.name}/offline"
+    gen = SleepingEngine(0.001)
+    single = scenarios.single_stream(gen, REQUESTS[:3], replace(LIMITS, min_query_count=3),
+                                     tmp_path)
+    assert gen.batches == [1, 1, 1] and single["ttft_ms"]["count"] == 3
+    assert single["loadgen"]["first_token"].startswith("as it reached the host")
 
 
-def test_server_at_a_sustainable_rate_serves_every_request() -> None:
-    gen, clock, sleep = virtual(0.01)                   # 40 ms per request alone
-    run = scenarios.server(gen, REQUESTS, 4, 5.0, 42, 1.0, clock, sleep)
-    assert len(run.served) == 20 and not run.saturated
-    offsets = scenarios.arrival_offsets(20, 5.0, 42)
-    assert offsets[0] == 0 and 2.0 < offsets[-1] < 8.0  # ~20 / 5 s of Poisson arrivals
-    assert [s.arrival - 100.0 for s in run.served] == pytest.approx(list(offsets))
-
-
-def test_a_rate_it_cannot_sustain_stops_as_saturated() -> None:
-    gen, clock, sleep = virtual(1.0)                    # 4 s per batch, arrivals 100/s
-    run = scenarios.server(gen, REQUESTS, 2, 100.0, 42, 5.0, clock, sleep)
-    assert run.saturated and len(run.served) < 20 and "waited" in run.reason
-    result = scenarios.search(gen, REQUESTS, 2, [100.0, 0.1, 200.0], 42, 5.0,
-                              scenarios.Bound(10_000.0, 2_000.0, 99), clock, sleep)
-    assert [r["target_rate"] for r in result["rates"]] == [0.1, 100.0]   # stops at the first miss
-    assert result["max_rate_meeting_bound"] == 0.1 and result["rates"][1]["saturated"] is True
+def test_loadgen_server_search_stops_at_the_first_rate_whose_bound_fails(tmp_path) -> None:
+    gen = SleepingEngine(0.002)
+    bound = scenarios.Bound(ttft_ms=1.0, tpot_ms=2_000.0, percentile=99)   # TTFT >= 2 ms here
+    result = scenarios.search(gen, REQUESTS, 2, [200.0, 100.0], replace(LIMITS, ttft_ms=1.0),
+                              bound, tmp_path)
+    assert [r["target_rate"] for r in result["rates"]] == [100.0]   # ascending, stops at a miss
+    assert result["max_rate_meeting_bound"] is None and result["rates"][0]["requests"] == 20
+    assert "p99 TTFT" in result["rates"][0]["why_not"]
 
 
 def test_warm_up_and_compiled_batches_use_power_of_two_sizes() -> None:

@@ -35,10 +35,11 @@ def plan(test: str = "test_conf.py", cluster: str = "cluster_conf.py") -> list[s
     return ["plan", "--cluster", cluster, "--test", test]
 
 
-def served_host_yaml(overrides: str) -> dict[str, bytes]:
-    """An inference host.yaml running llama3_8b in the cpu serving image with ``overrides``."""
+def served_host_yaml(overrides: str, image: str = "pytorch_vllm_0.32") -> dict[str, bytes]:
+    """An inference host.yaml running llama3_8b in a cpu image (the serving one unless
+    ``image`` names another) with ``overrides``."""
     return {"host.yaml": ('HOSTS: ["127.0.0.1"]\nVENDOR: cpu\nCHIP: xeon\nCASES:\n'
-                          '  "llama3_8b:pytorch_vllm_0.32": /tmp/d\n'
+                          f'  "llama3_8b:{image}": /tmp/d\n'
                           f"OVERRIDES: {overrides}\n").encode()}
 
 
@@ -62,6 +63,13 @@ ROWS: dict[str, Callable[[Path], Row]] = {
         served_host_yaml("{engine: vllm}"), SERVED_PLAN,
         "engine 'vllm' is vLLM's offline engine, which chipperf runs on vendor nvidia only "
         "(NVIDIA GPUs), and vendor 'cpu' selects it: serve with engine vllm_server"),
+    "LoadGen scenario unknown": lambda d: Row(
+        served_host_yaml("{scenarios: [offline, steady]}", "pytorch_2.13"), SERVED_PLAN,
+        "scenarios: 'steady' is not a MLPerf LoadGen scenario this case runs: use offline, "
+        "single_stream, server"),
+    "LoadGen target QPS 0": lambda d: Row(
+        served_host_yaml("{server_rates: [0]}", "pytorch_2.13"), SERVED_PLAN,
+        "server_rates: LoadGen's server_target_qps must be > 0, got [0]"),
     "repeat 10**20": lambda d: Row({"test_conf.py": config_py("1" + "0" * 20)}, plan(),
                                    "repeat 100000000000000000000 is over the maximum of 1000"),
     "ROUND_TIMEOUT 1e999": lambda d: Row({"test_conf.py": config_py(ROUND_TIMEOUT="1e999")}, plan(),
