@@ -1,7 +1,8 @@
 """The llama3_8b LLM serving case end to end on this machine at CI size (a 2-layer llama of
 hidden 64 from transformers' LlamaConfig, random weights; prompts cut from the licence texts
 Debian ships, tokenised by a byte-level BPE trained at prepare time): the three scenarios and
-their metrics, accuracy against fp32 eager, a rate the engine cannot sustain, and bad inputs."""
+their metrics (run by MLPerf LoadGen), accuracy against fp32 eager, a rate whose latency bound
+LoadGen finds unmet, and bad inputs."""
 
 from __future__ import annotations
 
@@ -62,6 +63,10 @@ def test_case_through_its_entry_measures_all_three_scenarios(prompts_dir, tmp_pa
     check_scenario(serving["single_stream"], 3)
     assert f["work_done"] == serving["offline"]["output_tokens"]
     assert f["latency_ms"] == serving["single_stream"]["latency_ms"]
+    # LoadGen ran each scenario and left its logs in the output directory; CI-size minimums
+    assert serving["loadgen"]["results"]["single_stream"].startswith("INVALID")
+    for figures in (serving["offline"], serving["single_stream"], *serving["server"]["rates"]):
+        assert (tmp_path / figures["loadgen"]["logs"] / "mlperf_log_summary.txt").is_file()
     server = serving["server"]
     assert [r["target_rate"] for r in server["rates"]][0] > 0
     for rate in server["rates"]:
@@ -95,15 +100,17 @@ def test_bf16_agrees_with_the_fp32_reference_within_its_bound(prompts_dir, capsy
     assert f["metric"]["value"] >= f["metric"]["target"] and f["converged"] is True
 
 
-def test_a_rate_the_engine_cannot_sustain_is_reported_saturated(prompts_dir, capsys) -> None:
+def test_a_rate_whose_ttft_bound_loadgen_finds_unmet_ends_the_search(prompts_dir, capsys) -> None:
     code, events, err = run_in_process(prompts_dir, capsys, "server_rates=[10000, 20000]",
-                                       "saturation_wait_s=0.01", "server_requests=40")
+                                       "ttft_bound_ms=0.001", "loadgen_min_duration_ms=1",
+                                       "server_requests=8")
     assert code == 0, err
     server = events[-1].value["serving"]["server"]
     (only,) = server["rates"]  # the higher rate is not tried after the first failed
-    assert only["target_rate"] == 10000 and only["saturated"] is True
-    assert only["meets_bound"] is False and "saturated: request" in only["why_not"]
-    assert only["requests"] < 40 and server["max_rate_meeting_bound"] is None
+    assert only["target_rate"] == 10000 and only["meets_bound"] is False
+    assert only["why_not"].startswith("LoadGen: latency constraints not met (p99 TTFT")
+    assert only["loadgen"]["checks"]["latency_constraints"] is False
+    assert only["requests"] >= 8 and server["max_rate_meeting_bound"] is None  # LoadGen: its minimums
 
 
 @pytest.mark.parametrize("sets,message", [
