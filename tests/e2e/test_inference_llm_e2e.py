@@ -1,6 +1,7 @@
 """End to end: the llama3_8b LLM serving case through `inference/run.py` on one simulated
 host, in the cpu vendor's inference image, at the cpu vendor's CI size: offline, single-stream
-and server scenarios once each, their figures in FINISHED and in the run's report."""
+and server scenarios once each (run by MLPerf LoadGen, its logs in the round's directory), their
+figures in FINISHED and in the run's report."""
 
 from __future__ import annotations
 
@@ -46,6 +47,9 @@ def test_llm_serving_case_through_the_engine(tmp_path, sim_cluster, prompts):
     for scenario in (serving["offline"], serving["single_stream"], *serving["server"]["rates"]):
         assert scenario["tokens_per_s"] > 0 and scenario["ttft_ms"]["p99"] > 0
     assert serving["server"]["rates"]
+    # MLPerf LoadGen ran each scenario; its logs came home with the round's node directory
+    for scenario in (serving["offline"], serving["single_stream"], *serving["server"]["rates"]):
+        assert (node / scenario["loadgen"]["logs"] / "mlperf_log_summary.txt").is_file()
     summary = (run_dir / "summary.md").read_text()
     assert "### LLM serving (times in ms)" in summary and "| 1 | single stream | 3 |" in summary
     assert leftovers(sim_cluster, run_dir.name) == []

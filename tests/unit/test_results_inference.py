@@ -308,8 +308,9 @@ def test_finished_problems_per_suite():
     assert "FINISHED lacks 'train_time_s'" not in finished_problems({}, "inference")
 
 
-# FINISHED of the llama3_8b case (eager fp32, cpu vendor config, CI size) as its runner logged
-# it: `run_inference.py --extern_config_file cpu_configuration.yaml`, values unchanged.
+# FINISHED of the llama3_8b case (eager fp32, cpu vendor config, CI size, scenarios run by MLPerf
+# LoadGen 6.0.17) as its runner logged it: `run_inference.py --extern_config_file
+# cpu_configuration.yaml`, values unchanged.
 LLM_FINISHED = json.loads((Path(__file__).parent / "data" / "llama3_8b_cpu_finished.json")
                           .read_text())
 
@@ -326,12 +327,13 @@ def test_an_llm_finished_reports_its_window_tokens_and_serving_table(run, capsys
     md = (run / "summary.md").read_text()
     assert "### LLM serving (times in ms)" in md
     assert "| round | scenario | requests | tokens/s | requests/s | TTFT p50 | TTFT p90 | " \
-           "TTFT p99 | TPOT p50 | TPOT p90 | TPOT p99 | meets bound |" in md
+           "TTFT p99 | TPOT p50 | TPOT p90 | TPOT p99 | meets bound | LoadGen |" in md
     offline = LLM_FINISHED["serving"]["offline"]
     assert f"| 1 | offline | 8 | {offline['tokens_per_s']:.4g} |" in md
-    assert "| 1 | server @ 3.124/s | 6 |" in md
+    assert "| 1 | server @ 22.73/s | 6 |" in md
+    assert "| yes | INVALID: early_stopping |" in md   # LoadGen's verdict at CI-size minimums
     assert "Round 1: bound p99 TTFT <= 5000 ms and TPOT <= 1000 ms; highest server rate " \
-           "meeting it: 3.124 requests/s." in md
+           "meeting it: 45.47 requests/s." in md
     assert "LLM serving (times in ms)" in (run / "report.html").read_text()
 
 

@@ -2,7 +2,9 @@
 
 Scenarios: offline, single stream, and each server rate tried (``server@<rate>``), with
 tokens/s, requests/s, TTFT / TPOT p50, p90, p99 (ms), the server bound and whether the rate
-met it; the highest rate that met the bound is a line of its own. Pure: rows for markdown
+met it, and MLPerf LoadGen's verdict on the run (VALID, or INVALID and the checks that failed;
+a record from before LoadGen ran the scenarios shows a dash); the highest rate that met the
+bound is a line of its own. Pure: rows for markdown
 and HTML alike.
 """
 
@@ -15,7 +17,7 @@ from chipperf.results.compute.schema import CaseResult
 
 DASH = "—"
 HEADER = ["round", "scenario", "requests", "tokens/s", "requests/s", "TTFT p50", "TTFT p90",
-          "TTFT p99", "TPOT p50", "TPOT p90", "TPOT p99", "meets bound"]
+          "TTFT p99", "TPOT p50", "TPOT p90", "TPOT p99", "meets bound", "LoadGen"]
 
 
 def has_serving(case: CaseResult) -> bool:
@@ -57,7 +59,15 @@ def _row(number: int, scenario: str, figures: Mapping[str, Any], met: str) -> li
     return [str(number), scenario, _num(figures.get("requests")), _num(figures.get("tokens_per_s")),
             _num(figures.get("requests_per_s")),
             *(_num(ttft.get(p)) for p in ("p50", "p90", "p99")),
-            *(_num(tpot.get(p)) for p in ("p50", "p90", "p99")), met]
+            *(_num(tpot.get(p)) for p in ("p50", "p90", "p99")), met, _verdict(figures)]
+
+
+def _verdict(figures: Mapping[str, Any]) -> str:
+    loadgen = figures.get("loadgen")
+    if not isinstance(loadgen, Mapping) or not loadgen.get("result"):
+        return DASH
+    failed = loadgen.get("invalid_because") or []
+    return str(loadgen["result"]) + (f": {', '.join(map(str, failed))}" if failed else "")
 
 
 def _num(value: Any) -> str:

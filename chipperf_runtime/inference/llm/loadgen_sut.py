@@ -46,7 +46,12 @@ class Limits:
     percentile: int
 
     def describe(self) -> dict:
-        return dict(self.__dict__)
+        """As LoadGen names them (its ttft_latency, tpot_latency, target latency percentile)."""
+        out = dict(self.__dict__)
+        for ours, theirs in (("ttft_ms", "ttft_latency_ms"), ("tpot_ms", "tpot_latency_ms"),
+                             ("percentile", "target_latency_percentile")):
+            out[theirs] = out.pop(ours)
+        return out
 
 
 def loadgen() -> Any:

@@ -158,6 +158,8 @@ def loadgen_record(limits: loadgen_sut.Limits) -> dict:
     mlperf_min_ms = 600_000
     return {"package": "mlcommons-loadgen", "version": version("mlcommons-loadgen"),
             "mode": "PerformanceOnly", **limits.describe(),
+            "min_query_count": "per scenario: offline_requests, single_stream_requests, "
+                               "server_requests",
             "note": None if limits.min_duration_ms >= mlperf_min_ms else
             f"min_duration_ms {limits.min_duration_ms} is below MLPerf's {mlperf_min_ms}: "
             "LoadGen judges these runs INVALID (a reduced run, not an MLPerf result)"}
