@@ -29,7 +29,7 @@ VENDOR=${2:-nvidia}
 PHASES=${PHASES:-selftest}       # also: int8 profile serving sdpa (below)
 INT8_SIZES=${INT8_SIZES:-8192 16384}
 PROFILE_SETS=${PROFILE_SETS:---set perf_warmup_steps=6 --set timed_steps=6}
-SERVING_SETS=${SERVING_SETS:---set engine=eager --set num_layers=2 --set offline_requests=16 --set single_stream_requests=4 --set server_requests=8 --set prompt_tokens_max=512 --set output_tokens_max=32 --set output_tokens_min=16 --set accuracy_requests=2}
+SERVING_SETS=${SERVING_SETS:---set engine=eager --set num_layers=2 --set offline_requests=16 --set single_stream_requests=4 --set server_requests=8 --set prompt_tokens_max=512 --set output_tokens_max=32 --set output_tokens_min=16 --set accuracy_requests=2 --set loadgen_min_duration_ms=1000}
 CHIP=${CHIP:-$([ "$VENDOR" = cpu ] && echo xeon || echo H100)}
 DEVICE=$([ "$VENDOR" = cpu ] && echo cpu || echo cuda)      # CHIPPERF_DEVICE of the bare runs
 LLM_CONFIG=$([ "$VENDOR" = cpu ] && echo cpu || echo nvidia)_configuration.yaml

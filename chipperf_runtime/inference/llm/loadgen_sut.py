@@ -58,8 +58,10 @@ def loadgen() -> Any:
     try:
         import mlperf_loadgen
     except ImportError as exc:
-        raise CaseError("MLPerf LoadGen is not installed in this image: add mlcommons-loadgen "
-                        "to the image's requirements.txt (pip install mlcommons-loadgen)") from exc
+        raise CaseError("MLPerf LoadGen (module mlperf_loadgen) is not installed in this python: "
+                        "add mlcommons-loadgen to the image's requirements.txt (in-container "
+                        "mode and selftest: pip install mlcommons-loadgen, or the selftest "
+                        "extra)") from exc
     return mlperf_loadgen
 
 
