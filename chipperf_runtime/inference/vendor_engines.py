@@ -63,9 +63,10 @@ VENDOR_ENGINES: Mapping[str, VendorEngine] = {e.name: e for e in (
 def missing_sdk(engine: str, vendor: str, error: object) -> str:
     """The one message of an adapter whose SDK is absent: SDK, vendor, what to install."""
     spec = VENDOR_ENGINES[engine]
+    instead = ("" if only_engine(vendor) else "; or set engine to eager or compile")
     return (f"engine {engine!r} needs {spec.sdk}, whose Python module {spec.module!r} is not "
             f"importable here ({error}); vendor {vendor!r}: run in the vendor's image with "
-            f"{spec.install}; or set engine to eager or compile")
+            f"{spec.install}{instead}")
 
 
 def vendor_engine_problems(config: Mapping, vendor: str, sources: Sequence[str],
