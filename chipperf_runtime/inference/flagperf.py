@@ -17,8 +17,7 @@ did: ``(overrides, notes, problems)``. The mapping:
     exist_onnx_path     -> onnx_file
     ntrain              -> few_shots (Aquila_7b_mmlu's name for the MMLU shots)
     resnet50_fuse, vm_enable, build_config, disabled_pass (xtcl), zixiao_test_batch_size
-    (zxrt), has_dynamic_axis (ixrt)
-                        -> engine_options.<key>, where the case has engine_options
+    (zxrt)              -> engine_options.<key>, where the case has engine_options
     (parameters.yaml)   a key that the case's configuration.yaml also has -> that key
 
 Every other key has no meaning here and gets a note saying why (it is ignored, never an
@@ -46,7 +45,7 @@ VENDOR_COMPILERS = {
 # FlagPerf vendor-config keys that only a vendor's engine reads (its inference_engine/<vendor>/
 # module, @1b5a030): passed to that engine as engine_options.<key> where the case has the key
 ENGINE_KEYS = ("resnet50_fuse", "vm_enable", "build_config", "disabled_pass",
-               "zixiao_test_batch_size", "has_dynamic_axis")
+               "zixiao_test_batch_size")
 ENGINE_OPTIONS = "engine_options"
 # FlagPerf keys with no meaning here -> why
 IGNORED = {

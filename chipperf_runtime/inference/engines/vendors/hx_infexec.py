@@ -30,8 +30,8 @@ from chipperf_runtime.inference.engines.vendors.sdk import HostCall, HostShapes
 from chipperf_runtime.inference.errors import CaseError
 
 ENGINE_FILE_HOW = ("the path of a ResNet-50 engine file compiled by Hexaflake's tools for this "
-                   "precision and a static batch that divides batch_size (and 1, for the "
-                   "single-stream queries); FlagPerf ships none")
+                   "precision with static batch 1 (the single-stream queries are batch 1; an "
+                   "offline batch runs as batch_size jobs of one); FlagPerf ships none")
 
 
 class HxInfexecEngine(VendorAdapter):
