@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipperf_runtime.vendors import vendor_names
+from chipperf_runtime.vendors import get_vendor, vendor_names
 
 # The vendors whose accelerator sampler reads no command-line tool: cpu has none, nvidia reads
-# NVML (pynvml).
-NO_SAMPLER_TOOL = ("cpu", "nvidia")
+# NVML (pynvml); and those with no sampler at all (zixiao, hexaflake: no published sample of
+# their tools' output, their modules say).
+NO_SAMPLER_TOOL = ("cpu", "nvidia", *(v for v in vendor_names()
+                                      if v != "cpu" and get_vendor(v).accelerator_sampler is None))
 
 
 def chip_vendors() -> list[str]:

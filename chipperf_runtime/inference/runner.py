@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from chipperf_runtime.codeversion import script_digest
-from chipperf_runtime.device import DeviceError
+from chipperf_runtime.device import ENV_DEVICE, ENV_PLUGIN, DeviceError
 from chipperf_runtime.device.torch import TorchDevice, open_torch_device
 from chipperf_runtime.inference import config as configuration
 from chipperf_runtime.inference import measure, sizes
@@ -37,6 +37,7 @@ from chipperf_runtime.inference.engines.base import EngineOptions, Runner
 from chipperf_runtime.inference.errors import CaseError, EngineBuildError
 from chipperf_runtime.inference.settings import Settings
 from chipperf_runtime.inference.stats import latency_summary
+from chipperf_runtime.inference.vendor_engines import VENDOR_ENGINES, only_engine, only_engine_problem
 from chipperf_runtime.perflog import PerfLogger
 from chipperf_runtime.workload import from_config as workload_from_config
 
@@ -81,27 +82,51 @@ def run(case: Case, args: argparse.Namespace, log: PerfLogger) -> dict:
     for note in notes:
         print(f"chipperf inference case {case.model}: note: {note}", file=sys.stderr, flush=True)
     s = Settings.from_config(config)
-    device = open_device(s)
+    refuse_off_chip_engine(vendor_name(args.extern_config_file) or "", s.engine)
+    device = open_device(s, host_fed(s.engine))
     log.event("SUBMIT_INFO", {"vendor": vendor_name(args.extern_config_file), "model": case.model,
                               "engine": s.engine, "precision": s.precision, "device": device.type,
                               "case_version": script_digest(),
                               "config": configuration.thaw(config),
                               "workload": workload_from_config(configuration.thaw(config),
                                                                precision=s.precision).as_dict(),
-                              "config_notes": notes})
+                              "config_notes": notes, **host_fed_note(s.engine, device)})
     setup_torch(s, device)
     with tempfile.TemporaryDirectory(prefix="chipperf-infer-") as scratch:
-        options = engine_options(s, case, Path(scratch), device)
+        options = engine_options(s, case, Path(scratch), device, config)
         engine = get_engine(s.engine, options)
         engine.check(s.precision)
         check_targets(s, case)
         return measure_case(case, config, s, engine, options, args, log, start)
 
 
-def open_device(s: Settings) -> TorchDevice:
-    """The vendor's device (launch environment), checked against a ``device`` key if given."""
+def refuse_off_chip_engine(vendor: str, engine: str) -> None:
+    """A vendor reached only through its SDK's engine (zixiao, hexaflake) runs no other."""
+    problem = only_engine_problem(vendor, engine)
+    if problem:
+        raise CaseError(f"{problem}: set engine to {only_engine(vendor)}")
+
+
+def host_fed(engine: str) -> bool:
+    spec = VENDOR_ENGINES.get(engine)
+    return spec is not None and spec.host_fed
+
+
+def host_fed_note(engine: str, device: TorchDevice) -> dict:
+    """SUBMIT_INFO's word on where a host-fed vendor engine (vendor_engines.py) computes."""
+    if not host_fed(engine):
+        return {}
+    return {"engine_device": f"vendor {device.vendor}'s accelerator through "
+                             f"{VENDOR_ENGINES[engine].sdk}; PyTorch (pre-processing, the fp32 "
+                             "reference) on the host CPU"}
+
+
+def open_device(s: Settings, on_host: bool = False) -> TorchDevice:
+    """The vendor's device (launch environment), checked against a ``device`` key if given;
+    the host CPU under the vendor's name when the engine is host-fed (its SDK owns the chip)."""
+    environ = {**os.environ, ENV_DEVICE: "cpu", ENV_PLUGIN: ""} if on_host else None
     try:
-        device = open_torch_device(0)
+        device = open_torch_device(0, environ)
     except DeviceError as exc:
         raise CaseError(str(exc)) from exc
     if s.device is not None and s.device != device.type:
@@ -194,11 +219,13 @@ def setup_torch(s: Settings, device: TorchDevice) -> None:
     device.full_precision_fp32()  # fp32 means fp32: no TF32 in the reference or the engines
 
 
-def engine_options(s: Settings, case: Case, scratch: Path, device: TorchDevice) -> EngineOptions:
+def engine_options(s: Settings, case: Case, scratch: Path, device: TorchDevice,
+                   config: Mapping[str, Any] | None = None) -> EngineOptions:
     return EngineOptions(device=device, work_dir=scratch, input_names=case.input_names,
                          onnx_file=s.onnx_file, onnx_opset=s.onnx_opset,
                          num_threads=s.num_threads, compile_mode=s.compile_mode,
-                         trt_workspace_gb=s.trt_workspace_gb, batch_size=s.batch_size)
+                         trt_workspace_gb=s.trt_workspace_gb, batch_size=s.batch_size,
+                         engine_options=dict((config or {}).get("engine_options") or {}))
 
 
 def build_model(case: Case, config: Mapping[str, Any], data: Any, s: Settings,

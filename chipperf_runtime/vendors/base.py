@@ -179,6 +179,10 @@ class Vendor:
     # What this vendor cannot run with a case key, said at plan time: (chip, framework family,
     # nnodes, nproc) -> problems ('what is wrong: how to fix'); [] for every key by default.
     plan_problems: Callable[[str, str, int, int], list[str]] = lambda chip, family, nnodes, nproc: []
+    # A vendor whose chip no framework reaches (no PyTorch device): the one inference engine
+    # that drives it through the vendor's SDK (zixiao: zxrt). Its ``device`` is then the host
+    # CPU, where that engine's case keeps PyTorch's part; any other engine is refused by name.
+    only_engine: Optional[str] = None
 
     def chip(self, name: str) -> Optional[ChipSpec]:
         name = self.sheet_name(name)

@@ -37,6 +37,12 @@ CHIPS = {
     "BI-V150": ChipSpec("BI-V150", source="no public per-chip BI-V150 datasheet: numbers not "
                         "set (FlagOpen/FlagPerf@1b5a030 BI150 READMEs: TDP 350 W per 2-chip "
                         "card)"),
+    # MR-V100: the card FlagPerf's IxRT inference run names (FlagOpen/FlagPerf@1b5a030 inference/
+    # benchmarks/resnet50/README.md, "天数智芯 MR-V100", mem column "8.02/32.0" GiB). No Iluvatar
+    # datasheet was read for it here: peak FLOP/s, bandwidth and TDP not set.
+    "MR-V100": ChipSpec("MR-V100", memory_bytes=32 * 2**30,
+                        source="FlagOpen/FlagPerf@1b5a030 inference/benchmarks/resnet50/README.md "
+                               "(mem total 32.0 GiB); no datasheet read: other figures unknown"),
 }
 
 

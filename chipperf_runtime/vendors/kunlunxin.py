@@ -37,6 +37,12 @@ CHIPS = {
                      source="FlagOpen/FlagPerf@1b5a030 training/kunlunxin/README.md (R480-X8: "
                             "8 x R300, 256G) and llama2_70B-megatron/README.md (mem 21/32 GiB); "
                             "no public per-chip peak FLOP/s, bandwidth or TDP"),
+    # R200: the card FlagPerf's inference runs name (FlagOpen/FlagPerf@1b5a030 inference/
+    # benchmarks/resnet50/README.md, "昆仑芯R200", XTCL, 32 GiB in its mem column "4.52/32.0").
+    # No Kunlunxin datasheet was read for it here: peak FLOP/s, bandwidth and TDP not set.
+    "R200": ChipSpec("R200", memory_bytes=32 * 2**30,
+                     source="FlagOpen/FlagPerf@1b5a030 inference/benchmarks/resnet50/README.md "
+                            "(mem total 32.0 GiB); no datasheet read: other figures unknown"),
 }
 
 

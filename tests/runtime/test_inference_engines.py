@@ -88,7 +88,7 @@ def test_onnxruntime_uses_a_given_onnx_file(tmp_path, model_and_inputs) -> None:
 
 def test_unknown_engine_lists_the_known_ones(tmp_path) -> None:
     with pytest.raises(CaseError, match="engine 'trt' is unknown: set engine to one of "
-                                        "compile, eager, onnxruntime"):
+                                        "compile, eager, hx_infexec, ixrt, macart, onnxruntime"):
         get_engine("trt", options(tmp_path))
     assert {"eager", "compile", "onnxruntime", "onnxruntime-trt", "tensorrt"} <= set(engine_names())
 

@@ -72,10 +72,22 @@ def test_chipperfs_vendor_file_wins_over_flagperfs(tmp_path) -> None:
 
 def test_a_compiler_chipperf_lacks_is_one_clear_error(tmp_path) -> None:
     folder = model_folder(tmp_path, "vit_l_16", ours=False)
+    theirs = folder / "vendor_config" / "kunlunxin_configurations.yaml"
+    theirs.write_text(theirs.read_text().replace("compiler: xtcl", "compiler: torchtrt"))
     with pytest.raises(CaseError) as err:
         configuration.load_with_notes(folder, "kunlunxin_configuration.yaml")
-    assert "kunlunxin_configurations.yaml: compiler: engine xtcl is kunlunxin's compiler (XTCL, " \
-           "for its XPUs), not available in chipperf: set compiler to one of" in str(err.value)
+    assert "kunlunxin_configurations.yaml: compiler: engine torchtrt is NVIDIA's Torch-TensorRT, " \
+           "not available in chipperf: set compiler to one of" in str(err.value)
+
+
+def test_a_vendors_own_compiler_is_its_engine(tmp_path) -> None:
+    """FlagPerf's compiler xtcl is chipperf's engine xtcl (issue 39, item 3)."""
+    folder = model_folder(tmp_path, "resnet50", ours=False)
+    config, _ = configuration.load_with_notes(folder, "kunlunxin_configuration.yaml")
+    assert (config["engine"], config["precision"], config["batch_size"]) == ("xtcl", "fp32", 256)
+    assert config["engine_options"] == {"resnet50_fuse": True}   # FlagPerf's key, for XTCL
+    zixiao, _ = configuration.load_with_notes(folder, "zixiao_configuration.yaml")
+    assert (zixiao["engine"], zixiao["engine_options"]) == ("zxrt", {"zixiao_test_batch_size": 32})
 
 
 def test_no_vendor_file_in_either_form(tmp_path) -> None:
@@ -159,28 +171,29 @@ def test_plan_refuses_a_malformed_flagperf_file_naming_it(tmp_path, capsys) -> N
     assert code == 2 and "parameters.yaml: must hold a mapping of key: value, not list" in err
 
 
-@pytest.mark.parametrize("vendor, compiler, what", [
-    ("kunlunxin", "xtcl", "kunlunxin's compiler (XTCL, for its XPUs)"),
-    ("zixiao", "zxrt", "zixiao's runtime (ZXRT)")])
-def test_plan_names_a_vendor_engine_chipperf_lacks(tmp_path, capsys, vendor, compiler, what) -> None:
-    host, root = _suite(tmp_path, vendor if vendor != "zixiao" else "cpu")
-    if vendor == "zixiao":   # no zixiao vendor module: its FlagPerf file read as cpu's
-        folder = root / "configs" / "resnet50" / "vendor_config"
-        (folder / "zixiao_configurations.yaml").rename(folder / "cpu_configurations.yaml")
+def test_plan_names_a_vendor_engine_another_vendor_selects(tmp_path, capsys) -> None:
+    host, root = _suite(tmp_path, "cpu")
+    folder = root / "configs" / "resnet50" / "vendor_config"
+    (folder / "zixiao_configurations.yaml").rename(folder / "cpu_configurations.yaml")
+    (folder / "cpu_configuration.yaml").write_text("precision: fp32\n")
     code, err = _plan(host, root, capsys)
     assert code == 2
-    assert f"compiler: engine {compiler} is {what}, not available in chipperf: set compiler to " \
-        "one of eager, inductor, onnxruntime" in err
+    assert "cpu_configurations.yaml: engine 'zxrt' is Tencent Zixiao ZXRT (the TopsInference " \
+        "Python package), which drives vendor 'zixiao''s chips only, and vendor 'cpu' selects " \
+        "it: set engine (FlagPerf: compiler) to eager, compile or onnxruntime in" in err
 
 
 def test_plan_names_the_nvidia_engine_iluvatar_inherits(tmp_path, capsys) -> None:
     host, root = _suite(tmp_path, "iluvatar")
+    Path(host).write_text(Path(host).read_text() + '\nBASE_IMAGE: "registry.example.com/iluvatar/ixrt:1"\n')
+    ours = root / "configs" / "resnet50" / "vendor_config" / "iluvatar_configuration.yaml"
+    shipped = ours.read_text()
+    ours.unlink()   # FlagPerf's iluvatar file alone names no compiler
     code, err = _plan(host, root, capsys)
     assert code == 2
     assert f"{root}/configs/resnet50/configurations.yaml: engine 'tensorrt' is NVIDIA's TensorRT, " \
         "which chipperf runs for vendor nvidia only, and vendor 'iluvatar' inherits it" in err
-    (root / "configs" / "resnet50" / "vendor_config" / "iluvatar_configuration.yaml").write_text(
-        "engine: onnxruntime\n")
+    ours.write_text(shipped)   # chipperf's file: engine ixrt, as FlagPerf's README ran it
     assert _plan(host, root, capsys)[0] == 0
 
 

@@ -141,6 +141,10 @@ def test_every_vendor_plans_both_suites_on_its_training_image(tmp_path: Path, su
         with pytest.raises(ConfigError, match=re.escape(refused[0])):
             load_spec_suite_all(suite, str(_write(tmp_path, text)), None)
         return
+    if get_vendor(vendor).only_engine:   # inference only, through its SDK (zixiao, hexaflake)
+        with pytest.raises(ConfigError, match=f"vendor '{vendor}' has no case folder"):
+            load_spec_suite_all(suite, str(_write(tmp_path, text)), None)
+        return
     if vendor in NO_PUBLIC_IMAGE:
         with pytest.raises(ConfigError, match="names no base image by default .* set BASE_IMAGE"):
             load_spec_suite_all(suite, str(_write(tmp_path, text)), None)

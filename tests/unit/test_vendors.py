@@ -37,6 +37,8 @@ def test_device_kind_visible_env_and_plugin(name):
     assert vendor.name == name and vendor.device in DEVICE_KINDS
     if name in ("cpu", "tpu"):   # no devices; the TPU runtime takes every chip of its host
         assert vendor.visible_devices_env is None
+    elif vendor.only_engine:     # zixiao, hexaflake: the SDK picks its card; FlagPerf names none
+        assert vendor.visible_devices_env is None and vendor.device == "cpu"
     else:
         assert vendor.visible_devices_env.endswith("VISIBLE_DEVICES")
     assert vendor.visible_devices(4) == "0,1,2,3"

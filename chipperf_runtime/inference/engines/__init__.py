@@ -3,8 +3,9 @@
 Engines: ``eager`` and ``compile`` (PyTorch, on any device the device layer opens),
 ``onnxruntime`` (the execution provider registered for the device: the CPU's, or NVIDIA's),
 ``onnxruntime-trt`` (ONNX Runtime's TensorRT EP) and ``tensorrt`` (native); the last two run on
-NVIDIA GPUs only (``common.engines.nvidia``). ``register`` adds one (tests use it to inject a
-faulty engine).
+NVIDIA GPUs only (``common.engines.nvidia``); ``xtcl``, ``ixrt``, ``macart``, ``zxrt`` and
+``hx_infexec`` drive one vendor's chip each through its SDK (``engines/vendors``).
+``register`` adds one (tests use it to inject a faulty engine).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from chipperf_runtime.inference.engines.nvidia import onnxruntime_gpu  # noqa: F
 from chipperf_runtime.inference.engines.nvidia.tensorrt_engine import TensorRTEngine
 from chipperf_runtime.inference.engines.onnxruntime_engine import OnnxRuntimeEngine
 from chipperf_runtime.inference.engines.torch_engines import CompileEngine, EagerEngine
+from chipperf_runtime.inference.engines.vendors import ADAPTERS
 from chipperf_runtime.inference.errors import CaseError
 
 Factory = Callable[[EngineOptions], Engine]
@@ -26,6 +28,7 @@ _ENGINES: Dict[str, Factory] = {
     "onnxruntime": OnnxRuntimeEngine,
     "onnxruntime-trt": lambda options: OnnxRuntimeEngine(options, "onnxruntime-trt", True),
     "tensorrt": TensorRTEngine,
+    **ADAPTERS,   # xtcl, ixrt, macart, zxrt, hx_infexec: the vendors' own (engines/vendors/)
 }
 
 

@@ -10,9 +10,9 @@ engine can do there; ``check`` raises CaseError (with the fix) before anything i
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Protocol, Sequence
+from typing import Any, Callable, Mapping, Optional, Protocol, Sequence
 
 import torch
 from torch import nn
@@ -36,6 +36,9 @@ class EngineOptions:
     compile_mode: str = "default"
     trt_workspace_gb: float = 4.0
     batch_size: int = 1                  # the largest batch the engine must accept
+    # the case's engine_options: settings only a vendor's own engine reads (FlagPerf's
+    # resnet50_fuse, zixiao_test_batch_size, ...; engines/vendors/)
+    engine_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Engine(Protocol):
