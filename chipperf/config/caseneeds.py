@@ -12,6 +12,8 @@ A standard case folder's ``case.yaml`` may declare, beside ``full_size``::
       divides:                      # a degree must divide a count of the chosen model size
         pipeline_parallel: {count: decoder layers, size_knob: model_size,
                             per_size: {8b: 32, tiny: 2}}
+      sequence: {length: seq_len}   # context_parallel and sequence_parallel split the sequence
+                                    # of this knob (llmtrain/seqsplit.py's rules)
     counts: [lora_rank]             # other knobs that must be whole numbers >= 1
     memory:                         # training state that must fit the chip's memory
       size_knob: model_size         # the knob choosing the model size
@@ -40,6 +42,7 @@ import math
 from pathlib import PurePosixPath
 from typing import Any, Mapping, Optional
 
+from chipperf_runtime.training.llmtrain.seqsplit import sequence_split_problems
 from chipperf_runtime.vendors.base import ChipSpec
 
 GIB = 2**30
@@ -92,7 +95,21 @@ def _parallel_problems(parallel: Mapping[str, Any], values: Mapping[str, Any], n
             problems.append(f"{where}: {name} {degree} does not divide the data-parallel degree "
                             f"{data_parallel} (world size {world} over {product}): its groups "
                             "are data-parallel ranks")
-    return problems + _count_problems(parallel.get("divides") or {}, values, where)
+    return problems + _count_problems(parallel.get("divides") or {}, values, where) + \
+        _sequence_problems(parallel.get("sequence"), values, where)
+
+
+def _sequence_problems(declared: Any, values: Mapping[str, Any], where: str) -> list[str]:
+    """Context and sequence parallelism against the sequence length (``sequence: {length:
+    seq_len}``: the knob holding it; llmtrain/seqsplit.py's rules, which the case checks too)."""
+    if not isinstance(declared, Mapping):
+        return []
+    seq_len, cp = values.get(declared.get("length", "seq_len")), values.get("context_parallel", 1)
+    tp = values.get("tensor_parallel", 1)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (seq_len, cp, tp)):
+        return []     # a degree that is not a whole number is reported by _degrees
+    split = sequence_split_problems(seq_len, cp, tp, bool(values.get("sequence_parallel", False)))
+    return [f"{where}: {problem}" for problem in split]
 
 
 def checkpoint_problems(declared: Any, values: Mapping[str, Any], where: str) -> list[str]:

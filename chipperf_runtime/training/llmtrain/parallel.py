@@ -31,6 +31,7 @@ from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, 
 
 from chipperf_runtime.training.llmtrain.arch import expert_width, experts
 from chipperf_runtime.training.llmtrain.experts import shard_experts
+from chipperf_runtime.training.llmtrain.seqsplit import sequence_split_problems
 from chipperf_runtime.training.llmtrain.sequence import (
     sequence_parallel_plan,
     split_expert_output,
@@ -136,31 +137,25 @@ def _expert_problems(layout: Layout, values: Mapping[str, Any]) -> list[str]:
         problems.append(f"expert_parallel {ep} does not divide the data-parallel degree "
                         f"{layout.data_parallel} (world {layout.world_size} / tensor_parallel "
                         f"{layout.tensor_parallel} / pipeline_parallel "
-                        f"{layout.pipeline_parallel} / context_parallel "
-                        f"{layout.context_parallel}): expert parallelism uses data-parallel "
-                        "ranks")
+                        f"{layout.pipeline_parallel}{_context_part(layout)}): expert "
+                        "parallelism uses data-parallel ranks")
     return problems
 
 
+def _context_part(layout: Layout) -> str:
+    cp = layout.context_parallel
+    return f" / context_parallel {cp}" if cp > 1 else ""
+
+
 def sequence_problems(layout: Layout, seq_len: int, attention: str) -> list[str]:
-    """Context and sequence parallelism against the sequence length and the case's attention
-    (every reason)."""
-    cp, tp, problems = layout.context_parallel, layout.tensor_parallel, []
-    if cp > 1 and seq_len % (2 * cp):
-        problems.append(f"context_parallel {cp} needs seq_len divisible by 2 x {cp} = {2 * cp} "
-                        f"(each rank holds two of {2 * cp} equal chunks, llmtrain/context.py): "
-                        f"seq_len {seq_len} is not; choose a multiple of {2 * cp}")
+    """Context and sequence parallelism against the sequence length (``llmtrain.seqsplit``,
+    also checked at plan time) and the case's attention (every reason)."""
+    cp = layout.context_parallel
+    problems = sequence_split_problems(seq_len, cp, layout.tensor_parallel,
+                                       layout.sequence_parallel)
     if cp > 1 and attention != "sdpa":
         problems.append(f"context_parallel {cp}: this case attends with {attention!r}, which "
                         "has no context-parallel form (llmtrain/context.py replaces sdpa): use 1")
-    if layout.sequence_parallel and tp == 1:
-        problems.append("sequence_parallel = True needs tensor_parallel > 1 (Megatron's sequence "
-                        "parallelism splits the norms' sequence over the tensor-parallel group): "
-                        "set tensor_parallel, or sequence_parallel = False")
-    elif layout.sequence_parallel and (seq_len // cp) % tp:
-        problems.append(f"sequence_parallel: tensor_parallel {tp} must divide the {seq_len // cp} "
-                        f"tokens of a sequence each rank holds (seq_len {seq_len} / "
-                        f"context_parallel {cp})")
     return problems
 
 
