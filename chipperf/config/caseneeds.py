@@ -4,7 +4,7 @@ A standard case folder's ``case.yaml`` may declare, beside ``full_size``::
 
     parallel:                       # model-parallel degrees set by vendor config knobs
       degrees: [tensor_parallel]    # their product must divide the world size (data parallel
-                                    # takes the rest)
+                                    # takes the rest; a degree the config lacks is 1)
       within_node: [tensor_parallel]   # each must divide the processes per node: the
                                        # group sits inside one node
       within_data_parallel: [expert_parallel]   # each must divide the data-parallel degree
@@ -61,10 +61,11 @@ def needs_problems(needs: Mapping[str, Any], values: Mapping[str, Any], nnodes: 
 
 
 def _degrees(names: Any, values: Mapping[str, Any], where: str,
-             problems: list[str]) -> dict[str, int]:
+             problems: list[str], unset: int | None = None) -> dict[str, int]:
+    """The whole-number knobs ``names`` (``unset``: the value of one the config lacks)."""
     out = {}
     for name in names or ():
-        value = values.get(name)
+        value = values.get(name, unset)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             problems.append(f"{where}: {name} = {value!r}: give a whole number >= 1")
         else:
@@ -75,7 +76,7 @@ def _degrees(names: Any, values: Mapping[str, Any], where: str,
 def _parallel_problems(parallel: Mapping[str, Any], values: Mapping[str, Any], nnodes: int,
                        nproc: int, where: str) -> list[str]:
     problems: list[str] = []
-    degrees = _degrees(parallel.get("degrees"), values, where, problems)
+    degrees = _degrees(parallel.get("degrees"), values, where, problems, unset=1)
     world, product = nnodes * nproc, math.prod(degrees.values())
     if degrees and world % product:
         shown = " x ".join(f"{n} {v}" for n, v in degrees.items() if v > 1)

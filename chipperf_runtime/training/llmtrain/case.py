@@ -265,7 +265,7 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     fused = fused_optimizer(device) and mesh is None
     loop = build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline, fused)
     driver.executed(compile=setting.describe() + (" per decoder layer" if setting.enabled else ""),
-                    attention=spec.attention, fused_optimizer=fused,
+                    attention=context.attention_name(spec.attention, layout), fused_optimizer=fused,
                     autocast=None if loop.autocast is None else cfg.dtype)
     counts = parameter_counts(cfg, spec, values)
     facts = dict(threads=threads, architecture=values, layout=layout.describe(),

@@ -134,6 +134,13 @@ def attention(shard: ContextShard) -> Callable[..., tuple[torch.Tensor, None]]:
     return attend
 
 
+def attention_name(attention: str, layout: Any) -> str:
+    """The attention a run computes, as its execution facts name it."""
+    if layout.context_parallel == 1:
+        return attention
+    return f"{attention} over all-gathered keys and values ({ATTENTION}, llmtrain/context.py)"
+
+
 def register(shard: ContextShard) -> str:
     """Register this process's context-parallel attention; the name for attn_implementation."""
     AttentionInterface.register(ATTENTION, attention(shard))
