@@ -105,10 +105,12 @@ def _sequence_problems(declared: Any, values: Mapping[str, Any], where: str) -> 
     seq_len}``: the knob holding it; llmtrain/seqsplit.py's rules, which the case checks too)."""
     if not isinstance(declared, Mapping):
         return []
-    seq_len, cp = values.get(declared.get("length", "seq_len")), values.get("context_parallel", 1)
-    tp = values.get("tensor_parallel", 1)
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (seq_len, cp, tp)):
-        return []     # a degree that is not a whole number is reported by _degrees
+    unreported: list[str] = []     # a knob that is not a whole number is reported elsewhere
+    counts = _degrees([declared.get("length", "seq_len"), "context_parallel", "tensor_parallel"],
+                      values, where, unreported, unset=1)
+    if unreported:
+        return []
+    seq_len, cp, tp = counts.values()
     split = sequence_split_problems(seq_len, cp, tp, bool(values.get("sequence_parallel", False)))
     return [f"{where}: {problem}" for problem in split]
 

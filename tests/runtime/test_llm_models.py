@@ -321,3 +321,17 @@ def test_the_interleaved_schedule_needs_micro_batches_in_multiples_of_the_ranks(
         "pipeline_schedule 'interleaved_1f1b' needs the micro-batches per step (3: "
         "global_batch_size / data parallel / micro_batch_size) to be a multiple of "
         "pipeline_parallel 2"]
+
+
+@pytest.mark.parametrize("cp", [2, 4])
+def test_context_parallel_chunks_cover_the_sequence_once_with_equal_causal_work(cp: int) -> None:
+    """Head-tail order (llmtrain/context.py): rank r holds chunks r and 2cp-1-r, so every rank
+    has the same number of (query, key) pairs under the causal mask."""
+    from chipperf_runtime.training.llmtrain.context import chunk_positions
+
+    seq = 8 * cp
+    parts = [chunk_positions(seq, cp, r) for r in range(cp)]
+    assert sorted(int(p) for part in parts for p in part) == list(range(seq))
+    work = {int((part + 1).sum()) for part in parts}    # keys at or before each query
+    assert len(work) == 1, work
+    assert parts[0].tolist()[:4] == [0, 1, 2, 3] and parts[0].tolist()[-1] == seq - 1

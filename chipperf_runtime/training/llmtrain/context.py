@@ -93,10 +93,12 @@ class ContextShard:
     def positions(self, seq_len: int, device: torch.device) -> torch.Tensor:
         return chunk_positions(seq_len, self.size, self.rank).to(device)
 
-    def take(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """[batch, seq] -> (this rank's [batch, seq / cp] of it, their [1, seq / cp] positions)."""
-        where = self.positions(tokens.shape[1], tokens.device)
-        return tokens.index_select(1, where), where.unsqueeze(0)
+    def take(self, inputs: torch.Tensor, targets: torch.Tensor
+             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """[batch, seq] inputs and targets -> this rank's [batch, seq / cp] of each and their
+        [1, seq / cp] positions."""
+        where = self.positions(inputs.shape[1], inputs.device)
+        return inputs.index_select(1, where), targets.index_select(1, where), where.unsqueeze(0)
 
     def key_positions(self, local_len: int, device: torch.device) -> torch.Tensor:
         """The positions of the gathered keys, in the gather's (rank) order."""

@@ -95,8 +95,7 @@ def loss_of(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]
     inputs, targets = split(tokens, loop.device)
     moe, where = loop.aux_loss_coef > 0, {}
     if loop.context is not None:
-        (inputs, where["position_ids"]), (targets, _) = \
-            loop.context.take(inputs), loop.context.take(targets)
+        inputs, targets, where["position_ids"] = loop.context.take(inputs, targets)
     with autocast(loop):
         out = loop.model(input_ids=inputs, output_router_logits=True, **where) if moe else \
             loop.model(input_ids=inputs, **where)
@@ -134,7 +133,7 @@ def pipeline_step(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
     inputs, targets = split(np.concatenate(loop.pending), loop.device)
     loop.pending.clear()
     if loop.context is not None:
-        inputs, targets = loop.context.take(inputs)[0], loop.context.take(targets)[0]
+        inputs, targets, _ = loop.context.take(inputs, targets)
     mean = loop.pipeline.train_step(inputs, targets)
     if loop.context is not None:
         mean = loop.context.mean(mean)
@@ -157,7 +156,7 @@ def eval_loss(loop: Loop, tokens: np.ndarray) -> torch.Tensor | None:
         return loop.loss(tokens)[1]
     inputs, targets = split(tokens, loop.device)
     if loop.context is not None:
-        inputs, targets = loop.context.take(inputs)[0], loop.context.take(targets)[0]
+        inputs, targets, _ = loop.context.take(inputs, targets)
     hidden = int(loop.pipeline.modules[0].config.hidden_size)
     ce = loop.pipeline.eval_loss(inputs, targets, hidden)
     return ce if ce is None or loop.context is None else loop.context.mean(ce)
