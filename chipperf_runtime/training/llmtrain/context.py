@@ -14,7 +14,9 @@ with ``attend`` below, registered as a transformers attention function, on every
 Load balance (the field's head-tail order: Megatron-Core's, PyTorch's ``_HeadTailLoadBalancer``):
 the sequence is cut into ``2 x cp`` equal chunks and rank ``r`` holds chunks ``r`` and
 ``2 cp - 1 - r``, so under the causal mask every rank has the same amount of attention to do.
-Positions (rotary) are those of the chunks in the whole sequence; the mask compares them.
+(SDPA with a boolean mask computes the masked scores too, so here every rank does the same
+work in any order; the order pays off with kernels that skip masked blocks.) Positions
+(rotary) are those of the chunks in the whole sequence; the mask compares them.
 
 Gradients: a key or value is used by the queries of every rank; the all-gather's backward sums
 its gradient over the group (a reduce-scatter). Each rank's loss is the mean over its tokens,
