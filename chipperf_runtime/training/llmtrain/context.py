@@ -4,7 +4,7 @@ variant of context parallelism that Llama 3 was trained with; Megatron-Core's an
 ring attention pass the same blocks around a ring instead).
 
 Why not PyTorch's own: ``torch.distributed.tensor.experimental.context_parallel`` (torch 2.13)
-replaces only the CUDA kernels of scaled_dot_product_attention (``_scaled_dot_product_flash_
+replaces only the GPU kernels of scaled_dot_product_attention (``_scaled_dot_product_flash_
 attention``, ``..._efficient_attention``, ``..._cudnn_attention``); on the CPU SDPA dispatches
 to ``_scaled_dot_product_flash_attention_for_cpu``, which DTensor has no sharding rule for
 ("Operator aten._scaled_dot_product_flash_attention_for_cpu.default does not have a sharding
