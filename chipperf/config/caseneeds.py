@@ -4,7 +4,7 @@ A standard case folder's ``case.yaml`` may declare, beside ``full_size``::
 
     parallel:                       # model-parallel degrees set by vendor config knobs
       degrees: [tensor_parallel]    # their product must divide the world size (data parallel
-                                    # takes the rest)
+                                    # takes the rest; a degree the config lacks is 1)
       within_node: [tensor_parallel]   # each must divide the processes per node: the
                                        # group sits inside one node
       within_data_parallel: [expert_parallel]   # each must divide the data-parallel degree
@@ -12,6 +12,8 @@ A standard case folder's ``case.yaml`` may declare, beside ``full_size``::
       divides:                      # a degree must divide a count of the chosen model size
         pipeline_parallel: {count: decoder layers, size_knob: model_size,
                             per_size: {8b: 32, tiny: 2}}
+      sequence: {length: seq_len}   # context_parallel and sequence_parallel split the sequence
+                                    # of this knob (llmtrain/seqsplit.py's rules)
     counts: [lora_rank]             # other knobs that must be whole numbers >= 1
     memory:                         # training state that must fit the chip's memory
       size_knob: model_size         # the knob choosing the model size
@@ -40,6 +42,7 @@ import math
 from pathlib import PurePosixPath
 from typing import Any, Mapping, Optional
 
+from chipperf_runtime.training.llmtrain.seqsplit import sequence_split_problems
 from chipperf_runtime.vendors.base import ChipSpec
 
 GIB = 2**30
@@ -58,10 +61,11 @@ def needs_problems(needs: Mapping[str, Any], values: Mapping[str, Any], nnodes: 
 
 
 def _degrees(names: Any, values: Mapping[str, Any], where: str,
-             problems: list[str]) -> dict[str, int]:
+             problems: list[str], unset: int | None = None) -> dict[str, int]:
+    """The whole-number knobs ``names`` (``unset``: the value of one the config lacks)."""
     out = {}
     for name in names or ():
-        value = values.get(name)
+        value = values.get(name, unset)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             problems.append(f"{where}: {name} = {value!r}: give a whole number >= 1")
         else:
@@ -72,7 +76,7 @@ def _degrees(names: Any, values: Mapping[str, Any], where: str,
 def _parallel_problems(parallel: Mapping[str, Any], values: Mapping[str, Any], nnodes: int,
                        nproc: int, where: str) -> list[str]:
     problems: list[str] = []
-    degrees = _degrees(parallel.get("degrees"), values, where, problems)
+    degrees = _degrees(parallel.get("degrees"), values, where, problems, unset=1)
     world, product = nnodes * nproc, math.prod(degrees.values())
     if degrees and world % product:
         shown = " x ".join(f"{n} {v}" for n, v in degrees.items() if v > 1)
@@ -92,7 +96,23 @@ def _parallel_problems(parallel: Mapping[str, Any], values: Mapping[str, Any], n
             problems.append(f"{where}: {name} {degree} does not divide the data-parallel degree "
                             f"{data_parallel} (world size {world} over {product}): its groups "
                             "are data-parallel ranks")
-    return problems + _count_problems(parallel.get("divides") or {}, values, where)
+    return problems + _count_problems(parallel.get("divides") or {}, values, where) + \
+        _sequence_problems(parallel.get("sequence"), values, where)
+
+
+def _sequence_problems(declared: Any, values: Mapping[str, Any], where: str) -> list[str]:
+    """Context and sequence parallelism against the sequence length (``sequence: {length:
+    seq_len}``: the knob holding it; llmtrain/seqsplit.py's rules, which the case checks too)."""
+    if not isinstance(declared, Mapping):
+        return []
+    unreported: list[str] = []     # a knob that is not a whole number is reported elsewhere
+    counts = _degrees([declared.get("length", "seq_len"), "context_parallel", "tensor_parallel"],
+                      values, where, unreported, unset=1)
+    if unreported:
+        return []
+    seq_len, cp, tp = counts.values()
+    split = sequence_split_problems(seq_len, cp, tp, bool(values.get("sequence_parallel", False)))
+    return [f"{where}: {problem}" for problem in split]
 
 
 def checkpoint_problems(declared: Any, values: Mapping[str, Any], where: str) -> list[str]:

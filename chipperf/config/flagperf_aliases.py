@@ -93,13 +93,15 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
     # it reports; here the timed steps of performance mode (chipperf.config.vendorconfig
     # then sets run_mode = "performance" when the config does not say)
     # and Megatron's parallel sizes (the same degrees; Megatron's expert-parallel groups are
-    # data-parallel ranks too)
+    # data-parallel ranks too; its sequence_parallel switch has chipperf's name)
     "llama3_8B:pytorch": {"train_steps": "timed_steps",
                           "tensor_model_parallel_size": "tensor_parallel",
-                          "pipeline_model_parallel_size": "pipeline_parallel"},
+                          "pipeline_model_parallel_size": "pipeline_parallel",
+                          "context_parallel_size": "context_parallel"},
     "mixtral_8x7B:pytorch": {"train_steps": "timed_steps",
                              "tensor_model_parallel_size": "tensor_parallel",
-                             "expert_model_parallel_size": "expert_parallel"},
+                             "expert_model_parallel_size": "expert_parallel",
+                             "context_parallel_size": "context_parallel"},
 }
 
 

@@ -89,7 +89,8 @@ def llama2_deepspeed_checks(init: Mapping[str, Any], finished: Mapping[str, Any]
 def llm_2x2_checks(init: Mapping[str, Any], finished: Mapping[str, Any]) -> None:
     """Tensor parallel inside each host, FSDP2 across the two."""
     assert init["layout"] == {"world_size": 4, "data_parallel": 2, "tensor_parallel": 2,
-                              "pipeline_parallel": 1, "expert_parallel": 1}
+                              "pipeline_parallel": 1, "expert_parallel": 1,
+                              "context_parallel": 1, "sequence_parallel": False}
     assert init["dist_backend"] == "gloo"
     assert finished["work_done"] % (32 * 128) == 0   # whole batches of 128-token sequences
 

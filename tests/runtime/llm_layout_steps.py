@@ -49,6 +49,17 @@ def token_stream(n: int, vocab: int) -> "object":
     return walk.astype(np.int64)
 
 
+def layer_tokens(layers: list) -> list[int]:
+    """Filled with the sequence length of the first decoder layer's output at its first call:
+    the tokens of a sequence this rank's residual stream holds (seq / cp, / tp with sequence
+    parallelism)."""
+    seen: list[int] = []
+    if layers:
+        layers[0].register_forward_hook(lambda _m, _i, out: seen.append(
+            (out[0] if isinstance(out, tuple) else out).shape[1]))
+    return seen
+
+
 def main(case: str, out: Path, overrides: list[str]) -> None:
     import torch
     import torch.distributed as tdist
@@ -77,6 +88,7 @@ def main(case: str, out: Path, overrides: list[str]) -> None:
     model, mesh, pipeline = llm.build_model(cfg, spec, arch, layout, device,  # type: ignore[arg-type]
                                             setting)
     loop = llm.build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline)
+    seen = layer_tokens(llm.decoder_layers(model if pipeline is None else pipeline.modules[0]))
     losses = []
     for tokens in loop.batches(1):
         loss, stepped = loop.step(tokens)
@@ -89,7 +101,8 @@ def main(case: str, out: Path, overrides: list[str]) -> None:
         every: list = [None] * world
         tdist.all_gather_object(every, losses)
         losses = [sum(step) / world for step in zip(*every)]
-    result = {"losses": losses, "eval_loss": eval_loss, "layout": layout.describe()}
+    result = {"losses": losses, "eval_loss": eval_loss, "layout": layout.describe(),
+              "layer_tokens": seen[0] if seen else None}
     if rank == 0:
         out.write_text(json.dumps(result))
     if world > 1:

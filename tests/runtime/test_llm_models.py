@@ -142,6 +142,10 @@ def test_a_70b_layout_that_does_not_fit_says_so_at_plan_time(case: str) -> None:
     ("llama3_70B_continuetrain:pytorch_2.13:H100:2:8:1",
      "from config_common import *\npipeline_parallel = 2\ncheckpoint = ''\n",
      "checkpoint = '': this case continues training from a checkpoint and none is named"),
+    ("llama3_8B:pytorch_2.13:H100:2:8:1", "from config_common import *\nseq_len = 8190\n"
+     "context_parallel = 2\n", "context_parallel 2 needs seq_len divisible by 2 x 2 = 4"),
+    ("mixtral_8x7B:pytorch_2.13:H100:2:8:1", "from config_common import *\ntensor_parallel = 1\n"
+     "sequence_parallel = True\n", "sequence_parallel = True needs tensor_parallel > 1"),
 ])
 def test_plan_refuses_the_layout_or_size_before_anything_runs(tmp_path: Path, key: str,
                                                               text: str, says: str) -> None:
@@ -203,6 +207,25 @@ def test_the_case_refuses_pipeline_and_expert_degrees_the_model_does_not_split_i
         "use 1"]
     assert layout_problems(Layout(8, 2, 2), 4, llama) == []
     assert layout_problems(Layout(8, 2, 1, 4), 4, mixtral) == []
+
+
+def test_the_case_refuses_a_sequence_split_its_attention_or_world_cannot_take() -> None:
+    from chipperf_runtime.training.llmtrain.parallel import Layout, layout_problems, sequence_problems
+
+    llama = entry("llama3_8B").SPEC.presets["tiny"]
+    assert layout_problems(Layout(4, 2, context_parallel=3), 4, llama) == [
+        "tensor_parallel 2 x context_parallel 3 does not divide the world size 4: choose degrees "
+        "whose product divides 4 (data parallel is the world over that product)"]
+    assert sequence_problems(Layout(2, context_parallel=2), 32, "alibi_sdpa") == [
+        "context_parallel 2: this case attends with 'alibi_sdpa', which has no context-parallel "
+        "form (llmtrain/context.py replaces sdpa): use 1"]
+    assert sequence_problems(Layout(2, sequence_parallel=True), 32, "sdpa") == [
+        "sequence_parallel = True needs tensor_parallel > 1 (Megatron's sequence parallelism "
+        "splits the norms' tokens over the tensor-parallel group): set tensor_parallel, or "
+        "sequence_parallel = False"]
+    assert sequence_problems(Layout(8, 2, context_parallel=2, sequence_parallel=True), 32,
+                             "sdpa") == []
+    assert Layout(8, 2, context_parallel=2).data_parallel == 2
 
 
 @pytest.mark.parametrize("case, values, says", [
@@ -298,3 +321,17 @@ def test_the_interleaved_schedule_needs_micro_batches_in_multiples_of_the_ranks(
         "pipeline_schedule 'interleaved_1f1b' needs the micro-batches per step (3: "
         "global_batch_size / data parallel / micro_batch_size) to be a multiple of "
         "pipeline_parallel 2"]
+
+
+@pytest.mark.parametrize("cp", [2, 4])
+def test_context_parallel_chunks_cover_the_sequence_once_with_equal_causal_work(cp: int) -> None:
+    """Head-tail order (llmtrain/context.py): rank r holds chunks r and 2cp-1-r, so every rank
+    has the same number of (query, key) pairs under the causal mask."""
+    from chipperf_runtime.training.llmtrain.context import chunk_positions
+
+    seq = 8 * cp
+    parts = [chunk_positions(seq, cp, r) for r in range(cp)]
+    assert sorted(int(p) for part in parts for p in part) == list(range(seq))
+    work = {int((part + 1).sum()) for part in parts}    # keys at or before each query
+    assert len(work) == 1, work
+    assert parts[0].tolist()[:4] == [0, 1, 2, 3] and parts[0].tolist()[-1] == seq - 1

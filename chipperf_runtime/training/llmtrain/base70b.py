@@ -19,6 +19,10 @@ activation_checkpointing = True   # recompute each decoder layer in backward
 tensor_parallel = 8
 pipeline_parallel = 4
 pipeline_schedule = "1f1b"    # "gpipe", "1f1b" or "interleaved_1f1b" (2 stages per rank)
+context_parallel = 1          # ranks sharing each sequence (llmtrain/context.py): each holds
+                              # 2 of 2 x context_parallel chunks, which must divide seq_len
+sequence_parallel = False     # Megatron's sequence parallelism over the tensor-parallel group
+                              # (llmtrain/sequence.py; needs tensor_parallel > 1)
 reshard_after_forward = True  # FSDP2: free each layer's gathered weights after its forward
 
 # ---- quality target (base.py): 70b: a setting (see README); tiny: measured (README)

@@ -29,7 +29,8 @@ from chipperf_runtime.training.driver.torchknobs import (
     compile_setting,
     fused_optimizer,
 )
-from chipperf_runtime.training.llmtrain import arch, checkpoint, lora
+from chipperf_runtime.training.llmtrain import arch, checkpoint, context, lora
+from chipperf_runtime.training.llmtrain.context import context_shard
 from chipperf_runtime.training.llmtrain.experts import ParallelExperts
 from chipperf_runtime.training.llmtrain.model import build_on_meta, materialize, parameter_indices
 from chipperf_runtime.training.llmtrain.parallel import (
@@ -38,6 +39,7 @@ from chipperf_runtime.training.llmtrain.parallel import (
     layout_problems,
     make_mesh,
     mesh_rank,
+    sequence_problems,
 )
 from chipperf_runtime.training.llmtrain.pipeline import Pipeline, make_pipeline, split_stages
 from chipperf_runtime.training.llmtrain.train import Loop
@@ -56,7 +58,7 @@ ATTENTION = "sdpa"    # transformers' attention through torch's scaled_dot_produ
 COUNTS = ("global_batch_size", "micro_batch_size", "max_steps", "eval_every_steps",
           "tensor_parallel")
 # the layout's knobs beside tensor_parallel, where the case has them (1 / "1f1b" where not)
-DEGREES = ("pipeline_parallel", "expert_parallel")
+DEGREES = ("pipeline_parallel", "expert_parallel", "context_parallel")
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ def model_config(cfg: Config, spec: LLMSpec, dist: DistEnv) -> tuple[dict[str, A
         problems.append(f"seq_len {cfg.seq_len} must be 1..{values['max_position_embeddings']} "
                         f"for model_size {cfg.model_size!r}")
     problems += layout_problems(layout, dist.nproc_per_node, values)
+    problems += sequence_problems(layout, cfg.seq_len, spec.attention)
     if spec.lora:
         problems += lora.lora_problems(cfg, values) + lora_layout_problems(layout)
     if spec.no_tensor_parallel and layout.tensor_parallel > 1:
@@ -116,7 +119,8 @@ def lora_layout_problems(layout: Layout) -> list[str]:
 
 def layout_of(cfg: Config, world_size: int) -> Layout:
     return Layout(world_size, cfg.tensor_parallel, cfg.get("pipeline_parallel", 1),
-                  cfg.get("expert_parallel", 1), cfg.get("pipeline_schedule", "1f1b"))
+                  cfg.get("expert_parallel", 1), cfg.get("pipeline_schedule", "1f1b"),
+                  cfg.get("context_parallel", 1), bool(cfg.get("sequence_parallel", False)))
 
 
 def microbatch_problems(cfg: Config, layout: Layout) -> list[str]:
@@ -142,7 +146,10 @@ def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: L
     """transformers' model on the meta device (this rank's pipeline stages of it),
     parallelised, each decoder layer compiled (``setting``), materialised on the device;
     the pipeline schedule when there is one."""
-    config = spec.config_class(**values, attn_implementation=spec.attention, use_cache=False)
+    mesh = make_mesh(device.device.type, layout) if layout.world_size > 1 else None
+    shard = context_shard(mesh, layout)
+    attention = spec.attention if shard is None else context.register(shard)
+    config = spec.config_class(**values, attn_implementation=attention, use_cache=False)
     full: Any = build_on_meta(spec.model_class, config)
     if spec.adapt is not None:
         full = spec.adapt(full)
@@ -151,8 +158,7 @@ def build_model(cfg: Config, spec: LLMSpec, values: Mapping[str, Any], layout: L
     if spec.lora:
         full = lora.add_lora(full, cfg)
     indices = parameter_indices(full)
-    mesh = make_mesh(device.device.type, layout) if layout.world_size > 1 else None
-    parts: list[Any] = split_stages(full, layout, mesh_rank(mesh, "pp")) \
+    parts: list[Any] = split_stages(full, layout, mesh_rank(mesh, "pp"), shard) \
         if layout.pipeline_parallel > 1 else [full]
     for part in parts:
         if mesh is not None:
@@ -199,12 +205,12 @@ def build_loop(cfg: Config, spec: LLMSpec, model: nn.Module, mesh: Any, layout: 
             data, cfg.global_batch_size, cfg.micro_batch_size, dp_rank, dp, cfg.seed, epoch),
         eval_set=tokens.eval_batches(data, cfg.micro_batch_size, dp_rank, dp, cfg.eval_samples),
         accumulation=local // cfg.micro_batch_size, grad_clip_norm=cfg.grad_clip_norm,
-        counts_work=mesh_rank(mesh, "tp") == 0 and mesh_rank(mesh, "pp") == 0,
+        counts_work=all(mesh_rank(mesh, dim) == 0 for dim in ("tp", "pp", "cp")),
         aux_loss_coef=float(cfg.router_aux_loss_coef) if spec.moe else 0.0,
         own_shards=frozenset(id(p) for m in model.modules() if isinstance(m, ParallelExperts)
                              for p in m.parameters()),
         stage_world=layout.world_size // layout.pipeline_parallel, pipeline=pipeline,
-        autocast=single_process_autocast(cfg, mesh))
+        autocast=single_process_autocast(cfg, mesh), context=context_shard(mesh, layout))
 
 
 def parameter_counts(cfg: Config, spec: LLMSpec, values: Mapping[str, Any]) -> dict[str, int]:
@@ -259,7 +265,7 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     fused = fused_optimizer(device) and mesh is None
     loop = build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline, fused)
     driver.executed(compile=setting.describe() + (" per decoder layer" if setting.enabled else ""),
-                    attention=spec.attention, fused_optimizer=fused,
+                    attention=context.attention_name(spec.attention, layout), fused_optimizer=fused,
                     autocast=None if loop.autocast is None else cfg.dtype)
     counts = parameter_counts(cfg, spec, values)
     facts = dict(threads=threads, architecture=values, layout=layout.describe(),

@@ -4,4 +4,5 @@
 from chipperf_runtime.training.llmtrain.mutable import *  # noqa: F403 - shared_mutable
 
 mutable_70b = shared_mutable + [  # noqa: F405
-    "pipeline_parallel", "pipeline_schedule", "save_checkpoint"]
+    "pipeline_parallel", "pipeline_schedule", "context_parallel", "sequence_parallel",
+    "save_checkpoint"]

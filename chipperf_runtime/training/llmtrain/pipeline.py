@@ -20,7 +20,26 @@ import torch.nn.functional as F
 from torch import nn
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B
 
+from chipperf_runtime.training.llmtrain.context import ContextShard
 from chipperf_runtime.training.llmtrain.parallel import Layout, Mesh
+
+
+@dataclass(frozen=True)
+class SequenceSplit:
+    """How the hidden states a stage receives relate to the whole sequence: context-parallel
+    part (``llmtrain.context``) and, between stages, split ``tensor`` ways by sequence
+    parallelism (``llmtrain.sequence``)."""
+
+    context: ContextShard | None = None
+    tensor: int = 1
+
+    def positions(self, length: int, tokens: bool, device: torch.device) -> torch.Tensor:
+        """[1, n] positions of this rank's tokens, from the length of a stage's input (token
+        ids when ``tokens``, else hidden states)."""
+        local = length if tokens else length * self.tensor
+        if self.context is None:
+            return torch.arange(local, device=device).unsqueeze(0)
+        return self.context.positions(local * self.context.size, device).unsqueeze(0)
 
 
 class Trunk(nn.Module):
@@ -38,9 +57,10 @@ class Stage(nn.Module):
     """One pipeline stage of a transformers ``*ForCausalLM``: token ids (first stage) or hidden
     states in, hidden states or logits (last stage) out."""
 
-    def __init__(self, full: Any, layers: range, first: bool, last: bool):
+    def __init__(self, full: Any, layers: range, first: bool, last: bool,
+                 split: SequenceSplit = SequenceSplit()):
         super().__init__()
-        self.config = full.config
+        self.config, self.split = full.config, split
         self.model = Trunk(full.model, layers, first, last)
         self.lm_head = full.lm_head if last else None
 
@@ -48,7 +68,7 @@ class Stage(nn.Module):
         trunk = self.model
         if trunk.embed_tokens is not None:
             x = trunk.embed_tokens(x)
-        positions = torch.arange(x.shape[1], device=x.device).unsqueeze(0)
+        positions = self.split.positions(x.shape[1], trunk.embed_tokens is not None, x.device)
         rotary = trunk.rotary_emb(x, positions)
         for layer in trunk.layers.values():    # causal attention: sdpa with no mask
             x = layer(x, attention_mask=None, position_embeddings=rotary, position_ids=positions)
@@ -62,11 +82,13 @@ def stage_indices(layout: Layout, pp_rank: int) -> list[int]:
     return [pp_rank + v * layout.pipeline_parallel for v in range(layout.stages_per_rank)]
 
 
-def split_stages(model: Any, layout: Layout, pp_rank: int) -> list[Stage]:
+def split_stages(model: Any, layout: Layout, pp_rank: int,
+                 context: ContextShard | None = None) -> list[Stage]:
     """This rank's stages of the (meta-built) model."""
     layers, stages = model.config.num_hidden_layers, layout.stages
     per = layers // stages
-    return [Stage(model, range(s * per, (s + 1) * per), s == 0, s == stages - 1)
+    split = SequenceSplit(context, layout.tensor_parallel if layout.sequence_parallel else 1)
+    return [Stage(model, range(s * per, (s + 1) * per), s == 0, s == stages - 1, split)
             for s in stage_indices(layout, pp_rank)]
 
 
@@ -112,8 +134,8 @@ class Pipeline:
             if stage not in mine:
                 continue
             if stage > 0:
-                x = torch.empty((*inputs.shape, hidden), dtype=self.activation_dtype,
-                                device=inputs.device)
+                shape = (inputs.shape[0], inputs.shape[1] // self.modules[0].split.tensor, hidden)
+                x = torch.empty(shape, dtype=self.activation_dtype, device=inputs.device)
                 tdist.recv(x, group=self.group, group_src=(stage - 1) % pp)
             x = mine[stage](x)
             if stage < self.layout.stages - 1:

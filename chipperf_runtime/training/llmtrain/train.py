@@ -20,6 +20,7 @@ from torch.distributed.tensor import DTensor
 
 from chipperf_runtime.training.driver import Diverged
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum
+from chipperf_runtime.training.llmtrain.context import ContextShard, load_balancing_loss
 from chipperf_runtime.training.llmtrain.pipeline import Pipeline
 
 
@@ -41,6 +42,7 @@ class Loop:
     stage_world: int = 1                                 # ranks holding one pipeline stage
     pipeline: Pipeline | None = None                     # the schedule, with pipeline stages
     autocast: torch.dtype | None = None                  # one process (no FSDP2 mixed precision)
+    context: ContextShard | None = None                  # this rank's part of each sequence
     micro: int = field(default=0)
     step_no: int = field(default=0)
     losses: list[torch.Tensor] = field(default_factory=list)  # this step's cross entropies
@@ -87,16 +89,24 @@ def autocast(loop: Loop) -> contextlib.AbstractContextManager:
 
 
 def loss_of(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-    """(training loss, next-token cross entropy) of one micro-batch."""
+    """(training loss, next-token cross entropy) of one micro-batch. Under context
+    parallelism the rank trains on its part of each sequence (``llmtrain.context``) and the
+    cross entropy returned is the whole sequence's (the group's mean)."""
     inputs, targets = split(tokens, loop.device)
-    moe = loop.aux_loss_coef > 0
+    moe, where = loop.aux_loss_coef > 0, {}
+    if loop.context is not None:
+        inputs, targets, where["position_ids"] = loop.context.take(inputs, targets)
     with autocast(loop):
-        out = loop.model(input_ids=inputs, output_router_logits=True) if moe else \
-            loop.model(input_ids=inputs)
+        out = loop.model(input_ids=inputs, output_router_logits=True, **where) if moe else \
+            loop.model(input_ids=inputs, **where)
     logits = out.logits
     ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), targets.reshape(-1))
     aux = getattr(out, "aux_loss", None)
-    return (ce + loop.aux_loss_coef * aux if moe and aux is not None else ce), ce
+    if moe and loop.context is not None:
+        model: Any = loop.model
+        aux = load_balancing_loss(model.config, out.router_logits, loop.context)
+    loss = ce + loop.aux_loss_coef * aux if moe and aux is not None else ce
+    return loss, ce if loop.context is None else loop.context.mean(ce)
 
 
 def micro_step(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
@@ -122,7 +132,11 @@ def pipeline_step(loop: Loop, tokens: np.ndarray) -> tuple[torch.Tensor, bool]:
         return torch.tensor(float("nan")), False
     inputs, targets = split(np.concatenate(loop.pending), loop.device)
     loop.pending.clear()
+    if loop.context is not None:
+        inputs, targets, _ = loop.context.take(inputs, targets)
     mean = loop.pipeline.train_step(inputs, targets)
+    if loop.context is not None:
+        mean = loop.context.mean(mean)
     return mean, optimizer_step(loop, mean)
 
 
@@ -141,8 +155,11 @@ def eval_loss(loop: Loop, tokens: np.ndarray) -> torch.Tensor | None:
     if loop.pipeline is None:
         return loop.loss(tokens)[1]
     inputs, targets = split(tokens, loop.device)
+    if loop.context is not None:
+        inputs, targets, _ = loop.context.take(inputs, targets)
     hidden = int(loop.pipeline.modules[0].config.hidden_size)
-    return loop.pipeline.eval_loss(inputs, targets, hidden)
+    ce = loop.pipeline.eval_loss(inputs, targets, hidden)
+    return ce if ce is None or loop.context is None else loop.context.mean(ce)
 
 
 def check_finite(loss: torch.Tensor, step: int) -> None:
@@ -176,9 +193,13 @@ def clip_grad_norm(model: nn.Module, max_norm: float, own_shards: frozenset[int]
 
 
 def _local_and_copies(grad: torch.Tensor, world: int) -> tuple[torch.Tensor, int]:
-    """The rank's shard and on how many ranks the same shard lives."""
+    """The rank's shard and on how many ranks the same shard lives (outside its mesh, and
+    along the mesh dimensions it is replicated over: a sequence-parallel norm's weight)."""
     if isinstance(grad, DTensor):
-        return grad.to_local(), world // grad.device_mesh.size()
+        mesh = grad.device_mesh
+        replicas = math.prod(mesh.size(d) for d, p in enumerate(grad.placements)
+                             if p.is_replicate())
+        return grad.to_local(), world // mesh.size() * replicas
     return grad, world
 
 

@@ -14,12 +14,17 @@ model_size = "8x7b"
 seq_len = 4096                # tokens per sample (at most the size's max_position_embeddings)
 activation_checkpointing = True   # recompute each decoder layer in backward
 
-# ---- parallel layout (llmtrain/base.py), no pipeline: world = data parallel x tensor_parallel
+# ---- parallel layout (llmtrain/base.py), no pipeline: world = data parallel x
+# context_parallel x tensor_parallel
 tensor_parallel = 8
 # expert parallelism: the experts of each layer split over expert_parallel data-parallel ranks
 # (it divides num_local_experts and the data-parallel degree); tokens go to their experts'
 # ranks by all-to-all. The experts are FSDP-sharded over data parallel / expert_parallel.
 expert_parallel = 1
+context_parallel = 1          # ranks sharing each sequence (llmtrain/context.py): each holds
+                              # 2 of 2 x context_parallel chunks, which must divide seq_len
+sequence_parallel = False     # Megatron's sequence parallelism over the tensor-parallel group
+                              # (llmtrain/sequence.py; needs tensor_parallel > 1)
 router_aux_loss_coef = 0.02   # weight of the router's load-balancing loss (Mixtral's)
 reshard_after_forward = True  # FSDP2: free each layer's gathered weights after its forward
 
