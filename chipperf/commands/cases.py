@@ -82,12 +82,23 @@ def print_cases(root: Path, as_json: bool = False, suite: str = "training") -> i
     return 0
 
 
+# A Dockerfile line "# chipperf-never-built: <why>" says chipperf has never built that image.
+_NEVER_BUILT = re.compile(r"^#\s*chipperf-never-built:\s*(?P<why>.+?)\s*$", re.M)
+
+
 def image_lines(catalogue: Catalogue) -> list[str]:
     """One line per vendor image folder: what its Dockerfile builds on, and so whether it can
     be built here (offline, on the local Debian base), only where its base can be pulled, or
-    not at all until the test config names the vendor's image (BASE_IMAGE)."""
+    not at all until the test config names the vendor's image (BASE_IMAGE); and, where its
+    Dockerfile says so, that chipperf has never built it."""
     return [f"{vendor}/{folder}: {_buildable(context / 'Dockerfile')}"
+            f"{_never_built(context / 'Dockerfile')}"
             for (vendor, folder), context in sorted(catalogue.images.items())]
+
+
+def _never_built(dockerfile: Path) -> str:
+    found = _NEVER_BUILT.search(dockerfile.read_text()) if dockerfile.is_file() else None
+    return f"; NEVER BUILT by chipperf: {found.group('why')}" if found else ""
 
 
 def _buildable(dockerfile: Path) -> str:

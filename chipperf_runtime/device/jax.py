@@ -5,8 +5,10 @@
 JAX names its platforms ``cpu``, ``cuda`` (``jax[cuda12]``) and ``tpu`` (``jax[tpu]``, libtpu).
 The process is pinned to the vendor's platform (``jax_platforms``), so a JAX build that lacks
 it fails at once instead of computing on the CPU. One process sees every device of its
-platform on its host (JAX's own model: one process per host on TPUs); the case spreads its
-batch over them with a ``Mesh``.
+platform on its host (JAX's own model: one process per host on TPUs), except where several
+processes share a GPU host (nvidia x1x8: one process per GPU, ``local_device_ids``); the case
+spreads its batch over every process's devices with a ``Mesh``. Several processes on the CPU
+backend exchange their collectives through gloo (``jax_cpu_collectives_implementation``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ __all__ = ["JAX_PLATFORMS", "Coordinator", "DeviceError", "JaxDevice", "open_jax
 
 # chipperf's device kind -> JAX platform; a kind missing here has no JAX build.
 JAX_PLATFORMS = {"cpu": "cpu", "cuda": "cuda", "tpu": "tpu"}
+# XLA's CPU client runs cross-process collectives only through an implementation named here
+# (jaxlib ships gloo; "mpi" needs an MPI library): without it a multi-process step fails.
+CPU_COLLECTIVES = "gloo"
 
 
 @dataclass(frozen=True)
@@ -49,9 +54,12 @@ class JaxDevice:
         return max(known) if known else None
 
     def describe(self) -> dict[str, Any]:
-        return {"vendor": self.request.vendor, "device": self.platform,
-                "device_kind": self.kind, "local_devices": len(self.devices),
-                "jax_version": jax.__version__}
+        facts = {"vendor": self.request.vendor, "device": self.platform,
+                 "device_kind": self.kind, "local_devices": len(self.devices),
+                 "jax_version": jax.__version__}
+        if self.platform == "cpu" and jax.process_count() > 1:
+            facts["cpu_collectives"] = jax.config.jax_cpu_collectives_implementation
+        return facts
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,16 @@ class Coordinator:
     address: str
     num_processes: int
     process_id: int
+    local_rank: int = 0
+    local_processes: int = 1     # processes on this host
+
+    def local_device_ids(self, platform: str) -> Optional[list[int]]:
+        """The one accelerator of this process where several processes share a host (nvidia
+        x1x8: GPU ``local_rank``); None (every local device) otherwise. The CPU backend has
+        one device per process whatever the host."""
+        if platform == "cpu" or self.local_processes == 1:
+            return None
+        return [self.local_rank]
 
 
 def open_jax_device(environ: Mapping[str, str] | None = None,
@@ -75,8 +93,7 @@ def open_jax_device(environ: Mapping[str, str] | None = None,
                               f"{', '.join(JAX_PLATFORMS)})")
     jax.config.update("jax_platforms", platform)
     if coordinator is not None:
-        jax.distributed.initialize(coordinator.address, coordinator.num_processes,
-                                   coordinator.process_id)
+        join(coordinator, platform)
     try:
         devices = tuple(jax.local_devices())
     except RuntimeError as e:
@@ -86,3 +103,12 @@ def open_jax_device(environ: Mapping[str, str] | None = None,
     if not devices:
         raise request.missing(f"JAX {jax.__version__} lists no {platform} device")
     return JaxDevice(request, platform, devices)
+
+
+def join(coordinator: Coordinator, platform: str) -> None:
+    """``jax.distributed.initialize``: process 0 serves the coordinator, every process joins."""
+    if platform == "cpu":
+        jax.config.update("jax_cpu_collectives_implementation", CPU_COLLECTIVES)
+    jax.distributed.initialize(coordinator.address, coordinator.num_processes,
+                               coordinator.process_id,
+                               local_device_ids=coordinator.local_device_ids(platform))

@@ -1,10 +1,12 @@
 """resnet50:jax plans from the repository's own folders: on the cpu vendor (its jax_0.10 image,
-the jax launcher's spawn line), on the tpu vendor (v5p, with the plan saying the path never ran
-on a TPU), and not on nvidia, which has no JAX image folder (the plan names the folders it has)."""
+the jax launcher's spawn line; one process, two on one host, one on each of two hosts), on the
+tpu vendor (v5p, with the plan saying the path never ran on a TPU), and on nvidia (A100, H100,
+H200, one GPU and eight: its jax_0.10 image, jax[cuda12], never built by chipperf)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,7 +55,38 @@ def test_a_four_chip_v5p_host_plans_one_process(catalogue, tmp_path) -> None:
                "per host): use nproc=1" in p for p in two)
 
 
-def test_resnet50_jax_on_nvidia_names_what_is_missing(catalogue, tmp_path) -> None:
-    problems = check(CLUSTER, configs("nvidia", "resnet50:jax_0.10:A100:1:8:1", tmp_path),
-                     catalogue)
-    assert any("no folder of the 'jax' family: the vendor's folders are " in p for p in problems)
+def config_file(case: Any) -> str:
+    """The vendor config every node's command names."""
+    files = set()
+    for node in case.rounds[0].nodes:
+        files.add(node.command[list(node.command).index("--extern_config_file") + 1])
+    assert len(files) == 1, files
+    return files.pop()
+
+
+@pytest.mark.parametrize("key,hosts", [("resnet50:jax_0.10:xeon:1:2:1", 1),
+                                       ("resnet50:jax_0.10:xeon:2:1:1", 2)])
+def test_two_processes_on_cpu_plan_one_jax_job(catalogue, tmp_path, key, hosts) -> None:
+    """x1x2 and x2x1: two ranks of one job (jax.distributed from the launch environment)."""
+    cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2")[:hosts])
+    test = configs("cpu", key, tmp_path)
+    assert check(cluster, test, catalogue) == []
+    case = make_plan(cluster, test, catalogue, "run1", tmp_path / "r").cases[0]
+    assert case.image_folder == "jax_0.10" and len(case.rounds[0].nodes) == hosts
+    assert config_file(case) == f"config_xeonx{hosts}x{3 - hosts}.py"
+
+
+@pytest.mark.parametrize("chip", ["A100", "H100", "H200"])
+@pytest.mark.parametrize("nproc", [1, 8])
+def test_resnet50_jax_on_nvidia_plans_with_its_cuda_image(catalogue, tmp_path, chip,
+                                                           nproc) -> None:
+    test = configs("nvidia", f"resnet50:jax_0.10:{chip}:1:{nproc}:1", tmp_path)
+    assert check(CLUSTER, test, catalogue) == []
+    plan = make_plan(CLUSTER, test, catalogue, "run1", tmp_path / "r")
+    case = plan.cases[0]
+    assert case.image_folder == "jax_0.10" and case.image_name == \
+        "chipperf/training-nvidia-jax_0.10"
+    assert config_file(case) == f"config_{chip}x1x{nproc}.py"
+    assert f"nvidia/{chip}: NOT validated on real hardware here" in render_plan(plan, CLUSTER, test)
+    dockerfile = REPO / "training" / "nvidia" / "docker_image" / "jax_0.10" / "Dockerfile"
+    assert "chipperf-never-built: no GPU on its machines" in dockerfile.read_text()

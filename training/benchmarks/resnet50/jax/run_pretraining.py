@@ -72,7 +72,8 @@ def open_device(dist: DistEnv) -> Any:
     from chipperf_runtime.device.jax import Coordinator, open_jax_device
 
     coordinator = (Coordinator(f"{dist.master_addr}:{dist.master_port}", dist.world_size,
-                               dist.rank) if dist.distributed else None)
+                               dist.rank, dist.local_rank, dist.nproc_per_node)
+                   if dist.distributed else None)
     try:
         return open_jax_device(coordinator=coordinator)
     except DeviceError as exc:
