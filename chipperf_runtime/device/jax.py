@@ -58,7 +58,7 @@ class JaxDevice:
                  "device_kind": self.kind, "local_devices": len(self.devices),
                  "jax_version": jax.__version__}
         if self.platform == "cpu" and jax.process_count() > 1:
-            facts["cpu_collectives"] = jax.config.jax_cpu_collectives_implementation
+            facts["cpu_collectives"] = jax.config.values["jax_cpu_collectives_implementation"]
         return facts
 
 

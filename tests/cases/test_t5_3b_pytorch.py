@@ -1,10 +1,11 @@
 """t5_3b (PyTorch) on the host: prepare_data.py writes CNN/DailyMail's CSV layout and
 tokenises it (generated, or a release's CSVs with a given tokenizer, truncated as
 run_summarization.py does) into the pairs layout, a release missing a column is refused
-naming it, and the tiny CI preset trains fixed steps with gradient checkpointing (its
+naming it, and the tiny CI preset trains fixed steps with gradient checkpointing, under
+DistributedDataParallel and under DeepSpeed ZeRO stage 2 with the same losses (its
 convergence to the ROUGE-1 target is not proven in CI: too slow for it).
 The full-size parameter count and FLOPs: tests/runtime/test_text_models.py. Needs torch,
-transformers, tokenizers and numpy.
+transformers, tokenizers, numpy and deepspeed.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from caserun import Case, init_end, perflog_events
+from caserun import Case, assert_case_error, init_end, perflog_events
 
-CASE = Case("t5_3b", "pytorch")
+from chipperf_runtime.perflog import Event
+
+CASE = Case("t5_3b", "pytorch", cpu_env={"DS_ACCELERATOR": "cpu"})
 PREPARE = CASE.dir / "prepare_data.py"
 
 
@@ -73,16 +76,57 @@ def test_a_release_missing_a_column_is_refused_naming_it(tmp_path: Path, ci_dir:
     assert "Traceback" not in result.stderr
 
 
-def test_the_tiny_preset_trains_fixed_steps_with_gradient_checkpointing(ci_dir: Path) -> None:
-    """Two warm-up and three timed steps of the tiny preset with gradient checkpointing on, as
-    the shipped configs run it (its convergence to the CI target is not proven in CI: the
-    preset took longer than CI can give it; docs/seed-benchmarks.md)."""
-    result = CASE.run_config(ci_dir, "--set", "run_mode=performance", "--set",
-                             "perf_warmup_steps=2", "--set", "timed_steps=3", timeout=600)
+FIXED_STEPS = ("--set", "run_mode=performance", "--set", "perf_warmup_steps=2",
+               "--set", "timed_steps=3", "--set", "log_every_steps=1")
+
+
+def fixed_steps(ci_dir: Path, *extra: str) -> list[Event]:
+    """Two warm-up and three timed steps of the tiny preset, the loss logged at every step."""
+    result = CASE.run_config(ci_dir, *FIXED_STEPS, *extra, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
-    events = perflog_events(result.stdout)
-    finished = events[-1].value
+    return perflog_events(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def ddp_steps(ci_dir: Path) -> list[Event]:
+    return fixed_steps(ci_dir)
+
+
+def losses(events: list[Event]) -> dict[int, float]:
+    return {e.value["step"]: e.value["loss"] for e in events if e.name == "STEP_END"}
+
+
+def test_the_tiny_preset_trains_fixed_steps_with_gradient_checkpointing(
+        ddp_steps: list[Event]) -> None:
+    """The fixed steps with gradient checkpointing on, as the shipped configs run it (its
+    convergence to the CI target is not proven in CI: the preset took longer than CI can give
+    it; docs/seed-benchmarks.md)."""
+    finished = ddp_steps[-1].value
     assert finished["execution"]["gradient_checkpointing"] is True
+    assert "zero_stage" not in finished["execution"]          # stage 0: no DeepSpeed
     assert finished["run_mode"]["timed_last_step"] == 5 and finished["work_done"] > 0
-    arch = init_end(events)["architecture"]
+    arch = init_end(ddp_steps)["architecture"]
     assert arch["d_kv"] * arch["num_heads"] > arch["d_model"]   # attention wider, as T5-3B's
+
+
+def test_zero_stage_2_trains_the_same_steps_through_deepspeed(ci_dir: Path,
+                                                              ddp_steps: list[Event]) -> None:
+    """``zero_stage = 2`` (DS_ACCELERATOR=cpu, one rank): DeepSpeed's engine and ZeRO
+    optimizer take the case's AdamW and schedule; the five losses are the stage-0 run's (equal
+    when measured; the tolerance allows for a summation order DeepSpeed might change).
+    DeepSpeed builds its CPU shared-memory op (deepspeed_shm_comm) into
+    ~/.cache/torch_extensions on first use."""
+    zero = fixed_steps(ci_dir, "--set", "zero_stage=2")
+    execution = zero[-1].value["execution"]
+    assert execution["zero_stage"] == 2 and execution["gradient_checkpointing"] is True
+    assert execution["deepspeed"]["stage"] == 2
+    assert execution["deepspeed"]["optimizer"] == "DeepSpeedZeroOptimizer"
+    assert sorted(losses(zero)) == [1, 2, 3, 4, 5]
+    for step, loss in losses(zero).items():
+        assert loss == pytest.approx(losses(ddp_steps)[step], rel=1e-5), step
+
+
+def test_a_zero_stage_outside_0_to_3_is_refused_before_training(ci_dir: Path) -> None:
+    result = CASE.run_config(ci_dir, "--set", "zero_stage=4")
+    assert_case_error(result, "zero_stage = 4 must be 0 (DistributedDataParallel, no "
+                      "DeepSpeed), 1, 2 or 3 (DeepSpeed ZeRO)")

@@ -36,6 +36,12 @@ from chipperf_runtime.training.hftext.models import (
 from chipperf_runtime.training.hftext.optimum_habana import gaudi_path
 from chipperf_runtime.training.hftext.tasks import Task
 from chipperf_runtime.training.hftext.train import Loop, ratio, token_loss
+from chipperf_runtime.training.hftext.zero import (
+    zero_engine,
+    zero_problems,
+    zero_record,
+    zero_stage,
+)
 from chipperf_runtime.training.textlm.checks import (
     count_problems,
     dtype_problems,
@@ -55,6 +61,7 @@ def check_config(cfg: Config, model: TextModel) -> Mapping[str, Any]:
     """The preset of ``model_size``; every configuration problem in one ConfigError."""
     problems = size_problems(cfg, model.presets, model.target) + dtype_problems(cfg, DTYPES)
     problems += count_problems(cfg, ("global_batch_size", "max_steps", "eval_every_steps"))
+    problems += zero_problems(cfg)
     multiple = cfg.get("make_vocab_size_divisible_by", 1)    # bert's own base has none
     if not isinstance(multiple, int) or multiple < 1:
         problems.append(f"make_vocab_size_divisible_by = {multiple!r} must be a whole number "
@@ -118,20 +125,24 @@ def checkpoint_activations(net: nn.Module, cfg: Config) -> bool:
 def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, model: TextModel,
                net: nn.Module, data: Any, adapter: Adapter = NO_ADAPTER) -> Loop:
     device = rank_device.device
-    # the vendor's trainer adapter's hooks (training.driver.adapter), each at its named point
+    # the vendor's trainer adapter's hooks (training.driver.adapter), each at its named point;
+    # with ZeRO (hftext.zero) DeepSpeed's engine reduces the gradients instead of DDP
+    zero = zero_stage(cfg) > 0
     wrapped = adapter.step("model_to_ddp", lambda: DistributedDataParallel(net), net, cfg) \
-        if dist.distributed else net
+        if dist.distributed and not zero else net
     optimizer = adapter.step("create_optimizer", lambda: optimizer_for(
         wrapped, cfg, fused=fused_optimizer(rank_device)), wrapped, cfg)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(cfg))
+    engine = zero_engine(net, optimizer, scheduler, cfg, dist, rank_device) if zero else None
     task = model.task
-    return Loop(model=wrapped, optimizer=optimizer, scheduler=scheduler, device=device,
+    return Loop(model=wrapped if engine is None else engine, optimizer=optimizer,
+                scheduler=scheduler, device=device,
                 dtype=cfg.dtype, grad_clip_norm=float(cfg.grad_clip_norm), task=task,
                 train_epoch=lambda epoch: task.train(data, cfg, dist, epoch),
                 eval_set=task.eval(data, cfg, dist), scorer=task.scorer(data),
                 score_width=getattr(task, "score_width", 2),
                 combine=getattr(task, "combine", ratio),
-                label_smoothing=float(cfg.get("label_smoothing", 0.0)))
+                label_smoothing=float(cfg.get("label_smoothing", 0.0)), engine=engine)
 
 
 def main(model_name: str, case_dir: Path, model: TextModel,
@@ -163,6 +174,8 @@ def main(model_name: str, case_dir: Path, model: TextModel,
         gaudi = gaudi_path()
         loop.mark_step = gaudi.mark_step
         driver.executed(**gaudi.facts)
+    if loop.engine is not None:
+        driver.executed(zero_stage=zero_stage(cfg), deepspeed=zero_record(loop.engine))
     driver.executed(optimizer=type(loop.optimizer).__name__,
                     **({"adapter_hooks": list(driver.adapter.used)} if driver.adapter.path else {}))
     if setting.enabled:     # the fp32 cast and softmax of the logits fused, not materialised

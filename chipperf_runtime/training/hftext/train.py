@@ -36,6 +36,7 @@ class Loop:
     label_smoothing: float = 0.0                    # of the training loss (fairseq's criterion)
     loss: Callable[..., torch.Tensor] | None = None  # token_loss compiled (hftext.case); None: as is
     mark_step: Callable[[], None] | None = None     # a lazy-mode graph break (intel_gaudi); None: eager
+    engine: Any = None                              # a DeepSpeed ZeRO engine (hftext.zero); None: DDP
 
     def batches(self, epoch: int) -> Iterator[Tensors]:
         return (self.task.tensors(batch, self.device) for batch in self.train_epoch(epoch))
@@ -72,6 +73,8 @@ def token_loss(logits: torch.Tensor, labels: torch.Tensor, smoothing: float = 0.
 
 def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
     """forward + backward + optimizer step; returns the (unsynchronised) loss."""
+    if loop.engine is not None:
+        return zero_step(loop, batch)
     loop.optimizer.zero_grad(set_to_none=True)
     loss = (loop.loss or token_loss)(logits_of(loop.model, loop, batch), batch.labels,
                                      loop.label_smoothing)
@@ -82,6 +85,16 @@ def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
     loop.optimizer.step()
     graph_break(loop)
     loop.scheduler.step()
+    return loss.detach()
+
+
+def zero_step(loop: Loop, batch: Tensors) -> torch.Tensor:
+    """The same step through DeepSpeed's engine: its backward (gradients reduced and
+    partitioned by ZeRO stage), then its step (clipping, optimizer, the schedule)."""
+    loss = (loop.loss or token_loss)(logits_of(loop.engine, loop, batch), batch.labels,
+                                     loop.label_smoothing)
+    loop.engine.backward(loss)
+    loop.engine.step()
     return loss.detach()
 
 

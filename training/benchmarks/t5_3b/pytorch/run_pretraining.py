@@ -1,7 +1,8 @@
 """t5_3b / PyTorch: T5-3B (transformers' T5ForConditionalGeneration, built from its config)
 fine-tuned on CNN/DailyMail summarisation to a ROUGE-1 target, fp32 with gradient
 checkpointing, DDP under torchrun: the seed's T5-3B workload (Hugging Face's Habana Gaudi2 vs
-A100 80GB benchmark). ZeRO through DeepSpeed is not in this PyTorch case (see README.md).
+A100 80GB benchmark). ``zero_stage`` 1-3 trains through DeepSpeed ZeRO instead of DDP
+(``hftext.zero``; README.md).
 
 The loop, data and FINISHED are the shared text case (hftext; the task is
 ``hftext.seq2seq.Summarization`` on the t5_small pairs layout, ``hftext.pairs``); this file

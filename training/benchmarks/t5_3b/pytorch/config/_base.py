@@ -17,6 +17,9 @@ model_size = "3b"             # "3b" (T5-3B) or "tiny" (the CI model): PRESETS
 target_rouge1 = {"3b": 40.5, "tiny": 95.0}
 from_checkpoint = True        # start from <data_dir>/model/model.safetensors (False: random)
 gradient_checkpointing = True  # recompute each T5 block in backward (the seed's setting)
+zero_stage = 0                # DeepSpeed ZeRO: 0 = DistributedDataParallel (the seed's runs);
+                              # 1, 2, 3 = optimizer state / + gradients / + parameters
+                              # partitioned over the ranks (needs deepspeed in the image)
 
 global_batch_size = 128       # the seed's A100 setting: 16 per card on 8 cards
 learning_rate = 5e-5
