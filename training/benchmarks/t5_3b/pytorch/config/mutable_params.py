@@ -2,5 +2,5 @@
 
 from chipperf_runtime.training.hftext.mutable import *  # noqa: F403 - shared_mutable
 
-mutable_params = shared_mutable + ["from_checkpoint", "gradient_checkpointing",
-                                  "zero_stage"]  # noqa: F405
+mutable_params = shared_mutable + [  # noqa: F405
+    "from_checkpoint", "gradient_checkpointing", "zero_stage"]
