@@ -34,7 +34,8 @@ def test_chipperf_cases_says_which_vendor_images_cannot_be_built(capsys) -> None
         assert f"{folder}: cannot be built here or anywhere as it is: the vendor publishes no " \
                "image to build on; set BASE_IMAGE" in out
     assert "nvidia/jax_0.10: builds on a host that can pull nvidia/cuda:12.5.1-base-ubuntu22.04 " \
-           "(the vendor's published image); NEVER BUILT by chipperf: no GPU on its machines" in out
+           "(a published image; the Dockerfile's comment says what else it fetches); NEVER " \
+           "BUILT by chipperf: no GPU on its machines" in out
     assert "tpu/jax_0.10: builds here, offline, on the local Debian base " \
            "(chipperf.local/debian:bookworm); NEVER BUILT by chipperf: no TPU on its machines" in out
     assert "cpu/jax_0.10: builds here, offline, on the local Debian base " \

@@ -1,7 +1,7 @@
 """resnet50:jax plans from the repository's own folders: on the cpu vendor (its jax_0.10 image,
 the jax launcher's spawn line; one process, two on one host, one on each of two hosts), on the
 tpu vendor (v5p, with the plan saying the path never ran on a TPU), and on nvidia (A100, H100,
-H200, one GPU and eight: its jax_0.10 image, jax[cuda12], never built by chipperf)."""
+H200, one GPU, eight and two hosts of eight: its jax_0.10 image, jax[cuda12], never built by chipperf)."""
 
 from __future__ import annotations
 
@@ -77,16 +77,17 @@ def test_two_processes_on_cpu_plan_one_jax_job(catalogue, tmp_path, key, hosts) 
 
 
 @pytest.mark.parametrize("chip", ["A100", "H100", "H200"])
-@pytest.mark.parametrize("nproc", [1, 8])
-def test_resnet50_jax_on_nvidia_plans_with_its_cuda_image(catalogue, tmp_path, chip,
+@pytest.mark.parametrize("nnodes,nproc", [(1, 1), (1, 8), (2, 8)])
+def test_resnet50_jax_on_nvidia_plans_with_its_cuda_image(catalogue, tmp_path, chip, nnodes,
                                                            nproc) -> None:
-    test = configs("nvidia", f"resnet50:jax_0.10:{chip}:1:{nproc}:1", tmp_path)
-    assert check(CLUSTER, test, catalogue) == []
-    plan = make_plan(CLUSTER, test, catalogue, "run1", tmp_path / "r")
+    cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2")[:nnodes])
+    test = configs("nvidia", f"resnet50:jax_0.10:{chip}:{nnodes}:{nproc}:1", tmp_path)
+    assert check(cluster, test, catalogue) == []
+    plan = make_plan(cluster, test, catalogue, "run1", tmp_path / "r")
     case = plan.cases[0]
     assert case.image_folder == "jax_0.10" and case.image_name == \
         "chipperf/training-nvidia-jax_0.10"
-    assert config_file(case) == f"config_{chip}x1x{nproc}.py"
-    assert f"nvidia/{chip}: NOT validated on real hardware here" in render_plan(plan, CLUSTER, test)
+    assert config_file(case) == f"config_{chip}x{nnodes}x{nproc}.py"
+    assert f"nvidia/{chip}: NOT validated on real hardware here" in render_plan(plan, cluster, test)
     dockerfile = REPO / "training" / "nvidia" / "docker_image" / "jax_0.10" / "Dockerfile"
     assert "chipperf-never-built: no GPU on its machines" in dockerfile.read_text()
