@@ -112,10 +112,38 @@ H200_SXM = _sheet("H200_SXM", _H200_SXM, 141 * 10**9, 4.8e12, 700, H200_SOURCE,
 H200_NVL = _sheet("H200_NVL", _H200_NVL, 141 * 10**9, 4.8e12, 600, H200_SOURCE,
                   "H200 NVL: 141 GB, 4.8 TB/s, up to 600 W")
 
+# A800 and H800: the export variants FlagPerf's nvidia keys name (its test_conf at 1b5a0303:
+# A800x1x8, H800x4x8). NVIDIA's China pages (nvidia.cn/data-center/a800, .../h800) were not
+# reachable from this session; the figures below are the base boards' sheets above, with what
+# differs as the secondary sources this session read describe it (NVLink only, and FP64 on H800).
+# A800 80 GB SXM: the A100 80 GB SXM's compute, memory and power (GA100, 108 SMs at 1410 MHz:
+# FP16 tensor 311.9 TFLOP/s dense, https://hmc-tech.com/gpu/nvidia-a800-vs-nvidia-t40 and
+# https://huggingface.co/hardware/a800: 80 GB, 400 W), NVLink 400 GB/s (A100: 600 GB/s).
+A800_SXM = ChipSpec("A800_SXM", dict(A100_FLOPS), memory_bytes=80 * 2**30, tdp_watts=400,
+                    memory_bandwidth=2039e9, vector_flops=dict(A100_VECTOR),
+                    missing=dict(A100_MISSING),
+                    source=f"{A100_SOURCE}; A800 80GB SXM = A100 80GB SXM compute, 2,039 GB/s, "
+                           "400 W, NVLink 400 GB/s (https://huggingface.co/hardware/a800, "
+                           "https://hmc-tech.com/gpu/nvidia-a800-vs-nvidia-t40)",
+                    devices_per_node=HGX_GPUS)
+# H800 SXM: the H100 SXM's GH100 die, tensor-core figures, 80 GB at 3.35 TB/s, 700 W; NVLink
+# 400 GB/s (H100: 900 GB/s) and FP64 cut (https://www.philisun.com/technical-analysis/
+# nvidia-h800-vs-h100-a-technical-deep-dive-into-politically-defined-ai-chips): FP64 is left out
+# (no NVIDIA figure found), FP32 vector kept from the H100 column.
+H800_SXM = ChipSpec(
+    "H800_SXM", {k: v for k, v in _H100_SXM[0].items() if k != "fp64"}, memory_bytes=80 * 2**30,
+    tdp_watts=700, memory_bandwidth=3.35e12, vector_flops={"fp32": _H100_SXM[1]["fp32"]},
+    missing={"fp64": "the H800's FP64 is cut below the H100's and NVIDIA's figure was not found"},
+    source=f"{H100_SOURCE}; H800 SXM = H100 SXM tensor-core figures, 80 GB, 3.35 TB/s, 700 W, "
+           "NVLink 400 GB/s, FP64 cut (https://www.philisun.com/technical-analysis/nvidia-h800-"
+           "vs-h100-a-technical-deep-dive-into-politically-defined-ai-chips)",
+    devices_per_node=HGX_GPUS)
+
 # Case-key chip name -> sheet. The bare names are the SXM boards (as they were before).
 CHIPS = {
     "A100": A100_SXM, "A100_SXM": A100_SXM, "A100_PCIe": A100_PCIE,
     "A100_40_SXM": A100_40_SXM, "A100_40_PCIe": A100_40_PCIE,
     "H100": H100_SXM, "H100_SXM": H100_SXM, "H100_PCIe": H100_PCIE, "H100_NVL": H100_NVL,
     "H200": H200_SXM, "H200_SXM": H200_SXM, "H200_NVL": H200_NVL,
+    "A800": A800_SXM, "A800_SXM": A800_SXM, "H800": H800_SXM, "H800_SXM": H800_SXM,
 }
