@@ -7,8 +7,10 @@ string resolves to the vendor's nearest folder of the same family, with a warnin
 both; with ``"exact"`` it is refused with the list of folders.
 
 Nearest: the folders of the same family (the part before ``_`` or ``-``; NGC's ``ngctorch<yymm>``
-is PyTorch); among them the one whose version is closest, compared part by part from the
-left (``pytorch_1.8`` -> ``pytorch_1.13`` before ``pytorch_2.13``); with no version in the
+and FlagPerf's ``megatron_core<version>`` are PyTorch: Megatron-Core is a PyTorch library, run
+as chipperf's pytorch case with ``implementation = "megatron_core"``, see
+``chipperf.config.megatron_core``); among them the one whose version is closest, compared part
+by part from the left (``pytorch_1.8`` -> ``pytorch_1.13`` before ``pytorch_2.13``); with no version in the
 string, the newest folder.
 """
 
@@ -20,6 +22,7 @@ from typing import Iterable, Optional
 
 MODES = ("nearest", "exact")
 _NGC_TORCH = re.compile(r"^ngctorch\d*$")
+_MEGATRON_CORE = re.compile(r"^megatron_core[\d.]*$")
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class ImageChoice:
 
 def family(framework: str) -> str:
     """The launcher / case-code family of a framework string."""
+    if _MEGATRON_CORE.match(framework):
+        return "pytorch"
     name = re.split(r"[_-]", framework, maxsplit=1)[0]
     return "pytorch" if _NGC_TORCH.match(name) else name
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
+from chipperf.config import megatron_core
 from chipperf.config.adaptation import case_adaptation
 from chipperf.config.caseneeds import needs_problems
 from chipperf.config.limits import did_you_mean
@@ -159,6 +160,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += sweep_problems(entry, test, catalogue, where)
     knobs = case_knobs(entry, test, catalogue)
     problems += run_mode_problems(knobs, where) + data_mode_problems(knobs, test.overrides, where)
+    problems += megatron_core.problems(entry, test.vendor, test.overrides, knobs, where)
     problems += _needs(entry, test, catalogue, where)
     problems += _device_count(key, test.vendor, where)
     problems += [f"{where}: {p}" for p in

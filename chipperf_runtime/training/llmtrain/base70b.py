@@ -25,6 +25,11 @@ sequence_parallel = False     # Megatron's sequence parallelism over the tensor-
                               # (llmtrain/sequence.py; needs tensor_parallel > 1)
 reshard_after_forward = True  # FSDP2: free each layer's gathered weights after its forward
 
+# ---- implementation: "native" (transformers' model, DTensor TP + FSDP2, chipperf's loop) or
+# "megatron_core" (Megatron-Core's GPTModel, parallel_state, pipeline schedule and optimizer:
+# llmtrain/megatron.py; CUDA GPUs only). FlagPerf's megatron_core<version> keys set it.
+implementation = "native"
+
 # ---- quality target (base.py): 70b: a setting (see README); tiny: measured (README)
 target_eval_loss = {"70b": 2.0, "tiny": 2.6}
 

@@ -5,4 +5,4 @@ from chipperf_runtime.training.llmtrain.mutable import *  # noqa: F403 - shared_
 
 mutable_70b = shared_mutable + [  # noqa: F405
     "pipeline_parallel", "pipeline_schedule", "context_parallel", "sequence_parallel",
-    "save_checkpoint"]
+    "save_checkpoint", "implementation"]

@@ -4,4 +4,5 @@ from chipperf_runtime.training.driver.compile_mutable import *  # noqa: F403 - c
 from chipperf_runtime.training.llmtrain.mutable import *  # noqa: F403 - shared_mutable
 
 mutable_params = shared_mutable + compile_knobs + [  # noqa: F405
-    "pipeline_parallel", "pipeline_schedule", "context_parallel", "sequence_parallel"]
+    "pipeline_parallel", "pipeline_schedule", "context_parallel", "sequence_parallel",
+    "implementation"]

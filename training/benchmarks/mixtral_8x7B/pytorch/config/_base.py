@@ -28,6 +28,11 @@ sequence_parallel = False     # Megatron's sequence parallelism over the tensor-
 router_aux_loss_coef = 0.02   # weight of the router's load-balancing loss (Mixtral's)
 reshard_after_forward = True  # FSDP2: free each layer's gathered weights after its forward
 
+# ---- implementation: "native" (transformers' model, DTensor TP + FSDP2, chipperf's loop) or
+# "megatron_core" (Megatron-Core's GPTModel, parallel_state, pipeline schedule and optimizer:
+# llmtrain/megatron.py; CUDA GPUs only). FlagPerf's megatron_core<version> keys set it.
+implementation = "native"
+
 # ---- quality target (llmtrain/base.py): 8x7b: a setting (see README); tiny: measured (README)
 target_eval_loss = {"8x7b": 2.3, "tiny": 2.6}
 

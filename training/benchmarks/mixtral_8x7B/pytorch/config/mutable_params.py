@@ -4,4 +4,4 @@ from chipperf_runtime.training.llmtrain.mutable import *  # noqa: F403 - shared_
 
 mutable_params = shared_mutable + [  # noqa: F405
     "expert_parallel", "context_parallel", "sequence_parallel", "router_aux_loss_coef",
-    "save_checkpoint"]
+    "save_checkpoint", "implementation"]

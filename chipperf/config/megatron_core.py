@@ -1,0 +1,96 @@
+"""Megatron-Core as an implementation of chipperf's LLM cases, chosen per case.
+
+llama3_8B, llama3_70B, mixtral_8x7B and llama2_70B (the llmtrain cases FlagPerf runs under
+Megatron) have a case knob ``implementation``: ``"native"`` (the default: transformers' model,
+DTensor TP + FSDP2, chipperf's loop) or ``"megatron_core"`` (Megatron-Core's GPTModel with its
+local layer spec, its parallel_state for TP/PP/EP, its pipeline schedule and its optimizer:
+``chipperf_runtime.training.llmtrain.megatron``). A vendor config, OVERRIDES or a case key
+chooses it: FlagPerf's ``megatron_core<version>`` keys (``mixtral_8x7B:megatron_core060:...``)
+run the pytorch case with ``implementation = "megatron_core"`` (``implementations.py``).
+
+Megatron-Core needs CUDA GPUs: megatron-core 0.16.1 builds a GPTModel on the CPU
+(``use_cpu_initialization``), but its schedules allocate on ``device="cuda"``
+(``schedules.forward_backward_no_pipelining``: ``torch.zeros([], dtype=torch.int,
+device="cuda")``; a CPU torch raises "Torch not compiled with CUDA enabled"), and its RNG
+tracker is CUDA's. The plan refuses such a case on a vendor whose device is not CUDA. A FlagPerf
+Megatron-Core key on a vendor whose chips are other accelerators (FlagPerf runs that vendor's
+own Megatron port there) runs the torch-native case with a note instead; on the cpu vendor (a
+host without a GPU) it is refused.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+from chipperf.config.model import CaseEntry
+from chipperf_runtime.vendors import get_vendor, vendor_names
+
+KNOB = "implementation"
+NATIVE, MEGATRON_CORE = "native", "megatron_core"
+FRAMEWORK_PREFIX = "megatron_core"      # FlagPerf's framework strings: megatron_core060, ...
+
+
+def is_megatron_core(framework: str) -> bool:
+    """Whether a case key's framework is FlagPerf's Megatron-Core (``megatron_core060``)."""
+    return framework.startswith(FRAMEWORK_PREFIX)
+
+
+def other_accelerator(vendor: str) -> bool:
+    """Whether ``vendor``'s chips are accelerators that are not CUDA GPUs (xpu, npu, mlu...)."""
+    return vendor in vendor_names() and get_vendor(vendor).device not in ("cuda", "cpu")
+
+
+def key_args() -> tuple[str, ...]:
+    """The case arguments a Megatron-Core key runs its pytorch case with."""
+    return ("--set", f"{KNOB}={MEGATRON_CORE!r}")
+
+
+def chosen(entry: CaseEntry, overrides: Mapping[str, object],
+           knobs: Mapping[str, object]) -> str:
+    """The implementation a case runs: its key's ``--set``, else OVERRIDES, else the knobs
+    (``_base.py`` under the vendor config); ``native`` for a case without the knob."""
+    sets = [a.split("=", 1)[1] for a in entry.case_args if a.startswith(f"{KNOB}=")]
+    if sets:
+        return str(ast.literal_eval(sets[-1]))
+    return str(overrides.get(KNOB, knobs.get(KNOB, NATIVE)))
+
+
+def problems(entry: CaseEntry, vendor: str, overrides: Mapping[str, object],
+             knobs: Mapping[str, object], where: str) -> list[str]:
+    """Why a case cannot run Megatron-Core here ([] when it does not ask for it)."""
+    if chosen(entry, overrides, knobs) != MEGATRON_CORE:
+        return []
+    if KNOB not in knobs:
+        return [f"{where}: implementation {MEGATRON_CORE!r}: case {entry.key.model!r} has no "
+                "Megatron-Core build (llama3_8B, llama3_70B, mixtral_8x7B and llama2_70B have "
+                "one): use its pytorch case as it is"]
+    saves = [k for k in ("checkpoint", "save_checkpoint") if knobs.get(k)]
+    if saves:
+        return [f"{where}: implementation {MEGATRON_CORE!r} neither loads nor writes chipperf's "
+                f"checkpoints ({' and '.join(f'{k} = {knobs[k]!r}' for k in saves)}): run the "
+                f"case with implementation = {NATIVE!r}, or set those to \"\""]
+    device = get_vendor(vendor).device if vendor in vendor_names() else "?"
+    if device != "cuda":
+        return [f"{where}: implementation {MEGATRON_CORE!r} needs CUDA GPUs (Megatron-Core's "
+                f"pipeline schedules allocate on device 'cuda') and vendor {vendor!r} runs on "
+                f"{device!r}: run the key on an nvidia host, or set implementation = "
+                f"{NATIVE!r} (chipperf's torch-native case)"]
+    return []
+
+
+def note(key: str, framework: str) -> str:
+    """The implementation a Megatron-Core key runs, into the plan, run.json and SUBMIT_INFO."""
+    return (f"{key}: FlagPerf's framework {framework!r} runs Megatron-Core; planned as chipperf's "
+            f"pytorch case with implementation = {MEGATRON_CORE!r} (Megatron-Core's GPTModel, "
+            "local layer spec, parallel_state and pipeline schedule): its figures are compared "
+            "only with other Megatron-Core runs, never with the torch-native case's")
+
+
+def native_note(key: str, framework: str, vendor: str) -> str:
+    """What a Megatron-Core key runs on a vendor of other accelerators."""
+    device = get_vendor(vendor).device
+    return (f"{key}: FlagPerf's framework {framework!r} runs Megatron-Core, which needs CUDA GPUs "
+            f"(vendor {vendor!r} runs on {device!r}; FlagPerf runs the vendor's Megatron port); "
+            f"planned as chipperf's torch-native pytorch case: the figures are not comparable "
+            f"with FlagPerf's megatron results")
