@@ -24,10 +24,11 @@ import ast
 from collections.abc import Mapping
 
 from chipperf.config.model import CaseEntry
+from chipperf_runtime.training.llmtrain.implementation import KNOB, MEGATRON_CORE, NATIVE
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
-KNOB = "implementation"
-NATIVE, MEGATRON_CORE = "native", "megatron_core"
+__all__ = ["KNOB", "MEGATRON_CORE", "NATIVE", "chosen", "is_megatron_core", "key_args", "note",
+           "native_note", "other_accelerator", "problems"]
 FRAMEWORK_PREFIX = "megatron_core"      # FlagPerf's framework strings: megatron_core060, ...
 
 

@@ -105,3 +105,22 @@ def test_compare_same_workload_one_row_different_workload_two_rows(tmp_path):
     text = comparison_console(split)
     assert "note: resnet50:pytorch 1x2: not one workload, so not compared in one row" in text
     assert "A and B differ in global_batch 256 vs 32." in text
+
+
+def test_a_megatron_core_run_and_a_native_run_are_two_workloads(tmp_path):
+    """The ``implementation`` knob (llmtrain's Megatron-Core build) enters the fingerprint's
+    case, so compare puts a Megatron-Core figure and a native one in rows of their own, with a
+    note naming the difference; a native run and one from before the knob stay one workload."""
+    def run(name, implementation):
+        config = (("global_batch_size", 512), ("seq_len", 4096), ("dtype", "bf16")) + \
+            ((("implementation", implementation),) if implementation else ())
+        return summarize(write_run(tmp_path / name, [SynthCase(
+            model="mixtral_8x7B", nnodes=1, config=config)]))
+    native, before, megatron = run("a", "native"), run("b", None), run("c", "megatron_core")
+    assert megatron.cases[0].fingerprint.case == "chipperf:mixtral_8x7B/pytorch+megatron_core"
+    assert native.cases[0].fingerprint == before.cases[0].fingerprint
+    split = compare([native, megatron])
+    assert [r.match for r in split.rows if r.figure == "throughput_raw"] == [
+        "mixtral_8x7B:pytorch 1x2 [workload A]", "mixtral_8x7B:pytorch 1x2 [workload B]"]
+    assert "case chipperf:mixtral_8x7B/pytorch vs chipperf:mixtral_8x7B/pytorch+megatron_core" \
+        in comparison_console(split)

@@ -4,7 +4,9 @@ Two results of one model name can be different workloads: FlagPerf's resnet50 tr
 at 224x224, a chipperf resnet50 may train a 32x32 digits set at another batch. A fingerprint
 holds what decides the work (docs/results.md, "Workload fingerprint")::
 
-    case          "<harness>:<model>/<framework family>"  chipperf:resnet50/pytorch
+    case          "<harness>:<model>/<framework family>"  chipperf:resnet50/pytorch, and
+                  "+<implementation>" for a case run by another implementation than its own
+                  (the config's ``implementation``: chipperf:mixtral_8x7B/pytorch+megatron_core)
     case_version  SUBMIT_INFO's case_version (a digest of the case's code), else the harness
                   version (chipperf <version>; FlagPerf writes none)
     framework     the family (pytorch_2.1 and pytorch_2.13 are one framework)
@@ -25,6 +27,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from chipperf.results.compute.schema import Fingerprint
+from chipperf_runtime.training.llmtrain.implementation import KNOB, fingerprint_suffix
 from chipperf_runtime.workload import Workload, from_config, positive_int, text
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Fingerprint))
@@ -44,7 +47,8 @@ def fingerprint(harness: str, model: str | None, family: str | None,
         f"{harness} {harness_version}" if harness_version else None)
     work = workload(info, chips=chips, flagperf=harness == "flagperf")
     return Fingerprint(
-        case=f"{harness}:{model or '?'}/{family or '?'}", case_version=version,
+        case=f"{harness}:{model or '?'}/{family or '?'}{fingerprint_suffix(config.get(KNOB))}",
+        case_version=version,
         framework=family,
         global_batch=positive_int(finish.get("batchsize")) or work.global_batch,
         seq_len=work.seq_len, image_size=work.image_size, dataset=_dataset(config, data_dir),

@@ -29,9 +29,10 @@ from chipperf_runtime.training.driver.torchknobs import (
     compile_setting,
     fused_optimizer,
 )
-from chipperf_runtime.training.llmtrain import arch, checkpoint, context, lora
+from chipperf_runtime.training.llmtrain import arch, checkpoint, context, lora, megatron
 from chipperf_runtime.training.llmtrain.context import context_shard
 from chipperf_runtime.training.llmtrain.experts import ParallelExperts
+from chipperf_runtime.training.llmtrain.implementation import KNOB, MEGATRON_CORE, NATIVE
 from chipperf_runtime.training.llmtrain.model import build_on_meta, materialize, parameter_indices
 from chipperf_runtime.training.llmtrain.parallel import (
     Layout,
@@ -51,7 +52,7 @@ from chipperf_runtime.training.textlm.checks import (
     size_problems,
 )
 from chipperf_runtime.training.textlm.finish import run_and_finish
-from chipperf_runtime.training.textlm.loop import Goal, warmup_cosine
+from chipperf_runtime.training.textlm.loop import Goal, Trainer, warmup_cosine
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 ATTENTION = "sdpa"    # transformers' attention through torch's scaled_dot_product_attention
@@ -247,6 +248,9 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     driver = Driver.start(name, case_dir, argv)
     cfg, dist = driver.config, driver.dist
     values, layout = model_config(cfg, spec, dist)
+    if cfg.get(KNOB, NATIVE) == MEGATRON_CORE:   # Megatron-Core's model, schedule, optimizer
+        main_megatron(driver, spec, values, layout)
+        return
     data = spec.open_data(driver.args.data_dir, cfg.seq_len, values["vocab_size"], spec.prepare)
     tokens.check_batching(data, cfg.global_batch_size, cfg.micro_batch_size, layout.data_parallel)
     raise_problems(microbatch_problems(cfg, layout))
@@ -266,7 +270,8 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
     loop = build_loop(cfg, spec, model, mesh, layout, data, device.device, pipeline, fused)
     driver.executed(compile=setting.describe() + (" per decoder layer" if setting.enabled else ""),
                     attention=context.attention_name(spec.attention, layout), fused_optimizer=fused,
-                    autocast=None if loop.autocast is None else cfg.dtype)
+                    autocast=None if loop.autocast is None else cfg.dtype,
+                    **({KNOB: cfg[KNOB]} if KNOB in cfg else {}))
     counts = parameter_counts(cfg, spec, values)
     facts = dict(threads=threads, architecture=values, layout=layout.describe(),
                  train_samples=len(data.train), eval_samples=len(data.eval))
@@ -276,6 +281,16 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
                   flops_per_token(cfg, spec, values), counts, facts,
                   attention=attention_per_token(cfg, values),
                   after=None if save_dir is None else lambda: checkpoint.save(parts, save_dir))
+
+
+def main_megatron(driver: Driver, spec: LLMSpec, values: Mapping[str, Any],
+                  layout: Layout) -> None:
+    """The case on Megatron-Core (``llmtrain.megatron``), to the same goal and FINISHED."""
+    cfg = driver.config
+    device, trainer, facts = megatron.prepare(driver, spec, values, layout)
+    train_to_goal(driver, trainer, device, eval_loss_goal(cfg.target_eval_loss[cfg.model_size]),
+                  flops_per_token(cfg, spec, values), parameter_counts(cfg, spec, values), facts,
+                  attention=attention_per_token(cfg, values))
 
 
 def checkpoint_problems(model: nn.Module, resume: Path | None, save_dir: Path | None
@@ -293,7 +308,7 @@ def eval_loss_goal(target: float) -> Goal:
                 details=lambda loss: {"perplexity": math.exp(min(loss, 50.0))})
 
 
-def train_to_goal(driver: Driver, loop: Loop, device: TorchDevice, goal: Goal,
+def train_to_goal(driver: Driver, loop: Trainer, device: TorchDevice, goal: Goal,
                   flops_per_unit: float, counts: Mapping[str, int], facts: dict[str, Any],
                   after: Callable[[], None] | None = None,
                   attention: Attention | None = None) -> None:
