@@ -23,7 +23,8 @@ FLAGPERF_FOLDERS = ["deepspeed", "deepspeed-torch", "paddle_2.5.1", "pytorch_1.1
     ("pytorch_1.8", "pytorch", (1, 8)), ("pytorch_2.3", "pytorch", (2, 3)),
     ("tensorflow2", "tensorflow2", ()), ("deepspeed", "deepspeed", ()),
     ("paddle_2.5.1", "paddle", (2, 5, 1)), ("ngctorch2403", "pytorch", ()),
-    ("deepspeed-torch", "deepspeed", ()), ("megatron_core060", "megatron", ()),
+    ("deepspeed-torch", "deepspeed", ()), ("megatron_core060", "pytorch", ()),
+    ("megatron", "megatron", ()), ("megatron_pai", "megatron", ()),
 ])
 def test_family_and_version(framework, fam, ver):
     assert family(framework) == fam and version(framework) == ver
@@ -34,6 +35,7 @@ def test_family_and_version(framework, fam, ver):
     ("pytorch_1.8", "pytorch_2.13"), ("pytorch_2.3", "pytorch_2.13"),
     ("tensorflow2", "tensorflow2_2.21"), ("deepspeed", "deepspeed_0.19"),
     ("paddle_2.5.1", "paddle_3.3"), ("ngctorch2403", "pytorch_2.13"),
+    ("megatron_core060", "pytorch_2.13"),   # Megatron-Core: the pytorch image (it has it)
 ])
 def test_flagperf_strings_resolve_to_chipperf_folders(framework, folder):
     choice = choose_folder(framework, CHIPPERF_FOLDERS, "nearest")
@@ -57,7 +59,7 @@ def test_exact_match_needs_no_note_and_exact_mode_refuses_with_the_list():
 
 
 def test_no_folder_of_the_family():
-    choice = choose_folder("megatron_core060", CHIPPERF_FOLDERS, "nearest")
+    choice = choose_folder("megatron_pai", CHIPPERF_FOLDERS, "nearest")
     assert choice.folder is None and "no folder of the 'megatron' family" in choice.note
 
 

@@ -1,6 +1,7 @@
 """FlagPerf's Megatron-LM / FlagScale / DeepSpeed LLM keys plan as chipperf's torch-native case of the same
 model, and the implementation difference is said at plan time, kept in run.json (and the
-case's SUBMIT_INFO variable), and shown by the report and by compare."""
+case's SUBMIT_INFO variable), and shown by the report and by compare. FlagPerf's Megatron-Core
+keys (``megatron_core060``) run Megatron-Core itself (test_megatron_core_plan.py)."""
 
 from __future__ import annotations
 
@@ -30,17 +31,21 @@ def planned(*keys: str, vendor: str = "nvidia") -> TestConfig:
 
 
 def test_megatron_and_flagscale_keys_become_the_torch_native_case_with_a_note() -> None:
-    test = planned("llama3_8B:megatron_core060:A100:1:8:1", "aquila2_7b:flagscale:A100:1:8:1",
-                   "qwen1.5_MoE:megatron_pai:H100:1:8:1", "resnet50:pytorch_2.13:A100:1:8:1")
+    test = planned("llama3_8B:megatron:A100:1:8:1", "aquila2_7b:flagscale:A100:1:8:1",
+                   "qwen1.5_MoE:megatron_pai:H100:1:8:1", "resnet50:pytorch_2.13:A100:1:8:1",
+                   "mixtral_8x7B:megatron_core060:H200:1:8:1")
     keys = [str(e.key) for e in test.cases]
     assert keys == ["llama3_8B:pytorch_2.13:A100:1:8:1", "aquila2_7b:pytorch_2.13:A100:1:8:1",
-                    "qwen1.5_MoE:pytorch_2.13:H100:1:8:1", "resnet50:pytorch_2.13:A100:1:8:1"]
+                    "qwen1.5_MoE:pytorch_2.13:H100:1:8:1", "resnet50:pytorch_2.13:A100:1:8:1",
+                    "mixtral_8x7B:megatron_core060:H200:1:8:1"]
     notes = [e.implementation for e in test.cases]
-    assert notes[0] == ("llama3_8B:megatron_core060:A100:1:8:1: FlagPerf's framework "
-                        "'megatron_core060' runs Megatron-LM; planned as chipperf's torch-native "
+    assert notes[0] == ("llama3_8B:megatron:A100:1:8:1: FlagPerf's framework "
+                        "'megatron' runs Megatron-LM; planned as chipperf's torch-native "
                         f"pytorch case: {WHAT}")
     assert "FlagScale's fused kernels" in notes[1] and "flagscale results" in notes[1]
     assert WHAT in notes[2] and notes[3] == ""
+    assert "runs Megatron-Core; planned as chipperf's pytorch case with implementation = " \
+        "'megatron_core'" in notes[4]
     cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2"), master_port=29600, work_root="/w")
     assert check(cluster, test, CATALOGUE) == []
 
@@ -61,15 +66,15 @@ def test_llava_s_deepspeed_and_flagscale_keys_become_its_torch_native_case() -> 
 def test_a_key_with_no_torch_native_case_or_already_listed_stays_as_written() -> None:
     test = planned("llama2_7b:megatron-deepspeed:A100:1:8:1",      # llama2_7b is deepspeed here
                    "llama2_7b:deepspeed:A100:1:8:1",               # a case chipperf has itself
-                   "llama3_8B:pytorch_2.13:A100:1:8:1", "llama3_8B:megatron_core060:A100:1:8:1")
+                   "llama3_8B:pytorch_2.13:A100:1:8:1", "llama3_8B:megatron:A100:1:8:1")
     assert [str(e.key) for e in test.cases] == [
         "llama2_7b:megatron-deepspeed:A100:1:8:1", "llama2_7b:deepspeed:A100:1:8:1",
-        "llama3_8B:pytorch_2.13:A100:1:8:1", "llama3_8B:megatron_core060:A100:1:8:1"]
+        "llama3_8B:pytorch_2.13:A100:1:8:1", "llama3_8B:megatron:A100:1:8:1"]
     assert not any(e.implementation for e in test.cases)
 
 
 def test_the_plan_run_json_and_the_case_environment_carry_the_note(tmp_path: Path) -> None:
-    test = planned("llama3_8B:megatron_core060:A100:1:8:1")
+    test = planned("llama3_8B:megatron:A100:1:8:1")
     cluster = ClusterConfig(hosts=("10.0.0.1",), master_port=29600, work_root="/w")
     plan = make_plan(cluster, test, CATALOGUE, "run1", tmp_path)
     case = plan.cases[0]
