@@ -187,8 +187,8 @@ def test_every_shipped_config_plans() -> None:
     assert {k: v for k, v in found.items() if v} == {}
     assert sorted(found) == [f"{v}/{CASE}/config_{c}.py" for v, c in (
         ("cpu", "xeonx1x1"), ("cpu", "xeonx1x2"), ("cpu", "xeonx2x1"), ("nvidia", "A100x1x8"),
-        ("nvidia", "A100x2x8"), ("nvidia", "H100x1x8"), ("nvidia", "H100x2x8"),
-        ("nvidia", "H100x4x8"))]
+        ("nvidia", "A100x2x8"), ("nvidia", "A800x1x8"), ("nvidia", "H100x1x8"),
+        ("nvidia", "H100x2x8"), ("nvidia", "H100x4x8"))]
 
 
 def test_the_continue_case_builds_llava1_5_7b_and_counts_the_pretrain_stage_s_flops() -> None:

@@ -66,6 +66,7 @@ def test_qwen_moe_activates_2_7b_parameters_per_token() -> None:
 def test_every_shipped_config_of_the_new_cases_passes_plan_time_checks() -> None:
     found = shipped_config_problems(PUBLISHED)
     assert all(problems == [] for problems in found.values()), found
-    # aquila2_7b, qwen1.5_MoE: 4 cpu + 4 nvidia (A100, H100 at 1x8 and 2x8) configs each;
-    # aquila2_7b_finetune: 2 cpu (1x1, 1x2) + 4 nvidia (A100, H100 at 1x8 and 2x8)
-    assert len(found) == 22
+    # aquila2_7b: 4 cpu + 4 nvidia (A100, H100 at 1x8 and 2x8) configs; qwen1.5_MoE: the same
+    # and FlagPerf's A800x1x8; aquila2_7b_finetune: 2 cpu (1x1, 1x2) + 4 nvidia (A100, H100 at
+    # 1x8 and 2x8) and FlagPerf's A800x1x8
+    assert len(found) == 24
