@@ -12,9 +12,9 @@ torch-native case stays as written (refused for its framework at plan time).
 FlagPerf's Megatron-Core keys (``mixtral_8x7B:megatron_core060:...``) are the pytorch family
 (``chipperf.frameworks``) and run Megatron-Core itself: the pytorch case with
 ``implementation = "megatron_core"`` (``chipperf.config.megatron_core``), the key as written.
-Megatron-Core needs CUDA GPUs: on a vendor whose chips are other accelerators (kunlunxin's
-XPU, ...: FlagPerf runs the vendor's own Megatron port there) the key runs the torch-native
-case with a note saying so; on the cpu vendor the plan refuses it.
+Megatron-Core runs on NVIDIA GPUs only: on a vendor whose chips are other accelerators
+(kunlunxin's XPU, metax's C500, ...: FlagPerf runs the vendor's own Megatron port there) the key
+runs the torch-native case with a note saying so; on the cpu vendor the plan refuses it.
 """
 
 from __future__ import annotations

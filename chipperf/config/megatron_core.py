@@ -8,14 +8,12 @@ local layer spec, its parallel_state for TP/PP/EP, its pipeline schedule and its
 chooses it: FlagPerf's ``megatron_core<version>`` keys (``mixtral_8x7B:megatron_core060:...``)
 run the pytorch case with ``implementation = "megatron_core"`` (``implementations.py``).
 
-Megatron-Core needs CUDA GPUs: megatron-core 0.16.1 builds a GPTModel on the CPU
-(``use_cpu_initialization``), but its schedules allocate on ``device="cuda"``
-(``schedules.forward_backward_no_pipelining``: ``torch.zeros([], dtype=torch.int,
-device="cuda")``; a CPU torch raises "Torch not compiled with CUDA enabled"), and its RNG
-tracker is CUDA's. The plan refuses such a case on a vendor whose device is not CUDA. A FlagPerf
-Megatron-Core key on a vendor whose chips are other accelerators (FlagPerf runs that vendor's
-own Megatron port there) runs the torch-native case with a note instead; on the cpu vendor (a
-host without a GPU) it is refused.
+Megatron-Core runs on NVIDIA GPUs only (``VENDORS``): megatron-core 0.16.1 builds a GPTModel
+on the CPU (``use_cpu_initialization``), but its schedules, RoPE and MoE dispatcher allocate on
+NVIDIA's device, which a CPU torch does not have (the errors: docs/flagperf-names.md). The plan
+refuses a Megatron-Core case on the cpu vendor (a host without a GPU). A FlagPerf Megatron-Core
+key on a vendor of other accelerators (FlagPerf runs that vendor's own Megatron port there:
+kunlunxin's XPU, metax's C500 ...) runs the torch-native case with a note instead.
 """
 
 from __future__ import annotations
@@ -24,12 +22,17 @@ import ast
 from collections.abc import Mapping
 
 from chipperf.config.model import CaseEntry
+from chipperf_runtime.device import DEVICE_KINDS
 from chipperf_runtime.training.llmtrain.implementation import KNOB, MEGATRON_CORE, NATIVE
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 __all__ = ["KNOB", "MEGATRON_CORE", "NATIVE", "chosen", "is_megatron_core", "key_args", "note",
            "native_note", "other_accelerator", "problems"]
 FRAMEWORK_PREFIX = "megatron_core"      # FlagPerf's framework strings: megatron_core060, ...
+# The vendors whose chips run Megatron-Core: its wheels and schedules target NVIDIA's GPUs. The
+# compatible builds of other vendors (metax, iluvatar, dcu, amd) run FlagPerf's vendor ports of
+# Megatron, which chipperf does not carry.
+VENDORS = ("nvidia",)
 
 
 def is_megatron_core(framework: str) -> bool:
@@ -38,8 +41,9 @@ def is_megatron_core(framework: str) -> bool:
 
 
 def other_accelerator(vendor: str) -> bool:
-    """Whether ``vendor``'s chips are accelerators that are not CUDA GPUs (xpu, npu, mlu...)."""
-    return vendor in vendor_names() and get_vendor(vendor).device not in ("cuda", "cpu")
+    """Whether ``vendor``'s chips are accelerators that do not run Megatron-Core."""
+    return vendor in vendor_names() and vendor not in VENDORS and \
+        DEVICE_KINDS[get_vendor(vendor).device].is_accelerator
 
 
 def key_args() -> tuple[str, ...]:
@@ -71,11 +75,10 @@ def problems(entry: CaseEntry, vendor: str, overrides: Mapping[str, object],
         return [f"{where}: implementation {MEGATRON_CORE!r} neither loads nor writes chipperf's "
                 f"checkpoints ({' and '.join(f'{k} = {knobs[k]!r}' for k in saves)}): run the "
                 f"case with implementation = {NATIVE!r}, or set those to \"\""]
-    device = get_vendor(vendor).device if vendor in vendor_names() else "?"
-    if device != "cuda":
-        return [f"{where}: implementation {MEGATRON_CORE!r} needs CUDA GPUs (Megatron-Core's "
-                f"pipeline schedules allocate on device 'cuda') and vendor {vendor!r} runs on "
-                f"{device!r}: run the key on an nvidia host, or set implementation = "
+    if vendor not in VENDORS:
+        return [f"{where}: implementation {MEGATRON_CORE!r} runs on NVIDIA GPUs only (Megatron-"
+                f"Core's schedules allocate on NVIDIA's device) and vendor {vendor!r} runs on "
+                f"{_device(vendor)}: run the key on an nvidia host, or set implementation = "
                 f"{NATIVE!r} (chipperf's torch-native case)"]
     return []
 
@@ -90,8 +93,16 @@ def note(key: str, framework: str) -> str:
 
 def native_note(key: str, framework: str, vendor: str) -> str:
     """What a Megatron-Core key runs on a vendor of other accelerators."""
-    device = get_vendor(vendor).device
-    return (f"{key}: FlagPerf's framework {framework!r} runs Megatron-Core, which needs CUDA GPUs "
-            f"(vendor {vendor!r} runs on {device!r}; FlagPerf runs the vendor's Megatron port); "
+    return (f"{key}: FlagPerf's framework {framework!r} runs Megatron-Core, which runs on NVIDIA "
+            f"GPUs only (vendor {vendor!r} runs on {_device(vendor)}; FlagPerf runs the "
+            f"vendor's Megatron port); "
             f"planned as chipperf's torch-native pytorch case: the figures are not comparable "
             f"with FlagPerf's megatron results")
+
+
+def _device(vendor: str) -> str:
+    """A vendor's device as the refusals name it: ``'cpu' (host CPU cores)``."""
+    if vendor not in vendor_names():
+        return "an unknown device"
+    kind = DEVICE_KINDS[get_vendor(vendor).device]
+    return f"{kind.name!r} ({kind.what})"

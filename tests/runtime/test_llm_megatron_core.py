@@ -1,4 +1,4 @@
-"""The LLM cases' Megatron-Core build (llmtrain.megatron, ``implementation = "megatron_core"``)
+"""The LLM cases' Megatron-Core build (llmtrain.nvidia.megatron, ``implementation = "megatron_core"``)
 as far as a CPU takes it: megatron-core's GPTModel, built from each case's tiny preset with its
 local layer spec, has the native case's parameter count (llmtrain.arch), so the two
 implementations train one architecture; its forward stops at CUDA (RoPE moves its frequencies
@@ -48,7 +48,7 @@ def presets(case: str):
 
 @pytest.mark.parametrize("case", CASES)
 def test_megatron_core_builds_the_cases_architecture(case, one_process_model_parallel):
-    from chipperf_runtime.training.llmtrain import megatron
+    from chipperf_runtime.training.llmtrain.nvidia import megatron
 
     config, values = tiny(case)
     assert config.implementation == "native"          # the knob's default
@@ -60,7 +60,7 @@ def test_megatron_core_builds_the_cases_architecture(case, one_process_model_par
 def test_its_forward_needs_cuda_on_this_machine(one_process_model_parallel):
     import torch
 
-    from chipperf_runtime.training.llmtrain import megatron
+    from chipperf_runtime.training.llmtrain.nvidia import megatron
 
     config, values = tiny("llama3_8B")
     model = megatron.build_model(config, values, Layout(1), cpu_initialization=True)
@@ -70,7 +70,7 @@ def test_its_forward_needs_cuda_on_this_machine(one_process_model_parallel):
 
 
 def test_what_the_megatron_core_build_cannot_run_is_said_before_training():
-    from chipperf_runtime.training.llmtrain import megatron
+    from chipperf_runtime.training.llmtrain.nvidia import megatron
 
     config, values = tiny("llama3_8B")
     problems = megatron.layout_problems(config, {**values, "vocab_size": 259},

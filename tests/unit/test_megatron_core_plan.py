@@ -58,7 +58,8 @@ def test_a_megatron_key_on_a_host_without_a_gpu_is_refused_with_one_message(tmp_
     with pytest.raises(ConfigError) as err:
         _load(tmp_path, "cpu", ["llama3_8B:megatron_core060:xeon:1:1:1"])
     (problem,) = [p for p in err.value.problems if "implementation" in p]
-    assert "needs CUDA GPUs" in problem and "vendor 'cpu' runs on 'cpu'" in problem
+    assert "runs on NVIDIA GPUs only" in problem and \
+        "vendor 'cpu' runs on 'cpu' (host CPU cores)" in problem
     assert "implementation = 'native'" in problem
 
 
@@ -66,7 +67,7 @@ def test_choosing_megatron_core_by_overrides_is_checked_the_same_way(tmp_path):
     with pytest.raises(ConfigError) as err:
         _load(tmp_path, "cpu", ["llama3_8B:pytorch_2.13:xeon:1:1:1"],
               'OVERRIDES = {"implementation": "megatron_core"}\n')
-    assert any("needs CUDA GPUs" in p for p in err.value.problems)
+    assert any("runs on NVIDIA GPUs only" in p for p in err.value.problems)
     _, test, _ = _load(tmp_path, "cpu", ["llama3_8B:pytorch_2.13:xeon:1:1:1"],
                        'OVERRIDES = {"implementation": "native"}\n')
     assert len(test.cases) == 1
@@ -83,10 +84,14 @@ def test_a_case_without_a_megatron_core_build_or_with_checkpoints_is_refused(tmp
 
 
 def test_a_megatron_core_key_on_other_accelerators_runs_the_native_case_with_a_note(tmp_path):
-    """FlagPerf's kunlunxin section lists llama3_8B:megatron_core060:R300p:1:8 (its XPU port
-    of Megatron): chipperf cannot run Megatron-Core there and runs its native case, saying so."""
+    """FlagPerf's kunlunxin and metax sections list llama3_8B:megatron_core060 (their ports of
+    Megatron): chipperf runs Megatron-Core on NVIDIA's GPUs only, and its native case there,
+    saying so."""
     _, test, _ = _load(tmp_path, "kunlunxin", ["llama3_8B:megatron_core060:R300p:1:8:1"],
                        'BASE_IMAGE = "registry.example/kunlunxin/framework"\n')
     (entry,) = test.cases
-    assert entry.case_args == () and "needs CUDA GPUs (vendor 'kunlunxin' runs on 'xpu'" in \
-        entry.implementation and "torch-native" in entry.implementation
+    assert entry.case_args == () and "runs on NVIDIA GPUs only (vendor 'kunlunxin' runs on " \
+        "'xpu'" in entry.implementation and "torch-native" in entry.implementation
+    _, test, _ = _load(tmp_path, "metax", ["llama3_8B:megatron_core060:C500:1:8:1"],
+                       'BASE_IMAGE = "registry.example/metax/framework"\n')
+    assert "vendor 'metax' runs on 'cuda'" in test.cases[0].implementation   # MACA: not NVIDIA

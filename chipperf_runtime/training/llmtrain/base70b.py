@@ -27,7 +27,7 @@ reshard_after_forward = True  # FSDP2: free each layer's gathered weights after 
 
 # ---- implementation: "native" (transformers' model, DTensor TP + FSDP2, chipperf's loop) or
 # "megatron_core" (Megatron-Core's GPTModel, parallel_state, pipeline schedule and optimizer:
-# llmtrain/megatron.py; CUDA GPUs only). FlagPerf's megatron_core<version> keys set it.
+# llmtrain/nvidia/megatron.py; NVIDIA GPUs only). FlagPerf's megatron_core<version> keys set it.
 implementation = "native"
 
 # ---- quality target (base.py): 70b: a setting (see README); tiny: measured (README)

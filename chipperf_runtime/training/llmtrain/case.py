@@ -29,11 +29,12 @@ from chipperf_runtime.training.driver.torchknobs import (
     compile_setting,
     fused_optimizer,
 )
-from chipperf_runtime.training.llmtrain import arch, checkpoint, context, lora, megatron
+from chipperf_runtime.training.llmtrain import arch, checkpoint, context, lora
 from chipperf_runtime.training.llmtrain.context import context_shard
 from chipperf_runtime.training.llmtrain.experts import ParallelExperts
 from chipperf_runtime.training.llmtrain.implementation import KNOB, MEGATRON_CORE, NATIVE
 from chipperf_runtime.training.llmtrain.model import build_on_meta, materialize, parameter_indices
+from chipperf_runtime.training.llmtrain.nvidia import megatron
 from chipperf_runtime.training.llmtrain.parallel import (
     Layout,
     apply_parallelism,
@@ -285,7 +286,7 @@ def main(name: str, case_dir: Path, spec: LLMSpec, argv: list[str] | None = None
 
 def main_megatron(driver: Driver, spec: LLMSpec, values: Mapping[str, Any],
                   layout: Layout) -> None:
-    """The case on Megatron-Core (``llmtrain.megatron``), to the same goal and FINISHED."""
+    """The case on Megatron-Core (``llmtrain.nvidia.megatron``), to the same goal and FINISHED."""
     cfg = driver.config
     device, trainer, facts = megatron.prepare(driver, spec, values, layout)
     train_to_goal(driver, trainer, device, eval_loss_goal(cfg.target_eval_loss[cfg.model_size]),

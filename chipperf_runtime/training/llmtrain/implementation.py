@@ -7,7 +7,7 @@ from __future__ import annotations
 
 KNOB = "implementation"
 NATIVE = "native"                 # transformers' model, DTensor TP + FSDP2, chipperf's loop
-MEGATRON_CORE = "megatron_core"   # Megatron-Core's GPTModel and schedule (llmtrain.megatron)
+MEGATRON_CORE = "megatron_core"   # Megatron-Core's GPTModel and schedule (llmtrain.nvidia.megatron)
 IMPLEMENTATIONS = (NATIVE, MEGATRON_CORE)
 
 

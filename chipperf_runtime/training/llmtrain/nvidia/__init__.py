@@ -1,0 +1,1 @@
+"""The LLM cases' NVIDIA-only implementations (Megatron-Core: megatron.py)."""
