@@ -81,3 +81,29 @@ def test_what_the_megatron_core_build_cannot_run_is_said_before_training():
     full, one_b = presets("llama3_8B")["8b"], presets("llama3_8B")["1b"]
     assert megatron.layout_problems(config, full, Layout(8, tensor_parallel=8)) == []
     assert any("scales RoPE" in p for p in megatron.layout_problems(config, one_b, Layout(1)))
+
+
+@pytest.mark.parametrize("case, size, layout", [
+    ("llama3_8B", "8b", Layout(8, tensor_parallel=8)),
+    ("llama3_70B", "70b", Layout(64, tensor_parallel=8, pipeline_parallel=4)),
+    ("llama2_70B", "70b", Layout(32, tensor_parallel=8, pipeline_parallel=4)),
+    ("mixtral_8x7B", "8x7b", Layout(32, tensor_parallel=4, expert_parallel=8)),
+])
+def test_the_full_sizes_on_flagperf_s_layouts_make_valid_megatron_configs(case, size, layout):
+    """FlagPerf's Megatron layouts (llama3_70B H100x8x8, llama2_70B H800x4x8, mixtral_8x7B
+    H100x4x8) and llama3_8B's TP 8 at full size: Megatron-Core's own checks accept them, with
+    sequence parallelism beside tensor parallelism and no dropout."""
+    from megatron.core.transformer.transformer_config import TransformerConfig
+
+    from chipperf_runtime.training.llmtrain.nvidia import megatron
+
+    config = load_case_config(BENCHMARKS / case / "pytorch" / "config", None,
+                              {"implementation": "megatron_core"})
+    values = presets(case)[size]
+    assert megatron.layout_problems(config, values, layout) == []
+    made = TransformerConfig(**megatron.transformer_config(config, values, layout))
+    assert made.sequence_parallel and made.hidden_dropout == made.attention_dropout == 0.0
+    assert (made.tensor_model_parallel_size, made.pipeline_model_parallel_size,
+            made.expert_model_parallel_size) == (layout.tensor_parallel, layout.pipeline_parallel,
+                                                 layout.expert_parallel)
+    assert made.num_moe_experts == values.get("num_local_experts")
