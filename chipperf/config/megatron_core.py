@@ -19,6 +19,7 @@ kunlunxin's XPU, metax's C500 ...) runs the torch-native case with a note instea
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Mapping
 
 from chipperf.config.model import CaseEntry
@@ -27,7 +28,7 @@ from chipperf_runtime.training.llmtrain.implementation import KNOB, MEGATRON_COR
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 __all__ = ["KNOB", "MEGATRON_CORE", "NATIVE", "chosen", "is_megatron_core", "key_args", "note",
-           "native_note", "other_accelerator", "problems"]
+           "native_note", "other_accelerator", "problems", "recorded"]
 FRAMEWORK_PREFIX = "megatron_core"      # FlagPerf's framework strings: megatron_core060, ...
 # The vendors whose chips run Megatron-Core: its wheels and schedules target NVIDIA's GPUs. The
 # compatible builds of other vendors (metax, iluvatar, dcu, amd) run FlagPerf's vendor ports of
@@ -89,6 +90,19 @@ def note(key: str, framework: str) -> str:
             f"pytorch case with implementation = {MEGATRON_CORE!r} (Megatron-Core's GPTModel, "
             "local layer spec, parallel_state and pipeline schedule): its figures are compared "
             "only with other Megatron-Core runs, never with the torch-native case's")
+
+
+def recorded(entry: CaseEntry, overrides: Mapping[str, object],
+             knobs: Mapping[str, object]) -> CaseEntry:
+    """``entry`` whose config (a vendor config, OVERRIDES) chose Megatron-Core, with a note
+    saying so in place of any other (a FlagPerf Megatron-LM key's torch-native note); a
+    Megatron-Core key's own note and any other entry as they are."""
+    if chosen(entry, overrides, knobs) != MEGATRON_CORE or entry.case_args[-2:] == key_args():
+        return entry
+    return dataclasses.replace(entry, implementation=(
+        f"{entry.key}: the config sets implementation = {MEGATRON_CORE!r}: Megatron-Core's "
+        "GPTModel, local layer spec, parallel_state and pipeline schedule; its figures are "
+        "compared only with other Megatron-Core runs, never with the torch-native case's"))
 
 
 def native_note(key: str, framework: str, vendor: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
+from chipperf.config import megatron_core
 from chipperf.config.model import CaseEntry, ClusterConfig, TestConfig
 from chipperf.config.runlength import deadline_warning
 from chipperf.config.vendorconfig import (
@@ -52,12 +53,19 @@ def make_plan(cluster: ClusterConfig, test: TestConfig, catalogue: Catalogue,
               run_id: str, result_root: Path) -> RunPlan:
     """The whole run. Call ``check`` first: this assumes the configs are valid."""
     with reading_once():
-        cases = tuple(_plan_case(entry, cluster, test, catalogue, run_id) for entry in test.cases)
+        cases = tuple(_plan_case(_recorded(entry, test, catalogue), cluster, test, catalogue,
+                                 run_id) for entry in test.cases)
         files = _translated_files(test, catalogue)
     used = {h for e in test.cases for h in case_hosts(e, cluster)}
     used_hosts = tuple(h for h in cluster.hosts if h in used)
     return RunPlan(run_id, result_root / run_id, used_hosts, _uploads(test, catalogue), cases,
                    files)
+
+
+def _recorded(entry: CaseEntry, test: TestConfig, catalogue: Catalogue) -> CaseEntry:
+    """``entry`` with the note of the implementation its config chose (Megatron-Core by a vendor
+    config or OVERRIDES), so the plan, run.json and SUBMIT_INFO say it as for a FlagPerf key."""
+    return megatron_core.recorded(entry, test.overrides, case_knobs(entry, test, catalogue))
 
 
 def _translated_files(test: TestConfig, catalogue: Catalogue) -> tuple[tuple[str, str], ...]:

@@ -95,3 +95,17 @@ def test_a_megatron_core_key_on_other_accelerators_runs_the_native_case_with_a_n
     _, test, _ = _load(tmp_path, "metax", ["llama3_8B:megatron_core060:C500:1:8:1"],
                        'BASE_IMAGE = "registry.example/metax/framework"\n')
     assert "vendor 'metax' runs on 'cuda'" in test.cases[0].implementation   # MACA: not NVIDIA
+
+
+def test_megatron_core_chosen_by_the_config_is_recorded_as_a_key_s_is(tmp_path):
+    """OVERRIDES (or a vendor config) choosing Megatron-Core: the plan, run.json and the case's
+    SUBMIT_INFO variable carry a note saying so, replacing a Megatron-LM key's native note."""
+    cluster, test, catalogue = _load(
+        tmp_path, "nvidia", ["llama3_8B:pytorch_2.13:A100:1:8:1", "llama2_70B:megatron:H800:4:8:1"],
+        'OVERRIDES = {"implementation": "megatron_core"}\n')
+    plan = make_plan(cluster, test, catalogue, "run1", tmp_path / "result")
+    notes = [case.implementation for case in plan.cases]
+    assert all("the config sets implementation = 'megatron_core'" in n for n in notes), notes
+    assert not any("torch-native pytorch case" in n for n in notes)
+    node = plan.cases[0].rounds[0].nodes[0]
+    assert node.env["CHIPPERF_IMPLEMENTATION_NOTE"] == notes[0]
