@@ -57,3 +57,12 @@ def test_performance_mode_times_300_style_fixed_steps_on_one_rank(corpus: Path) 
     assert finished["run_mode"]["timed_last_step"] == 6 and finished["work_unit"] == "tokens"
     assert finished["work_done"] == 4 * finished["run_mode"]["whole_run"]["work_done"] // 6
     assert finished["converged"] is False and finished["metric"]["value"] is None
+    assert finished["execution"]["implementation"] == "native"
+
+
+def test_the_megatron_core_implementation_stops_before_training_on_a_cpu(corpus: Path) -> None:
+    """``implementation = "megatron_core"`` (llmtrain.nvidia.megatron) needs NVIDIA GPUs: on the
+    host CPU the case says so before anything trains (the plan refuses the cpu vendor earlier)."""
+    result = CASES["llama3_8B"].run_config(corpus, "--set", "implementation='megatron_core'")
+    assert_case_error(result, "implementation 'megatron_core': Megatron-Core's schedules "
+                              "allocate on CUDA and this process's device is 'cpu'")
