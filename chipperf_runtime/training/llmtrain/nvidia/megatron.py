@@ -83,9 +83,10 @@ def transformer_config(cfg: Config, values: Mapping[str, Any], layout: Layout,
         normalization="RMSNorm", layernorm_epsilon=values["rms_norm_eps"],
         gated_linear_unit=True, activation_func=F.silu, add_bias_linear=False,
         hidden_dropout=0.0, attention_dropout=0.0,       # Llama and Mixtral train without dropout
-        # Megatron-LM's way with tensor parallelism (FlagPerf's scripts pass --sequence-parallel):
-        # norms and dropouts on sequence shards; the same math
-        sequence_parallel=layout.tensor_parallel > 1,
+        # no sequence parallelism: the local spec's torch norm refuses it ("sequence parallel not
+        # supported by torch LayerNorm", megatron-core 0.16.1 at tensor_parallel 2, gloo);
+        # Megatron-Core only warns for expert x tensor parallelism without it
+        sequence_parallel=False,
         bias_activation_fusion=False, masked_softmax_fusion=False, persist_layer_norm=False,
         gradient_accumulation_fusion=False, apply_rope_fusion=False,
         init_method_std=0.02, params_dtype=DTYPES[cfg.dtype], pipeline_dtype=DTYPES[cfg.dtype],
