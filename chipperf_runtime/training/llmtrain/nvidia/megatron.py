@@ -17,8 +17,9 @@ the eval-loss goal and FINISHED (FLOPs per token from ``llmtrain.arch``) are the
 so the two implementations' figures mean the same; the workload fingerprint keeps them apart.
 
 CUDA GPUs only: megatron-core (0.16.1) builds a GPTModel on the CPU, but its RoPE moves its
-frequencies to ``torch.cuda.current_device()``, its all-to-all MoE dispatcher makes a CUDA
-stream and its schedules allocate on ``device="cuda"``; on a CPU torch each raises "Torch not
+frequencies to ``torch.cuda.current_device()``, its DistributedDataParallel puts its gradient
+buffer on the GPU, its all-to-all MoE dispatcher makes a CUDA stream and its schedules
+allocate on ``device="cuda"``; on a CPU torch each raises "Torch not
 compiled with CUDA enabled" (the plan refuses the cpu vendor: chipperf.config.megatron_core).
 """
 
