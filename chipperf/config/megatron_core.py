@@ -71,10 +71,18 @@ def problems(entry: CaseEntry, vendor: str, overrides: Mapping[str, object],
         return [f"{where}: implementation {MEGATRON_CORE!r}: case {entry.key.model!r} has no "
                 "Megatron-Core build (llama3_8B, llama3_70B, mixtral_8x7B and llama2_70B have "
                 "one): use its pytorch case as it is"]
-    saves = [k for k in ("checkpoint", "save_checkpoint") if knobs.get(k)]
+    merged = {**knobs, **overrides}
+    split = [f"{k} = {merged[k]!r}" for k, on in (
+        ("context_parallel", merged.get("context_parallel", 1) not in (None, 1)),
+        ("sequence_parallel", merged.get("sequence_parallel") is True)) if on]
+    if split:
+        return [f"{where}: implementation {MEGATRON_CORE!r} runs without context and sequence "
+                f"parallelism ({', '.join(split)}): set context_parallel = 1 and "
+                f"sequence_parallel = False, or implementation = {NATIVE!r}"]
+    saves = [k for k in ("checkpoint", "save_checkpoint") if merged.get(k)]
     if saves:
         return [f"{where}: implementation {MEGATRON_CORE!r} neither loads nor writes chipperf's "
-                f"checkpoints ({' and '.join(f'{k} = {knobs[k]!r}' for k in saves)}): run the "
+                f"checkpoints ({' and '.join(f'{k} = {merged[k]!r}' for k in saves)}): run the "
                 f"case with implementation = {NATIVE!r}, or set those to \"\""]
     if vendor not in VENDORS:
         return [f"{where}: implementation {MEGATRON_CORE!r} runs on NVIDIA GPUs only (Megatron-"

@@ -77,6 +77,8 @@ def test_what_the_megatron_core_build_cannot_run_is_said_before_training():
                                         Layout(4, tensor_parallel=2, pipeline_parallel=2,
                                                pipeline_schedule="gpipe"))
     assert any("Megatron-Core's 1F1B schedule" in p for p in problems)
+    assert any("context_parallel 2" in p for p in megatron.layout_problems(
+        config, values, Layout(2, context_parallel=2)))
     assert any("vocab_size 259" in p and "tensor_parallel 2" in p for p in problems)
     full, one_b = presets("llama3_8B")["8b"], presets("llama3_8B")["1b"]
     assert megatron.layout_problems(config, full, Layout(8, tensor_parallel=8)) == []

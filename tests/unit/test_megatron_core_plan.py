@@ -109,3 +109,10 @@ def test_megatron_core_chosen_by_the_config_is_recorded_as_a_key_s_is(tmp_path):
     assert not any("torch-native pytorch case" in n for n in notes)
     node = plan.cases[0].rounds[0].nodes[0]
     assert node.env["CHIPPERF_IMPLEMENTATION_NOTE"] == notes[0]
+
+
+def test_megatron_core_with_context_or_sequence_parallelism_is_refused(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, "nvidia", [KEY], 'OVERRIDES = {"sequence_parallel": True}\n')
+    assert any("runs without context and sequence parallelism (sequence_parallel = True)" in p
+               for p in err.value.problems)

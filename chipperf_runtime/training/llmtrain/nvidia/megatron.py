@@ -52,6 +52,11 @@ def layout_problems(cfg: Config, values: Mapping[str, Any], layout: Layout) -> l
     if layout.pipeline_parallel > 1 and layout.pipeline_schedule != "1f1b":
         problems.append(f"pipeline_schedule {layout.pipeline_schedule!r}: implementation "
                         "'megatron_core' runs Megatron-Core's 1F1B schedule: set it to '1f1b'")
+    if layout.context_parallel > 1 or layout.sequence_parallel:
+        problems.append(f"context_parallel {layout.context_parallel}, sequence_parallel "
+                        f"{layout.sequence_parallel}: implementation 'megatron_core' runs without "
+                        "either (the local layer spec's torch norm refuses sequence parallelism): "
+                        "set context_parallel = 1 and sequence_parallel = False")
     if values["vocab_size"] % layout.tensor_parallel:
         problems.append(f"vocab_size {values['vocab_size']} of model_size {cfg.model_size!r} is "
                         f"not a multiple of tensor_parallel {layout.tensor_parallel} (Megatron-Core "
