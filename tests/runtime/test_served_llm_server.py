@@ -30,6 +30,7 @@ from chipperf_runtime.inference import config as configuration  # noqa: E402
 from chipperf_runtime.inference.errors import CaseError  # noqa: E402
 from chipperf_runtime.inference.llm import model  # noqa: E402
 from chipperf_runtime.inference.llm.served import sweep  # noqa: E402
+from chipperf_runtime.inference.llm.served.generator import LoadGenerator, generator_argv  # noqa: E402
 from chipperf_runtime.inference.llm.served.loadgen import Shape  # noqa: E402
 from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess  # noqa: E402
 from chipperf_runtime.inference.llm.served.weights import check_model_dir, write_model_dir  # noqa: E402
@@ -83,12 +84,13 @@ def test_sweep_against_the_servers_metrics_then_a_server_killed_mid_sweep(
                       seed=42, memory_utilization=0.1, python=PYTHON,
                       extra_args=("--enforce-eager",))
     points = sweep.plan_points([Shape("chat", 16, 8)], [1, 2, 4], 2, seed=1)
-    with ServingProcess(spec, tmp_path / "server.log") as server:
+    generator = LoadGenerator(generator_argv(PYTHON), tmp_path / "loadgen.log", 900)
+    with ServingProcess(spec, tmp_path / "server.log") as server, generator:
         ready_s = server.wait_ready(900)
-        first = sweep.run_sweep(server, sweep.SweepSpec(points[:2], 1, 300, PYTHON), model_dir,
-                                tmp_path / "sweep")
+        first = sweep.run_sweep(server, generator, sweep.SweepSpec(points[:2], 1, 300),
+                                model_dir, tmp_path / "sweep")
         kill_when(tmp_path / "sweep2" / "chat_c2.bench.log", server, 1.0)
-        second = sweep.run_sweep(server, sweep.SweepSpec(points, 1, 300, PYTHON), model_dir,
+        second = sweep.run_sweep(server, generator, sweep.SweepSpec(points, 1, 300), model_dir,
                                  tmp_path / "sweep2")
     assert ready_s > 0 and server.timings["shutdown_s"] >= 0
     assert [p["status"] for p in first["points"]] == ["succeeded", "succeeded"], first
@@ -101,6 +103,7 @@ def test_sweep_against_the_servers_metrics_then_a_server_killed_mid_sweep(
     kept, died = second["points"]
     assert kept["status"] == "succeeded" and died["status"] == "failed"
     assert "exited" in died["why"] and "log" in died["why"]
+    assert len(generator.timings["starts"]) == 1   # vLLM imported once for both sweeps
 
 
 def test_an_engine_the_python_lacks_is_one_message(tmp_path: Path) -> None:

@@ -80,8 +80,7 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, fl
     sets = ["engine=transformers_server", "serve_concurrency=[1, 2]", "serve_request_rates=[4]",
             "serve_rate_prompts=2", f"serve_slo_ttft_ms={SLO_TTFT_MS}",
             f"serve_slo_tpot_ms={SLO_TPOT_MS}", f"serve_chip_hour_price={PRICE}",
-            "serve_currency=EUR", f"serve_port={port}",
-            "serve_point_timeout_s=900"]   # a point's generator imports vLLM first: minutes here
+            "serve_currency=EUR", f"serve_port={port}"]
     killer = kill_server_during(out, "chat_r4.bench.log", port)
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'inference/benchmarks'}",
            "CHIPPERF_VENDOR": "cpu", "CHIPPERF_DEVICE": "cpu",
@@ -98,7 +97,10 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, fl
     events, problems = parse_lines(proc.stdout.splitlines())
     finished = [e.value for e in events if e.name == "FINISHED"]
     assert problems == [] and finished, proc.stdout[-3000:] + proc.stderr[-5000:]
-    print(f"transformers_server sweep through the entry: {took:.0f} s")
+    sweep = finished[0]["serving"]["sweep"]
+    print(f"transformers_server sweep through the entry: {took:.0f} s; server ready "
+          f"{sweep['server'].get('ready_s'):.1f} s, sweep window "
+          f"{finished[0]['train_time_s']:.1f} s, load generator {sweep['load_generator']}")
     return finished[0], out, took
 
 

@@ -52,11 +52,11 @@ def test_a_concurrency_below_one_is_one_clear_message(bad: list) -> None:
         sweep.plan_points([CHAT], bad, 2, seed=0)
 
 
-def test_bench_argv_is_vllm_bench_serve_through_its_module() -> None:
-    argv = loadgen.bench_argv(PointSpec(CHAT, 4, 8, 1), "http://127.0.0.1:8000", Path("/m"),
-                              Path("/out/chat_c4.json"), python="/py")
-    assert argv[:3] == ["/py", "-m", "chipperf_runtime.inference.llm.served.benchserve"]
-    pairs = dict(zip(argv[3:], argv[4:]))
+def test_bench_args_are_vllm_bench_serves() -> None:
+    argv = loadgen.bench_args(PointSpec(CHAT, 4, 8, 1), "http://127.0.0.1:8000", Path("/m"),
+                              Path("/out/chat_c4.json"))
+    assert argv[:2] == ["--backend", "vllm"]
+    pairs = dict(zip(argv, argv[1:]))
     assert pairs["--max-concurrency"] == "4" and pairs["--num-prompts"] == "8"
     assert pairs["--random-input-len"] == "1024" and pairs["--result-filename"] == "chat_c4.json"
     assert "--ignore-eos" in argv and pairs["--metric-percentiles"] == "50,90,99"
@@ -201,12 +201,12 @@ def test_fixed_rates_follow_each_shapes_concurrencies() -> None:
                                goodput=("ttft:500",))
     assert [(p.name, p.prompts) for p in points] == [
         ("chat_c1", 3), ("chat_c2", 6), ("chat_r0.5", 10), ("chat_r4", 10)]
-    argv = loadgen.bench_argv(points[2], "http://h:1", Path("/m"), Path("/o/r.json"), "/py")
+    argv = loadgen.bench_args(points[2], "http://h:1", Path("/m"), Path("/o/r.json"))
     pairs = dict(zip(argv, argv[1:]))
     assert pairs["--request-rate"] == "0.5" and "--max-concurrency" not in argv
     assert pairs["--goodput"] == "ttft:500"
-    assert "--goodput" not in loadgen.bench_argv(PointSpec(CHAT, 1, 1, 1), "http://h:1",
-                                                 Path("/m"), Path("/o/r.json"), "/py")
+    assert "--goodput" not in loadgen.bench_args(PointSpec(CHAT, 1, 1, 1), "http://h:1",
+                                                 Path("/m"), Path("/o/r.json"))
 
 
 def test_goodput_is_requests_per_s_within_the_slo() -> None:

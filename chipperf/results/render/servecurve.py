@@ -54,8 +54,22 @@ def sweep_notes(case: CaseResult) -> list[str]:
                      f"{_num(server.get('ready_s'))} s after launch, shut down in "
                      f"{_num(server.get('shutdown_s'))} s; shapes {shapes}; "
                      f"{len(sweep.get('points', []))} of {sweep.get('planned')} points run "
-                     f"({sweep.get('ended')})" + _served_by(sweep) + _slo(sweep))
+                     f"({sweep.get('ended')})" + _served_by(sweep) + _slo(sweep)
+                     + _generator(sweep))
     return lines
+
+
+def _generator(sweep: Mapping[str, Any]) -> str:
+    """How often the sweep's load generator started, and its first start's timings."""
+    starts = (sweep.get("load_generator") or {}).get("starts")
+    if not isinstance(starts, list) or not starts or not isinstance(starts[0], Mapping):
+        return ""
+    first = starts[0]
+    killed = sum(1 for s in starts if isinstance(s, Mapping) and s.get("killed"))
+    return (f"; load generator: {len(starts)} start{'s' if len(starts) > 1 else ''}"
+            + (f" ({killed} killed)" if killed else "")
+            + f", the first ready {_num(first.get('ready_s'))} s after launch (vLLM imported "
+              f"in {_num(first.get('import_s'))} s)")
 
 
 def _served_by(sweep: Mapping[str, Any]) -> str:

