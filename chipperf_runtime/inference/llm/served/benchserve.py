@@ -15,7 +15,7 @@ and then runs one point per request line, each with its output in the point's ow
 protocol, one JSON object per line:
 
     stdin  <- {"args": [bench serve arguments], "log": "/path/point.bench.log"}
-    stdout -> {"ready": true, "import_s": 61.2}             once, after the import
+    stdout -> {"ready": true, "import_s": 61.2, "at_unix": t} once, after the import
     stdout -> {"exit_code": 0}                               per point (1 and "error" on an
                                                              exception; its traceback is in
                                                              the point's log)
@@ -58,8 +58,11 @@ def read_request(line: str) -> tuple[list[str], str]:
     return args, log
 
 
-def ready_line(import_s: float) -> str:
-    return json.dumps({"ready": True, "import_s": round(import_s, 3)}) + "\n"
+def ready_line(import_s: float, at_unix: float) -> str:
+    """Ready, vLLM imported in ``import_s``, at ``at_unix`` (this clock: the parent's, same
+    host), so the parent can tell when it became ready even if it asks later."""
+    return json.dumps({"ready": True, "import_s": round(import_s, 3),
+                       "at_unix": round(at_unix, 3)}) + "\n"
 
 
 def done_line(exit_code: int, error: str = "") -> str:
@@ -125,7 +128,7 @@ def output_to(path: str) -> Iterator[None]:
 def serve_points(bench: BenchRun, requests: IO[str], replies: IO[str],
                  import_s: float, redirect: Callable[[str], Any] = output_to) -> None:
     """Reply ready, then run one point per request line until the input ends."""
-    replies.write(ready_line(import_s))
+    replies.write(ready_line(import_s, time.time()))
     replies.flush()
     for line in requests:
         if not line.strip():

@@ -58,6 +58,7 @@ class LoadGenerator:
     process: Optional[subprocess.Popen] = None
     timings: dict = field(default_factory=lambda: {"starts": []})
     _launched: float = 0.0
+    _launched_unix: float = 0.0
     _ready: bool = False
     _buffer: bytes = b""
 
@@ -74,7 +75,7 @@ class LoadGenerator:
             log.write(f"--- load generator start {len(self.timings['starts']) + 1}: "
                       f"{' '.join(self.argv)}\n".encode())
             log.flush()
-            self._launched = time.monotonic()
+            self._launched, self._launched_unix = time.monotonic(), time.time()
             self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
                                             stdout=subprocess.PIPE, stderr=log,
                                             start_new_session=True, env=bench_env())
@@ -86,14 +87,17 @@ class LoadGenerator:
         return self.process is not None and self.process.poll() is None
 
     def wait_ready(self) -> None:
-        """Until the generator has imported vLLM; its start's ``ready_s`` and ``import_s``."""
+        """Until the generator has imported vLLM; its start's ``ready_s`` (launch to ready,
+        by its reply's clock, however late it is read) and ``import_s``."""
         if self._ready:
             return
         left = self._launched + self.ready_timeout_s - time.monotonic()
         reply = self._reply(left, self.log_path, f"{self.ready_timeout_s:g} s to import vLLM "
                             "and start (raise serve_ready_timeout_s)", True)
         self._ready = True
-        self.timings["starts"][-1].update(ready_s=round(time.monotonic() - self._launched, 3),
+        at = reply.get("at_unix")
+        ready_s = at - self._launched_unix if isinstance(at, (int, float)) else None
+        self.timings["starts"][-1].update(ready_s=None if ready_s is None else round(ready_s, 3),
                                           import_s=reply.get("import_s"))
 
     def run_point(self, args: list[str], log: Path, timeout_s: float) -> PointOutcome:
