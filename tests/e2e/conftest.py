@@ -220,9 +220,23 @@ def leftovers(sim_cluster, run_id: str) -> list[str]:
                 found.append(f"{host.name}: container {c.name}")
         finally:
             client.close()
-    if (Path(WORK_ROOT) / run_id).exists():
-        found.append(f"work dir {WORK_ROOT}/{run_id}")
+    found.extend(f"work dir {path}" for path in work_dirs_left(sim_cluster, run_id))
     return found
+
+
+def work_dirs_left(sim_cluster, run_id: str) -> list[Path]:
+    """What is left of the run's work dir ``WORK_ROOT/run_id``: the dirs (and lease files)
+    of this session's hosts in it, or the folder itself when it is empty. Dirs of other
+    hosts are not the run's: a run of another pytest-xdist worker, on that worker's hosts,
+    that started in the same second has the same run id."""
+    run_root = Path(WORK_ROOT) / run_id
+    if not run_root.exists():
+        return []
+    inside = sorted(run_root.iterdir())
+    if not inside:
+        return [run_root]
+    ours = {h.address for h in sim_cluster.hosts}
+    return [path for path in inside if path.name.removesuffix(".lease") in ours]
 
 
 class Background:
