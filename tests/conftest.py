@@ -6,7 +6,9 @@ Cluster fixtures (see tests/simcluster/README.md):
 
 CHIPPERF_SIM_HOSTS=h4,h5,h6 hands the tests those hosts only (brought up if missing), so two
 test sessions on one machine can each have their own hosts (a fault test that kills h2's sshd
-does not break another session's run on h2).
+does not break another session's run on h2). Unset, a session has h1, h2, h3. Under
+pytest-xdist each worker has its own consecutive share of them (unset: h1-h3 for gw0, h4-h6
+for gw1, ...; tests/sim_hosts.py), so a worker's runs never take another worker's host.
 
 Both FAIL (never skip) when the machine cannot provide them, so CI cannot go green
 with its integration tests silently skipped.
@@ -24,8 +26,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.sim_hosts import default_host_names, worker_host_names
+
 SIMCLUSTER_PY = Path(__file__).resolve().parent / "simcluster" / "simcluster.py"
-SIM_MIN_HOSTS = 3
 
 
 def pytest_configure(config):
@@ -72,18 +75,25 @@ class SimCluster:
         raise KeyError(name)
 
 
-def _wanted_hosts() -> tuple[str, ...]:
-    """CHIPPERF_SIM_HOSTS (e.g. "h4,h5,h6"), checked; () when unset: every host."""
+def _wanted_hosts(slurm_nodes: frozenset[str]) -> tuple[str, ...]:
+    """This session's hosts (CHIPPERF_SIM_HOSTS, e.g. "h4,h5,h6", checked; unset: h1, h2, h3),
+    or under pytest-xdist this worker's share of them (tests/sim_hosts.py)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     names = tuple(n.strip() for n in os.environ.get("CHIPPERF_SIM_HOSTS", "").split(",") if n.strip())
     bad = [n for n in names if not (n.startswith("h") and n[1:].isdigit() and int(n[1:]) >= 1)]
     if bad:
         pytest.fail(f"CHIPPERF_SIM_HOSTS: {bad} are not host names h1, h2, ...", pytrace=False)
-    return names
+    try:
+        return worker_host_names(names or default_host_names(workers, slurm_nodes),
+                                 os.environ.get("PYTEST_XDIST_WORKER", ""), workers)
+    except ValueError as e:
+        pytest.fail(str(e), pytrace=False)
 
 
 @pytest.fixture(scope="session")
 def sim_cluster() -> SimCluster:
-    """The simulated cluster, brought up with >= 3 healthy hosts (idempotent, kept up afterwards)."""
+    """This session's (under xdist: this worker's) simulated hosts, built or repaired where not
+    healthy (idempotent, kept up afterwards)."""
     sc = _load_simcluster()
     problems = sc.preflight()
     if problems:
@@ -94,12 +104,12 @@ def sim_cluster() -> SimCluster:
         current = json.loads(status.stdout)
     except ValueError:
         current = {"hosts": []}
-    wanted = _wanted_hosts()
+    # the Slurm nodes (simcluster.py slurm-up) belong to the Slurm tests' own fixture
+    wanted = _wanted_hosts(frozenset(sc.DEFAULT_SLURM_NODES.split(",")))
     healthy = {h["name"] for h in current.get("hosts", []) if h.get("healthy")}
     # build or repair just the hosts this session needs (`up --only`): `up --hosts N` removes
     # every host above hN (the Slurm nodes h7, h8) and counts none below it that is missing
-    needed = wanted or tuple(f"h{i}" for i in range(1, SIM_MIN_HOSTS + 1))
-    missing = [name for name in needed if name not in healthy]
+    missing = [name for name in wanted if name not in healthy]
     up = _simcluster("up", "--only", ",".join(missing)) if missing else None
     if up is not None:
         if up.returncode != 0:
@@ -110,13 +120,15 @@ def sim_cluster() -> SimCluster:
             state = json.load(f)
     except (OSError, ValueError) as e:
         pytest.fail(f"cluster state file {sc.STATE_FILE} unreadable after `up`: {e}", pytrace=False)
-    # the Slurm nodes (simcluster.py slurm-up) belong to the Slurm tests' own fixture
-    slurm_nodes = set(sc.DEFAULT_SLURM_NODES.split(","))
-    hosts = tuple(SimHost(name=h["name"], address=h["address"], ssh_port=int(h["ssh_port"]),
-                          docker_host=h["docker_host"]) for h in state["hosts"]
-                  if h["name"] in wanted or (not wanted and h["name"] not in slurm_nodes))
-    if len(hosts) < SIM_MIN_HOSTS:
-        pytest.fail(f"cluster has {len(hosts)} hosts, need {SIM_MIN_HOSTS}", pytrace=False)
+    by_name = {h["name"]: h for h in state["hosts"]}
+    hosts = tuple(SimHost(name=name, address=by_name[name]["address"],
+                          ssh_port=int(by_name[name]["ssh_port"]),
+                          docker_host=by_name[name]["docker_host"])
+                  for name in wanted if name in by_name)
+    absent = [name for name in wanted if name not in by_name]
+    if absent:
+        pytest.fail(f"sim_cluster: hosts {absent} are not in {sc.STATE_FILE} after `up --only`: "
+                    "run `simcluster.py status` and `up --only` them by hand", pytrace=False)
     return SimCluster(hosts=hosts, ssh_user=state["ssh_user"], ssh_key=state["ssh_key"],
                       known_hosts=state["known_hosts"])
 

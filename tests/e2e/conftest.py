@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -30,38 +31,53 @@ class Run:
         return f"exit {self.returncode}\n{self.output[-8000:]}"
 
 
+def made_whole(target: Path, argv: list[str], timeout: float = 600) -> Path:
+    """``argv`` + a private folder beside ``target`` (the preparer writes there), renamed
+    into place: a run that finds ``target`` finds it whole, and two sessions (or two
+    pytest-xdist workers) preparing at once do not mix their files."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = target.parent / f".{target.name}.{os.getpid()}"
+    shutil.rmtree(scratch, ignore_errors=True)
+    subprocess.run([*argv, str(scratch)], check=True, timeout=timeout, stdout=subprocess.DEVNULL)
+    try:
+        scratch.rename(target)
+    except OSError:                     # another session put it there first
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target
+
+
+def set_aside(stale: Path) -> None:
+    """Move ``stale`` out of the way and delete it (whoever moves it first deletes it)."""
+    aside = stale.parent / f".{stale.name}.stale.{os.getpid()}"
+    try:
+        stale.rename(aside)
+    except OSError:                     # another session moved it first
+        return
+    shutil.rmtree(aside, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def digits_dir() -> Path:
     """scikit-learn's handwritten digits in ImageNet layout, on every (shared-filesystem) host."""
     target = DATA_ROOT / "digits"
-    if not (target / "dataset.json").is_file():     # (a copy older than the card: remade)
-        subprocess.run([sys.executable, str(REPO / "training/benchmarks/resnet50/pytorch/prepare_digits.py"),
-                        "--force", str(target)], check=True)
-    return target
+    if (target / "dataset.json").is_file():
+        return target
+    if target.exists():                 # a copy older than the card: remade
+        set_aside(target)
+    return made_whole(target, [sys.executable, str(REPO / "training/benchmarks/resnet50/pytorch/"
+                                                   "prepare_digits.py"), "--force"])
 
 
 def prepared_text_dir(name: str, case_dir: Path, *inputs: str) -> Path:
     """``case_dir/prepare_data.py --output`` under DATA_ROOT, made once per version of the
-    preparing code (the folder name carries a hash of ``inputs``, files of ``case_dir``).
-
-    Made in a private folder and renamed into place, so a run that finds the folder finds it
-    whole, and two sessions preparing at once do not mix their files."""
+    preparing code (the folder name carries a hash of ``inputs``, files of ``case_dir``)."""
     digest = hashlib.sha256()
     for file in inputs:
         digest.update(file.encode() + b"\0" + (case_dir / file).read_bytes())
     target = DATA_ROOT / f"{name}-{digest.hexdigest()[:12]}"
     if target.is_dir():
         return target
-    DATA_ROOT.mkdir(parents=True, exist_ok=True)
-    scratch = DATA_ROOT / f".{target.name}.{os.getpid()}"
-    shutil.rmtree(scratch, ignore_errors=True)
-    subprocess.run([sys.executable, str(case_dir / "prepare_data.py"), "--output", str(scratch)],
-                   check=True, timeout=600)
-    try:
-        scratch.rename(target)
-    except OSError:                     # another session put it there first
-        shutil.rmtree(scratch, ignore_errors=True)
-    return target
+    return made_whole(target, [sys.executable, str(case_dir / "prepare_data.py"), "--output"])
 
 
 @pytest.fixture(scope="session")
@@ -117,15 +133,7 @@ def shapes_dir() -> Path:
     target = DATA_ROOT / f"shapes-{hashlib.sha256(script.read_bytes()).hexdigest()[:12]}"
     if target.is_dir():
         return target
-    DATA_ROOT.mkdir(parents=True, exist_ok=True)
-    scratch = DATA_ROOT / f".{target.name}.{os.getpid()}"
-    shutil.rmtree(scratch, ignore_errors=True)
-    subprocess.run([sys.executable, str(script), str(scratch)], check=True, timeout=300)
-    try:
-        scratch.rename(target)
-    except OSError:                     # another session put it there first
-        shutil.rmtree(scratch, ignore_errors=True)
-    return target
+    return made_whole(target, [sys.executable, str(script)], timeout=300)
 
 
 def write_configs(where: Path, hosts: list[str], cases: dict[str, str], *, ssh_port: int = 22,
@@ -167,15 +175,32 @@ def run_suite(tmp_path: Path, sim_cluster, suite: str, cases: dict[str, str], *,
     return proc, latest_run_dir(tmp_path / "result")
 
 
+def session_shared_dir(tmp_path_factory) -> Path:
+    """A folder every pytest-xdist worker of this session sees (the session's base temp
+    folder; without xdist, this process's)."""
+    basetemp = tmp_path_factory.getbasetemp()
+    return basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+
+
 @pytest.fixture(scope="session")
 def gemm_peak_run(tmp_path_factory, sim_cluster) -> Path:
     """A base/ run of computation-FP32 on one simulated host, one rank: the measured GEMM
-    peak that training cases' MFU divides by on the cpu vendor (whose spec sheet has none)."""
-    where = tmp_path_factory.mktemp("gemm-peak")
-    proc, run_dir = run_suite(where, sim_cluster, "base", {"computation-FP32": "pytorch_2.13"},
-                              hosts=1, nproc=1, master_port=29533)
-    assert proc.returncode == 0 and run_dir is not None, proc.stdout[-4000:] + proc.stderr[-8000:]
-    return run_dir
+    peak that training cases' MFU divides by on the cpu vendor (whose spec sheet has none).
+    Made once per session: the first pytest-xdist worker to ask runs it, under a lock, and
+    the others read its run dir."""
+    shared = session_shared_dir(tmp_path_factory)
+    with open(shared / "gemm-peak.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = shared / "gemm-peak.run-dir"
+        if made.is_file():
+            return Path(made.read_text())
+        where = tmp_path_factory.mktemp("gemm-peak")
+        proc, run_dir = run_suite(where, sim_cluster, "base", {"computation-FP32": "pytorch_2.13"},
+                                  hosts=1, nproc=1, master_port=29533)
+        assert proc.returncode == 0 and run_dir is not None, (proc.stdout[-4000:]
+                                                              + proc.stderr[-8000:])
+        made.write_text(str(run_dir))
+        return run_dir
 
 
 def latest_run_dir(root: Path) -> Path | None:
@@ -195,9 +220,23 @@ def leftovers(sim_cluster, run_id: str) -> list[str]:
                 found.append(f"{host.name}: container {c.name}")
         finally:
             client.close()
-    if (Path(WORK_ROOT) / run_id).exists():
-        found.append(f"work dir {WORK_ROOT}/{run_id}")
+    found.extend(f"work dir {path}" for path in work_dirs_left(sim_cluster, run_id))
     return found
+
+
+def work_dirs_left(sim_cluster, run_id: str) -> list[Path]:
+    """What is left of the run's work dir ``WORK_ROOT/run_id``: the dirs (and lease files)
+    of this session's hosts in it, or the folder itself when it is empty. Dirs of other
+    hosts are not the run's: a run of another pytest-xdist worker, on that worker's hosts,
+    that started in the same second has the same run id."""
+    run_root = Path(WORK_ROOT) / run_id
+    if not run_root.exists():
+        return []
+    inside = sorted(run_root.iterdir())
+    if not inside:
+        return [run_root]
+    ours = {h.address for h in sim_cluster.hosts}
+    return [path for path in inside if path.name.removesuffix(".lease") in ours]
 
 
 class Background:
@@ -265,8 +304,10 @@ LLM_PROMPTS = Path("/var/lib/chipperf-test/data/llm-prompts")
 def prompts() -> Path:
     """llama3_8b's prompt set and tokenizer, made once by the case's own preparer from text on
     the machine (the licences Debian ships)."""
-    if not (LLM_PROMPTS / "tokenizer.json").is_file():
-        subprocess.run([sys.executable, str(REPO / "inference/benchmarks/llama3_8b/pytorch/"
-                                            "prepare_prompts.py"), "/usr/share/common-licenses",
-                        str(LLM_PROMPTS)], check=True, stdout=subprocess.DEVNULL)
-    return LLM_PROMPTS
+    if (LLM_PROMPTS / "tokenizer.json").is_file():
+        return LLM_PROMPTS
+    if LLM_PROMPTS.exists():            # a part-made copy
+        set_aside(LLM_PROMPTS)
+    return made_whole(LLM_PROMPTS, [sys.executable, str(REPO / "inference/benchmarks/llama3_8b/"
+                                                        "pytorch/prepare_prompts.py"),
+                                    "/usr/share/common-licenses"])

@@ -19,7 +19,7 @@ from typing import Iterator
 
 import docker
 import pytest
-from conftest import WORK_ROOT, chipperf, latest_run_dir, leftovers, write_configs
+from conftest import WORK_ROOT, chipperf, latest_run_dir, leftovers, work_dirs_left, write_configs
 from test_fault_injection import SIMCLUSTER, record_of
 
 from chipperf.results.layout import read_status
@@ -414,4 +414,4 @@ def test_soak_20_runs_leave_nothing_growing(tmp_path, sim_cluster, tiny_digits, 
         for key, slack in (("processes", 2), ("daemon_fds", 8)):
             counts = [r[key] for r in series]
             assert not grew(series, key, slack), f"{host.name}'s {key} grew: {counts}"
-    assert [r for r in run_ids if (Path(WORK_ROOT) / r).exists()] == []
+    assert [r for r in run_ids if work_dirs_left(sim_cluster, r)] == []

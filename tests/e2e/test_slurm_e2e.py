@@ -24,6 +24,9 @@ from conftest import REPO, WORK_ROOT, chipperf, latest_run_dir, leftovers
 from test_fault_injection import SIMCLUSTER
 from test_fault_injection_hosts import tiny_digits, tiny_training  # noqa: F401 (fixtures)
 
+# One slurmctld and one pair of Slurm nodes per machine: under pytest-xdist this file's
+# tests must run one after another on one worker (.ci/run: `--dist loadfile`; pytest-xdist
+# 3.8's xdist_group marks do nothing under pytest 9.2, which keeps a node's id in `_id`).
 pytestmark = pytest.mark.e2e
 
 NODES = ("h7", "h8")                      # simcluster.py DEFAULT_SLURM_NODES
