@@ -1,0 +1,1 @@
+../../llama1_7B-paddle/config/config_xeonx1x1.py

@@ -1,0 +1,1 @@
+../../llama1_7B-paddle/config/environment_variables.sh
