@@ -1,1 +1,2 @@
-../../llama1_7B-paddle/config/config_xeonx1x1.py
+"""1 node x 1 CPU process: config_common.py as it is."""
+from config_common import *  # noqa: F403
