@@ -235,7 +235,7 @@ class Stage(nn.Layer):
             x = x + self.embed_positions[:ids.shape[1]].unsqueeze(0)
         return x
 
-    def run_block(self, block: Block, x: paddle.Tensor) -> paddle.Tensor:
+    def run_block(self, block: nn.Layer, x: paddle.Tensor) -> paddle.Tensor:
         if self.recompute and self.training:
             from paddle.distributed.fleet.utils import recompute
             return recompute(block, x, self.rope)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Literal
 
 import numpy as np
 import paddle
@@ -22,7 +22,7 @@ from chipperf_runtime.training.paddlellm.parallel import (
     send_to,
 )
 
-AMP = {"bf16": "bfloat16", "fp16": "float16"}
+AMP: dict[str, Literal["bfloat16", "float16"]] = {"bf16": "bfloat16", "fp16": "float16"}
 
 
 @dataclass
@@ -112,6 +112,8 @@ class Loop:
                 grad = recv_from(shape, "float32", g.stage_rank(g.pp_rank + 1))
                 paddle.autograd.backward([out], [grad.astype(out.dtype)])
         if train and not stage.first:
+            if inputs.grad is None:
+                raise RuntimeError("pipeline: the stage input got no gradient in backward")
             send_to(inputs.grad, g.stage_rank(g.pp_rank - 1))
         return self.from_last_stage(loss_value)
 

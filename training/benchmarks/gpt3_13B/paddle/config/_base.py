@@ -12,4 +12,4 @@ model_size = "13b"
 # ---- quality target: mean next-token loss on the validation windows. 13b: a setting
 # (FlagPerf's own run never evaluates: its target_ppl check is commented out); tiny: measured
 # on the CI corpus (README.md)
-target_eval_loss = {"13b": 2.5, "tiny": 2.0}
+target_eval_loss = {"13b": 2.5, "tiny": 2.9}
