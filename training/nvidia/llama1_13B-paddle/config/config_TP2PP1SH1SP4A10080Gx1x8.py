@@ -1,8 +1,8 @@
-# FlagPerf's config_TP2PP1SH1SP4A10080Gx1x8.py for llama1_13B/paddle: its values in its order
-# (FlagOpen/FlagPerf@1b5a0303, training/nvidia/llama1_13B-paddle/config/). The chip name is the
-# layout (TP, PP, sharding stage SH, sharding degree SP) then the chip (A100 40 or 80 GB);
-# `chipperf plan` checks the layout against these degrees and lists the names the case
-# does not read (chipperf/config/flagperf_knobs.py).
+# From FlagOpen/FlagPerf@1b5a0303 training/nvidia/llama1_13B-paddle/config/config_TP2PP1SH1SP4A10080Gx1x8.py (values as FlagPerf sets them).
+# ruff: noqa
+# The chip name is the layout (TP, PP, sharding stage SH, sharding degree SP) then the chip
+# (A100 40 or 80 GB); `chipperf plan` checks the layout against these degrees and lists the
+# names the case does not read (chipperf/config/flagperf_knobs.py).
 model_name_or_path = 'facebook/llama-13b'
 tokenizer_name_or_path = 'facebook/llama-13b'
 continue_training = 0
