@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chipperf.config.model import CaseKey
+from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.plan import check, make_plan
 from chipperf.plan.chiplayout import chip_layout_problems
+from chipperf.suites.catalogue import Catalogue, default_training_dir
 from chipperf_runtime.training.driver import ConfigError, DataError
 from chipperf_runtime.training.paddlellm import arch
 from chipperf_runtime.training.paddlellm.data import open_dataset, write_dataset
@@ -107,3 +109,15 @@ def test_a_malformed_paddlenlp_folder_lists_every_problem(tmp_path: Path):
     assert "split = '1,1': give three non-negative weights" in text
     assert "a_ids.npy: expected a 1-D integer array" in text
     assert "b_idx.npz has no b_ids.npy beside it" in text
+
+
+def test_flagperf_s_paddle_key_plans_saying_what_never_ran(tmp_path: Path):
+    catalogue = Catalogue.scan(default_training_dir())
+    key = CaseKey.parse("llama1_7B:paddle_2.5.1:TP2PP4SH1SP1A10040G:1:8:1")
+    test = TestConfig(vendor="nvidia", cases=(CaseEntry(key, "/data"),),
+                      result_root=str(tmp_path))
+    cluster = ClusterConfig(hosts=("10.1.2.1",))
+    assert check(cluster, test, catalogue) == []
+    notes = make_plan(cluster, test, catalogue, "run1", tmp_path).cases[0].notes
+    assert any("never run: every GPU path" in n for n in notes)
+    assert any("use_flash_attention: no effect in chipperf" in n for n in notes)
