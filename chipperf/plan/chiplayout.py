@@ -1,5 +1,5 @@
 """Plan checks of a case key whose chip carries FlagPerf's parallel layout
-(``TP2PP4SH1SP1A10040G``, chipperf_runtime/vendors/chiplayout.py): the layout must fill the
+(``TP2PP4SH1SP1A10040G``, chipperf_runtime/vendors/_chiplayout.py): the layout must fill the
 key's nnodes x nproc ranks, and the vendor config the key names must set the same degrees
 (the case trains with the config's values; a chip name saying otherwise would mislabel the
 result)."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from chipperf.config.model import CaseKey
-from chipperf_runtime.vendors.chiplayout import ChipLayout, layout_problems, parse_chip_layout
+from chipperf_runtime.vendors._chiplayout import ChipLayout, layout_problems, parse_chip_layout
 
 
 def chip_layout_problems(key: CaseKey, knobs: Mapping[str, object], where: str) -> list[str]:

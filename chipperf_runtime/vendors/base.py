@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Protocol, runtime_checkable
 
-from chipperf_runtime.vendors.chiplayout import bare_chip
+from chipperf_runtime.vendors._chiplayout import bare_chip
 
 
 @dataclass(frozen=True)
@@ -188,7 +188,7 @@ class Vendor:
 
     def chip(self, name: str) -> Optional[ChipSpec]:
         """The spec sheet of a case key's chip; a FlagPerf layout prefix (``TP2PP4SH1SP1``,
-        vendors/chiplayout.py) is not part of the chip's name."""
+        vendors/_chiplayout.py) is not part of the chip's name."""
         name = self.sheet_name(bare_chip(name))
         return self.chips.get(name) or self.chips.get(name.lower()) or next(
             (c for k, c in self.chips.items() if k.lower() == name.lower()), None)

@@ -18,7 +18,7 @@ from chipperf_runtime.training.paddlellm import arch
 from chipperf_runtime.training.paddlellm.data import open_dataset, write_dataset
 from chipperf_runtime.training.paddlellm.layout import Layout, layout_from_config
 from chipperf_runtime.vendors import get_vendor
-from chipperf_runtime.vendors.chiplayout import ChipLayout, parse_chip_layout
+from chipperf_runtime.vendors._chiplayout import ChipLayout, parse_chip_layout
 
 TINY = arch.shape("llama", "tiny")
 DEGREES = {"tensor_parallel_degree": 2, "pipeline_parallel_degree": 4,
