@@ -1,21 +1,19 @@
 """FlagPerf's layout chip names (TP2PP4SH1SP1A10040G) and the Paddle LLM cases' pure parts:
 the chip parse and its plan checks, the spec sheet it resolves to, the rank layout, the
-model counts and FlagPerf's PaddleNLP data layout."""
+model counts (the data layout: tests/runtime/test_paddlellm_data.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.plan import check, make_plan
 from chipperf.plan.chiplayout import chip_layout_problems
 from chipperf.suites.catalogue import Catalogue, default_training_dir
-from chipperf_runtime.training.driver import ConfigError, DataError
+from chipperf_runtime.training.driver import ConfigError
 from chipperf_runtime.training.paddlellm import arch
-from chipperf_runtime.training.paddlellm.data import open_dataset, write_dataset
 from chipperf_runtime.training.paddlellm.layout import Layout, layout_from_config
 from chipperf_runtime.vendors import get_vendor
 from chipperf_runtime.vendors._chiplayout import ChipLayout, parse_chip_layout
@@ -89,26 +87,6 @@ def test_full_size_counts_are_the_published_ones():
               for f, s in arch.MODELS.values()}
     assert counts == {("llama", "7b"): 6_738_415_616, ("llama", "13b"): 13_015_864_320,
                       ("gpt", "6.7b"): 6_864_642_048, ("gpt", "13b"): 13_111_183_360}
-
-
-def test_paddlenlp_layout_is_split_by_documents(tmp_path: Path):
-    documents = [np.full(100, i + 3, np.uint16) for i in range(10)]
-    assert write_dataset(tmp_path, "corpus", documents) == {"documents": 10, "tokens": 1000}
-    data = open_dataset(tmp_path, 16, 259, "8,2,0", "prepare_data.py")
-    assert len(data.train) == (800 - 1) // 16 and len(data.eval) == (200 - 1) // 16
-    assert int(data.eval.take(np.array([0]))[0, 0]) == 8 + 3   # the 9th document starts it
-
-
-def test_a_malformed_paddlenlp_folder_lists_every_problem(tmp_path: Path):
-    np.save(tmp_path / "a_ids.npy", np.zeros((4, 4), np.int32))
-    np.savez(tmp_path / "a_idx.npz", lens=np.array([16]))
-    np.savez(tmp_path / "b_idx.npz", lens=np.array([3]))
-    with pytest.raises(DataError) as err:
-        open_dataset(tmp_path, 16, 259, "1,1", "prepare_data.py")
-    text = str(err.value)
-    assert "split = '1,1': give three non-negative weights" in text
-    assert "a_ids.npy: expected a 1-D integer array" in text
-    assert "b_idx.npz has no b_ids.npy beside it" in text
 
 
 def test_flagperf_s_paddle_key_plans_saying_what_never_ran(tmp_path: Path):
