@@ -247,6 +247,38 @@ CASE_NO_EFFECT: dict[str, dict[str, str]] = {
 }
 CASE_NO_EFFECT["llava1.5_13b:pytorch"] = CASE_NO_EFFECT["llava1.5_7b:pytorch"]  # the same recipe
 
+# FlagPerf's PaddleNLP Trainer arguments in its four Paddle LLM configs that chipperf's paddlellm
+# case does not read (the ones it reads are its own knobs: chipperf_runtime/training/paddlellm)
+_FUSED_KERNEL = ("a fused PaddleNLP GPU kernel; chipperf's Paddle LLM case computes the same "
+                 "layer with Paddle's ordinary operators (matmul, softmax)")
+_PADDLE_LLM: dict[str, str] = {
+    "model_name_or_path": ("PaddleNLP's pretrained-model name; chipperf's case builds its "
+                           "folder's model (model_size) from scratch, as FlagPerf's "
+                           "continue_training = 0 does"),
+    "tokenizer_name_or_path": "the data is read already tokenised (<prefix>_ids.npy)",
+    "continue_training": ("FlagPerf's configs set 0 (train from scratch); chipperf's case "
+                          "always trains from scratch"),
+    "save_steps": "PaddleNLP's checkpoint interval; chipperf's case writes no checkpoint",
+    "target_loss": ("never compared in FlagPerf's run_pretraining.py; chipperf's case fixes "
+                    "target_eval_loss per model size"),
+    "target_ppl": ("never compared in FlagPerf's run_pretraining.py (its check is commented "
+                   "out); chipperf's case fixes target_eval_loss per model size"),
+    "logging_steps": "PaddleNLP's log interval; it changes no figure (chipperf's is log_every_steps)",
+    "per_device_eval_batch_size": ("chipperf's case evaluates eval_samples windows in micro-"
+                                   "batches of per_device_train_batch_size"),
+    "virtual_pp_degree": ("PaddleNLP's interleaved stages; chipperf's pipeline holds one stage "
+                          "per rank (FlagPerf's configs set 1)"),
+    "use_flash_attention": _FUSED_KERNEL,
+    "fuse_attention_qkv": _FUSED_KERNEL,
+    "use_fused_rms_norm": _FUSED_KERNEL,
+    "fp16_opt_level": ("chipperf's case runs fp16 as AMP O1 (fp32 weights, float16 compute, a "
+                       "static loss scale of scale_loss), not O2's float16 weights with fp32 "
+                       "master copies: its memory figures are not O2's"),
+    "recompute_granularity": "chipperf's recompute is per decoder layer (PaddleNLP's 'full')",
+}
+CASE_NO_EFFECT.update({f"{model}:paddle": _PADDLE_LLM
+                       for model in ("llama1_7B", "llama1_13B", "gpt3_6.7B", "gpt3_13B")})
+
 
 def no_effect(case: str, name: str) -> str | None:
     """Why FlagPerf's ``name`` has no effect on chipperf's ``case``; None: it is not such a name."""

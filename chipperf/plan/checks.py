@@ -32,6 +32,7 @@ from chipperf.plan.case import (
     inference_sets,
     vendor_config,
 )
+from chipperf.plan.chiplayout import chip_layout_problems
 from chipperf.plan.engines import engine_image_problems
 from chipperf.plan.sweep import sweep_problems
 from chipperf.results.compute.measured import read_measured_peaks
@@ -162,6 +163,9 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += run_mode_problems(knobs, where) + data_mode_problems(knobs, test.overrides, where)
     problems += megatron_core.problems(entry, test.vendor, test.overrides, knobs, where)
     problems += _needs(entry, test, catalogue, where)
+    read = vendor_config(entry, test, catalogue)   # its degrees are compared once it was read
+    problems += chip_layout_problems(key, knobs if read.checked and not read.problems else {},
+                                     where)
     problems += _device_count(key, test.vendor, where)
     problems += [f"{where}: {p}" for p in
                  get_vendor(test.vendor).plan_problems(key.chip, key.family, key.nnodes, key.nproc)]

@@ -42,7 +42,7 @@ from chipperf.plan.model import (
     host_work_dir,
 )
 from chipperf.plan.sweep import point_args, round_points
-from chipperf.suites.catalogue import Catalogue
+from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf_runtime.bench.peaks import plan_note
 from chipperf_runtime.device import launch_env as device_launch_env
 from chipperf_runtime.training.driver.config import IMPLEMENTATION_ENV
@@ -106,6 +106,7 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     notes += (f"{key}: {peak_note}",) if peak_note else ()
     deadline = deadline_warning(case_knobs(entry, test, catalogue), test.round_timeout_s)
     notes += (f"{key}: {deadline}",) if deadline else ()
+    notes += _not_run_note(entry, catalogue)
     notes += (entry.implementation,) if entry.implementation else ()
     return CasePlan(
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
@@ -119,6 +120,14 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         image_context=catalogue.images[(test.vendor, folder)], rounds=rounds,
         image_folder=folder, notes=notes, implementation=entry.implementation,
         adaptation=adaptation(entry, test, catalogue))
+
+
+def _not_run_note(entry: CaseEntry, catalogue: Catalogue) -> tuple[str, ...]:
+    """case.yaml's ``not_run``: what of the case's code has never run (said in every plan)."""
+    key = entry.key
+    case_dir = catalogue.cases.get((catalogue.case_name(key.model), key.family))
+    text = read_case_meta(case_dir).get("not_run") if case_dir is not None else None
+    return (f"{key}: never run: {text}",) if text else ()
 
 
 def _plan_round(entry: CaseEntry, number: int, cluster: ClusterConfig, test: TestConfig,

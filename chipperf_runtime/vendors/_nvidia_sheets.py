@@ -143,6 +143,9 @@ H800_SXM = ChipSpec(
 CHIPS = {
     "A100": A100_SXM, "A100_SXM": A100_SXM, "A100_PCIe": A100_PCIE,
     "A100_40_SXM": A100_40_SXM, "A100_40_PCIe": A100_40_PCIE,
+    # FlagPerf's Paddle LLM keys (after their layout prefix): DGX A100 boards, SXM4
+    # (training/nvidia/llama1_7B-paddle/README.md at FlagPerf 1b5a0303: "NVIDIA DGX A100")
+    "A10040G": A100_40_SXM, "A10080G": A100_SXM,
     "H100": H100_SXM, "H100_SXM": H100_SXM, "H100_PCIe": H100_PCIE, "H100_NVL": H100_NVL,
     "H200": H200_SXM, "H200_SXM": H200_SXM, "H200_NVL": H200_NVL,
     "A800": A800_SXM, "A800_SXM": A800_SXM, "H800": H800_SXM, "H800_SXM": H800_SXM,

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Protocol, runtime_checkable
 
+from chipperf_runtime.vendors._chiplayout import bare_chip
+
 
 @dataclass(frozen=True)
 class ChipSpec:
@@ -185,6 +187,8 @@ class Vendor:
     only_engine: Optional[str] = None
 
     def chip(self, name: str) -> Optional[ChipSpec]:
-        name = self.sheet_name(name)
+        """The spec sheet of a case key's chip; a FlagPerf layout prefix (``TP2PP4SH1SP1``,
+        vendors/_chiplayout.py) is not part of the chip's name."""
+        name = self.sheet_name(bare_chip(name))
         return self.chips.get(name) or self.chips.get(name.lower()) or next(
             (c for k, c in self.chips.items() if k.lower() == name.lower()), None)

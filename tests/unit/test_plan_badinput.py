@@ -57,5 +57,6 @@ def test_where_the_node_size_is_known() -> None:
              for name, c in get_vendor(v).chips.items() if c.devices_per_node is not None}
     assert known == {("nvidia", n): 8 for n in ("A100", "A100_SXM", "A100_40_SXM", "H100",
                                                 "H100_SXM", "H200", "H200_SXM", "A800",
-                                                "A800_SXM", "H800", "H800_SXM")}
+                                                "A800_SXM", "H800", "H800_SXM",
+                                                "A10040G", "A10080G")}   # FlagPerf's paddle names
     assert get_vendor("nvidia").chip("H100_PCIe").devices_per_node is None   # servers vary

@@ -164,8 +164,9 @@ def test_every_vendor_plans_both_suites_on_its_training_image(tmp_path: Path, su
     ("base", "computation-FP8", "A100", "chip 'A100_SXM' has no FP8 peak on its spec sheet: "
      "Ampere tensor cores have no FP8"),
     ("base", "computation-FP32", "", "vendor 'nvidia' has no spec sheet for chip 'nvidia' "
-     "(sheets: A100, A100_40_PCIe, A100_40_SXM, A100_PCIe, A100_SXM, A800, A800_SXM, H100, "
-     "H100_NVL, H100_PCIe, H100_SXM, H200, H200_NVL, H200_SXM, H800, H800_SXM): set CHIP"),
+     "(sheets: A100, A10040G, A10080G, A100_40_PCIe, A100_40_SXM, A100_PCIe, A100_SXM, A800, "
+     "A800_SXM, H100, H100_NVL, H100_PCIe, H100_SXM, H200, H200_NVL, H200_SXM, H800, H800_SXM): "
+     "set CHIP"),
     ("base", "main_memory-bandwidth:Z9", "", "no spec sheet for chip 'Z9'"),
     ("base", "computation-BF16", "H100", None),
     ("operation", "mm:FP16:0:nativetorch:A100", "", "the key gives no spec TFLOP/s"),
