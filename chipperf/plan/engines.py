@@ -1,7 +1,9 @@
 """An inference engine the case's image does not have, found at plan time.
 
-What an image has is what its folder says: the distributions its ``requirements.txt`` (and the
-vendor case's own ``requirements.txt``, an image layer) lists, and the modules its Dockerfile
+What an image has is what its folder says: the distributions its ``requirements*.txt`` files
+(``requirements.txt``, and ``requirements-added.txt`` / ``requirements-nodeps.txt`` where a
+Dockerfile installs more in a layer of its own) and the vendor case's own ``requirements.txt``
+(an image layer) list, and the modules its Dockerfile
 imports in the build's check line (``python -c "import torch, tensorrt, ..."``), which is how
 every image folder here names what its base image brings. An engine whose module is in neither
 is refused before any image is built; in in-container mode there is no image to read (the
@@ -41,7 +43,7 @@ def engine_image_problems(engine: object, image: Path, requirements: Iterable[Pa
     if not isinstance(engine, str) or engine not in ENGINE_PACKAGES:
         return []
     module, distributions = ENGINE_PACKAGES[engine]
-    files = [image / "requirements.txt", *requirements]
+    files = [*sorted(image.glob("requirements*.txt")), *requirements]
     listed = {name for f in files for name in requirement_names(f)}
     if module in dockerfile_imports(image / "Dockerfile") or listed & set(distributions):
         return []

@@ -40,6 +40,15 @@ def test_the_engine_is_found_in_requirements_the_dockerfile_or_the_vendor_case(t
     assert engine_image_problems("vllm", imported, [], "w") != []
 
 
+def test_a_requirements_file_of_a_later_layer_counts_too(tmp_path) -> None:
+    """training/cpu/docker_image/pytorch_2.13 installs packages added since its main layer from
+    requirements-added.txt in a small layer of their own: what it lists is in the image."""
+    folder = image(tmp_path, "torch==2.13.0\n")
+    assert engine_image_problems("onnxruntime", folder, [], "w") != []
+    (folder / "requirements-added.txt").write_text("# later\nonnxruntime==1.31.1\n")
+    assert engine_image_problems("onnxruntime", folder, [], "w") == []
+
+
 def test_framework_engines_need_nothing_more(tmp_path) -> None:
     folder = image(tmp_path, "")
     assert [engine_image_problems(e, folder, [], "w") for e in ("eager", "compile", None, 3)] == [[]] * 4
