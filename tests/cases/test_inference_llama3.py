@@ -44,8 +44,12 @@ def run_in_process(data: Path, capsys, *sets: str) -> tuple[int, list, str]:
     return code, *captured_events(capsys)
 
 
-def check_scenario(figures: dict, requests: int) -> None:
-    assert figures["requests"] == requests and figures["output_tokens"] >= 2 * requests
+def check_scenario(figures: dict, requests: int, at_least: bool = False) -> None:
+    """``at_least``: LoadGen's server scenario issues its min_query_count, or more when its
+    Poisson schedule at the target rate needs more to fill the minimum duration."""
+    done = figures["requests"]
+    assert (done >= requests if at_least else done == requests), (done, requests)
+    assert figures["output_tokens"] >= 2 * done
     assert figures["tokens_per_s"] > 0 and figures["requests_per_s"] > 0
     for key in PERCENTILE_KEYS:
         stats = figures[key]
@@ -71,7 +75,7 @@ def test_case_through_its_entry_measures_all_three_scenarios(prompts_dir, tmp_pa
     assert [r["target_rate"] for r in server["rates"]][0] > 0
     for rate in server["rates"]:
         if rate["meets_bound"]:
-            check_scenario(rate, 6)
+            check_scenario(rate, 6, at_least=True)
     assert server["max_rate_meeting_bound"] in [r["target_rate"] for r in server["rates"]] + [None]
     assert f["window_work"] == serving["offline"]["output_tokens"] + serving["single_stream"][
         "output_tokens"] + sum(r["output_tokens"] for r in server["rates"])
