@@ -132,3 +132,24 @@ def test_a_port_in_use_is_one_message(tmp_path: Path) -> None:
         with pytest.raises(CaseError, match=rf"serving port 127.0.0.1:{port} is in use"):
             from chipperf_runtime.inference.llm.served.server import check_port_free
             check_port_free(spec.host, spec.port)
+
+
+def test_a_port_an_ended_server_left_in_time_wait_is_free(tmp_path: Path) -> None:
+    """A server that ended a moment ago leaves its connections in TIME_WAIT on its port (the
+    e2e test's second served case on the same host met that): a server's bind succeeds, so
+    the probe says free, where a probe without SO_REUSEADDR said "in use"."""
+    from chipperf_runtime.inference.llm.served.server import check_port_free
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    client = socket.create_connection(("127.0.0.1", port))
+    accepted, _ = server.accept()
+    accepted.close()           # the server side closes first: its end of the pair is TIME_WAIT
+    client.close()
+    server.close()
+    with socket.socket() as plain:   # what the old probe did
+        with pytest.raises(OSError):
+            plain.bind(("127.0.0.1", port))
+    check_port_free("127.0.0.1", port)

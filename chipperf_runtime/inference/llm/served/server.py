@@ -91,7 +91,12 @@ def check_engine(spec: ServerSpec) -> None:
 
 
 def check_port_free(host: str, port: int) -> None:
+    """CaseError when something listens on ``host:port``. The probe binds as the servers do
+    (SO_REUSEADDR: uvicorn, http.server): connections of an earlier server on that port still
+    in TIME_WAIT (about 60 s after it ended) do not stop a server's bind, so they do not stop
+    the probe's; a listening socket still does."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as exc:
