@@ -1,0 +1,34 @@
+"""The values FlagPerf's 8 layout-named configs of llama1_7B/paddle share, each as
+FlagPerf sets it (FlagOpen/FlagPerf@1b5a0303 training/nvidia/llama1_7B-paddle/config/); every
+config_TP*.py imports them and sets what differs (degrees, batch, accumulation, sharding)."""
+# ruff: noqa
+model_name_or_path = 'facebook/llama-7b'
+tokenizer_name_or_path = 'facebook/llama-7b'
+continue_training = 0
+split = '998,1,1'
+max_seq_length = 2048
+dataloader_num_workers = 1
+max_steps = 100
+save_steps = 10000
+eval_steps = 10000
+learning_rate = 0.0003
+min_learning_rate = 3e-05
+warmup_steps = 2000
+weight_decay = 0.1
+lr_scheduler_type = 'cosine'
+adam_beta1 = 0.9
+adam_beta2 = 0.95
+adam_epsilon = 1e-06
+max_grad_norm = 1.0
+target_loss = 1.0
+target_ppl = 0.6
+logging_steps = 1
+log_freq = 1
+seed = 42
+use_flash_attention = 1
+fuse_attention_qkv = 0
+use_fused_rms_norm = 1
+fp16 = True
+fp16_opt_level = 'O2'
+scale_loss = 1024
+recompute_granularity = 'full'
