@@ -1,6 +1,6 @@
-"""The values FlagPerf's 8 layout-named configs of gpt3_13B/paddle share, each as
-FlagPerf sets it (FlagOpen/FlagPerf@1b5a0303 training/nvidia/gpt3_13B-paddle/config/); every
-config_TP*.py imports them and sets what differs (degrees, batch, accumulation, sharding)."""
+# From FlagOpen/FlagPerf@1b5a0303 training/nvidia/gpt3_13B-paddle/config/config_TP*.py: the values
+# its eight layout-named configs share, each as FlagPerf sets it; every config_TP*.py here
+# imports them and sets what differs (degrees, batch, accumulation, sharding).
 # ruff: noqa
 model_name_or_path = 'gpt3-13B-en'
 tokenizer_name_or_path = 'gpt3-13B-en'
