@@ -27,6 +27,7 @@ from typing import IO, Any, Optional
 from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm.served import benchserve
 from chipperf_runtime.inference.llm.served.loadgen import bench_env, log_tail
+from chipperf_runtime.inference.llm.served.server import signal_group
 
 MODULE = "chipperf_runtime.inference.llm.served.benchserve"
 
@@ -164,7 +165,7 @@ class LoadGenerator:
         if self.process is None:
             return
         process, self.process = self.process, None
-        _kill_group(process)
+        signal_group(process, signal.SIGKILL)
         process.wait()
         self.timings["starts"][-1].update(killed=why, exit_code=process.returncode)
 
@@ -179,12 +180,5 @@ class LoadGenerator:
             self.kill(f"still running {grace_s:g} s after its input was closed")
             return
         process, self.process = self.process, None
-        _kill_group(process)   # anything it left in its group
+        signal_group(process, signal.SIGKILL)   # anything it left in its group
         self.timings["starts"][-1]["exit_code"] = process.returncode
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass

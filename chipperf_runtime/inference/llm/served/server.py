@@ -162,11 +162,11 @@ class ServingProcess:
             return
         started = time.monotonic()
         if self.alive():
-            _signal_group(self.process, signal.SIGTERM)
+            signal_group(self.process, signal.SIGTERM)
             try:
                 self.process.wait(grace_s)
             except subprocess.TimeoutExpired:
-                _signal_group(self.process, signal.SIGKILL)
+                signal_group(self.process, signal.SIGKILL)
                 self.process.wait()
                 self.timings["killed_after_s"] = grace_s
         self.timings["shutdown_s"] = time.monotonic() - started
@@ -179,7 +179,8 @@ class ServingProcess:
             return f"(log unreadable: {exc})"
 
 
-def _signal_group(process: subprocess.Popen, sig: int) -> None:
+def signal_group(process: subprocess.Popen, sig: int) -> None:
+    """``sig`` to the process group ``process`` leads (it was started in a new session)."""
     try:
         os.killpg(process.pid, sig)
     except ProcessLookupError:
