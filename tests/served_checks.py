@@ -101,3 +101,22 @@ def check_one_generator(sweep: dict) -> None:
     (start,) = sweep["load_generator"]["starts"]
     assert start["import_s"] > 0 and start["ready_s"] >= start["import_s"], start
     assert "killed" not in start, start
+
+
+def check_failed_run(run_dir: Path, case_dir: str, point: str, exit_code: int) -> None:
+    """A run whose served point failed is no success: its round, case and run read "failed"
+    naming the point, the command exits 1, and the summary still holds every point run."""
+    record = json.loads((run_dir / "run.json").read_text())
+    case = record["cases"][case_dir]
+    (entry,) = case["rounds"]
+    assert (record["status"], case["status"], entry["status"]) == ("failed",) * 3, case
+    named = f"served sweep: 1 point(s) failed: {point} (serving engine "
+    assert named in entry["reason"] and named in case["reason"], case
+    assert exit_code == 1
+    summary = json.loads((run_dir / "summary.json").read_text())
+    (result,) = summary["cases"]
+    assert result["status"] == "failed" and result["counted"] == []
+    points = result["rounds"][0]["serving"]["sweep"]["points"]
+    assert points[-1]["point"] == point and points[-1]["status"] == "failed"
+    assert all(p["status"] == "succeeded" for p in points[:-1]) and len(points) > 1
+    assert named in (run_dir / "summary.md").read_text()

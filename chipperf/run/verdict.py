@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol, Sequence, TypeVar
+from typing import Any, Mapping, Protocol, Sequence, TypeVar
 
 from chipperf.run import causes
 from chipperf.run.outcome import RoundOutcome
@@ -37,14 +37,48 @@ J = TypeVar("J", bound=Judged)
 
 def check_finished(st: Judged, local: Path) -> None:
     """A node that ended well fails when it is global rank 0's and its log in ``local`` has
-    no FINISHED event."""
+    no FINISHED event, or one whose served sweep lost points (``served_failures``)."""
     if st.status != "succeeded" or st.node.node_rank != 0:
         return
     log_file = local / "rank0.out.log"
     text = log_file.read_text(errors="replace") if log_file.exists() else ""
     events, _ = parse_lines(text.splitlines())
-    if not any(e.name == "FINISHED" for e in events):
+    finished = next((e for e in events if e.name == "FINISHED"), None)
+    lost = served_failures(finished.value) if finished is not None else ""
+    if finished is None:
         st.status, st.reason = "failed", "exited 0 but rank 0 printed no FINISHED PerfLog event"
+    elif lost:
+        st.status, st.reason = "failed", lost
+
+
+def served_failures(finished: Mapping[str, Any]) -> str:
+    """Why a served sweep (FINISHED ``serving.sweep``) is not whole: its failed points named,
+    each with the first line of its reason, and the planned points it never ran; '' when every
+    planned point succeeded (or the case served no sweep). The measured points stay in the
+    record: the round fails, its figures are kept."""
+    serving = finished.get("serving")
+    sweep = serving.get("sweep") if isinstance(serving, Mapping) else None
+    if not isinstance(sweep, Mapping) or not isinstance(sweep.get("points"), list):
+        return ""
+    points = [p for p in sweep["points"] if isinstance(p, Mapping)]
+    failed = [p for p in points if p.get("status") != "succeeded"]
+    planned = sweep.get("planned")
+    unrun = planned - len(points) if isinstance(planned, int) and planned > len(points) else 0
+    if not failed and not unrun:
+        return ""
+    named = "; ".join(f"{p.get('point', '?')} ({_first_line(p.get('why')) or 'failed'})"
+                      for p in failed)
+    parts = [f"served sweep: {len(failed)} point(s) failed: {named}"] if failed else \
+        ["served sweep"]
+    if unrun:
+        parts.append(f"{unrun} planned point(s) not run ({sweep.get('ended') or 'sweep ended'})")
+    kept = len(points) - len(failed)
+    return ", ".join(parts) + f"; the {kept} measured point(s) are kept"
+
+
+def _first_line(text: Any) -> str:
+    lines = str(text or "").strip().splitlines()
+    return lines[0].rstrip(": ") if lines else ""
 
 
 def name_case_error(st: Judged, local: Path) -> None:

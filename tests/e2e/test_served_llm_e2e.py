@@ -73,7 +73,7 @@ def kill_server_during(work: Path, point_log: str, docker_host: str) -> threadin
 def run_served(tmp_path: Path, sim_cluster: Any, prompts: Path,
                overrides: dict) -> tuple[dict, Path, Path]:
     """(FINISHED, the node's output dir, the run dir) of one served run whose server is
-    killed during KILLED_POINT."""
+    killed during KILLED_POINT: the run, its case and round fail naming that point."""
     host = sim_cluster.hosts[0]
     work = tmp_path / "work"
     host_yaml = tmp_path / "host.yaml"
@@ -104,6 +104,7 @@ def run_served(tmp_path: Path, sim_cluster: Any, prompts: Path,
           f"{sweep['load_generator']['starts']}; served by {sweep['served_by']['engine']} "
           f"({sweep['served_by']['why']})")
     assert leftovers(sim_cluster, run_dir.name) == []
+    served_checks.check_failed_run(run_dir, CASE_DIR, KILLED_POINT, proc.returncode)
     return finished[0], node, run_dir
 
 
