@@ -52,7 +52,9 @@ Inference FINISHED (suite ``inference``; docs/inference.md) requires instead::
     engine, precision    str
     dtype                str, the precision of the peak FLOP/s MFU divides by
     metric               {"name", "value", "target", "higher_is_better"}
-    reference            {"max_abs_diff", "mean_abs_diff", "bound": float, "within_bound": bool}
+    reference            {"max_abs_diff", "mean_abs_diff", "bound": float, "within_bound": bool};
+                          an engine that exposes no logits (vLLM, a served engine) says so in
+                          "compared" ("not measured: why") and leaves the three numbers null
     converged            bool
     flops_per_unit       float, forward FLOPs per item
     world_size           int
@@ -140,7 +142,7 @@ def finished_problems(value: Mapping[str, Any], suite: str | None = "training") 
     for key, parts in _FINISHED_PARTS["inference" if inference else "training"].items():
         item = value.get(key)
         if isinstance(item, dict):
-            problems += _part_problems(key, item, parts, strict=inference)
+            problems += _part_problems(key, item, _unmeasured(key, item, parts), strict=inference)
     return problems + attention_problems(value)
 
 
@@ -165,6 +167,15 @@ def attention_problems(value: Mapping[str, Any]) -> list[str]:
         problems.append(f"FINISHED 'attention_flops_per_unit' {share:g} is above flops_per_unit "
                         f"{value['flops_per_unit']:g}: the attention part cannot exceed the whole")
     return problems
+
+
+def _unmeasured(key: str, item: Mapping[str, Any], parts: Mapping[str, tuple[type, ...]]
+                ) -> Mapping[str, tuple[type, ...]]:
+    """A reference whose ``compared`` says "not measured: why" may leave its numbers null."""
+    if key != "reference" or not str(item.get("compared", "")).startswith("not measured"):
+        return parts
+    return {part: types + (type(None),) if _NUMBER == types else types
+            for part, types in parts.items()}
 
 
 def _typed(item: Any, types: tuple[type, ...]) -> bool:

@@ -1,13 +1,15 @@
 """The leaderboard as plain text (`chipperf leaderboard --text`): the same groups and rows as
 the HTML page (chipperf.store.leaderboard), each table with only the columns its suite reports
-and a line naming those it leaves out, and why."""
+and a line naming those it leaves out, and why; where rows served an LLM sweep, the Pareto
+front of each row's newest run as a table."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from chipperf.results.render.servecurve import FRONT_HEADER, front_rows
 from chipperf.results.render.text import console_table
-from chipperf.store.leaderboard import Column, Group, Row, applicable_columns
+from chipperf.store.leaderboard import Column, Group, Row, applicable_columns, served_runs
 
 DASH = "-"
 
@@ -26,6 +28,10 @@ def _group_text(group: Group) -> str:
     header = ["vendor", "chip", "topology", "run mode", "figure", "noise band",
               *(c.header for c in columns), "runs", "latest run"]
     lines.append(console_table(header, [_row_text(r, columns) for r in group.rows]))
+    front = front_rows(served_runs(group))
+    if front:
+        lines += ["served sweeps: the Pareto front of each row's newest run (times in ms)",
+                  console_table(FRONT_HEADER, front)]
     return "\n".join(lines) + "\n"
 
 

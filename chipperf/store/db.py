@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from chipperf.errors import ChipperfError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DEFAULT_FILE = "chipperf-results.sqlite"
 ENV_URL = "RESULTS_DB"
 
@@ -102,6 +102,37 @@ figures = sa.Table(
     sa.Column("min", sa.Float),
     sa.Column("max", sa.Float))
 
+def latency_columns() -> list[sa.Column]:
+    """A served point's TTFT and TPOT percentiles (ms)."""
+    return [sa.Column(f"{name}_{p}_ms", sa.Float) for name in ("ttft", "tpot")
+            for p in ("p50", "p90", "p99")]
+
+
+# One row per point of a round's served sweep (FINISHED ``serving.sweep.points``; schema
+# version 4): what the leaderboard and `compare` draw the throughput-interactivity curves from.
+serving_points = sa.Table(
+    "serving_points", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("case_pk", sa.Integer, sa.ForeignKey("cases.id", ondelete="CASCADE"),
+              nullable=False, index=True),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("point", sa.String(80), nullable=False),      # chat_c4, chat_r0.5
+    sa.Column("engine", sa.String(40)),                     # the engine that served: vllm, ...
+    sa.Column("shape", sa.String(40)),
+    sa.Column("concurrency", sa.Integer),                   # NULL for a fixed-rate point
+    sa.Column("request_rate", sa.Float),                    # requests/s; NULL for concurrency
+    sa.Column("status", sa.String(20)),
+    sa.Column("why", sa.Text),                              # a failed point's reason
+    sa.Column("requests", sa.Integer),
+    sa.Column("failed", sa.Integer),
+    sa.Column("output_tokens_per_s_per_chip", sa.Float),
+    sa.Column("tokens_per_s_per_user", sa.Float),
+    *latency_columns(),
+    sa.Column("goodput_requests_per_s", sa.Float),
+    sa.Column("output_tokens_per_joule", sa.Float),
+    sa.Column("cost_per_million_output_tokens", sa.Float),
+    sa.Column("cost_currency", sa.String(12)))
+
 # The columns schema version 2 added (issue 42): what `check` found and the run kept, a torn
 # round's problems, the headline figure's kind, the run mode and the smoke/preset marks.
 ADDED_IN_2 = (("runs", "problems", "TEXT"), ("rounds", "problems", "TEXT"),
@@ -128,8 +159,16 @@ def _to_version_3(conn: Connection) -> None:
     conn.execute(runs.update().values(digest=""))   # the next ingest of each dir replaces it
 
 
+def _to_version_4(conn: Connection) -> None:
+    """Version 3 -> 4: the ``serving_points`` table (empty: the next ingest of each run dir
+    fills the points of its served sweeps; every row stored before is kept)."""
+    serving_points.create(conn)
+    conn.execute(runs.update().values(digest=""))   # the next ingest of each dir replaces it
+
+
 # version -> the step that brings a database from version - 1 up to it.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {2: _to_version_2, 3: _to_version_3}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {2: _to_version_2, 3: _to_version_3,
+                                                       4: _to_version_4}
 
 
 class StoreError(ChipperfError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -62,6 +62,7 @@ class CaseRows:
     case: dict[str, Any]                     # the cases row, without run_pk
     rounds: tuple[dict[str, Any], ...]       # rounds rows, without case_pk
     figures: tuple[dict[str, Any], ...]      # figures rows, without case_pk
+    points: tuple[dict[str, Any], ...] = ()  # serving_points rows, without case_pk
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ def _store_run(conn: Connection, read: ReadRun) -> str:
         case_pks = sa.select(db.cases.c.id).where(db.cases.c.run_pk == old.id)
         conn.execute(db.rounds.delete().where(db.rounds.c.case_pk.in_(case_pks)))
         conn.execute(db.figures.delete().where(db.figures.c.case_pk.in_(case_pks)))
+        conn.execute(db.serving_points.delete().where(db.serving_points.c.case_pk.in_(case_pks)))
         conn.execute(db.cases.delete().where(db.cases.c.run_pk == old.id))
         conn.execute(db.runs.delete().where(db.runs.c.id == old.id))
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -177,6 +179,9 @@ def _store_run(conn: Connection, read: ReadRun) -> str:
             conn.execute(db.rounds.insert(), [r | {"case_pk": case_pk} for r in rows.rounds])
         if rows.figures:
             conn.execute(db.figures.insert(), [f | {"case_pk": case_pk} for f in rows.figures])
+        if rows.points:
+            conn.execute(db.serving_points.insert(),
+                         [p | {"case_pk": case_pk} for p in rows.points])
     return "added" if old is None else "replaced"
 
 
@@ -224,7 +229,8 @@ def _case_rows(run_dir: Path, case: CaseResult, entry: dict[str, Any],
             "energy_per_unit_j": values.get("energy_per_unit_j"),
             "share_of_peak": values.get("share_of_peak")}
     return CaseRows(row, tuple(_round_row(r, r.number in case.counted, head.name)
-                               for r in case.rounds), tuple(figures))
+                               for r in case.rounds), tuple(figures),
+                    tuple(p for r in case.rounds for p in serving_point_rows(r)))
 
 
 def _insert(conn: Connection, statement: sa.Insert) -> int:
@@ -242,6 +248,46 @@ def _round_row(r: RoundResult, counted: bool, figure: str = "throughput_raw") ->
                 problems=r.reason if r.status == TORN else None,
                 throughput=round_value(r, figure), mfu=r.mfu, mfu_causal=r.mfu_causal,
                 energy_per_unit_j=per_unit, share_of_peak=r.share_of_peak)
+
+
+def serving_point_rows(r: RoundResult) -> list[dict[str, Any]]:
+    """One row per point of the round's served sweep (failed ones too, with why)."""
+    sweep = (r.serving or {}).get("sweep")
+    if not isinstance(sweep, Mapping):
+        return []
+    served_by = sweep.get("served_by")
+    engine = served_by.get("engine") if isinstance(served_by, Mapping) else sweep.get("engine")
+    return [_point_row(r.number, engine, p) for p in sweep.get("points") or []
+            if isinstance(p, Mapping)]
+
+
+def _point_row(number: int, engine: Any, p: Mapping[str, Any]) -> dict[str, Any]:
+    why = str(p.get("why") or "").strip()
+    latency = {f"{name}_{q}_ms": _float((p.get(f"{name}_ms") or {}).get(q))
+               for name in ("ttft", "tpot") for q in ("p50", "p90", "p99")}
+    return dict(round=number, point=str(p.get("point") or "?")[:80],
+                engine=str(engine)[:40] if engine else None, shape=_text(p.get("shape"), 40),
+                concurrency=_int(p.get("concurrency")), request_rate=_float(p.get("request_rate")),
+                status=_text(p.get("status"), 20), why=why or None,
+                requests=_int(p.get("requests")), failed=_int(p.get("failed")),
+                **{name: _float(p.get(name)) for name in (
+                    "output_tokens_per_s_per_chip", "tokens_per_s_per_user",
+                    "goodput_requests_per_s", "output_tokens_per_joule",
+                    "cost_per_million_output_tokens")},
+                **latency, cost_currency=_text(p.get("cost_currency"), 12))
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(value: Any, size: int) -> str | None:
+    return str(value)[:size] if value not in (None, "") else None
 
 
 def figure_rows_of(case: CaseResult) -> list[dict[str, Any]]:

@@ -11,14 +11,17 @@ over its counted rounds), only the figures the row's suite reports (base/ and op
 MFU, no energy per unit of work; inference: no causal MFU; training and inference: no share of
 spec peak; the page says why beside each table); the noise band over those runs (the history
 module's median +- 3 x 1.4826 x MAD), the number of runs (all of them), a trend chart of the
-headline figure, and a link to the newest run's report.html.
+headline figure, and a link to the newest run's report.html. Where rows' newest runs served an
+LLM sweep, the fingerprint adds one throughput-interactivity chart with each row's Pareto front
+and a table of the fronts' points (tokens per joule and cost per million tokens where the run
+has them; chipperf.store.servedpoints).
 """
 
 from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import NamedTuple
@@ -27,8 +30,12 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from chipperf.results.compute.figures import figures_for
+from chipperf.results.render.html import html_table
+from chipperf.results.render.servecurve import FRONT_HEADER, FRONT_NOTE, front_rows, runs_curve_svg
+from chipperf.results.render.svg import CHART_CSS
 from chipperf.store import db
 from chipperf.store.history import Band, BandConfig, noise_band
+from chipperf.store.servedpoints import Points, points_of, runs_of
 
 RECENT = 50          # runs per row the figures, band and trend are taken over
 # figure name -> its column of ``cases``
@@ -58,6 +65,12 @@ class Row:
     band: Band | None                     # of throughput over runs
     trend: tuple[float, ...]              # throughput per run, oldest first
     latest: RunRef
+    served: Points = ()                   # the newest run's served sweep points, if any
+
+    @property
+    def label(self) -> str:
+        """Short enough for a chart's legend: the chip and topology (the table says the rest)."""
+        return f"{self.chip} {self.topology}"
 
 
 @dataclass(frozen=True)
@@ -84,8 +97,10 @@ def board(engine: Engine, suite: str | None = None, recent: int = RECENT) -> lis
             sa.select(db.cases.c.fingerprint_key, db.cases.c.fingerprint)
             .where(db.cases.c.fingerprint_key.in_(list(grouped)))
             .group_by(db.cases.c.fingerprint_key, db.cases.c.fingerprint))}
+        served = points_of(conn, (rows[-1].case_pk for chips in grouped.values()
+                                  for rows in chips.values()))
     return sorted((_group(fp, json.loads(fingerprints[fp]), suites[fp], {
-        key: (rows, counts.get((fp, *key), len(rows))) for key, rows in chips.items()})
+        key: (rows, counts.get((fp, *key), len(rows))) for key, rows in chips.items()}, served)
         for fp, chips in grouped.items()), key=lambda g: (g.suite, g.title))
 
 
@@ -114,7 +129,8 @@ def _recent_query(suite: str | None, recent: int) -> sa.Select:
     inner = (sa.select(c.c.fingerprint_key, c.c.suite, *(c.c[k] for k in ROW_KEY),
                        c.c.throughput_unit, c.c.value_kind, c.c.throughput, c.c.mfu,
                        c.c.mfu_causal,
-                       c.c.energy_per_unit_j, c.c.share_of_peak, r.c.id.label("run_pk"),
+                       c.c.energy_per_unit_j, c.c.share_of_peak, c.c.id.label("case_pk"),
+                       r.c.id.label("run_pk"),
                        r.c.run_id, r.c.started_at, r.c.report_html, newest)
              .join(r, r.c.id == c.c.run_pk).where(_has_figures()))
     if suite is not None:
@@ -123,15 +139,16 @@ def _recent_query(suite: str | None, recent: int) -> sa.Select:
     return sa.select(sub).where(sub.c.newest <= recent).order_by(sub.c.newest.desc())
 
 
-def _group(fp_key: str, fingerprint: dict, suite: str,
-           chips: dict[tuple, tuple[list, int]]) -> Group:
-    rows = sorted((_row(key, rows, runs) for key, (rows, runs) in chips.items()),
+def _group(fp_key: str, fingerprint: dict, suite: str, chips: dict[tuple, tuple[list, int]],
+           served: Mapping[int, Points]) -> Group:
+    rows = sorted((_row(key, rows, runs, served.get(rows[-1].case_pk, ()))
+                   for key, (rows, runs) in chips.items()),
                   key=lambda r: -(r.figures["throughput_raw"] or 0.0))
     return Group(fp_key, str(fingerprint.get("case") or fp_key), fingerprint, suite,
                  tuple(rows))
 
 
-def _row(key: tuple, rows: list, runs: int) -> Row:
+def _row(key: tuple, rows: list, runs: int, served: Points = ()) -> Row:
     last = rows[-1]
     trend = tuple(r.throughput for r in rows if r.throughput is not None)
     medians = {name: _median([v for r in rows if (v := getattr(r, column)) is not None])
@@ -141,7 +158,7 @@ def _row(key: tuple, rows: list, runs: int) -> Row:
     return Row(vendor or "?", chip or "?", f"{nnodes or '?'}x{nproc or '?'}",
                last.throughput_unit or "", last.value_kind or "", run_mode or "", marks or "",
                runs, medians, band, trend,
-               RunRef(last.run_pk, last.run_id, last.started_at or "", last.report_html))
+               RunRef(last.run_pk, last.run_id, last.started_at or "", last.report_html), served)
 
 
 def _median(values: Sequence[float]) -> float | None:
@@ -153,7 +170,7 @@ def _median(values: Sequence[float]) -> float | None:
 STYLE = ("body{font:14px sans-serif;margin:1.5em}table{border-collapse:collapse;margin:.5em 0 1.5em}"
          "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td.l,th.l{text-align:left}"
          "h2{font-size:16px;margin-top:1.5em}.fp{color:#555;font-size:12px}"
-         ".mark{color:#a40;font-weight:bold}.kind{color:#555;font-size:12px}")
+         ".mark{color:#a40;font-weight:bold}.kind{color:#555;font-size:12px}") + CHART_CSS
 
 
 def board_html(groups: Sequence[Group], link: Callable[[RunRef], str | None],
@@ -219,7 +236,25 @@ def _group_html(group: Group, link: Callable[[RunRef], str | None]) -> str:
     return (f"<h2 id='fp-{escape(group.fingerprint_key)}'>{escape(group.title)} "
             f"<small>({escape(group.suite)})</small></h2><div class='fp'>{escape(fp)}</div>"
             f"{note_html}<table class='board' data-fingerprint='{escape(group.fingerprint_key)}'>"
-            f"{head}{rows}</table>")
+            f"{head}{rows}</table>{_served_html(group)}")
+
+
+def served_runs(group: Group) -> list[tuple[str, Sequence[Mapping]]]:
+    """(label, points) of each row's newest run that served a sweep, fastest row first."""
+    return [run for row in group.rows if row.served
+            for run in runs_of(row.label, row.served)]
+
+
+def _served_html(group: Group) -> str:
+    """The rows' served sweeps on one chart, a Pareto front per row's newest run, and the
+    fronts' points ('' when no row has one)."""
+    runs = served_runs(group)
+    chart = runs_curve_svg(group.title, runs)
+    if not chart:
+        return ""
+    return (f"<div class='served'>{chart}<p class='fp'>{escape(FRONT_NOTE)} A curve is a row's "
+            f"newest run (its latest run above), labelled chip, topology, serving engine and "
+            f"shape.</p>{html_table(FRONT_HEADER, front_rows(runs))}</div>")
 
 
 def _row_html(row: Row, columns: Sequence[Column], link: Callable[[RunRef], str | None]) -> str:

@@ -138,7 +138,7 @@ def test_a_served_finished_renders_its_curve_table_and_notes(tmp_path: Path) -> 
                                 died])
     assert finished["converged"] is False and finished["throughput"]["raw"] == 150.0
     assert finished["metric"]["value"] == 2 / 3 and finished["latency_ms"]["count"] == 2
-    assert [p for p in finished_problems(finished, "inference") if "reference" not in p] == []
+    assert finished_problems(finished, "inference") == []     # reference: "not measured"
     run = write_run(tmp_path, [inference_case(rounds=inference_case().rounds[:1])],
                     suite="inference")
     edit_finished(rank0(run), lambda v: (v.clear(), v.update(finished)))
@@ -370,13 +370,13 @@ def test_compare_draws_every_runs_served_curve_on_one_chart() -> None:
                           rounds=[RoundResult(number=n, serving={"sweep": {"points": points}})
                                   for n in range(1, rounds + 1)])
 
-    chart = servecurve.compare_curve_svg("llama3_8b", [("#1 cpu/xeon", case(10.0)),
-                                                       ("#2 cpu/epyc", case(30.0, rounds=2)),
-                                                       ("#3 none", None)])
+    chart = servecurve.runs_curve_svg("llama3_8b", servecurve.sweep_runs(
+        [("#1 cpu/xeon", case(10.0)), ("#2 cpu/epyc", case(30.0, rounds=2)), ("#3 none", None)]))
     assert "llama3_8b: throughput vs interactivity" in chart
     labels = re.findall(r"<title>([^<]*)</title></polyline>", chart)
-    assert labels == ["#1 cpu/xeon chat", "#2 cpu/epyc chat round 1", "#2 cpu/epyc chat round 2"]
-    assert servecurve.compare_curve_svg("x", [("#1", CaseResult(dir_name="d"))]) == ""
+    assert labels == ["#1 cpu/xeon chat", "#2 cpu/epyc round 1 chat", "#2 cpu/epyc round 2 chat"]
+    assert servecurve.runs_curve_svg("x", servecurve.sweep_runs(
+        [("#1", CaseResult(dir_name="d"))])) == ""
     runs = [RunSummary(run_id=f"run{i}", cases=(case(10.0 * i),)) for i in (1, 2)]
     match = compare_html.match_key(runs[0].cases[0], None)
     (section,) = compare_html._served_curve(match, runs, ["#1 a", "#2 b"])

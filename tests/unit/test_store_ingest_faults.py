@@ -82,9 +82,10 @@ def test_a_version_1_store_gains_the_new_columns(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "store.sqlite") as conn:
         for table, column, _ in db.ADDED_IN_2 + db.ADDED_IN_3:
             conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        conn.execute("DROP TABLE serving_points")     # version 4's
         conn.execute("UPDATE schema_version SET version = 1")
     engine = _open(tmp_path)
     with engine.connect() as conn:
-        assert conn.execute(sa.select(db.schema_version.c.version)).scalar_one() == 3
+        assert conn.execute(sa.select(db.schema_version.c.version)).scalar_one() == 4
         assert "mfu_causal" in {c["name"] for c in sa.inspect(conn).get_columns("cases")}
     assert ingest_dir(engine, run_dir).outcome == "replaced"      # the new columns filled

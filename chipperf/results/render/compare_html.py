@@ -3,7 +3,8 @@
 The runs (chips) are listed once, numbered; each matched case has a table with one column per
 run (mean ±CV, rounds counted, ratio to the baseline, noise flag) and, per figure, a bar chart
 with one bar per run; an LLM case with a served sweep adds one throughput-interactivity chart
-with every run's curve. Like report.html: inline CSS and SVG only, nothing fetched or run.
+with every run's Pareto front, and the fronts' points as a table. Like report.html: inline
+CSS and SVG only, nothing fetched or run.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ from html import escape
 from chipperf.results.compute.schema import AGGREGATED, RunSummary
 from chipperf.results.render.compare import Cell, Comparison, Row, match_key
 from chipperf.results.render.html import CSP, CSS, html_table
-from chipperf.results.render.servecurve import compare_curve_svg
+from chipperf.results.render.servecurve import (
+    FRONT_HEADER,
+    FRONT_NOTE,
+    front_rows,
+    runs_curve_svg,
+    sweep_runs,
+)
 from chipperf.results.render.svg import Bar, bar_chart
 from chipperf.results.render.text import DASH, fmt, kind_of
 
@@ -43,12 +50,16 @@ def comparison_html(comparison: Comparison, summaries: Sequence[RunSummary]) -> 
 
 
 def _served_curve(match: str, summaries: Sequence[RunSummary], labels: Sequence[str]) -> list[str]:
-    """The matched case's served sweeps, every run's curve on one chart ([] when none has one)."""
+    """The matched case's served sweeps: every run's Pareto front on one chart, and the fronts'
+    points as a table ([] when no run has a sweep)."""
     cases = [(label, next((c for c in s.cases if match_key(c, s.suite) == match), None))
              for label, s in zip(labels, summaries)]
-    chart = compare_curve_svg(match, cases)
+    runs = sweep_runs(cases)
+    chart = runs_curve_svg(match, runs)
+    if not chart:
+        return []
     return [f'<section><h3>{escape(match)}: served sweeps</h3><div class="charts">{chart}</div>'
-            "</section>"] if chart else []
+            f"<p>{escape(FRONT_NOTE)}</p>{html_table(FRONT_HEADER, front_rows(runs))}</section>"]
 
 
 def _chip(summary: RunSummary, match: str) -> str:

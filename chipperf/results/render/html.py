@@ -43,7 +43,7 @@ from chipperf.results.render.suite import (
     round_rows,
     shape_rows,
 )
-from chipperf.results.render.svg import Bar, Line, bar_chart, line_chart
+from chipperf.results.render.svg import CHART_CSS, Bar, Line, bar_chart, line_chart
 from chipperf.results.render.text import DASH, fmt
 from chipperf.suites import suite_of
 
@@ -73,17 +73,13 @@ th,td{border:1px solid #ddd;padding:3px 7px;text-align:right;overflow-wrap:anywh
 th{background:#f4f4f4;font-weight:600}
 td:first-child,th:first-child{text-align:left}
 .charts{display:flex;flex-wrap:wrap;gap:8px}
-svg.chart{background:#fff;border:1px solid #e4e4e4}
-svg .title{font-size:13px;font-weight:600}svg .tick,svg .legend,svg .axis,svg .note{font-size:11px}
-svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}svg .window{fill:#fde9b0;opacity:.7}
-svg .mean{stroke:#333;stroke-dasharray:4 3}
 .bad{color:#b00020}.muted{color:#777}details{margin:8px 0}summary{cursor:pointer;font-weight:600}
 code{background:#f4f4f4;padding:0 3px}
 .smoke{background:#fff4d6;border:1px solid #e0b84c;padding:6px 10px}
 div.facts{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
 table.facts caption{text-align:left;font-weight:600}table.facts th{text-align:left}
 table.facts td{text-align:left}ul.logs a{margin-right:8px}
-"""
+""" + CHART_CSS
 
 
 def report_html(collected: Collected, details: dict[str, CaseDetails] | None = None,

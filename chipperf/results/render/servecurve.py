@@ -1,8 +1,11 @@
 """The served sweep of an LLM case (FINISHED ``serving.sweep``): its points as a table and
 the throughput-interactivity curve per round, output tokens/s per chip against tokens/s per
-user (1000 / TPOT p50), one line per workload shape, as InferenceMAX plots it; in
-``chipperf compare --html``, the curves of every compared run on one chart. The case writes the
-same points as ``serving_curve.csv`` in the round's node folder.
+user (1000 / TPOT p50), one line per workload shape, as InferenceMAX plots it: the line joins
+the Pareto front (the points no other point beats on both axes, filled dots), the points it
+dominates are hollow dots; in ``chipperf compare --html`` and the store's leaderboard, the
+curves of every compared run on one chart, with a table of each run's front (tokens per joule
+and cost per million tokens where the run measured them). The case writes the same points as
+``serving_curve.csv`` in the round's node folder.
 """
 
 from __future__ import annotations
@@ -19,6 +22,12 @@ HEADER = ["round", "point", "status", "requests", "failed", "out tok/s per chip"
           "E2E p50", "E2E p90", "E2E p99", "goodput req/s", "out tok/J", "cost per M out tok",
           "tokens = server's /metrics"]
 X_LABEL, Y_LABEL = "tokens/s per user (1000 / TPOT p50)", "output tokens/s per chip"
+FRONT_NOTE = ("Each line joins a run's Pareto front (filled dots: no other point of the run "
+              "has both more tokens/s per user and more output tokens/s per chip); hollow dots "
+              "are the points it dominates. The table lists the fronts' points; times in ms; "
+              "a dash where the run did not measure it (energy) or set no price (cost).")
+FRONT_HEADER = ["curve", "shape", "point", "tok/s per user", "out tok/s per chip", "TTFT p50",
+                "TPOT p50", "goodput req/s", "out tok/J", "cost per M out tok"]
 
 
 def sweep_of(serving: Any) -> Mapping[str, Any] | None:
@@ -100,30 +109,77 @@ def curve_svgs(case: CaseResult) -> list[str]:
     return charts
 
 
-def compare_curve_svg(title: str, cases: Sequence[tuple[str, CaseResult | None]]) -> str:
-    """One throughput-interactivity chart for ``chipperf compare``: a line per run (its label,
-    e.g. ``#2 nvidia/H100``), shape and round, from each run's matched case; "" when no run
-    has a served sweep."""
-    lines = []
+def sweep_runs(cases: Sequence[tuple[str, CaseResult | None]]
+               ) -> list[tuple[str, Sequence[Mapping[str, Any]]]]:
+    """(label, points) per run and round of the cases that have a served sweep; the round is
+    in the label when a case has several."""
+    runs: list[tuple[str, Sequence[Mapping[str, Any]]]] = []
     for label, case in cases:
         rounds = [r for r in case.rounds if sweep_of(r.serving)] if case else []
-        for r in rounds:
-            suffix = f" round {r.number}" if len(rounds) > 1 else ""
-            lines += [Line(f"{label} {line.label}{suffix}", line.points)
-                      for line in _lines((sweep_of(r.serving) or {}).get("points", []))]
+        runs += [(label + (f" round {r.number}" if len(rounds) > 1 else ""),
+                  (sweep_of(r.serving) or {}).get("points", [])) for r in rounds]
+    return runs
+
+
+def runs_curve_svg(title: str, runs: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> str:
+    """One chart of several runs' points (each a FINISHED point, or one the store gives back
+    in its shape), a front per run and shape; "" when no run has a measured point."""
+    lines = [Line(f"{label} {line.label}", line.points, True, line.others)
+             for label, points in runs for line in _lines(points)]
     return line_chart(f"{title}: throughput vs interactivity", lines, X_LABEL, Y_LABEL) \
         if lines else ""
 
 
-def _lines(points: list[Mapping[str, Any]]) -> list[Line]:
-    shapes: dict[str, list[tuple[float, float]]] = {}
+def front_rows(runs: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> list[list[str]]:
+    """FRONT_HEADER's rows: each run's Pareto-front points, per shape, by interactivity."""
+    rows = []
+    for label, points in runs:
+        for name, group in _by_line(points).items():
+            front, _ = pareto_front([_xy(p) for p in group])
+            at = {_xy(p): p for p in reversed(group)}      # the first point at each (x, y)
+            rows += [_front_row(label, name, at[xy]) for xy in front]
+    return rows
+
+
+def _front_row(label: str, line: str, p: Mapping[str, Any]) -> list[str]:
+    x, y = _xy(p)
+    return [label, line, str(p.get("point")), _num(x), _num(y),
+            _num((p.get("ttft_ms") or {}).get("p50")), _num((p.get("tpot_ms") or {}).get("p50")),
+            _num(p.get("goodput_requests_per_s")), _num(p.get("output_tokens_per_joule")),
+            _cost(p)]
+
+
+def pareto_front(xy: Sequence[tuple[float, float]]
+                 ) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """(the points no other point matches or beats on both axes, by x; the others): the best
+    throughput per chip a run reached at each level of interactivity."""
+    front = [p for p in xy if not any(q != p and q[0] >= p[0] and q[1] >= p[1] for q in xy)]
+    front = sorted(set(front))
+    return front, sorted(p for p in xy if p not in front)
+
+
+def _lines(points: Sequence[Mapping[str, Any]]) -> list[Line]:
+    lines = []
+    for name, group in _by_line(points).items():
+        front, dominated = pareto_front([_xy(p) for p in group])
+        lines.append(Line(name, front, True, dominated))
+    return lines
+
+
+def _by_line(points: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    """The measured points (succeeded, with both axes) by line: shape, fixed rates apart."""
+    shapes: dict[str, list[Mapping[str, Any]]] = {}
     for p in points:
         x, y = p.get("tokens_per_s_per_user"), p.get("output_tokens_per_s_per_chip")
         if p.get("status") == "succeeded" and isinstance(x, (int, float)) \
                 and isinstance(y, (int, float)):
             name = str(p.get("shape")) + (" (fixed rates)" if p.get("request_rate") else "")
-            shapes.setdefault(name, []).append((float(x), float(y)))
-    return [Line(name, sorted(xy)) for name, xy in shapes.items()]
+            shapes.setdefault(name, []).append(p)
+    return shapes
+
+
+def _xy(p: Mapping[str, Any]) -> tuple[float, float]:
+    return float(p["tokens_per_s_per_user"]), float(p["output_tokens_per_s_per_chip"])
 
 
 def _row(number: int, p: Mapping[str, Any]) -> list[str]:

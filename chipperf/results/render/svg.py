@@ -1,7 +1,9 @@
 """Inline SVG charts drawn in Python: no script, no font or file fetched.
 
 ``line_chart`` plots series over time with an optional shaded span (the timed
-window); ``bar_chart`` plots one value per label (throughput per round).
+window), or, with markers, measured points (a line's own points filled and joined, its
+``others`` hollow and apart: the served sweep's Pareto front and the points it dominates);
+``bar_chart`` plots one value per label (throughput per round).
 """
 
 from __future__ import annotations
@@ -16,12 +18,20 @@ LEFT, RIGHT, TOP, BOTTOM = 64, 140, 28, 40
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
 MUTED = "#b0b0b0"
+CHART_CSS = """
+svg.chart{background:#fff;border:1px solid #e4e4e4}
+svg .title{font-size:13px;font-weight:600}svg .tick,svg .legend,svg .axis,svg .note{font-size:11px}
+svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}svg .window{fill:#fde9b0;opacity:.7}
+svg .mean{stroke:#333;stroke-dasharray:4 3}
+"""    # the classes the charts use: every page that shows one carries this
 
 
 @dataclass(frozen=True)
 class Line:
     label: str
     points: Sequence[tuple[float, float]]     # (x, y)
+    markers: bool = False                     # a dot on each point
+    others: Sequence[tuple[float, float]] = ()   # same colour, hollow dots, not joined
 
 
 @dataclass(frozen=True)
@@ -112,8 +122,9 @@ def line_chart(title: str, lines: Sequence[Line], x_label: str, y_label: str,
                y_from_zero: bool = True) -> str:
     """A time-series chart; ``yscale`` divides the tick labels (e.g. 2**30 for GiB)."""
     drawn = [line for line in lines if line.points]
-    xs = [p[0] for line in drawn for p in line.points] + (list(shade) if shade else [])
-    ys = [p[1] for line in drawn for p in line.points]
+    xs = [p[0] for line in drawn for p in (*line.points, *line.others)] + (
+        list(shade) if shade else [])
+    ys = [p[1] for line in drawn for p in (*line.points, *line.others)]
     if not drawn:
         return ""
     xticks = nice_ticks(min(xs), max(xs), 8)
@@ -133,11 +144,21 @@ def line_chart(title: str, lines: Sequence[Line], x_label: str, y_label: str,
         path = " ".join(f"{frame.px(x):.1f},{frame.py(y):.1f}" for x, y in line.points)
         out.append(f'<polyline class="series" fill="none" stroke="{color}" stroke-width="1.5" '
                    f'points="{path}"><title>{escape(line.label)}</title></polyline>')
+        out += _dots(frame, line, color)
         out += _legend(i, line.label, color)
     if shade:
         out += _legend(len(drawn), "timed window", "#fde9b0", box=True)
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _dots(frame: _Frame, line: Line, color: str) -> list[str]:
+    """A filled dot on each of a marked line's points, a hollow one on each of its others."""
+    filled = [(x, y, color) for x, y in line.points] if line.markers else []
+    hollow = [(x, y, "white") for x, y in line.others]
+    return [f'<circle class="dot" cx="{frame.px(x):.1f}" cy="{frame.py(y):.1f}" r="3" '
+            f'stroke="{color}" fill="{fill}"><title>{escape(line.label)}: {x:.4g}, {y:.4g}'
+            "</title></circle>" for x, y, fill in filled + hollow]
 
 
 def _legend(i: int, label: str, color: str, box: bool = False) -> list[str]:
