@@ -106,16 +106,19 @@ def test_a_newer_schema_is_refused_on_postgresql(url: str) -> None:
 
 
 def test_a_version_1_store_is_migrated_on_postgresql(url: str) -> None:
-    """Issue 42's and 44's columns (db.ADDED_IN_2, ADDED_IN_3) added by ALTER TABLE on
-    PostgreSQL as on SQLite."""
+    """Issue 42's and 44's columns (db.ADDED_IN_2, ADDED_IN_3) added by ALTER TABLE, and issue
+    43's serving_points table created, on PostgreSQL as on SQLite."""
     engine = db.open_store(url)
     with engine.begin() as conn:
         for table, column, _ in db.ADDED_IN_2 + db.ADDED_IN_3:
             conn.execute(sa.text(f"ALTER TABLE {table} DROP COLUMN {column}"))
+        conn.execute(sa.text("DROP TABLE serving_points"))     # version 4's
         conn.execute(db.schema_version.update().values(version=1))
     engine = db.open_store(url)
     with engine.connect() as conn:
-        assert conn.execute(sa.select(db.schema_version.c.version)).scalar_one() == 3
+        assert conn.execute(sa.select(db.schema_version.c.version)).scalar_one() == 4
         columns = {t: {c["name"] for c in sa.inspect(conn).get_columns(t)}
-                   for t in ("runs", "rounds", "cases")}
+                   for t in ("runs", "rounds", "cases", "serving_points")}
     assert all(column in columns[table] for table, column, _ in db.ADDED_IN_2 + db.ADDED_IN_3)
+    assert {"point", "tokens_per_s_per_user", "output_tokens_per_joule"} <= columns[
+        "serving_points"]

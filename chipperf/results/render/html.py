@@ -162,7 +162,10 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
         out.append(f'<p class="bad">Not counted:</p><ul>{items}</ul>')
     if has_sweep(case):
         out += ["<h3>Served sweep (times in ms)</h3>", *curve_svgs(case),
-                "<p>The points as CSV: serving_curve.csv in the round's node folder.</p>",
+                "<p>Each line joins the round's Pareto front (filled dots: no other point has "
+                "both more tokens/s per user and more output tokens/s per chip); hollow dots "
+                "are the points it dominates. The points as CSV: serving_curve.csv in the "
+                "round's node folder.</p>",
                 html_table(*sweep_rows(case)),
                 *(f"<p>{escape(line)}.</p>" for line in sweep_notes(case))]
     elif has_serving(case):
