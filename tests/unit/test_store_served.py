@@ -5,6 +5,7 @@ drawing code: chipperf.results.render.servecurve)."""
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -15,6 +16,7 @@ from test_results_inference import edit_finished, inference_case
 from test_served_llm import measured_point, served_finished
 
 from chipperf.results.render import servecurve
+from chipperf.run.verdict import served_failures
 from chipperf.store import db
 from chipperf.store.boardtext import board_text
 from chipperf.store.ingest import ingest_dir
@@ -65,6 +67,33 @@ def test_every_point_is_stored_with_its_figures_and_a_failed_one_with_why(tmp_pa
     assert c2.cost_per_million_output_tokens == 2.0 / 3600 / 150.0 * 1e6
     assert c2.cost_currency == "EUR"
     assert rows[3].why == DIED["why"] and rows[3].output_tokens_per_s_per_chip is None
+
+
+def test_a_run_that_lost_a_point_is_stored_failed_with_every_point(tmp_path: Path) -> None:
+    """run.json as the engine writes it when a served point failed (chipperf.run.verdict):
+    the run, case and round are failed, the round is not counted, every point is kept."""
+    run = served_run(tmp_path, "xeon", 1.0, "run20231101120000", died=True)
+    record = json.loads((run / "run.json").read_text())
+    (case,) = record["cases"].values()
+    log = next(run.glob("*/round1/*_noderank0/rank0.out.log")).read_text()
+    finished = json.loads(next(line for line in log.splitlines() if '"FINISHED"' in line)
+                          .split("[PerfLog] ", 1)[1])["value"]
+    reason = f"node 0 (10.0.0.1): {served_failures(finished)}"
+    case["rounds"][0].update(status="failed", reason=reason)
+    case.update(status="failed", reason=f"round 1: {reason}")
+    record["status"] = "failed"
+    (run / "run.json").write_text(json.dumps(record))
+    engine = store(tmp_path)
+    assert ingest_dir(engine, run).problems == ()
+    with engine.connect() as conn:
+        run_status = conn.execute(sa.select(db.runs.c.status)).scalar_one()
+        case_row = conn.execute(sa.select(db.cases.c.status, db.cases.c.throughput)).one()
+        round_row = conn.execute(sa.select(db.rounds.c.status, db.rounds.c.counted)).one()
+    assert (run_status, *case_row, *round_row) == ("failed", "failed", None, "failed", False)
+    assert "chat_c8 (serving engine 'vllm' exited (code -9) during this point)" in reason
+    assert [(r.point, r.status) for r in stored_points(engine)][-1] == ("chat_c8", "failed")
+    assert len(stored_points(engine)) == 4
+    assert board(engine) == []          # no headline figure: no leaderboard row
 
 
 def test_an_older_store_is_migrated_keeping_its_rows_and_filled_by_the_next_ingest(
