@@ -17,7 +17,7 @@ from chipperf.results.read.check_flagperf import check_flagperf, is_flagperf_dir
 from chipperf.results.read.collect import collect
 from chipperf.results.render import readme as readme_block
 from chipperf.results.render.compare import compare, comparison_console
-from chipperf.results.render.compare_html import comparison_html
+from chipperf.results.render.compare_html import comparison_html, served_fronts_text
 from chipperf.results.render.console import console
 from chipperf.results.report import write_collected
 
@@ -103,6 +103,7 @@ def compare_main(dirs: list[Path], baseline: int = 0, html: Path | None = None) 
         print("chipperf compare: no case has a counted round to compare")
         return 1
     print(comparison_console(comparison), end="")
+    print(served_fronts_text(comparison, summaries), end="")
     if html is not None:
         atomic_write(html, comparison_html(comparison, summaries))
         print(f"Comparison page: {html}")

@@ -10,6 +10,7 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from synthetic_results import write_run
 from test_results_inference import edit_finished, inference_case
@@ -148,3 +149,21 @@ def test_the_leaderboard_draws_each_chips_front_with_energy_and_cost(tmp_path: P
     text = board_text([group])
     assert "served sweeps: the Pareto front of each row's newest run" in text
     assert text.count("chat_c2") == 2 and "chat_c4" not in text
+
+
+def test_compare_prints_and_draws_each_runs_front(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from chipperf.results.entry import compare_main
+
+    runs = [served_run(tmp_path / chip, chip, scale, run_id) for chip, scale, run_id in (
+        ("xeon", 1.0, "run20231101120000"), ("epyc", 2.0, "run20231102120000"))]
+    assert compare_main(runs, html=tmp_path / "compare.html") == 0
+    said = capsys.readouterr().out
+    assert "served sweeps, the Pareto front of each run (times in ms)" in said
+    assert re.search(r"#2 cpu/epyc +chat +chat_c2 +80 +300 .* 1\.5 +1\.852 EUR", said)
+    assert "chat_c4" not in said
+    page = (tmp_path / "compare.html").read_text()
+    served = page[page.index(": served sweeps</h3>"):]
+    assert re.findall(r"<title>([^<]*)</title></polyline>", served) == [
+        "#1 cpu/xeon chat", "#2 cpu/epyc chat"]
+    assert served.count('fill="white"') == 2 and "<td>#1 cpu/xeon</td><td>chat</td>" in served

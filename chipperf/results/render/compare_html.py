@@ -9,8 +9,9 @@ CSS and SVG only, nothing fetched or run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
+from typing import Any
 
 from chipperf.results.compute.schema import AGGREGATED, RunSummary
 from chipperf.results.render.compare import Cell, Comparison, Row, match_key
@@ -23,7 +24,7 @@ from chipperf.results.render.servecurve import (
     sweep_runs,
 )
 from chipperf.results.render.svg import Bar, bar_chart
-from chipperf.results.render.text import DASH, fmt, kind_of
+from chipperf.results.render.text import DASH, console_table, fmt, kind_of
 
 EXTRA_CSS = """
 td.noise{color:#777}td.unknown{color:#9a6b00}td.diff{font-weight:600}td.base{background:#f4f8fc}
@@ -49,12 +50,30 @@ def comparison_html(comparison: Comparison, summaries: Sequence[RunSummary]) -> 
             + "\n".join(body) + "\n</body></html>\n")
 
 
+def served_fronts_text(comparison: Comparison, summaries: Sequence[RunSummary]) -> str:
+    """For the console: per matched case with a served sweep, the runs' Pareto fronts as a
+    table labelled as on the page ('' when no run served one)."""
+    parts = []
+    for match in dict.fromkeys(r.match for r in comparison.rows):
+        labels = [short_label(comparison, i, _chip(s, match)) for i, s in enumerate(summaries)]
+        rows = front_rows(_sweeps(match, summaries, labels))
+        if rows:
+            parts.append(f"{match}: served sweeps, the Pareto front of each run (times in ms)\n"
+                         + console_table(FRONT_HEADER, rows) + "\n")
+    return "".join(parts)
+
+
+def _sweeps(match: str, summaries: Sequence[RunSummary], labels: Sequence[str]
+            ) -> list[tuple[str, Sequence[Mapping[str, Any]]]]:
+    cases = [(label, next((c for c in s.cases if match_key(c, s.suite) == match), None))
+             for label, s in zip(labels, summaries)]
+    return sweep_runs(cases)
+
+
 def _served_curve(match: str, summaries: Sequence[RunSummary], labels: Sequence[str]) -> list[str]:
     """The matched case's served sweeps: every run's Pareto front on one chart, and the fronts'
     points as a table ([] when no run has a sweep)."""
-    cases = [(label, next((c for c in s.cases if match_key(c, s.suite) == match), None))
-             for label, s in zip(labels, summaries)]
-    runs = sweep_runs(cases)
+    runs = _sweeps(match, summaries, labels)
     chart = runs_curve_svg(match, runs)
     if not chart:
         return []
