@@ -20,6 +20,7 @@ from chipperf.results.layout import read_status, write_status
 from chipperf.run.node import UNCOLLECTED
 from chipperf.run.outcome import RoundOutcome, RunOutcome
 from chipperf.run.verdict import (
+    NO_FINISHED,
     blamed_on,
     case_status,
     check_finished,
@@ -124,9 +125,10 @@ def _judge_home(node: LateNode, local: Path, entry: dict[str, Any], round_dir: P
     node.status, node.reason, node.kind = "succeeded", "", ""
     if not lost:
         check_finished(node, local)
-    elif not _rank0_finished(round_dir, entry):
-        node.status, node.reason = "failed", ("its host was lost, and the files that came home "
-                                              "hold no FINISHED PerfLog event of rank 0")
+    elif why := _rank0_verdict(round_dir, entry):   # no FINISHED, or a sweep that lost points
+        node.status, node.reason = "failed", why if why != NO_FINISHED else (
+            "its host was lost, and the files that came home hold no FINISHED PerfLog event "
+            "of rank 0")
     name_case_error(node, local)
     write_status(local, node.status, node.reason)
     entry["nodes"][node.name] = node.status
@@ -136,14 +138,15 @@ def _judge_home(node: LateNode, local: Path, entry: dict[str, Any], round_dir: P
             del entry[key]
 
 
-def _rank0_finished(round_dir: Path, entry: Mapping[str, Any]) -> bool:
-    """Whether the round's node rank 0 (global rank 0) logged FINISHED in its files here."""
+def _rank0_verdict(round_dir: Path, entry: Mapping[str, Any]) -> str:
+    """'' when the round's node rank 0 (global rank 0) logged a whole FINISHED in its files
+    here; else why not (verdict.NO_FINISHED, or a served sweep's lost points)."""
     first = next((n for n in entry["nodes"] if n.endswith("_noderank0")), None)
     if first is None:
-        return False
+        return NO_FINISHED
     probe = LateNode(first, NodeRef("", 0), "succeeded")
     check_finished(probe, round_dir / first)
-    return probe.status == "succeeded"
+    return probe.reason if probe.status != "succeeded" else ""
 
 
 def _still_blamed(blamed: LateNode | None, home: list[str], reason: str) -> bool:

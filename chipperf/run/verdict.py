@@ -33,6 +33,7 @@ class Judged(Protocol):
 
 
 J = TypeVar("J", bound=Judged)
+NO_FINISHED = "exited 0 but rank 0 printed no FINISHED PerfLog event"
 
 
 def check_finished(st: Judged, local: Path) -> None:
@@ -46,7 +47,7 @@ def check_finished(st: Judged, local: Path) -> None:
     finished = next((e for e in events if e.name == "FINISHED"), None)
     lost = served_failures(finished.value) if finished is not None else ""
     if finished is None:
-        st.status, st.reason = "failed", "exited 0 but rank 0 printed no FINISHED PerfLog event"
+        st.status, st.reason = "failed", NO_FINISHED
     elif lost:
         st.status, st.reason = "failed", lost
 

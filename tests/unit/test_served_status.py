@@ -87,3 +87,16 @@ def test_the_round_case_and_run_fail_and_the_report_keeps_every_point(tmp_path: 
     md = (run_dir / "summary.md").read_text()
     assert "served sweep: 1 point(s) failed: chat_c4 (serving engine" in md
     assert "| 1 | chat_c2 | succeeded | 4 | 0 | 150 | 80 |" in md
+
+
+def test_a_lost_hosts_round_whose_sweep_lost_points_fails_naming_them(tmp_path: Path) -> None:
+    """A host cut off mid-round whose files come home later: its FINISHED is there, but its
+    sweep lost a point, so the round stays failed with the served reason (not "no FINISHED")."""
+    from test_late_lost_rounds import lost_round
+
+    log = finished_line([measured_point(1, 10.0, 90.0), measured_point(2, 12.5, 150.0), DIED])
+    run_dir = a_run(tmp_path, [lost_round(NODES[0])], rank0_log=log)
+    home(run_dir, NODES[0])
+    judged = record_of(run_dir)["cases"][CASE]["rounds"][0]
+    assert (judged["status"], judged["late"]) == ("failed", True)
+    assert judged["reason"] == f"node 0 (h1): {REASON}"
