@@ -29,6 +29,13 @@ chipperf's own config_common.py. Run from the repository root:
 the folders in this repository were written from 1b5a030398ab719e406f77877eb34c9599b17fd2),
 on a checkout without the folders it writes: it does not overwrite a file, and it treats a
 folder that has a config_common.py as chipperf's own. It prints one line per folder.
+
+    python scripts/flagperf_vendor_cases.py /tmp/FlagPerf.git --elsewhere
+
+carries the folders FlagPerf keeps off its main branch (``ELSEWHERE``: a vendor branch, an
+unmerged pull request), each from its own commit (a clone with ``git fetch origin
+'+refs/pull/*/head:refs/pull/*/head'`` has them), into the same folders; a folder's README
+then says what came from where by hand.
 """
 
 from __future__ import annotations
@@ -48,8 +55,19 @@ from chipperf.config.vendorconfig import check_vendor_config
 from chipperf.frameworks import family
 from chipperf.plan.case import RUNTIME
 from chipperf.suites.catalogue import Catalogue
+from chipperf_runtime.vendors import get_vendor
 
 VENDORS = ("kunlunxin", "metax", "iluvatar", "mthreads", "dcu", "ascend", "cambricon")
+# FlagPerf's vendor folders not on its main branch: (commit, where it is, vendor, folder). The
+# mthreads_llama2 branch's DeepSpeed llama2_7b (FlagPerf's test_conf lists its key under
+# mthreads), and pull request 375's dcu folders: detr on the Z100L (its head), and glm's Z100L
+# configs (its first commit; its head removed them; main has glm for the K100)
+ELSEWHERE = (("9c6460608b0fe2ab27f64a23947cfb5a8feb1325", "branch mthreads_llama2", "mthreads",
+              "llama2_7b-deepspeed"),
+             ("1e05cb6512ff5fff3e9501c9b49258b533d13f7b", "pull request 375", "dcu",
+              "detr-pytorch"),
+             ("f37ffdfc89fadece0716ed7118a93c135022c6cb", "pull request 375", "dcu",
+              "glm-pytorch"))
 TRAINING = Path("training").resolve()
 CONFIG = re.compile(r"config_(.+)x(\d+)x(\d+)\.py$")
 STAR_IMPORT = re.compile(r"^from\s+\.?(\w+)\s+import\s+\*")
@@ -62,6 +80,7 @@ IMAGE_PACKAGES = re.compile(r"^\s*(torch|torchvision|torchaudio|paddlepaddle\S*|
 class Source:
     git_dir: Path
     commit: str
+    where: str = ""      # a commit off FlagPerf's main branch: the branch or pull request
 
     def files(self, folder: str) -> list[str]:
         out = subprocess.run(["git", "--git-dir", str(self.git_dir), "ls-tree", "-r", "--name-only",
@@ -79,7 +98,8 @@ class Source:
                               capture_output=True, text=True, check=True).stdout
 
     def header(self, path: str) -> str:
-        line = f"# From FlagOpen/FlagPerf@{self.commit[:8]} {path} (values as FlagPerf sets them)."
+        at = f"{self.commit[:8]} ({self.where})" if self.where else self.commit[:8]
+        line = f"# From FlagOpen/FlagPerf@{at} {path} (values as FlagPerf sets them)."
         # FlagPerf's Python as FlagPerf writes it (star imports, long lines): not linted here
         return line + "\n# ruff: noqa" if path.endswith(".py") else line
 
@@ -97,13 +117,17 @@ def target_case(folder: str, catalogue: Catalogue) -> tuple[str, str, str] | Non
     return None
 
 
-def env_lines(text: str) -> list[str]:
-    """FlagPerf's environment file with each line chipperf cannot set literally commented."""
+def env_lines(text: str, devices_env: str | None = None) -> list[str]:
+    """FlagPerf's environment file with each line chipperf cannot set literally commented, and
+    the vendor's visible-devices variable (``devices_env``), which the plan sets per node."""
     kept = []
     for line in text.splitlines():
         parsed = parse_env_line(line)
         if isinstance(parsed, str):
             kept.append(f"# not carried ({_env_why(parsed)}): {line.strip()}")
+        elif parsed is not None and parsed[0] == devices_env:
+            kept.append("# not carried (chipperf sets the visible devices per node from the case "
+                        f"key's nproc): {line.strip()}")
         else:
             kept.append(line.rstrip())
     return kept
@@ -179,7 +203,8 @@ def write_case(src: Source, vendor: str, folder: str, model: str, fam: str, fram
                                                   _without_imports(src.text(path), helpers)])
         elif name == "environment_variables.sh":
             if not (target / "config" / name).exists():    # else: the folder's own, kept
-                _write(target / "config" / name, [src.header(path), *env_lines(src.text(path))])
+                _write(target / "config" / name, [src.header(path), *env_lines(
+                    src.text(path), get_vendor(vendor).visible_devices_env)])
         elif name == "requirements.txt":
             _requirements(src, path, target / "config" / name, fam == family(framework), done)
         elif name == "trainer_adapter.py":
@@ -339,10 +364,13 @@ def _write(path: Path, lines: list[str]) -> None:
     path.write_text("\n".join(lines).rstrip() + "\n")
 
 
-def main(git_dir: Path) -> int:
+def main(git_dir: Path, elsewhere: bool = False) -> int:
+    catalogue = Catalogue.scan(TRAINING)
+    if elsewhere:
+        return carry_elsewhere(git_dir, catalogue)
     commit = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "HEAD"],
                             capture_output=True, text=True, check=True).stdout.strip()
-    src, catalogue = Source(git_dir, commit), Catalogue.scan(TRAINING)
+    src = Source(git_dir, commit)
     for vendor in VENDORS:
         written: dict[Path, Written] = {}
         for folder in sorted(src.folders(vendor)):
@@ -357,6 +385,22 @@ def main(git_dir: Path) -> int:
             print(f"{vendor}: {done.target.name} <- {', '.join(done.source_folders)}: "
                   f"{', '.join(done.configs) or 'no new config'}")
             _readme(done, vendor, commit)
+    return 0
+
+
+def carry_elsewhere(git_dir: Path, catalogue: Catalogue) -> int:
+    """The ELSEWHERE folders, each from its commit; a README written only for a new folder."""
+    for commit, where, vendor, folder in ELSEWHERE:
+        case = target_case(folder, catalogue)
+        if case is None:
+            print(f"{vendor}/{folder}@{commit[:8]}: no chipperf case runs it")
+            continue
+        done = write_case(Source(git_dir, commit, where), vendor, folder, *case, None)
+        fit_configs(done, catalogue)
+        print(f"{vendor}: {done.target.name} <- {folder}@{commit[:8]}: "
+              f"{', '.join(done.configs) or 'no new config'}; not carried: "
+              f"{'; '.join(done.not_carried) or 'nothing'}")
+        _readme(done, vendor, f"{commit} ({where})")
     return 0
 
 
@@ -411,4 +455,4 @@ def _section(done: Written, commit: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1])))
+    sys.exit(main(Path(sys.argv[1]), "--elsewhere" in sys.argv[2:]))
