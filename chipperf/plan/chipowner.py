@@ -19,9 +19,9 @@ FLAGPERF_SOURCE = "FlagOpen/FlagPerf@1b5a0303"   # the commit the vendor folders
 
 def chip_owners(chip: str) -> dict[str, str]:
     """vendor -> its spec sheet naming ``chip`` (a layout prefix ``TP1PP1SH2SP8`` and a memory
-    suffix ``80G`` are not part of the name)."""
+    suffix ``80G`` are not part of the name); the longest sheet name that fits."""
     name = bare_chip(chip).lower()
-    return {v: sheet for v in vendor_names() for sheet in get_vendor(v).chips
+    return {v: sheet for v in vendor_names() for sheet in sorted(get_vendor(v).chips, key=len)
             if name.startswith(sheet.lower()) and _SUFFIX.fullmatch(name[len(sheet):])}
 
 
