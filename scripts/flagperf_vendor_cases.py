@@ -30,18 +30,8 @@ the folders in this repository were written from 1b5a030398ab719e406f77877eb34c9
 on a checkout without the folders it writes: it does not overwrite a file, and it treats a
 folder that has a config_common.py as chipperf's own. It prints one line per folder.
 
-    python scripts/flagperf_vendor_cases.py /tmp/FlagPerf.git --elsewhere
-
-    python scripts/flagperf_vendor_cases.py /tmp/FlagPerf.git --adapters
-
-prints, as a Markdown table, every FlagPerf trainer adapter of a carried folder: its functions,
-the hook points chipperf's case loop has for them, and what the chipperf folder does now
-(docs/flagperf-names.md holds its output).
-
-The second form carries the folders FlagPerf keeps off its main branch (``ELSEWHERE``: a vendor branch, an
-unmerged pull request), each from its own commit (a clone with ``git fetch origin
-'+refs/pull/*/head:refs/pull/*/head'`` has them), into the same folders; a folder's README
-then says what came from where by hand.
+scripts/flagperf_vendor_extras.py carries the folders FlagPerf keeps off its main branch and
+lists FlagPerf's trainer adapters against chipperf's hooks.
 """
 
 from __future__ import annotations
@@ -55,26 +45,15 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from chipperf.config.adaptation import adapter_gaps, adapter_hooks, case_hooks, parse_env_line
+from chipperf.config.adaptation import parse_env_line
 from chipperf.config.flagperf_aliases import FLAGPERF_IMPLEMENTATIONS, TORCH_NATIVE
 from chipperf.config.vendorconfig import check_vendor_config
 from chipperf.frameworks import family
 from chipperf.plan.case import RUNTIME
-from chipperf.suites.catalogue import Catalogue, read_case_meta
-from chipperf_runtime.training.driver.adapter import ADAPTER_FILE
+from chipperf.suites.catalogue import Catalogue
 from chipperf_runtime.vendors import get_vendor
 
 VENDORS = ("kunlunxin", "metax", "iluvatar", "mthreads", "dcu", "ascend", "cambricon")
-# FlagPerf's vendor folders not on its main branch: (commit, where it is, vendor, folder). The
-# mthreads_llama2 branch's DeepSpeed llama2_7b (FlagPerf's test_conf lists its key under
-# mthreads), and pull request 375's dcu folders: detr on the Z100L (its head), and glm's Z100L
-# configs (its first commit; its head removed them; main has glm for the K100)
-ELSEWHERE = (("9c6460608b0fe2ab27f64a23947cfb5a8feb1325", "branch mthreads_llama2", "mthreads",
-              "llama2_7b-deepspeed"),
-             ("1e05cb6512ff5fff3e9501c9b49258b533d13f7b", "pull request 375", "dcu",
-              "detr-pytorch"),
-             ("f37ffdfc89fadece0716ed7118a93c135022c6cb", "pull request 375", "dcu",
-              "glm-pytorch"))
 TRAINING = Path("training").resolve()
 CONFIG = re.compile(r"config_(.+)x(\d+)x(\d+)\.py$")
 STAR_IMPORT = re.compile(r"^from\s+\.?(\w+)\s+import\s+\*")
@@ -371,13 +350,8 @@ def _write(path: Path, lines: list[str]) -> None:
     path.write_text("\n".join(lines).rstrip() + "\n")
 
 
-def main(git_dir: Path, elsewhere: bool = False, adapters: bool = False) -> int:
+def main(git_dir: Path) -> int:
     catalogue = Catalogue.scan(TRAINING)
-    if elsewhere:
-        return carry_elsewhere(git_dir, catalogue)
-    if adapters:
-        print("\n".join(adapter_table(git_dir, catalogue)))
-        return 0
     commit = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "HEAD"],
                             capture_output=True, text=True, check=True).stdout.strip()
     src = Source(git_dir, commit)
@@ -396,59 +370,6 @@ def main(git_dir: Path, elsewhere: bool = False, adapters: bool = False) -> int:
                   f"{', '.join(done.configs) or 'no new config'}")
             _readme(done, vendor, commit)
     return 0
-
-
-def carry_elsewhere(git_dir: Path, catalogue: Catalogue) -> int:
-    """The ELSEWHERE folders, each from its commit; a README written only for a new folder."""
-    for commit, where, vendor, folder in ELSEWHERE:
-        case = target_case(folder, catalogue)
-        if case is None:
-            print(f"{vendor}/{folder}@{commit[:8]}: no chipperf case runs it")
-            continue
-        done = write_case(Source(git_dir, commit, where), vendor, folder, *case, None)
-        fit_configs(done, catalogue)
-        print(f"{vendor}: {done.target.name} <- {folder}@{commit[:8]}: "
-              f"{', '.join(done.configs) or 'no new config'}; not carried: "
-              f"{'; '.join(done.not_carried) or 'nothing'}")
-        _readme(done, vendor, f"{commit} ({where})")
-    return 0
-
-
-def adapter_table(git_dir: Path, catalogue: Catalogue) -> list[str]:
-    """One Markdown row per FlagPerf trainer adapter (main's HEAD) of a folder carried here."""
-    commit = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "HEAD"],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    src = Source(git_dir, commit)
-    rows = [f"| FlagPerf@{commit[:8]} adapter | its functions | chipperf's loop has a point for "
-            "| no point in chipperf | chipperf's folder now |", "| --- | --- | --- | --- | --- |"]
-    for vendor in VENDORS:
-        for folder in sorted(src.folders(vendor)):
-            path = f"training/{vendor}/{folder}/extern/trainer_adapter.py"
-            case = target_case(folder, catalogue)
-            if case is None or path not in src.files(f"training/{vendor}/{folder}"):
-                continue
-            rows.append(_adapter_row(src, path, vendor, case[0], case[1], catalogue))
-    return rows
-
-
-def _adapter_row(src: Source, path: str, vendor: str, model: str, fam: str,
-                 catalogue: Catalogue) -> str:
-    tree = ast.parse(src.text(path))
-    names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
-    points = case_hooks(read_case_meta(catalogue.cases[(model, fam)])) or ()
-    honoured = [n for n in names if n in points]
-    target = TRAINING / vendor / f"{model}-{fam}"
-    mine = target / ADAPTER_FILE
-    if mine.is_file():
-        hooks, _ = adapter_hooks(mine)
-        gaps, _ = adapter_gaps(mine)
-        now = (f"chipperf adapter, hooks {', '.join(hooks)}; NOT_CARRIED: "
-               f"{', '.join(g.split(':')[0] for g in gaps) or 'none'}")
-    else:
-        now = "not carried: the README lists it and what it did; the standard case's steps run"
-    return (f"| `{vendor}/{Path(path).parents[1].name}` | {', '.join(names)} | "
-            f"{', '.join(honoured) or 'none'} | "
-            f"{', '.join(n for n in names if n not in points) or 'none'} | {now} |")
 
 
 MARK = "## From FlagPerf's folder"
@@ -502,4 +423,4 @@ def _section(done: Written, commit: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]), "--elsewhere" in sys.argv[2:], "--adapters" in sys.argv[2:]))
+    sys.exit(main(Path(sys.argv[1])))

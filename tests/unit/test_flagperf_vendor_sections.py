@@ -147,7 +147,7 @@ def test_every_carried_vendor_config_plans_on_its_own(tmp_path):
 
 
 # FlagPerf's main at the commit carried, and the folders it keeps elsewhere
-# (scripts/flagperf_vendor_cases.py ELSEWHERE)
+# (scripts/flagperf_vendor_extras.py ELSEWHERE)
 SOURCES = ("FlagPerf@1b5a0303 training/", "FlagPerf@9c646060 (branch mthreads_llama2) training/",
            "FlagPerf@1e05cb65 (pull request 375) training/",
            "FlagPerf@f37ffdfc (pull request 375) training/")
