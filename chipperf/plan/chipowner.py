@@ -1,7 +1,10 @@
 """Whose chip a case key names: a key whose chip is on another vendor's spec sheets and not on
 the configured vendor's cannot find a vendor case folder or config, and the plan says why in
 those words instead of "no case folder" (FlagPerf's own test_conf lists MetaX's C500 under dcu
-and NVIDIA's A100 under metax)."""
+and NVIDIA's A100 under metax). The line also says FlagPerf has no config for it: FlagPerf's
+vendor folders at 1b5a0303 name another vendor's chip once (`git ls-tree -r --name-only
+1b5a0303 training | grep config_`: ascend's chatglm3_6b config_A100x1x8.py, which is carried, so
+its key finds its config and never gets this line)."""
 
 from __future__ import annotations
 
