@@ -29,6 +29,9 @@ chipperf's own config_common.py. Run from the repository root:
 the folders in this repository were written from 1b5a030398ab719e406f77877eb34c9599b17fd2),
 on a checkout without the folders it writes: it does not overwrite a file, and it treats a
 folder that has a config_common.py as chipperf's own. It prints one line per folder.
+
+scripts/flagperf_vendor_extras.py carries the folders FlagPerf keeps off its main branch and
+lists FlagPerf's trainer adapters against chipperf's hooks.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from chipperf.config.vendorconfig import check_vendor_config
 from chipperf.frameworks import family
 from chipperf.plan.case import RUNTIME
 from chipperf.suites.catalogue import Catalogue
+from chipperf_runtime.vendors import get_vendor
 
 VENDORS = ("kunlunxin", "metax", "iluvatar", "mthreads", "dcu", "ascend", "cambricon")
 TRAINING = Path("training").resolve()
@@ -62,6 +66,7 @@ IMAGE_PACKAGES = re.compile(r"^\s*(torch|torchvision|torchaudio|paddlepaddle\S*|
 class Source:
     git_dir: Path
     commit: str
+    where: str = ""      # a commit off FlagPerf's main branch: the branch or pull request
 
     def files(self, folder: str) -> list[str]:
         out = subprocess.run(["git", "--git-dir", str(self.git_dir), "ls-tree", "-r", "--name-only",
@@ -79,7 +84,8 @@ class Source:
                               capture_output=True, text=True, check=True).stdout
 
     def header(self, path: str) -> str:
-        line = f"# From FlagOpen/FlagPerf@{self.commit[:8]} {path} (values as FlagPerf sets them)."
+        at = f"{self.commit[:8]} ({self.where})" if self.where else self.commit[:8]
+        line = f"# From FlagOpen/FlagPerf@{at} {path} (values as FlagPerf sets them)."
         # FlagPerf's Python as FlagPerf writes it (star imports, long lines): not linted here
         return line + "\n# ruff: noqa" if path.endswith(".py") else line
 
@@ -97,13 +103,17 @@ def target_case(folder: str, catalogue: Catalogue) -> tuple[str, str, str] | Non
     return None
 
 
-def env_lines(text: str) -> list[str]:
-    """FlagPerf's environment file with each line chipperf cannot set literally commented."""
+def env_lines(text: str, devices_env: str | None = None) -> list[str]:
+    """FlagPerf's environment file with each line chipperf cannot set literally commented, and
+    the vendor's visible-devices variable (``devices_env``), which the plan sets per node."""
     kept = []
     for line in text.splitlines():
         parsed = parse_env_line(line)
         if isinstance(parsed, str):
             kept.append(f"# not carried ({_env_why(parsed)}): {line.strip()}")
+        elif parsed is not None and parsed[0] == devices_env:
+            kept.append("# not carried (chipperf sets the visible devices per node from the case "
+                        f"key's nproc): {line.strip()}")
         else:
             kept.append(line.rstrip())
     return kept
@@ -179,7 +189,8 @@ def write_case(src: Source, vendor: str, folder: str, model: str, fam: str, fram
                                                   _without_imports(src.text(path), helpers)])
         elif name == "environment_variables.sh":
             if not (target / "config" / name).exists():    # else: the folder's own, kept
-                _write(target / "config" / name, [src.header(path), *env_lines(src.text(path))])
+                _write(target / "config" / name, [src.header(path), *env_lines(
+                    src.text(path), get_vendor(vendor).visible_devices_env)])
         elif name == "requirements.txt":
             _requirements(src, path, target / "config" / name, fam == family(framework), done)
         elif name == "trainer_adapter.py":
@@ -340,9 +351,10 @@ def _write(path: Path, lines: list[str]) -> None:
 
 
 def main(git_dir: Path) -> int:
+    catalogue = Catalogue.scan(TRAINING)
     commit = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "HEAD"],
                             capture_output=True, text=True, check=True).stdout.strip()
-    src, catalogue = Source(git_dir, commit), Catalogue.scan(TRAINING)
+    src = Source(git_dir, commit)
     for vendor in VENDORS:
         written: dict[Path, Written] = {}
         for folder in sorted(src.folders(vendor)):

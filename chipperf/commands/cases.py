@@ -24,7 +24,7 @@ from typing import Any
 from chipperf.containers.images import LOCAL_BASE, base_images
 from chipperf.suites import get_suite
 from chipperf.suites.catalogue import Catalogue, read_case_meta
-from chipperf_runtime.vendors import hardware_status
+from chipperf_runtime.vendors import get_vendor, hardware_status, vendor_names
 
 _CHIP = re.compile(r"^config_(?P<chip>.+)x\d+x\d+\.py$")
 
@@ -60,8 +60,15 @@ def _hardware(catalogue: Catalogue, model: str, family: str) -> dict[str, dict[s
             continue
         for chip in sorted({c["chip"] for c in map(_CHIP.match, names) if c}):
             ran, note = hardware_status(vendor, chip)
-            out[f"{vendor}/{chip}"] = {"ran": ran, "note": note}
+            out[f"{vendor}/{chip}"] = {"ran": ran, "note": note + _sheetless(vendor, chip)}
     return out
+
+
+def _sheetless(vendor: str, chip: str) -> str:
+    """What a config's chip lacks when its vendor module has no spec sheet for it."""
+    if vendor not in vendor_names() or get_vendor(vendor).chip(chip) is not None:
+        return ""
+    return f"; chipperf_runtime/vendors/{vendor}.py has no spec sheet for {chip}"
 
 
 def print_cases(root: Path, as_json: bool = False, suite: str = "training") -> int:

@@ -77,7 +77,8 @@ def _adaptation(case: CasePlan) -> list[str]:
         ([f"  requirements {a.requirements}: installed in a layer, "
           f"{case.image_name}{LAYER_SUFFIX}:<hash of it on the image>"] if a.requirements else []) + \
         ([f"  trainer adapter {a.adapter}: hooks {', '.join(a.hooks) or '(none)'}"]
-         if a.adapter else [])
+         if a.adapter else []) + \
+        [f"  not carried from FlagPerf's adapter: {gap}" for gap in a.not_carried]
 
 
 def _modes(key: str, data_dir: str, test: TestConfig, catalogue: Optional[Catalogue]) -> list[str]:

@@ -33,6 +33,9 @@ from chipperf_runtime.training.driver.adapter import ADAPTER_FILE, DECLARED, HOO
 ENV_FILE = "environment_variables.sh"
 REQUIREMENTS_FILE = "requirements.txt"
 CASE_HOOKS_KEY = "adapter_hooks"     # case.yaml: the adapter hooks the case's loop calls
+# an adapter written from FlagPerf's: {part of FlagPerf's adapter: why it is not carried}, a
+# literal the plan prints and run.json records (what of the vendor's adapter does not run)
+NOT_CARRIED = "NOT_CARRIED"
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 SHELL_OPTION = re.compile(r"set\s+[-+][a-z]+\s*(#.*)?$")
 ARCHIVE_URL = re.compile(r"https?://\S+\.(whl|tar\.gz|zip)$")   # pip installs it by URL
@@ -53,6 +56,7 @@ class Adaptation:
     requirements: Path | None = None
     adapter: Path | None = None
     hooks: tuple[str, ...] = ()
+    not_carried: tuple[str, ...] = ()    # "part: why", from the adapter's NOT_CARRIED
     problems: tuple[str, ...] = ()
 
     def record(self) -> dict[str, Any]:
@@ -60,7 +64,8 @@ class Adaptation:
         return {"env": dict(self.env), "env_files": [str(p) for p in self.env_files],
                 "requirements": str(self.requirements) if self.requirements else None,
                 "trainer_adapter": str(self.adapter) if self.adapter else None,
-                "adapter_hooks": list(self.hooks)}
+                "adapter_hooks": list(self.hooks),
+                **({"adapter_not_carried": list(self.not_carried)} if self.not_carried else {})}
 
     def container_env(self) -> dict[str, str]:
         """The variables, and VENDOR_ENV_NAMES naming them (SUBMIT_INFO records them)."""
@@ -90,11 +95,13 @@ def read_adaptation(vendor_dir: Path, vendor_case: Path, where: str,
         problems += [f"{where}: {p}" for p in requirements_problems(requirements)]
     adapter = vendor_case / ADAPTER_FILE
     hooks: tuple[str, ...] = ()
+    gaps: tuple[str, ...] = ()
     if adapter.is_file():
         hooks, bad = adapter_hooks(adapter)
-        problems += [f"{where}: {p}" for p in bad + unhonoured(adapter, hooks, honoured)]
+        gaps, unread = adapter_gaps(adapter)
+        problems += [f"{where}: {p}" for p in bad + unread + unhonoured(adapter, hooks, honoured)]
     return Adaptation(env, tuple(files), requirements if has_requirements else None,
-                      adapter if adapter.is_file() else None, hooks, tuple(problems))
+                      adapter if adapter.is_file() else None, hooks, gaps, tuple(problems))
 
 
 # ---------------------------------------------------------------- environment files
@@ -237,6 +244,28 @@ def _declared(tree: ast.Module, path: Path) -> tuple[list[str] | None, list[str]
             return None, [f"{path}:{node.lineno}: {DECLARED} must be a literal list of hook "
                           "names: write them out"]
     return None, []
+
+
+def adapter_gaps(path: Path) -> tuple[tuple[str, ...], list[str]]:
+    """The adapter's NOT_CARRIED as "part: why" lines, and a problem when it is not a literal
+    dict of strings (the file's syntax errors are adapter_hooks')."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except SyntaxError:
+        return (), []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == NOT_CARRIED for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                value = None
+            if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                               for k, v in value.items()):
+                return tuple(f"{k}: {v}" for k, v in value.items()), []
+            return (), [f"{path}:{node.lineno}: {NOT_CARRIED} must be a literal dict of "
+                        "{part: why} strings: write them out"]
+    return (), []
 
 
 def unhonoured(path: Path, hooks: tuple[str, ...], honoured: tuple[str, ...] | None) -> list[str]:

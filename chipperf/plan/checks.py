@@ -33,6 +33,7 @@ from chipperf.plan.case import (
     vendor_config,
 )
 from chipperf.plan.chiplayout import chip_layout_problems
+from chipperf.plan.chipowner import foreign_chip_problem
 from chipperf.plan.engines import engine_image_problems
 from chipperf.plan.sweep import sweep_problems
 from chipperf.results.compute.measured import read_measured_peaks
@@ -145,7 +146,11 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
         (model, key.family) not in catalogue.cases
     if unknown_spec or test.vendor not in vendor_names():   # said once, not per case and folder
         return problems + _hosts_and_data(entry, cluster, key, where)
-    if vendor_key not in catalogue.vendor_cases:
+    foreign = foreign_chip_problem(key, test.vendor, where) \
+        if catalogue.suite.vendor_config_per_topology else None
+    if foreign and config_name not in catalogue.vendor_configs.get(vendor_key, ()):
+        problems.append(foreign)     # said instead of the missing folder or config
+    elif vendor_key not in catalogue.vendor_cases:
         folder = catalogue.suite.vendor_folder(catalogue.root, test.vendor, key, config_name)
         problems.append(f"{where}: vendor {test.vendor!r} has no case folder {folder}: add it "
                         "(see docs/adding-a-case.md)")

@@ -13,6 +13,7 @@ import pytest
 from chipperf.cli import EXIT_CONFIG, main
 from chipperf.commands.render_plan import render_plan
 from chipperf.config.adaptation import (
+    adapter_gaps,
     adapter_hooks,
     case_adaptation,
     parse_env_file,
@@ -183,6 +184,34 @@ def test_adapter_that_does_not_parse_or_lacks_a_declared_hook(tmp_path) -> None:
     assert lacks == (f"{path}: declares hook(s) create_optimizer, fuse_kernels in HOOKS but does "
                      "not define them: define them or remove them from the list")
     assert unknown.startswith(f"{path}: HOOKS names fuse_kernels, which chipperf has no point for")
+
+
+def test_an_adapter_says_what_of_flagperf_s_adapter_it_does_not_carry(tmp_path) -> None:
+    path = tmp_path / "trainer_adapter.py"
+    path.write_text("NOT_CARRIED = {'backward': 'FP16_Optimizer step', 'model_to_fp16': 'half'}\n")
+    assert adapter_gaps(path) == (("backward: FP16_Optimizer step", "model_to_fp16: half"), [])
+    path.write_text("WHY = 'x'\nNOT_CARRIED = {'backward': WHY}\n")
+    assert adapter_gaps(path) == ((), [f"{path}:2: NOT_CARRIED must be a literal dict of "
+                                       "{part: why} strings: write them out"])
+
+
+def test_dcu_glm_plans_its_layer_norm_adapter_and_says_what_it_leaves(tmp_path) -> None:
+    """dcu's glm adapter (apex's FusedLayerNorm through convert_model) plans; the three parts of
+    FlagPerf's adapter chipperf's glm loop does otherwise are in the plan and in run.json."""
+    key = CaseKey.parse("glm:pytorch_1.13:K100:1:8:1")
+    cluster = ClusterConfig(hosts=("10.1.2.1",), work_root=str(tmp_path / "work"))
+    test = TestConfig(vendor="dcu", result_root=str(tmp_path / "result"),
+                      cases=(CaseEntry(key, "/data"),),
+                      image=ImageBuildConfig(base_image="registry.example/dcu/pytorch"))
+    catalogue = Catalogue.scan(Path("training"))
+    assert check(cluster, test, catalogue, "test_conf") == []
+    plan = make_plan(cluster, test, catalogue, "run1", tmp_path / "result")
+    recorded = RunRecord._case(plan.cases[0])["adaptation"]
+    assert recorded["adapter_hooks"] == ["convert_model"]
+    assert [g.split(":")[0] for g in recorded["adapter_not_carried"]] == [
+        "model_to_fp16", "model_to_ddp", "backward"]
+    shown = render_plan(plan, cluster, test)
+    assert "  not carried from FlagPerf's adapter: backward: FP16_Optimizer's" in shown
 
 
 def test_an_adapter_importing_flagperf_case_modules_is_refused_unless_it_ships_them(tmp_path) -> None:

@@ -40,3 +40,19 @@ def test_chipperf_cases_says_which_vendor_images_cannot_be_built(capsys) -> None
            "(chipperf.local/debian:bookworm); NEVER BUILT by chipperf: no TPU on its machines" in out
     assert "cpu/jax_0.10: builds here, offline, on the local Debian base " \
            "(chipperf.local/debian:bookworm) " in out          # built here: no such note
+
+
+def test_chipperf_cases_says_which_chip_has_no_spec_sheet_and_what_never_ran() -> None:
+    """Per vendor and chip: dcu's Z100L (FlagPerf's glm and detr configs) has no sheet; a chip
+    with one does not say so; mthreads' DeepSpeed image was never built."""
+    from chipperf.commands.cases import catalogue_rows, image_lines
+    from chipperf.suites.catalogue import Catalogue
+
+    rows = {(r["model"], r["framework"]): r["hardware"] for r in catalogue_rows(REPO / "training")}
+    z100l, k100 = rows[("glm", "pytorch")]["dcu/Z100L"], rows[("glm", "pytorch")]["dcu/K100"]
+    assert z100l["ran"] is False and k100["ran"] is False
+    assert z100l["note"].endswith("; chipperf_runtime/vendors/dcu.py has no spec sheet for Z100L")
+    assert "spec sheet for" not in k100["note"]
+    (line,) = [x for x in image_lines(Catalogue.scan(REPO / "training"))
+               if x.startswith("mthreads/deepspeed: ")]
+    assert "set BASE_IMAGE" in line and "NEVER BUILT by chipperf" in line

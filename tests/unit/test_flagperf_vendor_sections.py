@@ -12,7 +12,11 @@ kunlunxin 24 of 24, metax 20 of 23 and iluvatar 10 of 10 since llava1.5_7b_conti
 llava1.5_13b's folders are carried (issue 41). nvidia 41 of 57 with FlagPerf's A800x1x8 and
 H800x4x8 configs, llama3_70B's H100x4x8 and mixtral_8x7B:megatron_core060:H100:4:8 planned as
 the Megatron-Core implementation (issue 41 item 3); nvidia 57 of 57 since llama1_7B, llama1_13B,
-gpt3_6.7B and gpt3_13B have paddle cases reading FlagPerf's layout chip names (issue 41)."""
+gpt3_6.7B and gpt3_13B have paddle cases reading FlagPerf's layout chip names (issue 41);
+mthreads 4 of 4 with BASE_IMAGE since FlagPerf's llama2_7b-deepspeed folder (on its
+mthreads_llama2 branch, not its main) and a mthreads deepspeed image folder are carried. dcu
+stays at 1 of 7: its six other keys name MetaX's C500, which the plan now says, as it does for
+metax's two A100 keys (issue 39)."""
 
 from __future__ import annotations
 
@@ -41,14 +45,15 @@ CARRIED = ("kunlunxin", "metax", "iluvatar", "mthreads", "dcu", "ascend", "cambr
 
 # vendor section -> (keys, planned with the vendor's BASE_IMAGE set, planned as FlagPerf's file is)
 PLANNED = {"nvidia": (57, 57, 57), "kunlunxin": (24, 24, 0), "iluvatar": (10, 10, 0),
-           "mthreads": (4, 3, 3), "metax": (23, 20, 0), "dcu": (7, 1, 1)}
+           "mthreads": (4, 4, 3), "metax": (23, 20, 0), "dcu": (7, 1, 1)}
 # why the rest do not plan: FlagPerf's own implementations of models chipperf has no case for
-# (the llama2_7b megatron-deepspeed keys; llama3_70B's, mixtral_8x7B's and llava1.5_7b's
+# (metax's llama2_7b megatron-deepspeed key; llama3_70B's, mixtral_8x7B's and llava1.5_7b's
 # continuetrain keys plan as chipperf's pytorch cases, the megatron_core060 keys as its
-# Megatron-Core implementation), models without case code here,
-# keys whose vendor has no FlagPerf folder for them (mthreads llama2_7b:deepspeed; dcu's
-# C500 keys), metax's A100 keys, and the nvidia topologies noted in test_keep_going.py
+# Megatron-Core implementation), and keys naming another vendor's chip (FOREIGN)
 REASONS = ("framework ", "no case code ", "missing vendor config ", "vendor '")
+# section -> (keys naming another vendor's chip, that vendor): FlagPerf's test_conf lists MetaX's
+# C500 under dcu and NVIDIA's A100 under metax; neither vendor's FlagPerf folders have them
+FOREIGN = {"dcu": (6, "metax"), "metax": (2, "nvidia")}
 
 
 def sections() -> dict[str, dict[str, str]]:
@@ -84,6 +89,11 @@ def test_each_vendor_section_plans_its_carried_cases(tmp_path, vendor):
     assert (len(keys), len(planned)) == PLANNED[vendor][:2], skipped
     reasons = [re.sub(r"^.*?\]: ", "", problems[0]) for problems in skipped.values()]
     assert all(r.startswith(REASONS) for r in reasons), reasons
+    count, owner = FOREIGN.get(vendor, (0, ""))
+    foreign = [r for r in reasons if r.startswith(f"vendor {vendor!r} has no chip ")]
+    assert len(foreign) == count and all(
+        f"spec sheets give it to vendor {owner!r}" in r and f"FlagPerf's training/{vendor}/" in r
+        and f"run it with VENDOR = {owner!r}" in r for r in foreign), foreign
 
 
 @pytest.mark.parametrize("vendor", ["kunlunxin", "iluvatar", "metax"])
@@ -130,14 +140,23 @@ def test_every_carried_vendor_config_plans_on_its_own(tmp_path):
         if files:
             read.write_text(files[0][1])
         assert load_case_config(catalogue.cases[(model, family)] / "config", read, ()), path
-    assert len(vendor_configs()) == 247
+    assert len(vendor_configs()) == 255
     assert list(refused) == ["kunlunxin/baichuan2_13b-pytorch/config/config_R300x1x1.py"]
     assert "needs at least 207.1 GiB per chip" in refused[
         "kunlunxin/baichuan2_13b-pytorch/config/config_R300x1x1.py"][0]
 
 
+# FlagPerf's main at the commit carried, and the folders it keeps elsewhere
+# (scripts/flagperf_vendor_extras.py ELSEWHERE)
+SOURCES = ("FlagPerf@1b5a0303 training/", "FlagPerf@9c646060 (branch mthreads_llama2) training/",
+           "FlagPerf@1e05cb65 (pull request 375) training/",
+           "FlagPerf@f37ffdfc (pull request 375) training/")
+
+
 def test_each_carried_file_names_flagperf_s_commit():
     carried = [p for v in CARRIED for p in (TRAINING / v).glob("*-*/config/*")
                if p.is_file() and p.read_text().startswith("# From FlagOpen/FlagPerf")]
-    assert carried and all("FlagPerf@1b5a0303 training/" in p.read_text().splitlines()[0]
-                           for p in carried)
+    firsts = [p.read_text().splitlines()[0] for p in carried]
+    assert carried and all(any(s in first for s in SOURCES) for first in firsts)
+    # mthreads llama2_7b: config and environment; dcu detr: 6 files; dcu glm: 4 Z100L configs
+    assert sum(SOURCES[0] not in first for first in firsts) == 2 + 6 + 4

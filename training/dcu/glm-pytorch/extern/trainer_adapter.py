@@ -1,0 +1,51 @@
+"""dcu's glm adaptation through chipperf's adapter hooks (chipperf_runtime/training/driver/adapter.py).
+
+What FlagPerf's dcu glm folder does (FlagOpen/FlagPerf@1b5a0303 training/dcu/glm-pytorch/extern/):
+its ``convert_model`` rebuilds GLM's transformer from ``extern/layers`` so that every layer norm
+is apex's FusedLayerNorm (``layers/layernorm.py``) and loads the model's weights into it. Here
+``convert_model`` swaps each ``torch.nn.LayerNorm`` of chipperf's GLM (two per block and the
+final one) for ``layers.layernorm.LayerNorm`` holding the same weight, bias and eps.
+
+FlagPerf's adapter's other functions are not vendor steps: that adapter, its converter and its
+layers are byte for byte those of FlagPerf's nvidia glm folder (``git diff`` of the two folders
+at 1b5a0303 shows only a missing final newline in layernorm.py); NOT_CARRIED says, for the plan
+and run.json, what they did and what chipperf's glm case does instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from layers.layernorm import LayerNorm
+
+HOOKS = ["convert_model"]
+NOT_CARRIED = {
+    "model_to_fp16": "FlagPerf's GLM fp16 (model.half() in FP16_Module, for FP16_Optimizer's "
+                     "fp32 master weights), the same in its nvidia folder; chipperf's glm loop "
+                     "(hftext) has no model_to_fp16 point: it trains in the config's dtype by "
+                     "autocast (bf16 by default; its text cases offer fp32 or bf16, not fp16)",
+    "model_to_ddp": "FlagPerf's own DistributedDataParallel wrapper, the same in its nvidia "
+                    "folder; chipperf's glm loop wraps in torch's DistributedDataParallel",
+    "backward": "FP16_Optimizer's master-gradient step with a NaN-loss skip and gradient "
+                "clipping, the same in its nvidia folder; chipperf's glm loop has no backward "
+                "point: loss.backward(), clipping by grad_clip_norm, optimizer step",
+}
+
+
+def convert_model(model: torch.nn.Module, config: Any) -> torch.nn.Module:
+    """``model`` with apex's fused layer norm in place of each torch LayerNorm."""
+    for parent in list(model.modules()):
+        for name, child in list(parent.named_children()):
+            if type(child) is torch.nn.LayerNorm:
+                setattr(parent, name, _fused(child))
+    return model
+
+
+def _fused(norm: torch.nn.LayerNorm) -> torch.nn.Module:
+    fused = LayerNorm(norm.normalized_shape, eps=norm.eps,
+                      elementwise_affine=norm.elementwise_affine)
+    if norm.elementwise_affine:
+        fused.load_state_dict(norm.state_dict())
+        fused.to(device=norm.weight.device, dtype=norm.weight.dtype)
+    return fused
