@@ -34,6 +34,7 @@ from chipperf.plan.case import (
 )
 from chipperf.plan.chiplayout import chip_layout_problems
 from chipperf.plan.engines import engine_image_problems
+from chipperf.plan import toolkits
 from chipperf.plan.sweep import sweep_problems
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta
@@ -163,6 +164,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += run_mode_problems(knobs, where) + data_mode_problems(knobs, test.overrides, where)
     problems += megatron_core.problems(entry, test.vendor, test.overrides, knobs, where)
     problems += _needs(entry, test, catalogue, where)
+    problems += toolkits.problems(entry, test.vendor, catalogue, where)
     read = vendor_config(entry, test, catalogue)   # its degrees are compared once it was read
     problems += chip_layout_problems(key, knobs if read.checked and not read.problems else {},
                                      where)
