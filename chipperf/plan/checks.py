@@ -24,6 +24,7 @@ from chipperf.config.vendorconfig import (
 from chipperf.containers.images import base_images
 from chipperf.containers.options import parse_cli_options
 from chipperf.launchers import launcher_names
+from chipperf.plan import toolkits
 from chipperf.plan.case import (
     RUNTIME,
     adaptation,
@@ -34,7 +35,6 @@ from chipperf.plan.case import (
 )
 from chipperf.plan.chiplayout import chip_layout_problems
 from chipperf.plan.engines import engine_image_problems
-from chipperf.plan import toolkits
 from chipperf.plan.sweep import sweep_problems
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta

@@ -21,6 +21,7 @@ from chipperf.containers.containerplan import (
     node_containers,
 )
 from chipperf.launchers import LaunchContext, get_launcher
+from chipperf.plan import toolkits
 from chipperf.plan.case import (
     RUNTIME,
     adaptation,
@@ -41,7 +42,6 @@ from chipperf.plan.model import (
     case_hosts,
     host_work_dir,
 )
-from chipperf.plan import toolkits
 from chipperf.plan.sweep import point_args, round_points
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf_runtime.bench.peaks import plan_note

@@ -5,8 +5,9 @@ there is none (chipperf_runtime/base/methods.py: the folder rule and the output 
 A toolkit key's model is ``<spec>-toolkit``; its folder is
 ``base/toolkits/<spec>/<vendor>/<chip>/`` when the chip has its own, else
 ``base/toolkits/<spec>/<vendor>/``, uploaded whole to ``code/toolkits/<spec>/<vendor>/``.
-A folder's ``case.yaml`` may say ``not_run: <why>`` (never run by chipperf on that chip):
-every plan repeats it.
+A vendor's shared sources, ``base/toolkits/_common/<vendor>/``, go with each (main.sh finds
+them at ``$CHIPPERF_TOOLKIT_COMMON``). A folder's ``case.yaml`` may say ``not_run: <why>``
+(never run by chipperf on that chip): every plan repeats it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from chipperf.config.model import CaseEntry
 from chipperf.plan.model import Upload
 from chipperf.suites.catalogue import Catalogue, read_case_meta
-from chipperf_runtime.base.methods import FOLDER, find, is_toolkit_model, spec_of
+from chipperf_runtime.base.methods import COMMON, FOLDER, find, is_toolkit_model, spec_of
 
 
 def folder(entry: CaseEntry, vendor: str, catalogue: Catalogue) -> tuple[Path | None, list[Path]]:
@@ -38,11 +39,14 @@ def problems(entry: CaseEntry, vendor: str, catalogue: Catalogue, where: str) ->
 
 
 def uploads(entry: CaseEntry, vendor: str, catalogue: Catalogue) -> tuple[Upload, ...]:
-    """The vendor's whole toolkit folder of the spec (its chip folders with it)."""
+    """The vendor's whole toolkit folder of the spec (its chip folders with it), and the
+    vendor's shared sources (``toolkits/_common/<vendor>/``) where it has them."""
     spec = spec_of(entry.key.model)
     if not is_toolkit_model(entry.key.model) or (spec, vendor) not in catalogue.toolkits:
         return ()
-    return (Upload(catalogue.toolkits[(spec, vendor)], f"code/{FOLDER}/{spec}/{vendor}"),)
+    common = catalogue.root / FOLDER / COMMON / vendor
+    return (Upload(catalogue.toolkits[(spec, vendor)], f"code/{FOLDER}/{spec}/{vendor}"),
+            *([Upload(common, f"code/{FOLDER}/{COMMON}/{vendor}")] if common.is_dir() else []))
 
 
 def case_args(entry: CaseEntry, vendor: str, catalogue: Catalogue, code: str) -> tuple[str, ...]:

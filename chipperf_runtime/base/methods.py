@@ -22,6 +22,7 @@ METHODS = (BENCHMARK, TOOLKIT)
 # directory, key and workload fingerprint, never compared with the benchmark's silently)
 SUFFIX = "-toolkit"
 FOLDER = "toolkits"
+COMMON = "_common"      # toolkits/_common/<vendor>/: what a vendor's toolkits share
 MAIN = "main.sh"
 LOG = "toolkit.log.txt"
 RESULT = re.compile(r"\[FlagPerf Result\]\s*(?P<spec>[A-Za-z0-9_.-]+)\s*=\s*"

@@ -31,7 +31,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from chipperf_runtime.base.methods import KINDS, LOG, MAIN, TOOLKIT, Printed, parse_output, spec_kind
+from chipperf_runtime.base.methods import (
+    COMMON,
+    FOLDER,
+    KINDS,
+    LOG,
+    MAIN,
+    TOOLKIT,
+    Printed,
+    parse_output,
+    spec_kind,
+)
 from chipperf_runtime.bench.case import BenchCase, BenchError, common_finished
 from chipperf_runtime.bench.peaks import flops_peak, memory_bandwidth_peak, memory_capacity_peak, share
 
@@ -69,7 +79,8 @@ def _run(case: BenchCase, folder: Path) -> tuple[int, list[str]]:
         work = Path(scratch) / folder.name
         shutil.copytree(folder, work)
         env = {**os.environ, "CHIPPERF_SPEC": case.name, "CHIPPERF_CHIP": case.chip,
-               "CHIPPERF_MIN_TIME_S": str(case.setting("min_time_s", 1.0, float))}
+               "CHIPPERF_MIN_TIME_S": str(case.setting("min_time_s", 1.0, float)),
+               "CHIPPERF_TOOLKIT_COMMON": str(common_folder(folder, case.vendor))}
         proc = subprocess.Popen(["bash", MAIN], cwd=work, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, errors="replace")
         assert proc.stdout is not None
@@ -78,6 +89,12 @@ def _run(case: BenchCase, folder: Path) -> tuple[int, list[str]]:
             sys.stdout.write(line)
             lines.append(line.rstrip("\n"))
         return proc.wait(), lines
+
+
+def common_folder(folder: Path, vendor: str) -> Path:
+    """``toolkits/_common/<vendor>/``: sources a vendor's toolkits share (uploaded with each)."""
+    root = next((p for p in folder.resolve().parents if p.name == FOLDER), folder.parent)
+    return root / COMMON / vendor
 
 
 def finished(case: BenchCase, printed: Printed, wall_s: float, script: Path) -> dict[str, Any]:
