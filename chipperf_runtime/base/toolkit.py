@@ -123,7 +123,7 @@ def finished(case: BenchCase, printed: Printed, wall_s: float, script: Path) -> 
 def _peak(case: BenchCase) -> Any:
     kind = spec_kind(case.name)
     if kind == "rate":
-        return flops_peak(case.vendor, case.chip, case.name.split("-", 1)[1])
+        return flops_peak(case.vendor, case.chip, case.name.split("-", 1)[1].lower())
     if case.name == "main_memory-bandwidth":
         return memory_bandwidth_peak(case.vendor, case.chip)
     if kind == "capacity":
