@@ -112,9 +112,9 @@ def _stated(line: str, n: int, problems: list[str]) -> dict[str, Any]:
     except ValueError as exc:
         problems.append(f"line {n}: {STATED} is not followed by a JSON object ({exc}): ignored")
         return {}
-    window, work = data.get("window_s") if isinstance(data, dict) else None, None
-    if isinstance(data, dict):
-        work = data.get("work_done")
+    if not isinstance(data, dict):
+        data = {}
+    window, work = data.get("window_s"), data.get("work_done")
     if not all(isinstance(x, (int, float)) and x > 0 for x in (window, work)):
         problems.append(f"line {n}: {STATED} needs window_s and work_done, both numbers above "
                         "0: ignored")

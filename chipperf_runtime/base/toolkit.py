@@ -55,18 +55,23 @@ def measure(case: BenchCase, folder: Path) -> None:
         raise BenchError(f"toolkit of vendor {case.vendor!r} for {case.name}: {script} does not "
                          "exist")
     case.ready({"toolkit": str(script)})
-    with case.window(lambda: None):
-        status, lines = _run(case, folder)
     where = f"toolkit of vendor {case.vendor!r} for {case.name} ({script})"
+    with case.window(lambda: None):               # a toolkit that fails ends no window
+        printed = _figure(where, case.name, *_run(case, folder))
+    case.finish(finished(case, printed, case.window_s or 0.0, script))
+
+
+def _figure(where: str, spec: str, status: int, lines: list[str]) -> Printed:
+    """The figure main.sh printed; BenchError when it failed or printed none."""
     if status != 0:
         raise BenchError(f"{where} exited with status {status}; its last lines: "
                          + " | ".join(lines[-5:]))
-    printed, problems = parse_output(lines, case.name)
+    printed, problems = parse_output(lines, spec)
     for problem in problems:
         print(f"chipperf toolkit: {where}: {problem}", file=sys.stderr, flush=True)
     if printed is None:
         raise BenchError(f"{where} printed no result: {problems[-1]}")
-    case.finish(finished(case, printed, case.window_s or 0.0, script))
+    return printed
 
 
 def _run(case: BenchCase, folder: Path) -> tuple[int, list[str]]:
