@@ -41,6 +41,8 @@ def catalogue_rows(root: Path, suite: str = "training") -> list[dict[str, Any]]:
             "configs": {v: sorted(c) for (v, m, f), c in catalogue.vendor_configs.items()
                         if (m, f) == (model, family)},
             "hardware": _hardware(catalogue, model, family),
+            **({"toolkits": sorted(v for s, v in catalogue.toolkits if s == model)}
+               if catalogue.toolkits else {}),
             "description": meta.get("description", ""),
             "work_unit": meta.get("work_unit"),
             "params": full.get("params"), "flops_per_unit": full.get("flops_per_unit"),
@@ -83,10 +85,32 @@ def print_cases(root: Path, as_json: bool = False, suite: str = "training") -> i
     print("\nhas chipperf run it on real hardware here? (per vendor and chip)")
     for line in sorted({h["note"] for r in rows for h in r["hardware"].values()}):
         print(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent="    "))
+    toolkits = toolkit_lines(Catalogue.scan(root, suite=suite))
+    if toolkits:
+        print("\nvendor toolkits (base/toolkits/<spec>/<vendor>/main.sh; BENCHMARKS_OR_TOOLKITS: "
+              "TOOLKIT)")
+    for line in toolkits:
+        print(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent="    "))
     print("\ncan the vendor images be built? (per vendor and image folder, from its Dockerfile's base)")
     for line in image_lines(Catalogue.scan(root, suite=suite)):
         print(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent="    "))
     return 0
+
+
+def toolkit_lines(catalogue: Catalogue) -> list[str]:
+    """base/: per vendor, the specs its own toolkit measures (BENCHMARKS_OR_TOOLKITS: TOOLKIT),
+    and what its folders' case.yaml says was never run."""
+    if not catalogue.toolkits:
+        return []
+    vendors = sorted({v for _, v in catalogue.toolkits})
+    lines = []
+    for vendor in vendors:
+        specs = sorted(s for s, v in catalogue.toolkits if v == vendor)
+        unrun = sorted({str(read_case_meta(catalogue.toolkits[(s, vendor)]).get("not_run") or "")
+                        for s in specs} - {""})
+        lines.append(f"{vendor}: {', '.join(specs)}"
+                     + (f"; not run here: {'; '.join(unrun)}" if unrun else ""))
+    return lines
 
 
 # A Dockerfile line "# chipperf-never-built: <why>" says chipperf has never built that image.

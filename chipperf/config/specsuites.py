@@ -12,11 +12,13 @@ spec's model is its name and its topology follows from what it measures (SPEC_NO
 an operator's model is ``<op>-<DTYPE>-<provider>`` (one case folder per op, see
 ``Catalogue.case_name``), its dtype, provider and spec peak reach the program as arguments.
 A chip left out of the key is CHIP's, else the vendor's name (no spec sheet: shares of peak
-are then absent with that reason).
+are then absent with that reason). BENCHMARKS_OR_TOOLKITS (base/ only) picks the method: a
+TOOLKIT spec's key model is ``<spec>-toolkit`` (docs/base-and-operation.md, "Toolkits").
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,8 @@ from chipperf.config.flagperf_aliases import chipperf_case_name
 from chipperf.config.load import IGNORED, Fields, cluster_fields, finish, read_config, test_fields
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.errors import ConfigError
+from chipperf_runtime.base.methods import BENCHMARK, METHODS, TOOLKIT
+from chipperf_runtime.base.methods import SUFFIX as TOOLKIT_SUFFIX
 
 log = logging.getLogger(__name__)
 SUITE_KEYS = {"chip", "nproc_per_node", "repeat", "benchmarks_or_toolkits", "hosts_ports",
@@ -54,7 +58,7 @@ def load_spec_suite(path: str | Path, suite: str) -> tuple[ClusterConfig, TestCo
     repeat = f.get("repeat", int, 1, "use a whole number >= 1")
     chip = f.get("chip", str, "") or f.get("vendor", str, "")
     form = CASE_FORMS[suite]
-    _benchmark_form_only(f, form.benchmark_only)
+    methods = _methods(f, form)
     raw = f.get("cases", lambda v: v, {})
     if not isinstance(raw, dict) or not raw:
         f.fail("cases", "no cases listed", f"set CASES to {{'{form.text}': 'pytorch_2.13'}}")
@@ -65,22 +69,39 @@ def load_spec_suite(path: str | Path, suite: str) -> tuple[ClusterConfig, TestCo
             cases.append(form.parse(str(text), str(framework), chip, nproc, repeat, cluster.hosts))
         except ValueError as exc:
             f.fail("cases", f"case {text!r}: {exc}")
-    test = test_fields(f, tuple(cases), suite=suite)
+    test = test_fields(f, tuple(_with_toolkits(cases, methods)), suite=suite)
     return cluster, test, finish(f, IGNORED | SUITE_KEYS)
 
 
-def _benchmark_form_only(f: Fields, refuse_toolkits: bool) -> None:
-    """FlagPerf's base/ runs either its PyTorch benchmarks or, with TOOLKIT, each vendor's
-    native program (base/toolkits/<spec>/<vendor>/main.sh, e.g. NVIDIA's own samples on nvidia);
-    chipperf has the benchmarks only, so TOOLKIT is refused rather than run as BENCHMARK."""
-    mode = f.get("benchmarks_or_toolkits", str, "BENCHMARK")
-    if refuse_toolkits and mode.strip().upper() != "BENCHMARK":
+def _methods(f: Fields, form: "CaseForm") -> tuple[str, ...]:
+    """FlagPerf's BENCHMARKS_OR_TOOLKITS: BENCHMARK (the PyTorch program, the same on every
+    vendor), TOOLKIT (each vendor's native program, base/toolkits/<spec>/<vendor>/main.sh),
+    or both ("BENCHMARK,TOOLKIT", or a list): each spec then runs once per method."""
+    raw = f.get("benchmarks_or_toolkits", lambda v: v, BENCHMARK.upper())
+    words = raw if isinstance(raw, list) else str(raw).replace("+", ",").split(",")
+    methods = tuple(dict.fromkeys(str(w).strip().lower() for w in words if str(w).strip()))
+    allowed = METHODS if form.toolkits else (BENCHMARK,)
+    wrong = [m for m in methods if m not in allowed]
+    if wrong or not methods:
         f.fail("benchmarks_or_toolkits",
-               f"{mode!r} asks for FlagPerf's vendor toolkits (base/toolkits/<spec>/<vendor>/"
-               "main.sh, each vendor's own native program), which chipperf does not have: it "
-               "runs only the BENCHMARK form, the same PyTorch program on every vendor, so a "
-               "toolkit figure would silently be a different measurement",
-               'set BENCHMARKS_OR_TOOLKITS: "BENCHMARK" (or leave it out)')
+               f"{raw!r} is not a method this suite runs: use "
+               + (' "BENCHMARK", "TOOLKIT" or "BENCHMARK,TOOLKIT"' if form.toolkits else
+                  '"BENCHMARK" (or leave it out): operators have no vendor toolkits'))
+        return (BENCHMARK,)
+    return methods
+
+
+def _with_toolkits(entries: list[CaseEntry], methods: tuple[str, ...]) -> list[CaseEntry]:
+    """Each spec's entry per method: a toolkit's model is ``<spec>-toolkit`` (a case of its
+    own: its own directory, key and workload fingerprint), its program the vendor's main.sh."""
+    out = []
+    for entry in entries:
+        if BENCHMARK in methods:
+            out.append(entry)
+        if TOOLKIT in methods:
+            key = dataclasses.replace(entry.key, model=entry.key.model + TOOLKIT_SUFFIX)
+            out.append(dataclasses.replace(entry, key=key))
+    return out
 
 
 def spec_topology(spec: str, nproc: int, hosts: tuple[str, ...]) -> tuple[int, int]:
@@ -166,8 +187,8 @@ class CaseForm:
 
     text: str                    # the form, for messages
     parse: Callable[[str, str, str, int, int, tuple[str, ...]], CaseEntry]
-    benchmark_only: bool         # FlagPerf's BENCHMARKS_OR_TOOLKITS applies (base/ only)
+    toolkits: bool               # FlagPerf's BENCHMARKS_OR_TOOLKITS may name TOOLKIT (base/ only)
 
 
-CASE_FORMS = {"base": CaseForm(BASE_FORM, _base_entry, benchmark_only=True),
-              "operation": CaseForm(OPERATION_FORM, _operation_entry, benchmark_only=False)}
+CASE_FORMS = {"base": CaseForm(BASE_FORM, _base_entry, toolkits=True),
+              "operation": CaseForm(OPERATION_FORM, _operation_entry, toolkits=False)}

@@ -24,6 +24,7 @@ from chipperf.config.vendorconfig import (
 from chipperf.containers.images import base_images
 from chipperf.containers.options import parse_cli_options
 from chipperf.launchers import launcher_names
+from chipperf.plan import toolkits
 from chipperf.plan.case import (
     RUNTIME,
     adaptation,
@@ -168,6 +169,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += run_mode_problems(knobs, where) + data_mode_problems(knobs, test.overrides, where)
     problems += megatron_core.problems(entry, test.vendor, test.overrides, knobs, where)
     problems += _needs(entry, test, catalogue, where)
+    problems += toolkits.problems(entry, test.vendor, catalogue, where)
     read = vendor_config(entry, test, catalogue)   # its degrees are compared once it was read
     problems += chip_layout_problems(key, knobs if read.checked and not read.problems else {},
                                      where)

@@ -21,6 +21,7 @@ from chipperf.containers.containerplan import (
     node_containers,
 )
 from chipperf.launchers import LaunchContext, get_launcher
+from chipperf.plan import toolkits
 from chipperf.plan.case import (
     RUNTIME,
     adaptation,
@@ -88,6 +89,7 @@ def _uploads(test: TestConfig, catalogue: Catalogue) -> tuple[Upload, ...]:
         uploads.append(Upload(catalogue.cases[(model, family)], f"code/benchmarks/{model}/{family}"))
         uploads.append(Upload(catalogue.vendor_cases[(test.vendor, model, family)],
                               f"code/vendor/{model}-{family}"))
+        uploads += toolkits.uploads(entry, test.vendor, catalogue)
     return tuple(dict.fromkeys(uploads))
 
 
@@ -106,7 +108,7 @@ def _plan_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     notes += (f"{key}: {peak_note}",) if peak_note else ()
     deadline = deadline_warning(case_knobs(entry, test, catalogue), test.round_timeout_s)
     notes += (f"{key}: {deadline}",) if deadline else ()
-    notes += _not_run_note(entry, catalogue)
+    notes += _not_run_note(entry, catalogue) + toolkits.notes(entry, test.vendor, catalogue)
     notes += (entry.implementation,) if entry.implementation else ()
     return CasePlan(
         key=str(key), dir_name=case_dir_name(entry), vendor=test.vendor, framework=key.framework,
@@ -158,6 +160,7 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
         case_args=("--data_dir", entry.data_dir, "--extern_config_dir", vendor_dir,
                    "--extern_config_file", config_file(entry, test, catalogue),
                    "--output_dir", output_dir, *entry.case_args,
+                   *toolkits.case_args(entry, test.vendor, catalogue, code),
                    *override_args(test, catalogue.suite), *point_args(point, catalogue.suite)),
         output_dir=output_dir)
     launcher = get_launcher(key.family)

@@ -18,6 +18,7 @@
 
     benchmarks/<spec or op>/pytorch/main.py              the program
     configs/vendor_config/<vendor>_configuration.yaml    the vendor's sizes and repetitions
+    toolkits/<spec>/<vendor>/[<chip>/]main.sh            base/: the vendor's own program
     <vendor>/docker_image/<framework>/Dockerfile         vendor image per framework
 
 Code shared by cases is not here: it is the case runtime (``chipperf_runtime``: the training
@@ -37,6 +38,8 @@ import yaml
 
 from chipperf.suites import DEFAULT_SUITE, Suite, get_suite
 from chipperf.suites.suite import REPO
+from chipperf_runtime.base.methods import FOLDER as TOOLKIT_FOLDER
+from chipperf_runtime.base.methods import MAIN as TOOLKIT_MAIN
 
 if TYPE_CHECKING:
     from chipperf.config.model import CaseKey
@@ -71,6 +74,8 @@ class Catalogue:
     # (vendor, framework) -> image build context dir (holds Dockerfile)
     images: Mapping[tuple[str, str], Path] = field(default_factory=dict)
     suite: Suite = field(default_factory=lambda: get_suite(DEFAULT_SUITE))
+    # base/: (spec, vendor) -> toolkits/<spec>/<vendor>/ (main.sh there or in a chip folder)
+    toolkits: Mapping[tuple[str, str], Path] = field(default_factory=dict)
 
     @property
     def entry(self) -> str:
@@ -147,7 +152,16 @@ def scan_specs(root: Path, suite: Suite) -> Catalogue:
         for (model, family) in cases:
             vendor_cases[(vendor, model, family)] = config_dir
             vendor_configs[(vendor, model, family)] = frozenset({vendor_file.name})
-    return Catalogue(root, cases, vendor_cases, vendor_configs, _images(root), suite)
+    return Catalogue(root, cases, vendor_cases, vendor_configs, _images(root), suite,
+                     _toolkits(root))
+
+
+def _toolkits(root: Path) -> dict[tuple[str, str], Path]:
+    """(spec, vendor) -> toolkits/<spec>/<vendor>/, the folders with a main.sh in them or in
+    a chip folder of theirs."""
+    found = sorted({p.parent for p in root.glob(f"{TOOLKIT_FOLDER}/*/*/{TOOLKIT_MAIN}")} |
+                   {p.parent.parent for p in root.glob(f"{TOOLKIT_FOLDER}/*/*/*/{TOOLKIT_MAIN}")})
+    return {(d.parent.name, d.name): d for d in found}
 
 
 def _inference_vendors(folder: Path) -> list[str]:

@@ -7,13 +7,16 @@
     interconnect-P2P_*       links.py       point-to-point send/recv between two ranks
     interconnect-MPI_*       links.py       all-reduce across ranks (nccl-tests algbw/busbw)
 
-Each ``base/benchmarks/<spec>/pytorch/main.py`` is ``main("<spec>")``.
+Each ``base/benchmarks/<spec>/pytorch/main.py`` is ``main("<spec>")``; given ``--toolkit_dir``,
+it runs the vendor's own program in that folder instead (toolkit.py: FlagPerf's TOOLKIT method).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
+from chipperf_runtime.base.methods import BENCHMARK, TOOLKIT
 from chipperf_runtime.bench.case import BenchCase, BenchError, contract_parser, run_bench
 
 Measure = Callable[[BenchCase], None]
@@ -35,12 +38,19 @@ def _registry() -> dict[str, Measure]:
 
 def main(name: str) -> None:
     """Measure spec ``name`` in this process (one rank) and print its PerfLog."""
-    args = contract_parser(f"chipperf base spec {name}").parse_args()
+    parser = contract_parser(f"chipperf base spec {name}")
+    parser.add_argument("--toolkit_dir", default="",
+                        help="run the vendor's toolkit (main.sh) in this folder, not PyTorch")
+    args = parser.parse_args()
 
     def build() -> BenchCase:
         specs = _registry()
         if name not in specs:
             raise BenchError(f"no base spec {name!r}: known specs are {', '.join(specs)}")
-        return BenchCase("base", name, args)
+        return BenchCase("base", name, args, method=TOOLKIT if args.toolkit_dir else BENCHMARK)
 
+    if args.toolkit_dir:
+        from chipperf_runtime.base import toolkit
+
+        run_bench(build, lambda case: toolkit.measure(case, Path(args.toolkit_dir)))
     run_bench(build, lambda case: _registry()[name](case))

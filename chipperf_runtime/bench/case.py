@@ -93,9 +93,10 @@ class BenchCase:
     """Identity, settings and PerfLog lifecycle of one benchmark process."""
 
     def __init__(self, suite: str, name: str, args: argparse.Namespace,
-                 environ: Mapping[str, str] | None = None):
+                 environ: Mapping[str, str] | None = None, method: str = ""):
         env = os.environ if environ is None else environ
         self.suite, self.name, self.args = suite, name, args
+        self.method = method          # base/: "benchmark" or "toolkit" (FlagPerf's two methods)
         self.rank = int(env.get("RANK", "0"))
         self.local_rank = int(env.get("LOCAL_RANK", "0"))
         self.world_size = int(env.get("WORLD_SIZE", "1"))
@@ -122,7 +123,8 @@ class BenchCase:
         self.emit("INIT_START")
         self.emit("SUBMIT_INFO", {"vendor": self.vendor, "model": self.name, "suite": self.suite,
                                   "chip": self.chip, "config": dict(self.settings),
-                                  "case_version": script_digest()})
+                                  "case_version": script_digest(),
+                                  **({"method": self.method} if self.method else {})})
 
     def ready(self, facts: Mapping[str, Any]) -> None:
         self.emit("INIT_END", dict(facts))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from benchrun import finished, run, run_ranks
+from benchrun import REPO, finished, run, run_ranks
 from caserun import assert_case_error
 
 from chipperf_runtime.perflog import finished_problems, parse_lines
@@ -148,3 +148,46 @@ def test_a_measured_gemm_peak_gives_mfu_where_the_spec_sheet_has_none(tmp_path) 
     assert bf16.rounds[0].mfu_measured is None
     assert "has no computation-BF16 result for chip xeon (it has: xeon fp32)" in \
         bf16.rounds[0].reasons["mfu_measured"]
+
+
+@pytest.mark.parametrize("spec, unit, work_unit", [("computation-FP32", "TFLOP/s", "FLOP"),
+                                                   ("main_memory-bandwidth", "GB/s", "bytes")])
+def test_the_cpu_toolkits_build_run_and_report(tmp_path, spec: str, unit: str,
+                                               work_unit: str) -> None:
+    """The cpu vendor's toolkit (C with OpenMP, base/toolkits/<spec>/cpu/) built with this
+    host's compiler and run by the spec's entry: FINISHED in the benchmark's unit, its
+    method named, the toolkit's output kept in toolkit.log.txt."""
+    result = run("base", spec, "--output_dir", str(tmp_path), "--toolkit_dir",
+                 str(REPO / "base" / "toolkits" / spec / "cpu"))
+    assert result.returncode == 0, result.stderr[-2000:]
+    value = finished(result.stdout)
+    assert finished_problems(value) == []
+    assert (value["unit"], value["work_unit"], value["measured_by"]) == (unit, work_unit, "toolkit")
+    assert value["value"] == pytest.approx(
+        value["work_done"] / value["train_time_s"] / (1e12 if unit == "TFLOP/s" else 1e9), rel=1e-3)
+    assert value["method"]["timing"].startswith("the toolkit's own timed window")
+    assert value["method"]["printed"] in (tmp_path / "toolkit.log.txt").read_text()
+    events, _ = parse_lines(result.stdout.splitlines())
+    assert [e.value for e in events if e.name == "SUBMIT_INFO"][0]["method"] == "toolkit"
+
+
+@pytest.mark.parametrize("script, phrases", [
+    ("echo compiling; exit 3", ["exited with status 3", "its last lines: compiling"]),
+    ("echo '[FlagPerf Result]computation-FP32=fast'",
+     ["printed no result: no line '[FlagPerf Result]computation-FP32=<number><unit>'"]),
+    (None, ["main.sh does not exist"]),
+])
+def test_a_broken_toolkit_is_one_message_naming_vendor_spec_and_file(
+        tmp_path, script: str | None, phrases: list[str]) -> None:
+    folder = tmp_path / "toolkits" / "computation-FP32" / "cpu"
+    folder.mkdir(parents=True)
+    if script is not None:
+        (folder / "main.sh").write_text(script + "\n")
+    result = run("base", "computation-FP32", "--output_dir", str(tmp_path), "--toolkit_dir",
+                 str(folder))
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    (error,) = [line for line in result.stderr.splitlines() if "chipperf case error" in line]
+    for phrase in ["toolkit of vendor 'cpu' for computation-FP32", str(folder / "main.sh"), *phrases]:
+        assert phrase in error, error
+    # no figure and no timed window: the round fails with this message
+    assert "FINISHED" not in result.stdout and "TRAIN_END" not in result.stdout

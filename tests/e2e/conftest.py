@@ -158,17 +158,18 @@ def chipperf(*args: str, cwd: Path, timeout: float = 1800) -> Run:
 
 
 def run_suite(tmp_path: Path, sim_cluster, suite: str, cases: dict[str, str], *, hosts: int = 2,
-              nproc: int = 2, master_port: int = 29531) -> tuple[subprocess.CompletedProcess,
-                                                                 Path | None]:
+              nproc: int = 2, master_port: int = 29531, **keys: object
+              ) -> tuple[subprocess.CompletedProcess, Path | None]:
     """``<suite>/run.py`` (base or operation) with FlagPerf's host.yaml form on the first
-    ``hosts`` simulated hosts, ``nproc`` ranks each; returns the process and its run dir."""
+    ``hosts`` simulated hosts, ``nproc`` ranks each (``keys``: more host.yaml keys, e.g.
+    BENCHMARKS_OR_TOOLKITS); returns the process and its run dir."""
     host_yaml = tmp_path / "host.yaml"
     host_yaml.write_text(yaml.safe_dump({
         "HOSTS": [h.address for h in sim_cluster.hosts[:hosts]], "NPROC_PER_NODE": nproc,
         "SSH_USER": "root", "SSH_KEY": sim_cluster.ssh_key, "KNOWN_HOSTS": sim_cluster.known_hosts,
         "VENDOR": "cpu", "CHIP": "xeon", "SHM_SIZE": "1g",
         "FLAGPERF_LOG_PATH": str(tmp_path / "result"), "MASTER_PORT": master_port,
-        "WORK_ROOT": WORK_ROOT, "ROUND_TIMEOUT": 900, "CASES": cases}))
+        "WORK_ROOT": WORK_ROOT, "ROUND_TIMEOUT": 900, "CASES": cases, **keys}))
     proc = subprocess.run([sys.executable, str(REPO / suite / "run.py"), "--host-config",
                            str(host_yaml)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=3000, env={**os.environ, "PYTHONPATH": str(REPO)})

@@ -94,3 +94,32 @@ def test_one_operator_of_each_kind_on_the_engine(tmp_path, sim_cluster):
         assert 0 < latency["p50"] <= latency["p90"] <= latency["p99"], (case_dir, latency)
     assert check(run_dir).problems == []
     assert leftovers(sim_cluster, run_dir.name) == []
+
+
+def test_base_toolkits_beside_the_benchmarks(tmp_path, sim_cluster):
+    """BENCHMARKS_OR_TOOLKITS: "BENCHMARK,TOOLKIT" on one host: main_memory-bandwidth by
+    chipperf's PyTorch program and by the cpu vendor's toolkit (STREAM's triad in C with
+    OpenMP, built by the image's gcc in the case container), two cases of one run; the
+    toolkit's figure is recorded with method toolkit and its own workload fingerprint, and
+    the reports say which is which. (The cpu computation-FP32 toolkit and broken main.sh
+    files run in tests/cases/test_base_specs.py.)"""
+    proc, run_dir = run_suite(tmp_path, sim_cluster, "base", {"main_memory-bandwidth": "pytorch_2.13"},
+                              hosts=1, nproc=1, master_port=29535,
+                              BENCHMARKS_OR_TOOLKITS="BENCHMARK,TOOLKIT")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-8000:]
+    finished = finished_events(run_dir)
+    bench_dir, tool_dir = (f"main_memory-bandwidth{m}-pytorch_2.13-xeon-1x1" for m in ("", "-toolkit"))
+    assert sorted(finished) == [bench_dir, tool_dir]
+    bench, tool = finished[bench_dir], finished[tool_dir]
+    assert "measured_by" not in bench and tool["measured_by"] == "toolkit"
+    assert bench["unit"] == tool["unit"] == "GB/s" and bench["value"] > 0 and tool["value"] > 0
+    assert tool["method"]["printed"].startswith("[FlagPerf Result]main_memory-bandwidth=")
+    assert tool["method"]["timing"].startswith("the toolkit's own timed window")
+    (log,) = (run_dir / tool_dir / "round1").glob("*/toolkit.log.txt")
+    assert tool["method"]["printed"] in log.read_text()
+    cases = {c["dir_name"]: c for c in json.loads((run_dir / "summary.json").read_text())["cases"]}
+    assert (cases[bench_dir]["method"], cases[tool_dir]["method"]) == ("benchmark", "toolkit")
+    assert cases[bench_dir]["fingerprint"]["case"] != cases[tool_dir]["fingerprint"]["case"]
+    assert "measured by the vendor's toolkit" in (run_dir / "summary.md").read_text()
+    assert check(run_dir).problems == []
+    assert leftovers(sim_cluster, run_dir.name) == []

@@ -1,5 +1,5 @@
 """FlagPerf's case names that differ from chipperf's plan under chipperf's case (issue 28,
-item 2), and base/'s BENCHMARKS_OR_TOOLKITS: "TOOLKIT" is refused at plan time (item 3).
+item 2), and base/'s BENCHMARKS_OR_TOOLKITS: "TOOLKIT" plans the vendor's toolkit (issue 39, item 4).
 The host.yaml files are FlagPerf's (tests/unit/data/flagperf/inference/configs/host.yaml,
 and test_spec_suites_config's copies of its base/ and operation/ host.yaml)."""
 
@@ -84,15 +84,16 @@ def test_integer_dtypes_of_the_bitwise_operators_plan(tmp_path: Path) -> None:
     assert test.cases[0].case_args[:2] == ("--dtype", "INT32")
 
 
-@pytest.mark.parametrize("mode", ["TOOLKIT", "toolkit", "TOOLKITS"])
-def test_base_toolkit_mode_is_refused_at_plan_time(tmp_path: Path, mode: str,
-                                                   capsys: pytest.CaptureFixture) -> None:
-    path = _write(tmp_path, FLAGPERF_BASE.replace('"BENCHMARK"', f'"{mode}"'))
-    assert main(["plan", "--suite", "base", "--host-config", path]) == 2
-    err = capsys.readouterr().err
-    assert f"{path}: BENCHMARKS_OR_TOOLKITS: '{mode}' asks for FlagPerf's vendor toolkits" in err
-    assert "chipperf does not have: it runs only the BENCHMARK form" in err
-    assert 'set BENCHMARKS_OR_TOOLKITS: "BENCHMARK" (or leave it out)' in err
+def test_base_toolkit_mode_plans_the_vendors_toolkit(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    """FlagPerf's TOOLKIT form plans nvidia's own program, saying it never ran here
+    (tests/unit/test_base_toolkits.py has the rest)."""
+    path = _write(tmp_path, FLAGPERF_BASE.replace('"BENCHMARK"', '"TOOLKIT"'))
+    assert main(["plan", "--suite", "base", "--host-config", path]) == 0
+    out = capsys.readouterr().out
+    assert "case computation-FP32-toolkit:pytorch_2.3:nvidia:1:8:1" in out
+    assert "--toolkit_dir /tmp/chipperf/" in out and "/code/toolkits/computation-FP32/nvidia" in out
+    assert "not run here: CUDA C++ built with nvcc" in out
 
 
 def test_base_benchmark_mode_and_no_mode_plan(tmp_path: Path) -> None:

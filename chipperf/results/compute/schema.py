@@ -29,6 +29,7 @@ from chipperf.results.compute.figures import (
     suite_kind,
 )
 from chipperf.suites import suite_of
+from chipperf_runtime.base.methods import TOOLKIT as TOOLKIT  # re-exported for the renderers
 
 # the figures by name live in chipperf.results.compute.figures; importable from here as before
 __all__ = ["AGGREGATED", "CORE", "CaseResult", "Exclusion", "Fingerprint", "LATENCY", "Latency",
@@ -295,6 +296,10 @@ class Fingerprint(_Schema):
 
 
 SYNTHETIC_LABEL = "synthetic: compute only"      # every table's label of synthetic input
+# what every page says of a base/ figure measured by the vendor's toolkit (CaseResult.method)
+TOOLKIT_NOTE = ("measured by the vendor's toolkit (base/toolkits/, FlagPerf's TOOLKIT method), "
+                "not chipperf's PyTorch benchmark: a case of its own (key <spec>-toolkit), never "
+                "compared with the benchmark's figure")
 
 
 @dataclass(frozen=True)
@@ -342,6 +347,9 @@ class CaseResult(_Schema):
     # FlagPerf's key of another implementation (Megatron-LM, FlagScale) run as chipperf's
     # torch-native case: what differs (run.json's case "implementation", else SUBMIT_INFO's)
     implementation: str = ""
+    # base/: "benchmark" (chipperf's PyTorch program) or "toolkit" (the vendor's own program,
+    # base/toolkits/): SUBMIT_INFO's method; "" for the other suites and older runs
+    method: str = ""
     run_mode: str = ""                               # the rounds' (see RoundResult.run_mode)
     data_mode: str = ""                              # the rounds' FINISHED data_mode
     rounds: tuple[RoundResult, ...] = ()

@@ -137,6 +137,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
                 if n not in on_disk and as_dict(listed[n]).get("nodes")]
     results, series, workloads, smoke, preset = [], [], [], "", ("", "")
     implementation = as_str(entry.get("implementation")) or ""
+    method = ""
     for number in sorted(set(listed) | on_disk):
         result, round_series, found, log = collect_round(ctx, number, as_dict(listed.get(number)))
         results.append(result)
@@ -146,6 +147,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         submit = log.submit_info.value if log is not None and log.submit_info else None
         smoke = smoke or smoke_text(submit)
         implementation = implementation or as_str(as_dict(submit).get("implementation")) or ""
+        method = method or as_str(as_dict(submit).get("method")) or ""
         if not preset[0] and log is not None and log.finished is not None:
             preset = preset_label(as_dict(log.finished.value).get("preset"))
     workload = _one_workload(name, workloads, problems)
@@ -161,7 +163,7 @@ def collect_case(run: RunContext, name: str, entry: Mapping[str, Any]
         status=as_str(entry.get("status")) or rounds.case_status(results),
         reason=as_str(entry.get("reason")) or "", hardware_validated=validated, hardware_note=note,
         smoke_test=smoke, preset=preset[0], preset_detail=preset[1], rounds=tuple(results),
-        implementation=implementation,
+        implementation=implementation, method=method,
         problems=tuple(problems))
     return aggregate.aggregate_case(case, ctx.suite), series
 

@@ -32,7 +32,14 @@ from dataclasses import dataclass
 
 from chipperf.results.compute.fingerprint import differences
 from chipperf.results.compute.headline import case_marks
-from chipperf.results.compute.schema import CaseResult, Fingerprint, RunSummary, Stat
+from chipperf.results.compute.schema import (
+    TOOLKIT,
+    TOOLKIT_NOTE,
+    CaseResult,
+    Fingerprint,
+    RunSummary,
+    Stat,
+)
 from chipperf.results.render.text import DASH, console_table, fmt, kind_of, table
 from chipperf.suites import get_suite, suite_names, suite_of
 
@@ -124,6 +131,8 @@ def compare(summaries: Sequence[RunSummary], baseline: int = 0) -> Comparison:
     notes += split
     notes += [f"{summary.run_id}: {case.implementation}" for summary in summaries
               for case in summary.cases if case.implementation]
+    notes += [f"{summary.run_id}: {case.key or case.dir_name}: {TOOLKIT_NOTE}"
+              for summary in summaries for case in summary.cases if case.method == TOOLKIT]
     rows = [_row(key, figure, per_run, baseline) for key in keys
             for figure in _figures(key, per_run)]
     return Comparison(tuple(column_label(s) for s in summaries), baseline,

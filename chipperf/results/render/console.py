@@ -9,7 +9,16 @@ from collections.abc import Mapping
 
 from chipperf.results.compute.headline import case_marks
 from chipperf.results.compute.plausible import case_errors, has_error, window_notes
-from chipperf.results.compute.schema import CORE, SYNTHETIC_LABEL, WHOLE, CaseResult, RunSummary, Stat
+from chipperf.results.compute.schema import (
+    CORE,
+    SYNTHETIC_LABEL,
+    TOOLKIT,
+    TOOLKIT_NOTE,
+    WHOLE,
+    CaseResult,
+    RunSummary,
+    Stat,
+)
 from chipperf.results.render.text import DASH, console_table, fmt, stat_text
 from chipperf.suites import suite_of
 
@@ -187,6 +196,8 @@ def console(summary: RunSummary) -> str:
                     f"{c.smoke_test}" for c in summary.cases if c.smoke_test)
     body += "".join(f"\n{c.key or c.dir_name}: {c.implementation}" for c in summary.cases
                     if c.implementation)
+    body += "".join(f"\n{c.key or c.dir_name}: {TOOLKIT_NOTE}" for c in summary.cases
+                    if c.method == TOOLKIT)
     body += "".join(f"\n{line}" for line in error_lines(summary))
     body += "".join(f"\n{c.key or c.dir_name}: run mode {c.run_mode}" for c in summary.cases
                     if c.run_mode.startswith("performance"))

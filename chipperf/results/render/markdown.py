@@ -5,6 +5,8 @@ from __future__ import annotations
 from chipperf.results.compute.plausible import window_notes
 from chipperf.results.compute.schema import (
     SYNTHETIC_LABEL,
+    TOOLKIT,
+    TOOLKIT_NOTE,
     CaseResult,
     RunSummary,
     figures_for,
@@ -111,6 +113,8 @@ def _case_intro(case: CaseResult) -> list[str]:
         lines += [f"**{case.preset.capitalize()}**: {case.preset_detail}.", ""]
     if case.implementation:
         lines += [f"**Implementation**: {case.implementation}.", ""]
+    if case.method == TOOLKIT:
+        lines += [f"**Method**: {TOOLKIT_NOTE}.", ""]
     lines += [f"Timed window too short, {note}.\n" for note in window_notes(case)]
     if case.synthetic:
         lines += [f"Input: **{SYNTHETIC_LABEL}** (one device-resident random batch: no data "

@@ -1,0 +1,4 @@
+#!/bin/bash
+# chipperf nvidia toolkit for computation-FP16: cuBLASLt's FP16 GEMM on one GPU, built with nvcc
+# in the nvidia base image (base/toolkits/_common/nvidia/gemm.cu).
+source "$CHIPPERF_TOOLKIT_COMMON/gemm.sh" FP16
