@@ -16,16 +16,18 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.llm.served.engines import ENGINES
 
-# the case's engine key -> the server engine (server.SERVER_MODULES)
-SERVED_ENGINES = {"vllm_server": "vllm", "transformers_server": "transformers"}
+# the case's engine key -> the server engine (engines.ENGINES)
+SERVED_ENGINES = {"vllm_server": "vllm", "transformers_server": "transformers",
+                  "sglang_server": "sglang", "trtllm_server": "trtllm"}
 FALLBACKS = ("transformers",)
 X86 = ("x86_64", "amd64", "i686")
 
 
 @dataclass(frozen=True)
 class ServedBy:
-    engine: str          # the engine that serves (server.SERVER_MODULES)
+    engine: str          # the engine that serves (engines.ENGINES)
     asked: str           # the case's engine key
     why: str
 
@@ -65,6 +67,7 @@ def choose(asked: str, fallback: Optional[str], python: str, device_kind: str) -
     """The engine that serves, and why; a CaseError when vLLM cannot run and no fallback
     is allowed."""
     engine = SERVED_ENGINES[asked]
+    check_device(asked, device_kind)
     if engine != "vllm":
         return ServedBy(engine, asked, f"engine {asked} in the configuration")
     problem = vllm_problem(python, device_kind)
@@ -76,3 +79,13 @@ def choose(asked: str, fallback: Optional[str], python: str, device_kind: str) -
                         "transformers to serve with the transformers engine (the run says so)")
     return ServedBy(fallback, asked, f"vLLM cannot run here: {problem}; serve_fallback: "
                     f"{fallback}")
+
+
+def check_device(asked: str, device_kind: str) -> None:
+    """A CaseError when the engine has no build for this run's device (SGLang and TensorRT-LLM
+    run on NVIDIA GPUs only: no chipperf image has a CPU build of either)."""
+    devices = ENGINES[SERVED_ENGINES[asked]].devices
+    if devices and device_kind not in devices:
+        raise CaseError(f"engine {asked} runs on NVIDIA GPUs (device {', '.join(devices)}) and "
+                        f"this run's device is {device_kind}: no chipperf image has a build of it "
+                        "for that device; serve with vllm_server or transformers_server there")
