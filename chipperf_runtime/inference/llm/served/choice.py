@@ -3,8 +3,9 @@ vLLM cannot run and the configuration allows it (``serve_fallback: transformers`
 
 vLLM cannot run when its package is absent from the serving python (a vendor without a vLLM
 build, or an image without it), or on an x86 processor without AVX2: vLLM 0.32's CPU build
-ships kernels for AVX2 and AVX512 only (``vllm/platforms/cpu.py``, ``import_kernels``). The
-choice and its reason go into the run (FINISHED ``serving.sweep.served_by``).
+ships kernels for AVX2 and AVX512 only (``vllm/platforms/cpu.py``, ``import_kernels``). SGLang
+and TensorRT-LLM (``sglang_server``, ``trtllm_server``) serve on NVIDIA GPUs only, with no
+fallback. The choice and its reason go into the run (FINISHED ``serving.sweep.served_by``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Iterable, Optional
 
 from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm.served.engines import ENGINES
+from chipperf_runtime.vendors import get_vendor
 
 # the case's engine key -> the server engine (engines.ENGINES)
 SERVED_ENGINES = {"vllm_server": "vllm", "transformers_server": "transformers",
@@ -83,9 +85,11 @@ def choose(asked: str, fallback: Optional[str], python: str, device_kind: str) -
 
 def check_device(asked: str, device_kind: str) -> None:
     """A CaseError when the engine has no build for this run's device (SGLang and TensorRT-LLM
-    run on NVIDIA GPUs only: no chipperf image has a CPU build of either)."""
-    devices = ENGINES[SERVED_ENGINES[asked]].devices
-    if devices and device_kind not in devices:
-        raise CaseError(f"engine {asked} runs on NVIDIA GPUs (device {', '.join(devices)}) and "
-                        f"this run's device is {device_kind}: no chipperf image has a build of it "
-                        "for that device; serve with vllm_server or transformers_server there")
+    run on vendor nvidia's GPUs only: no chipperf image has another build of either)."""
+    vendors = ENGINES[SERVED_ENGINES[asked]].vendors
+    devices = sorted({get_vendor(v).device for v in vendors})
+    if vendors and device_kind not in devices:
+        raise CaseError(f"engine {asked} runs on vendor {', '.join(vendors)} only (device "
+                        f"{', '.join(devices)}) and this run's device is {device_kind}: no "
+                        "chipperf image has a build of it for that device; serve with "
+                        "vllm_server or transformers_server there")

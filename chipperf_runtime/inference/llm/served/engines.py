@@ -1,5 +1,6 @@
 """The serving engines, one entry each: how its server is started, what its python must have,
-which devices it runs on and how its ``/metrics`` counts tokens. ``server.py`` runs any of them.
+which vendors' devices it runs on and how its ``/metrics`` counts tokens. ``server.py`` runs
+any of them.
 
     vllm          python -m vllm.entrypoints.openai.api_server --model DIR ...
     transformers  python -m chipperf_runtime.inference.llm.served.tfserver --model DIR ...
@@ -9,9 +10,10 @@ which devices it runs on and how its ``/metrics`` counts tokens. ``server.py`` r
 
 ``ServerSpec`` is one server to start. Every flag below is the engine's own, from its
 documentation or source (cited per engine); SGLang's and TensorRT-LLM's were never run by
-chipperf: they need NVIDIA GPUs, and this project's machines have none. ``counters`` names how ``/metrics`` is read: ``prometheus`` (vLLM, SGLang,
-tfserver: cumulative counters, ``promtext``) or ``iteration_stats`` (TensorRT-LLM: a JSON list
-of the iterations since the last read, ``trtstats``).
+chipperf: they need NVIDIA GPUs, and this project's machines have none. ``counters`` names
+how ``/metrics`` is read: ``prometheus`` (vLLM, SGLang, tfserver: cumulative counters,
+``promtext``) or ``iteration_stats`` (TensorRT-LLM: a JSON list of the iterations since the
+last read, ``trtstats``).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ class ServedEngine:
     installs: str                   # where that package comes from (said when it is missing)
     argv: Callable[[ServerSpec], list[str]]   # the arguments after ``python -m MODULE``
     counters: str = "prometheus"    # or "iteration_stats"
-    devices: tuple[str, ...] = ()   # device kinds it runs on; () any
+    vendors: tuple[str, ...] = ()   # the vendors whose devices it runs on; () any
     options: Optional[Callable[[ServerSpec], dict[str, Any]]] = None   # a file the server reads
 
 
@@ -125,10 +127,10 @@ ENGINES = {e.name: e for e in (
                  "transformers, in every pytorch image", transformers_args),
     ServedEngine("sglang", "sglang.launch_server", "sglang",
                  "sglang, in the nvidia image folder pytorch_sglang_0.5", sglang_args,
-                 devices=("cuda",)),
+                 vendors=("nvidia",)),
     ServedEngine("trtllm", "tensorrt_llm.commands.serve", "tensorrt_llm",
                  "tensorrt_llm, in the nvidia image folder pytorch_trtllm_1.2", trtllm_args,
-                 counters="iteration_stats", devices=("cuda",), options=trtllm_options),
+                 counters="iteration_stats", vendors=("nvidia",), options=trtllm_options),
 )}
 
 
