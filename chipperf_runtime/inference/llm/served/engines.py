@@ -86,7 +86,8 @@ def transformers_args(spec: ServerSpec) -> list[str]:
 def sglang_args(spec: ServerSpec) -> list[str]:
     """SGLang's server arguments (https://docs.sglang.io/advanced_features/server_arguments.html;
     ``--enable-metrics``: https://docs.sglang.io/references/production_metrics.html, which
-    exports ``sglang:prompt_tokens_total`` and ``sglang:generation_tokens_total``)."""
+    exports ``sglang:prompt_tokens_total`` and ``sglang:generation_tokens_total``). Readiness is
+    its ``GET /health`` (https://docs.sglang.io/basic_usage/native_api.html), as vLLM's."""
     return ["--model-path", str(spec.model_dir), "--host", spec.host, "--port", str(spec.port),
             "--dtype", DTYPES[spec.precision], "--random-seed", str(spec.seed),
             "--tp-size", str(spec.tp_size), "--context-length", str(spec.max_model_len),
@@ -98,7 +99,8 @@ def trtllm_args(spec: ServerSpec) -> list[str]:
     """``trtllm-serve serve MODEL`` (tensorrt_llm/commands/serve.py; docs:
     https://nvidia.github.io/TensorRT-LLM/commands/trtllm-serve.html). It has no dtype or seed
     flag: dtype and the iteration statistics /metrics reports go in the YAML file of
-    ``--extra_llm_api_options`` (``trtllm_options``)."""
+    ``--extra_llm_api_options`` (``trtllm_options``). Readiness is its ``GET /health``, listed
+    in that page beside ``/metrics`` (openai_server.py: 200 once the LLM is built)."""
     if spec.options_file is None:
         raise ValueError("engine trtllm needs options_file (its --extra_llm_api_options YAML)")
     return ["serve", str(spec.model_dir), "--backend", "pytorch", "--host", spec.host,

@@ -14,7 +14,8 @@ max_tokens - 1``, ``numCompletedRequests`` 1 at the last). So, over whole reques
     prompt tokens      = sum of numCtxTokens   (block reuse off: a reused block is not in it)
     generation tokens  = sum of numGenRequests + sum of numCompletedRequests
 
-without speculative decoding (an iteration then makes more than one token per request). This
+without speculative decoding (an iteration then makes more than one token per request) and
+without attention data parallelism (one row per rank and iteration: only the first is read). This
 derivation has not been run against a server (no GPU here): the first nvidia run shows it.
 Iterations are numbered (``iter``): a gap means the server dropped some (its buffer of
 ``iter_stats_max_iterations`` overflowed), and the counts are then unknown, not wrong.
