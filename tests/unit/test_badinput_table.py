@@ -35,10 +35,11 @@ def plan(test: str = "test_conf.py", cluster: str = "cluster_conf.py") -> list[s
     return ["plan", "--cluster", cluster, "--test", test]
 
 
-def served_host_yaml(overrides: str, image: str = "pytorch_vllm_0.32") -> dict[str, bytes]:
+def served_host_yaml(overrides: str, image: str = "pytorch_vllm_0.32", vendor: str = "cpu",
+                     chip: str = "xeon") -> dict[str, bytes]:
     """An inference host.yaml running llama3_8b in a cpu image (the serving one unless
-    ``image`` names another) with ``overrides``."""
-    return {"host.yaml": ('HOSTS: ["127.0.0.1"]\nVENDOR: cpu\nCHIP: xeon\nCASES:\n'
+    ``image`` names another; another vendor's with ``vendor`` and ``chip``) with ``overrides``."""
+    return {"host.yaml": (f'HOSTS: ["127.0.0.1"]\nVENDOR: {vendor}\nCHIP: {chip}\nCASES:\n'
                           f'  "llama3_8b:{image}": /tmp/d\n'
                           f"OVERRIDES: {overrides}\n").encode()}
 
@@ -54,11 +55,15 @@ ROWS: dict[str, Callable[[Path], Row]] = {
         "serve_fallback: must be null or one of transformers, got 'sglang'"),
     "served engine sglang": lambda d: Row(
         served_host_yaml("{engine: sglang_server}"), SERVED_PLAN,
-        "engine 'sglang_server' is SGLang, which chipperf does not run: no chipperf image "
-        "installs it"),
+        "engine 'sglang_server' is SGLang's OpenAI server, which chipperf runs on vendor nvidia "
+        "only (NVIDIA GPUs, image folder pytorch_sglang_0.5; no chipperf image has a build of it "
+        "for vendor 'cpu')"),
     "served engine TensorRT-LLM": lambda d: Row(
         served_host_yaml("{engine: trtllm}"), SERVED_PLAN,
-        "engine 'trtllm' is TensorRT-LLM, which chipperf does not run"),
+        "engine 'trtllm' is not an engine name: TensorRT-LLM serves as engine 'trtllm_server'"),
+    "served engine sglang, nvidia image without it": lambda d: Row(
+        served_host_yaml("{engine: sglang_server}", "pytorch_2.13", "nvidia", "H100"), SERVED_PLAN,
+        "engine 'sglang_server' needs the 'sglang' module, which image folder "),
     "offline vllm on cpu": lambda d: Row(
         served_host_yaml("{engine: vllm}"), SERVED_PLAN,
         "engine 'vllm' is vLLM's offline engine, which chipperf runs on vendor nvidia only "

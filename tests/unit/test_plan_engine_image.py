@@ -75,3 +75,22 @@ def test_every_shipped_vendor_engine_is_in_its_pytorch_image() -> None:
             assert engine_image_problems(merged.get("engine"), catalogue.images[(vendor, "pytorch_2.13")],
                                          [], f"{vendor}/{model}") == []
     assert {"tensorrt", "onnxruntime", "eager"} <= set(checked)
+
+
+def test_sglang_and_tensorrt_llm_are_in_their_own_nvidia_images_only() -> None:
+    """Each served engine's image folder installs it by name (requirements.txt), the other
+    nvidia folders do not, and the refusal names the folder to use."""
+    catalogue = get_suite("inference").scan(get_suite("inference").default_root)
+    folders = {name: catalogue.images[("nvidia", name)]
+               for name in ("pytorch_2.13", "pytorch_sglang_0.5", "pytorch_trtllm_1.2")}
+    homes = {"sglang_server": ("pytorch_sglang_0.5", "sglang"),
+             "trtllm_server": ("pytorch_trtllm_1.2", "tensorrt-llm")}
+    for engine, (home, distribution) in homes.items():
+        assert distribution in requirement_names(folders[home] / "requirements.txt")
+        for name, folder in folders.items():
+            found = engine_image_problems(engine, folder, [], "w")
+            assert (found == []) == (name == home), (engine, name, found)
+            if found:
+                assert found[0].endswith(f"use framework {home} in the case key (its image "
+                                         f"installs {distribution}), or set engine to one this "
+                                         "image has")

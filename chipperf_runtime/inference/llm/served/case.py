@@ -63,7 +63,8 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
     spec = ServerSpec(served_by.engine, model_dir, served.serve_port, precision,
                       llama.max_position_embeddings, max(served.serve_concurrency), seed,
                       served.serve_memory_utilization,
-                      extra_args=tuple(served.serve_engine_args))
+                      extra_args=tuple(served.serve_engine_args), tp_size=served.serve_chips,
+                      options_file=out / f"{served_by.engine}-options.yaml")
     check = guard_spec(served, config, llama.max_position_embeddings)
     result, window_s, answers = serve(spec, sweep.SweepSpec(points, served.serve_chips,
                                                             served.serve_point_timeout_s),

