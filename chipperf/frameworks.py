@@ -9,9 +9,10 @@ both; with ``"exact"`` it is refused with the list of folders.
 Nearest: the folders of the same family (the part before ``_`` or ``-``; NGC's ``ngctorch<yymm>``
 and FlagPerf's ``megatron_core<version>`` are PyTorch: Megatron-Core is a PyTorch library, run
 as chipperf's pytorch case with ``implementation = "megatron_core"``, see
-``chipperf.config.megatron_core``); among them the one whose version is closest, compared part
-by part from the left (``pytorch_1.8`` -> ``pytorch_1.13`` before ``pytorch_2.13``); with no version in the
-string, the newest folder.
+``chipperf.config.megatron_core``; FlagPerf's ``in_container`` is a family of its own, planned
+as the pytorch case by ``chipperf.config.implementations``); among them the one whose version
+is closest, compared part by part from the left (``pytorch_1.8`` -> ``pytorch_1.13`` before
+``pytorch_2.13``); with no version in the string, the newest folder.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from typing import Iterable, Optional
 MODES = ("nearest", "exact")
 _NGC_TORCH = re.compile(r"^ngctorch\d*$")
 _MEGATRON_CORE = re.compile(r"^megatron_core[\d.]*$")
+# FlagPerf's ``<case>-in_container`` folders (training/<vendor>/aquila2_7B_container-in_container/):
+# a launch (FlagScale in the vendor's running container), whole, not ``in`` + a version
+IN_CONTAINER = "in_container"
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,8 @@ def family(framework: str) -> str:
     """The launcher / case-code family of a framework string."""
     if _MEGATRON_CORE.match(framework):
         return "pytorch"
+    if framework == IN_CONTAINER:
+        return IN_CONTAINER
     name = re.split(r"[_-]", framework, maxsplit=1)[0]
     return "pytorch" if _NGC_TORCH.match(name) else name
 

@@ -111,7 +111,12 @@ FLAGPERF_ALIASES: dict[str, dict[str, str]] = {
 # A case key may use either name; the plan, the case folder and the result use chipperf's.
 FLAGPERF_CASE_NAMES: dict[str, dict[str, str]] = {
     # training/benchmarks/WaveGlow (and training/<vendor>/WaveGlow-pytorch): chipperf's waveglow
-    "training": {"WaveGlow": "waveglow"},
+    "training": {"WaveGlow": "waveglow",
+                 # training/benchmarks/aquila2_{7B,34B,70B}_container (FlagPerf's in-container
+                 # launch of FlagScale): the model is the case; chipperf's IN_CONTAINER_LAUNCH
+                 # is the launch (docs/flagperf-names.md)
+                 "aquila2_7B_container": "aquila2_7b", "aquila2_34B_container": "aquila2_34B",
+                 "aquila2_70B_container": "aquila2_70B"},
     # inference/benchmarks/bertLarge: BERT-large masked-LM inference, chipperf's bert_large
     "inference": {"bertLarge": "bert_large"},
     # operation/benchmarks/cross_entropy_loss: F.cross_entropy over (batch, classes) logits
@@ -128,12 +133,19 @@ def chipperf_case_name(suite: str, name: str) -> str:
 # FlagPerf's keys ``llama3_8B:megatron_core060``, ``mixtral_8x7B:flagscale_2409``,
 # ``qwen1.5_MoE:megatron_pai``, ``aquila2_7b:flagscale`` ... (its test_conf.py at 1b5a030);
 # ``llava1.5_7b:deepspeed-torch`` (a model chipperf has no deepspeed case of: a model that has
-# one, llama2_7b, runs its own).
+# one, llama2_7b, runs its own); ``aquila2_34B_container:in_container`` (FlagPerf's
+# training/run_benchmarks/in_container/run.py: FlagScale started over ssh in each host's
+# running vendor container).
 FLAGPERF_IMPLEMENTATIONS: dict[str, str] = {"megatron": "Megatron-LM", "flagscale": "FlagScale",
-                                            "deepspeed": "DeepSpeed"}
+                                            "deepspeed": "DeepSpeed",
+                                            "in_container": "FlagScale in the hosts' running containers"}
 # what differs from chipperf's torch-native case, per implementation (default: Megatron's)
 IMPLEMENTATION_DIFFERENCES: dict[str, str] = {
-    "deepspeed": "DeepSpeed's ZeRO sharding and fused optimizer vs chipperf's FSDP2"}
+    "deepspeed": "DeepSpeed's ZeRO sharding and fused optimizer vs chipperf's FSDP2",
+    "in_container": ("FlagScale's Megatron-LM kernels and schedule vs chipperf's DTensor TP + "
+                     "FSDP2; the case runs in the hosts' existing containers with "
+                     "IN_CONTAINER_LAUNCH = True (FlagPerf's EXEC_IN_CONTAINER=True), else in "
+                     "the vendor's pytorch image chipperf builds")}
 TORCH_NATIVE = "pytorch"
 
 

@@ -99,3 +99,41 @@ def test_report_and_compare_show_the_note(tmp_path: Path) -> None:
     assert runs[0].cases[0].implementation == note and runs[1].cases[0].implementation == ""
     assert f": {note}" in console(runs[0])
     assert f"run20260100000000: {note}" in compare(runs).notes
+
+
+# FlagPerf's in-container launch (FlagOpen/FlagPerf@1b5a0303 training/run_benchmarks/in_container/):
+# case folders training/benchmarks/aquila2_{7B,34B,70B}_container/in_container, vendor folders
+# training/<vendor>/<case>-in_container; nvidia's layouts need 1, 2 and 4 nodes of 8 GPUs
+IN_CONTAINER_KEYS = {"aquila2_7B_container:in_container:A100:1:8:1": "aquila2_7b:pytorch_2.13:A100:1:8:1",
+                     "aquila2_34B_container:in_container:A100:2:8:1": "aquila2_34B:pytorch_2.13:A100:2:8:1",
+                     "aquila2_70B_container:in_container:A100:4:8:1": "aquila2_70B:pytorch_2.13:A100:4:8:1"}
+
+
+def test_flagperf_s_aquila2_in_container_keys_plan_in_the_existing_containers(tmp_path: Path) -> None:
+    from chipperf.cli import load_all
+    from chipperf.commands.render_plan import render_plan
+
+    for in_container in (True, False):
+        (tmp_path / "test_conf.py").write_text(
+            f'VENDOR = "nvidia"\nIN_CONTAINER_LAUNCH = {in_container}\n'
+            f'CASES = {dict.fromkeys(IN_CONTAINER_KEYS, "/data/aquila2_pretrain")!r}\n')
+        (tmp_path / "cluster_conf.py").write_text(f"HOSTS = {[f'10.1.2.{i}' for i in range(1, 5)]!r}\n")
+        cluster, test, catalogue = load_all(str(tmp_path / "cluster_conf.py"),
+                                            str(tmp_path / "test_conf.py"), str(default_training_dir()))
+        assert [str(e.key) for e in test.cases] == list(IN_CONTAINER_KEYS.values())
+        assert all("FlagPerf's framework 'in_container' runs FlagScale in the hosts' running "
+                   "containers; planned as chipperf's torch-native pytorch case" in e.implementation
+                   for e in test.cases)
+        text = render_plan(make_plan(cluster, test, catalogue, "run1", Path("r")), cluster, test, catalogue)
+        assert ("launch      IN_CONTAINER_LAUNCH: the hosts are existing containers" in text) is in_container
+        assert text.count("  image     none (the container's own)") == (3 if in_container else 0)
+
+
+def test_in_container_is_a_family_of_its_own_and_needs_a_pytorch_case() -> None:
+    from chipperf.frameworks import family
+
+    assert family("in_container") == "in_container" and family("inception_1.0") == "inception"
+    test = planned("gpt3_13B:in_container:A100:1:8:1")     # a paddle case only: kept, refused
+    assert str(test.cases[0].key) == "gpt3_13B:in_container:A100:1:8:1"
+    problems = check(ClusterConfig(hosts=("10.0.0.1",)), test, CATALOGUE)
+    assert problems and "framework 'in_container'" in problems[0]

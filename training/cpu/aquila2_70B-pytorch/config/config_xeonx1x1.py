@@ -1,0 +1,2 @@
+# aquila2_70B / PyTorch on 1 CPU process: config_common.py's CI settings (no parallelism).
+from config_common import *  # noqa: F403 - the settings every topology shares
