@@ -12,8 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chipperf_runtime.inference import config
-from chipperf_runtime.inference import loadgen_log
+from chipperf_runtime.inference import config, loadgen_log
 from chipperf_runtime.inference.llm import model, runner
 from chipperf_runtime.inference.llm.engines import TransformersGenerator
 from chipperf_runtime.inference.llm.prompts import Lengths, Workload

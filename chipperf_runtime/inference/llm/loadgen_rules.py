@@ -5,7 +5,7 @@ The LLM case gives its server rates as ``server_rates``; the batch cases (resnet
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from chipperf_runtime.inference.loadgen import SCENARIOS
 
@@ -34,7 +34,7 @@ def scenario_problems(config: Mapping[str, Any]) -> list[str]:
                   else _batch_server_problems(config, names))
 
 
-def _batch_server_problems(config: Mapping[str, Any], names: list) -> list[str]:
+def _batch_server_problems(config: Mapping[str, Any], names: Sequence[Any]) -> list[str]:
     if "server" not in names:
         return []
     return [f"{key}: must be a number > 0 (LoadGen's {what}), got {config.get(key)!r}"
@@ -43,7 +43,7 @@ def _batch_server_problems(config: Mapping[str, Any], names: list) -> list[str]:
             if not _positive(config.get(key))]
 
 
-def _server_problems(config: Mapping[str, Any], names: list) -> list[str]:
+def _server_problems(config: Mapping[str, Any], names: Sequence[Any]) -> list[str]:
     out = []
     rates = config.get("server_rates") or []
     if "server" in names and isinstance(rates, (list, tuple)) and not all(map(_positive, rates)):
