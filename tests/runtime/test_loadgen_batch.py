@@ -37,6 +37,9 @@ class Items:
         rows = self.x[list(indices)]
         return Batch((rows,), rows.argmax(-1))
 
+    def describe(self) -> dict:
+        return {"items": len(self.x)}
+
 
 class Engine:
     """Sleeps 1 ms a call (so the engine's share of the time is real) and records shapes."""
