@@ -16,7 +16,6 @@ Errors the evaluator can fix print one line naming the case and the fix, exit st
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -32,7 +31,13 @@ from chipperf_runtime.inference.llm import accuracy, loadgen_sut, model, preset,
 from chipperf_runtime.inference.llm.engines import Generator, TransformersGenerator, get_engine, warm_up
 from chipperf_runtime.inference.llm.served import case as served
 from chipperf_runtime.inference.llm.settings import LLMSettings
-from chipperf_runtime.inference.runner import exit_status, open_device, parse_args, vendor_name
+from chipperf_runtime.inference.runner import (
+    exit_status,
+    logs_dir,
+    open_device,
+    parse_args,
+    vendor_name,
+)
 from chipperf_runtime.perflog import PerfLogger
 from chipperf_runtime.workload import from_config as workload_from_config
 
@@ -85,12 +90,6 @@ def run(name: str, args: argparse.Namespace, log: PerfLogger) -> dict:
                                    model.parameter_count(reference)[0])
     return measure_case(s, workload, gen, reference, device, log, (build_s, warm_s), start,
                         reduced, logs_dir(args.output_dir))
-
-
-def logs_dir(output_dir: str | None) -> Path:
-    """Where LoadGen writes: the round's output directory, or (none given) a fresh temp one."""
-    root = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="chipperf-loadgen-"))
-    return root / "loadgen"
 
 
 def measure_case(s: LLMSettings, workload: prompts.Workload, gen: Generator,
