@@ -1,4 +1,4 @@
-"""MLPerf LoadGen's summary log read into figures, and the LoadGen settings the LLM case refuses.
+"""MLPerf LoadGen's summary log read into figures, and the LoadGen settings inference cases refuse.
 
 The summaries in data/loadgen/ are LoadGen 6.0.17's own (mlcommons-loadgen from PyPI, token
 latencies on, a SUT sleeping 5 ms to the first token and 10 ms more to the last, 100 ms
