@@ -1,6 +1,8 @@
-"""The measurements: offline throughput, single-stream latency, accuracy vs the reference,
-forward FLOPs and peak memory. Every timed engine call is ``chipperf_runtime.timing.timed_call``:
-a device synchronisation before and after it.
+"""What the batch cases measure besides the scenarios: accuracy vs the reference, forward
+FLOPs, peak memory, and the helpers the scenarios share (inputs to the device, post-processing).
+The scenarios themselves (offline, single stream, server) are MLPerf LoadGen's:
+``inference/scenarios.py``, where every timed engine call is ``timing.timed_call`` (a device
+synchronisation before and after it).
 """
 
 from __future__ import annotations
@@ -8,7 +10,6 @@ from __future__ import annotations
 import resource
 import sys
 from dataclasses import dataclass
-from functools import partial
 from typing import Callable, Sequence
 
 import torch
@@ -18,7 +19,6 @@ from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.inference.case import Batch, Dataset, equal, top1
 from chipperf_runtime.inference.engines.base import Runner
 from chipperf_runtime.inference.stats import Deviation
-from chipperf_runtime.timing import now, timed_call
 
 Scorer = Callable[[torch.Tensor, torch.Tensor], "tuple[torch.Tensor, torch.Tensor]"]
 Decide = Callable[[torch.Tensor], torch.Tensor]
@@ -35,58 +35,9 @@ def postprocess(output: torch.Tensor, decide: Decide = top1) -> torch.Tensor:
     return decide(output).cpu()
 
 
-@dataclass(frozen=True)
-class Offline:
-    items: int
-    batches: int
-    wall_s: float       # the whole loop: read + pre-process + engine + post-process
-    compute_s: float    # the engine calls alone (each followed by a device sync)
-
-    @property
-    def raw(self) -> float:
-        return self.items / self.wall_s
-
-    @property
-    def pure_compute(self) -> float:
-        return self.items / self.compute_s
-
-
-def offline(run: Runner, data: Dataset, batch_size: int, passes: int, device: TorchDevice,
-            decide: Decide = top1) -> Offline:
-    """``passes`` passes over the full batches of ``data``, pre- and post-processing included."""
-    per_pass = len(data) // batch_size
-    compute = 0.0
-    start = now()
-    for _ in range(passes):
-        for b in range(per_pass):
-            batch = data.batch(range(b * batch_size, (b + 1) * batch_size))
-            inputs = to_device(batch.inputs, device)
-            output, seconds = timed_call(partial(run, *inputs), device.synchronize)
-            compute += seconds
-            postprocess(output, decide)
-    wall = now() - start
-    return Offline(per_pass * batch_size * passes, per_pass * passes, wall, compute)
-
-
 def latency_samples(data: Dataset, count: int, device: TorchDevice) -> list[tuple[torch.Tensor, ...]]:
     """``count`` pre-processed single-item queries, already on the device."""
     return [to_device(data.batch([i % len(data)]).inputs, device) for i in range(count)]
-
-
-def query(run: Runner, inputs: Sequence[torch.Tensor], decide: Decide = top1) -> torch.Tensor:
-    """One query: the engine on device-resident inputs, then its decisions on the host."""
-    return postprocess(run(*inputs), decide)
-
-
-def single_stream(run: Runner, samples: Sequence[tuple[torch.Tensor, ...]], queries: int,
-                  device: TorchDevice, decide: Decide = top1) -> list[float]:
-    """Latency (ms) of ``queries`` one-item queries, issued one after another."""
-    latencies = []
-    for q in range(queries):
-        inputs = samples[q % len(samples)]
-        _, seconds = timed_call(partial(query, run, inputs, decide), device.synchronize)
-        latencies.append(seconds * 1000.0)
-    return latencies
 
 
 @dataclass(frozen=True)

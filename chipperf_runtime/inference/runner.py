@@ -20,6 +20,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -29,19 +30,21 @@ from chipperf_runtime.codeversion import script_digest
 from chipperf_runtime.device import ENV_DEVICE, ENV_PLUGIN, DeviceError
 from chipperf_runtime.device.torch import TorchDevice, open_torch_device
 from chipperf_runtime.inference import config as configuration
-from chipperf_runtime.inference import measure, sizes
+from chipperf_runtime.inference import loadgen, measure, scenarios, sizes
 from chipperf_runtime.inference.case import Case
 from chipperf_runtime.inference.checkpoint import load_into
 from chipperf_runtime.inference.engines import get_engine
 from chipperf_runtime.inference.engines.base import EngineOptions, Runner
 from chipperf_runtime.inference.errors import CaseError, EngineBuildError
 from chipperf_runtime.inference.settings import Settings
-from chipperf_runtime.inference.stats import latency_summary
 from chipperf_runtime.inference.vendor_engines import VENDOR_ENGINES, only_engine, only_engine_problem
 from chipperf_runtime.perflog import PerfLogger
 from chipperf_runtime.workload import from_config as workload_from_config
 
 EXIT_CASE_ERROR = 2
+SCENARIO_ORDER = ("offline", "single_stream", "server")
+SINGLE_STREAM_PERCENTILE = 90   # MLPerf judges SingleStream by its 90th percentile latency
+SERVER_PERCENTILE = 99          # and Server (resnet50, bert) by its 99th
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -148,15 +151,14 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
     example = measure.to_device(measure.first_batch(data, s.batch_size).inputs, device)
     flops = s.flops_per_item or measure.forward_flops(model, [t[:1] for t in example])
     timed = case.postprocess(config) if case.postprocess else case.decide
-    engine_run, samples, build_s = build_engine(engine, model, example, data, s, log, device,
-                                                timed)
+    engine_run, build_s = build_engine(engine, model, example, data, s, log, device, timed)
 
-    log.event("TRAIN_START", {"scenarios": ["offline", "single_stream"]})
+    logs = logs_dir(args.output_dir)
+    log.event("TRAIN_START", {"scenarios": list(s.scenarios), "loadgen_logs": str(logs)})
     window = time.perf_counter()
-    offline = measure.offline(engine_run, data, s.batch_size, s.offline_passes, device, timed)
-    latencies = measure.single_stream(engine_run, samples, s.latency_queries, device, timed)
+    measured = run_scenarios(engine_run, data, s, device, timed, logs)
     window_s = time.perf_counter() - window
-    log.event("TRAIN_END", {"time_s": window_s, "items": offline.items})
+    log.event("TRAIN_END", {"time_s": window_s, "items": window_items(measured)})
 
     items = min(s.accuracy_items or len(data), len(data))
     acc = measure.accuracy(engine_run, reference_runner(model), data, items, s.batch_size,
@@ -166,8 +168,7 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
         evaluation = case.evaluation(evaluation, engine_run, reference_runner(model), data, items,
                                      config, device.device)
     log.event("EVALUATE", evaluation)
-    finished = finished_record(s, offline, latencies, evaluation, flops, build_s, window_s, start,
-                               device)
+    finished = finished_record(s, measured, evaluation, flops, build_s, window_s, start, device)
     reduced = sizes.preset_record(config, configuration.load(args.extern_config_dir, None),
                                   sum(p.numel() for p in model.parameters()))
     if reduced is not None:
@@ -178,12 +179,12 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
 
 def build_engine(engine: Any, model: torch.nn.Module, example: Sequence[torch.Tensor],
                  data: Any, s: Settings, log: PerfLogger, device: TorchDevice,
-                 timed: measure.Decide) -> tuple[Runner, list, float]:
-    """Build and warm up the engine; INIT_END. Returns (runner, latency samples, build s)."""
+                 timed: measure.Decide) -> tuple[Runner, float]:
+    """Build and warm up the engine; INIT_END. Returns (runner, build s)."""
     built = time.perf_counter()
     engine_run = engine.prepare(model, example, s.precision)
     build_s = time.perf_counter() - built
-    samples = measure.latency_samples(data, min(s.latency_queries, len(data)), device)
+    samples = measure.latency_samples(data, min(max(1, s.latency_warmup), len(data)), device)
     warm = time.perf_counter()
     try:
         warm_up(engine_run, example, samples, s, timed)
@@ -195,7 +196,48 @@ def build_engine(engine: Any, model: torch.nn.Module, example: Sequence[torch.Te
     log.event("INIT_END", {"engine_build_time_s": build_s,
                            "warmup_time_s": time.perf_counter() - warm, "data": data.describe(),
                            **device.describe()})
-    return engine_run, samples, build_s
+    return engine_run, build_s
+
+
+def logs_dir(output_dir: str | None) -> Path:
+    """Where LoadGen writes: the round's output directory, or (none given) a fresh temp one."""
+    root = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="chipperf-loadgen-"))
+    return root / "loadgen"
+
+
+def loadgen_limits(s: Settings) -> loadgen.Limits:
+    """What LoadGen is told; single stream is judged at its 90th percentile latency (MLPerf's)
+    and the server at SERVER_PERCENTILE."""
+    return loadgen.Limits(s.loadgen_min_duration_ms, s.loadgen_max_duration_ms, 1,
+                          s.offline_expected_qps, s.single_stream_expected_latency_ms,
+                          SINGLE_STREAM_PERCENTILE)
+
+
+def run_scenarios(run: Runner, data: Any, s: Settings, device: TorchDevice,
+                  timed: measure.Decide, logs: Path) -> dict:
+    """Each configured scenario through MLPerf LoadGen (``scenarios.py``), and LoadGen's word."""
+    limits = loadgen_limits(s)
+    out: dict[str, Any] = {}
+    if "offline" in s.scenarios:
+        out["offline"] = scenarios.offline(run, data, s.batch_size, s.offline_passes, device,
+                                           limits, logs, timed)
+    if "single_stream" in s.scenarios:
+        out["single_stream"] = scenarios.single_stream(run, data, s.latency_queries, device,
+                                                       limits, logs, timed)
+    if "server" in s.scenarios:
+        server = replace(limits, percentile=SERVER_PERCENTILE, latency_ms=s.server_latency_ms)
+        out["server"] = scenarios.server(run, data, s.batch_size, s.server_queries,
+                                         s.server_target_qps, device, server, logs, timed)
+    record = loadgen.record(limits, "offline: offline_passes x the full batches of the data "
+                                    "set; single stream: latency_queries; server: "
+                                    "server_queries")
+    out["loadgen"] = {**record, "results": {name: loadgen.verdict_text(out[name]["loadgen"])
+                                            for name in SCENARIO_ORDER if name in out}}
+    return out
+
+
+def window_items(measured: Mapping[str, Any]) -> int:
+    return sum(measured[name]["items"] for name in SCENARIO_ORDER if name in measured)
 
 
 def check_targets(s: Settings, case: Case) -> None:
@@ -275,19 +317,26 @@ def evaluate(acc: measure.Accuracy, s: Settings, case: Case) -> dict:
             "reference_distinct_top1": acc.distinct_reference}
 
 
-def finished_record(s: Settings, offline: measure.Offline, latencies: list[float],
-                    evaluation: dict, flops: float, build_s: float, window_s: float,
-                    start: float, device: TorchDevice) -> dict:
+def finished_record(s: Settings, measured: dict, evaluation: dict, flops: float,
+                    build_s: float, window_s: float, start: float, device: TorchDevice) -> dict:
+    """The FINISHED record: throughput "whole" (``raw``: LoadGen's offline samples/s, host
+    pre-processing, transfer, engine and post-processing) and "core" (``pure_compute``: items
+    over the engine calls' seconds) of the headline scenario (offline, else server, else single
+    stream), single-stream latency percentiles (LoadGen's), accuracy, peak memory."""
     metric, reference = evaluation["metric"], evaluation["reference"]
     peak, peak_source = measure.peak_memory(device, s.engine)
-    return {
+    name = next(n for n in ("offline", "server", "single_stream") if n in measured)
+    head = measured[name]
+    latency = (measured.get("single_stream") or head).get("latency_ms")
+    out = {
         "e2e_time_s": time.perf_counter() - start,
         "train_time_s": window_s, "train_no_eval_time_s": window_s,
-        "pure_compute_time_s": offline.compute_s,
-        "work_unit": "items", "work_done": offline.items,
-        "throughput": {"raw": offline.raw, "pure_compute": offline.pure_compute,
-                       "unit": "items/s"},
-        "latency_ms": latency_summary(latencies),
+        "pure_compute_time_s": head["compute_s"],
+        "work_unit": "items", "work_done": head["items"], "window_work": window_items(measured),
+        "throughput": {"raw": head["samples_per_s"], "pure_compute": head["core_samples_per_s"],
+                       "unit": "items/s", "scenario": name,
+                       "source": f"MLPerf LoadGen's {name} summary ({head['loadgen']['result']})"},
+        "latency_ms": latency,
         "engine": s.engine, "precision": s.precision, "dtype": s.precision, "device": device.type,
         "batch_size": s.batch_size,
         "metric": metric, "reference": reference,
@@ -295,6 +344,9 @@ def finished_record(s: Settings, offline: measure.Offline, latencies: list[float
         "flops_per_unit": flops, "world_size": 1,
         "peak_memory_bytes": peak, "peak_memory_source": peak_source,
         "engine_build_time_s": build_s,
-        "offline": {"items": offline.items, "batches": offline.batches, "passes": s.offline_passes,
-                    "wall_s": offline.wall_s, "compute_s": offline.compute_s},
+        "loadgen": measured["loadgen"],
+        **{n: measured[n] for n in SCENARIO_ORDER if n in measured},
     }
+    if "latency_ms" not in (measured.get("single_stream") or {}):
+        out["latency_ms_from"] = f"the {name} scenario (no single-stream run)"
+    return out

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Optional, Protocol, TypeVar
 
 from chipperf_runtime.device import DEVICE_KINDS
 from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.llm.loadgen_rules import scenario_problems
 
 # Keys a configuration may leave out: ``device`` is named by the vendor (chipperf_runtime.device);
 # when a configuration also gives it, it must agree with the vendor's device.
@@ -84,6 +85,14 @@ class Settings(Targets):
     num_threads: Optional[int]
     compile_mode: str
     trt_workspace_gb: float
+    scenarios: tuple                 # MLPerf LoadGen's scenarios to run (loadgen.SCENARIOS)
+    loadgen_min_duration_ms: int     # LoadGen's min_duration_ms (MLPerf: 600000)
+    loadgen_max_duration_ms: int     # LoadGen's max_duration_ms (0: none)
+    offline_expected_qps: float
+    single_stream_expected_latency_ms: float
+    server_target_qps: float
+    server_latency_ms: float         # LoadGen's server_target_latency (at SERVER_PERCENTILE)
+    server_queries: int
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "Settings":
@@ -91,7 +100,8 @@ class Settings(Targets):
 
     def problems(self) -> list[str]:
         out = []
-        for name in ("batch_size", "repeat", "offline_passes", "latency_queries", "onnx_opset"):
+        for name in ("batch_size", "repeat", "offline_passes", "latency_queries", "onnx_opset",
+                     "server_queries"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 out.append(f"{name}: must be a whole number >= 1, got {getattr(self, name)!r}")
         for name in ("warmup_batches", "latency_warmup"):
@@ -106,7 +116,7 @@ class Settings(Targets):
                        f"device) or use one of {', '.join(DEVICE_KINDS)}")
         if self.flops_per_item is not None and not self.flops_per_item > 0:
             out.append(f"flops_per_item: must be null (count it) or > 0, got {self.flops_per_item!r}")
-        return out
+        return out + scenario_problems(self.__dict__)
 
 
 def _number(value: Any, key: str) -> float:

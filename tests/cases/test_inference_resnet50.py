@@ -28,7 +28,8 @@ ENTRY = BENCH / "resnet50" / "pytorch" / "run_inference.py"
 CONFIG = CONFIGS / "resnet50"
 LABEL = "resnet50:pytorch_2.13"
 CI = ["image_size=32", "resize_size=32", "batch_size=8", "max_items=32", "latency_queries=8",
-      "latency_warmup=2", "warmup_batches=1"]
+      "latency_warmup=2", "warmup_batches=1",
+      "loadgen_min_duration_ms=1"]   # LoadGen's minimum: the query counts alone decide
 
 
 @pytest.fixture(autouse=True)

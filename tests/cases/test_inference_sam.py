@@ -14,7 +14,7 @@ from chipperf_runtime.perflog import finished_problems
 
 ENTRY = BENCH / "sam_h" / "pytorch" / "run_inference.py"
 CI = ["model_size=tiny", "image_size=64", "batch_size=4", "max_items=8", "latency_queries=2",
-      "latency_warmup=1", "warmup_batches=1"]
+      "latency_warmup=1", "warmup_batches=1", "loadgen_min_duration_ms=1"]
 LABEL = "sam_h:pytorch_2.13"
 
 

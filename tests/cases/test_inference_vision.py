@@ -15,7 +15,8 @@ from inferrun import BENCH, CONFIGS, REPO, entry_env, finished_of, run_entry
 from chipperf_runtime.perflog import parse_lines
 
 CI = ["model_size=tiny", "image_size=32", "resize_size=32", "batch_size=8", "max_items=16",
-      "latency_queries=4", "latency_warmup=1", "warmup_batches=1"]
+      "latency_queries=4", "latency_warmup=1", "warmup_batches=1",
+      "loadgen_min_duration_ms=1"]   # LoadGen's minimum: the query counts alone decide
 # model -> (full preset, parameters at 1000 classes, forward FLOPs per 224-pixel image)
 FULL = {"vit_l_16": ("large", 304_326_632, 2 * 61.55e9),        # torchvision: 61.55 GMACs
         "swinTransformer": ("base", 87_768_224, 2 * 15.43e9)}   # torchvision: 15.43 GMACs

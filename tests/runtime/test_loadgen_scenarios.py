@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chipperf_runtime.inference import config
-from chipperf_runtime.inference.llm import loadgen_log, model, runner
+from chipperf_runtime.inference import config, loadgen_log
+from chipperf_runtime.inference.llm import model, runner
 from chipperf_runtime.inference.llm.engines import TransformersGenerator
 from chipperf_runtime.inference.llm.prompts import Lengths, Workload
 from chipperf_runtime.inference.llm.settings import LLMSettings

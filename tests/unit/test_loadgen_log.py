@@ -1,4 +1,4 @@
-"""MLPerf LoadGen's summary log read into figures, and the LoadGen settings the LLM case refuses.
+"""MLPerf LoadGen's summary log read into figures, and the LoadGen settings inference cases refuse.
 
 The summaries in data/loadgen/ are LoadGen 6.0.17's own (mlcommons-loadgen from PyPI, token
 latencies on, a SUT sleeping 5 ms to the first token and 10 ms more to the last, 100 ms
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from chipperf_runtime.inference.llm.loadgen_log import parse
 from chipperf_runtime.inference.llm.loadgen_rules import scenario_problems
+from chipperf_runtime.inference.loadgen_log import parse
 
 DATA = Path(__file__).parent / "data" / "loadgen"
 
@@ -92,3 +92,27 @@ def test_settings_loadgen_cannot_run_are_one_clear_message_each(change, message)
 def test_the_shipped_settings_have_no_problem() -> None:
     assert scenario_problems(BASE) == []
     assert scenario_problems({**BASE, "scenarios": ["server"], "server_rates": [2.5]}) == []
+
+
+# a batch case's keys (resnet50, bert_large, ...): one server rate and its latency bound
+BATCH = {"scenarios": ["offline", "single_stream", "server"], "loadgen_min_duration_ms": 600000,
+         "loadgen_max_duration_ms": 0, "offline_expected_qps": 10.0,
+         "single_stream_expected_latency_ms": 10.0, "server_target_qps": 10.0,
+         "server_latency_ms": 15.0}
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"server_target_qps": 0}, "server_target_qps: must be a number > 0 (LoadGen's "
+     "server_target_qps), got 0"),
+    ({"server_latency_ms": None}, "server_latency_ms: must be a number > 0"),
+    ({"scenarios": ["multi_stream"]}, "scenarios: 'multi_stream' is not run by this case"),
+    ({"loadgen_min_duration_ms": -5}, "loadgen_min_duration_ms: must be a number > 0"),
+])
+def test_a_batch_cases_loadgen_settings_are_checked_the_same_way(change, message) -> None:
+    problems = scenario_problems({**BATCH, **change})
+    assert len(problems) == 1 and problems[0].startswith(message), problems
+
+
+def test_a_batch_case_without_server_needs_no_server_bound() -> None:
+    assert scenario_problems(BATCH) == []
+    assert scenario_problems({**BATCH, "scenarios": ["offline"], "server_target_qps": 0}) == []

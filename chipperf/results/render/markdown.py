@@ -178,9 +178,9 @@ def _inference_notes(case: CaseResult) -> list[str]:
                   "requests'; MFU and energy per item count the tokens generated in all of "
                   "them.", ""]
     elif case.inference:
-        lines += ["The timed window holds the offline scenario (throughput) and then the "
-                  "single-stream queries (latency); MFU and energy per item count the items "
-                  "of both over it.", ""]
+        lines += ["The timed window holds MLPerf LoadGen's scenarios: offline (throughput), "
+                  "single stream (latency) and server where configured; MFU and energy per "
+                  "item count the items of all of them over it.", ""]
     return lines
 
 

@@ -16,7 +16,6 @@ Errors the evaluator can fix print one line naming the case and the fix, exit st
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -25,13 +24,20 @@ from typing import Any, Mapping, Sequence
 import torch
 
 from chipperf_runtime.inference import config as configuration
+from chipperf_runtime.inference import loadgen as harness
 from chipperf_runtime.inference import measure
 from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm import accuracy, loadgen_sut, model, preset, prompts, scenarios
 from chipperf_runtime.inference.llm.engines import Generator, TransformersGenerator, get_engine, warm_up
 from chipperf_runtime.inference.llm.served import case as served
 from chipperf_runtime.inference.llm.settings import LLMSettings
-from chipperf_runtime.inference.runner import exit_status, open_device, parse_args, vendor_name
+from chipperf_runtime.inference.runner import (
+    exit_status,
+    logs_dir,
+    open_device,
+    parse_args,
+    vendor_name,
+)
 from chipperf_runtime.perflog import PerfLogger
 from chipperf_runtime.workload import from_config as workload_from_config
 
@@ -84,12 +90,6 @@ def run(name: str, args: argparse.Namespace, log: PerfLogger) -> dict:
                                    model.parameter_count(reference)[0])
     return measure_case(s, workload, gen, reference, device, log, (build_s, warm_s), start,
                         reduced, logs_dir(args.output_dir))
-
-
-def logs_dir(output_dir: str | None) -> Path:
-    """Where LoadGen writes: the round's output directory, or (none given) a fresh temp one."""
-    root = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="chipperf-loadgen-"))
-    return root / "loadgen"
 
 
 def measure_case(s: LLMSettings, workload: prompts.Workload, gen: Generator,
@@ -149,20 +149,13 @@ def server_search(s: LLMSettings, workload: prompts.Workload, gen: Generator,
 def loadgen_limits(s: LLMSettings) -> loadgen_sut.Limits:
     return loadgen_sut.Limits(s.loadgen_min_duration_ms, s.loadgen_max_duration_ms, 1,
                               s.offline_expected_qps, s.single_stream_expected_latency_ms,
-                              s.ttft_bound_ms, s.tpot_bound_ms, s.bound_percentile)
+                              s.bound_percentile, ttft_ms=s.ttft_bound_ms,
+                              tpot_ms=s.tpot_bound_ms)
 
 
 def loadgen_record(limits: loadgen_sut.Limits) -> dict:
-    from importlib.metadata import version
-
-    mlperf_min_ms = 600_000
-    return {"package": "mlcommons-loadgen", "version": version("mlcommons-loadgen"),
-            "mode": "PerformanceOnly", **limits.describe(),
-            "min_query_count": "per scenario: offline_requests, single_stream_requests, "
-                               "server_requests",
-            "note": None if limits.min_duration_ms >= mlperf_min_ms else
-            f"min_duration_ms {limits.min_duration_ms} is below MLPerf's {mlperf_min_ms}: "
-            "LoadGen judges these runs INVALID (a reduced run, not an MLPerf result)"}
+    return harness.record(limits, "per scenario: offline_requests, single_stream_requests, "
+                                  "server_requests")
 
 
 def headline(serving: Mapping[str, Any]) -> tuple[str, dict]:
@@ -182,15 +175,10 @@ def verdicts(serving: Mapping[str, Any]) -> dict:
     out = {}
     for name in ("offline", "single_stream"):
         if name in serving:
-            out[name] = _verdict(serving[name]["loadgen"])
+            out[name] = harness.verdict_text(serving[name]["loadgen"])
     for rate in (serving.get("server") or {}).get("rates", []):
-        out[f"server@{rate['target_rate']:g}"] = _verdict(rate["loadgen"])
+        out[f"server@{rate['target_rate']:g}"] = harness.verdict_text(rate["loadgen"])
     return out
-
-
-def _verdict(loadgen: Mapping[str, Any]) -> str:
-    failed = loadgen["invalid_because"]
-    return str(loadgen["result"]) + (f" ({', '.join(failed)})" if failed else "")
 
 
 def scenario_runs(serving: Mapping[str, Any]) -> list[dict]:
