@@ -135,3 +135,13 @@ def test_a_zero_stage_outside_0_to_3_is_refused_before_training(ci_dir: Path) ->
     result = CASE.run_config(ci_dir, "--set", "zero_stage=4")
     assert_case_error(result, "zero_stage = 4 must be 0 (DistributedDataParallel, no "
                       "DeepSpeed), 1, 2 or 3 (DeepSpeed ZeRO)")
+
+
+def test_zero_stage_3_refuses_eval_shares_of_unequal_batches(ci_dir: Path) -> None:
+    """Each ZeRO-3 forward gathers the partitioned parameters: 33 eval pairs over two ranks
+    (17 and 16, batches of 16) would give one rank a batch the other never joins."""
+    result = CASE.run_config(ci_dir, "--set", "zero_stage=3", "--set", "eval_samples=33",
+                             env=CASE.env(RANK="0", LOCAL_RANK="0", WORLD_SIZE="2"))
+    assert_case_error(result, "eval_samples = 33: with zero_stage = 3 every rank must evaluate "
+                      "as many batches, but the 33 eval pairs give the 2 ranks 1 to 2: set "
+                      "eval_samples to a multiple of global_batch_size (32)")
