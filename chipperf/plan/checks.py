@@ -36,6 +36,7 @@ from chipperf.plan.case import (
 from chipperf.plan.chiplayout import chip_layout_problems
 from chipperf.plan.chipowner import foreign_chip_problem
 from chipperf.plan.engines import engine_image_problems
+from chipperf.plan.imageneeds import NeedFix, image_needs_problems
 from chipperf.plan.sweep import sweep_problems
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta
@@ -170,6 +171,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += megatron_core.problems(entry, test.vendor, test.overrides, knobs, where)
     problems += _needs(entry, test, catalogue, where)
     problems += toolkits.problems(entry, test.vendor, catalogue, where)
+    problems += _image_needs(entry, test, catalogue, where)
     read = vendor_config(entry, test, catalogue)   # its degrees are compared once it was read
     problems += chip_layout_problems(key, knobs if read.checked and not read.problems else {},
                                      where)
@@ -215,6 +217,28 @@ def _engine_in_image(entry: CaseEntry, engine: object, test: TestConfig, catalog
     extra = adaptation(entry, test, catalogue).requirements
     return engine_image_problems(engine, catalogue.images[(test.vendor, choice.folder)],
                                  [extra] if extra else [], where)
+
+
+def _image_needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,
+                 where: str) -> list[str]:
+    """A knob value that needs a package the case's image folder does not install (case.yaml's
+    ``image_needs``, chipperf.plan.imageneeds); not in in-container mode, which builds no
+    image."""
+    key = entry.key
+    case_dir = catalogue.cases.get((key.model, key.family))
+    vendor_dir = catalogue.vendor_cases.get((test.vendor, key.model, key.family))
+    choice = image_choice(key.framework, test, catalogue)
+    if test.in_container_launch or choice.folder is None or case_dir is None or vendor_dir is None:
+        return []
+    needs = read_case_meta(case_dir).get("image_needs")
+    if not needs:
+        return []
+    values = {**case_knobs(entry, test, catalogue), **test.overrides}
+    extra = adaptation(entry, test, catalogue).requirements
+    others = {folder: path for (vendor, folder), path in catalogue.images.items()
+              if vendor == test.vendor and folder != choice.folder}
+    return image_needs_problems(needs, values, catalogue.images[(test.vendor, choice.folder)],
+                                [extra] if extra else [], NeedFix(vendor_dir, others), where)
 
 
 def _override_problems(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,

@@ -46,9 +46,7 @@ def engine_image_problems(engine: object, image: Path, requirements: Iterable[Pa
     if not isinstance(engine, str) or engine not in ENGINE_PACKAGES:
         return []
     module, distributions = ENGINE_PACKAGES[engine]
-    files = [*sorted(image.glob("requirements*.txt")), *requirements]
-    listed = {name for f in files for name in requirement_names(f)}
-    if module in dockerfile_imports(image / "Dockerfile") or listed & set(distributions):
+    if image_installs(module, distributions, image, requirements):
         return []
     if engine in VENDOR_ENGINES:
         return [_sdk_problem(engine, image, where)]
@@ -73,21 +71,43 @@ def _sdk_problem(engine: str, image: Path, where: str) -> str:
             "compile)")
 
 
+def image_installs(module: str, distributions: Iterable[str], image: Path,
+                   requirements: Iterable[Path]) -> bool:
+    """Whether the image folder ``image`` (its requirements*.txt and Dockerfile check line) or
+    the extra ``requirements`` files install ``module`` (one of ``distributions``)."""
+    files = [*sorted(image.glob("requirements*.txt")), *requirements]
+    listed = {name for f in files for name in requirement_names(f)}
+    return module in dockerfile_imports(image / "Dockerfile") or bool(listed & set(distributions))
+
+
 def requirement_names(path: Path) -> set[str]:
     """The canonical distribution names a requirements file lists (options, includes and
     lines that do not parse are left out: the image build reports those)."""
+    return {name for name, _ in _requirements(path)}
+
+
+def requirement_lines(image: Path, names: set[str]) -> list[str]:
+    """The requirements (``deepspeed==0.19.8``) the image folder's requirements*.txt files
+    list for the distributions ``names``."""
+    wanted = {canonicalize_name(n) for n in names}
+    return [text for f in sorted(image.glob("requirements*.txt"))
+            for name, text in _requirements(f) if name in wanted]
+
+
+def _requirements(path: Path) -> list[tuple[str, str]]:
+    """(canonical name, requirement text) of each requirement line of a file."""
     if not path.is_file():
-        return set()
-    names: set[str] = set()
+        return []
+    found: list[tuple[str, str]] = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         text = line.split("#", 1)[0].strip()
         if not text or text.startswith("-"):
             continue
         try:
-            names.add(canonicalize_name(Requirement(text).name))
+            found.append((canonicalize_name(Requirement(text).name), text))
         except InvalidRequirement:
             continue
-    return names
+    return found
 
 
 def dockerfile_imports(path: Path) -> set[str]:

@@ -46,6 +46,28 @@ def test_case_yaml_holds_the_full_size_model_built_on_meta(case: str) -> None:
         assert params == PUBLISHED_PARAMS[case]
 
 
+def t5_params(preset: dict) -> int:
+    """T5's parameters from its config: the shared embedding (the LM head tied to it); per
+    encoder block self-attention (q, k, v, o: d_model x heads * d_kv each), the ReLU FFN (wi,
+    wo) and two norm weights; per decoder block a cross-attention and a third norm more; each
+    stack's relative-position bias (buckets x heads, in its first block) and final norm."""
+    d, inner = preset["d_model"], preset["num_heads"] * preset["d_kv"]
+    ffn = 2 * d * preset["d_ff"]
+    encoder = preset["num_layers"] * (4 * d * inner + ffn + 2 * d)
+    decoder = preset["num_decoder_layers"] * (8 * d * inner + ffn + 3 * d)
+    stacks = 2 * (preset["relative_attention_num_buckets"] * preset["num_heads"] + d)
+    return preset["vocab_size"] * d + encoder + decoder + stacks
+
+
+@pytest.mark.parametrize("case,size", [("t5_small", "small"), ("t5_3b", "3b")])
+def test_t5_full_size_parameters_by_arithmetic(case: str, size: str) -> None:
+    """The published counts (which the meta-device build above matches) from the presets'
+    numbers alone: t5-3b 32,899,072 embedding + 24 x 50,333,696 encoder + 24 x 67,111,936
+    decoder + 4,096 bias and norms = 2,851,598,336."""
+    preset = entry(case).PRESETS[size]
+    assert t5_params(preset) == PUBLISHED_PARAMS[case]
+
+
 def test_flop_counter_matches_berts_analytic_formula() -> None:
     """transformers' BERT-large counted on meta: 6*N*s + 12*L*h*s^2 per 512-token sequence,
     the formula the bert cases report (textlm.bert)."""

@@ -7,14 +7,15 @@ in samples (pairs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
 import numpy as np
 import torch
+import torch.distributed as tdist
 from torch import nn
 
-from chipperf_runtime.training.driver import Config, DataError, DistEnv, split_batch
+from chipperf_runtime.training.driver import Config, ConfigError, DataError, DistEnv, split_batch
 from chipperf_runtime.training.hftext import pairs, rouge
 from chipperf_runtime.training.hftext.tasks import IGNORE, Scorer, Tensors, on_device
 
@@ -59,6 +60,19 @@ class Summarization:
         if len(data.pairs.train) < cfg.global_batch_size:
             raise DataError(f"{data.pairs.root}: the train split's {len(data.pairs.train)} pairs "
                             f"are fewer than one global batch ({cfg.global_batch_size})")
+        if cfg.get("zero_stage", 0) == 3 and dist.distributed:
+            self.check_even_eval(data, cfg, dist)
+
+    def check_even_eval(self, data: Seq2SeqData, cfg: Config, dist: DistEnv) -> None:
+        """ZeRO stage 3 gathers the partitioned parameters in every forward, a collective:
+        every rank must evaluate as many batches."""
+        counts = {len(self.eval(data, cfg, replace(dist, rank=r))) for r in range(dist.world_size)}
+        if len(counts) > 1:
+            raise ConfigError(
+                f"eval_samples = {cfg.eval_samples}: with zero_stage = 3 every rank must evaluate "
+                f"as many batches, but the {self.eval_size(data, cfg)} eval pairs give the "
+                f"{dist.world_size} ranks {min(counts)} to {max(counts)}: set eval_samples to "
+                f"a multiple of global_batch_size ({cfg.global_batch_size})")
 
     def train(self, data: Seq2SeqData, cfg: Config, dist: DistEnv,
               epoch: int) -> Iterator[pairs.Pairs]:
@@ -120,13 +134,24 @@ def rouge_scorer(tokenizer: Any, max_length: int) -> Scorer:
     def score(net: nn.Module, batch: Tensors) -> tuple[float, float]:
         generated = net.generate(input_ids=batch.inputs["input_ids"],  # type: ignore[operator]
                                  attention_mask=batch.inputs["attention_mask"],
-                                 max_length=max_length, num_beams=1, do_sample=False)
+                                 max_length=max_length, num_beams=1, do_sample=False,
+                                 synced_gpus=synced_generation(net))
         labels = batch.labels.masked_fill(batch.labels == IGNORE, DECODER_START)
         predictions = tokenizer.decode_batch(generated.tolist(), skip_special_tokens=True)
         references = tokenizer.decode_batch(labels.tolist(), skip_special_tokens=True)
         total, count = rouge.rouge1_sum(zip(predictions, references))
         return total, float(count)
     return score
+
+
+def synced_generation(net: nn.Module) -> bool:
+    """Whether every rank must generate to the full length (transformers' ``synced_gpus``):
+    under DeepSpeed ZeRO stage 3 (its parameters carry ``ds_id``) each forward gathers the
+    parameters partitioned over the ranks, so a rank whose summaries all ended early would
+    leave the others waiting in the gather."""
+    if not (tdist.is_available() and tdist.is_initialized() and tdist.get_world_size() > 1):
+        return False
+    return any(hasattr(p, "ds_id") for p in net.parameters())
 
 
 def load_checkpoint(net: nn.Module, path: Any) -> None:

@@ -4,11 +4,13 @@
     python3 prepare_data.py --output DIR --from CSV_DIR --tokenizer tokenizer.json \\
         [--source-len 1024] [--target-len 128]
 
-Without ``--from`` it first generates a CNN/DailyMail-like set (nothing downloaded, the same
-seed gives the same files): each article is a templated news item of t5_small's generator
-(``../../t5_small/pytorch/prepare_data.py``: three sentences stating who did what to which
-object, where and on which day, among filler sentences), each highlight the one-line summary
-of its facts; a word-level tokenizer over the generator's words. It writes them as
+Without ``--from`` it first generates a CNN/DailyMail-like set small enough for the CI model
+to learn in seconds (nothing downloaded, the same seed gives the same files): each article is
+the three fact sentences of t5_small's generator (``../../t5_small/pytorch/prepare_data.py``:
+who did what to which object, where and on which day, each in one of its phrasings, in a
+random order; no filler sentences), each fact one of the first 8 values of its field; each
+highlight the one-line summary of the facts; a word-level tokenizer over the generator's
+words. It writes them as
 CNN/DailyMail's CSV files (``DIR/raw/train.csv``, ``DIR/raw/validation.csv``: columns ``id,
 article, highlights``, the layout of the dataset's CSV release and of Hugging Face's
 ``cnn_dailymail`` 3.0.0 columns), then tokenises them.
@@ -47,7 +49,8 @@ COLUMNS = ("id", "article", "highlights")
 SPLITS = {"train": "train.csv", "eval": "validation.csv"}
 PREFIX = "summarize: "               # run_summarization.py's --source_prefix for T5
 IGNORE, PAD, EOS = -100, 0, 1
-CI_WIDTHS = (64, 16)                 # the generated items fit in these
+CI_WIDTHS = (24, 12)                 # the generated items fit: 23 tokens + </s>, 10 + </s> at most
+CI_VALUES = 8                        # values of each fact field in the generated set
 
 
 def generator() -> ModuleType:
@@ -69,18 +72,25 @@ def write_csv(path: Path, rows: list[tuple[str, str]]) -> None:
             writer.writerow((f"{path.stem}-{index:07d}", article, highlights))
 
 
+def item(gen: ModuleType, rng: np.random.Generator) -> tuple[str, str]:
+    """(article, highlights) of one generated news item: t5_small's fact sentences, one
+    phrasing each, shuffled; each fact among the first CI_VALUES values of its field."""
+    facts = {field: str(rng.choice(values[:CI_VALUES])) for field, values in gen.FIELDS.items()}
+    sentences = [str(rng.choice(phrasings)).format(**facts) for phrasings in gen.FACTS]
+    return " ".join(sentences[i] for i in rng.permutation(len(sentences))), \
+        gen.SUMMARY.format(**facts)
+
+
 def generate(root: Path, counts: dict[str, int], seed: int) -> tuple[Path, str]:
     """CNN/DailyMail-like CSVs under ``root/raw`` and their tokenizer file; returns the
     tokenizer's path and the prefix in the generator's words (``summarize :``)."""
     gen = generator()
     rng = np.random.default_rng(seed)
-    prefix = gen.PREFIX + " "
     for split, count in counts.items():
-        items = [gen.item(rng) for _ in range(count)]
-        write_csv(root / "raw" / SPLITS[split], [(s.removeprefix(prefix), t) for s, t in items])
+        write_csv(root / "raw" / SPLITS[split], [item(gen, rng) for _ in range(count)])
     tokenizer_file = root / "raw" / "tokenizer.json"
     gen.word_tokenizer(gen.vocabulary()).save(str(tokenizer_file))
-    return tokenizer_file, prefix
+    return tokenizer_file, gen.PREFIX + " "
 
 
 def read_csv(path: Path) -> list[tuple[str, str]]:

@@ -32,10 +32,10 @@ PRESETS: dict[str, dict[str, Any]] = {
            "num_decoder_layers": 24, "num_heads": 32, "relative_attention_num_buckets": 32,
            "dropout_rate": 0.1, "feed_forward_proj": "relu", "tie_word_embeddings": True,
            "pad_token_id": 0, "eos_token_id": 1, "decoder_start_token_id": 0},
-    # CI: 2 + 2 layers of 64, 2 heads of 64 (attention wider than d_model, as T5-3B's), FFN
+    # CI: 2 + 2 layers of 64, 4 heads of 32 (attention wider than d_model, as T5-3B's), FFN
     # 256, prepare_data.py's vocabulary (160 rows), no dropout
-    "tiny": {"vocab_size": 160, "d_model": 64, "d_kv": 64, "d_ff": 256, "num_layers": 2,
-             "num_decoder_layers": 2, "num_heads": 2, "relative_attention_num_buckets": 32,
+    "tiny": {"vocab_size": 160, "d_model": 64, "d_kv": 32, "d_ff": 256, "num_layers": 2,
+             "num_decoder_layers": 2, "num_heads": 4, "relative_attention_num_buckets": 32,
              "dropout_rate": 0.0, "feed_forward_proj": "relu", "tie_word_embeddings": True,
              "pad_token_id": 0, "eos_token_id": 1, "decoder_start_token_id": 0},
 }
