@@ -77,8 +77,9 @@ def problems(tasks: Sequence[Any], limit: Any, local: Any, timeout_s: Any) -> li
             out.append(f"{where}: {name} is chipperf's own local task: give yours another name")
         if not isinstance(spec, Mapping) or spec.get("kind") not in KINDS \
                 or not isinstance(spec.get("data_file"), str) or set(spec) - {"kind", "data_file"}:
+            shown = dict(spec) if isinstance(spec, Mapping) else spec
             out.append(f"{where}: must be {{kind: {' | '.join(KINDS)}, data_file: PATH}}, got "
-                       f"{spec!r}")
+                       f"{shown!r}")
     return out
 
 
