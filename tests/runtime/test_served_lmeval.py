@@ -5,7 +5,8 @@ same weights (exact match from the server's greedy answers; multiple choice from
 log-likelihoods of transformers' forward pass), so the harness path, tfserver's stop strings,
 echo and logprobs are what they claim (the case's task check, ``preflight``, runs in the
 next test). An unknown task and one whose dataset is not cached
-stop the case before its server starts, one message naming each.
+stop the case before its server starts, one message naming each; so do a local task's missing
+data file and a model folder without a tokenizer.
 """
 
 from __future__ import annotations
@@ -138,3 +139,24 @@ def test_an_unknown_task_and_an_uncached_hub_task_are_named_before_serving(
     assert lines[1].strip().startswith("'arc_easy' needs its dataset from the Hugging Face hub, "
                                        "and it is not in this machine's cache")
     assert len(lines) == 2
+
+
+def test_a_missing_data_file_and_a_folder_without_tokenizer_stop_the_case(tmp_path: Path) -> None:
+    from chipperf_runtime.inference.llm.served import case
+    from chipperf_runtime.inference.llm.served.settings import ServedSettings
+
+    cfg = configuration.load(REPO / "inference/configs/llama3_8b", "cpu_configuration.yaml", [
+        "engine=transformers_server", "serve_lmeval_tasks=[mine, chipperf_arith]",
+        "serve_lmeval_local_tasks={mine: {kind: exact_match, data_file: gone.jsonl}}"])
+    bare = tmp_path / "bare-model"
+    bare.mkdir()
+    with pytest.raises(CaseError) as caught:
+        case.prepare_harness(ServedSettings.from_config(cfg), ServerSpec("transformers", bare, 1),
+                             42, tmp_path, tmp_path / "out")
+    assert str(caught.value).splitlines() == [
+        "configuration problems:",
+        f"  serve_lmeval_local_tasks.mine.data_file: {tmp_path}/gone.jsonl is not a file: write "
+        "the task's examples there, one JSON object per line (question, answer)",
+        f"  serve_lmeval_tasks: the model folder {bare} has no tokenizer (tokenizer.json or "
+        "tokenizer_config.json): lm-eval tokenises with the folder's own; save the "
+        "checkpoint's tokenizer there"]

@@ -151,6 +151,11 @@ def prepare_harness(served: ServedSettings, spec: ServerSpec, seed: int, data_di
     names = tuple(served.serve_lmeval_tasks)
     found = lmtasks.local_tasks(names, served.serve_lmeval_local_tasks, data_dir, out / "lmeval")
     missing = lmtasks.missing_files(found)
+    if not (spec.model_dir / "tokenizer.json").is_file() \
+            and not (spec.model_dir / "tokenizer_config.json").is_file():
+        missing.append(f"serve_lmeval_tasks: the model folder {spec.model_dir} has no tokenizer "
+                       "(tokenizer.json or tokenizer_config.json): lm-eval tokenises with the "
+                       "folder's own; save the checkpoint's tokenizer there")
     if missing:
         raise CaseError("configuration problems:\n  " + "\n  ".join(missing))
     include = lmtasks.write_tasks(found, seed, out / "lmeval")

@@ -105,7 +105,7 @@ class CompletionRequest:
         """The request of ``body`` (ValueError or TypeError naming the bad field)."""
         raw = body.get("prompt")
         batch = isinstance(raw, list) and bool(raw) and all(isinstance(p, (str, list)) for p in raw)
-        items: list[Any] = raw if batch else [raw]
+        items: list[Any] = raw if batch and isinstance(raw, list) else [raw]
         prompts = tuple(engine.encode(p) for p in items)
         stream = bool(body.get("stream"))
         if stream and len(prompts) > 1:
