@@ -126,3 +126,16 @@ def test_the_report_shows_the_scores_and_the_guard_beside_the_sweep() -> None:
                                "at most 10 examples each; not meaningful")
     markdown = "\n".join(_inference_notes(case))
     assert "### Served accuracy (beside the speed)" in markdown and "| chipperf_arith |" in markdown
+
+
+def test_plan_refuses_lmeval_tasks_only_where_the_image_lacks_lmeval() -> None:
+    from chipperf.plan.engines import harness_image_problems
+
+    repo = Path(__file__).resolve().parents[2]
+    serving = repo / "inference/cpu/docker_image/pytorch_vllm_0.32"
+    plain = repo / "training/cpu/docker_image/pytorch_2.13"
+    assert harness_image_problems(["chipperf_arith"], serving, [], "case") == []
+    assert harness_image_problems([], plain, [], "case") == []
+    (problem,) = harness_image_problems(["chipperf_arith"], plain, [], "case")
+    assert problem.startswith(f"case: serve_lmeval_tasks asks lm-eval, which image folder {plain} "
+                              "does not install")
