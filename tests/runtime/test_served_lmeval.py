@@ -76,9 +76,14 @@ def harness_run(tasks: tuple[str, ...], folder: Path, server: ServingProcess,
 def test_lmeval_scores_the_local_tasks_as_the_weights_answer(server: ServingProcess,
                                                              model_dir: Path,
                                                              tmp_path: Path) -> None:
+    from chipperf_runtime.inference.llm.served import case
+    from chipperf_runtime.inference.llm.served.settings import ServedSettings
+
+    cfg = configuration.load(REPO / "inference/configs/llama3_8b", "cpu_configuration.yaml", [
+        "engine=transformers_server", f"serve_lmeval_limit={LIMIT}"])
     run = harness_run(TASKS, tmp_path, server, model_dir)
-    result = harness.evaluate(run, tmp_path / "results.json", tmp_path / "harness.log", 300)
-    record = lmtasks.record(result, None, None, TASKS, LIMIT)
+    record = case.ask_harness(server, run, ServedSettings.from_config(cfg), tmp_path)
+    assert (tmp_path / "results.json").is_file() and "not_run" not in record, record
     scores = {s["task"]: s for s in record["scores"]}
     assert sorted(scores) == list(TASKS) and all(s["n"] == LIMIT for s in scores.values())
     assert record["meaningful"] is False and record["harness"].startswith("lm-eval 0.4.")
