@@ -7,7 +7,7 @@ import os
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from chipperf.config import megatron_core
 from chipperf.config.adaptation import case_adaptation
@@ -35,7 +35,7 @@ from chipperf.plan.case import (
 )
 from chipperf.plan.chiplayout import chip_layout_problems
 from chipperf.plan.chipowner import foreign_chip_problem
-from chipperf.plan.engines import engine_image_problems
+from chipperf.plan.engines import engine_image_problems, harness_image_problems
 from chipperf.plan.imageneeds import NeedFix, image_needs_problems
 from chipperf.plan.sweep import sweep_problems
 from chipperf.results.compute.measured import read_measured_peaks
@@ -204,19 +204,20 @@ def _inference_config_problems(entry: CaseEntry, test: TestConfig, catalogue: Ca
         problems = [*problems, *scenario_problems(merged)]
     if problems:
         return [f"{where}: {p}" for p in problems]
-    return _engine_in_image(entry, merged.get("engine"), test, catalogue, where)
+    return _engine_in_image(entry, merged, test, catalogue, where)
 
 
-def _engine_in_image(entry: CaseEntry, engine: object, test: TestConfig, catalogue: Catalogue,
-                     where: str) -> list[str]:
-    """The case's engine against what its image folder installs (chipperf.plan.engines); not
-    in in-container mode, which builds no image."""
+def _engine_in_image(entry: CaseEntry, merged: Mapping[str, Any], test: TestConfig,
+                     catalogue: Catalogue, where: str) -> list[str]:
+    """The case's engine (and the served mode's lm-eval tasks) against what its image folder
+    installs (chipperf.plan.engines); not in in-container mode, which builds no image."""
     choice = image_choice(entry.key.framework, test, catalogue)
     if test.in_container_launch or choice.folder is None:
         return []
     extra = adaptation(entry, test, catalogue).requirements
-    return engine_image_problems(engine, catalogue.images[(test.vendor, choice.folder)],
-                                 [extra] if extra else [], where)
+    image, files = catalogue.images[(test.vendor, choice.folder)], [extra] if extra else []
+    return [*engine_image_problems(merged.get("engine"), image, files, where),
+            *harness_image_problems(merged.get("serve_lmeval_tasks"), image, files, where)]
 
 
 def _image_needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,

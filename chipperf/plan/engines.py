@@ -34,6 +34,8 @@ ENGINE_PACKAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "trtllm_server": ("tensorrt_llm", ("tensorrt-llm",)),
     **{e.name: (e.module, e.distributions) for e in VENDOR_ENGINES.values()},
 }
+# the served mode's accuracy tasks (serve_lmeval_tasks): the module and its distributions
+HARNESS_PACKAGE = ("lm_eval", ("lm-eval",))
 # a Dockerfile's check line: python[3] -c "import a, b as c; ..."
 IMPORT_CHECK = re.compile(r"python3?\s+-c\s+[\"']import\s+([\w., ]+)")
 
@@ -60,6 +62,23 @@ def engine_image_problems(engine: object, image: Path, requirements: Iterable[Pa
             f"does not install (not in its requirements.txt, nor imported in its Dockerfile's "
             f"check line): add {distributions[0]}{others} to {image / 'requirements.txt'}, or "
             f"set engine to one the image has (eager, compile)"]
+
+
+def harness_image_problems(tasks: object, image: Path, requirements: Iterable[Path],
+                           where: str) -> list[str]:
+    """The problem of lm-eval tasks (``serve_lmeval_tasks``) in an image folder that does not
+    install lm-eval; [] when it does or no task is asked."""
+    if not isinstance(tasks, (list, tuple)) or not tasks:
+        return []
+    module, distributions = HARNESS_PACKAGE
+    files = [*sorted(image.glob("requirements*.txt")), *requirements]
+    if module in dockerfile_imports(image / "Dockerfile") or \
+            {n for f in files for n in requirement_names(f)} & set(distributions):
+        return []
+    return [f"{where}: serve_lmeval_tasks asks lm-eval, which image folder {image} does not "
+            f"install (not in its requirements*.txt, nor imported in its Dockerfile's check "
+            f"line): use the serving image (pytorch_vllm_0.32 on cpu), add lm-eval[api] to "
+            f"{image / 'requirements-added.txt'}, or set serve_lmeval_tasks: []"]
 
 
 def _sdk_problem(engine: str, image: Path, where: str) -> str:

@@ -53,6 +53,14 @@ ROWS: dict[str, Callable[[Path], Row]] = {
     "served fallback unknown": lambda d: Row(
         served_host_yaml("{engine: vllm_server, serve_fallback: sglang}"), SERVED_PLAN,
         "serve_fallback: must be null or one of transformers, got 'sglang'"),
+    "served lm-eval limit 0": lambda d: Row(
+        served_host_yaml("{engine: vllm_server, serve_lmeval_limit: 0}"), SERVED_PLAN,
+        "serve_lmeval_limit: must be null (every example) or a whole number >= 1 of examples "
+        "per task, got 0"),
+    "served lm-eval tasks, image without lm-eval": lambda d: Row(
+        served_host_yaml("{engine: transformers_server, serve_lmeval_tasks: [chipperf_arith]}",
+                         "pytorch_2.13"), SERVED_PLAN,
+        "serve_lmeval_tasks asks lm-eval, which image folder"),
     "served engine sglang": lambda d: Row(
         served_host_yaml("{engine: sglang_server}"), SERVED_PLAN,
         "engine 'sglang_server' is SGLang's OpenAI server, which chipperf runs on vendor nvidia "

@@ -36,6 +36,7 @@ from chipperf.results.render.console import case_rows, error_lines, hardware_lin
 from chipperf.results.render.gridsweep import sweep_section
 from chipperf.results.render.markdown import mfu_notes, stats_rows
 from chipperf.results.render.servecurve import curve_svgs, has_sweep, sweep_notes, sweep_rows
+from chipperf.results.render.servedaccuracy import accuracy_notes, accuracy_rows, has_accuracy
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.suite import (
     THROUGHPUT_NOTE,
@@ -168,6 +169,11 @@ def case_section(case: CaseResult, series: dict[tuple[str, int], RoundSeries],
                 "round's node folder.</p>",
                 html_table(*sweep_rows(case)),
                 *(f"<p>{escape(line)}.</p>" for line in sweep_notes(case))]
+        if has_accuracy(case):
+            header, rows = accuracy_rows(case)
+            out += ["<h3>Served accuracy (beside the speed)</h3>",
+                    *([html_table(header, rows)] if rows else []),
+                    *(f"<p>{escape(line)}.</p>" for line in accuracy_notes(case))]
     elif has_serving(case):
         out += ["<h3>LLM serving (times in ms)</h3>", html_table(*serving_rows(case)),
                 *(f"<p>{escape(line)}.</p>" for line in best_rates(case))]

@@ -16,6 +16,7 @@ from chipperf.results.compute.schema import (
 )
 from chipperf.results.render.console import case_rows, error_lines, hardware_lines
 from chipperf.results.render.servecurve import has_sweep, sweep_notes, sweep_rows
+from chipperf.results.render.servedaccuracy import accuracy_notes, accuracy_rows, has_accuracy
 from chipperf.results.render.serving import best_rates, has_serving, serving_rows
 from chipperf.results.render.suite import (
     THROUGHPUT_NOTE,
@@ -170,6 +171,11 @@ def _inference_notes(case: CaseResult) -> list[str]:
                   "Throughput is the sweep's highest output tokens/s; latency the lowest "
                   "concurrency's end-to-end latency; the curve is on the HTML report and in "
                   "serving_curve.csv.", ""]
+        if has_accuracy(case):
+            header, rows = accuracy_rows(case)
+            lines += ["### Served accuracy (beside the speed)", "",
+                      *([table(header, rows), ""] if rows else []),
+                      *(f"{line}." for line in accuracy_notes(case)), ""]
     elif case.inference and has_serving(case):
         lines += ["### LLM serving (times in ms)", "", table(*serving_rows(case)), "",
                   *(f"{line}." for line in best_rates(case)), "",

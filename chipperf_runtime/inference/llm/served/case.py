@@ -9,6 +9,8 @@ where vLLM cannot run and ``serve_fallback`` allows it).
     INIT_END                    server_ready_s (launch -> healthy: load and warm-up)
     TRAIN_START .. TRAIN_END    the sweep: shape x concurrency points, each checked against
                                 the server's /metrics token counters
+    ...                         the accuracy guard's greedy tokens, lm-eval's tasks
+                                (serve_lmeval_tasks: ``accuracy_tasks``), the server stopped
     FINISHED                    ``serving.sweep`` (points, server timings, shapes); a point
                                 whose server died is failed with its log, the sweep ends there
 
@@ -23,13 +25,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from chipperf_runtime.device import ENV_DEVICE, ENV_VENDOR
 from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm import model, preset
 from chipperf_runtime.inference.llm.prompts import TOKENIZER_FILE
-from chipperf_runtime.inference.llm.served import choice, energy, guard, sweep
+from chipperf_runtime.inference.llm.served import choice, energy, guard, harness, lmtasks, sweep
 from chipperf_runtime.inference.llm.served.generator import LoadGenerator, generator_argv
 from chipperf_runtime.inference.llm.served.record import add_cost, finished_record, slo_record
 from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess
@@ -66,9 +68,10 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
                       extra_args=tuple(served.serve_engine_args), tp_size=served.serve_chips,
                       options_file=out / f"{served_by.engine}-options.yaml")
     check = guard_spec(served, config, llama.max_position_embeddings)
+    tasks = prepare_harness(served, spec, seed, Path(args.data_dir), out)
     result, window_s, answers = serve(spec, sweep.SweepSpec(points, served.serve_chips,
                                                             served.serve_point_timeout_s),
-                                      served, check, served_by, log, out)
+                                      served, (check, tasks), served_by, log, out)
     result.update(engine=engine, shapes=served.shape_record(), chips=served.serve_chips,
                   served_by=served_by.record(), slo=slo_record(result["points"], served.goodput()),
                   accuracy_guard=judge_guard(answers, check, spec.model_dir, config))
@@ -79,11 +82,15 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
 
 
 def serve(spec: ServerSpec, plan: sweep.SweepSpec, served: ServedSettings,
-          check: guard.GuardSpec, served_by: choice.ServedBy, log: PerfLogger,
+          checks: tuple[guard.GuardSpec, Optional[harness.HarnessRun]],
+          served_by: choice.ServedBy, log: PerfLogger,
           out: Path) -> tuple[dict, float, list[list[int]] | str]:
     """The server's life: started beside the sweep's load generator (their imports overlap),
-    healthy, the sweep (the timed window), the guard's questions, both stopped; (the sweep
-    with the server's and the generator's timings, its seconds, the answers)."""
+    healthy, the sweep (the timed window), the guard's questions and lm-eval's tasks (after
+    the window, so neither loads the server while it is timed, and a harness failure costs
+    no point), both stopped; (the sweep with the server's and the generator's timings and
+    the tasks' scores, its seconds, the guard's answers)."""
+    check, tasks = checks
     generator = LoadGenerator(generator_argv(), out / "sweep" / "loadgen.log",
                               served.serve_ready_timeout_s)
     with ServingProcess(spec, out / "server.log") as server, generator:
@@ -96,6 +103,8 @@ def serve(spec: ServerSpec, plan: sweep.SweepSpec, served: ServedSettings,
         window_s = time.perf_counter() - window
         log.event("TRAIN_END", {"time_s": window_s})
         answers = ask_guard(server, spec.model_dir, check)
+        if tasks is not None:
+            result["accuracy_tasks"] = ask_harness(server, tasks, served, out / "lmeval")
     result["server"] = dict(server.timings)
     result["load_generator"] = dict(generator.timings)
     return result, window_s, answers
@@ -132,6 +141,44 @@ def ask_guard(server: ServingProcess, model_dir: Path,
                                    check.output_tokens)
     except CaseError as exc:
         return f"not run: {exc}"
+
+
+def prepare_harness(served: ServedSettings, spec: ServerSpec, seed: int, data_dir: Path,
+                    out: Path) -> Optional[harness.HarnessRun]:
+    """The lm-eval run the sweep is followed by (None when serve_lmeval_tasks is empty): local
+    tasks written, every task checked by lm-eval itself, offline, before the server starts."""
+    if not served.serve_lmeval_tasks:
+        return None
+    names = tuple(served.serve_lmeval_tasks)
+    found = lmtasks.local_tasks(names, served.serve_lmeval_local_tasks, data_dir, out / "lmeval")
+    missing = lmtasks.missing_files(found)
+    if not (spec.model_dir / "tokenizer.json").is_file() \
+            and not (spec.model_dir / "tokenizer_config.json").is_file():
+        missing.append(f"serve_lmeval_tasks: the model folder {spec.model_dir} has no tokenizer "
+                       "(tokenizer.json or tokenizer_config.json): lm-eval tokenises with the "
+                       "folder's own; save the checkpoint's tokenizer there")
+    if missing:
+        raise CaseError("configuration problems:\n  " + "\n  ".join(missing))
+    include = lmtasks.write_tasks(found, seed, out / "lmeval")
+    run = harness.HarnessRun(names, include, served.serve_lmeval_limit, spec.base_url,
+                             str(spec.model_dir), spec.model_dir, spec.max_model_len, seed)
+    harness.preflight(run, out / "lmeval" / "harness.log")
+    return run
+
+
+def ask_harness(server: ServingProcess, run: harness.HarnessRun, served: ServedSettings,
+                folder: Path) -> dict[str, Any]:
+    """lm-eval's scores of the running server, or why there are none (the sweep is kept)."""
+    result, why = None, None
+    if not server.alive():
+        why = "not run: the server died during the sweep"
+    else:
+        try:
+            result = harness.evaluate(run, folder / "results.json", folder / "harness.log",
+                                      served.serve_lmeval_timeout_s)
+        except CaseError as exc:
+            why = f"failed: {exc}"
+    return lmtasks.record(result, why, served.model_dir, run.tasks, run.limit)
 
 
 def judge_guard(answers: list[list[int]] | str, check: guard.GuardSpec, model_dir: Path,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from chipperf_runtime.inference.errors import CaseError
+from chipperf_runtime.inference.llm.served import lmtasks
 from chipperf_runtime.inference.llm.served.choice import FALLBACKS, SERVED_ENGINES
 from chipperf_runtime.inference.llm.served.loadgen import Shape
 from chipperf_runtime.inference.llm.served.sweep import SHAPES
@@ -35,6 +36,10 @@ class ServedSettings:
     serve_chips: int
     serve_memory_utilization: float   # vLLM's --gpu-memory-utilization (on CPU: of host memory)
     serve_engine_args: tuple          # more server arguments, one argv item each
+    serve_lmeval_tasks: tuple         # lm-eval tasks asked of the server after the sweep (lmtasks.py)
+    serve_lmeval_limit: Optional[int]   # examples per task (lm-eval's --limit); null: all
+    serve_lmeval_local_tasks: Mapping[str, Any]   # name -> {kind, data_file}: the user's own sets
+    serve_lmeval_timeout_s: float     # the harness run is killed past it (the sweep is kept)
     model_dir: Optional[str]
     serve_fallback: Optional[str]     # null, or transformers: the engine where vLLM cannot run
 
@@ -76,6 +81,8 @@ class ServedSettings:
                        f"{list(self.serve_concurrency)!r}: list the numbers of concurrent users "
                        "to sweep, e.g. [1, 2, 4]")
         out += self._load_problems()
+        out += lmtasks.problems(self.serve_lmeval_tasks, self.serve_lmeval_limit,
+                                self.serve_lmeval_local_tasks, self.serve_lmeval_timeout_s)
         if not _whole(self.serve_check_prompts, 0):
             out.append("serve_check_prompts: must be a whole number >= 0, got "
                        f"{self.serve_check_prompts!r}")

@@ -68,6 +68,18 @@ class TransformersServingEngine:
                 return
             ids = torch.tensor([[token]], dtype=torch.long, device=self.device)
 
+    def logprobs(self, ids: list[int], top: int) -> list[Optional[tuple[float, dict[int, float]]]]:
+        """Per position of ``ids``, from one forward pass over them: the token's log-probability
+        given the tokens before it and the ``top`` most likely ids there with theirs (None for
+        the first token, which has no context): what an ``echo`` + ``logprobs`` request asks."""
+        with self.step_lock, torch.inference_mode():
+            tensor = torch.tensor([ids], dtype=torch.long, device=self.device)
+            logp = torch.log_softmax(self.model(input_ids=tensor).logits[0, :-1].float(), dim=-1)
+            chosen = logp.gather(1, tensor[0, 1:].unsqueeze(1)).squeeze(1).tolist()
+            best = logp.topk(max(top, 1), dim=-1)
+        ranked = [dict(zip(i, v)) for i, v in zip(best.indices.tolist(), best.values.tolist())]
+        return [None, *zip(chosen, ranked)]
+
 
 def eos_ids(value: Any) -> tuple[int, ...]:
     """A config's ``eos_token_id`` (an id, a list of ids as Llama 3's, or None) as a tuple."""
