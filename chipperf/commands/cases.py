@@ -21,7 +21,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from chipperf.containers.images import LOCAL_BASE, base_images
+from chipperf.containers.images import LOCAL_BASE, base_images, never_built
 from chipperf.suites import get_suite
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf_runtime.vendors import get_vendor, hardware_status, vendor_names
@@ -113,10 +113,6 @@ def toolkit_lines(catalogue: Catalogue) -> list[str]:
     return lines
 
 
-# A Dockerfile line "# chipperf-never-built: <why>" says chipperf has never built that image.
-_NEVER_BUILT = re.compile(r"^#\s*chipperf-never-built:\s*(?P<why>.+?)\s*$", re.M)
-
-
 def image_lines(catalogue: Catalogue) -> list[str]:
     """One line per vendor image folder: what its Dockerfile builds on, and so whether it can
     be built here (offline, on the local Debian base), only where its base can be pulled, or
@@ -128,8 +124,8 @@ def image_lines(catalogue: Catalogue) -> list[str]:
 
 
 def _never_built(dockerfile: Path) -> str:
-    found = _NEVER_BUILT.search(dockerfile.read_text()) if dockerfile.is_file() else None
-    return f"; NEVER BUILT by chipperf: {found.group('why')}" if found else ""
+    why = never_built(dockerfile)
+    return f"; NEVER BUILT by chipperf: {why}" if why else ""
 
 
 def _buildable(dockerfile: Path) -> str:

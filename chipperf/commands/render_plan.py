@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from chipperf.config.model import ClusterConfig, TestConfig
-from chipperf.containers.images import LAYER_SUFFIX
+from chipperf.containers.images import LAYER_SUFFIX, never_built
 from chipperf.containers.spec import ContainerSpec, docker_run_line, option_words
 from chipperf.plan import CasePlan, RunPlan, case_knobs
 from chipperf.plan.sweep import sweep_lines
@@ -48,6 +48,7 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig,
                   if not test.in_container_launch else "  image     none (the container's own)",
                   *_adaptation(case),
                   f"  hardware  {hardware_status(case.vendor, case.chip)[1]}",
+                  *_never_built(case, test),
                   *(f"  warning   {note}" for note in case.notes),
                   f"  data      {case.data_dir}",
                   *_modes(case.key, case.data_dir, test, catalogue),
@@ -152,3 +153,14 @@ def _spec(what: str, spec: ContainerSpec) -> list[str]:
         "      options   " + (" ".join(option_words(spec.options or {})) or "(none)"),
         f"      by hand   {docker_run_line(spec.tagged(f'{spec.image}:TAG'))}",
     ]
+
+
+def _never_built(case: CasePlan, test: TestConfig) -> list[str]:
+    """What has never run, where the case's image was never built by chipperf: the image, so
+    this case in it on this vendor."""
+    why = None if test.in_container_launch else never_built(Path(case.image_context) / "Dockerfile")
+    if why is None:
+        return []
+    return [f"  never ran its image {case.image_name} was never built by chipperf ({why}), so "
+            f"this case has never run in it on {case.vendor}: the image build and every step "
+            "below are untried"]

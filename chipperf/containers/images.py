@@ -266,6 +266,16 @@ def _build(client: Any, context: Any, tag: str, inputs: BuildInputs, cfg: ImageB
                          + "".join(tail[-30:])) from exc
 
 
+# A Dockerfile line "# chipperf-never-built: <why>" says chipperf has never built that image.
+_NEVER_BUILT = re.compile(r"^#\s*chipperf-never-built:\s*(?P<why>.+?)\s*$", re.M)
+
+
+def never_built(dockerfile: Path) -> str | None:
+    """Why chipperf has never built this image, where its Dockerfile says so; else None."""
+    found = _NEVER_BUILT.search(dockerfile.read_text()) if dockerfile.is_file() else None
+    return found.group("why") if found else None
+
+
 def base_images(dockerfile: Path, build_args: Mapping[str, str] | None = None) -> list[str]:
     """FROM images of a Dockerfile, with build args, else ARG defaults, substituted (stage
     names skipped)."""

@@ -2,8 +2,11 @@
 
 - a port already in use: a rank's or the launcher's log says EADDRINUSE (torch's
   ``DistNetworkError: ... name: EADDRINUSE, message: address already in use``, older torch's
-  ``errno: 98 - Address already in use``); the process that holds it is named when the host's
-  ``ss`` can tell;
+  ``errno: 98 - Address already in use``), or gRPC could not bind the JAX coordinator's
+  ``[::]:PORT`` (jax 0.10.2 logs ``Failed to add port to server`` and the process then dies of
+  SIGSEGV: a listener on that port on any address, 127.0.0.1 included, is enough; an IPv6-less
+  namespace and a port just freed by a previous coordinator are not); the process that holds
+  it is named when the host's ``ss`` can tell;
 - the host's container engine stopped or gone: SSH still answers and the engine does not
   (a dockerd stopped normally mid-round ends its containers, which looks like a launcher that
   exited 1). Such a host gets no later rounds in the run.
@@ -20,10 +23,13 @@ from typing import Any, Iterable
 
 PORT, ENGINE = "port", "engine"   # NodeState.kind of a failure named here
 
-_IN_USE = re.compile(r"EADDRINUSE|address already in use", re.IGNORECASE)
-# "port: 29500, useIpv6: false, code: -98, name: EADDRINUSE" (torch >= 2.2), or
-# "failed to bind to [::]:29500 (errno: 98 - Address already in use)" (older torch)
-_PORT = (re.compile(r"\bport:\s*(\d{1,5})\b"), re.compile(r":(\d{1,5})\s*\(errno:\s*98\b"))
+_IN_USE = re.compile(r"EADDRINUSE|address already in use|Failed to add port to server",
+                     re.IGNORECASE)
+# "port: 29500, useIpv6: false, code: -98, name: EADDRINUSE" (torch >= 2.2), "failed to bind
+# to [::]:29500 (errno: 98 - Address already in use)" (older torch), or gRPC's "No address
+# added out of total 1 resolved for '[::]:29871'" (the JAX coordinator)
+_PORT = (re.compile(r"\bport:\s*(\d{1,5})\b"), re.compile(r":(\d{1,5})\s*\(errno:\s*98\b"),
+         re.compile(r"resolved for '[^']*:(\d{1,5})'"))
 _SS_USER = re.compile(r'\(\("([^"]+)",pid=(\d+)')
 LOG_TAIL_BYTES = 64 * 1024
 

@@ -8,12 +8,18 @@ it fails at once instead of computing on the CPU. One process sees every device 
 platform on its host (JAX's own model: one process per host on TPUs), except where several
 processes share a GPU host (nvidia x1x8: one process per GPU, ``local_device_ids``); the case
 spreads its batch over every process's devices with a ``Mesh``. Several processes on the CPU
-backend exchange their collectives through gloo (``jax_cpu_collectives_implementation``).
+backend exchange their collectives through gloo (``jax_cpu_collectives_implementation``),
+each bound to its address towards the coordinator's host: JAX's own gloo setup binds the
+address the hostname resolves to, loopback on many hosts (Debian's 127.0.1.1; 127.0.0.1 on the
+simulated hosts), and a peer on another host then connects to itself ("Gloo context
+initialization failed: ... Connection refused, remote=[127.0.0.1]:PORT").
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -112,3 +118,29 @@ def join(coordinator: Coordinator, platform: str) -> None:
     jax.distributed.initialize(coordinator.address, coordinator.num_processes,
                                coordinator.process_id,
                                local_device_ids=coordinator.local_device_ids(platform))
+    if platform == "cpu":
+        use_gloo_towards(coordinator.address.rsplit(":", 1)[0], os.environ)
+
+
+def use_gloo_towards(coordinator_host: str, environ: Mapping[str, str]) -> None:
+    """Make the CPU backend's gloo collectives bind the interface GLOO_SOCKET_IFNAME names,
+    else this host's address towards the coordinator's host (jax.distributed has joined;
+    no backend is open yet). jax 0.10.2 (the images' pin) has no public setting for it: this
+    is xla_bridge's own CPU factory given the collectives it would have made, addressed."""
+    from jax._src import distributed, xla_bridge
+    from jax._src.lib import _jax
+
+    interface = environ.get("GLOO_SOCKET_IFNAME") or None
+    address = None if interface else local_address_towards(coordinator_host)
+    collectives = _jax.make_gloo_tcp_collectives(distributed.global_state.client,
+                                                 hostname=address, interface=interface)
+    xla_bridge.register_backend_factory(
+        "cpu", functools.partial(xla_bridge.make_cpu_client, collectives=collectives),
+        priority=0, fail_quietly=False)
+
+
+def local_address_towards(host: str) -> str:
+    """The address the kernel would send from to reach ``host`` (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect((socket.gethostbyname(host), 9))
+        return str(s.getsockname()[0])

@@ -17,6 +17,9 @@ from chipperf.run.rounds import NodeState, RoundOutcome, culprit, name_engine_lo
 
 DATA = Path(__file__).parent / "data" / "causes"
 TORCH_213 = (DATA / "torch213_eaddrinuse.log").read_text().splitlines()
+# jax 0.10.2's rank 0 whose coordinator port has a listener on 127.0.0.1 (its only line
+# before it dies of SIGSEGV; glog's warnings left out)
+JAX_0102 = (DATA / "jax0102_coordinator_port.log").read_text().splitlines()
 # torch < 2.2 (c10d's socket.cpp), as its users quote it in bug reports
 TORCH_OLD = ["[W socket.cpp:401] [c10d] The server socket has failed to bind to [::]:29500 "
              "(errno: 98 - Address already in use).",
@@ -33,6 +36,7 @@ def test_torch_213_eaddrinuse_is_a_port_clash_with_its_port() -> None:
 
 @pytest.mark.parametrize("lines, port", [
     (TORCH_OLD, 29500),
+    (JAX_0102, 29874),
     (["RuntimeError: Address already in use"], None),            # torch < 1.11: no port
 ])
 def test_other_forms_of_the_message(lines, port) -> None:

@@ -36,6 +36,8 @@ def test_resnet50_jax_on_cpu_plans_with_its_image_and_launcher(catalogue, tmp_pa
     case = make_plan(CLUSTER, test, catalogue, "run1", tmp_path / "r").cases[0]
     assert case.image_folder == "jax_0.10" and case.image_name == "chipperf/training-cpu-jax_0.10"
     assert get_launcher("jax").command  # the family's launcher is registered by its module
+    plan = make_plan(CLUSTER, test, catalogue, "run1", tmp_path / "r")
+    assert "never ran" not in render_plan(plan, CLUSTER, test)   # the cpu image is built in CI
 
 
 def test_resnet50_jax_on_tpu_plans_and_says_it_never_ran(catalogue, tmp_path) -> None:
@@ -88,6 +90,8 @@ def test_resnet50_jax_on_nvidia_plans_with_its_cuda_image(catalogue, tmp_path, c
     assert case.image_folder == "jax_0.10" and case.image_name == \
         "chipperf/training-nvidia-jax_0.10"
     assert config_file(case) == f"config_{chip}x{nnodes}x{nproc}.py"
-    assert f"nvidia/{chip}: NOT validated on real hardware here" in render_plan(plan, cluster, test)
-    dockerfile = REPO / "training" / "nvidia" / "docker_image" / "jax_0.10" / "Dockerfile"
-    assert "chipperf-never-built: no GPU on its machines" in dockerfile.read_text()
+    shown = render_plan(plan, cluster, test)
+    assert f"nvidia/{chip}: NOT validated on real hardware here" in shown
+    assert "  never ran its image chipperf/training-nvidia-jax_0.10 was never built by chipperf " \
+        "(no GPU on its machines), so this case has never run in it on nvidia: the image build " \
+        "and every step below are untried" in shown
