@@ -125,8 +125,10 @@ def test_a_rate_whose_ttft_bound_loadgen_finds_unmet_ends_the_search(prompts_dir
     (["tokenizer_file=/nonexistent/tokenizer.json"],
      "tokenizer file /nonexistent/tokenizer.json not found"),
     (["engine=onnxruntime"], "engine 'onnxruntime' is unknown for LLM cases"),
-    (["engine=sglang_server"], "engine 'sglang_server' is SGLang, which chipperf does not run: "
-                               "serve with engine vllm_server"),
+    (["engine=sglang_server"], "engine sglang_server runs on vendor nvidia only (device cuda) "
+                               "and this run's device is cpu"),
+    (["engine=trtllm"], "engine 'trtllm' is not an engine name: TensorRT-LLM serves as engine "
+                        "'trtllm_server'"),
     (["vocab_size=100"], "the tokenizer has 512 tokens, more than the model's vocab_size 100"),
     (["num_kv_heads=3"], "num_heads must be a multiple of num_kv_heads"),
     (["output_tokens_min=9"], "output_tokens_min 9 exceeds output_tokens_max 6"),

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional, Protocol, Sequence
 import torch
 
 from chipperf_runtime.device.torch import TorchDevice
-from chipperf_runtime.inference.engine_limits import ABSENT_ENGINES, SERVED_INSTEAD
+from chipperf_runtime.inference.engine_limits import ALIASES, NVIDIA_SERVED
 from chipperf_runtime.inference.engines.base import DTYPES
 from chipperf_runtime.inference.engines.torch_engines import torch_precisions
 from chipperf_runtime.inference.errors import CaseError, EngineBuildError
@@ -219,9 +219,10 @@ def backends_of(settings: Any) -> tuple[str, ...]:
 
 
 def get_engine(name: str, device: TorchDevice, settings: Any) -> Engine:
-    if name.lower() in ABSENT_ENGINES:
-        raise CaseError(f"engine {name!r} is {ABSENT_ENGINES[name.lower()]}, which chipperf does "
-                        f"not run: {SERVED_INSTEAD}")
+    if name.lower() in ALIASES:
+        key = ALIASES[name.lower()]
+        raise CaseError(f"engine {name!r} is not an engine name: {NVIDIA_SERVED[key][0]} serves "
+                        f"as engine {key!r} (its OpenAI server, vendor nvidia)")
     if name not in ENGINES:
         raise CaseError(f"engine {name!r} is unknown for LLM cases: set engine to one of "
                         f"{', '.join(sorted([*ENGINES, *SERVED_ENGINES]))} in the configuration")
