@@ -70,10 +70,7 @@ def harness_image_problems(tasks: object, image: Path, requirements: Iterable[Pa
     install lm-eval; [] when it does or no task is asked."""
     if not isinstance(tasks, (list, tuple)) or not tasks:
         return []
-    module, distributions = HARNESS_PACKAGE
-    files = [*sorted(image.glob("requirements*.txt")), *requirements]
-    if module in dockerfile_imports(image / "Dockerfile") or \
-            {n for f in files for n in requirement_names(f)} & set(distributions):
+    if image_installs(*HARNESS_PACKAGE, image, requirements):
         return []
     return [f"{where}: serve_lmeval_tasks asks lm-eval, which image folder {image} does not "
             f"install (not in its requirements*.txt, nor imported in its Dockerfile's check "
