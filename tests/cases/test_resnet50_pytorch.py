@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from caserun import Case, assert_case_error, check_converged, perflog_events
+from caserun import Case, assert_case_error, perflog_events
 
 from chipperf.launchers import pytorch as pytorch_launcher
 
@@ -160,9 +160,12 @@ def test_synthetic_input_in_convergence_mode_is_refused(tmp_path: Path) -> None:
                       "target: set run_mode = 'performance'")
 
 
-def test_predecoded_input_converges_and_is_recorded(digits: Path, tmp_path: Path) -> None:
+def test_predecoded_input_trains_and_is_recorded(digits: Path, tmp_path: Path) -> None:
     """data_mode = predecoded: the digits decoded once by the store's own command, then one
-    rank trains from the uint8 arrays to the same target as from the image folders."""
+    rank trains from the uint8 arrays (2 warm-up + 3 timed steps). That the store holds what
+    the image folders give, batch by batch with their labels, is tests/runtime/
+    test_predecoded.py's, and two ranks converging on the digits tests/e2e/test_training_e2e.py's:
+    what is left here is the case reading the store through its own data_mode."""
     data = tmp_path / "digits"
     shutil.copytree(digits, data)
     made = subprocess.run([sys.executable, "-m", "chipperf_runtime.training.imagecls.predecoded",
@@ -170,13 +173,17 @@ def test_predecoded_input_converges_and_is_recorded(digits: Path, tmp_path: Path
                            "--val-crop-ratio", "1.0", "--workers", "2"],
                           env=CASE.env(), capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stderr
-    result = CASE.run_config(data, "--set", "data_mode=predecoded", timeout=600)
+    result = CASE.run_config(data, "--set", "data_mode=predecoded", "--set",
+                             "run_mode=performance", "--set", "perf_warmup_steps=2", "--set",
+                             "timed_steps=3", timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
     events = perflog_events(result.stdout)
-    finished = check_converged(events)
     init = next(e.value for e in events if e.name == "INIT_END")
     assert (init["data_mode"], init["train_images"], init["val_images"]) == ("predecoded", 1438, 359)
-    assert finished["data_mode"] == "predecoded"
+    finished = events[-1].value
+    assert events[-1].name == "FINISHED" and finished["data_mode"] == "predecoded"
+    assert finished["run_mode"]["timed_steps"] == 3 and finished["throughput"]["raw"] > 0
+    assert finished["work_done"] == 3 * 64          # the cpu config's global batch
 
 
 def test_predecoded_input_without_its_store_names_the_command(digits: Path) -> None:
