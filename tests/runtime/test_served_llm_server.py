@@ -21,19 +21,18 @@ import time
 from pathlib import Path
 
 import pytest
+from tinyllama import write_tiny_llama
 
 from chipperf_runtime.models.tvision import prepare_torchvision
 
 prepare_torchvision()
 
-from chipperf_runtime.inference import config as configuration  # noqa: E402
 from chipperf_runtime.inference.errors import CaseError  # noqa: E402
-from chipperf_runtime.inference.llm import model  # noqa: E402
 from chipperf_runtime.inference.llm.served import sweep  # noqa: E402
 from chipperf_runtime.inference.llm.served.generator import LoadGenerator, generator_argv  # noqa: E402
 from chipperf_runtime.inference.llm.served.loadgen import Shape  # noqa: E402
 from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess  # noqa: E402
-from chipperf_runtime.inference.llm.served.weights import check_model_dir, write_model_dir  # noqa: E402
+from chipperf_runtime.inference.llm.served.weights import check_model_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 # vLLM's CPU attention runs head sizes 32, 64, 80, ... (not the cpu preset's 64 / 4 = 16)
@@ -48,14 +47,7 @@ needs_vllm = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("served")
-    subprocess.run([sys.executable, str(REPO / "inference/benchmarks/llama3_8b/pytorch/"
-                                        "prepare_prompts.py"), "/usr/share/common-licenses",
-                    str(out / "data")], check=True, stdout=subprocess.DEVNULL)
-    cfg = configuration.load(REPO / "inference/configs/llama3_8b", "cpu_configuration.yaml",
-                             SERVED_SHAPE)
-    return write_model_dir(model.llama_config(cfg), 42, out / "data" / "tokenizer.json",
-                           out / "model")
+    return write_tiny_llama(tmp_path_factory.mktemp("served"), SERVED_SHAPE)
 
 
 def free_port() -> int:
