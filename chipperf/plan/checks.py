@@ -42,7 +42,7 @@ from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf.suites.suite import Overrides
 from chipperf_runtime.inference.config import read_layers as read_inference_layers
-from chipperf_runtime.inference.llm.loadgen_rules import scenario_problems
+from chipperf_runtime.inference.loadgen_rules import scenario_problems
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
 

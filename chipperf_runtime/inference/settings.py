@@ -11,7 +11,7 @@ from typing import Any, Mapping, Optional, Protocol, TypeVar
 
 from chipperf_runtime.device import DEVICE_KINDS
 from chipperf_runtime.inference.errors import CaseError
-from chipperf_runtime.inference.llm.loadgen_rules import scenario_problems
+from chipperf_runtime.inference.loadgen_rules import scenario_problems
 
 # Keys a configuration may leave out: ``device`` is named by the vendor (chipperf_runtime.device);
 # when a configuration also gives it, it must agree with the vendor's device.

@@ -10,7 +10,12 @@ the points before it stay in FINISHED and the report (chart and CSV).
 - chipperf's transformers engine server (`tfserver`, engine transformers_server) at
   concurrency 1 and 2 with an SLO and a price: what tests/runtime/
   test_served_transformers_sweep.py checks locally (tests/served_checks.py), here where CI
-  has vLLM's generator: the serving image."""
+  has vLLM's generator: the serving image.
+- lm-eval's accuracy step through the product: the transformers engine server at concurrency
+  1, then lm-eval (the image's lm-eval[api]) on chipperf's two local tasks, 2 examples each;
+  its scores land in FINISHED, summary.json and the report beside the sweep's speed. A run of
+  its own: the two runs above kill their server during the last point, so lm-eval would only
+  say it did not run."""
 
 from __future__ import annotations
 
@@ -43,6 +48,7 @@ KILL = ("import os\nfor p in filter(str.isdigit, os.listdir('/proc')):\n"
 KILLED_RATE = {"serve_request_rates": [0.5], "serve_rate_prompts": 4}
 KILLED_POINT = "chat_r0.5"
 SLO_TTFT_MS, SLO_TPOT_MS, PRICE = 2000.0, 200.0, 2.0
+LMEVAL_TASKS, LMEVAL_LIMIT = ("chipperf_arith", "chipperf_arith_mc"), 2
 
 
 def case_container(client: docker.DockerClient, work: Path) -> Any:
@@ -70,10 +76,11 @@ def kill_server_during(work: Path, point_log: str, docker_host: str) -> threadin
     return thread
 
 
-def run_served(tmp_path: Path, sim_cluster: Any, prompts: Path,
-               overrides: dict) -> tuple[dict, Path, Path]:
+def run_served(tmp_path: Path, sim_cluster: Any, prompts: Path, overrides: dict,
+               kill: bool = True) -> tuple[dict, Path, Path]:
     """(FINISHED, the node's output dir, the run dir) of one served run whose server is
-    killed during KILLED_POINT: the run, its case and round fail naming that point."""
+    killed during KILLED_POINT (the run, its case and round fail naming that point), or,
+    without kill, not touched (the run succeeds)."""
     host = sim_cluster.hosts[0]
     work = tmp_path / "work"
     host_yaml = tmp_path / "host.yaml"
@@ -82,15 +89,17 @@ def run_served(tmp_path: Path, sim_cluster: Any, prompts: Path,
         "KNOWN_HOSTS": sim_cluster.known_hosts, "VENDOR": "cpu", "CHIP": "xeon",
         "SHM_SIZE": "1g", "FLAGPERF_LOG_PATH": str(tmp_path / "result"),
         "WORK_ROOT": str(work), "ROUND_TIMEOUT": 1200,
-        "OVERRIDES": {**overrides, **KILLED_RATE},
+        "OVERRIDES": {**overrides, **(KILLED_RATE if kill else {})},
         "CASES": {"llama3_8b:pytorch_vllm_0.32": str(prompts)}}))
-    killer = kill_server_during(work, f"{KILLED_POINT}.bench.log", host.docker_host)
+    killer = kill_server_during(work, f"{KILLED_POINT}.bench.log", host.docker_host) \
+        if kill else None
     started = time.monotonic()
     proc = subprocess.run([sys.executable, str(REPO / "inference/run.py"), "--host-config",
                            str(host_yaml)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=3000, env={**os.environ, "PYTHONPATH": str(REPO)})
     took = time.monotonic() - started
-    killer.join(timeout=5)
+    if killer is not None:
+        killer.join(timeout=5)
     run_dir = latest_run_dir(tmp_path / "result")
     assert run_dir is not None, proc.stdout[-4000:] + proc.stderr[-8000:]
     (node,) = (run_dir / CASE_DIR / "round1").iterdir()
@@ -104,7 +113,11 @@ def run_served(tmp_path: Path, sim_cluster: Any, prompts: Path,
           f"{sweep['load_generator']['starts']}; served by {sweep['served_by']['engine']} "
           f"({sweep['served_by']['why']})")
     assert leftovers(sim_cluster, run_dir.name) == []
-    served_checks.check_failed_run(run_dir, CASE_DIR, KILLED_POINT, proc.returncode)
+    if kill:
+        served_checks.check_failed_run(run_dir, CASE_DIR, KILLED_POINT, proc.returncode)
+    else:
+        status = json.loads((run_dir / "run.json").read_text())["status"]
+        assert (proc.returncode, status) == (0, "succeeded"), proc.stderr[-4000:]
     return finished[0], node, run_dir
 
 
@@ -152,3 +165,29 @@ def test_served_sweep_through_the_transformers_engine_server(tmp_path, sim_clust
     served_checks.check_killed_last_point(finished, node, ["chat_c1", "chat_c2", KILLED_POINT])
     served_checks.check_one_generator(sweep)
     check_report(run_dir)
+
+
+def test_lm_eval_scores_land_beside_the_speed(tmp_path, sim_cluster, prompts):
+    finished, node, run_dir = run_served(tmp_path, sim_cluster, prompts, {
+        "engine": "transformers_server", "serve_concurrency": [1],
+        "serve_lmeval_tasks": list(LMEVAL_TASKS), "serve_lmeval_limit": LMEVAL_LIMIT},
+        kill=False)
+    sweep = finished["serving"]["sweep"]
+    served_checks.check_measured_points(sweep["points"], node)
+    tasks = sweep["accuracy_tasks"]
+    print(f"lm-eval: {tasks.get('harness')} in {tasks['elapsed_s']:.1f} s: "
+          + ", ".join(f"{s['task']} {s['metric']} {s['value']}" for s in tasks["scores"]))
+    assert "not_run" not in tasks and tasks["harness"].startswith("lm-eval 0.4."), tasks
+    assert tasks["meaningful"] is False and tasks["limit"] == LMEVAL_LIMIT
+    scores = {s["task"]: s for s in tasks["scores"]}
+    assert sorted(scores) == sorted(LMEVAL_TASKS), tasks
+    assert all(s["n"] == LMEVAL_LIMIT and 0 <= s["value"] <= 1 for s in scores.values())
+    assert (node / "lmeval" / "results.json").is_file()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    (result,) = summary["cases"]
+    kept = result["rounds"][0]["serving"]["sweep"]
+    assert kept["accuracy_tasks"]["scores"] == tasks["scores"]
+    assert kept["points"][0]["output_tokens_per_s_per_chip"] > 0
+    report = (run_dir / "report.html").read_text()
+    assert "Served accuracy (beside the speed)" in report and "Served sweep" in report
+    assert all(name in report for name in LMEVAL_TASKS)

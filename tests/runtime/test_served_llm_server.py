@@ -21,19 +21,19 @@ import time
 from pathlib import Path
 
 import pytest
+from tinyllama import write_tiny_llama
 
 from chipperf_runtime.models.tvision import prepare_torchvision
 
 prepare_torchvision()
 
-from chipperf_runtime.inference import config as configuration  # noqa: E402
 from chipperf_runtime.inference.errors import CaseError  # noqa: E402
-from chipperf_runtime.inference.llm import model  # noqa: E402
 from chipperf_runtime.inference.llm.served import sweep  # noqa: E402
+from chipperf_runtime.inference.llm.served.engines import ENGINES  # noqa: E402
 from chipperf_runtime.inference.llm.served.generator import LoadGenerator, generator_argv  # noqa: E402
 from chipperf_runtime.inference.llm.served.loadgen import Shape  # noqa: E402
 from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess  # noqa: E402
-from chipperf_runtime.inference.llm.served.weights import check_model_dir, write_model_dir  # noqa: E402
+from chipperf_runtime.inference.llm.served.weights import check_model_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 # vLLM's CPU attention runs head sizes 32, 64, 80, ... (not the cpu preset's 64 / 4 = 16)
@@ -48,14 +48,7 @@ needs_vllm = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("served")
-    subprocess.run([sys.executable, str(REPO / "inference/benchmarks/llama3_8b/pytorch/"
-                                        "prepare_prompts.py"), "/usr/share/common-licenses",
-                    str(out / "data")], check=True, stdout=subprocess.DEVNULL)
-    cfg = configuration.load(REPO / "inference/configs/llama3_8b", "cpu_configuration.yaml",
-                             SERVED_SHAPE)
-    return write_model_dir(model.llama_config(cfg), 42, out / "data" / "tokenizer.json",
-                           out / "model")
+    return write_tiny_llama(tmp_path_factory.mktemp("served"), SERVED_SHAPE)
 
 
 def free_port() -> int:
@@ -106,14 +99,18 @@ def test_sweep_against_the_servers_metrics_then_a_server_killed_mid_sweep(
     assert len(generator.timings["starts"]) == 1   # vLLM imported once for both sweeps
 
 
-def test_an_engine_the_python_lacks_is_one_message(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+def test_an_engine_the_python_lacks_is_one_message(tmp_path: Path, engine: str) -> None:
     bare = tmp_path / "bare-python"
     bare.write_text(f"#!/bin/sh\nexec {sys.executable} -S -I \"$@\"\n")
     bare.chmod(0o755)
-    spec = ServerSpec("vllm", tmp_path, free_port(), python=str(bare))
-    with pytest.raises(CaseError, match=r"package 'vllm' is not installed for .*bare-python: use "
-                                        r"the serving image"):
-        ServingProcess(spec, tmp_path / "server.log").__enter__()
+    package = ENGINES[engine].package
+    spec = ServerSpec(engine, tmp_path, free_port(), python=str(bare))
+    serving = ServingProcess(spec, tmp_path / "server.log")
+    with pytest.raises(CaseError, match=rf"serving engine '{engine}': package '{package}' is not "
+                                        r"installed for .*bare-python: use the serving image"):
+        serving.__enter__()
+    assert serving.process is None and not (tmp_path / "server.log").exists()
 
 
 def test_a_model_dir_without_weights_is_one_message(tmp_path: Path) -> None:
@@ -121,17 +118,38 @@ def test_a_model_dir_without_weights_is_one_message(tmp_path: Path) -> None:
     with pytest.raises(CaseError, match=r"has no weights \(\*\.safetensors or "
                                         r"pytorch_model\*\.bin\): save the model"):
         check_model_dir(tmp_path)
+    (tmp_path / "config.json").unlink()
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    with pytest.raises(CaseError, match=r"has no config.json: give a folder written by "
+                                        r"save_pretrained"):
+        check_model_dir(tmp_path)
 
 
-def test_a_port_in_use_is_one_message(tmp_path: Path) -> None:
+def test_a_model_dir_the_container_does_not_see_names_what_it_sees(tmp_path: Path) -> None:
+    """A user's model_dir the case cannot find: the message says what the case's container
+    is given of the host (the data dir, the work dir, ACCE_CONTAINER_OPT's volumes)."""
+    data = tmp_path / "data"
+    with pytest.raises(CaseError) as caught:
+        check_model_dir(tmp_path / "ckpt", data)
+    assert str(caught.value) == (
+        f"model dir {tmp_path / 'ckpt'} does not exist where the case runs (its container sees "
+        f"the host's files only under the data dir {data}, read-only, the run's work dir and "
+        "the volumes of ACCE_CONTAINER_OPT, -v HOST:CONTAINER): put the checkpoint under the "
+        "data dir or mount it, and give a folder written by save_pretrained (config.json and "
+        "weights), or leave model_dir null for the case's seeded random weights")
+
+
+def test_a_port_in_use_is_one_message_before_the_server_starts(tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        spec = ServerSpec("vllm", tmp_path, port, python=sys.executable)
-        with pytest.raises(CaseError, match=rf"serving port 127.0.0.1:{port} is in use"):
-            from chipperf_runtime.inference.llm.served.server import check_port_free
-            check_port_free(spec.host, spec.port)
+        spec = ServerSpec("transformers", tmp_path, port, python=sys.executable)
+        serving = ServingProcess(spec, tmp_path / "server.log")
+        with pytest.raises(CaseError, match=rf"serving port 127.0.0.1:{port} is in use \(.*\): "
+                                            r"stop what listens there, or set serve_port"):
+            serving.__enter__()
+    assert serving.process is None and not (tmp_path / "server.log").exists()
 
 
 def test_a_port_an_ended_server_left_in_time_wait_is_free(tmp_path: Path) -> None:

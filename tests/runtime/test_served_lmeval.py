@@ -15,8 +15,6 @@ import functools
 import json
 import os
 import socket
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 from typing import Iterator
@@ -31,10 +29,8 @@ import torch  # noqa: E402
 
 from chipperf_runtime.inference import config as configuration  # noqa: E402
 from chipperf_runtime.inference.errors import CaseError  # noqa: E402
-from chipperf_runtime.inference.llm import model  # noqa: E402
 from chipperf_runtime.inference.llm.served import harness, lmtasks  # noqa: E402
 from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess  # noqa: E402
-from chipperf_runtime.inference.llm.served.weights import write_model_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = ("chipperf_arith", "chipperf_arith_mc")
@@ -42,14 +38,8 @@ LIMIT = 4
 
 
 @pytest.fixture(scope="module")
-def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("lmeval")
-    subprocess.run([sys.executable, str(REPO / "inference/benchmarks/llama3_8b/pytorch/"
-                                        "prepare_prompts.py"), "/usr/share/common-licenses",
-                    str(out / "data")], check=True, stdout=subprocess.DEVNULL)
-    cfg = configuration.load(REPO / "inference/configs/llama3_8b", "cpu_configuration.yaml")
-    return write_model_dir(model.llama_config(cfg), 42, out / "data" / "tokenizer.json",
-                           out / "model")
+def model_dir(tiny_llama_dir: Path) -> Path:
+    return tiny_llama_dir
 
 
 @pytest.fixture(scope="module")

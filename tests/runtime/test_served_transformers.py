@@ -27,13 +27,10 @@ from chipperf_runtime.models.tvision import prepare_torchvision
 
 prepare_torchvision()
 
-from chipperf_runtime.inference import config as configuration  # noqa: E402
-from chipperf_runtime.inference.llm import model  # noqa: E402
 from chipperf_runtime.inference.llm.served import guard, promtext, sweep  # noqa: E402
 from chipperf_runtime.inference.llm.served.generator import LoadGenerator, generator_argv  # noqa: E402
 from chipperf_runtime.inference.llm.served.loadgen import Shape  # noqa: E402
 from chipperf_runtime.inference.llm.served.server import ServerSpec, ServingProcess  # noqa: E402
-from chipperf_runtime.inference.llm.served.weights import write_model_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 LOADGEN_PYTHON = os.environ.get("CHIPPERF_SERVING_PYTHON", sys.executable)
@@ -42,14 +39,8 @@ HAS_VLLM = subprocess.run([LOADGEN_PYTHON, "-c", "import vllm"],
 
 
 @pytest.fixture(scope="module")
-def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("tfserved")
-    subprocess.run([sys.executable, str(REPO / "inference/benchmarks/llama3_8b/pytorch/"
-                                        "prepare_prompts.py"), "/usr/share/common-licenses",
-                    str(out / "data")], check=True, stdout=subprocess.DEVNULL)
-    cfg = configuration.load(REPO / "inference/configs/llama3_8b", "cpu_configuration.yaml")
-    return write_model_dir(model.llama_config(cfg), 42, out / "data" / "tokenizer.json",
-                           out / "model")
+def model_dir(tiny_llama_dir: Path) -> Path:
+    return tiny_llama_dir
 
 
 def free_port() -> int:

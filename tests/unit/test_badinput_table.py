@@ -61,6 +61,19 @@ ROWS: dict[str, Callable[[Path], Row]] = {
         served_host_yaml("{engine: transformers_server, serve_lmeval_tasks: [chipperf_arith]}",
                          "pytorch_2.13"), SERVED_PLAN,
         "serve_lmeval_tasks asks lm-eval, which image folder"),
+    "served SLO 0": lambda d: Row(
+        served_host_yaml("{engine: vllm_server, serve_slo_ttft_ms: 0}"), SERVED_PLAN,
+        "serve_slo_ttft_ms: must be null or a number > 0, got 0"),
+    "served port out of range": lambda d: Row(
+        served_host_yaml("{engine: vllm_server, serve_port: 70000}"), SERVED_PLAN,
+        "serve_port: must be a TCP port 1..65535, got 70000"),
+    "served model_dir relative": lambda d: Row(
+        served_host_yaml("{engine: vllm_server, model_dir: ckpt/llama}"), SERVED_PLAN,
+        "model_dir: must be null or an absolute path (the folder as the case's container sees "
+        "it), got 'ckpt/llama'"),
+    "served engine vllm_server, image without vLLM": lambda d: Row(
+        served_host_yaml("{engine: vllm_server}", "pytorch_2.13"), SERVED_PLAN,
+        "engine 'vllm_server' needs the 'vllm' module, which image folder "),
     "served engine sglang": lambda d: Row(
         served_host_yaml("{engine: sglang_server}"), SERVED_PLAN,
         "engine 'sglang_server' is SGLang's OpenAI server, which chipperf runs on vendor nvidia "

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from chipperf_runtime.inference.llm.loadgen_rules import scenario_problems
+from chipperf_runtime.inference.loadgen_rules import scenario_problems
 from chipperf_runtime.inference.loadgen_log import parse
 
 DATA = Path(__file__).parent / "data" / "loadgen"

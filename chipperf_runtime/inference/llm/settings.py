@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from chipperf_runtime.device import DEVICE_KINDS
-from chipperf_runtime.inference.llm.loadgen_rules import scenario_problems
+from chipperf_runtime.inference.loadgen_rules import scenario_problems
 from chipperf_runtime.inference.llm.prompts import Lengths
 from chipperf_runtime.inference.settings import Targets, from_keys
 from chipperf_runtime.inference.stats import PERCENTILES
@@ -47,7 +47,7 @@ class LLMSettings(Targets):
     ttft_bound_ms: float
     tpot_bound_ms: float
     bound_percentile: int
-    scenarios: tuple                 # MLPerf LoadGen's scenarios to run (loadgen_rules.SCENARIOS)
+    scenarios: tuple                 # MLPerf LoadGen's scenarios to run (loadgen.SCENARIOS)
     loadgen_min_duration_ms: int     # LoadGen's min_duration_ms (MLPerf: 600000)
     loadgen_max_duration_ms: int     # LoadGen's max_duration_ms (0: none)
     offline_expected_qps: float

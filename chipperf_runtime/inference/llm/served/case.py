@@ -206,13 +206,14 @@ def prepare_model_dir(served: ServedSettings, config: Mapping[str, Any], llama: 
                       data_dir: str, out: Path) -> Path:
     if served.model_dir:
         folder = Path(served.model_dir)
-    else:
-        tokenizer = Path(config["tokenizer_file"] or Path(data_dir) / TOKENIZER_FILE)
-        if not tokenizer.is_file():
-            raise CaseError(f"tokenizer file {tokenizer} not found: the served model needs "
-                            "one (vLLM's load generator tokenises its prompts); prepare CI data "
-                            "with inference/benchmarks/llama3_8b/pytorch/prepare_prompts.py")
-        folder = write_model_dir(llama, int(config["seed"]), tokenizer, out / "served-model")
+        check_model_dir(folder, Path(data_dir))
+        return folder
+    tokenizer = Path(config["tokenizer_file"] or Path(data_dir) / TOKENIZER_FILE)
+    if not tokenizer.is_file():
+        raise CaseError(f"tokenizer file {tokenizer} not found: the served model needs "
+                        "one (vLLM's load generator tokenises its prompts); prepare CI data "
+                        "with inference/benchmarks/llama3_8b/pytorch/prepare_prompts.py")
+    folder = write_model_dir(llama, int(config["seed"]), tokenizer, out / "served-model")
     check_model_dir(folder)
     return folder
 

@@ -98,6 +98,10 @@ class ServedSettings:
         if not 0 < self.serve_memory_utilization <= 1:
             out.append("serve_memory_utilization: must be in (0, 1], got "
                        f"{self.serve_memory_utilization!r}")
+        if self.model_dir is not None and not (isinstance(self.model_dir, str)
+                                               and self.model_dir.startswith("/")):
+            out.append(f"model_dir: must be null or an absolute path (the folder as the case's "
+                       f"container sees it), got {self.model_dir!r}")
         if self.serve_fallback not in (None, *FALLBACKS):
             out.append(f"serve_fallback: must be null or one of {', '.join(FALLBACKS)}, got "
                        f"{self.serve_fallback!r}")

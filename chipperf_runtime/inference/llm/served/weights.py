@@ -10,7 +10,7 @@ checkpoint folder must pass before a server is started on it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.llm import model
@@ -34,11 +34,18 @@ def write_model_dir(llama: Any, seed: int, tokenizer_json: Path, out: Path) -> P
     return out
 
 
-def check_model_dir(folder: Path) -> None:
-    """A folder a server can load: config.json and at least one weights file."""
+def check_model_dir(folder: Path, data_dir: Optional[Path] = None) -> None:
+    """A folder a server can load: config.json and at least one weights file. ``data_dir``
+    (the case's, for a user's model_dir) is named where the folder is not found: in the
+    case's container the host's files are only those mounted there."""
     if not folder.is_dir():
-        raise CaseError(f"model dir {folder} does not exist: give a folder written by "
-                        "save_pretrained (config.json and weights), or leave model_dir null "
+        seen = "" if data_dir is None else (
+            f" where the case runs (its container sees the host's files only under the data "
+            f"dir {data_dir}, read-only, the run's work dir and the volumes of "
+            "ACCE_CONTAINER_OPT, -v HOST:CONTAINER): put the checkpoint under the data dir or "
+            "mount it, and")
+        raise CaseError(f"model dir {folder} does not exist{seen or ':'} give a folder written "
+                        "by save_pretrained (config.json and weights), or leave model_dir null "
                         "for the case's seeded random weights")
     if not (folder / "config.json").is_file():
         raise CaseError(f"model dir {folder} has no config.json: give a folder written by "

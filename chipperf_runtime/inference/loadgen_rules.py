@@ -1,7 +1,8 @@
 """Which MLPerf LoadGen scenarios the inference cases run, and the LoadGen settings they refuse
 (pure: the case checks them at start, the engine at plan time, ``chipperf/plan/checks.py``).
 The LLM case gives its server rates as ``server_rates``; the batch cases (resnet50, bert_large,
-...: ``inference/scenarios.py``) give one ``server_target_qps`` and ``server_latency_ms``."""
+...: ``inference/scenarios.py``) give one ``server_target_qps`` and ``server_latency_ms``.
+It sits beside ``loadgen.py``, which both kinds of case drive LoadGen through."""
 
 from __future__ import annotations
 
