@@ -35,7 +35,12 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig,
         "uploads     " + ", ".join(u.target for u in plan.uploads),
         *_executor(cluster, test),
     ]
-    if test.in_container_launch:
+    if test.in_container_launch and test.in_container_name:
+        lines.append(f"launch      IN_CONTAINER_LAUNCH: the running container {test.in_container_name!r} "
+                     "on each host (checked when the run starts: running, and on the host's "
+                     "network for a multi-node case); no image is built and no container "
+                     "started: the commands below run as processes in it (docker exec)")
+    elif test.in_container_launch:
         lines.append("launch      IN_CONTAINER_LAUNCH: the hosts are existing containers; no image "
                      "is built and no container started: the commands below run as processes "
                      "in them")
