@@ -12,12 +12,17 @@ is reachable from inside it. chipperf never starts, stops or removes that contai
 from __future__ import annotations
 
 import io
+import re
 import tarfile
 from pathlib import Path, PurePosixPath
 from typing import Any, Sequence
 
 from chipperf.errors import HostError
 from chipperf.remote.interface import CommandResult, Held, Host
+
+# what `docker exec` says (exit 1) when the container is not there to run in
+CONTAINER_GONE = re.compile(r"^Error response from daemon: (No such container: \S+|"
+                            r"[Cc]ontainer \S+ is not running)", re.M)
 
 
 def container_problems(host: Host, name: str, multi_node: bool) -> list[str]:
@@ -67,6 +72,11 @@ class ContainerHost(Host):
 
     def run(self, argv: Sequence[str], timeout: float = 300, check: bool = True) -> CommandResult:
         done = self.host.run(self._exec(argv), timeout=timeout, check=False)
+        gone = CONTAINER_GONE.search(done.stderr) if done.exit_code == 1 else None
+        if gone:   # docker exec's own answer, not the command's: the node is lost
+            raise HostError(self.name, f"container {self.container!r} stopped or was removed "
+                                       f"({gone.group(0).strip()})",
+                            "chipperf neither starts nor stops it: start it again there")
         return self._checked(CommandResult(tuple(argv), done.exit_code, done.stdout, done.stderr),
                              check)
 

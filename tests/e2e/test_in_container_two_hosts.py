@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -22,7 +23,15 @@ import pytest
 
 from chipperf.results.layout import read_status
 from chipperf.results.read.check import check
-from tests.e2e.conftest import REPO, WORK_ROOT, chipperf, leftovers, prepared_text_dir, write_configs
+from tests.e2e.conftest import (
+    REPO,
+    WORK_ROOT,
+    Background,
+    chipperf,
+    leftovers,
+    prepared_text_dir,
+    write_configs,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -97,12 +106,13 @@ def vendor_containers(sim_cluster, vendor_image: str, text_dir: Path
         engine.close()
 
 
-def _configs(tmp_path: Path, sim_cluster, text_dir: Path, name: str = NAME) -> tuple[Path, Path]:
+def _configs(tmp_path: Path, sim_cluster, text_dir: Path, name: str = NAME,
+             overrides: dict[str, Any] = OVERRIDES) -> tuple[Path, Path]:
     hosts = [h.address for h in sim_cluster.hosts[:2]]
     return write_configs(tmp_path, hosts, {KEY: str(text_dir)}, ssh_key=sim_cluster.ssh_key,
                          known_hosts=sim_cluster.known_hosts, master_port=29563,
                          extra_test=f"IN_CONTAINER_LAUNCH = True\nIN_CONTAINER_NAME = {name!r}\n"
-                                    f"OVERRIDES = {OVERRIDES!r}\n")
+                                    f"OVERRIDES = {overrides!r}\n")
 
 
 def test_case_runs_in_the_running_container_on_both_hosts(tmp_path, sim_cluster, text_dir,
@@ -169,6 +179,36 @@ def test_container_missing_or_off_the_host_network_is_named(tmp_path, sim_cluste
     assert f"{first}: container '{NAME}' uses network mode 'bridge': a multi-node case's ranks " \
            "meet at MASTER_ADDR" in result.output, result
     assert f"{second}: container '{NAME}' does not exist there" in result.output, result
+
+
+def test_container_stopped_mid_round_fails_the_round_and_leaves_the_other(
+        tmp_path, sim_cluster, text_dir, vendor_containers) -> None:
+    """The vendor's container on the second host is stopped while the case runs: the round
+    fails soon after, naming host and container (not at the round deadline), and the first
+    host's container is left running, with nothing of the run in it."""
+    containers = {address: start(engine) for address, (engine, start) in vendor_containers.items()}
+    first, second = containers
+    cluster, test = _configs(tmp_path, sim_cluster, text_dir,
+                             overrides={**OVERRIDES, "timed_steps": 2000})
+    run = Background(tmp_path, cluster, test)
+    run.wait_for("2/2 node(s) running")
+    stopped = time.monotonic()
+    containers[second].stop(timeout=0)
+    assert run.proc.wait(timeout=300) == 1, run.log.read_text()[-4000:]
+    took = time.monotonic() - stopped
+    console = run.log.read_text()
+    assert f"{second}: container '{NAME}' stopped or was removed" in console, console[-4000:]
+    assert took < 120, f"{took:.0f} s after the stop"          # the round deadline is 900 s
+    (run_dir,) = (tmp_path / "result").glob("run*")
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "failed", record["status"]
+    node = run_dir / CASE_DIR / "round1" / f"{second}_noderank1"
+    assert read_status(node)[0] == "failed"
+    containers[first].reload()
+    assert containers[first].status == "running"
+    left = containers[first].exec_run(["find", f"{WORK_ROOT}/{record['run_id']}",
+                                       f"/tmp/chipperf-incontainer/{record['run_id']}"])
+    assert b"No such file" in left.output and left.exit_code != 0, left.output
 
 
 def _event(log: Path, name: str) -> dict:
