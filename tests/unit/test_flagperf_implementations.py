@@ -133,6 +133,8 @@ def test_flagperf_s_aquila2_in_container_keys_plan_in_the_existing_containers(tm
     assert ("launch      IN_CONTAINER_LAUNCH: the running container 'vendor-pytorch' on each host "
             "(checked when the run starts: running, and on the host's network for a multi-node "
             "case)") in text
+    assert "      by hand   docker exec -d vendor-pytorch env " in text and "docker run" not in text
+    assert text.count("in container vendor-pytorch on 10.1.2.") == 2 * (1 + 2 + 4)   # case + monitor
 
 
 def test_in_container_is_a_family_of_its_own_and_needs_a_pytorch_case() -> None:
