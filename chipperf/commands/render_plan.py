@@ -35,7 +35,12 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig,
         "uploads     " + ", ".join(u.target for u in plan.uploads),
         *_executor(cluster, test),
     ]
-    if test.in_container_launch:
+    if test.in_container_launch and test.in_container_name:
+        lines.append(f"launch      IN_CONTAINER_LAUNCH: the running container {test.in_container_name!r} "
+                     "on each host (checked when the run starts: running, and on the host's "
+                     "network for a multi-node case); no image is built and no container "
+                     "started: the commands below run as processes in it (docker exec)")
+    elif test.in_container_launch:
         lines.append("launch      IN_CONTAINER_LAUNCH: the hosts are existing containers; no image "
                      "is built and no container started: the commands below run as processes "
                      "in them")
@@ -60,8 +65,7 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig,
             lines += [f"  node {node.node_rank} on {node.host}",
                       f"    work dir  {node.work_dir}",
                       f"    results   {plan.result_dir}/{node.result_rel}/",
-                      *_spec("case container", node.case_spec),
-                      *_spec("monitor sidecar", node.monitor_spec)]
+                      *_node_specs(node, test)]
     return "\n".join(lines)
 
 
@@ -133,6 +137,31 @@ def _executor(cluster: ClusterConfig, test: TestConfig) -> list[str]:
             f"            then: wait for RUNNING (QUEUE_TIMEOUT {cluster.slurm.queue_timeout_s:g} s), "
             f"{', '.join(cluster.slurm.placeholders)} = the job's nodes in Slurm's order (their "
             "NodeAddr), the run below over SSH on them, `scancel JOBID` after the teardown"]
+
+
+def _node_specs(node: Any, test: TestConfig) -> list[str]:
+    """The node's case and monitor: containers chipperf starts, or (IN_CONTAINER_LAUNCH)
+    processes in the existing container."""
+    if not test.in_container_launch:
+        return [*_spec("case container", node.case_spec),
+                *_spec("monitor sidecar", node.monitor_spec)]
+    return [*_process("case process", node.case_spec, node.host, test.in_container_name),
+            *_process("monitor process", node.monitor_spec, node.host, test.in_container_name)]
+
+
+def _process(what: str, spec: ContainerSpec, host: str, container: Optional[str]) -> list[str]:
+    """IN_CONTAINER_LAUNCH: a spec's command and environment as a process in the existing
+    container (image, mounts, devices and options are the container's own), and the command
+    that starts it by hand on the host (``docker exec`` into IN_CONTAINER_NAME) or in the
+    container the host is."""
+    argv = ["env", *(f"{k}={v}" for k, v in sorted(spec.env.items())), *spec.command]
+    by_hand = ["docker", "exec", "-d", container, *argv] if container else argv
+    return [
+        f"    {what} {spec.name}" + (f" in container {container} on {host}" if container else ""),
+        f"      command   {' '.join(spec.command)}",
+        "      env       " + " ".join(f"{k}={v}" for k, v in sorted(spec.env.items())),
+        f"      by hand   {shlex.join(by_hand)}",
+    ]
 
 
 def _spec(what: str, spec: ContainerSpec) -> list[str]:

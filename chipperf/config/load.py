@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -319,6 +320,27 @@ def _exec_in_container() -> bool:
     return os.environ.get("EXEC_IN_CONTAINER", "").strip().lower() in ("true", "1", "yes")
 
 
+CONTAINER_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_.-]*")   # what Docker accepts as a name
+
+
+def _in_container_name(f: Fields) -> str | None:
+    """IN_CONTAINER_NAME: the running container on each host the cases run in; only with
+    IN_CONTAINER_LAUNCH (else the cases run in containers chipperf starts)."""
+    name = f.get("in_container_name", as_text, None)
+    if name is None:
+        return None
+    if not CONTAINER_NAME.fullmatch(name):
+        f.fail("in_container_name", f"{name!r} is not a Docker container name",
+               "give the name `docker ps` shows, e.g. 'vendor-pytorch'")
+        return None
+    if not f.get("in_container_launch", as_flag, _exec_in_container()):
+        f.fail("in_container_name", "set without IN_CONTAINER_LAUNCH = True",
+               "set IN_CONTAINER_LAUNCH = True too, or leave IN_CONTAINER_NAME out to let "
+               "chipperf start its own containers")
+        return None
+    return name
+
+
 def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training") -> TestConfig:
     vendor = f.get("vendor", as_text, "")
     if not vendor:
@@ -333,6 +355,7 @@ def test_fields(f: Fields, cases: tuple[CaseEntry, ...], suite: str = "training"
         clear_caches=f.get("clear_caches", as_flag, False),
         retry_lost_hosts=f.get("retry_lost_hosts", as_flag, False),
         in_container_launch=f.get("in_container_launch", as_flag, _exec_in_container()),
+        in_container_name=_in_container_name(f),
         framework_match=f.get("framework_match", as_framework_match, "nearest",
                               f"use one of {', '.join(MODES)}"),
         round_timeout_s=f.get("round_timeout_s", seconds, 3600.0, SECONDS_FIX),

@@ -148,6 +148,9 @@ class TestConfig:
     clear_caches: bool = False
     retry_lost_hosts: bool = False          # start a case's later rounds on a host it lost
     in_container_launch: bool = False       # FlagPerf's: HOSTS are existing containers
+    # IN_CONTAINER_NAME: with IN_CONTAINER_LAUNCH, HOSTS are hosts and the cases run in the
+    # running container of this name on each (docker exec over SSH; chipperf.remote.container)
+    in_container_name: Optional[str] = None
     framework_match: str = "nearest"        # "nearest" | "exact" (chipperf.frameworks)
     round_timeout_s: float = 3600.0
     monitor_interval_s: float = DEFAULT_INTERVAL_S

@@ -6,6 +6,10 @@ environment ``EXEC_IN_CONTAINER=True``) the cluster config's HOSTS are container
 stops or removes no container. Each node's case command and monitor run as processes inside
 the container it reaches, with the plan's environment; the result tree is the same.
 
+With ``IN_CONTAINER_NAME`` as well, HOSTS are hosts and each one's running container of that
+name is where the processes run (``chipperf.remote.container.ContainerHost``: ``docker exec``
+over the host's SSH); everything below is the same.
+
 ``InContainerEngine`` stands where a host's Docker engine stands (``Host.docker()``), so the
 round logic is one for both modes: ``containers.run`` starts the spec's command through
 ``chipperf_runtime.launch.detach`` (image, mounts, devices and other docker options are the
@@ -49,7 +53,9 @@ class InContainerEngine:
                             "run the cases' image there (it has python3 and the frameworks)")
         uname = self.host.run(["uname", "-s", "-r", "-m"], check=False).stdout.split()
         os_name, kernel, arch = (uname + [None, None, None])[:3]
-        return {"Version": f"none: IN_CONTAINER_LAUNCH ({python.stdout.strip()})",
+        inside = getattr(self.host, "container", None)   # chipperf.remote.container
+        where = f" in container {inside}" if inside else ""
+        return {"Version": f"none: IN_CONTAINER_LAUNCH{where} ({python.stdout.strip()})",
                 "Os": os_name, "KernelVersion": kernel, "Arch": arch}
 
     def ping(self) -> bool:

@@ -49,11 +49,14 @@ def prepare_images(plan: RunPlan, test: TestConfig, hosts: HostGroup, record: Ru
     return tags
 
 
-def in_container_tags(plan: RunPlan, record: RunRecord) -> dict[str, str]:
+def in_container_tags(plan: RunPlan, record: RunRecord,
+                      container: str | None = None) -> dict[str, str]:
     """IN_CONTAINER_LAUNCH: no image is built or shipped; the cases run in the containers
-    the hosts are, as they are."""
+    the hosts are (or, ``container``: IN_CONTAINER_NAME, in that container on each host), as
+    they are."""
+    where = (f"container {container!r} on each of " if container else "existing containers ")
     log.info("IN_CONTAINER_LAUNCH: no image build, no container started or removed; the cases "
-             "run as processes in the existing containers %s", ", ".join(plan.hosts))
+             "run as processes in the %s%s", where, ", ".join(plan.hosts))
     for case in plan.cases:
         record.case(case.dir_name, image=None, in_container_launch=True)
     return {case.key: "" for case in plan.cases}

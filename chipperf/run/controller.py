@@ -101,7 +101,7 @@ def _cases(going: _Going, opened: precheck.Opened, lease: ClusterLease,
     _announce(plan, test)
     going.hosts, sensors = preflight(plan, going.cluster, record, test.in_container_launch, opened)
     note_takeovers(lease, going.hosts, record)
-    tags = in_container_tags(plan, record) if test.in_container_launch else \
+    tags = in_container_tags(plan, record, test.in_container_name) if test.in_container_launch else \
         prepare_images(plan, test, going.hosts, record, going.outcome)
     hold = HoldWatch(executor.lost if executor is not None else None)
     for case in plan.cases:

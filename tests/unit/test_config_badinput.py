@@ -94,3 +94,25 @@ def test_plan_time_problems_name_the_key_as_written(tmp_path) -> None:
             load_all(str(cluster_path), str(test), None)
         assert f"{test}: {key} {str(blocker / 'result')!r}: {blocker} is not a directory" in \
             str(err.value)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('IN_CONTAINER_LAUNCH = True\nIN_CONTAINER_NAME = "vendor pytorch"\n',
+     "IN_CONTAINER_NAME: 'vendor pytorch' is not a Docker container name: give the name "
+     "`docker ps` shows, e.g. 'vendor-pytorch'"),
+    ('IN_CONTAINER_NAME = "vendor-pytorch"\n',
+     "IN_CONTAINER_NAME: set without IN_CONTAINER_LAUNCH = True: set IN_CONTAINER_LAUNCH = True "
+     "too, or leave IN_CONTAINER_NAME out to let chipperf start its own containers"),
+])
+def test_in_container_name_is_checked(tmp_path, text, expected) -> None:
+    path = cluster(tmp_path, f'VENDOR = "cpu"\nCASES = {{"resnet50:pytorch_2.13:xeon:1:1:1": '
+                             f'"/data"}}\n{text}', "test_conf.py")
+    assert problems(path, load_test) == [expected]
+
+
+def test_in_container_name_with_the_launch_is_read(tmp_path) -> None:
+    path = cluster(tmp_path, 'VENDOR = "cpu"\nCASES = {"resnet50:pytorch_2.13:xeon:1:1:1": "/data"}\n'
+                             'IN_CONTAINER_LAUNCH = True\n'
+                             'IN_CONTAINER_NAME = "vendor-pytorch_2.13"\n', "test_conf.py")
+    test = load_test(path)
+    assert (test.in_container_launch, test.in_container_name) == (True, "vendor-pytorch_2.13")

@@ -5,6 +5,7 @@ keys (``megatron_core060``) run Megatron-Core itself (test_megatron_core_plan.py
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -127,6 +128,13 @@ def test_flagperf_s_aquila2_in_container_keys_plan_in_the_existing_containers(tm
         text = render_plan(make_plan(cluster, test, catalogue, "run1", Path("r")), cluster, test, catalogue)
         assert ("launch      IN_CONTAINER_LAUNCH: the hosts are existing containers" in text) is in_container
         assert text.count("  image     none (the container's own)") == (3 if in_container else 0)
+    named = dataclasses.replace(test, in_container_launch=True, in_container_name="vendor-pytorch")
+    text = render_plan(make_plan(cluster, named, catalogue, "run1", Path("r")), cluster, named, catalogue)
+    assert ("launch      IN_CONTAINER_LAUNCH: the running container 'vendor-pytorch' on each host "
+            "(checked when the run starts: running, and on the host's network for a multi-node "
+            "case)") in text
+    assert "      by hand   docker exec -d vendor-pytorch env " in text and "docker run" not in text
+    assert text.count("in container vendor-pytorch on 10.1.2.") == 2 * (1 + 2 + 4)   # case + monitor
 
 
 def test_in_container_is_a_family_of_its_own_and_needs_a_pytorch_case() -> None:
