@@ -74,6 +74,39 @@ def test_a_declared_hook_it_lacks_names_the_file(tmp_path) -> None:
         load_adapter(config)
 
 
+def test_a_hook_beside_one_that_replaces_its_step_is_refused_at_import(tmp_path) -> None:
+    config = vendor_case(tmp_path, "def train_step(model, batch, optimizer):\n    return 0\n\n"
+                                   "def backward(step, loss):\n    pass\n")
+    with pytest.raises(ConfigError) as err:
+        load_adapter(config)
+    assert str(err.value) == (
+        f"{tmp_path / 'extern' / 'trainer_adapter.py'}: defines train_step and backward: "
+        "train_step replaces the whole step backward is part of, so the loop never calls "
+        "backward: rename it (e.g. _backward) as a helper that train_step calls, or remove "
+        "train_step")
+
+
+def test_bound_and_prepared_hooks(tmp_path) -> None:
+    """``bound``: a hook as a function of the loop's arguments with the config after them;
+    ``prepared``: convert_model, then model_to_fp16 for a reduced dtype only."""
+    config = vendor_case(tmp_path, (
+        "def convert_model(model):\n    return model + ['converted']\n\n"
+        "def model_to_fp16(model, config):\n    return model + [config.dtype]\n\n"
+        "def train_one_step(model, batch, optimizer, step, scaler, config):\n"
+        "    return (model, batch, optimizer, step, scaler, config.dtype)\n"))
+    adapter = load_adapter(config)
+
+    class Cfg:
+        def __init__(self, dtype: str) -> None:
+            self.dtype = dtype
+    assert adapter.prepared([], Cfg("fp32")) == ["converted"]
+    assert adapter.prepared([], Cfg("bf16")) == ["converted", "bf16"]
+    step = adapter.bound("train_one_step", Cfg("bf16"))
+    assert step is not None and step("m", "b", "o", 3, None) == ("m", "b", "o", 3, None, "bf16")
+    assert adapter.bound("backward") is None
+    assert adapter.used == ["convert_model", "model_to_fp16", "train_one_step"]
+
+
 def test_vendor_env_reports_the_named_variables() -> None:
     environ = {"CHIPPERF_VENDOR_ENV": "BKCL_PCIE_RING,XDNN_CONV_GEMM_DTYPE",
                "BKCL_PCIE_RING": "1", "XDNN_CONV_GEMM_DTYPE": "int16", "OTHER": "x"}
