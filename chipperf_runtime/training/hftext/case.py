@@ -197,8 +197,7 @@ def main(model_name: str, case_dir: Path, model: TextModel,
         driver.executed(**gaudi.facts)
     if loop.engine is not None:
         driver.executed(zero_stage=zero_stage(cfg), deepspeed=zero_record(loop.engine))
-    driver.executed(optimizer=type(loop.optimizer).__name__,
-                    **({"adapter_hooks": list(driver.adapter.used)} if driver.adapter.path else {}))
+    driver.executed(optimizer=type(loop.optimizer).__name__)
     if setting.enabled:     # the fp32 cast and softmax of the logits fused, not materialised
         loop.loss = compile_function(token_loss, setting)
         driver.executed(loss=f"cross entropy, {setting.describe()}")

@@ -245,8 +245,7 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
     compile_for(driver, [net], device)
     driver.executed(fused_optimizer=fused_optimizer(device), channels_last=bool(cfg.channels_last))
     loop, set_epoch = build_loop(cfg, dist, device, net, data, driver.adapter)
-    driver.executed(optimizer=type(loop.optimizer).__name__,
-                    **({"adapter_hooks": list(driver.adapter.used)} if driver.adapter.path else {}))
+    driver.executed(optimizer=type(loop.optimizer).__name__)
     train_images, val_images = data.images
     driver.init_end(**device.describe(), threads=threads, classes=classes, data_mode=data.mode,
                     train_images=train_images, val_images=val_images,
