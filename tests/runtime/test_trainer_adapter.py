@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
+import torch
 
 from chipperf_runtime.training.driver.adapter import Adapter, load_adapter, vendor_env
 from chipperf_runtime.training.driver.errors import ConfigError
@@ -107,8 +110,100 @@ def test_bound_and_prepared_hooks(tmp_path) -> None:
     assert adapter.used == ["convert_model", "model_to_fp16", "train_one_step"]
 
 
+def test_steps_zero_runs_itself_are_refused_under_zero(tmp_path) -> None:
+    """With zero_stage > 0 DeepSpeed's engine runs DDP, scaling, backward and the step: an
+    adapter replacing them would not run, so the text case stops naming them."""
+    from chipperf_runtime.training.hftext.case import refuse_under_zero
+
+    config = vendor_case(tmp_path, "def create_optimizer(model):\n    return None\n\n"
+                                   "def backward(step, loss):\n    pass\n")
+    refuse_under_zero(Adapter())
+    with pytest.raises(ConfigError) as err:
+        refuse_under_zero(load_adapter(config))
+    assert str(err.value) == (
+        f"{tmp_path / 'extern' / 'trainer_adapter.py'}: defines backward, which DeepSpeed's ZeRO "
+        "engine runs itself when zero_stage > 0 (they would not run): set zero_stage = 0 for the "
+        "vendor's steps, or remove them")
+
+
 def test_vendor_env_reports_the_named_variables() -> None:
     environ = {"CHIPPERF_VENDOR_ENV": "BKCL_PCIE_RING,XDNN_CONV_GEMM_DTYPE",
                "BKCL_PCIE_RING": "1", "XDNN_CONV_GEMM_DTYPE": "int16", "OTHER": "x"}
     assert vendor_env(environ) == {"BKCL_PCIE_RING": "1", "XDNN_CONV_GEMM_DTYPE": "int16"}
     assert vendor_env({}) == {}
+
+
+class _Logits(torch.nn.Module):
+    """A one-layer 'language model': token ids -> logits over 5 tokens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.embed = torch.nn.Embedding(5, 5)
+
+    def forward(self, input_ids: torch.Tensor) -> Any:
+        return SimpleNamespace(logits=self.embed(input_ids))
+
+
+def _text_loop(**hooks: Any) -> Any:
+    from chipperf_runtime.training.hftext.train import Loop
+
+    model = _Logits()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    return Loop(model=model, optimizer=optimizer,
+                scheduler=torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0),
+                device=torch.device("cpu"), dtype="fp32", grad_clip_norm=1.0, task=None,  # type: ignore[arg-type]
+                train_epoch=lambda epoch: iter(()), eval_set=[], scorer=None,  # type: ignore[arg-type]
+                **hooks)
+
+
+def _batch() -> Any:
+    from chipperf_runtime.training.hftext.tasks import Tensors
+
+    ids = torch.tensor([[1, 2, 3, 4]])
+    return Tensors({"input_ids": ids}, torch.tensor([[2, 3, 4, -100]]))
+
+
+def test_the_text_loop_calls_each_step_hook_at_its_point() -> None:
+    """update_model_params after the loop's backward (the gradients are there); backward in
+    place of backward and step; train_one_step in place of the whole step; the loop's own step
+    through a grad scaler from create_grad_scaler; each followed by the lr schedule's step."""
+    from chipperf_runtime.training.hftext.train import train_step
+
+    seen: list[Any] = []
+
+    def update(loss: Any, optimizer: Any, scaler: Any) -> None:
+        seen.append(("update", all(p.grad is not None for g in optimizer.param_groups
+                                   for p in g["params"]), scaler))
+        optimizer.step()
+    loop = _text_loop(update=update)
+    before = loop.model.embed.weight.detach().clone()
+    train_step(loop, _batch())
+    assert seen == [("update", True, None)] and not torch.equal(before, loop.model.embed.weight)
+    assert loop.scheduler.last_epoch == 1
+
+    loop = _text_loop(backward=lambda step, loss, opt, scaler: (seen.append(("backward", step)),
+                                                                 opt.step()))
+    train_step(loop, _batch())
+    train_step(loop, _batch())
+    assert seen[1:] == [("backward", 1), ("backward", 2)] and loop.scheduler.last_epoch == 2
+
+    def whole(model: Any, batch: Any, optimizer: Any, step: int, scaler: Any) -> Any:
+        seen.append(("train_one_step", step))
+        return model(**batch.inputs).logits.sum()
+    loss = train_step(_text_loop(whole_step=whole), _batch())
+    assert seen[-1] == ("train_one_step", 1) and not loss.requires_grad
+
+    scaled = _text_loop(scaler=torch.amp.GradScaler("cpu", init_scale=4.0))
+    before = scaled.model.embed.weight.detach().clone()
+    train_step(scaled, _batch())
+    assert not torch.equal(before, scaled.model.embed.weight)
+
+
+def test_a_whole_step_hook_must_return_the_loss() -> None:
+    from chipperf_runtime.training.hftext.train import train_step
+
+    loop = _text_loop(whole_step=lambda model, batch, optimizer, step, scaler: 0.5)
+    with pytest.raises(ConfigError, match="the vendor's trainer adapter's train_one_step returned "
+                                          "float, not the step's loss: return the loss tensor"):
+        train_step(loop, _batch())
