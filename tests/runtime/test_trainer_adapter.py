@@ -207,3 +207,27 @@ def test_a_whole_step_hook_must_return_the_loss() -> None:
     with pytest.raises(ConfigError, match="the vendor's trainer adapter's train_one_step returned "
                                           "float, not the step's loss: return the loss tensor"):
         train_step(loop, _batch())
+
+
+def test_the_loss_loop_takes_the_vendor_s_loss_and_scaler() -> None:
+    """calculate_loss(model, batch) gives the loss of training and of the default evaluation;
+    create_grad_scaler's scaler scales the backward."""
+    from chipperf_runtime.training.lossloop.train import Loop, mean_loss, train_step
+
+    model = torch.nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    calls: list[int] = []
+
+    def vendor_loss(net: Any, batch: Any) -> Any:
+        calls.append(int(batch[0].shape[0]))
+        return ((net(batch[0]) - batch[1]) ** 2).mean()
+    loop = Loop(model=model, optimizer=optimizer,
+                scheduler=torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0),
+                device=torch.device("cpu"), dtype="fp32", grad_clip_norm=1.0,
+                train_epoch=lambda epoch: (), eval_set=(), evaluator=mean_loss,
+                scaler=torch.amp.GradScaler("cpu", init_scale=8.0), calculate_loss=vendor_loss)
+    batch = (torch.ones(4, 3), torch.zeros(4, 1))
+    first = float(train_step(loop, batch))
+    assert float(train_step(loop, batch)) < first and calls == [4, 4]
+    assert loop.scaler.get_scale() == 8.0 and loop.scheduler.last_epoch == 2
+    assert mean_loss(model, [batch], loop) >= 0 and calls == [4, 4, 4]

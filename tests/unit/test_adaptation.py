@@ -171,7 +171,7 @@ def test_adapter_hooks_are_its_top_level_functions_of_known_names(tmp_path) -> N
     assert adapter_hooks(path) == (("convert_model", "backward"), [])
     assert set(HOOKS) == {"convert_model", "model_to_fp16", "model_to_ddp", "create_optimizer",
                           "create_grad_scaler", "backward", "update_model_params", "train_step",
-                          "train_one_step"}
+                          "train_one_step", "calculate_loss"}
 
 
 def test_a_hook_beside_one_that_replaces_its_step_whole_is_refused(tmp_path) -> None:

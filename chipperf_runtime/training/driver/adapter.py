@@ -24,6 +24,7 @@ Hooks and the arguments offered, in order (a hook takes the first N of them: Fla
     update_model_params(loss, optimizer, scaler)   clipping and optimizer step, after the loop's backward
     train_step(model, batch, optimizer, scaler, config) -> loss           the whole step (images)
     train_one_step(model, batch, optimizer, step, scaler, config) -> loss  the whole step (text)
+    calculate_loss(model, batch, config) -> loss   the batch's mean loss (loss loop: train and eval)
 
 The loop zeroes the gradients before each step and steps the lr schedule after it, whatever
 hook ran. A whole-step hook (``train_step``, ``train_one_step``) does its own forward, loss,
@@ -46,7 +47,8 @@ from typing import Any, Callable, Collection, Mapping
 from chipperf_runtime.training.driver.errors import ConfigError
 
 HOOKS = ("convert_model", "model_to_fp16", "model_to_ddp", "create_optimizer",
-         "create_grad_scaler", "backward", "update_model_params", "train_step", "train_one_step")
+         "create_grad_scaler", "backward", "update_model_params", "train_step", "train_one_step",
+         "calculate_loss")
 # hook -> the hooks of the steps it replaces whole (the loop never calls those beside it)
 SUPERSEDES = {"train_step": ("backward", "update_model_params"),
               "train_one_step": ("backward", "update_model_params"),
