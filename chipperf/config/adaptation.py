@@ -28,7 +28,13 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from chipperf_runtime.training.driver.adapter import ADAPTER_FILE, DECLARED, HOOKS, VENDOR_ENV_NAMES
+from chipperf_runtime.training.driver.adapter import (
+    ADAPTER_FILE,
+    DECLARED,
+    HOOKS,
+    VENDOR_ENV_NAMES,
+    superseded,
+)
 
 ENV_FILE = "environment_variables.sh"
 REQUIREMENTS_FILE = "requirements.txt"
@@ -189,7 +195,8 @@ def requirements_problems(path: Path) -> list[str]:
 
 def adapter_hooks(path: Path) -> tuple[tuple[str, ...], list[str]]:
     """The hooks the adapter defines (top-level functions named in HOOKS), and its problems:
-    a syntax error, a HOOKS list that is not literal names, a declared hook not defined."""
+    a syntax error, a HOOKS list that is not literal names, a declared hook not defined, a
+    hook beside one that replaces its step whole (``superseded``)."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     except SyntaxError as exc:
@@ -205,7 +212,8 @@ def adapter_hooks(path: Path) -> tuple[tuple[str, ...], list[str]]:
         unknown = [n for n in declared if n not in HOOKS]
         problems += [f"{path}: {DECLARED} names {', '.join(unknown)}, which chipperf has no "
                      f"point for; hooks: {', '.join(HOOKS)}"] if unknown else []
-    return tuple(n for n in HOOKS if n in defined), problems
+    hooks = tuple(n for n in HOOKS if n in defined)
+    return hooks, problems + [f"{path}: {clash}" for clash in superseded(hooks)]
 
 
 def _flagperf_imports(tree: ast.Module, path: Path) -> list[str]:

@@ -170,7 +170,34 @@ def test_adapter_hooks_are_its_top_level_functions_of_known_names(tmp_path) -> N
                     "def _helper():\n    pass\n")
     assert adapter_hooks(path) == (("convert_model", "backward"), [])
     assert set(HOOKS) == {"convert_model", "model_to_fp16", "model_to_ddp", "create_optimizer",
-                          "create_grad_scaler", "backward"}
+                          "create_grad_scaler", "backward", "update_model_params", "train_step",
+                          "train_one_step", "calculate_loss"}
+
+
+def test_a_hook_beside_one_that_replaces_its_step_whole_is_refused(tmp_path) -> None:
+    """FlagPerf's iluvatar bert adapter has backward call update_model_params: in chipperf's
+    loop backward is the whole backward and optimizer step, so update_model_params would never
+    be called by the loop; the adapter keeps it as a helper under another name."""
+    path = tmp_path / "trainer_adapter.py"
+    path.write_text("def backward(step, loss, optimizer):\n    update_model_params(loss, optimizer)\n\n"
+                    "def update_model_params(loss, optimizer):\n    optimizer.step()\n\n"
+                    "def train_one_step(model, batch, optimizer):\n    return None\n")
+    hooks, problems = adapter_hooks(path)
+    assert hooks == ("backward", "update_model_params", "train_one_step")
+    assert problems == [
+        f"{path}: defines backward and update_model_params: backward replaces the whole step "
+        "update_model_params is part of, so the loop never calls update_model_params: rename it "
+        "(e.g. _update_model_params) as a helper that backward calls, or remove backward",
+        f"{path}: defines train_one_step and backward: train_one_step replaces the whole step "
+        "backward is part of, so the loop never calls backward: rename it (e.g. _backward) as a "
+        "helper that train_one_step calls, or remove train_one_step",
+        f"{path}: defines train_one_step and update_model_params: train_one_step replaces the "
+        "whole step update_model_params is part of, so the loop never calls update_model_params: "
+        "rename it (e.g. _update_model_params) as a helper that train_one_step calls, or remove "
+        "train_one_step"]
+    path.write_text("def backward(step, loss, optimizer):\n    _update_model_params(optimizer)\n\n"
+                    "def _update_model_params(optimizer):\n    optimizer.step()\n")
+    assert adapter_hooks(path) == (("backward",), [])
 
 
 def test_adapter_that_does_not_parse_or_lacks_a_declared_hook(tmp_path) -> None:
@@ -268,21 +295,22 @@ def test_the_vendors_visible_devices_variable_is_chipperfs(tmp_path) -> None:
 
 
 def test_a_hook_the_case_loop_has_no_point_for_is_refused(tmp_path, root) -> None:
-    """bert's loop (hftext) has no backward point: FlagPerf's kunlunxin bert adapter's
-    backward would be dropped."""
+    """bert's loop (hftext) has train_one_step, not the image loop's train_step: an adapter's
+    train_step would be dropped."""
     bert = root / "cpu" / "bert-pytorch"
     shutil.copytree(Path("training/cpu/bert-pytorch"), bert)
     (bert / "extern").mkdir()
     (bert / "extern" / "trainer_adapter.py").write_text(
         "def create_optimizer(model, args):\n    return None\n\n"
-        "def backward(step, loss, optimizer, grad_scaler=None):\n    loss.backward()\n")
+        "def train_step(model, batch, optimizer, scaler=None):\n    return None\n")
     cluster = ClusterConfig(hosts=("127.0.0.1",), work_root=str(tmp_path / "work"))
     key = "bert:pytorch_2.13:xeon:1:1:1"
     test = TestConfig(vendor="cpu", cases=(CaseEntry(CaseKey.parse(key), "/data"),))
     problems = check(cluster, test, Catalogue.scan(root), "test_conf")
     assert f"test_conf: CASES[{key!r}]: vendor 'cpu': {bert}/extern/trainer_adapter.py: defines " \
-           "backward, which this case's training loop does not call (its hook points: " \
-           "convert_model, model_to_ddp, create_optimizer)" in "\n".join(problems)
+           "train_step, which this case's training loop does not call (its hook points: " \
+           "convert_model, model_to_fp16, model_to_ddp, create_optimizer, create_grad_scaler, " \
+           "backward, update_model_params, train_one_step)" in "\n".join(problems)
 
 
 def test_a_run_with_a_bad_adapter_exits_2_and_makes_no_run_dir(tmp_path, root, capsys) -> None:

@@ -19,8 +19,19 @@ Hooks and the arguments offered, in order (a hook takes the first N of them: Fla
     model_to_fp16(model, config) -> model          when dtype is fp16 or bf16
     model_to_ddp(model, config) -> model           when the run is distributed (instead of DDP)
     create_optimizer(model, config) -> optimizer
-    create_grad_scaler(config) -> scaler or None   (instead of torch.amp.GradScaler for fp16)
-    backward(step, loss, optimizer, scaler)        backward and optimizer step (not the scheduler)
+    create_grad_scaler(config) -> scaler or None   (instead of the loop's own: GradScaler for fp16)
+    backward(step, loss, optimizer, scaler)        backward, clipping and optimizer step
+    update_model_params(loss, optimizer, scaler)   clipping and optimizer step, after the loop's backward
+    train_step(model, batch, optimizer, scaler, config) -> loss           the whole step (images)
+    train_one_step(model, batch, optimizer, step, scaler, config) -> loss  the whole step (text)
+    calculate_loss(model, batch, config) -> loss   the batch's mean loss (loss loop: train and eval)
+
+The loop zeroes the gradients before each step and steps the lr schedule after it, whatever
+hook ran. A whole-step hook (``train_step``, ``train_one_step``) does its own forward, loss,
+precision (``config.dtype``), backward and optimizer step; ``backward`` does the backward and
+the optimizer step. A hook that replaces a step another hook is part of (``SUPERSEDES``) leaves
+that one never called by the loop, so an adapter defining both is refused: the part becomes a
+helper under another name that the larger hook calls itself.
 """
 
 from __future__ import annotations
@@ -31,18 +42,24 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from chipperf_runtime.training.driver.errors import ConfigError
 
 HOOKS = ("convert_model", "model_to_fp16", "model_to_ddp", "create_optimizer",
-         "create_grad_scaler", "backward")
+         "create_grad_scaler", "backward", "update_model_params", "train_step", "train_one_step",
+         "calculate_loss")
+# hook -> the hooks of the steps it replaces whole (the loop never calls those beside it)
+SUPERSEDES = {"train_step": ("backward", "update_model_params"),
+              "train_one_step": ("backward", "update_model_params"),
+              "backward": ("update_model_params",)}
 ADAPTER_FILE = Path("extern") / "trainer_adapter.py"
 LAYERS_DIR = Path("extern") / "layers"
 # the names of the variables the vendor's environment files set (comma-separated; the plan
 # sets it beside them), so SUBMIT_INFO records those variables and their values
 VENDOR_ENV_NAMES = "CHIPPERF_VENDOR_ENV"
 DECLARED = "HOOKS"   # an adapter may list the hooks it provides: each must then be defined
+REDUCED_DTYPES = ("fp16", "bf16")   # a config dtype for which model_to_fp16 is called
 
 
 @dataclass
@@ -71,11 +88,35 @@ class Adapter:
         """``model`` through the hook ``name`` (convert_model, model_to_fp16), or as it is."""
         return self.call(name, model, config) if self.has(name) else model
 
+    def prepared(self, model: Any, config: Any) -> Any:
+        """The network after convert_model, then model_to_fp16 when ``config.dtype`` is fp16
+        or bf16 (every loop's order)."""
+        model = self.converted("convert_model", model, config)
+        reduced = config.dtype in REDUCED_DTYPES
+        return self.converted("model_to_fp16", model, config) if reduced else model
+
+    def bound(self, name: str, *trailing: Any) -> Callable[..., Any] | None:
+        """The hook ``name`` as a function of the loop's arguments, ``trailing`` offered after
+        them (e.g. the config); None when the adapter does not define it."""
+        if not self.has(name):
+            return None
+        return lambda *offered: self.call(name, *offered, *trailing)
+
     def describe(self) -> dict[str, Any] | None:
         """For SUBMIT_INFO: the file and the hooks it provides (None without an adapter)."""
         if self.path is None:
             return None
         return {"file": str(self.path), "hooks": sorted(self.hooks)}
+
+
+def superseded(hooks: Collection[str]) -> list[str]:
+    """What is wrong with defining ``hooks`` together: one line per hook another one of them
+    replaces whole (the master's plan check and the case's import say the same)."""
+    return [f"defines {outer} and {inner}: {outer} replaces the whole step {inner} is part of, "
+            f"so the loop never calls {inner}: rename it (e.g. _{inner}) as a helper that "
+            f"{outer} calls, or remove {outer}"
+            for outer, inner in ((o, i) for o in HOOKS if o in hooks
+                                 for i in SUPERSEDES.get(o, ()) if i in hooks)]
 
 
 def vendor_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -114,7 +155,11 @@ def load_adapter(config_dir: Path | None) -> Adapter:
     if declared is not None and missing:
         raise ConfigError(f"{path}: declares hook(s) {', '.join(missing)} in {DECLARED} but does "
                           "not define them: define them or remove them from the list")
-    return Adapter(path, {n: getattr(module, n) for n in HOOKS if callable(getattr(module, n, None))})
+    hooks = {n: getattr(module, n) for n in HOOKS if callable(getattr(module, n, None))}
+    clashes = superseded(hooks)
+    if clashes:
+        raise ConfigError(f"{path}: {'; '.join(clashes)}")
+    return Adapter(path, hooks)
 
 
 def _import(path: Path, search: tuple[Path, ...]) -> ModuleType:

@@ -285,8 +285,10 @@ class Driver:
             value["data_mode"] = str(self.config.data_mode)
         if parameters is not None:
             value["parameters"] = {k: int(parameters[k]) for k in ("trainable", "total")}
-        if self.execution:
-            value["execution"] = dict(self.execution)
+        # the adapter's hooks that ran so far (the step hooks run in the loop, after the build)
+        ran = {"adapter_hooks": list(self.adapter.used)} if self.adapter.path else {}
+        if self.execution or ran:
+            value["execution"] = {**self.execution, **ran}
         preset = preset_record(self.config, self.parameters, self.full_params)
         if preset is not None:                     # a smaller model than the case's name
             value["preset"] = preset

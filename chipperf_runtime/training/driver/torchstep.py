@@ -13,7 +13,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from chipperf_runtime.training.driver.errors import Diverged
+from chipperf_runtime.training.driver.errors import ConfigError, Diverged
 
 AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
@@ -30,6 +30,15 @@ def finite_loss(loss: torch.Tensor, step: int) -> float:
     value = float(loss.item())
     if not math.isfinite(value):
         raise Diverged(f"training diverged: loss is {value} at step {step}")
+    return value
+
+
+def hook_loss(value: Any, hook: str) -> torch.Tensor:
+    """The loss a vendor adapter's whole-step hook returned; ``ConfigError`` naming the hook
+    when it is not a tensor (the loop logs it and checks it finite)."""
+    if not isinstance(value, torch.Tensor):
+        raise ConfigError(f"the vendor's trainer adapter's {hook} returned "
+                          f"{type(value).__name__}, not the step's loss: return the loss tensor")
     return value
 
 

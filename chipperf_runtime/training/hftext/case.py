@@ -16,7 +16,7 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from chipperf_runtime.device.torch import TorchDevice
-from chipperf_runtime.training.driver import Attention, Config, DistEnv, Driver
+from chipperf_runtime.training.driver import Attention, Config, ConfigError, DistEnv, Driver
 from chipperf_runtime.training.driver.adapter import Adapter
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import init_distributed
@@ -128,6 +128,8 @@ def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, model: Text
     # the vendor's trainer adapter's hooks (training.driver.adapter), each at its named point;
     # with ZeRO (hftext.zero) DeepSpeed's engine reduces the gradients instead of DDP
     zero = zero_stage(cfg) > 0
+    if zero:
+        refuse_under_zero(adapter)
     wrapped = adapter.step("model_to_ddp", lambda: DistributedDataParallel(net), net, cfg) \
         if dist.distributed and not zero else net
     optimizer = adapter.step("create_optimizer", lambda: optimizer_for(
@@ -142,7 +144,26 @@ def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, model: Text
                 eval_set=task.eval(data, cfg, dist), scorer=task.scorer(data),
                 score_width=getattr(task, "score_width", 2),
                 combine=getattr(task, "combine", ratio),
-                label_smoothing=float(cfg.get("label_smoothing", 0.0)), engine=engine)
+                label_smoothing=float(cfg.get("label_smoothing", 0.0)), engine=engine,
+                scaler=adapter.step("create_grad_scaler", lambda: None, cfg),
+                backward=adapter.bound("backward"),
+                update=adapter.bound("update_model_params"),
+                whole_step=adapter.bound("train_one_step", cfg))
+
+
+# hooks of steps DeepSpeed's ZeRO engine runs itself (hftext.zero): with zero_stage > 0 the
+# loop has no point for them
+ZERO_OWNS = ("model_to_ddp", "create_grad_scaler", "backward", "update_model_params",
+             "train_one_step")
+
+
+def refuse_under_zero(adapter: Adapter) -> None:
+    """``ConfigError`` when the adapter replaces a step ZeRO's engine runs (it would not run)."""
+    owned = [h for h in ZERO_OWNS if adapter.has(h)]
+    if owned:
+        raise ConfigError(f"{adapter.path}: defines {', '.join(owned)}, which DeepSpeed's ZeRO "
+                          "engine runs itself when zero_stage > 0 (they would not run): set "
+                          "zero_stage = 0 for the vendor's steps, or remove them")
 
 
 def main(model_name: str, case_dir: Path, model: TextModel,
@@ -161,7 +182,7 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     built = padded_vocab(preset, cfg)
     net = hf_model(model.arch, built).to(device.device)
     weights = task.initialise(net, data, cfg)
-    net = driver.adapter.converted("convert_model", net, cfg)
+    net = driver.adapter.prepared(net, cfg)        # convert_model, model_to_fp16
     if checkpoint_activations(net, cfg):
         driver.executed(gradient_checkpointing=True)
     seq_len = task.seq_len(data, cfg)
@@ -176,8 +197,7 @@ def main(model_name: str, case_dir: Path, model: TextModel,
         driver.executed(**gaudi.facts)
     if loop.engine is not None:
         driver.executed(zero_stage=zero_stage(cfg), deepspeed=zero_record(loop.engine))
-    driver.executed(optimizer=type(loop.optimizer).__name__,
-                    **({"adapter_hooks": list(driver.adapter.used)} if driver.adapter.path else {}))
+    driver.executed(optimizer=type(loop.optimizer).__name__)
     if setting.enabled:     # the fp32 cast and softmax of the logits fused, not materialised
         loop.loss = compile_function(token_loss, setting)
         driver.executed(loss=f"cross entropy, {setting.describe()}")

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum
+from chipperf_runtime.training.driver.torchstep import hook_loss
 from chipperf_runtime.training.hftext.tasks import IGNORE, Scorer, Task, Tensors, token_correct  # noqa: F401 - re-exported
 
 AUTOCAST = {"bf16": torch.bfloat16}
@@ -37,6 +38,15 @@ class Loop:
     loss: Callable[..., torch.Tensor] | None = None  # token_loss compiled (hftext.case); None: as is
     mark_step: Callable[[], None] | None = None     # a lazy-mode graph break (intel_gaudi); None: eager
     engine: Any = None                              # a DeepSpeed ZeRO engine (hftext.zero); None: DDP
+    # the vendor's trainer adapter (training.driver.adapter): its grad scaler (None: the loop
+    # scales nothing, its dtypes being fp32 and bf16), backward(step, loss, optimizer, scaler),
+    # update_model_params(loss, optimizer, scaler) and train_one_step(model, batch, optimizer,
+    # step, scaler); None: the loop's own step
+    scaler: Any = None
+    backward: Callable[..., Any] | None = None
+    update: Callable[..., Any] | None = None
+    whole_step: Callable[..., Any] | None = None
+    steps: int = 0                                  # optimizer steps so far (the hooks' step)
 
     def batches(self, epoch: int) -> Iterator[Tensors]:
         return (self.task.tensors(batch, self.device) for batch in self.train_epoch(epoch))
@@ -76,16 +86,40 @@ def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
     if loop.engine is not None:
         return zero_step(loop, batch)
     loop.optimizer.zero_grad(set_to_none=True)
-    loss = (loop.loss or token_loss)(logits_of(loop.model, loop, batch), batch.labels,
-                                     loop.label_smoothing)
-    loss.backward()
-    graph_break(loop)
-    if loop.grad_clip_norm > 0:
-        nn.utils.clip_grad_norm_(loop.model.parameters(), loop.grad_clip_norm)
-    loop.optimizer.step()
+    loop.steps += 1
+    if loop.whole_step is not None:      # the vendor's train_one_step: forward to optimizer step
+        loss = hook_loss(loop.whole_step(loop.model, batch, loop.optimizer, loop.steps,
+                                         loop.scaler), "train_one_step")
+    else:
+        loss = (loop.loss or token_loss)(logits_of(loop.model, loop, batch), batch.labels,
+                                         loop.label_smoothing)
+        backward_and_update(loop, loss)
     graph_break(loop)
     loop.scheduler.step()
     return loss.detach()
+
+
+def backward_and_update(loop: Loop, loss: torch.Tensor) -> None:
+    """The vendor's backward (backward, clipping, optimizer step), or the loop's backward
+    (through the scaler when there is one) then the vendor's update_model_params or the loop's
+    clipping and optimizer step."""
+    if loop.backward is not None:
+        loop.backward(loop.steps, loss, loop.optimizer, loop.scaler)
+        return
+    (loss if loop.scaler is None else loop.scaler.scale(loss)).backward()
+    graph_break(loop)
+    if loop.update is not None:
+        loop.update(loss, loop.optimizer, loop.scaler)
+        return
+    if loop.scaler is not None and loop.grad_clip_norm > 0:
+        loop.scaler.unscale_(loop.optimizer)
+    if loop.grad_clip_norm > 0:
+        nn.utils.clip_grad_norm_(loop.model.parameters(), loop.grad_clip_norm)
+    if loop.scaler is None:
+        loop.optimizer.step()
+    else:
+        loop.scaler.step(loop.optimizer)
+        loop.scaler.update()
 
 
 def zero_step(loop: Loop, batch: Tensors) -> torch.Tensor:

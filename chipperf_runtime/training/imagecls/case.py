@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -216,8 +215,7 @@ def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, net: nn.Mod
     scaler = adapter.step("create_grad_scaler", lambda: grad_scaler(cfg, rank_device), cfg)
     loop = Loop(model, opt, scheduler, nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing),
                 train_loader, val_loader, device, cfg.dtype, cfg.channels_last, scaler,
-                cfg.clip_grad_norm,
-                partial(adapter.call, "backward") if adapter.has("backward") else None)
+                cfg.clip_grad_norm, adapter.bound("backward"), adapter.bound("train_step", cfg))
     return loop, set_epoch
 
 
@@ -225,12 +223,6 @@ def grad_scaler(cfg: Config, rank_device: TorchDevice) -> Any:
     """fp16 on an accelerator: torch.amp.GradScaler; else none."""
     return torch.amp.GradScaler(rank_device.autocast_type) \
         if cfg.dtype == "fp16" and rank_device.is_accelerator else None
-
-
-def adapted_model(cfg: Config, net: nn.Module, adapter: Adapter) -> nn.Module:
-    """The network after the adapter's convert_model, and its model_to_fp16 for fp16/bf16."""
-    net = adapter.converted("convert_model", net, cfg)
-    return adapter.converted("model_to_fp16", net, cfg) if cfg.dtype in ("fp16", "bf16") else net
 
 
 def main(model_name: str, case_dir: Path, image_model: ImageModel,
@@ -249,12 +241,11 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
     random.seed(cfg.seed + dist.rank)
     net = image_model.build(cfg, classes)
     forward = image_model.forward_flops(cfg, classes, net)
-    net = adapted_model(cfg, net, driver.adapter)
+    net = driver.adapter.prepared(net, cfg)      # convert_model, model_to_fp16
     compile_for(driver, [net], device)
     driver.executed(fused_optimizer=fused_optimizer(device), channels_last=bool(cfg.channels_last))
     loop, set_epoch = build_loop(cfg, dist, device, net, data, driver.adapter)
-    driver.executed(optimizer=type(loop.optimizer).__name__,
-                    **({"adapter_hooks": list(driver.adapter.used)} if driver.adapter.path else {}))
+    driver.executed(optimizer=type(loop.optimizer).__name__)
     train_images, val_images = data.images
     driver.init_end(**device.describe(), threads=threads, classes=classes, data_mode=data.mode,
                     train_images=train_images, val_images=val_images,

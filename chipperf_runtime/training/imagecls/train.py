@@ -15,7 +15,12 @@ from torch import nn
 from chipperf_runtime.training.driver import Driver, Metric
 from chipperf_runtime.training.driver.epochs import Steps, run_epochs
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum
-from chipperf_runtime.training.driver.torchstep import autocast, backward_and_step, finite_loss
+from chipperf_runtime.training.driver.torchstep import (
+    autocast,
+    backward_and_step,
+    finite_loss,
+    hook_loss,
+)
 
 
 @dataclass
@@ -35,6 +40,8 @@ class Loop:
     clip_grad_norm: float | None = None   # clip the gradients' global norm to this
     # the vendor adapter's backward(step, loss, optimizer, scaler): backward + optimizer step
     backward: Callable[..., Any] | None = None
+    # the vendor adapter's train_step(model, batch, optimizer, scaler) -> loss: the whole step
+    whole_step: Callable[..., Any] | None = None
     steps: int = 0                        # optimizer steps so far (the backward hook's step)
 
 
@@ -54,6 +61,12 @@ def to_device(loop: Loop, images: torch.Tensor, labels: torch.Tensor):
 def train_step(loop: Loop, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """forward + backward + optimizer step; returns the (unsynchronised) loss."""
     loop.optimizer.zero_grad(set_to_none=True)
+    if loop.whole_step is not None:
+        loop.steps += 1
+        loss = hook_loss(loop.whole_step(loop.model, (images, labels), loop.optimizer,
+                                         loop.scaler), "train_step")
+        loop.scheduler.step()
+        return loss.detach()
     with autocast(loop.device, loop.dtype):
         loss = loop.criterion(loop.model(images), labels)
     loop.steps += 1

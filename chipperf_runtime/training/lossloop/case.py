@@ -16,8 +16,15 @@ from torch.nn.parallel import DistributedDataParallel
 
 from chipperf_runtime.device.torch import TorchDevice
 from chipperf_runtime.training.driver import Config, DistEnv, Driver, split_batch
+from chipperf_runtime.training.driver.adapter import Adapter
 from chipperf_runtime.training.driver.torchdist import init_distributed
-from chipperf_runtime.training.hftext.case import LR_DECAYS, configure_threads, lr_factor, optimizer_for
+from chipperf_runtime.training.hftext.case import (
+    LR_DECAYS,
+    NO_ADAPTER,
+    configure_threads,
+    lr_factor,
+    optimizer_for,
+)
 from chipperf_runtime.training.lossloop.data import CaseData, eval_batches, require_batches, train_loader
 from chipperf_runtime.training.lossloop.train import Evaluate, Loop, mean_loss
 from chipperf_runtime.training.textlm.checks import (
@@ -78,7 +85,7 @@ def target_problems(cfg: Config, case: LossCase) -> list[str]:
 
 
 def build_loop(cfg: Config, dist: DistEnv, device: TorchDevice, case: LossCase,
-               net: nn.Module, data: CaseData) -> Loop:
+               net: nn.Module, data: CaseData, adapter: Adapter = NO_ADAPTER) -> Loop:
     wrapped = DistributedDataParallel(net, find_unused_parameters=case.find_unused) \
         if dist.distributed else net
     optimizer = case.optimizer(wrapped, cfg, device.is_accelerator)
@@ -90,7 +97,10 @@ def build_loop(cfg: Config, dist: DistEnv, device: TorchDevice, case: LossCase,
                                                        cfg.seed, epoch, cfg.num_workers,
                                                        case.shuffle),
                 eval_set=eval_batches(data, per_rank, cfg.eval_samples, dist),
-                evaluator=case.evaluator(cfg, data) if case.evaluator else case.evaluate)
+                evaluator=case.evaluator(cfg, data) if case.evaluator else case.evaluate,
+                # the vendor's trainer adapter's hooks (training.driver.adapter)
+                scaler=adapter.step("create_grad_scaler", lambda: None, cfg),
+                calculate_loss=adapter.bound("calculate_loss", cfg))
 
 
 def main(model_name: str, case_dir: Path, case: LossCase, argv: list[str] | None = None) -> None:
@@ -106,7 +116,7 @@ def main(model_name: str, case_dir: Path, case: LossCase, argv: list[str] | None
     torch.manual_seed(cfg.seed)
     net = case.build(preset, data).to(device.device)
     forward = case.forward_flops(preset, data)
-    loop = build_loop(cfg, dist, device, case, net, data)
+    loop = build_loop(cfg, dist, device, case, net, data, driver.adapter)
     goal = Goal(case.metric, float(cfg.target.get(cfg.model_size, "nan")), case.higher_is_better)
     driver.init_end(**device.describe(), threads=threads, architecture=dict(preset),
                     parameters=sum(p.numel() for p in net.parameters()),

@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum
+from chipperf_runtime.training.driver.torchstep import backward_and_step, hook_loss
 
 AUTOCAST = {"bf16": torch.bfloat16}
 Batch = tuple[Any, ...]
@@ -32,6 +33,11 @@ class Loop:
     train_epoch: Callable[[int], Iterable[Batch]]   # epoch -> this rank's batches
     eval_set: Sequence[Batch]                       # this rank's share, on the host
     evaluator: Evaluate
+    # the vendor's trainer adapter (training.driver.adapter): its grad scaler (None: the loop
+    # scales nothing, its dtypes being fp32 and bf16) and calculate_loss(model, batch) -> the
+    # batch's mean loss (None: the model's forward returns it)
+    scaler: Any = None
+    calculate_loss: Callable[..., Any] | None = None
 
     def batches(self, epoch: int) -> Iterator[Batch]:
         return (on_device(b, self.device) for b in self.train_epoch(epoch))
@@ -74,13 +80,18 @@ def train_step(loop: Loop, batch: Batch) -> torch.Tensor:
     averages the gradients of the ranks' equal batches: the global batch's mean)."""
     loop.optimizer.zero_grad(set_to_none=True)
     with autocast(loop):
-        loss = loop.model(*batch).float()
-    loss.backward()
-    if loop.grad_clip_norm > 0:
-        nn.utils.clip_grad_norm_(loop.model.parameters(), loop.grad_clip_norm)
-    loop.optimizer.step()
-    loop.scheduler.step()
+        loss = loss_of(loop, loop.model, batch).float()
+    backward_and_step(loss, loop.optimizer, loop.scheduler, loop.model.parameters(),
+                      scaler=loop.scaler,
+                      clip_grad_norm=loop.grad_clip_norm if loop.grad_clip_norm > 0 else None)
     return loss.detach()
+
+
+def loss_of(loop: Loop, model: nn.Module, batch: Batch) -> torch.Tensor:
+    """The batch's mean loss: the vendor adapter's calculate_loss, or the model's forward."""
+    if loop.calculate_loss is None:
+        return model(*batch)
+    return hook_loss(loop.calculate_loss(model, batch), "calculate_loss")
 
 
 def mean_loss(net: nn.Module, batches: Sequence[Batch], loop: Loop) -> float:
@@ -89,7 +100,7 @@ def mean_loss(net: nn.Module, batches: Sequence[Batch], loop: Loop) -> float:
     count = 0
     for batch in batches:
         with autocast(loop):
-            loss = net(*batch).double()
+            loss = loss_of(loop, net, batch).double()
         total, count = total + loss * int(batch[0].shape[0]), count + int(batch[0].shape[0])
     summed, seen = all_reduce_sum([float(total.item()), float(count)], loop.device)
     return summed / seen if seen else float("nan")

@@ -22,14 +22,16 @@ from layers.layernorm import LayerNorm
 HOOKS = ["convert_model"]
 NOT_CARRIED = {
     "model_to_fp16": "FlagPerf's GLM fp16 (model.half() in FP16_Module, for FP16_Optimizer's "
-                     "fp32 master weights), the same in its nvidia folder; chipperf's glm loop "
-                     "(hftext) has no model_to_fp16 point: it trains in the config's dtype by "
-                     "autocast (bf16 by default; its text cases offer fp32 or bf16, not fp16)",
+                     "fp32 master weights), the same in its nvidia folder, so FlagPerf's GLM "
+                     "recipe, not a dcu step; chipperf's glm loop (hftext) trains in the "
+                     "config's dtype by autocast (bf16 by default; its text cases offer fp32 or "
+                     "bf16, not fp16, for which FP16_Optimizer's master weights exist)",
     "model_to_ddp": "FlagPerf's own DistributedDataParallel wrapper, the same in its nvidia "
                     "folder; chipperf's glm loop wraps in torch's DistributedDataParallel",
     "backward": "FP16_Optimizer's master-gradient step with a NaN-loss skip and gradient "
-                "clipping, the same in its nvidia folder; chipperf's glm loop has no backward "
-                "point: loss.backward(), clipping by grad_clip_norm, optimizer step",
+                "clipping, the same in its nvidia folder, so FlagPerf's GLM recipe, not a dcu "
+                "step (and without fp16 there is no FP16_Optimizer); chipperf's glm loop runs "
+                "loss.backward(), clipping by grad_clip_norm, optimizer step",
 }
 
 
