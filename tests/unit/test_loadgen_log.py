@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from chipperf_runtime.inference.loadgen_rules import scenario_problems
 from chipperf_runtime.inference.loadgen_log import parse
+from chipperf_runtime.inference.loadgen_rules import scenario_problems
 
 DATA = Path(__file__).parent / "data" / "loadgen"
 

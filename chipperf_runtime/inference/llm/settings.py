@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from chipperf_runtime.device import DEVICE_KINDS
-from chipperf_runtime.inference.loadgen_rules import scenario_problems
 from chipperf_runtime.inference.llm.prompts import Lengths
+from chipperf_runtime.inference.loadgen_rules import scenario_problems
 from chipperf_runtime.inference.settings import Targets, from_keys
 from chipperf_runtime.inference.stats import PERCENTILES
 
