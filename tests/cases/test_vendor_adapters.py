@@ -44,6 +44,18 @@ def stand_in(tmp: Path, module: str, text: str) -> Path:
     return site
 
 
+def run_mthreads(case: Case, data: Path, tmp: Path) -> list:
+    """The case from the mthreads folder's adapter, torch_musa's stand-in on the path: its
+    PerfLog events (the run must succeed)."""
+    config_dir = vendor_case(tmp, "mthreads", case)
+    site = stand_in(tmp, "torch_musa", TORCH_MUSA)
+    env = case.env()
+    result = case.run_config(data, config_dir=config_dir, timeout=600,
+                             env={**env, "PYTHONPATH": f"{env['PYTHONPATH']}:{site}"})
+    assert result.returncode == 0, result.stderr[-4000:]
+    return perflog_events(result.stdout)
+
+
 @pytest.fixture(scope="module")
 def digits(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("digits")
@@ -55,13 +67,7 @@ def digits(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_mthreads_resnet50_adapter_trains_the_digits(digits: Path, tmp_path: Path) -> None:
     """FlagPerf's mthreads resnet50 adapter as chipperf carries it: channels-last weights,
     the grad scaler hook and its own train_step, which every step of the run goes through."""
-    config_dir = vendor_case(tmp_path, "mthreads", RESNET50)
-    site = stand_in(tmp_path, "torch_musa", TORCH_MUSA)
-    env = RESNET50.env()
-    result = RESNET50.run_config(digits, config_dir=config_dir, timeout=600,
-                                 env={**env, "PYTHONPATH": f"{env['PYTHONPATH']}:{site}"})
-    assert result.returncode == 0, result.stderr[-4000:]
-    events = perflog_events(result.stdout)
+    events = run_mthreads(RESNET50, digits, tmp_path)
     submit = next(e.value for e in events if e.name == "SUBMIT_INFO")
     assert submit["trainer_adapter"]["hooks"] == ["convert_model", "create_grad_scaler",
                                                   "train_step"]
@@ -78,13 +84,7 @@ def test_mthreads_bert_hf_adapter_trains_the_ci_text(tmp_path: Path) -> None:
     data = tmp_path / "data"
     subprocess.run([sys.executable, str(BERT_HF.dir / "prepare_data.py"), "--output", str(data)],
                    check=True, timeout=120)
-    config_dir = vendor_case(tmp_path, "mthreads", BERT_HF)
-    site = stand_in(tmp_path, "torch_musa", TORCH_MUSA)
-    env = BERT_HF.env()
-    result = BERT_HF.run_config(data, config_dir=config_dir, timeout=600,
-                                env={**env, "PYTHONPATH": f"{env['PYTHONPATH']}:{site}"})
-    assert result.returncode == 0, result.stderr[-4000:]
-    events = perflog_events(result.stdout)
+    events = run_mthreads(BERT_HF, data, tmp_path)
     finished = check_converged(events)
     assert finished["execution"]["adapter_hooks"] == ["train_one_step"]
     print(f"mthreads bert_hf adapter: {finished['metric']['name']} "

@@ -97,6 +97,14 @@ def llama_text_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def aquila2_text_dir() -> Path:
+    """The aquila2_7b case's byte-level token shards (its in-container keys run on them)."""
+    return prepared_text_dir("aquila2-bytes", REPO / "training/benchmarks/aquila2_7b/pytorch",
+                             "prepare_data.py", "../../../../chipperf_runtime/training/textlm/corpus.py",
+                             "../../../../chipperf_runtime/training/textlm/bytelevel.py")
+
+
+@pytest.fixture(scope="session")
 def llm_text_dir() -> Path:
     """The llama3_8B and mixtral_8x7B cases' byte-level token shards (the same layout)."""
     return prepared_text_dir("llm-bytes", REPO / "training/benchmarks/llama3_8B/pytorch",

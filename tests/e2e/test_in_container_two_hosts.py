@@ -29,7 +29,6 @@ from tests.e2e.conftest import (
     Background,
     chipperf,
     leftovers,
-    prepared_text_dir,
     write_configs,
 )
 
@@ -43,10 +42,8 @@ NAME = f"vendor-pytorch-{os.getpid()}"                 # the vendor engineer's c
 
 
 @pytest.fixture(scope="module")
-def text_dir() -> Path:
-    return prepared_text_dir("aquila2-bytes", REPO / "training/benchmarks/aquila2_7b/pytorch",
-                             "prepare_data.py", "../../../../chipperf_runtime/training/textlm/corpus.py",
-                             "../../../../chipperf_runtime/training/textlm/bytelevel.py")
+def text_dir(aquila2_text_dir: Path) -> Path:
+    return aquila2_text_dir
 
 
 @pytest.fixture(scope="module")

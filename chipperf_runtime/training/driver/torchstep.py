@@ -42,6 +42,19 @@ def hook_loss(value: Any, hook: str) -> torch.Tensor:
     return value
 
 
+def backward_and_optimizer_step(loss: torch.Tensor, optimizer: torch.optim.Optimizer,
+                                scaler: Any = None) -> None:
+    """backward and the optimizer's step, through ``scaler`` (a GradScaler) when there is one:
+    how a vendor adapter's whole-step hook (``train_step``, ``train_one_step``) ends."""
+    if scaler is not None:
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        loss.backward()
+        optimizer.step()
+
+
 def backward_and_step(loss: torch.Tensor, optimizer: torch.optim.Optimizer,
                       scheduler: torch.optim.lr_scheduler.LRScheduler,
                       parameters: Iterable[nn.Parameter], *, scaler: Any = None,

@@ -24,6 +24,7 @@ from typing import Any
 import torch
 import torch_musa  # noqa: F401 - Moore Threads' PyTorch plug-in (the vendor image has it)
 
+from chipperf_runtime.training.driver.torchstep import backward_and_optimizer_step
 from chipperf_runtime.training.hftext.train import token_loss
 
 HOOKS = ["train_one_step"]
@@ -41,11 +42,5 @@ def train_one_step(model: torch.nn.Module, batch: Any, optimizer: torch.optim.Op
     with torch.autocast(device_type=batch.labels.device.type, dtype=AUTOCAST.get(config.dtype),
                         enabled=config.dtype in AUTOCAST):
         loss = token_loss(model(**batch.inputs).logits, batch.labels)
-    if scaler is not None:
-        scaler.scale(loss).backward()
-        scaler.step(optimizer)
-        scaler.update()
-    else:
-        loss.backward()
-        optimizer.step()
+    backward_and_optimizer_step(loss, optimizer, scaler)
     return loss

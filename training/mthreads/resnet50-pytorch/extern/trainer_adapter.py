@@ -24,6 +24,8 @@ from typing import Any
 import torch
 import torch_musa  # Moore Threads' PyTorch plug-in (the vendor image has it)
 
+from chipperf_runtime.training.driver.torchstep import backward_and_optimizer_step
+
 HOOKS = ["convert_model", "create_grad_scaler", "train_step"]
 AUTOCAST = {"fp16": torch.float16, "bf16": torch.bfloat16}
 
@@ -46,11 +48,5 @@ def train_step(model: torch.nn.Module, batch: tuple[torch.Tensor, torch.Tensor],
     with torch.autocast(device_type=images.device.type, dtype=AUTOCAST.get(config.dtype),
                         enabled=config.dtype in AUTOCAST):
         loss = criterion(model(images), labels)
-    if scaler is not None:
-        scaler.scale(loss).backward()
-        scaler.step(optimizer)
-        scaler.update()
-    else:
-        loss.backward()
-        optimizer.step()
+    backward_and_optimizer_step(loss, optimizer, scaler)
     return loss
