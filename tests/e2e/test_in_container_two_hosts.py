@@ -186,7 +186,8 @@ def test_container_stopped_mid_round_fails_the_round_and_leaves_the_other(
     containers = {address: start(engine) for address, (engine, start) in vendor_containers.items()}
     first, second = containers
     cluster, test = _configs(tmp_path, sim_cluster, text_dir,
-                             overrides={**OVERRIDES, "timed_steps": 2000})
+                             overrides={**OVERRIDES, "timed_steps": 2000,
+                                        "max_steps": 2100})   # the cpu config stops at 200
     run = Background(tmp_path, cluster, test)
     run.wait_for("2/2 node(s) running")
     stopped = time.monotonic()
