@@ -42,17 +42,32 @@ def hook_loss(value: Any, hook: str) -> torch.Tensor:
     return value
 
 
+def scaled_backward(loss: torch.Tensor, scaler: Any = None) -> None:
+    """``loss.backward()``, through ``scaler`` (a torch.amp.GradScaler, for fp16) when given."""
+    (loss if scaler is None else scaler.scale(loss)).backward()
+
+
+def clip_and_step(optimizer: torch.optim.Optimizer, parameters: Iterable[nn.Parameter],
+                  scaler: Any = None, clip_grad_norm: float | None = None) -> None:
+    """After the backward: clip the gradients' global norm (unscaled first under ``scaler``)
+    when ``clip_grad_norm`` is set, then the optimizer's step (through ``scaler``)."""
+    if clip_grad_norm is not None:
+        if scaler is not None:
+            scaler.unscale_(optimizer)
+        nn.utils.clip_grad_norm_(parameters, clip_grad_norm)
+    if scaler is None:
+        optimizer.step()
+    else:
+        scaler.step(optimizer)
+        scaler.update()
+
+
 def backward_and_optimizer_step(loss: torch.Tensor, optimizer: torch.optim.Optimizer,
                                 scaler: Any = None) -> None:
     """backward and the optimizer's step, through ``scaler`` (a GradScaler) when there is one:
     how a vendor adapter's whole-step hook (``train_step``, ``train_one_step``) ends."""
-    if scaler is not None:
-        scaler.scale(loss).backward()
-        scaler.step(optimizer)
-        scaler.update()
-    else:
-        loss.backward()
-        optimizer.step()
+    scaled_backward(loss, scaler)
+    clip_and_step(optimizer, (), scaler)
 
 
 def backward_and_step(loss: torch.Tensor, optimizer: torch.optim.Optimizer,
@@ -61,16 +76,6 @@ def backward_and_step(loss: torch.Tensor, optimizer: torch.optim.Optimizer,
                       clip_grad_norm: float | None = None) -> None:
     """backward, clip, optimizer step (through ``scaler``, a torch.amp.GradScaler, for fp16),
     then the scheduler's step."""
-    if scaler is not None:
-        scaler.scale(loss).backward()
-        if clip_grad_norm is not None:
-            scaler.unscale_(optimizer)
-            nn.utils.clip_grad_norm_(parameters, clip_grad_norm)
-        scaler.step(optimizer)
-        scaler.update()
-    else:
-        loss.backward()
-        if clip_grad_norm is not None:
-            nn.utils.clip_grad_norm_(parameters, clip_grad_norm)
-        optimizer.step()
+    scaled_backward(loss, scaler)
+    clip_and_step(optimizer, parameters, scaler, clip_grad_norm)
     scheduler.step()

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum
-from chipperf_runtime.training.driver.torchstep import hook_loss
+from chipperf_runtime.training.driver.torchstep import clip_and_step, hook_loss, scaled_backward
 from chipperf_runtime.training.hftext.tasks import IGNORE, Scorer, Task, Tensors, token_correct  # noqa: F401 - re-exported
 
 AUTOCAST = {"bf16": torch.bfloat16}
@@ -106,20 +106,13 @@ def backward_and_update(loop: Loop, loss: torch.Tensor) -> None:
     if loop.backward is not None:
         loop.backward(loop.steps, loss, loop.optimizer, loop.scaler)
         return
-    (loss if loop.scaler is None else loop.scaler.scale(loss)).backward()
+    scaled_backward(loss, loop.scaler)
     graph_break(loop)
     if loop.update is not None:
         loop.update(loss, loop.optimizer, loop.scaler)
         return
-    if loop.scaler is not None and loop.grad_clip_norm > 0:
-        loop.scaler.unscale_(loop.optimizer)
-    if loop.grad_clip_norm > 0:
-        nn.utils.clip_grad_norm_(loop.model.parameters(), loop.grad_clip_norm)
-    if loop.scaler is None:
-        loop.optimizer.step()
-    else:
-        loop.scaler.step(loop.optimizer)
-        loop.scaler.update()
+    clip_and_step(loop.optimizer, loop.model.parameters(), loop.scaler,
+                  loop.grad_clip_norm if loop.grad_clip_norm > 0 else None)
 
 
 def zero_step(loop: Loop, batch: Tensors) -> torch.Tensor:
