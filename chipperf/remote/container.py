@@ -65,6 +65,7 @@ class ContainerHost(Host):
 
     def __init__(self, host: Host, container: str):
         self.host, self.container, self.name = host, container, host.name
+        self._docker: Any = None     # set by use_engine (IN_CONTAINER_LAUNCH's process engine)
 
     def __repr__(self) -> str:
         return f"ContainerHost({self.name!r}, {self.container!r})"
@@ -130,8 +131,10 @@ class ContainerHost(Host):
         return self.run(["test", "-e", path], check=False).ok
 
     def docker(self) -> Any:
-        raise HostError(self.name, f"container {self.container!r} has no Docker engine of "
-                                   "its own to start containers in")
+        if self._docker is None:
+            raise HostError(self.name, f"container {self.container!r} has no Docker engine of "
+                                       "its own to start containers in")
+        return self._docker
 
     def close(self) -> None:
         """The host's connection is the run's (closed with the hosts precheck opened)."""
