@@ -1,11 +1,12 @@
-"""Tests' runner of llm_layout_steps.py: one process, or N gloo ranks under
-torch.distributed.run, with a hard timeout (a hang fails the test, it is not skipped)."""
+"""Tests' runner of llm_layout_steps.py: one process, or N gloo ranks forked from one (its
+``--ranks``), with a hard timeout (a hang fails the test, it is not skipped; the ranks are
+killed with it)."""
 
 from __future__ import annotations
 
 import json
 import os
-import socket
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -19,30 +20,27 @@ TIMEOUT_S = 240
 RTOL = 1e-4
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def layout_steps(case: str, nproc: int, out: Path, *overrides: str) -> dict:
     """{"losses": [...], "eval_loss": x, "layout": {...}} of a run on ``nproc`` ranks."""
-    launcher = [] if nproc == 1 else ["-m", "torch.distributed.run", f"--nproc_per_node={nproc}",
-                                      f"--master_port={free_port()}"]
-    try:
-        run = subprocess.run([sys.executable, *launcher, str(STEPS), case, str(out), *overrides],
-                             capture_output=True, text=True, timeout=TIMEOUT_S,
-                             env={**os.environ, "OMP_NUM_THREADS": "1"})
-    except subprocess.TimeoutExpired as exc:
-        raise AssertionError(f"{case} {overrides} on {nproc} ranks did not finish in "
-                             f"{TIMEOUT_S} s (a hang)") from exc
-    assert run.returncode == 0, failure_text(run.stderr)
+    ranks = [] if nproc == 1 else ["--ranks", str(nproc)]
+    with subprocess.Popen([sys.executable, str(STEPS), *ranks, case, str(out), *overrides],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True,
+                          env={**os.environ, "OMP_NUM_THREADS": "1"}) as run:
+        try:
+            _, stderr = run.communicate(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired as exc:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+            raise AssertionError(f"{case} {overrides} on {nproc} ranks did not finish in "
+                                 f"{TIMEOUT_S} s (a hang)") from exc
+    assert run.returncode == 0, failure_text(stderr)
     return json.loads(out.read_text())
 
 
 def failure_text(stderr: str, keep: int = 2500) -> str:
     """The start and the end of a failed run's stderr: a rank's own message comes before
-    torch.distributed.run's summary of the failure, which alone fills the end."""
+    the summary of the failure (which ranks ended how), which may fill the end."""
     if len(stderr) <= 2 * keep:
         return stderr
     return f"{stderr[:keep]}\n[... {len(stderr) - 2 * keep} characters ...]\n{stderr[-keep:]}"

@@ -1,10 +1,17 @@
-"""Run by the LLM layout tests under ``torch.distributed.run --nproc_per_node=N`` (or as one
-process): a few optimizer steps of an LLM case's tiny preset (llmtrain's own model building,
-parallelism and loop) on generated tokens, then the eval loss; rank 0 writes the step losses
-and the eval loss.
+"""Run by the LLM layout tests as one process or as N gloo ranks: a few optimizer steps of an
+LLM case's tiny preset (llmtrain's own model building, parallelism and loop) on generated
+tokens, then the eval loss; rank 0 writes the step losses and the eval loss.
 
-    llm_layout_steps.py CASE OUT_JSON [name=value ...]   (config overrides, e.g. pipeline_parallel=2,
-                                                          or compile=True compile_backend='"aot_eager"')
+    llm_layout_steps.py [--ranks N] CASE OUT_JSON [name=value ...]
+        (config overrides, e.g. pipeline_parallel=2, or compile=True compile_backend='"aot_eager"')
+
+With ``--ranks N`` the process imports torch, transformers and llmtrain once and forks the N
+ranks from itself (RANK, WORLD_SIZE, MASTER_ADDR/PORT set as torch.distributed.run sets them;
+gloo is initialised in each rank after the fork). The imports are ~4.8 s of CPU per process
+(`python -X importtime`), most of a tiny layout's cost: forked, a 4-rank layout pays them once
+instead of four times. What is tested is the layouts' arithmetic; the product's launcher
+(torchrun on each node) is the cases' two-rank tests'. A rank that fails stops the others (as
+torch.distributed.run does) and the exit status is the first failing rank's.
 
 fp32, dropout-free, AdamW; every layout reads the same global batches (each data-parallel rank
 its consecutive share, split into the same micro-batches) and starts from the same weights
@@ -109,12 +116,52 @@ def main(case: str, out: Path, overrides: list[str]) -> None:
         tdist.destroy_process_group()
 
 
-if __name__ == "__main__":
-    from chipperf_runtime.models.tvision import prepare_torchvision
+def fork_ranks(ranks: int, argv: list[str]) -> int:
+    """Run ``main`` on ``ranks`` forked ranks; the exit status of the first that failed, or 0."""
+    import socket
+    import time
 
-    prepare_torchvision()
+    import chipperf_runtime.training.llmtrain.case  # noqa: F401  (the imports the ranks share)
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    pids = []
+    for rank in range(ranks):
+        pid = os.fork()
+        if pid == 0:
+            os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(ranks),
+                              LOCAL_WORLD_SIZE=str(ranks), MASTER_ADDR="127.0.0.1",
+                              MASTER_PORT=str(port))
+            run_rank(argv)
+        pids.append(pid)
+    status = 0
+    while pids:
+        pid, wait = os.wait()
+        pids.remove(pid)
+        code = os.waitstatus_to_exitcode(wait)
+        if code != 0 and status == 0:
+            status = code if code > 0 else 128 - code
+            print(f"llm_layout_steps: a rank (pid {pid}) ended with {code}: stopping the others",
+                  file=sys.stderr, flush=True)
+            time.sleep(0.5)         # its message first
+            for other in pids:
+                os.kill(other, 15)
+    return status
+
+
+def run_rank(argv: list[str]) -> None:
     # Ended as the cases end (run_case's quick exit after destroy_process_group): the device
     # mesh and FSDP still hold the gloo groups, whose worker threads, freed during interpreter
     # teardown, may take the GIL while Python finalizes and abort the rank ("terminate called
     # without an active exception", seen once in CI on mixtral's EP x DP layout).
-    run_case(lambda: main(sys.argv[1], Path(sys.argv[2]), sys.argv[3:]), quick_exit=True)
+    run_case(lambda: main(argv[0], Path(argv[1]), argv[2:]), quick_exit=True)
+
+
+if __name__ == "__main__":
+    from chipperf_runtime.models.tvision import prepare_torchvision
+
+    prepare_torchvision()
+    if sys.argv[1] == "--ranks":
+        sys.exit(fork_ranks(int(sys.argv[2]), sys.argv[3:]))
+    run_rank(sys.argv[1:])
