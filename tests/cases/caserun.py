@@ -19,6 +19,7 @@ from typing import Any, Mapping
 
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "training" / "benchmarks"
+IMAGE_SITE = REPO / "tests" / "imagesite"     # the cpu image's packages (its sitecustomize.py)
 for _path in (str(BENCHMARKS), str(REPO)):   # driver, textlm (as the case sees them); chipperf
     if _path not in sys.path:
         sys.path.insert(0, _path)
@@ -40,10 +41,11 @@ def free_port() -> int:
 
 
 def case_env(**extra: str) -> dict[str, str]:
-    """This process's environment as a case sees it on a cpu host, plus ``extra``."""
+    """This process's environment as a case sees it on a cpu host, plus ``extra``; without
+    the test venv's scikit-learn, as in the cpu images (tests/imagesite/sitecustomize.py)."""
     env = {k: v for k, v in os.environ.items()
            if k not in LAUNCH_VARS and not k.startswith("PADDLE_")}
-    env["PYTHONPATH"] = f"{REPO}:{BENCHMARKS}"
+    env["PYTHONPATH"] = f"{REPO}:{BENCHMARKS}:{IMAGE_SITE}"
     env["CHIPPERF_VENDOR"] = "cpu"
     env["CHIPPERF_DEVICE"] = "cpu"
     return {**env, **extra}

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 STEPS = Path(__file__).parent / "llm_layout_steps.py"
+IMAGE_SITE = Path(__file__).parents[1] / "imagesite"    # no scikit-learn, as in the cpu images
 TIMEOUT_S = 240
 # fp32 on CPU: layouts sum the same terms in another order (all-reduces, sharded matmuls,
 # all-to-all). Measured: relative differences up to 1e-6 after 3 AdamW steps (PP x TP, EP x
@@ -26,7 +27,9 @@ def layout_steps(case: str, nproc: int, out: Path, *overrides: str) -> dict:
     with subprocess.Popen([sys.executable, str(STEPS), *ranks, case, str(out), *overrides],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           start_new_session=True,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"}) as run:
+                          env={**os.environ, "OMP_NUM_THREADS": "1",
+                               "PYTHONPATH": os.pathsep.join(filter(None, (
+                                   str(IMAGE_SITE), os.environ.get("PYTHONPATH"))))}) as run:
         try:
             _, stderr = run.communicate(timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired as exc:
