@@ -6,7 +6,10 @@ the points before it stay in FINISHED and the report (chart and CSV).
 
 - vLLM's OpenAI server on the tiny seeded random Llama over concurrency 1, 2, 4 (the chat
   shape, reduced). Where vLLM cannot run on the processor, the transformers engine serves
-  instead (serve_fallback), said in the test's output.
+  instead (serve_fallback), said in the test's output. Before the sweep (serve_accuracy_when:
+  before_sweep), in the same server's life: the accuracy guard (vLLM's greedy tokens equal
+  transformers' on the same weights) and lm-eval on chipperf's two local tasks, whose scores
+  outlive the kill.
 - chipperf's transformers engine server (`tfserver`, engine transformers_server) at
   concurrency 1 and 2 with an SLO and a price: what tests/runtime/
   test_served_transformers_sweep.py checks locally (tests/served_checks.py), here where CI
@@ -14,8 +17,8 @@ the points before it stay in FINISHED and the report (chart and CSV).
 - lm-eval's accuracy step through the product: the transformers engine server at concurrency
   1, then lm-eval (the image's lm-eval[api]) on chipperf's two local tasks, 2 examples each;
   its scores land in FINISHED, summary.json and the report beside the sweep's speed. A run of
-  its own: the two runs above kill their server during the last point, so lm-eval would only
-  say it did not run."""
+  its own, with lm-eval after the sweep (the default): the two runs above kill their server
+  during the last point, after which lm-eval would only say it did not run."""
 
 from __future__ import annotations
 

@@ -7,10 +7,12 @@ where vLLM cannot run and ``serve_fallback`` allows it).
     ...                         model dir (the seeded random model + tokenizer, or model_dir),
                                 server started, GET /health polled until healthy
     INIT_END                    server_ready_s (launch -> healthy: load and warm-up)
+    ...                         serve_accuracy_when: before_sweep: the accuracy questions here
     TRAIN_START .. TRAIN_END    the sweep: shape x concurrency points, each checked against
                                 the server's /metrics token counters
-    ...                         the accuracy guard's greedy tokens, lm-eval's tasks
-                                (serve_lmeval_tasks: ``accuracy_tasks``), the server stopped
+    ...                         after_sweep (the default): the accuracy guard's greedy tokens,
+                                lm-eval's tasks (serve_lmeval_tasks: ``accuracy_tasks``);
+                                the server stopped
     FINISHED                    ``serving.sweep`` (points, server timings, shapes); a point
                                 whose server died is failed with its log, the sweep ends there
 
