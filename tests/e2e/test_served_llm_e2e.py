@@ -6,7 +6,10 @@ the points before it stay in FINISHED and the report (chart and CSV).
 
 - vLLM's OpenAI server on the tiny seeded random Llama over concurrency 1, 2, 4 (the chat
   shape, reduced). Where vLLM cannot run on the processor, the transformers engine serves
-  instead (serve_fallback), said in the test's output.
+  instead (serve_fallback), said in the test's output. Before the sweep (serve_accuracy_when:
+  before_sweep), in the same server's life: the accuracy guard (vLLM's greedy tokens equal
+  transformers' on the same weights) and lm-eval on chipperf's two local tasks, whose scores
+  outlive the kill.
 - chipperf's transformers engine server (`tfserver`, engine transformers_server) at
   concurrency 1 and 2 with an SLO and a price: what tests/runtime/
   test_served_transformers_sweep.py checks locally (tests/served_checks.py), here where CI
@@ -14,8 +17,8 @@ the points before it stay in FINISHED and the report (chart and CSV).
 - lm-eval's accuracy step through the product: the transformers engine server at concurrency
   1, then lm-eval (the image's lm-eval[api]) on chipperf's two local tasks, 2 examples each;
   its scores land in FINISHED, summary.json and the report beside the sweep's speed. A run of
-  its own: the two runs above kill their server during the last point, so lm-eval would only
-  say it did not run."""
+  its own, with lm-eval after the sweep (the default): the two runs above kill their server
+  during the last point, after which lm-eval would only say it did not run."""
 
 from __future__ import annotations
 
@@ -49,6 +52,7 @@ KILLED_RATE = {"serve_request_rates": [0.5], "serve_rate_prompts": 4}
 KILLED_POINT = "chat_r0.5"
 SLO_TTFT_MS, SLO_TPOT_MS, PRICE = 2000.0, 200.0, 2.0
 LMEVAL_TASKS, LMEVAL_LIMIT = ("chipperf_arith", "chipperf_arith_mc"), 2
+DYNAMO_OFF = {"TORCHDYNAMO_DISABLE": "1"}
 
 
 def case_container(client: docker.DockerClient, work: Path) -> Any:
@@ -132,10 +136,17 @@ def test_served_sweep_through_vllm_with_the_server_killed_once(tmp_path, sim_clu
     # vLLM's CPU attention runs head sizes 32, 64, ... (not the cpu preset's 64 / 4 = 16)
     # where vLLM's CPU build cannot run on this processor, the transformers engine serves
     # behind the same protocol, and the test says so in its output (served_by)
+    # lm-eval and the guard ask before the sweep (serve_accuracy_when), so the kill during the
+    # last point leaves their answers in the record: one server start for speed and accuracy.
+    # TORCHDYNAMO_DISABLE: vLLM's CPU sampler would compile its logprob helper with inductor
+    # at lm-eval's first log-likelihood request (24.5 s here); eager gives the same logprobs
     finished, node, run_dir = run_served(tmp_path, sim_cluster, prompts, {
         "engine": "vllm_server", "num_heads": 2, "num_kv_heads": 1,
-        "serve_fallback": "transformers"})
+        "serve_fallback": "transformers", "serve_accuracy_when": "before_sweep",
+        "serve_lmeval_tasks": list(LMEVAL_TASKS), "serve_lmeval_limit": LMEVAL_LIMIT,
+        **{f"serve_engine_env.{name}": value for name, value in DYNAMO_OFF.items()}})
     sweep = finished["serving"]["sweep"]
+    assert sweep["server"]["env"] == DYNAMO_OFF and sweep["accuracy_when"] == "before_sweep"
     assert sweep["served_by"]["engine"] == "vllm" or "vLLM cannot run here" in sweep[
         "served_by"]["why"]
     *good, died = sweep["points"]
@@ -149,6 +160,35 @@ def test_served_sweep_through_vllm_with_the_server_killed_once(tmp_path, sim_clu
     assert (node / "serving_curve.csv").read_text().count("\n") == 5
     served_checks.check_one_generator(sweep)
     check_report(run_dir)
+    guard = sweep["accuracy_guard"]
+    assert guard["agree"] is True and guard["token_agreement"] == 1.0, guard
+    check_lm_eval(sweep, node, run_dir)
+
+
+def check_lm_eval(sweep: dict, node: Path, run_dir: Path) -> None:
+    """lm-eval's scores of the served engine: both tasks scored on LMEVAL_LIMIT examples
+    (FINISHED and lm-eval's own results.json agree), kept in summary.json beside the
+    points' tokens/s and shown in the report."""
+    tasks = sweep["accuracy_tasks"]
+    print(f"lm-eval ({sweep['served_by']['engine']}): {tasks.get('harness')} in "
+          f"{tasks.get('elapsed_s', 0):.1f} s: "
+          + ", ".join(f"{s['task']} {s['metric']} {s['value']}" for s in tasks["scores"]))
+    assert "not_run" not in tasks and tasks["harness"].startswith("lm-eval 0.4."), tasks
+    assert tasks["meaningful"] is False and tasks["limit"] == LMEVAL_LIMIT
+    scores = {s["task"]: s for s in tasks["scores"]}
+    assert sorted(scores) == sorted(LMEVAL_TASKS), tasks
+    assert all(s["n"] == LMEVAL_LIMIT and 0 <= s["value"] <= 1 for s in scores.values())
+    harness = json.loads((node / "lmeval" / "results.json").read_text())
+    assert {t: n["effective"] for t, n in harness["n-samples"].items()} == dict.fromkeys(
+        LMEVAL_TASKS, LMEVAL_LIMIT), harness
+    summary = json.loads((run_dir / "summary.json").read_text())
+    (result,) = summary["cases"]
+    kept = result["rounds"][0]["serving"]["sweep"]
+    assert kept["accuracy_tasks"]["scores"] == tasks["scores"]
+    assert kept["points"][0]["output_tokens_per_s_per_chip"] > 0
+    report = (run_dir / "report.html").read_text()
+    assert "Served accuracy (beside the speed)" in report and "Served sweep" in report
+    assert all(name in report for name in LMEVAL_TASKS)
 
 
 def test_served_sweep_through_the_transformers_engine_server(tmp_path, sim_cluster, prompts):
@@ -174,20 +214,5 @@ def test_lm_eval_scores_land_beside_the_speed(tmp_path, sim_cluster, prompts):
         kill=False)
     sweep = finished["serving"]["sweep"]
     served_checks.check_measured_points(sweep["points"], node)
-    tasks = sweep["accuracy_tasks"]
-    print(f"lm-eval: {tasks.get('harness')} in {tasks['elapsed_s']:.1f} s: "
-          + ", ".join(f"{s['task']} {s['metric']} {s['value']}" for s in tasks["scores"]))
-    assert "not_run" not in tasks and tasks["harness"].startswith("lm-eval 0.4."), tasks
-    assert tasks["meaningful"] is False and tasks["limit"] == LMEVAL_LIMIT
-    scores = {s["task"]: s for s in tasks["scores"]}
-    assert sorted(scores) == sorted(LMEVAL_TASKS), tasks
-    assert all(s["n"] == LMEVAL_LIMIT and 0 <= s["value"] <= 1 for s in scores.values())
-    assert (node / "lmeval" / "results.json").is_file()
-    summary = json.loads((run_dir / "summary.json").read_text())
-    (result,) = summary["cases"]
-    kept = result["rounds"][0]["serving"]["sweep"]
-    assert kept["accuracy_tasks"]["scores"] == tasks["scores"]
-    assert kept["points"][0]["output_tokens_per_s_per_chip"] > 0
-    report = (run_dir / "report.html").read_text()
-    assert "Served accuracy (beside the speed)" in report and "Served sweep" in report
-    assert all(name in report for name in LMEVAL_TASKS)
+    assert sweep["accuracy_when"] == "after_sweep"
+    check_lm_eval(sweep, node, run_dir)

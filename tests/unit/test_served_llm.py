@@ -197,17 +197,23 @@ def test_the_served_keys_report_every_problem_at_once() -> None:
     folder = Path(__file__).resolve().parents[2] / "inference/configs/llama3_8b"
     good = configuration.load(folder, "cpu_configuration.yaml", [
         "serve_fallback=transformers", "serve_slo_ttft_ms=500", "serve_request_rates=[0.5, 2]",
-        "serve_chip_hour_price=2.5"])
+        "serve_chip_hour_price=2.5", "serve_engine_env={TORCHDYNAMO_DISABLE: 1}"])
     assert ServedSettings.from_config(good).goodput() == ("ttft:500",)
+    assert ServedSettings.from_config(good).engine_env() == (("TORCHDYNAMO_DISABLE", "1"),)
     bad = configuration.load(folder, "cpu_configuration.yaml", [
         "serve_fallback=sglang", "serve_slo_tpot_ms=0", "serve_request_rates=[1, -2]",
-        "serve_check_prompts=-1"])
+        "serve_check_prompts=-1", "serve_accuracy_when=during_sweep",
+        "serve_engine_env={TORCHDYNAMO_DISABLE: [1]}"])
     with pytest.raises(CaseError) as caught:
         ServedSettings.from_config(bad)
     assert str(caught.value).splitlines()[1:] == [
         "  serve_request_rates: must be a list of requests/s > 0, got [1, -2]",
         "  serve_slo_tpot_ms: must be null or a number > 0, got 0",
         "  serve_check_prompts: must be a whole number >= 0, got -1",
+        "  serve_engine_env: must be a mapping of environment variable names to "
+        "values (strings or numbers), got {'TORCHDYNAMO_DISABLE': (1,)}",
+        "  serve_accuracy_when: must be one of after_sweep, before_sweep (when the accuracy "
+        "guard and lm-eval ask the server), got 'during_sweep'",
         "  serve_fallback: must be null or one of transformers, got 'sglang'"]
 
 

@@ -126,6 +126,12 @@ def test_the_report_shows_the_scores_and_the_guard_beside_the_sweep() -> None:
                                "at most 10 examples each; not meaningful")
     markdown = "\n".join(_inference_notes(case))
     assert "### Served accuracy (beside the speed)" in markdown and "| chipperf_arith |" in markdown
+    first = CaseResult(dir_name=case.dir_name, suite="inference", rounds=(RoundResult(
+        number=1, serving={"sweep": {**sweep, "accuracy_when": "before_sweep"}}),))
+    guard_note, tasks_note = servedaccuracy.accuracy_notes(first)
+    assert guard_note == notes[0] + " (asked before the sweep)"
+    assert tasks_note.startswith("Round 1: lm-eval 0.4.13 on chipperf_arith, chipperf_arith_mc, "
+                                 "at most 10 examples each; asked before the sweep; not meaningful")
 
 
 def test_plan_refuses_lmeval_tasks_only_where_the_image_lacks_lmeval() -> None:

@@ -1,7 +1,8 @@
 """The accuracy of a served sweep, shown beside its speed: lm-eval's task scores (FINISHED
 ``serving.sweep.accuracy_tasks``: task, metric, value, stderr, n) as a table, and one sentence
 per round for the accuracy guard (served greedy tokens against the reference engine's) and for
-what the scores mean (chipperf's seeded random weights: nothing). Pure: rows for markdown and
+what the scores mean (chipperf's seeded random weights: nothing), each saying when it was asked
+before the sweep (serve_accuracy_when). Pure: rows for markdown and
 HTML alike.
 """
 
@@ -38,10 +39,13 @@ def accuracy_notes(case: CaseResult) -> list[str]:
     lines = []
     for r in case.rounds:
         guard, tasks = _guard(r.serving), _tasks(r.serving)
+        when = ("asked before the sweep" if (sweep_of(r.serving) or {}).get("accuracy_when")
+                == "before_sweep" else None)
         if guard:
-            lines.append(f"Round {r.number}: accuracy guard: " + _guard_text(guard))
+            lines.append(f"Round {r.number}: accuracy guard: " + _guard_text(guard)
+                         + (f" ({when})" if when else ""))
         if tasks:
-            said = [tasks.get("not_run"), tasks.get("note")]
+            said = [when, tasks.get("not_run"), tasks.get("note")]
             lines.append(f"Round {r.number}: {tasks.get('harness')} on "
                          f"{', '.join(map(str, tasks.get('tasks', [])))}, at most "
                          f"{_num(tasks.get('limit'))} examples each"

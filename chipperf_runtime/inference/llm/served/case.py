@@ -7,10 +7,12 @@ where vLLM cannot run and ``serve_fallback`` allows it).
     ...                         model dir (the seeded random model + tokenizer, or model_dir),
                                 server started, GET /health polled until healthy
     INIT_END                    server_ready_s (launch -> healthy: load and warm-up)
+    ...                         serve_accuracy_when: before_sweep: the accuracy questions here
     TRAIN_START .. TRAIN_END    the sweep: shape x concurrency points, each checked against
                                 the server's /metrics token counters
-    ...                         the accuracy guard's greedy tokens, lm-eval's tasks
-                                (serve_lmeval_tasks: ``accuracy_tasks``), the server stopped
+    ...                         after_sweep (the default): the accuracy guard's greedy tokens,
+                                lm-eval's tasks (serve_lmeval_tasks: ``accuracy_tasks``);
+                                the server stopped
     FINISHED                    ``serving.sweep`` (points, server timings, shapes); a point
                                 whose server died is failed with its log, the sweep ends there
 
@@ -65,7 +67,9 @@ def run(name: str, args: Any, config: Mapping[str, Any], engine: str, log: PerfL
     spec = ServerSpec(served_by.engine, model_dir, served.serve_port, precision,
                       llama.max_position_embeddings, max(served.serve_concurrency), seed,
                       served.serve_memory_utilization,
-                      extra_args=tuple(served.serve_engine_args), tp_size=served.serve_chips,
+                      extra_args=tuple(served.serve_engine_args),
+                      extra_env=served.engine_env(),
+                      tp_size=served.serve_chips,
                       options_file=out / f"{served_by.engine}-options.yaml")
     check = guard_spec(served, config, llama.max_position_embeddings)
     tasks = prepare_harness(served, spec, seed, Path(args.data_dir), out)
@@ -86,25 +90,28 @@ def serve(spec: ServerSpec, plan: sweep.SweepSpec, served: ServedSettings,
           served_by: choice.ServedBy, log: PerfLogger,
           out: Path) -> tuple[dict, float, list[list[int]] | str]:
     """The server's life: started beside the sweep's load generator (their imports overlap),
-    healthy, the sweep (the timed window), the guard's questions and lm-eval's tasks (after
-    the window, so neither loads the server while it is timed, and a harness failure costs
-    no point), both stopped; (the sweep with the server's and the generator's timings and
-    the tasks' scores, its seconds, the guard's answers)."""
-    check, tasks = checks
+    healthy, the sweep (the timed window) and the accuracy questions (the guard's and
+    lm-eval's: never inside the window; after it by default, so a harness failure costs no
+    point; before it with serve_accuracy_when: before_sweep, so a server that dies in the
+    sweep keeps its accuracy), both stopped; (the sweep with the server's and the
+    generator's timings and the tasks' scores, its seconds, the guard's answers)."""
     generator = LoadGenerator(generator_argv(), out / "sweep" / "loadgen.log",
                               served.serve_ready_timeout_s)
     with ServingProcess(spec, out / "server.log") as server, generator:
         ready_s = server.wait_ready(served.serve_ready_timeout_s)
         log.event("INIT_END", {"server_ready_s": ready_s, "server_argv": spec.argv(),
                                "model_dir": str(spec.model_dir), "served_by": served_by.record()})
+        first = served.serve_accuracy_when == "before_sweep"
+        asked = ask_accuracy(server, checks, served, out) if first else None
         log.event("TRAIN_START", {"scenarios": ["sweep"], "points": len(plan.points)})
         window = time.perf_counter()
         result = sweep.run_sweep(server, generator, plan, spec.model_dir, out / "sweep")
         window_s = time.perf_counter() - window
         log.event("TRAIN_END", {"time_s": window_s})
-        answers = ask_guard(server, spec.model_dir, check)
-        if tasks is not None:
-            result["accuracy_tasks"] = ask_harness(server, tasks, served, out / "lmeval")
+        answers, scores = asked or ask_accuracy(server, checks, served, out)
+    if scores is not None:
+        result["accuracy_tasks"] = scores
+    result["accuracy_when"] = served.serve_accuracy_when
     result["server"] = dict(server.timings)
     result["load_generator"] = dict(generator.timings)
     return result, window_s, answers
@@ -119,6 +126,17 @@ def finish(result: dict, args: Any, config: Mapping[str, Any], window_s: float, 
         finished["preset"] = reduced
     log.event("FINISHED", finished)
     return finished
+
+
+def ask_accuracy(server: ServingProcess,
+                 checks: tuple[guard.GuardSpec, Optional[harness.HarnessRun]],
+                 served: ServedSettings, out: Path) -> tuple[list[list[int]] | str,
+                                                             Optional[dict[str, Any]]]:
+    """The guard's answers and lm-eval's record (None when no task is asked)."""
+    check, tasks = checks
+    answers = ask_guard(server, server.spec.model_dir, check)
+    return answers, None if tasks is None else ask_harness(server, tasks, served,
+                                                            out / "lmeval")
 
 
 def guard_spec(served: ServedSettings, config: Mapping[str, Any],

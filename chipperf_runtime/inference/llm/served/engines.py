@@ -48,6 +48,7 @@ class ServerSpec:
     host: str = "127.0.0.1"
     python: str = sys.executable
     extra_args: tuple[str, ...] = ()  # more server arguments, one argv item each
+    extra_env: tuple[tuple[str, str], ...] = ()   # more environment variables of the server
     tp_size: int = 1                  # tensor-parallel chips (SGLang, TensorRT-LLM)
     options_file: Optional[Path] = None   # the options file an engine reads (TensorRT-LLM)
 

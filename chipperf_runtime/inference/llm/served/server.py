@@ -88,8 +88,10 @@ class ServingProcess:
             self._launched = time.monotonic()
             self.process = subprocess.Popen(self.spec.argv(), stdout=log,
                                             stderr=subprocess.STDOUT, start_new_session=True,
-                                            env=bench_env())
+                                            env={**bench_env(), **dict(self.spec.extra_env)})
         self.timings["argv"] = self.spec.argv()
+        if self.spec.extra_env:
+            self.timings["env"] = dict(self.spec.extra_env)
         return self
 
     def __exit__(self, *exc: object) -> None:

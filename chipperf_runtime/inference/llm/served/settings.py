@@ -15,6 +15,9 @@ from chipperf_runtime.inference.llm.served.loadgen import Shape
 from chipperf_runtime.inference.llm.served.sweep import SHAPES
 from chipperf_runtime.inference.settings import from_keys
 
+# when the accuracy questions (the guard's, lm-eval's) are asked: never inside the timed window
+ACCURACY_WHEN = ("after_sweep", "before_sweep")
+
 
 @dataclass(frozen=True)
 class ServedSettings:
@@ -36,10 +39,12 @@ class ServedSettings:
     serve_chips: int
     serve_memory_utilization: float   # vLLM's --gpu-memory-utilization (on CPU: of host memory)
     serve_engine_args: tuple          # more server arguments, one argv item each
+    serve_engine_env: Mapping[str, Any]   # NAME: value, more environment of the server
     serve_lmeval_tasks: tuple         # lm-eval tasks asked of the server after the sweep (lmtasks.py)
     serve_lmeval_limit: Optional[int]   # examples per task (lm-eval's --limit); null: all
     serve_lmeval_local_tasks: Mapping[str, Any]   # name -> {kind, data_file}: the user's own sets
     serve_lmeval_timeout_s: float     # the harness run is killed past it (the sweep is kept)
+    serve_accuracy_when: str          # after_sweep | before_sweep: when the guard and lm-eval ask
     model_dir: Optional[str]
     serve_fallback: Optional[str]     # null, or transformers: the engine where vLLM cannot run
 
@@ -54,6 +59,10 @@ class ServedSettings:
         """vLLM bench serve's ``--goodput`` pairs of the SLO; () when none is set."""
         limits = (("ttft", self.serve_slo_ttft_ms), ("tpot", self.serve_slo_tpot_ms))
         return tuple(f"{name}:{value:g}" for name, value in limits if value is not None)
+
+    def engine_env(self) -> tuple[tuple[str, str], ...]:
+        """serve_engine_env as the server's environment entries (numbers written as text)."""
+        return tuple((name, str(value)) for name, value in self.serve_engine_env.items())
 
     def shape_record(self) -> list[dict[str, Any]]:
         """Each shape with InferenceMAX's tokens beside the run's: ``reduced`` when smaller."""
@@ -95,6 +104,13 @@ class ServedSettings:
         if not all(isinstance(a, str) for a in self.serve_engine_args):
             out.append("serve_engine_args: must be a list of strings (one argument each), got "
                        f"{list(self.serve_engine_args)!r}")
+        env = self.serve_engine_env
+        if not (isinstance(env, Mapping) and all(
+                isinstance(k, str) and k and "=" not in k and isinstance(v, (str, int, float))
+                and not isinstance(v, bool) for k, v in env.items())):
+            shown = dict(env) if isinstance(env, Mapping) else env
+            out.append("serve_engine_env: must be a mapping of environment variable names to "
+                       f"values (strings or numbers), got {shown!r}")
         if not 0 < self.serve_memory_utilization <= 1:
             out.append("serve_memory_utilization: must be in (0, 1], got "
                        f"{self.serve_memory_utilization!r}")
@@ -102,6 +118,10 @@ class ServedSettings:
                                                and self.model_dir.startswith("/")):
             out.append(f"model_dir: must be null or an absolute path (the folder as the case's "
                        f"container sees it), got {self.model_dir!r}")
+        if self.serve_accuracy_when not in ACCURACY_WHEN:
+            out.append(f"serve_accuracy_when: must be one of {', '.join(ACCURACY_WHEN)} (when the "
+                       f"accuracy guard and lm-eval ask the server), got "
+                       f"{self.serve_accuracy_when!r}")
         if self.serve_fallback not in (None, *FALLBACKS):
             out.append(f"serve_fallback: must be null or one of {', '.join(FALLBACKS)}, got "
                        f"{self.serve_fallback!r}")
