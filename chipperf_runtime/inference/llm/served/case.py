@@ -134,7 +134,7 @@ def ask_accuracy(server: ServingProcess,
                                                              Optional[dict[str, Any]]]:
     """The guard's answers and lm-eval's record (None when no task is asked)."""
     check, tasks = checks
-    answers = ask_guard(server, server.spec.model_dir, check)
+    answers = ask_guard(server, server.spec.model_dir, check, dead_note(served))
     return answers, None if tasks is None else ask_harness(server, tasks, served,
                                                             out / "lmeval")
 
@@ -147,13 +147,21 @@ def guard_spec(served: ServedSettings, config: Mapping[str, Any],
                            int(config["vocab_size"]), int(config["seed"]))
 
 
-def ask_guard(server: ServingProcess, model_dir: Path,
-              check: guard.GuardSpec) -> list[list[int]] | str:
-    """The served tokens of the guard's prompts, or why they could not be asked."""
+def dead_note(served: ServedSettings) -> str:
+    """Why the guard and lm-eval were not asked when the server is no longer running."""
+    if served.serve_accuracy_when == "before_sweep":
+        return "not run: the server died before the sweep (serve_accuracy_when: before_sweep)"
+    return "not run: the server died during the sweep"
+
+
+def ask_guard(server: ServingProcess, model_dir: Path, check: guard.GuardSpec,
+              dead: str) -> list[list[int]] | str:
+    """The served tokens of the guard's prompts, or why they could not be asked (``dead``:
+    the server is no longer running)."""
     if not check.prompts:
         return "not run: serve_check_prompts is 0"
     if not server.alive():
-        return "not run: the server died during the sweep"
+        return dead
     try:
         return guard.served_tokens(server.spec.base_url, str(model_dir), check.prompt_ids(),
                                    check.output_tokens)
@@ -189,7 +197,7 @@ def ask_harness(server: ServingProcess, run: harness.HarnessRun, served: ServedS
     """lm-eval's scores of the running server, or why there are none (the sweep is kept)."""
     result, why = None, None
     if not server.alive():
-        why = "not run: the server died during the sweep"
+        why = dead_note(served)
     else:
         try:
             result = harness.evaluate(run, folder / "results.json", folder / "harness.log",
