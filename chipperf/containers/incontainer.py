@@ -8,7 +8,9 @@ the container it reaches, with the plan's environment; the result tree is the sa
 
 With ``IN_CONTAINER_NAME`` as well, HOSTS are hosts and each one's running container of that
 name is where the processes run (``chipperf.remote.container.ContainerHost``: ``docker exec``
-over the host's SSH); everything below is the same.
+over the host's SSH); everything below is the same, except that each process's supervisor is
+started with ``docker exec -d`` so that the engine reaps it (no zombie is left in a container
+whose PID 1 reaps nothing, such as ``sleep infinity`` without ``--init``).
 
 ``InContainerEngine`` stands where a host's Docker engine stands (``Host.docker()``), so the
 round logic is one for both modes: ``containers.run`` starts the spec's command through
@@ -27,6 +29,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from chipperf.errors import HostError
+from chipperf.remote.container import ContainerHost
 
 log = logging.getLogger("chipperf")
 
@@ -75,9 +78,17 @@ class Processes:
             labels: Mapping[str, str], **docker_only: Any) -> Process:
         state = f"{STATE_ROOT}/{labels.get(LABEL_RUN, 'run')}/{name}"
         python_path = environment.get("PYTHONPATH", "")
-        argv = ["env", *(f"{k}={v}" for k, v in environment.items()), "python3", "-m",
-                "chipperf_runtime.launch.detach", "start", state, *command]
-        result = self.host.run(argv, timeout=60, check=False)
+        detach = ["env", *(f"{k}={v}" for k, v in environment.items()), "python3", "-m",
+                  "chipperf_runtime.launch.detach"]
+        if isinstance(self.host, ContainerHost):   # the engine reaps the supervisor
+            self.host.makedirs(state.rsplit("/", 1)[0])
+            if not self.host.make_dir(state):
+                raise HostError(self.host.name, f"IN_CONTAINER_LAUNCH: {state} exists already "
+                                                f"in container {self.host.container!r}")
+            self.host.run_detached([*detach, "supervise", state, *command])
+            result = self.host.run([*detach, "started", state, "30"], timeout=60, check=False)
+        else:
+            result = self.host.run([*detach, "start", state, *command], timeout=60, check=False)
         if not result.ok:
             raise HostError(self.host.name, f"IN_CONTAINER_LAUNCH: starting {name} failed: "
                             f"{(result.stderr or result.stdout).strip()[-300:]}")

@@ -146,6 +146,7 @@ def test_case_runs_in_the_running_container_on_both_hosts(tmp_path, sim_cluster,
         left = container.exec_run(["find", f"{WORK_ROOT}/{record['run_id']}",
                                    f"/tmp/chipperf-incontainer/{record['run_id']}"])
         assert b"No such file" in left.output and left.exit_code != 0, left.output
+        assert _zombies(container) == [], address       # its PID 1 (sleep) reaps nothing
     assert leftovers(sim_cluster, record["run_id"]) == []
 
 
@@ -207,6 +208,13 @@ def test_container_stopped_mid_round_fails_the_round_and_leaves_the_other(
     left = containers[first].exec_run(["find", f"{WORK_ROOT}/{record['run_id']}",
                                        f"/tmp/chipperf-incontainer/{record['run_id']}"])
     assert b"No such file" in left.output and left.exit_code != 0, left.output
+
+
+def _zombies(container: Any) -> list[str]:
+    """The container's processes in state Z (exited, never reaped), as ``pid comm``."""
+    stats = container.exec_run(["sh", "-c", "cat /proc/[0-9]*/stat 2>/dev/null"]).output.decode()
+    return [f"{line.split()[0]} {line.split()[1]}" for line in stats.splitlines()
+            if line.rsplit(")", 1)[-1].split()[:1] == ["Z"]]
 
 
 def _event(log: Path, name: str) -> dict:
