@@ -97,13 +97,14 @@ class Processes:
         return Process(self.host, name, state, python_path)
 
     def list(self, all: bool = True, filters: Mapping[str, str] | None = None) -> list[Process]:
-        """This run's processes (``filters={"label": "chipperf.run=<id>"}``)."""
-        run_id = (filters or {}).get("label", "").partition("=")[2]
-        if not run_id:
+        """This run's processes (``filters={"label": "chipperf.run=<id>"}``), or every run's
+        (``{"label": "chipperf.run"}``: what `chipperf clean` looks for)."""
+        label, _, run_id = (filters or {}).get("label", "").partition("=")
+        if label != LABEL_RUN:
             return []
-        where = f"{STATE_ROOT}/{run_id}"
-        found = self.host.run(["find", where, "-mindepth", "1", "-maxdepth", "1", "-type", "d"],
-                              check=False)
+        where, depth = (f"{STATE_ROOT}/{run_id}", "1") if run_id else (STATE_ROOT, "2")
+        found = self.host.run(["find", where, "-mindepth", depth, "-maxdepth", depth,
+                               "-type", "d"], check=False)
         return [Process(self.host, path.rsplit("/", 1)[1], path, "")
                 for path in found.stdout.split() if found.ok]
 
@@ -114,6 +115,12 @@ class Process:
     def __init__(self, host: Any, name: str, state: str, python_path: str):
         self.host, self.name, self.state, self.python_path = host, name, state, python_path
         self.attrs: dict[str, Any] = {"State": {}}
+        self.labels = {LABEL_RUN: state.rsplit("/", 2)[-2]}   # STATE_ROOT/<run id>/<name>
+
+    @property
+    def status(self) -> str:
+        """Docker's words: "running" until the supervisor wrote the exit status."""
+        return "exited" if self.host.exists(f"{self.state}/exit") else "running"
 
     def wait(self, timeout: float | None = None) -> dict[str, int]:
         deadline = None if timeout is None else time.monotonic() + timeout

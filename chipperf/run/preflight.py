@@ -18,6 +18,7 @@ from chipperf.containers.incontainer import InContainerEngine
 from chipperf.errors import HostError
 from chipperf.plan import RunPlan
 from chipperf.remote import Host, HostGroup, each
+from chipperf.remote.container import ContainerHost
 from chipperf.run import precheck
 from chipperf.run.clusterlease import ClusterLease
 from chipperf.run.lease import hold_argv, lease_path
@@ -37,7 +38,9 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_conta
     Returns the hosts and, per host, the sensor paths its monitor sidecars can mount.
     ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH): no work-dir
     lease is held and no earlier run's leftovers are swept there (chipperf starts no
-    containers); the cluster lease is held there too (chipperf.run.clusterlease)."""
+    containers), except in the vendor's container IN_CONTAINER_NAME on each host, where
+    earlier runs of that container left theirs; the cluster lease is held there too
+    (chipperf.run.clusterlease)."""
     started = time.monotonic()
     hosts = opened.group()
     if in_container:
@@ -51,10 +54,10 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_conta
         sensors = {name: frozenset(p for p, there in info["sensors"].items() if there)
                    for name, info in facts.items()}
         hosts.run_step("claim work dirs", lambda h: _claim(
-            h, plan.work_dir(h.name, cluster.work_root), plan, claimed, not in_container))
+            h, plan.work_dir(h.name, cluster.work_root), plan, claimed, _sweepable(h, in_container)))
         archive = _code_archive(plan)
         hosts.run_step("upload code", lambda h: _upload(h, archive, plan.work_dir(h.name, cluster.work_root)))
-        if not in_container:
+        if all(_sweepable(h, in_container) for h in hosts.hosts.values()):
             _sweep_earlier_runs(hosts, cluster, plan.run_id)
     except BaseException:
         for host in claimed:  # only what this run made: a dir it found belongs to another run
@@ -66,6 +69,13 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_conta
     log.info("preflight on %d host(s): %.1f s (code archive %.1f KiB)", len(plan.hosts),
              time.monotonic() - started, len(archive) / 1024)
     return hosts, sensors
+
+
+def _sweepable(host: Host, in_container: bool) -> bool:
+    """Whether the run leases its work dir on ``host`` and sweeps what earlier runs left
+    there: chipperf's own containers, and the vendor's container IN_CONTAINER_NAME (reached
+    through the host, chipperf.remote.container); not the containers that are the hosts."""
+    return not in_container or isinstance(host, ContainerHost)
 
 
 def note_takeovers(lease: ClusterLease, hosts: HostGroup, record: RunRecord) -> None:

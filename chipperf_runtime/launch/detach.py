@@ -191,6 +191,8 @@ def _stop(state: Path, grace_s: float) -> int:
         pid = int((state / "pid").read_text())
     except (OSError, ValueError):
         return 0
+    if not _supervises(pid, state):   # gone (the container restarted): its pid is another's
+        return 0
     steps = ((lambda: os.killpg(pid, signal.SIGTERM), grace_s),
              (lambda: _signal_all(_descendants(pid), signal.SIGKILL), 5.0),
              (lambda: os.kill(pid, signal.SIGKILL), 5.0))
@@ -207,6 +209,15 @@ def _stop(state: Path, grace_s: float) -> int:
     _write(state / "finished_ms", str(int(time.time() * 1000)))   # it went with SIGKILL:
     _write(state / "exit", str(128 + signal.SIGKILL))             # say so for it
     return 0
+
+
+def _supervises(pid: int, state: Path) -> bool:
+    """Whether ``pid`` is the supervisor of ``state`` (not a process that took its number)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"supervise" in argv and str(state).encode() in argv
 
 
 def _write(path: Path, text: str) -> None:

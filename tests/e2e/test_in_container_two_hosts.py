@@ -205,9 +205,33 @@ def test_container_stopped_mid_round_fails_the_round_and_leaves_the_other(
     assert read_status(node)[0] == "failed"
     containers[first].reload()
     assert containers[first].status == "running"
-    left = containers[first].exec_run(["find", f"{WORK_ROOT}/{record['run_id']}",
-                                       f"/tmp/chipperf-incontainer/{record['run_id']}"])
+    run_id = record["run_id"]
+    left = containers[first].exec_run(["find", f"{WORK_ROOT}/{run_id}",
+                                       f"/tmp/chipperf-incontainer/{run_id}"])
     assert b"No such file" in left.output and left.exit_code != 0, left.output
+    _clean_in_the_container_once_it_runs_again(tmp_path, cluster, containers[second], second,
+                                               run_dir, console)
+
+
+def _clean_in_the_container_once_it_runs_again(tmp_path: Path, cluster: Path, container: Any,
+                                               address: str, run_dir: Path, console: str) -> None:
+    """What the run left in the stopped container (its work dir, its processes' state) is
+    named at the end with the command that removes it, which does so once it runs again."""
+    run_id = run_dir.name
+    assert f"[{address}] the run's processes in container '{NAME}' could not be removed" \
+           in console and f"`chipperf clean --cluster CLUSTER --in-container {NAME}`" in console
+    container.start()
+    work, states = f"{WORK_ROOT}/{run_id}/{address}", f"/tmp/chipperf-incontainer/{run_id}"
+    assert container.exec_run(["test", "-d", work]).exit_code == 0
+    assert container.exec_run(["test", "-d", states]).exit_code == 0
+    swept = chipperf("clean", "--cluster", str(cluster), "--in-container", NAME, cwd=tmp_path,
+                     timeout=120)
+    assert swept.returncode == 0, swept
+    assert f"{address}: collected 1 node dir(s), removed 2 process(es) and 1 work dir(s) in " \
+           f"container {NAME}" in swept.output, swept
+    left = container.exec_run(["find", f"{WORK_ROOT}/{run_id}", states])
+    assert b"No such file" in left.output and left.exit_code != 0, left.output
+    assert _zombies(container) == []
 
 
 def _zombies(container: Any) -> list[str]:
