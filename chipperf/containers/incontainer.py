@@ -162,6 +162,42 @@ class Process:
             return default
 
 
+# Where the monitor's RAPL source (chipperf_runtime.monitors.rapl) looks inside the container:
+# the container's own CHIPPERF_POWERCAP_ROOT, else /sys/class/powercap; flat or nested tree.
+# Prints `readable ROOT`, `unreadable FILE` or `absent ROOT`.
+RAPL_PROBE = """\
+root=${CHIPPERF_POWERCAP_ROOT:-/sys/class/powercap}
+for f in "$root"/intel-rapl*/energy_uj "$root"/intel-rapl/intel-rapl*/energy_uj; do
+  [ -e "$f" ] || continue
+  if cat "$f" >/dev/null 2>&1; then echo "readable $root"; else echo "unreadable $f"; fi
+  exit 0
+done
+echo "absent $root"
+"""
+POWERCAP_HINT = ("-v /sys/devices/virtual/powercap:/host/powercap:ro "
+                 "-e CHIPPERF_POWERCAP_ROOT=/host/powercap")
+
+
+def node_power(host: Any) -> tuple[bool, str]:
+    """Whether the monitor can read RAPL energy where the node's processes run (chipperf
+    mounts nothing into an existing container), and a line saying so, naming the container."""
+    inside = getattr(host, "container", None)          # chipperf.remote.container
+    where = f"inside container {inside!r}" if inside else "inside the container that is the host"
+    said = host.run(["sh", "-c", RAPL_PROBE], check=False).stdout.split(None, 1)
+    word, path = (said + ["", ""])[:2] if len(said) == 2 else ("absent", "?")
+    path = path.strip()
+    if word == "readable":
+        return True, f"RAPL energy read {where} from {path}"
+    if word == "unreadable":
+        return False, (f"RAPL counter {path} is not readable {where} (the kernel lets only root "
+                       "read it): CPU package power and energy are not measured; run the "
+                       "container's processes as root")
+    return False, (f"no RAPL energy counter {where} under {path} (the host has none, or Docker "
+                   "hides /sys/devices/virtual/powercap from containers): CPU package power "
+                   "and energy are not measured; start the container with "
+                   f"`{POWERCAP_HINT}` to measure them")
+
+
 def _stamp(epoch_ms: int | None) -> str:
     """Docker's time form, as ``runtime.lifetime`` reads it."""
     if epoch_ms is None:

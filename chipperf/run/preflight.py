@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from chipperf.config.model import ClusterConfig
-from chipperf.containers.incontainer import InContainerEngine
+from chipperf.containers.incontainer import InContainerEngine, node_power
 from chipperf.errors import HostError
 from chipperf.plan import RunPlan
 from chipperf.remote import Host, HostGroup, each
@@ -48,7 +48,7 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_conta
             host.use_engine(InContainerEngine(host))
     claimed: list[Host] = []
     try:
-        facts = hosts.run_step("check hosts", lambda h: _check_host(h, plan))
+        facts = hosts.run_step("check hosts", lambda h: _check_host(h, plan, in_container))
         for name, info in facts.items():
             record.host(name, **info)
         sensors = {name: frozenset(p for p, there in info["sensors"].items() if there)
@@ -108,13 +108,18 @@ def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -
                      ", ".join(swept.containers + swept.work_dirs))
 
 
-def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
+def _check_host(host: Host, plan: RunPlan, in_container: bool) -> dict[str, Any]:
+    """The engine's facts and the sensors the monitor sidecar can mount; in an existing
+    container (IN_CONTAINER_LAUNCH) nothing is mounted: whether RAPL reads there instead."""
     version = host.docker().version()
-    sensors = {path: host.exists(path) for path in plan.sensor_paths()}
     log.info("[%s] Docker %s (%s)", host.name, version.get("Version"), version.get("KernelVersion"))
-    return {"docker_version": version.get("Version"), "os": version.get("Os"),
-            "kernel": version.get("KernelVersion"), "arch": version.get("Arch"),
-            "sensors": sensors}
+    facts = {"docker_version": version.get("Version"), "os": version.get("Os"),
+             "kernel": version.get("KernelVersion"), "arch": version.get("Arch")}
+    if not in_container:
+        return {**facts, "sensors": {path: host.exists(path) for path in plan.sensor_paths()}}
+    readable, line = node_power(host)
+    (log.info if readable else log.warning)("[%s] node power: %s", host.name, line)
+    return {**facts, "sensors": {}, "node_power": {"rapl": readable, "note": line}}
 
 
 def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host], lease: bool) -> None:

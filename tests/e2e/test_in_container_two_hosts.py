@@ -129,6 +129,10 @@ def test_case_runs_in_the_running_container_on_both_hosts(tmp_path, sim_cluster,
     for rank, address in enumerate(containers):
         version = record["hosts"][address]["docker_version"]
         assert version.startswith(f"none: IN_CONTAINER_LAUNCH in container {NAME} "), version
+        power = record["hosts"][address]["node_power"]      # this machine has no RAPL
+        assert power["rapl"] is False and power["note"].startswith(
+            f"no RAPL energy counter inside container '{NAME}' under /sys/class/powercap"), power
+        assert f"[{address}] node power: {power['note']}" in result.output
         node = result.run_dir / CASE_DIR / "round1" / f"{address}_noderank{rank}"
         assert read_status(node) == ("succeeded", "")
         assert {p.name for p in node.iterdir()} >= {
@@ -158,6 +162,7 @@ def test_container_not_running_on_one_host_is_named_before_anything_starts(
     cluster, test = _configs(tmp_path, sim_cluster, text_dir)
     plan = chipperf("plan", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
     assert plan.returncode == 0 and f"the running container '{NAME}' on each host" in plan.output
+    assert "power       read by the monitor inside the container" in plan.output
     result = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path,
                       timeout=120)
     assert result.returncode == 2 and result.run_dir is None, result   # nothing was started

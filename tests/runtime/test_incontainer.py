@@ -92,6 +92,24 @@ def test_what_the_command_leaves_behind_is_adopted_ended_and_reaped(engine, tmp_
     assert f"left 1 process(es) running: {pid} (sleep); sending SIGTERM" in runtime.logs_tail(proc)
 
 
+def test_node_power_says_whether_rapl_reads_where_the_processes_run(tmp_path, monkeypatch):
+    """The probe reads the powercap tree the monitor will (flat or nested, at the container's
+    CHIPPERF_POWERCAP_ROOT); this machine has none of its own, so trees are made here."""
+    from chipperf.containers.incontainer import node_power
+
+    nested = tmp_path / "host-powercap" / "intel-rapl" / "intel-rapl:0"
+    nested.mkdir(parents=True)
+    (nested / "energy_uj").write_text("123456\n")
+    monkeypatch.setenv("CHIPPERF_POWERCAP_ROOT", str(tmp_path / "host-powercap"))
+    assert node_power(LocalHost()) == (True, "RAPL energy read inside the container that is "
+                                             f"the host from {tmp_path / 'host-powercap'}")
+    monkeypatch.setenv("CHIPPERF_POWERCAP_ROOT", str(tmp_path / "none"))
+    readable, line = node_power(LocalHost())
+    assert readable is False and line.startswith(
+        f"no RAPL energy counter inside the container that is the host under {tmp_path / 'none'}")
+    assert "-e CHIPPERF_POWERCAP_ROOT=/host/powercap` to measure them" in line
+
+
 def test_a_command_that_cannot_start_says_so(engine):
     proc = runtime.start(engine, spec("missing", "/no/such/program"), "local")
     assert runtime.exit_code(proc, timeout=30) == 127
