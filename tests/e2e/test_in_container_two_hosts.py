@@ -214,6 +214,7 @@ def test_container_stopped_mid_round_fails_the_round_and_leaves_the_other(
     left = containers[first].exec_run(["find", f"{WORK_ROOT}/{run_id}",
                                        f"/tmp/chipperf-incontainer/{run_id}"])
     assert b"No such file" in left.output and left.exit_code != 0, left.output
+    assert _zombies(containers[first]) == []            # its processes were stopped, and reaped
     _clean_in_the_container_once_it_runs_again(tmp_path, cluster, containers[second], second,
                                                run_dir, console)
 
