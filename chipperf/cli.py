@@ -150,7 +150,7 @@ def cmd_monitor(args: argparse.Namespace) -> int:
 def cmd_clean(args: argparse.Namespace) -> int:
     from chipperf.run.leftovers import clean
 
-    return _swept(*clean(load_cluster(args.cluster)))
+    return _swept(*clean(load_cluster(args.cluster), args.in_container))
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
@@ -304,6 +304,9 @@ def _add_host_commands(sub: Subparsers) -> None:
                                    "then remove their containers, sidecars and work dirs. A run "
                                    "that is going on (its master holds its lease) is left alone.")
     q.add_argument("--cluster", required=True, metavar="FILE", help="cluster config (.py or .yaml)")
+    q.add_argument("--in-container", metavar="NAME",
+                   help="IN_CONTAINER_NAME runs: look inside the running container NAME on "
+                        "each host (their work dirs and processes) instead of on the host")
     q.set_defaults(fn=cmd_clean)
     q = sub.add_parser("collect", help="bring home a run's files its hosts still have",
                        description="Copy the node dirs a run left on its hosts (a host that "

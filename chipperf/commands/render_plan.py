@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from chipperf.config.model import ClusterConfig, TestConfig
 from chipperf.containers.images import LAYER_SUFFIX, never_built
+from chipperf.containers.incontainer import POWERCAP_HINT
 from chipperf.containers.spec import ContainerSpec, docker_run_line, option_words
 from chipperf.plan import CasePlan, RunPlan, case_knobs
 from chipperf.plan.sweep import sweep_lines
@@ -44,6 +45,12 @@ def render_plan(plan: RunPlan, cluster: ClusterConfig, test: TestConfig,
         lines.append("launch      IN_CONTAINER_LAUNCH: the hosts are existing containers; no image "
                      "is built and no container started: the commands below run as processes "
                      "in them")
+    if test.in_container_launch:
+        lines.append("power       read by the monitor inside the container (chipperf mounts "
+                     "nothing into it): RAPL from the container's CHIPPERF_POWERCAP_ROOT or "
+                     "/sys/class/powercap, which Docker hides unless the container was started "
+                     f"with `{POWERCAP_HINT}`; the run checks it on each host and says so "
+                     "(run.json hosts.<host>.node_power)")
     for skipped in test.skipped:
         lines += ["", f"skipped {skipped.key} (--keep-going)",
                   *(f"  problem   {problem}" for problem in skipped.problems)]

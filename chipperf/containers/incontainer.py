@@ -8,7 +8,9 @@ the container it reaches, with the plan's environment; the result tree is the sa
 
 With ``IN_CONTAINER_NAME`` as well, HOSTS are hosts and each one's running container of that
 name is where the processes run (``chipperf.remote.container.ContainerHost``: ``docker exec``
-over the host's SSH); everything below is the same.
+over the host's SSH); everything below is the same, except that each process's supervisor is
+started with ``docker exec -d`` so that the engine reaps it (no zombie is left in a container
+whose PID 1 reaps nothing, such as ``sleep infinity`` without ``--init``).
 
 ``InContainerEngine`` stands where a host's Docker engine stands (``Host.docker()``), so the
 round logic is one for both modes: ``containers.run`` starts the spec's command through
@@ -27,6 +29,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from chipperf.errors import HostError
+from chipperf.remote.container import ContainerHost
 
 log = logging.getLogger("chipperf")
 
@@ -75,9 +78,17 @@ class Processes:
             labels: Mapping[str, str], **docker_only: Any) -> Process:
         state = f"{STATE_ROOT}/{labels.get(LABEL_RUN, 'run')}/{name}"
         python_path = environment.get("PYTHONPATH", "")
-        argv = ["env", *(f"{k}={v}" for k, v in environment.items()), "python3", "-m",
-                "chipperf_runtime.launch.detach", "start", state, *command]
-        result = self.host.run(argv, timeout=60, check=False)
+        detach = ["env", *(f"{k}={v}" for k, v in environment.items()), "python3", "-m",
+                  "chipperf_runtime.launch.detach"]
+        if isinstance(self.host, ContainerHost):   # the engine reaps the supervisor
+            self.host.makedirs(state.rsplit("/", 1)[0])
+            if not self.host.make_dir(state):
+                raise HostError(self.host.name, f"IN_CONTAINER_LAUNCH: {state} exists already "
+                                                f"in container {self.host.container!r}")
+            self.host.run_detached([*detach, "supervise", state, *command])
+            result = self.host.run([*detach, "started", state, "30"], timeout=60, check=False)
+        else:
+            result = self.host.run([*detach, "start", state, *command], timeout=60, check=False)
         if not result.ok:
             raise HostError(self.host.name, f"IN_CONTAINER_LAUNCH: starting {name} failed: "
                             f"{(result.stderr or result.stdout).strip()[-300:]}")
@@ -86,13 +97,14 @@ class Processes:
         return Process(self.host, name, state, python_path)
 
     def list(self, all: bool = True, filters: Mapping[str, str] | None = None) -> list[Process]:
-        """This run's processes (``filters={"label": "chipperf.run=<id>"}``)."""
-        run_id = (filters or {}).get("label", "").partition("=")[2]
-        if not run_id:
+        """This run's processes (``filters={"label": "chipperf.run=<id>"}``), or every run's
+        (``{"label": "chipperf.run"}``: what `chipperf clean` looks for)."""
+        label, _, run_id = (filters or {}).get("label", "").partition("=")
+        if label != LABEL_RUN:
             return []
-        where = f"{STATE_ROOT}/{run_id}"
-        found = self.host.run(["find", where, "-mindepth", "1", "-maxdepth", "1", "-type", "d"],
-                              check=False)
+        where, depth = (f"{STATE_ROOT}/{run_id}", "1") if run_id else (STATE_ROOT, "2")
+        found = self.host.run(["find", where, "-mindepth", depth, "-maxdepth", depth,
+                               "-type", "d"], check=False)
         return [Process(self.host, path.rsplit("/", 1)[1], path, "")
                 for path in found.stdout.split() if found.ok]
 
@@ -103,6 +115,12 @@ class Process:
     def __init__(self, host: Any, name: str, state: str, python_path: str):
         self.host, self.name, self.state, self.python_path = host, name, state, python_path
         self.attrs: dict[str, Any] = {"State": {}}
+        self.labels = {LABEL_RUN: state.rsplit("/", 2)[-2]}   # STATE_ROOT/<run id>/<name>
+
+    @property
+    def status(self) -> str:
+        """Docker's words: "running" until the supervisor wrote the exit status."""
+        return "exited" if self.host.exists(f"{self.state}/exit") else "running"
 
     def wait(self, timeout: float | None = None) -> dict[str, int]:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -142,6 +160,42 @@ class Process:
             return int(self.host.read_tail(f"{self.state}/{name}", 64).decode().strip())
         except (HostError, ValueError):
             return default
+
+
+# Where the monitor's RAPL source (chipperf_runtime.monitors.rapl) looks inside the container:
+# the container's own CHIPPERF_POWERCAP_ROOT, else /sys/class/powercap; flat or nested tree.
+# Prints `readable ROOT`, `unreadable FILE` or `absent ROOT`.
+RAPL_PROBE = """\
+root=${CHIPPERF_POWERCAP_ROOT:-/sys/class/powercap}
+for f in "$root"/intel-rapl*/energy_uj "$root"/intel-rapl/intel-rapl*/energy_uj; do
+  [ -e "$f" ] || continue
+  if cat "$f" >/dev/null 2>&1; then echo "readable $root"; else echo "unreadable $f"; fi
+  exit 0
+done
+echo "absent $root"
+"""
+POWERCAP_HINT = ("-v /sys/devices/virtual/powercap:/host/powercap:ro "
+                 "-e CHIPPERF_POWERCAP_ROOT=/host/powercap")
+
+
+def node_power(host: Any) -> tuple[bool, str]:
+    """Whether the monitor can read RAPL energy where the node's processes run (chipperf
+    mounts nothing into an existing container), and a line saying so, naming the container."""
+    inside = getattr(host, "container", None)          # chipperf.remote.container
+    where = f"inside container {inside!r}" if inside else "inside the container that is the host"
+    said = host.run(["sh", "-c", RAPL_PROBE], check=False).stdout.split(None, 1)
+    word, path = (said + ["", ""])[:2] if len(said) == 2 else ("absent", "?")
+    path = path.strip()
+    if word == "readable":
+        return True, f"RAPL energy read {where} from {path}"
+    if word == "unreadable":
+        return False, (f"RAPL counter {path} is not readable {where} (the kernel lets only root "
+                       "read it): CPU package power and energy are not measured; run the "
+                       "container's processes as root")
+    return False, (f"no RAPL energy counter {where} under {path} (the host has none, or Docker "
+                   "hides /sys/devices/virtual/powercap from containers): CPU package power "
+                   "and energy are not measured; start the container with "
+                   f"`{POWERCAP_HINT}` to measure them")
 
 
 def _stamp(epoch_ms: int | None) -> str:

@@ -71,14 +71,28 @@ class ContainerHost(Host):
         return f"ContainerHost({self.name!r}, {self.container!r})"
 
     def run(self, argv: Sequence[str], timeout: float = 300, check: bool = True) -> CommandResult:
-        done = self.host.run(self._exec(argv), timeout=timeout, check=False)
+        done = self._answered(self.host.run(self._exec(argv), timeout=timeout, check=False))
+        return self._checked(CommandResult(tuple(argv), done.exit_code, done.stdout, done.stderr),
+                             check)
+
+    def run_detached(self, argv: Sequence[str], timeout: float = 60) -> None:
+        """Start ``argv`` in the container and return (``docker exec -d``): the engine's shim,
+        outside the container, is its parent and reaps it, whatever the container's PID 1
+        is (one that reaps nothing would keep it as a zombie once it ended)."""
+        done = self._answered(self.host.run(["docker", "exec", "-d", self.container, *argv],
+                                            timeout=timeout, check=False))
+        if not done.ok:
+            raise HostError(self.name, f"`docker exec -d {self.container} {argv[0]} ...` "
+                                       f"exited {done.exit_code}: {done.stderr.strip()[-500:]}")
+
+    def _answered(self, done: CommandResult) -> CommandResult:
+        """``done``, unless it is docker exec's own answer that the container is gone."""
         gone = CONTAINER_GONE.search(done.stderr) if done.exit_code == 1 else None
         if gone:   # docker exec's own answer, not the command's: the node is lost
             raise HostError(self.name, f"container {self.container!r} stopped or was removed "
                                        f"({gone.group(0).strip()})",
                             "chipperf neither starts nor stops it: start it again there")
-        return self._checked(CommandResult(tuple(argv), done.exit_code, done.stdout, done.stderr),
-                             check)
+        return done
 
     def hold(self, argv: Sequence[str], timeout: float = 60) -> Held:
         return self.host.hold(self._exec(argv, stdin=True), timeout)

@@ -157,10 +157,14 @@ def _close(going: _Going, executor: Executor | None, master: MasterLease,
         executor.release()
         going.record.executor(executor.facts())
     if outcome.kept:
+        inside = going.test.in_container_name if going.test.in_container_launch else None
         log.error("the files of %d node(s) stay on their hosts (%s): the result root could "
                   "not take them, or the host could not be reached; `chipperf collect %s` "
-                  "brings them home (chipperf run and clean also do)", len(outcome.kept),
-                  ", ".join(outcome.kept), run_dir)
+                  "brings them home (%s also do)", len(outcome.kept),
+                  ", ".join(outcome.kept), run_dir,
+                  "chipperf run and clean" if inside is None else
+                  f"`chipperf clean --cluster CLUSTER --in-container {inside}` and the next "
+                  "run in that container")
     write_reports(run_dir)
     master.release()
     logging.getLogger("chipperf").removeHandler(handler)

@@ -3,6 +3,9 @@ removed, for every run that is not running (its host lease is free, chipperf.run
 
 ``chipperf collect RUN_DIR`` does this for one run, ``chipperf clean --cluster C`` for every
 run on the cluster's hosts, and ``chipperf run`` for earlier runs on the hosts it uses.
+IN_CONTAINER_NAME runs left their work dirs and processes inside the vendor's container on
+each host: ``collect`` looks there when the run's record names the container, ``clean
+--in-container NAME`` when told, and a run in that container before it starts.
 Files that come home this way are marked late in the run's run.json (``late``: node dir ->
 host and when), and the run's reports are written again. A run whose master is gone and whose
 record still says "running" is closed by whichever of the three finds it: ``canceled``, with
@@ -24,9 +27,11 @@ from typing import Any, Sequence
 
 from chipperf.config.model import ClusterConfig
 from chipperf.containers import runtime
+from chipperf.containers.incontainer import InContainerEngine
 from chipperf.containers.spec import LABEL_RUN
 from chipperf.errors import ChipperfError, ConfigError, HostError
 from chipperf.plan import host_label, host_work_dir
+from chipperf.remote.container import ContainerHost, container_problems
 from chipperf.remote.host import Host
 from chipperf.run.lease import BUSY, busy_argv, lease_path, remove_argv
 
@@ -52,6 +57,7 @@ class Swept:
     left: list[str] = field(default_factory=list)          # "<what>: <why>"
     closed: list[str] = field(default_factory=list)        # run dirs whose record it closed
     judged: list[str] = field(default_factory=list)        # rounds judged again (chipperf.run.late)
+    inside: str | None = None   # IN_CONTAINER_NAME: the containers are its processes
 
 
 def sweep_host(host: Host, work_root: str, *, only: str | None = None,
@@ -62,7 +68,7 @@ def sweep_host(host: Host, work_root: str, *, only: str | None = None,
     not mark as its own (origin.json). ``master_gone``: the master of ``only`` is known to
     have ended, so a lease still held is its SSH session the host has not yet dropped.
     ``swept_by``: who sweeps (a run id, or CLEAN), named in a record it closes."""
-    swept = Swept(host.name)
+    swept = Swept(host.name, inside=host.container if isinstance(host, ContainerHost) else None)
     dirs = _run_dirs(host, work_root)
     containers = _containers(host)
     for run_id in sorted(set(dirs) | set(containers)):
@@ -249,12 +255,21 @@ def cluster_of(run_dir: Path) -> tuple[str, ClusterConfig, list[str]]:
     return record["run_id"], cluster, list(record.get("hosts") or cluster.hosts)
 
 
+def container_of(run_dir: Path) -> str | None:
+    """IN_CONTAINER_NAME of the run (None: its cases ran on the hosts or in containers it
+    started)."""
+    test = json.loads((Path(run_dir) / "run.json").read_text()).get("test") or {}
+    return test.get("in_container_name") if test.get("in_container_launch") else None
+
+
 def describe(swept: Swept) -> list[str]:
     """Lines saying what was done on one host."""
+    kind, where = ("process", f" in container {swept.inside}") if swept.inside else ("container", "")
     lines = [f"{swept.host}: collected {len(swept.collected)} node dir(s), removed "
-             f"{len(swept.containers)} container(s) and {len(swept.work_dirs)} work dir(s)"]
+             f"{len(swept.containers)} {kind}{'(es)' if swept.inside else '(s)'} and "
+             f"{len(swept.work_dirs)} work dir(s){where}"]
     lines += [f"  collected {c}" for c in swept.collected]
-    lines += [f"  removed container {c}" for c in swept.containers]
+    lines += [f"  removed {kind} {c}" for c in swept.containers]
     lines += [f"  removed {w}" for w in swept.work_dirs]
     lines += [f"  closed {c}/run.json as canceled (its master is gone)" for c in swept.closed]
     lines += [f"  round {j}" for j in swept.judged]
@@ -284,7 +299,8 @@ def collect(run_dir: Path) -> tuple[list[Swept], list[str]]:
                             f"collect {run_dir}` again; nothing was taken from the hosts") from exc
     run_id, cluster, hosts = cluster_of(run_dir)
     done = on_hosts(hosts, cluster, lambda h: sweep_host(h, cluster.work_root, only=run_id,
-                                                         master_gone=True, swept_by=COLLECT))
+                                                         master_gone=True, swept_by=COLLECT),
+                    container_of(run_dir))
     if (restored or closed) and not any(s.collected for s in done[0]):
         write_reports(run_dir)   # (files that came home wrote them already)
     return done
@@ -356,25 +372,33 @@ def _cancel_unfinished(run_dir: Path, record: dict[str, Any], why: str) -> None:
                     "canceled", run_dir, listed)
 
 
-def clean(cluster: ClusterConfig) -> tuple[list[Swept], list[str]]:
-    """`chipperf clean`: on every host, what every run that is not running left."""
+def clean(cluster: ClusterConfig, container: str | None = None
+          ) -> tuple[list[Swept], list[str]]:
+    """`chipperf clean`: on every host, what every run that is not running left (``container``:
+    IN_CONTAINER_NAME, inside that running container on each host instead)."""
+    from chipperf.config.load import CONTAINER_NAME
+
+    if container is not None and not CONTAINER_NAME.fullmatch(container):
+        raise ConfigError([f"--in-container: {container!r} is not a Docker container name: "
+                           "give the name `docker ps` shows on the hosts (IN_CONTAINER_NAME)"])
     if cluster.executor == "slurm":
         raise ConfigError(["cluster config: EXECUTOR = 'slurm' names no hosts to clean: "
                            "`chipperf collect <run dir>` cleans the nodes a run recorded, or "
                            "give `chipperf clean` a cluster config whose HOSTS lists the nodes"])
     return on_hosts(cluster.hosts, cluster, lambda h: sweep_host(h, cluster.work_root,
-                                                                 swept_by=CLEAN))
+                                                                 swept_by=CLEAN), container)
 
 
-def on_hosts(addresses: Sequence[str], cluster: ClusterConfig, fn: Any
-             ) -> tuple[list[Swept], list[str]]:
+def on_hosts(addresses: Sequence[str], cluster: ClusterConfig, fn: Any,
+             container: str | None = None) -> tuple[list[Swept], list[str]]:
+    """``fn`` on every host (or, ``container``, in its running container of that name)."""
     from chipperf.remote import each
     from chipperf.remote.host import open_host
 
     def one(address: str) -> Swept:
         host = open_host(address, cluster)
         try:
-            return fn(host)
+            return fn(host if container is None else inside(host, container))
         finally:
             host.close()
 
@@ -382,3 +406,14 @@ def on_hosts(addresses: Sequence[str], cluster: ClusterConfig, fn: Any
     swept = [r for r in results.values() if isinstance(r, Swept)]
     failed = [f"{a}: {r}" for a, r in results.items() if isinstance(r, BaseException)]
     return swept, failed
+
+
+def inside(host: Host, container: str) -> Host:
+    """``host``'s running container ``container`` as a host whose engine lists and removes the
+    processes IN_CONTAINER_LAUNCH started there; HostError when it is not running there."""
+    problems = container_problems(host, container, multi_node=False)
+    if problems:
+        raise HostError(host.name, "; ".join(problems))
+    there = ContainerHost(host, container)
+    there.use_engine(InContainerEngine(there))
+    return there

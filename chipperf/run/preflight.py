@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from chipperf.config.model import ClusterConfig
-from chipperf.containers.incontainer import InContainerEngine
+from chipperf.containers.incontainer import InContainerEngine, node_power
 from chipperf.errors import HostError
 from chipperf.plan import RunPlan
 from chipperf.remote import Host, HostGroup, each
+from chipperf.remote.container import ContainerHost
 from chipperf.run import precheck
 from chipperf.run.clusterlease import ClusterLease
 from chipperf.run.lease import hold_argv, lease_path
@@ -37,7 +38,9 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_conta
     Returns the hosts and, per host, the sensor paths its monitor sidecars can mount.
     ``in_container``: the hosts are existing containers (IN_CONTAINER_LAUNCH): no work-dir
     lease is held and no earlier run's leftovers are swept there (chipperf starts no
-    containers); the cluster lease is held there too (chipperf.run.clusterlease)."""
+    containers), except in the vendor's container IN_CONTAINER_NAME on each host, where
+    earlier runs of that container left theirs; the cluster lease is held there too
+    (chipperf.run.clusterlease)."""
     started = time.monotonic()
     hosts = opened.group()
     if in_container:
@@ -45,16 +48,16 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_conta
             host.use_engine(InContainerEngine(host))
     claimed: list[Host] = []
     try:
-        facts = hosts.run_step("check hosts", lambda h: _check_host(h, plan))
+        facts = hosts.run_step("check hosts", lambda h: _check_host(h, plan, in_container))
         for name, info in facts.items():
             record.host(name, **info)
         sensors = {name: frozenset(p for p, there in info["sensors"].items() if there)
                    for name, info in facts.items()}
         hosts.run_step("claim work dirs", lambda h: _claim(
-            h, plan.work_dir(h.name, cluster.work_root), plan, claimed, not in_container))
+            h, plan.work_dir(h.name, cluster.work_root), plan, claimed, _sweepable(h, in_container)))
         archive = _code_archive(plan)
         hosts.run_step("upload code", lambda h: _upload(h, archive, plan.work_dir(h.name, cluster.work_root)))
-        if not in_container:
+        if all(_sweepable(h, in_container) for h in hosts.hosts.values()):
             _sweep_earlier_runs(hosts, cluster, plan.run_id)
     except BaseException:
         for host in claimed:  # only what this run made: a dir it found belongs to another run
@@ -66,6 +69,13 @@ def preflight(plan: RunPlan, cluster: ClusterConfig, record: RunRecord, in_conta
     log.info("preflight on %d host(s): %.1f s (code archive %.1f KiB)", len(plan.hosts),
              time.monotonic() - started, len(archive) / 1024)
     return hosts, sensors
+
+
+def _sweepable(host: Host, in_container: bool) -> bool:
+    """Whether the run leases its work dir on ``host`` and sweeps what earlier runs left
+    there: chipperf's own containers, and the vendor's container IN_CONTAINER_NAME (reached
+    through the host, chipperf.remote.container); not the containers that are the hosts."""
+    return not in_container or isinstance(host, ContainerHost)
 
 
 def note_takeovers(lease: ClusterLease, hosts: HostGroup, record: RunRecord) -> None:
@@ -98,13 +108,18 @@ def _sweep_earlier_runs(hosts: HostGroup, cluster: ClusterConfig, run_id: str) -
                      ", ".join(swept.containers + swept.work_dirs))
 
 
-def _check_host(host: Host, plan: RunPlan) -> dict[str, Any]:
+def _check_host(host: Host, plan: RunPlan, in_container: bool) -> dict[str, Any]:
+    """The engine's facts and the sensors the monitor sidecar can mount; in an existing
+    container (IN_CONTAINER_LAUNCH) nothing is mounted: whether RAPL reads there instead."""
     version = host.docker().version()
-    sensors = {path: host.exists(path) for path in plan.sensor_paths()}
     log.info("[%s] Docker %s (%s)", host.name, version.get("Version"), version.get("KernelVersion"))
-    return {"docker_version": version.get("Version"), "os": version.get("Os"),
-            "kernel": version.get("KernelVersion"), "arch": version.get("Arch"),
-            "sensors": sensors}
+    facts = {"docker_version": version.get("Version"), "os": version.get("Os"),
+             "kernel": version.get("KernelVersion"), "arch": version.get("Arch")}
+    if not in_container:
+        return {**facts, "sensors": {path: host.exists(path) for path in plan.sensor_paths()}}
+    readable, line = node_power(host)
+    (log.info if readable else log.warning)("[%s] node power: %s", host.name, line)
+    return {**facts, "sensors": {}, "node_power": {"rapl": readable, "note": line}}
 
 
 def _claim(host: Host, work_dir: str, plan: RunPlan, claimed: list[Host], lease: bool) -> None:

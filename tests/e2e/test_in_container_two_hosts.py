@@ -129,6 +129,10 @@ def test_case_runs_in_the_running_container_on_both_hosts(tmp_path, sim_cluster,
     for rank, address in enumerate(containers):
         version = record["hosts"][address]["docker_version"]
         assert version.startswith(f"none: IN_CONTAINER_LAUNCH in container {NAME} "), version
+        power = record["hosts"][address]["node_power"]      # this machine has no RAPL
+        assert power["rapl"] is False and power["note"].startswith(
+            f"no RAPL energy counter inside container '{NAME}' under /sys/class/powercap"), power
+        assert f"[{address}] node power: {power['note']}" in result.output
         node = result.run_dir / CASE_DIR / "round1" / f"{address}_noderank{rank}"
         assert read_status(node) == ("succeeded", "")
         assert {p.name for p in node.iterdir()} >= {
@@ -146,6 +150,7 @@ def test_case_runs_in_the_running_container_on_both_hosts(tmp_path, sim_cluster,
         left = container.exec_run(["find", f"{WORK_ROOT}/{record['run_id']}",
                                    f"/tmp/chipperf-incontainer/{record['run_id']}"])
         assert b"No such file" in left.output and left.exit_code != 0, left.output
+        assert _zombies(container) == [], address       # its PID 1 (sleep) reaps nothing
     assert leftovers(sim_cluster, record["run_id"]) == []
 
 
@@ -157,6 +162,7 @@ def test_container_not_running_on_one_host_is_named_before_anything_starts(
     cluster, test = _configs(tmp_path, sim_cluster, text_dir)
     plan = chipperf("plan", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path)
     assert plan.returncode == 0 and f"the running container '{NAME}' on each host" in plan.output
+    assert "power       read by the monitor inside the container" in plan.output
     result = chipperf("run", "--cluster", str(cluster), "--test", str(test), cwd=tmp_path,
                       timeout=120)
     assert result.returncode == 2 and result.run_dir is None, result   # nothing was started
@@ -204,9 +210,41 @@ def test_container_stopped_mid_round_fails_the_round_and_leaves_the_other(
     assert read_status(node)[0] == "failed"
     containers[first].reload()
     assert containers[first].status == "running"
-    left = containers[first].exec_run(["find", f"{WORK_ROOT}/{record['run_id']}",
-                                       f"/tmp/chipperf-incontainer/{record['run_id']}"])
+    run_id = record["run_id"]
+    left = containers[first].exec_run(["find", f"{WORK_ROOT}/{run_id}",
+                                       f"/tmp/chipperf-incontainer/{run_id}"])
     assert b"No such file" in left.output and left.exit_code != 0, left.output
+    assert _zombies(containers[first]) == []            # its processes were stopped, and reaped
+    _clean_in_the_container_once_it_runs_again(tmp_path, cluster, containers[second], second,
+                                               run_dir, console)
+
+
+def _clean_in_the_container_once_it_runs_again(tmp_path: Path, cluster: Path, container: Any,
+                                               address: str, run_dir: Path, console: str) -> None:
+    """What the run left in the stopped container (its work dir, its processes' state) is
+    named at the end with the command that removes it, which does so once it runs again."""
+    run_id = run_dir.name
+    assert f"[{address}] the run's processes in container '{NAME}' could not be removed" \
+           in console and f"`chipperf clean --cluster CLUSTER --in-container {NAME}`" in console
+    container.start()
+    work, states = f"{WORK_ROOT}/{run_id}/{address}", f"/tmp/chipperf-incontainer/{run_id}"
+    assert container.exec_run(["test", "-d", work]).exit_code == 0
+    assert container.exec_run(["test", "-d", states]).exit_code == 0
+    swept = chipperf("clean", "--cluster", str(cluster), "--in-container", NAME, cwd=tmp_path,
+                     timeout=120)
+    assert swept.returncode == 0, swept
+    assert f"{address}: collected 1 node dir(s), removed 2 process(es) and 1 work dir(s) in " \
+           f"container {NAME}" in swept.output, swept
+    left = container.exec_run(["find", f"{WORK_ROOT}/{run_id}", states])
+    assert b"No such file" in left.output and left.exit_code != 0, left.output
+    assert _zombies(container) == []
+
+
+def _zombies(container: Any) -> list[str]:
+    """The container's processes in state Z (exited, never reaped), as ``pid comm``."""
+    stats = container.exec_run(["sh", "-c", "cat /proc/[0-9]*/stat 2>/dev/null"]).output.decode()
+    return [f"{line.split()[0]} {line.split()[1]}" for line in stats.splitlines()
+            if line.rsplit(")", 1)[-1].split()[:1] == ["Z"]]
 
 
 def _event(log: Path, name: str) -> dict:

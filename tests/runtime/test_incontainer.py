@@ -72,6 +72,44 @@ def test_stop_ends_the_whole_process_group(engine, tmp_path):
     assert not _alive(pid)                                           # its rank went too
 
 
+def test_what_the_command_leaves_behind_is_adopted_ended_and_reaped(engine, tmp_path):
+    """An orphan of the command becomes the supervisor's child (a child subreaper), and what
+    is still running when the command ends is ended and reaped before ``exit`` is written:
+    in a container whose PID 1 reaps nothing no zombie is left."""
+    orphan, go = tmp_path / "orphan.pid", tmp_path / "go"
+    script = f"(sleep 60 & echo $! > {orphan}); while [ ! -e {go} ]; do sleep 0.05; done"
+    proc = runtime.start(engine, spec("leaver", "sh", "-c", script), "local")
+    deadline = time.monotonic() + 20
+    while not (orphan.exists() and orphan.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pid = int(orphan.read_text())
+    supervisor = int((tmp_path / "state" / "run1" / "leaver" / "pid").read_text())
+    assert _parent(pid) == supervisor                                # adopted, not init's
+    go.touch()
+    assert runtime.exit_code(proc, timeout=30) == 0
+    with pytest.raises(ProcessLookupError):                          # ended and reaped
+        os.kill(pid, 0)
+    assert f"left 1 process(es) running: {pid} (sleep); sending SIGTERM" in runtime.logs_tail(proc)
+
+
+def test_node_power_says_whether_rapl_reads_where_the_processes_run(tmp_path, monkeypatch):
+    """The probe reads the powercap tree the monitor will (flat or nested, at the container's
+    CHIPPERF_POWERCAP_ROOT); this machine has none of its own, so trees are made here."""
+    from chipperf.containers.incontainer import node_power
+
+    nested = tmp_path / "host-powercap" / "intel-rapl" / "intel-rapl:0"
+    nested.mkdir(parents=True)
+    (nested / "energy_uj").write_text("123456\n")
+    monkeypatch.setenv("CHIPPERF_POWERCAP_ROOT", str(tmp_path / "host-powercap"))
+    assert node_power(LocalHost()) == (True, "RAPL energy read inside the container that is "
+                                             f"the host from {tmp_path / 'host-powercap'}")
+    monkeypatch.setenv("CHIPPERF_POWERCAP_ROOT", str(tmp_path / "none"))
+    readable, line = node_power(LocalHost())
+    assert readable is False and line.startswith(
+        f"no RAPL energy counter inside the container that is the host under {tmp_path / 'none'}")
+    assert "-e CHIPPERF_POWERCAP_ROOT=/host/powercap` to measure them" in line
+
+
 def test_a_command_that_cannot_start_says_so(engine):
     proc = runtime.start(engine, spec("missing", "/no/such/program"), "local")
     assert runtime.exit_code(proc, timeout=30) == 127
@@ -104,6 +142,11 @@ def _alive(pid: int) -> bool:
         return False
     with open(f"/proc/{pid}/stat") as stat:                       # a zombie is gone too
         return stat.read().split(") ")[1][0] != "Z"
+
+
+def _parent(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[1])
 
 
 def test_the_switch_in_test_conf_or_flagperfs_environment(tmp_path, monkeypatch):

@@ -250,3 +250,15 @@ def test_a_dead_masters_record_lists_the_round_it_was_running(tmp_path):
     assert 0 < entry["started_ms"] <= entry["finished_ms"]
     assert record["cases"]["done"].get("rounds", []) == []   # no round dir: nothing listed
     assert not [p for p in check(run_dir).problems if "not listed in run.json" in p]
+
+
+def test_collect_looks_inside_the_container_the_runs_record_names(tmp_path):
+    from chipperf.run.leftovers import container_of
+
+    record = {"run_id": "run1", "test": {"in_container_launch": True,
+                                         "in_container_name": "vendor-pytorch"}}
+    (tmp_path / "run.json").write_text(json.dumps(record))
+    assert container_of(tmp_path) == "vendor-pytorch"
+    record["test"]["in_container_launch"] = False          # its own containers: on the hosts
+    (tmp_path / "run.json").write_text(json.dumps(record))
+    assert container_of(tmp_path) is None
