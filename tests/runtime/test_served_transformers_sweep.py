@@ -138,11 +138,13 @@ def test_the_report_shows_the_points_the_notes_and_the_curve(killed_run) -> None
                       rounds=[RoundResult(number=1, serving=serving)])
     header, rows = servecurve.sweep_rows(case)
     assert [row[1:3] for row in rows][:2] == [["chat_c1", "succeeded"], ["chat_c2", "succeeded"]]
-    assert rows[2][2].startswith("failed: serving engine 'transformers' exited (code -9)")
+    assert rows[2][2] == "failed (why: below)"
     cost = rows[0][header.index("cost per M out tok")]
     assert cost.endswith(" EUR") and rows[0][header.index("tokens = server's /metrics")] == "yes"
     assert rows[0][header.index("out tok/J")] == servecurve.DASH
-    (note,) = servecurve.sweep_notes(case)
+    note, why = servecurve.sweep_notes(case)
+    assert why.startswith("Round 1, point chat_r4: failed: serving engine 'transformers' exited "
+                          "(code -9)"), why
     assert "3 of 3 points run (server died); served by transformers (engine " \
            "transformers_server in the configuration)" in note
     (chart,) = servecurve.curve_svgs(case)

@@ -100,7 +100,7 @@ def test_counter_check_agrees_or_says_by_how_much() -> None:
 def served_finished(points: list[dict]) -> dict:
     """A served FINISHED as case.finished_record writes it, around given points."""
     sweep_result = {"points": points, "planned": 3, "ended": "server died", "engine": "vllm_server",
-                    "chips": 1, "server": {"ready_s": 61.5, "shutdown_s": 0.4},
+                    "chips": 1, "server": {"ready_s": 61.5, "shutdown_s": 3.055e-06},
                     "load_generator": {"starts": [
                         {"why": "sweep start", "ready_s": 58.25, "import_s": 55.0,
                          "killed": "took longer than 120 s to run the point", "exit_code": -9},
@@ -147,8 +147,11 @@ def test_a_served_finished_renders_its_curve_table_and_notes(tmp_path: Path) -> 
     html, md = (run / "report.html").read_text(), (run / "summary.md").read_text()
     assert "Round 1: throughput vs interactivity" in html and "<polyline" in html
     assert "| 1 | chat_c2 | succeeded | 4 | 0 | 150 | 80 |" in md      # 1000 / 12.5 ms
-    assert "| 1 | chat_c4 | failed: serving engine 'vllm' exited (code -9)" in md
-    assert "shapes chat 16/8 (reduced; InferenceMAX: 1024/1024); 3 of 3 points run " \
+    assert "| 1 | chat_c4 | failed (why: below) | — |" in md    # the table keeps its width
+    assert "Round 1, point chat_c4: failed: serving engine 'vllm' exited (code -9) during this " \
+           "point; its log (server.log)." in md
+    assert "healthy 61.5 s after launch, shut down in < 0.01 s; shapes chat 16/8 (reduced; " \
+           "InferenceMAX: 1024/1024); 3 of 3 points run " \
            "(server died)" in md
     assert "; load generator: 2 starts (1 killed), the first ready 58.25 s after launch (vLLM " \
            "imported in 55 s)" in md

@@ -61,11 +61,27 @@ def sweep_notes(case: CaseResult) -> list[str]:
                            for s in sweep.get("shapes", []))
         lines.append(f"Round {r.number}: engine {sweep.get('engine')}, healthy "
                      f"{_num(server.get('ready_s'))} s after launch, shut down in "
-                     f"{_num(server.get('shutdown_s'))} s; shapes {shapes}; "
+                     f"{_seconds(server.get('shutdown_s'))}; shapes {shapes}; "
                      f"{len(sweep.get('points', []))} of {sweep.get('planned')} points run "
                      f"({sweep.get('ended')})" + _served_by(sweep) + _slo(sweep)
                      + _generator(sweep))
+        lines += [f"Round {r.number}, point {p.get('point')}: {p.get('status')}: "
+                  f"{_first_line(p['why'])}" for p in sweep.get("points", []) if p.get("why")]
     return lines
+
+
+def _first_line(why: Any) -> str:
+    """A point's reason in one line: its first, without the " ends:" that introduced the
+    log's last lines (the whole reason is in FINISHED and summary.json)."""
+    return str(why).splitlines()[0].removesuffix(" ends:")
+
+
+def _seconds(value: Any) -> str:
+    """A duration in seconds as the notes print it: under 10 ms as "< 0.01 s" (a server that
+    had already exited), not in powers of ten."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 0.01:
+        return "< 0.01 s"
+    return f"{_num(value)} s"
 
 
 def _generator(sweep: Mapping[str, Any]) -> str:
@@ -188,7 +204,7 @@ def _row(number: int, p: Mapping[str, Any]) -> list[str]:
     counters = p.get("server_counters") or {}
     agree = ("yes" if counters and all(c.get("agree") for c in counters.values())
              else DASH if not counters else "no")
-    status = p.get("status", "?") + (f": {p['why'].splitlines()[0]}" if p.get("why") else "")
+    status = p.get("status", "?") + (" (why: below)" if p.get("why") else "")
     return [str(number), str(p.get("point")), status, _num(p.get("requests")),
             _num(p.get("failed")), _num(p.get("output_tokens_per_s_per_chip")),
             _num(p.get("tokens_per_s_per_user")), pct("ttft_ms", "p50"), pct("ttft_ms", "p99"),
