@@ -6,16 +6,22 @@ here says how the vendor's chip runs."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+import torch
 from caserun import REPO, Case, check_converged, perflog_events
 
 RESNET50 = Case("resnet50", "pytorch")
 BERT_HF = Case("bert_hf", "pytorch")
+IMAGE_DATA = "digits"   # the image cases' data (the digits fixture); the others: DATA_SCRIPTS
+DATA_SCRIPTS = {"tacotron2": ["--train", "64", "--val", "16"],
+                "waveglow": ["--train", "32", "--val", "8"]}
 
 # the stand-ins: the plug-in's names the adapters use, on torch's CPU path
 TORCH_MUSA = '''"""Stand-in for Moore Threads' torch_musa (tests only): amp.GradScaler on the CPU."""
@@ -27,6 +33,55 @@ class amp:
     def GradScaler():
         return torch.amp.GradScaler("cpu")
 '''
+
+# a LAMB step on torch's CPU path, for the stand-ins' FusedLAMB (torch_xmlir's, apex's): Adam's
+# moments, the update scaled per tensor by the trust ratio |w| / |update|
+LAMB = '''import torch
+
+
+class FusedLAMB(torch.optim.Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.01):
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for p in (p for p in group["params"] if p.grad is not None):
+                state = self.state[p]
+                if not state:
+                    state.update(step=0, m=torch.zeros_like(p), v=torch.zeros_like(p))
+                state["step"] += 1
+                state["m"].mul_(beta1).add_(p.grad, alpha=1 - beta1)
+                state["v"].mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
+                m = state["m"] / (1 - beta1 ** state["step"])
+                v = state["v"] / (1 - beta2 ** state["step"])
+                update = m / (v.sqrt() + group["eps"]) + group["weight_decay"] * p
+                w, u = float(p.norm()), float(update.norm())
+                p.add_(update, alpha=-group["lr"] * (w / u if w > 0 and u > 0 else 1.0))
+'''
+# Kunlunxin's torch_xmlir: xpu.xpu_synchronize (nothing to wait for on the CPU), optimizer.FusedLAMB
+TORCH_XMLIR = {
+    "torch_xmlir/__init__.py": '''"""Stand-in for Kunlunxin's torch_xmlir (tests only)."""
+from torch_xmlir import optimizer, xpu  # noqa: F401
+''',
+    "torch_xmlir/xpu.py": "def xpu_synchronize():\n    pass\n",
+    "torch_xmlir/optimizer.py": LAMB,
+}
+# apex: optimizers.FusedLAMB, parallel.DistributedDataParallel (one rank: never called here)
+APEX = {
+    "apex/__init__.py": '''"""Stand-in for NVIDIA's apex (tests only)."""\n''',
+    "apex/optimizers.py": LAMB,
+    "apex/parallel.py": "from torch.nn.parallel import DistributedDataParallel  # noqa: F401\n",
+}
+
+
+def stand_in_packages(tmp: Path, files: dict[str, str]) -> Path:
+    site = tmp / "site"
+    for name, text in files.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    return site
 
 
 def vendor_case(tmp: Path, vendor: str, case: Case) -> Path:
@@ -42,6 +97,33 @@ def stand_in(tmp: Path, module: str, text: str) -> Path:
     site.mkdir(exist_ok=True)
     (site / f"{module}.py").write_text(text)
     return site
+
+
+def adapted_run(vendor: str, case: Case, data: Path, tmp: Path, site: Path | None,
+                *overrides: str) -> list:
+    """The case from the vendor folder's adapter with ``--set`` overrides (and a stand-in
+    plug-in folder on the path): its PerfLog events (the run must succeed)."""
+    config_dir = vendor_case(tmp, vendor, case)
+    env = case.env()
+    if site is not None:
+        env["PYTHONPATH"] = f"{env['PYTHONPATH']}:{site}"
+    sets = [arg for name_value in overrides for arg in ("--set", name_value)]
+    result = case.run_config(data, *sets, config_dir=config_dir, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return perflog_events(result.stdout)
+
+
+def trained(events: list, hooks: list[str]) -> dict:
+    """FINISHED of a short run whose adapter ran exactly ``hooks`` and whose loss went down
+    (the mean of the last third of the steps' losses below that of the first third)."""
+    finished = events[-1].value
+    assert events[-1].name == "FINISHED" and finished["execution"]["adapter_hooks"] == hooks
+    losses = [e.value["loss"] for e in events if e.name == "STEP_END"]
+    third = len(losses) // 3
+    first, last = sum(losses[:third]) / third, sum(losses[-third:]) / third
+    assert third >= 3 and last < first, losses
+    print(f"adapter hooks {hooks}: loss {first:.3f} -> {last:.3f} over {len(losses)} steps")
+    return finished
 
 
 def run_mthreads(case: Case, data: Path, tmp: Path) -> list:
@@ -90,3 +172,85 @@ def test_mthreads_bert_hf_adapter_trains_the_ci_text(tmp_path: Path) -> None:
     print(f"mthreads bert_hf adapter: {finished['metric']['name']} "
           f"{finished['metric']['value']:.3f} (target {finished['metric']['target']}), "
           f"execution {finished['execution']}")
+
+
+# (case, dtype, steps, the hooks that run): the kunlunxin adapters whose every function has a
+# point in chipperf's loops; bf16 where the adapter has model_to_fp16 (the loop calls it for
+# fp16 and bf16 only; autocast to bf16 runs on the CPU), a few steps each
+KUNLUNXIN = [
+    ("resnet50", "bf16", 24, ["model_to_fp16"]),
+    ("efficientnet", "bf16", 24, ["convert_model", "model_to_fp16", "create_grad_scaler"]),
+    ("vit", "bf16", 24, ["convert_model", "model_to_fp16", "create_grad_scaler"]),
+    ("mobilenetv2", "bf16", 30, ["model_to_fp16", "create_grad_scaler"]),
+    ("tacotron2", "fp32", 12, ["create_grad_scaler", "calculate_loss"]),
+    ("waveglow", "fp32", 12, ["create_grad_scaler"]),
+]
+
+
+@pytest.mark.parametrize("model,dtype,steps,hooks", KUNLUNXIN, ids=[k[0] for k in KUNLUNXIN])
+def test_kunlunxin_adapter_runs_its_hooks_and_trains(model: str, dtype: str, steps: int,
+                                                     hooks: list[str], digits: Path,
+                                                     tmp_path: Path) -> None:
+    """FlagPerf's kunlunxin adapters as chipperf carries them: each hook is called at its point
+    of the case's loop (FINISHED's adapter_hooks) and the tiny preset's loss goes down over a
+    few steps (no warmup: the lr is the config's from the first step)."""
+    case = Case(model, "pytorch")
+    data = digits
+    if model in DATA_SCRIPTS:
+        data = tmp_path / "data"
+        subprocess.run([sys.executable, str(case.dir / "prepare_data.py"), "--output", str(data),
+                        *DATA_SCRIPTS[model]], check=True, timeout=120)
+    warmup = ["warmup_epochs=0"] if model not in DATA_SCRIPTS else []
+    events = adapted_run("kunlunxin", case, data, tmp_path, None, f"dtype={dtype}",
+                         f"max_steps={steps}", "log_every_steps=1", *warmup)
+    submit = next(e.value for e in events if e.name == "SUBMIT_INFO")
+    assert submit["trainer_adapter"]["hooks"] == sorted(hooks)
+    assert trained(events, hooks)["dtype"] == dtype
+
+
+def test_kunlunxin_mobilenetv2_adapter_halves_the_network_for_fp16_only(tmp_path: Path) -> None:
+    """Its model_to_fp16 casts the weights to fp16 (FlagPerf's ``fp16``) and leaves a bf16
+    network as it is: the adapter's function called directly (the CPU run above is bf16)."""
+    path = REPO / "training/kunlunxin/mobilenetv2-pytorch/extern/trainer_adapter.py"
+    spec = importlib.util.spec_from_file_location("kunlunxin_mobilenetv2_adapter", path)
+    assert spec is not None and spec.loader is not None
+    adapter = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(adapter)
+    halved = adapter.model_to_fp16(torch.nn.Linear(2, 2), SimpleNamespace(dtype="fp16"))
+    kept = adapter.model_to_fp16(torch.nn.Linear(2, 2), SimpleNamespace(dtype="bf16"))
+    assert halved.weight.dtype == torch.float16 and kept.weight.dtype == torch.float32
+    assert adapter.create_grad_scaler(SimpleNamespace(dtype="fp16")) is None
+
+
+# (vendor, case, dtype, steps, the hooks that run, the optimizer that trained): the bert and
+# cpm adapters on the text loop (fp16: its loss scaler; the stand-ins' FusedLAMB)
+TEXT = [
+    ("kunlunxin", "bert", "bf16", 12, ["convert_model", "model_to_fp16", "create_optimizer",
+                                       "backward"], "FusedLAMB"),
+    ("iluvatar", "bert", "fp16", 12, ["create_optimizer", "create_grad_scaler", "backward"],
+     "FusedLAMB"),
+    ("kunlunxin", "cpm", "fp16", 12, ["convert_model", "create_optimizer",
+                                      "create_grad_scaler"], "Adam"),
+]
+TEXT_SMALL = ["global_batch_size=8", "eval_samples=64", "warmup_steps=0",
+              "eval_every_steps=1000", "log_every_steps=1"]
+
+
+@pytest.mark.parametrize("vendor,model,dtype,steps,hooks,optimizer", TEXT,
+                         ids=[f"{t[0]}-{t[1]}" for t in TEXT])
+def test_text_adapter_runs_its_hooks_and_trains(vendor: str, model: str, dtype: str, steps: int,
+                                                hooks: list[str], optimizer: str,
+                                                tmp_path: Path) -> None:
+    """kunlunxin's and iluvatar's bert and kunlunxin's cpm adapters as chipperf carries them,
+    their plug-ins' stand-ins on the path: the hooks run at their points, the adapter's
+    optimizer trains, fp16 goes through a loss scaler, and the loss goes down."""
+    case = Case(model, "pytorch")
+    data = tmp_path / "data"
+    subprocess.run([sys.executable, str(case.dir / "prepare_data.py"), "--output", str(data)],
+                   check=True, timeout=120)
+    site = stand_in_packages(tmp_path, {**TORCH_XMLIR, **APEX})
+    events = adapted_run(vendor, case, data, tmp_path, site, f"dtype={dtype}",
+                         f"max_steps={steps}", *TEXT_SMALL)
+    finished = trained(events, hooks)
+    assert finished["dtype"] == dtype and finished["execution"]["optimizer"] == optimizer
+    assert finished["execution"].get("grad_scaler") == ("GradScaler" if dtype == "fp16" else None)
