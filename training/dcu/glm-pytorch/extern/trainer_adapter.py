@@ -24,8 +24,8 @@ NOT_CARRIED = {
     "model_to_fp16": "FlagPerf's GLM fp16 (model.half() in FP16_Module, for FP16_Optimizer's "
                      "fp32 master weights), the same in its nvidia folder, so FlagPerf's GLM "
                      "recipe, not a dcu step; chipperf's glm loop (hftext) trains in the "
-                     "config's dtype by autocast (bf16 by default; its text cases offer fp32 or "
-                     "bf16, not fp16, for which FP16_Optimizer's master weights exist)",
+                     "config's dtype by autocast over fp32 weights (bf16 by default; fp16 with "
+                     "torch.amp's GradScaler, not FP16_Module's fp16 copy of the weights)",
     "model_to_ddp": "FlagPerf's own DistributedDataParallel wrapper, the same in its nvidia "
                     "folder; chipperf's glm loop wraps in torch's DistributedDataParallel",
     "backward": "FP16_Optimizer's master-gradient step with a NaN-loss skip and gradient "

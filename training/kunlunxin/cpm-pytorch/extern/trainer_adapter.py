@@ -49,11 +49,17 @@ def convert_model(model: nn.Module, config: Any) -> nn.Module:
 
 
 def create_optimizer(model: nn.Module, config: Any) -> torch.optim.Optimizer:
-    """torch's Adam over Megatron's GPT-2 groups: no weight decay on LayerNorms and biases."""
+    """torch's Adam over Megatron's GPT-2 groups: no weight decay on LayerNorms and biases.
+    A parameter two modules share (the LM head tied to the word embeddings) is taken once:
+    twice in a group it would be stepped, and unscaled by a grad scaler, twice."""
     decay: list[nn.Parameter] = []
     no_decay: list[nn.Parameter] = []
+    seen: set[int] = set()
     for module in model.modules():
         for name, param in module.named_parameters(recurse=False):
+            if id(param) in seen:
+                continue
+            seen.add(id(param))
             plain = isinstance(module, nn.LayerNorm) or name == "bias"
             (no_decay if plain else decay).append(param)
     return torch.optim.Adam([{"params": decay, "weight_decay": config.weight_decay},
