@@ -48,7 +48,7 @@ NOT_CARRIED = {
     "distributed_lamb, allreduce_post_accumulation": "apex's DistributedFusedLAMB and the "
         "manual post-accumulation all-reduce (amp_C, apex_C): off in every FlagPerf iluvatar "
         "bert config",
-    "backward: gradient_accumulation_steps": "FlagPerf's BI-V100x1x8 config accumulates 4 "
+    "gradient_accumulation_steps": "FlagPerf's BI-V100x1x8 config accumulates 4 "
         "micro-batches per optimizer step; chipperf's text loop takes the same samples per "
         "step at once (the plan's global_batch_size is train_batch_size x "
         "gradient_accumulation_steps x world size)",

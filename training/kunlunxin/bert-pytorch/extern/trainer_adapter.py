@@ -34,7 +34,7 @@ from torch_xmlir.optimizer import FusedLAMB
 
 HOOKS = ["convert_model", "create_optimizer", "model_to_fp16", "model_to_ddp", "backward"]
 NOT_CARRIED = {
-    "backward: gradient_accumulation_steps": "FlagPerf's R300 configs accumulate 56 micro-"
+    "gradient_accumulation_steps": "FlagPerf's R300 configs accumulate 56 micro-"
         "batches per optimizer step; chipperf's text loop takes the same samples per step at "
         "once (the plan's global_batch_size is train_batch_size x gradient_accumulation_steps "
         "x world size), so the optimizer steps on every backward",

@@ -35,7 +35,7 @@ NOT_CARRIED = {
         "in chipperf): fp16 here is the loop's fp16 autocast over fp32 weights with "
         "create_grad_scaler's dynamic loss scale, the same fp32 master weights and fp16 "
         "arithmetic without a held fp16 copy of the weights",
-    "model_to_fp16: hysteresis, min_scale": "FP16_Optimizer halves the scale after 2 "
+    "hysteresis, min_scale": "FP16_Optimizer halves the scale after 2 "
         "overflows and never below 1; torch.amp's GradScaler halves on each overflow, with "
         "no floor",
 }
