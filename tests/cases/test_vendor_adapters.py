@@ -17,6 +17,9 @@ import pytest
 import torch
 from caserun import REPO, Case, check_converged, perflog_events
 
+from chipperf_runtime.training.driver.adapter import load_adapter
+from chipperf_runtime.training.driver.errors import ConfigError
+
 RESNET50 = Case("resnet50", "pytorch")
 BERT_HF = Case("bert_hf", "pytorch")
 IMAGE_DATA = "digits"   # the image cases' data (the digits fixture); the others: DATA_SCRIPTS
@@ -266,3 +269,17 @@ def test_text_adapter_runs_its_hooks_and_trains(vendor: str, model: str, dtype: 
     finished = trained(events, hooks)
     assert finished["dtype"] == dtype and finished["execution"]["optimizer"] == optimizer
     assert finished["execution"].get("grad_scaler") == ("GradScaler" if dtype == "fp16" else None)
+
+
+@pytest.mark.parametrize("folder,plugin", [("kunlunxin/bert-pytorch", "torch_xmlir"),
+                                           ("iluvatar/bert-pytorch", "apex")])
+def test_an_adapter_without_its_plugin_is_refused_by_name(folder: str, plugin: str) -> None:
+    """Without the vendor's plug-in (no stand-in on the path) the adapter does not import: the
+    case's loader names the file and the missing module (the case then stops with exit 2)."""
+    assert importlib.util.find_spec(plugin) is None
+    config_dir = REPO / "training" / folder / "config"
+    with pytest.raises(ConfigError) as err:
+        load_adapter(config_dir)
+    assert str(err.value).startswith(
+        f"{config_dir.parent / 'extern' / 'trainer_adapter.py'}: importing the vendor's trainer "
+        f"adapter failed: ModuleNotFoundError: No module named '{plugin}'")
