@@ -63,19 +63,23 @@ class FusedLAMB(torch.optim.Optimizer):
                 w, u = float(p.norm()), float(update.norm())
                 p.add_(update, alpha=-group["lr"] * (w / u if w > 0 and u > 0 else 1.0))
 '''
-# Kunlunxin's torch_xmlir: xpu.xpu_synchronize (nothing to wait for on the CPU), optimizer.FusedLAMB
+# Kunlunxin's torch_xmlir: xpu.xpu_synchronize and xpu.empty_cache (nothing to wait for or free
+# on the CPU), optimizer.FusedLAMB
 TORCH_XMLIR = {
     "torch_xmlir/__init__.py": '''"""Stand-in for Kunlunxin's torch_xmlir (tests only)."""
 from torch_xmlir import optimizer, xpu  # noqa: F401
 ''',
-    "torch_xmlir/xpu.py": "def xpu_synchronize():\n    pass\n",
+    "torch_xmlir/xpu.py": "def xpu_synchronize():\n    pass\n\n\ndef empty_cache():\n    pass\n",
     "torch_xmlir/optimizer.py": LAMB,
 }
-# apex: optimizers.FusedLAMB, parallel.DistributedDataParallel (one rank: never called here)
+# apex: optimizers.FusedLAMB, parallel.DistributedDataParallel (one rank: never called here),
+# normalization.FusedLayerNorm (torch's layer norm under apex's name)
 APEX = {
     "apex/__init__.py": '''"""Stand-in for NVIDIA's apex (tests only)."""\n''',
     "apex/optimizers.py": LAMB,
     "apex/parallel.py": "from torch.nn.parallel import DistributedDataParallel  # noqa: F401\n",
+    "apex/normalization.py": "import torch\n\n\nclass FusedLayerNorm(torch.nn.LayerNorm):\n"
+                             "    pass\n",
 }
 
 
@@ -226,8 +230,8 @@ def test_kunlunxin_mobilenetv2_adapter_halves_the_network_for_fp16_only(tmp_path
     assert adapter.create_grad_scaler(SimpleNamespace(dtype="fp16")) is None
 
 
-# (vendor, case, dtype, overrides, the hooks that run, the optimizer that trained): the bert
-# and cpm adapters on the text loop (fp16: its loss scaler; the stand-ins' FusedLAMB); bert's
+# (vendor, case, dtype, overrides, the hooks that run, the optimizer that trained): the bert,
+# cpm and glm adapters on the text loop (fp16: its loss scaler; the stand-ins' FusedLAMB); bert's
 # LAMB at a rate that moves the tiny preset's loss in 9 steps; cpm's fp16 scale starts at 2**32
 # (Megatron's), so its first 14 steps overflow and are skipped: 30 steps
 BERT_QUICK = ("max_steps=9", "learning_rate=3e-2")
@@ -238,6 +242,11 @@ TEXT = [
      ["create_optimizer", "create_grad_scaler", "backward"], "FusedLAMB"),
     ("kunlunxin", "cpm", "fp16", ("max_steps=30",),
      ["convert_model", "create_optimizer", "create_grad_scaler"], "Adam"),
+    ("kunlunxin", "glm", "bf16", ("max_steps=15",),
+     ["convert_model", "model_to_fp16", "backward"], "AdamW"),
+    ("metax", "glm", "bf16", ("max_steps=15",), ["convert_model"], "AdamW"),
+    ("iluvatar", "glm", "bf16", ("max_steps=15",), ["convert_model"], "AdamW"),
+    ("dcu", "glm", "bf16", ("max_steps=15",), ["convert_model"], "AdamW"),
 ]
 TEXT_SMALL = ("global_batch_size=8", "eval_samples=64", "warmup_steps=0",
               "eval_every_steps=1000", "log_every_steps=1")
@@ -260,7 +269,7 @@ def test_text_adapter_runs_its_hooks_and_trains(vendor: str, model: str, dtype: 
                                                 overrides: tuple[str, ...], hooks: list[str],
                                                 optimizer: str, text_data: dict[str, Path],
                                                 tmp_path: Path) -> None:
-    """kunlunxin's and iluvatar's bert and kunlunxin's cpm adapters as chipperf carries them,
+    """kunlunxin's and iluvatar's bert, kunlunxin's cpm and the glm adapters as chipperf carries them,
     their plug-ins' stand-ins on the path: the hooks run at their points, the adapter's
     optimizer trains, fp16 goes through a loss scaler, and the loss goes down."""
     site = stand_in_packages(tmp_path, {**TORCH_XMLIR, **APEX})
