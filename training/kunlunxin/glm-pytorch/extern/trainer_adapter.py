@@ -40,7 +40,7 @@ NOT_CARRIED = {
     "checkpoint_activations": "torch_xmlir's activation checkpointing in the rebuilt "
         "transformer; chipperf's glm has no activation checkpointing (it keeps every "
         "activation)",
-    "backward: NaN-loss skip": "FlagPerf skips the step and trains on; the hook skips it too, "
+    "training on past a NaN loss": "FlagPerf skips the step and trains on; the hook skips it too, "
         "but chipperf's loop then ends the run (a loss that is not finite is a diverged run)",
 }
 CLIP_GRAD = 1.0   # FlagPerf's glm clip_grad (training/benchmarks/glm/pytorch/config/_base.py)
