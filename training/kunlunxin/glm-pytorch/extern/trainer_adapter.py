@@ -49,11 +49,11 @@ CLIP_GRAD = 1.0   # FlagPerf's glm clip_grad (training/benchmarks/glm/pytorch/co
 class ExactGeluMLP(nn.Module):
     """GLM's MLP (the block's own layers and dropout) with the exact GELU."""
 
-    def __init__(self, mlp: nn.Module) -> None:
+    def __init__(self, mlp: Any) -> None:
         super().__init__()
-        self.dense_h_to_4h = mlp.dense_h_to_4h
-        self.dense_4h_to_h = mlp.dense_4h_to_h
-        self.dropout = mlp.dropout
+        self.dense_h_to_4h: nn.Module = mlp.dense_h_to_4h
+        self.dense_4h_to_h: nn.Module = mlp.dense_4h_to_h
+        self.dropout: nn.Module = mlp.dropout
 
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.dropout(self.dense_4h_to_h(F.gelu(self.dense_h_to_4h(hidden))))
