@@ -163,8 +163,9 @@ _TF_GARDEN = ("FlagPerf's TensorFlow Model Garden experiment setting; chipperf's
               "case takes the flat knobs of its config/mutable_params.py")
 _FAIRSEQ = ("fairseq's token-budget batching in FlagPerf's wav2vec2; chipperf's wav2vec2 "
             "batches by global_batch_size")
-_PRECISION = ("FlagPerf's mixed-precision switch; this chipperf case has no fp16 mode: its "
-              "dtype knob ('fp32' or 'bf16') chooses the precision")
+_PRECISION = ("FlagPerf's mixed-precision switch; this chipperf case's dtype knob chooses "
+              "the precision (the text cases: 'fp32', 'bf16' or 'fp16' with a loss scaler): "
+              "set dtype")
 
 NO_EFFECT: dict[str, str] = {
     "vendor": "FlagPerf's vendor tag; chipperf takes the vendor from VENDOR in the test config",

@@ -213,3 +213,26 @@ def load_glm_state(net: GLMForMultiTokenCloze, state: Mapping[str, torch.Tensor]
     if not problems:
         net.load_state_dict(loaded, strict=True)
     return problems
+
+
+def swap_layer_norms(model: nn.Module, norm_class: type[nn.Module]) -> int:
+    """Each ``torch.nn.LayerNorm`` of ``model`` replaced by ``norm_class(shape, eps=...,
+    elementwise_affine=...)`` holding the same weight and bias (a vendor's fused layer norm:
+    FlagPerf's dcu, metax, iluvatar and nvidia glm folders rebuild GLM around apex's
+    FusedLayerNorm); the number replaced."""
+    swapped = 0
+    for parent in list(model.modules()):
+        for name, child in list(parent.named_children()):
+            if type(child) is nn.LayerNorm:
+                setattr(parent, name, _same_norm(child, norm_class))
+                swapped += 1
+    return swapped
+
+
+def _same_norm(norm: nn.LayerNorm, norm_class: type[nn.Module]) -> nn.Module:
+    fused = norm_class(norm.normalized_shape, eps=norm.eps,
+                       elementwise_affine=norm.elementwise_affine)
+    if norm.elementwise_affine:
+        fused.load_state_dict(norm.state_dict())
+        fused.to(device=norm.weight.device, dtype=norm.weight.dtype)
+    return fused

@@ -56,6 +56,32 @@ def test_part_a_attends_both_ways_and_part_b_causally() -> None:
     assert not torch.allclose(changed[0, 7], before[0, 7])
 
 
+def test_a_vendor_layer_norm_replaces_each_one_with_its_weights() -> None:
+    """swap_layer_norms (the dcu, metax and iluvatar glm adapters' convert_model): every torch
+    LayerNorm of GLM (two per block and the final one) becomes the vendor's class, the state
+    dict keeps every key and value, and the output is the same."""
+    import torch
+
+    from chipperf_runtime.models.glm import GLMConfig, GLMModel, swap_layer_norms
+
+    class VendorNorm(torch.nn.LayerNorm):
+        pass
+
+    torch.manual_seed(0)
+    net = GLMModel(GLMConfig(vocab_size=32, hidden_size=16, num_layers=2, num_attention_heads=2,
+                             max_sequence_length=8, dropout=0.0)).eval()
+    for norm in (m for m in net.modules() if isinstance(m, torch.nn.LayerNorm)):
+        torch.nn.init.normal_(norm.weight)          # not the ones a fresh norm would have
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    ids, pos, sep = torch.arange(8).view(1, 8) + 5, torch.zeros(1, 2, 8, dtype=torch.long), torch.tensor([4])
+    out = net(ids, pos, sep)
+    assert swap_layer_norms(net, VendorNorm) == 5
+    assert sum(type(m) is VendorNorm for m in net.modules()) == 5
+    after = net.state_dict()
+    assert after.keys() == before.keys() and all(torch.equal(after[k], before[k]) for k in before)
+    assert torch.equal(net(ids, pos, sep), out)
+
+
 @pytest.fixture(scope="module")
 def ci_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("glm_ci")

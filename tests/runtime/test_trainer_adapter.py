@@ -126,6 +126,23 @@ def test_steps_zero_runs_itself_are_refused_under_zero(tmp_path) -> None:
         "vendor's steps, or remove them")
 
 
+def test_the_text_loop_scales_fp16_losses_and_zero_refuses_fp16() -> None:
+    """fp16 in the text loop: torch.amp's GradScaler (the default create_grad_scaler), none for
+    fp32 and bf16; with zero_stage > 0 fp16 is a config problem (ZeRO's engine would not use
+    the loop's scaler)."""
+    from chipperf_runtime.training.hftext.case import grad_scaler
+    from chipperf_runtime.training.hftext.zero import zero_problems
+
+    cpu = SimpleNamespace(autocast_type="cpu")
+    assert isinstance(grad_scaler(SimpleNamespace(dtype="fp16"), cpu), torch.amp.GradScaler)
+    assert [grad_scaler(SimpleNamespace(dtype=d), cpu) for d in ("fp32", "bf16")] == [None, None]
+    assert zero_problems({"zero_stage": 0, "dtype": "fp16"}) == []
+    assert zero_problems({"zero_stage": 2, "dtype": "fp16"}) == [
+        "dtype 'fp16' with zero_stage = 2: the ZeRO path runs fp32 or bf16 (its engine's fp16 "
+        "loss scaling is not wired to the case's loop): use bf16, or zero_stage = 0 for fp16 "
+        "with the loop's GradScaler"]
+
+
 def test_vendor_env_reports_the_named_variables() -> None:
     environ = {"CHIPPERF_VENDOR_ENV": "BKCL_PCIE_RING,XDNN_CONV_GEMM_DTYPE",
                "BKCL_PCIE_RING": "1", "XDNN_CONV_GEMM_DTYPE": "int16", "OTHER": "x"}

@@ -32,7 +32,8 @@ eval_every_steps = 1000
 log_every_steps = 10          # STEP_END every N optimizer steps
 
 # ---- numerics and devices
-dtype = "fp32"                # "fp32" or "bf16" (autocast on the vendor's device)
+dtype = "fp32"                # "fp32", "bf16" or "fp16" (autocast on the vendor's device;
+                              # fp16 with torch.amp.GradScaler's loss scaling)
 cpu_threads = None            # torch threads per rank on CPU (None: OMP_NUM_THREADS, else the
                               # usable cores divided by the ranks on the node)
 seed = 1234

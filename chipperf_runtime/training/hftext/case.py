@@ -51,7 +51,7 @@ from chipperf_runtime.training.textlm.checks import (
 from chipperf_runtime.training.textlm.finish import run_and_finish
 from chipperf_runtime.training.textlm.loop import Goal, linear_warmup_decay, warmup_cosine
 
-DTYPES = ("fp32", "bf16")
+DTYPES = ("fp32", "bf16", "fp16")
 LR_DECAYS = ("linear", "cosine", "inverse_sqrt")
 
 
@@ -145,10 +145,17 @@ def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, model: Text
                 score_width=getattr(task, "score_width", 2),
                 combine=getattr(task, "combine", ratio),
                 label_smoothing=float(cfg.get("label_smoothing", 0.0)), engine=engine,
-                scaler=adapter.step("create_grad_scaler", lambda: None, cfg),
+                scaler=adapter.step("create_grad_scaler", lambda: grad_scaler(cfg, rank_device),
+                                    cfg),
                 backward=adapter.bound("backward"),
                 update=adapter.bound("update_model_params"),
                 whole_step=adapter.bound("train_one_step", cfg))
+
+
+def grad_scaler(cfg: Config, rank_device: TorchDevice) -> Any:
+    """fp16: torch.amp.GradScaler on the rank's device (on the host CPU too: fp16 gradients
+    underflow wherever they are computed); fp32 and bf16: none."""
+    return torch.amp.GradScaler(rank_device.autocast_type) if cfg.dtype == "fp16" else None
 
 
 # hooks of steps DeepSpeed's ZeRO engine runs itself (hftext.zero): with zero_stage > 0 the
@@ -198,6 +205,8 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     if loop.engine is not None:
         driver.executed(zero_stage=zero_stage(cfg), deepspeed=zero_record(loop.engine))
     driver.executed(optimizer=type(loop.optimizer).__name__)
+    if loop.scaler is not None:      # fp16's loss scaler (the loop's GradScaler or the vendor's)
+        driver.executed(grad_scaler=type(loop.scaler).__name__)
     if setting.enabled:     # the fp32 cast and softmax of the logits fused, not materialised
         loop.loss = compile_function(token_loss, setting)
         driver.executed(loss=f"cross entropy, {setting.describe()}")

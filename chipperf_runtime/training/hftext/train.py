@@ -15,7 +15,7 @@ from chipperf_runtime.training.driver.torchdist import all_reduce_sum
 from chipperf_runtime.training.driver.torchstep import clip_and_step, hook_loss, scaled_backward
 from chipperf_runtime.training.hftext.tasks import IGNORE, Scorer, Task, Tensors, token_correct  # noqa: F401 - re-exported
 
-AUTOCAST = {"bf16": torch.bfloat16}
+AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
 
 @dataclass
@@ -38,8 +38,9 @@ class Loop:
     loss: Callable[..., torch.Tensor] | None = None  # token_loss compiled (hftext.case); None: as is
     mark_step: Callable[[], None] | None = None     # a lazy-mode graph break (intel_gaudi); None: eager
     engine: Any = None                              # a DeepSpeed ZeRO engine (hftext.zero); None: DDP
-    # the vendor's trainer adapter (training.driver.adapter): its grad scaler (None: the loop
-    # scales nothing, its dtypes being fp32 and bf16), backward(step, loss, optimizer, scaler),
+    # the grad scaler (hftext.case.grad_scaler: torch.amp.GradScaler for fp16, None for fp32
+    # and bf16, or the vendor adapter's create_grad_scaler) and the vendor's trainer adapter's
+    # (training.driver.adapter) backward(step, loss, optimizer, scaler),
     # update_model_params(loss, optimizer, scaler) and train_one_step(model, batch, optimizer,
     # step, scaler); None: the loop's own step
     scaler: Any = None

@@ -26,10 +26,14 @@ STAGES = (0, 1, 2, 3)
 
 def zero_problems(cfg: Config) -> list[str]:
     stage = cfg.get("zero_stage", 0)
-    if stage in STAGES and not isinstance(stage, bool):
-        return []
-    return [f"zero_stage = {stage!r} must be 0 (DistributedDataParallel, no DeepSpeed), 1, 2 "
-            "or 3 (DeepSpeed ZeRO)"]
+    if stage not in STAGES or isinstance(stage, bool):
+        return [f"zero_stage = {stage!r} must be 0 (DistributedDataParallel, no DeepSpeed), 1, "
+                "2 or 3 (DeepSpeed ZeRO)"]
+    if stage > 0 and cfg.get("dtype") == "fp16":
+        return [f"dtype 'fp16' with zero_stage = {stage}: the ZeRO path runs fp32 or bf16 (its "
+                "engine's fp16 loss scaling is not wired to the case's loop): use bf16, or "
+                "zero_stage = 0 for fp16 with the loop's GradScaler"]
+    return []
 
 
 def zero_stage(cfg: Config) -> int:

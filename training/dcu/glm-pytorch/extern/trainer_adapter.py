@@ -19,35 +19,25 @@ from typing import Any
 import torch
 from layers.layernorm import LayerNorm
 
+from chipperf_runtime.models.glm import swap_layer_norms
+
 HOOKS = ["convert_model"]
 NOT_CARRIED = {
     "model_to_fp16": "FlagPerf's GLM fp16 (model.half() in FP16_Module, for FP16_Optimizer's "
                      "fp32 master weights), the same in its nvidia folder, so FlagPerf's GLM "
                      "recipe, not a dcu step; chipperf's glm loop (hftext) trains in the "
-                     "config's dtype by autocast (bf16 by default; its text cases offer fp32 or "
-                     "bf16, not fp16, for which FP16_Optimizer's master weights exist)",
+                     "config's dtype by autocast over fp32 weights (bf16 by default; fp16 with "
+                     "torch.amp's GradScaler, not FP16_Module's fp16 copy of the weights)",
     "model_to_ddp": "FlagPerf's own DistributedDataParallel wrapper, the same in its nvidia "
                     "folder; chipperf's glm loop wraps in torch's DistributedDataParallel",
     "backward": "FP16_Optimizer's master-gradient step with a NaN-loss skip and gradient "
                 "clipping, the same in its nvidia folder, so FlagPerf's GLM recipe, not a dcu "
-                "step (and without fp16 there is no FP16_Optimizer); chipperf's glm loop runs "
-                "loss.backward(), clipping by grad_clip_norm, optimizer step",
+                "step; chipperf's glm loop runs the backward (through its GradScaler for fp16), "
+                "clipping by grad_clip_norm, optimizer step",
 }
 
 
 def convert_model(model: torch.nn.Module, config: Any) -> torch.nn.Module:
     """``model`` with apex's fused layer norm in place of each torch LayerNorm."""
-    for parent in list(model.modules()):
-        for name, child in list(parent.named_children()):
-            if type(child) is torch.nn.LayerNorm:
-                setattr(parent, name, _fused(child))
+    swap_layer_norms(model, LayerNorm)
     return model
-
-
-def _fused(norm: torch.nn.LayerNorm) -> torch.nn.Module:
-    fused = LayerNorm(norm.normalized_shape, eps=norm.eps,
-                      elementwise_affine=norm.elementwise_affine)
-    if norm.elementwise_affine:
-        fused.load_state_dict(norm.state_dict())
-        fused.to(device=norm.weight.device, dtype=norm.weight.dtype)
-    return fused

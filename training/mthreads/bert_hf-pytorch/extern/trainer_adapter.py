@@ -8,7 +8,9 @@ itself: the masked-LM loss of ``model(input_ids=..., labels=...)`` (under MUSA a
 with the scaled backward and scaler step when there is a scaler; plainly otherwise), the
 optimizer stepping every ``gradient_accumulation_steps`` (1 in FlagPerf's bert_hf config).
 
-Here ``train_one_step`` is written for chipperf's arguments: the batch is chipperf's
+Here ``create_grad_scaler`` makes torch_musa's GradScaler when the config's ``dtype`` is fp16
+(FlagPerf's ``amp``; the text loop's fp16 is autocast with a loss scaler), else none, and
+``train_one_step`` is written for chipperf's arguments: the batch is chipperf's
 (``batch.inputs`` for the model, ``batch.labels`` with -100 where no token is scored), the loss
 is the same cross entropy over the labelled positions that the Hugging Face model computes
 from ``labels`` (chipperf's ``token_loss``), under autocast by the config's ``dtype``, and the
@@ -22,18 +24,19 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-import torch_musa  # noqa: F401 - Moore Threads' PyTorch plug-in (the vendor image has it)
+import torch_musa  # Moore Threads' PyTorch plug-in (the vendor image has it)
 
 from chipperf_runtime.training.driver.torchstep import backward_and_optimizer_step
 from chipperf_runtime.training.hftext.train import token_loss
 
-HOOKS = ["train_one_step"]
-NOT_CARRIED = {
-    "create_grad_scaler": "torch_musa's GradScaler for FlagPerf's amp (fp16 autocast); "
-                          "chipperf's text loop trains in fp32 or bf16 (its dtypes: no fp16), "
-                          "which need no loss scaling, so the loop's own none is kept",
-}
+HOOKS = ["create_grad_scaler", "train_one_step"]
+NOT_CARRIED: dict[str, str] = {}
 AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def create_grad_scaler(config: Any) -> Any:
+    """torch_musa's GradScaler for fp16 (FlagPerf's: when its amp is set), else none."""
+    return torch_musa.amp.GradScaler() if config.dtype == "fp16" else None
 
 
 def train_one_step(model: torch.nn.Module, batch: Any, optimizer: torch.optim.Optimizer,

@@ -31,5 +31,5 @@ warmup_steps = 434            # FlagPerf's warmup 0.1 of lr_decay_iters 4,338
 max_steps = 4338              # FlagPerf's lr_decay_iters (it stops at max_samples_termination)
 eval_every_steps = 300        # FlagPerf's eval_interval_samples 600 x 8 x 4 / 64
 eval_samples = 0              # every eval sample
-dtype = "bf16"                # FlagPerf: fp16 (chipperf's text cases: fp32 or bf16)
+dtype = "bf16"                # FlagPerf: fp16 (FP16_Module; chipperf's fp16 is autocast + GradScaler)
 seed = 10483
