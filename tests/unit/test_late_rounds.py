@@ -1,5 +1,5 @@
 """Rounds judged again when the files of their nodes come home late (chipperf.run.late through
-chipperf.run.leftovers.mark_late, as every sweep calls it): a round whose FINISHED arrives late
+chipperf.run.abandoned.mark_late, as every sweep calls it): a round whose FINISHED arrives late
 counts, by the same rules that judge a round at its end."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from chipperf.results.layout import read_status
-from chipperf.run.leftovers import mark_late
+from chipperf.run.abandoned import mark_late
 from chipperf.run.rounds import UNCOLLECTED
 
 CASE = "resnet50-pytorch_2.13-xeon-2x1"
