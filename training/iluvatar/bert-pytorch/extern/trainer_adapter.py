@@ -38,6 +38,7 @@ from apex.parallel import DistributedDataParallel
 from torch import nn
 
 from chipperf_runtime.device.torch import open_torch_device
+from chipperf_runtime.training.driver.adapterkit import decay_groups
 
 HOOKS = ["create_optimizer", "create_grad_scaler", "model_to_ddp", "backward"]
 NOT_CARRIED = {
@@ -53,19 +54,13 @@ NOT_CARRIED = {
         "step at once (the plan's global_batch_size is train_batch_size x "
         "gradient_accumulation_steps x world size)",
 }
-NO_DECAY = ("bias", "gamma", "beta", "LayerNorm")   # FlagPerf's names without weight decay
 INIT_SCALE = float(os.environ.get("INIT_LOSS_SCALE", 2 ** 20))   # FlagPerf's BI configs'
 GROWTH_INTERVAL = 2000
 
 
 def create_optimizer(model: nn.Module, config: Any) -> torch.optim.Optimizer:
     """apex's FusedLAMB: weight decay except on biases and LayerNorm parameters."""
-    named = list(model.named_parameters())
-    groups = [{"params": [p for n, p in named if not any(k in n for k in NO_DECAY)],
-               "weight_decay": config.weight_decay},
-              {"params": [p for n, p in named if any(k in n for k in NO_DECAY)],
-               "weight_decay": 0.0}]
-    return FusedLAMB(groups, lr=config.learning_rate,
+    return FusedLAMB(decay_groups(model, config.weight_decay), lr=config.learning_rate,
                      betas=(config.adam_beta1, config.adam_beta2))
 
 

@@ -32,6 +32,8 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch_xmlir.optimizer import FusedLAMB
 
+from chipperf_runtime.training.driver.adapterkit import decay_groups
+
 HOOKS = ["convert_model", "create_optimizer", "model_to_fp16", "model_to_ddp", "backward"]
 NOT_CARRIED = {
     "gradient_accumulation_steps": "FlagPerf's R300 configs accumulate 56 micro-"
@@ -39,7 +41,6 @@ NOT_CARRIED = {
         "once (the plan's global_batch_size is train_batch_size x gradient_accumulation_steps "
         "x world size), so the optimizer steps on every backward",
 }
-NO_DECAY = ("bias", "gamma", "beta", "LayerNorm")   # FlagPerf's names without weight decay
 
 
 def convert_model(model: nn.Module, config: Any) -> nn.Module:
@@ -49,12 +50,7 @@ def convert_model(model: nn.Module, config: Any) -> nn.Module:
 
 def create_optimizer(model: nn.Module, config: Any) -> torch.optim.Optimizer:
     """torch_xmlir's FusedLAMB: weight decay except on biases and LayerNorm parameters."""
-    named = list(model.named_parameters())
-    groups = [{"params": [p for n, p in named if not any(k in n for k in NO_DECAY)],
-               "weight_decay": config.weight_decay},
-              {"params": [p for n, p in named if any(k in n for k in NO_DECAY)],
-               "weight_decay": 0.0}]
-    return FusedLAMB(groups, lr=config.learning_rate,
+    return FusedLAMB(decay_groups(model, config.weight_decay), lr=config.learning_rate,
                      betas=(config.adam_beta1, config.adam_beta2))
 
 
