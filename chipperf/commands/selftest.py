@@ -123,7 +123,9 @@ def _first_chip(vendor: str) -> str:
     return next(iter(get_vendor(vendor).chips), "") if vendor in vendor_names() else ""
 
 
-EXTRA = {"numpy": "numpy", "PIL": "Pillow", "tokenizers": "tokenizers"}   # pyproject's selftest extra
+# pyproject's selftest extra: module -> package
+EXTRA = {"numpy": "numpy", "PIL": "Pillow", "tokenizers": "tokenizers",
+         "mlperf_loadgen": "mlcommons-loadgen", "transformers": "transformers"}
 
 
 def selftest_extra_command() -> str:

@@ -139,6 +139,22 @@ def test_what_the_python_lacks_is_named_with_its_fix(monkeypatch) -> None:
     assert "pip install 'torchvision==0.28.*'" in problems[1]
 
 
+def test_the_preflight_checks_every_package_of_the_selftest_extra() -> None:
+    """What the preflight asks for is pyproject's selftest extra, package for package: a package
+    the steps need and the extra lacks (transformers, found missing by the serving step after
+    the quickstart in a fresh Debian 12) is added to both."""
+    import ast
+    import re
+
+    from chipperf.commands.selftest import EXTRA
+
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    line = re.search(r"^selftest = (\[.*\])$", pyproject, re.M)
+    assert line, "pyproject.toml: no one-line selftest extra"
+    extra = ast.literal_eval(line.group(1))
+    assert sorted(EXTRA.values()) == sorted(re.split(r"[=<>\[ ]", p)[0] for p in extra)
+
+
 def test_a_python_without_torch_is_told_how_to_add_the_cpu_vendors(monkeypatch) -> None:
     """The quickstart's .venv has no torch (its cases run in the image): the cpu vendor's fix
     is the CPU build of the pair its image pins."""
