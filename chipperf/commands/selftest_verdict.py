@@ -7,6 +7,9 @@ A row's verdict, first that applies:
 - ``suspect (harness or load)``: its ratio to the bare reference (the same operation timed in
   a bare torch loop in the same process) is outside RATIO_BAND: the harness, or something else
   on the host, sets the figure, not the chip;
+- ``suspect (rounds disagree)``: its counted rounds differ by more than SPREAD_LIMIT of their
+  median (the spread): the figure moved between rounds (other work on the host came or went, a
+  round ran cold), so its median is not the chip's;
 - ``low``: its share of the spec sheet is below the vendor's expected band (EXPECTED_SHARE):
   the chip ran, slower than that kind of chip does;
 - ``ok``.
@@ -27,6 +30,7 @@ from typing import Any
 EXIT_OK, EXIT_FAILED, EXIT_INCOMPLETE = 0, 1, 3    # 2 stays the CLI's "bad arguments"
 RATIO_BAND = (0.9, 1.1)
 HEADLINE_ROUNDS = 3            # a headline figure's rounds (the median, their spread beside)
+SPREAD_LIMIT = 0.2             # (max - min) / median of the counted rounds: above, ±10 %, suspect
 BUSY_LOAD_PER_CORE = 0.5       # a 1-minute load average above this many per core: a busy host
 # The least share of the spec sheet each kind of figure reaches on a vendor's chip, below what
 # one H100 measured with chipperf selftest (docs/gpu-runs/h100-20261127/selftest.md: GEMM
@@ -70,6 +74,10 @@ def judge(vendor: str, row: Row) -> Row:
     if row.ratio is not None and not low <= row.ratio <= high:
         return _with(row, f"suspect (harness or load): ratio {row.ratio:.3f} to the bare "
                           f"reference, outside {low:g}-{high:g}")
+    if row.spread is not None and row.spread > SPREAD_LIMIT:
+        return _with(row, f"suspect (rounds disagree): ±{50 * row.spread:.1f} % between its "
+                          f"counted rounds, above ±{50 * SPREAD_LIMIT:g} %: the host's load or "
+                          "the harness moved the figure")
     least = EXPECTED_SHARE.get(vendor, {}).get(share_kind(row.step, row.figure))
     if least is not None and row.share_of_spec is not None and row.share_of_spec < least:
         return _with(row, f"low: {100 * row.share_of_spec:.1f} % of the spec sheet, below the "
@@ -143,6 +151,7 @@ LEGEND = (f"spread: ± half the range of the counted rounds, of their median (th
           "not; the band judges it); causal: the MFU with a causal model's attention FLOPs "
           "halved (the same for a model whose attention is not causal); ratio: to the same "
           "operation in a bare torch "
-          f"loop, outside {RATIO_BAND[0]:g}-{RATIO_BAND[1]:g} is suspect. Exit {EXIT_OK}: every "
+          f"loop, outside {RATIO_BAND[0]:g}-{RATIO_BAND[1]:g} is suspect, as is a spread above "
+          f"±{50 * SPREAD_LIMIT:g} %. Exit {EXIT_OK}: every "
           f"step ran, none failed or suspect; {EXIT_FAILED}: one failed or is suspect; "
           f"{EXIT_INCOMPLETE}: a step did not run (the budget)")

@@ -32,6 +32,17 @@ def test_a_ratio_outside_the_band_is_suspect(ratio: float, verdict: str) -> None
     assert row.verdict.startswith(verdict)
 
 
+def test_rounds_that_disagree_make_a_row_suspect() -> None:
+    """A fresh Debian 12's selftest: resnet50's rounds gave 234, 34 and 33 samples/s as other
+    work started on the host; its median (34) was 'ok' with ±296 % beside it."""
+    value, spread = headline([234.3, 34.0, 32.8])
+    moved = judge("cpu", Row("training", "resnet50 throughput", value, "samples/s", spread=spread))
+    assert moved.verdict.startswith("suspect (rounds disagree): ±296.3 % between its counted")
+    steady = judge("cpu", Row("training", "resnet50 throughput", 34.0, "samples/s", spread=0.2))
+    assert steady.verdict == "ok"
+    assert exit_status([steady, moved]) == 1
+
+
 def test_a_share_below_the_vendors_band_is_low_and_no_band_judges_nothing() -> None:
     slow = Row("training", "resnet50 throughput", 1317.0, "samples/s", share_of_spec=0.033)
     assert judge("nvidia", slow).verdict.startswith("low: 3.3 % of the spec sheet")
