@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-VERDICTS = ("ok", "suspect (harness or load)", "suspect (rounds disagree)", "low", "not run", "failed", "unsupported")
+VERDICTS = ("ok", "suspect (harness or load)", "suspect (rounds disagree)", "low", "not run", "failed",
+            "unsupported")
 
 
 def selftest(tmp_path: Path, budget: int) -> subprocess.CompletedProcess[str]:
