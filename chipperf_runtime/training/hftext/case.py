@@ -197,10 +197,12 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     forward = counted.total
     setting = compile_for(driver, [net], device)
     driver.executed(attention=attention_of(net), fused_optimizer=fused_optimizer(device))
+    gaudi = gaudi_path(cfg) if device.device.type == "hpu" else None   # intel_gaudi: Optimum Habana
+    if gaudi is not None:
+        gaudi.prepare(net)               # training HPU graphs before DDP wraps the model
     loop = build_loop(cfg, dist, device, model, net, data, driver.adapter)
-    if device.device.type == "hpu":      # intel_gaudi: Optimum Habana's lazy mode
-        gaudi = gaudi_path()
-        loop.mark_step = gaudi.mark_step
+    if gaudi is not None:
+        gaudi.attach(loop, net)          # lazy-mode graph breaks, the evaluation's HPU graphs
         driver.executed(**gaudi.facts)
     if loop.engine is not None:
         driver.executed(zero_stage=zero_stage(cfg), deepspeed=zero_record(loop.engine))
