@@ -51,9 +51,12 @@ class _Shared(dict):
         return self
 
 
-class _PerCopy(dict):
-    """Pipelines by dtype: a deepcopy of the module starts without (it builds its own over its
-    own components; HPU graphs are not copied)."""
+class _PerCopy:
+    """This copy's pipeline: a deepcopy of the module starts without one (the engine casts its
+    copy, then builds its own over its own components; HPU graphs are not copied)."""
+
+    def __init__(self) -> None:
+        self.pipeline: Any = None
 
     def __deepcopy__(self, memo: dict) -> "_PerCopy":
         return _PerCopy()
@@ -64,7 +67,7 @@ class GaudiTextToImage(TextToImage):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.pipelines = _PerCopy()
+        self.built = _PerCopy()
         self.execution = _Shared()
 
     def forward(self, input_ids: torch.Tensor, latents: torch.Tensor) -> torch.Tensor:
@@ -81,11 +84,11 @@ class GaudiTextToImage(TextToImage):
         return out.images * 2 - 1
 
     def pipeline(self) -> Any:
-        """The pipeline over this copy's components at their dtype (built once per dtype)."""
-        dtype = next(self.unet.parameters()).dtype
-        if dtype not in self.pipelines:
-            self.pipelines[dtype] = self._build(dtype)
-        return self.pipelines[dtype]
+        """The pipeline over this copy's components, built at their dtype on the first call
+        (once: with bf16_full_eval the pipeline keeps the UNet's conv_in in fp32)."""
+        if self.built.pipeline is None:
+            self.built.pipeline = self._build(self.text_encoder.dtype)
+        return self.built.pipeline
 
     def _build(self, dtype: torch.dtype) -> Any:
         if dtype not in (torch.float32, torch.bfloat16):
