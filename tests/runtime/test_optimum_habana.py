@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from chipperf_runtime.training.driver.errors import ConfigError, DeviceUnavailable
-from chipperf_runtime.training.hftext.optimum_habana import IMAGE, gaudi_path
+from chipperf_runtime.training.hftext.optimum_habana import IMAGE, gaudi_path, refuse_off_gaudi
 from chipperf_runtime.training.hftext.train import Loop, evaluate, train_step
 
 
@@ -151,3 +151,11 @@ def test_hpu_graphs_as_gaudi_trainer_uses_them(calls, training, inference) -> No
 def test_an_hpu_graph_knob_that_is_not_a_bool_is_refused(calls) -> None:
     with pytest.raises(ConfigError, match="hpu_graphs_for_training = 'yes' must be True or False"):
         gaudi_path({"hpu_graphs_for_training": "yes"})
+
+
+def test_an_hpu_graph_knob_on_another_device_is_refused() -> None:
+    refuse_off_gaudi({"hpu_graphs_for_training": False}, "cpu")     # GaudiTrainer's default
+    with pytest.raises(ConfigError, match="hpu_graphs_for_inference = True: HPU graphs exist on "
+                                          "an Intel Gaudi \\(device hpu\\) only, and this run's "
+                                          "device is cuda: set it False"):
+        refuse_off_gaudi({"hpu_graphs_for_inference": True}, "cuda")

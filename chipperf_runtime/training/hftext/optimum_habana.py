@@ -69,6 +69,15 @@ def graph_knobs(cfg: Mapping[str, Any] | None) -> dict[str, bool]:
     return values
 
 
+def refuse_off_gaudi(cfg: Mapping[str, Any] | None, device_type: str) -> None:
+    """ConfigError when an HPU-graph knob is on and the device is not an hpu (it would be
+    dropped without a word)."""
+    on = [k for k, v in graph_knobs(cfg).items() if v]
+    if on:
+        raise ConfigError(f"{', '.join(on)} = True: HPU graphs exist on an Intel Gaudi (device "
+                          f"hpu) only, and this run's device is {device_type}: set it False")
+
+
 class EvalGraph:
     """``wrap_in_hpu_graph``'s forward of ``net``, in place only while ``during`` runs."""
 
