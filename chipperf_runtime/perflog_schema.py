@@ -30,7 +30,9 @@ and, from the training driver, ``run_mode`` (optional; docs/results.md "Run mode
                           parameter counts; a LoRA case trains the adapters only
     execution            {name: value} (optional; PyTorch loops): how the model ran, e.g. "compile"
                           ("eager" or "torch.compile(inductor, mode=default)"), "attention" ("sdpa"),
-                          "fused_optimizer" (bool), "channels_last", "autocast"
+                          "fused_optimizer" (bool), "channels_last", "autocast"; an inference
+                          case says it where its model reports one (intel_gaudi's Stable
+                          Diffusion: GaudiStableDiffusionPipeline, HPU graphs, its GaudiConfig)
     peak_rss_bytes       int (optional; the training driver): rank 0's peak resident set, host
                           memory (a sweep's memory figure on a cpu, docs/sweeps.md)
     stages               {stage: that stage's FINISHED value} (optional; a case training stages
@@ -105,7 +107,7 @@ INFERENCE_FINISHED_KEYS: Mapping[str, tuple[type, ...]] = {
 }
 # Other FINISHED keys of the inference suite the results code reads when present.
 INFERENCE_OPTIONAL_KEYS = ("device", "batch_size", "peak_memory_source", "engine_build_time_s",
-                           "offline", "window_work", "serving")
+                           "offline", "window_work", "serving", "execution")
 # Other FINISHED keys of the training suite the results code reads when present.
 TRAINING_OPTIONAL_KEYS = ("run_mode", "data_mode", "parameters", "execution", "peak_rss_bytes",
                           "attention_flops_per_unit", "causal_attention")

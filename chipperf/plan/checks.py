@@ -37,6 +37,7 @@ from chipperf.plan.chiplayout import chip_layout_problems
 from chipperf.plan.chipowner import foreign_chip_problem
 from chipperf.plan.engines import engine_image_problems, harness_image_problems
 from chipperf.plan.imageneeds import NeedFix, image_needs_problems
+from chipperf.plan.libraries import LIBRARY_KEY, library_problems
 from chipperf.plan.sweep import sweep_problems
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta
@@ -172,6 +173,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += _needs(entry, test, catalogue, where)
     problems += toolkits.problems(entry, test.vendor, catalogue, where)
     problems += _image_needs(entry, test, catalogue, where)
+    problems += _library_path(entry, test, catalogue, where)
     read = vendor_config(entry, test, catalogue)   # its degrees are compared once it was read
     problems += chip_layout_problems(key, knobs if read.checked and not read.problems else {},
                                      where)
@@ -240,6 +242,22 @@ def _image_needs(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,
               if vendor == test.vendor and folder != choice.folder}
     return image_needs_problems(needs, values, catalogue.images[(test.vendor, choice.folder)],
                                 [extra] if extra else [], NeedFix(vendor_dir, others), where)
+
+
+def _library_path(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,
+                  where: str) -> list[str]:
+    """A case of a Hugging Face library (case.yaml's ``library``) that the vendor runs
+    through a package the case's image folder does not install (chipperf.plan.libraries);
+    not in in-container mode, which builds no image."""
+    key = entry.key
+    case_dir = catalogue.cases.get((catalogue.case_name(key.model), key.family))
+    choice = image_choice(key.framework, test, catalogue)
+    if test.in_container_launch or choice.folder is None or case_dir is None:
+        return []
+    extra = adaptation(entry, test, catalogue).requirements
+    image = catalogue.images[(test.vendor, choice.folder)]
+    return library_problems(read_case_meta(case_dir).get(LIBRARY_KEY), get_vendor(test.vendor),
+                            image, image.parent, [extra] if extra else [], where)
 
 
 def _override_problems(entry: CaseEntry, test: TestConfig, catalogue: Catalogue,

@@ -93,7 +93,14 @@ def image_installs(module: str, distributions: Iterable[str], image: Path,
     the extra ``requirements`` files install ``module`` (one of ``distributions``)."""
     files = [*sorted(image.glob("requirements*.txt")), *requirements]
     listed = {name for f in files for name in requirement_names(f)}
-    return module in dockerfile_imports(image / "Dockerfile") or bool(listed & set(distributions))
+    wanted = {canonicalize_name(d) for d in distributions}
+    return imports_module(dockerfile_imports(image / "Dockerfile"), module) or bool(listed & wanted)
+
+
+def imports_module(imported: Iterable[str], module: str) -> bool:
+    """Whether importing the dotted names ``imported`` imports ``module`` (``a.b`` imports
+    ``a`` and ``a.b``, not ``a.c``)."""
+    return any(name == module or name.startswith(module + ".") for name in imported)
 
 
 def requirement_names(path: Path) -> set[str]:
@@ -127,9 +134,10 @@ def _requirements(path: Path) -> list[tuple[str, str]]:
 
 
 def dockerfile_imports(path: Path) -> set[str]:
-    """The top-level modules a Dockerfile's ``python -c "import ..."`` check lines import."""
+    """The modules (dotted, as written: ``habana_frameworks.torch.core``) a Dockerfile's
+    ``python -c "import ..."`` check lines import."""
     if not path.is_file():
         return set()
     text = path.read_text(encoding="utf-8", errors="replace")
-    return {name.strip().split(" ")[0].split(".")[0]
+    return {name.strip().split(" ")[0]
             for found in IMPORT_CHECK.findall(text) for name in found.split(",") if name.strip()}

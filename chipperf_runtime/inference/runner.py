@@ -173,6 +173,9 @@ def measure_case(case: Case, config: Mapping[str, Any], s: Settings, engine: Any
                                   sum(p.numel() for p in model.parameters()))
     if reduced is not None:
         finished["preset"] = reduced
+    execution = getattr(model, "execution", None)   # how the model ran, where it says (intel_gaudi's SD)
+    if isinstance(execution, dict) and execution:
+        finished["execution"] = dict(execution)
     log.event("FINISHED", finished)
     return finished
 

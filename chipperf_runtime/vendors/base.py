@@ -151,6 +151,19 @@ class SmiToolSampler:
 
 
 @dataclass(frozen=True)
+class LibraryPath:
+    """How a vendor runs the cases of one Hugging Face library (case.yaml's ``library``):
+    through a package of its own that its image must install (intel_gaudi: transformers and
+    diffusers through Optimum Habana). The plan refuses an image folder without it
+    (chipperf/plan/libraries.py); the case says the same when the module does not import."""
+
+    package: str                      # the product's name, for messages ("Optimum Habana")
+    module: str                       # what the case imports ("optimum.habana")
+    distributions: tuple[str, ...]    # what installs it (pip names)
+    framework: str                    # the image folder (case key framework) that installs it
+
+
+@dataclass(frozen=True)
 class Vendor:
     name: str
     visible_devices_env: Optional[str]
@@ -185,6 +198,8 @@ class Vendor:
     # that drives it through the vendor's SDK (zixiao: zxrt). Its ``device`` is then the host
     # CPU, where that engine's case keeps PyTorch's part; any other engine is refused by name.
     only_engine: Optional[str] = None
+    # Hugging Face library -> how this vendor runs its cases (LibraryPath); {}: as on any device
+    library_paths: Mapping[str, LibraryPath] = field(default_factory=dict)
 
     def chip(self, name: str) -> Optional[ChipSpec]:
         """The spec sheet of a case key's chip; a FlagPerf layout prefix (``TP2PP4SH1SP1``,

@@ -11,7 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from chipperf_runtime.vendors import _smi
-from chipperf_runtime.vendors.base import ChipSpec, HardwareValidation, SmiToolSampler, Vendor
+from chipperf_runtime.vendors.base import (
+    ChipSpec,
+    HardwareValidation,
+    LibraryPath,
+    SmiToolSampler,
+    Vendor,
+)
 
 _TF = 1e12
 
@@ -32,6 +38,23 @@ QUERY = (("index", None), ("uuid", None), ("name", None), ("driver_version", Non
          ("memory.total", "mem_total_bytes"), ("memory.used", "mem_used_bytes"),
          ("memory.free", None), ("power.draw", "power_w"), ("power.max", None),
          ("temperature.aip", "temp_c"), ("utilization.aip", "util_pct"))
+
+
+# The transformers and diffusers cases run through Optimum Habana (GaudiTrainer's lazy mode
+# and HPU graphs, GaudiStableDiffusionPipeline), which the pytorch_optimum_habana images
+# install (optimum-habana 1.15.0, for Intel Gaudi software 1.19.0).
+OPTIMUM_HABANA = LibraryPath(package="Optimum Habana", module="optimum.habana",
+                             distributions=("optimum-habana",), framework="pytorch_optimum_habana")
+
+
+def optimum_habana_missing(error: object, image: str) -> str:
+    """The one message of a case whose image lacks optimum-habana: what, and the image
+    folder (``image``) that installs it."""
+    return ("intel_gaudi: optimum-habana is not installed in this image "
+            f"(import optimum.habana: {error}): the Gaudi path of the transformers and diffusers "
+            f"cases needs it: run the case with the framework {OPTIMUM_HABANA.framework} (its "
+            f"image, {image}, installs it), or pip install the optimum-habana release for the "
+            "image's Gaudi software")
 
 
 def _container_options(nproc: int) -> str:
@@ -81,5 +104,7 @@ VENDOR = Vendor(
     validated_on_hardware=HardwareValidation(note=(
         "not yet run on this vendor's hardware by chipperf: spec sheet, plan and code only; its "
         "images (pytorch_2.13, pytorch_optimum_habana: Optimum Habana for the transformers "
-        "cases) cannot be built or run here: no Gaudi and no access to vault.habana.ai")),
+        "and diffusers cases) cannot be built or run here: no Gaudi and no access to "
+        "vault.habana.ai")),
+    library_paths={"transformers": OPTIMUM_HABANA, "diffusers": OPTIMUM_HABANA},
 )

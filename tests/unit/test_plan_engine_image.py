@@ -58,7 +58,7 @@ def test_the_readers_skip_options_comments_and_aliases(tmp_path) -> None:
     folder = image(tmp_path, "-r other.txt\n--find-links /w\n# a comment\nPyYAML\nnot a requirement !!\n",
                    'RUN python3 -c "import tensorflow as tf, keras.layers; print(tf)"\n')
     assert requirement_names(folder / "requirements.txt") == {"pyyaml"}
-    assert dockerfile_imports(folder / "Dockerfile") == {"tensorflow", "keras"}
+    assert dockerfile_imports(folder / "Dockerfile") == {"tensorflow", "keras.layers"}
     assert requirement_names(tmp_path / "none.txt") == set()
 
 

@@ -33,7 +33,7 @@ from chipperf_runtime.training.hftext.models import (
     hf_config,
     hf_model,
 )
-from chipperf_runtime.training.hftext.optimum_habana import gaudi_path
+from chipperf_runtime.training.hftext.optimum_habana import gaudi_path, refuse_off_gaudi
 from chipperf_runtime.training.hftext.tasks import Task
 from chipperf_runtime.training.hftext.train import Loop, ratio, token_loss
 from chipperf_runtime.training.hftext.zero import (
@@ -197,10 +197,14 @@ def main(model_name: str, case_dir: Path, model: TextModel,
     forward = counted.total
     setting = compile_for(driver, [net], device)
     driver.executed(attention=attention_of(net), fused_optimizer=fused_optimizer(device))
+    gaudi = gaudi_path(cfg) if device.device.type == "hpu" else None   # intel_gaudi: Optimum Habana
+    if gaudi is None:
+        refuse_off_gaudi(cfg, device.device.type)
+    if gaudi is not None:
+        gaudi.prepare(net)               # training HPU graphs before DDP wraps the model
     loop = build_loop(cfg, dist, device, model, net, data, driver.adapter)
-    if device.device.type == "hpu":      # intel_gaudi: Optimum Habana's lazy mode
-        gaudi = gaudi_path()
-        loop.mark_step = gaudi.mark_step
+    if gaudi is not None:
+        gaudi.attach(loop, net)          # lazy-mode graph breaks, the evaluation's HPU graphs
         driver.executed(**gaudi.facts)
     if loop.engine is not None:
         driver.executed(zero_stage=zero_stage(cfg), deepspeed=zero_record(loop.engine))

@@ -37,6 +37,10 @@ class Loop:
     label_smoothing: float = 0.0                    # of the training loss (fairseq's criterion)
     loss: Callable[..., torch.Tensor] | None = None  # token_loss compiled (hftext.case); None: as is
     mark_step: Callable[[], None] | None = None     # a lazy-mode graph break (intel_gaudi); None: eager
+    grads_to_none: bool = True                      # zero_grad(set_to_none=...); False under
+                                                    # intel_gaudi's training HPU graphs
+    # net -> a context the evaluation pass runs in (intel_gaudi: its HPU-graphed forward)
+    eval_forward: Callable[[nn.Module], contextlib.AbstractContextManager] | None = None
     engine: Any = None                              # a DeepSpeed ZeRO engine (hftext.zero); None: DDP
     # the grad scaler (hftext.case.grad_scaler: torch.amp.GradScaler for fp16, None for fp32
     # and bf16, or the vendor adapter's create_grad_scaler) and the vendor's trainer adapter's
@@ -86,7 +90,7 @@ def train_step(loop: Loop, batch: Tensors) -> torch.Tensor:
     """forward + backward + optimizer step; returns the (unsynchronised) loss."""
     if loop.engine is not None:
         return zero_step(loop, batch)
-    loop.optimizer.zero_grad(set_to_none=True)
+    loop.optimizer.zero_grad(set_to_none=loop.grads_to_none)
     loop.steps += 1
     if loop.whole_step is not None:      # the vendor's train_one_step: forward to optimizer step
         loss = hook_loss(loop.whole_step(loop.model, batch, loop.optimizer, loop.steps,
@@ -142,10 +146,11 @@ def evaluate(loop: Loop) -> float:
     net = getattr(loop.model, "module", loop.model)
     net.eval()
     sums = []                       # per batch: device tensors or numbers, read once at the end
-    for raw in loop.eval_set:
-        batch = loop.task.tensors(raw, loop.device)
-        with autocast(loop):
-            sums.append(loop.scorer(net, batch))
+    with loop.eval_forward(net) if loop.eval_forward else contextlib.nullcontext():
+        for raw in loop.eval_set:
+            batch = loop.task.tensors(raw, loop.device)
+            with autocast(loop):
+                sums.append(loop.scorer(net, batch))
     net.train()
     local = [sum(float(numbers[i]) for numbers in sums) for i in range(loop.score_width)]
     return loop.combine(all_reduce_sum(local, loop.device))

@@ -9,6 +9,9 @@ classifier-free guidance, then the VAE decoder. 82.87 TFLOPs per 512 x 512 image
 and guidance 7.5 (counted in the tests). ``model_size: tiny`` is the CI shape. Output: the
 image [batch, 3, height, width] in [-1, 1]; a user reads its 8-bit values, and those are
 compared with the fp32 reference's (``pixel_agreement``: within 2 levels). No labels.
+On intel_gaudi (device ``hpu``) the same components run through Optimum Habana's
+GaudiStableDiffusionPipeline (HPU graphs, GaudiDDIMScheduler; ``common.models.gaudi_diffusion``,
+in the pytorch_optimum_habana image); never run on a Gaudi by chipperf.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from chipperf_runtime.inference import prompts
 from chipperf_runtime.inference.case import Case
 from chipperf_runtime.inference.errors import CaseError
 from chipperf_runtime.inference.models.diffusion import PRESETS, text_to_image, vae_factor
+from chipperf_runtime.inference.models.gaudi_diffusion import for_device
 from chipperf_runtime.inference.runner import main
 
 LEVELS = 2   # 8-bit levels within which an engine's pixel agrees with the reference's
@@ -67,9 +71,9 @@ def check(config: Mapping[str, Any]) -> list[str]:
 
 
 def build_model(config: Mapping[str, Any], data: prompts.Prompts) -> nn.Module:
-    return text_to_image(config["model_size"], data.vocab_size, data.empty_ids,
-                         config["num_inference_steps"], config["guidance_scale"],
-                         config["height"], data.special_ids)
+    return for_device(text_to_image(config["model_size"], data.vocab_size, data.empty_ids,
+                                    config["num_inference_steps"], config["guidance_scale"],
+                                    config["height"], data.special_ids))
 
 
 def scored(images: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -7,6 +7,7 @@ chipperf_runtime/training/textlm/bert_base.py; this file adds what the shared te
 reads besides them.
 """
 
+from chipperf_runtime.training.hftext.hpugraphs_base import *  # noqa: F403 - hpu_graphs_for_training, hpu_graphs_for_inference (intel_gaudi)
 from chipperf_runtime.training.textlm.bert_base import *  # noqa: F403 - model_size, target_mlm_accuracy, ... (see there)
 
 # ---- schedule: bert_base's linear warmup then linear decay to 0 at max_steps

@@ -11,6 +11,7 @@ mutable_params.py.
 """
 
 from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.hpugraphs_base import *  # noqa: F403 - hpu_graphs_for_training, hpu_graphs_for_inference (intel_gaudi)
 
 model_size = "medium"         # "medium" (CPM-1 Medium) or "tiny" (the CI model): PRESETS
 # next-token top-1 accuracy on the eval split, per model size (README: how each was chosen)

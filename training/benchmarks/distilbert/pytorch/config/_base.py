@@ -8,6 +8,7 @@ mutable_params.py.
 """
 
 from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.hpugraphs_base import *  # noqa: F403 - hpu_graphs_for_training, hpu_graphs_for_inference (intel_gaudi)
 
 model_size = "base"           # "base" (DistilBERT-base) or "tiny" (the CI model): PRESETS
 # MLM accuracy on the eval split, per model size (README: how each was chosen)

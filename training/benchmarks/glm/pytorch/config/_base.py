@@ -10,6 +10,7 @@ mutable_params.py.
 """
 
 from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.hpugraphs_base import *  # noqa: F403 - hpu_graphs_for_training, hpu_graphs_for_inference (intel_gaudi)
 
 model_size = "large"          # "large" (GLM-Large) or "tiny" (the CI model): PRESETS
 # share of eval samples whose best-scored candidate is correct, per model size (README)

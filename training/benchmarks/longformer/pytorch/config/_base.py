@@ -10,6 +10,7 @@ mutable_params.py.
 """
 
 from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.hpugraphs_base import *  # noqa: F403 - hpu_graphs_for_training, hpu_graphs_for_inference (intel_gaudi)
 
 model_size = "base-4096"      # "base-4096" (allenai/longformer-base-4096) or "tiny" (CI): PRESETS
 # MLM accuracy at the masked positions of the eval split, per model size (README)

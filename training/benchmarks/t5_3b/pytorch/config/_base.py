@@ -11,6 +11,7 @@ mutable_params.py.
 """
 
 from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.hpugraphs_base import *  # noqa: F403 - hpu_graphs_for_training, hpu_graphs_for_inference (intel_gaudi)
 
 model_size = "3b"             # "3b" (T5-3B) or "tiny" (the CI model): PRESETS
 # ROUGE-1 (percent) of greedy summaries of the eval split, per model size (README)

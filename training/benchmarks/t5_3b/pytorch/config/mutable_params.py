@@ -1,6 +1,7 @@
 """The parameters a vendor config (config_<chip>x<nnodes>x<nproc>.py) may set."""
 
+from chipperf_runtime.training.hftext.hpugraphs_mutable import *  # noqa: F403 - hpu_graph_knobs
 from chipperf_runtime.training.hftext.mutable import *  # noqa: F403 - shared_mutable
 
-mutable_params = shared_mutable + [  # noqa: F405
+mutable_params = hpu_graph_knobs + shared_mutable + [  # noqa: F405
     "from_checkpoint", "gradient_checkpointing", "zero_stage"]

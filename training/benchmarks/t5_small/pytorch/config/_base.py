@@ -9,6 +9,7 @@ mutable_params.py.
 """
 
 from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.hpugraphs_base import *  # noqa: F403 - hpu_graphs_for_training, hpu_graphs_for_inference (intel_gaudi)
 
 model_size = "small"          # "small" (T5-Small) or "tiny" (the CI model): PRESETS
 # ROUGE-1 (percent) of greedy summaries of the eval split, per model size (README)

@@ -9,6 +9,7 @@ mutable_params.py.
 """
 
 from chipperf_runtime.training.hftext.base import *  # noqa: F403 - global_batch_size, learning_rate, ... (see there)
+from chipperf_runtime.training.hftext.hpugraphs_base import *  # noqa: F403 - hpu_graphs_for_training, hpu_graphs_for_inference (intel_gaudi)
 
 model_size = "big"            # "big" (Transformer-big, pre-LN) or "tiny" (CI): PRESETS
 # corpus BLEU-4 (percent) of greedy translations of the eval split, per model size (README)
