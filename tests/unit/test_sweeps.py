@@ -198,6 +198,9 @@ def test_the_report_writes_sweep_csv_and_draws_the_charts(tmp_path: Path) -> Non
     assert "Peak memory vs seq_len, a line per global_batch_size" in page
     assert "<p>Peak memory: accelerator (framework&#x27;s peak).</p>" in page
     assert "seq_len=64: global_batch_size 8 fits, 16 ran out of memory" in page
+    # the workload table names the swept axes' values, not one point's (round 1's)
+    assert "swept (global_batch_size): 4, 8, 16; see the Sweep part" in page
+    assert "swept (seq_len): 16, 32, 64; see the Sweep part" in page
     assert "seq_len=16: global_batch_size 16 fits, none ran out of memory" in page
 
 
