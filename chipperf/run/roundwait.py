@@ -124,11 +124,20 @@ def _record_exit(st: NodeState, code: int | None, error: BaseException | None) -
         kind, reason = failure(error, f"waiting for {node.container}")
         st.error = error
     else:
-        kind, reason = "exited", (f"launcher exited with status {code}; see "
-                                  f"{node.result_rel}/launcher.log and rank*.out.log")
+        kind, reason = "exited", _exit_reason(st, code)
     st.finish("timeout" if kind == "timeout" else "failed", reason, kind)
     log_failure(f"[{node.host}] node {node.node_rank}", kind, reason, error)
     return False
+
+
+def _exit_reason(st: NodeState, code: int | None) -> str:
+    """Why the node's launcher ended badly: its status, and first the kernel's OOM kill when
+    the container's memory limit (docker --memory) had it kill a process in the container."""
+    see = f"see {st.node.result_rel}/launcher.log and rank*.out.log"
+    if runtime.lifetime(st.container).get("oom_killed"):
+        return ("out of memory: the container's memory limit was reached and the kernel killed "
+                f"a process in it (OOMKilled); launcher exited with status {code}; {see}")
+    return f"launcher exited with status {code}; {see}"
 
 
 def _progress(hosts: HostGroup, case: CasePlan, rnd: RoundPlan, states: list[NodeState],

@@ -6,6 +6,8 @@ reference inside the container (FINISHED reference.within_bound)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -70,7 +72,8 @@ def test_transformers_and_diffusers_cases_through_the_engine(tmp_path, sim_clust
         "KNOWN_HOSTS": sim_cluster.known_hosts, "VENDOR": "cpu", "SHM_SIZE": "1g",
         "FLAGPERF_LOG_PATH": str(tmp_path / "result"), "WORK_ROOT": "/tmp/chipperf-e2e",
         "ROUND_TIMEOUT": 900,
-        "CASES": {f"{model}:pytorch_2.13": str(data[name]) for model, (_, name, _) in TINY.items()}}))
+        "CASES": {f"{model}:pytorch_2.13": str(data[name]) for model, (_, name, _) in TINY.items()},
+        "SWEEPS": {"swinTransformer:pytorch_2.13": SWIN_SWEEP}}))
     proc = subprocess.run([sys.executable, str(REPO / "inference/run.py"), "--host-config", str(host_yaml),
                            "--training-dir", str(tiny_suite(tmp_path))], cwd=tmp_path,
                           capture_output=True, text=True, timeout=3000,
@@ -90,4 +93,36 @@ def test_transformers_and_diffusers_cases_through_the_engine(tmp_path, sim_clust
         assert finished["converged"] is True, (model, finished["metric"])
         assert finished["work_done"] == settings["max_items"]
         assert finished["throughput"]["raw"] > 0 and finished["flops_per_unit"] > 0
+    swept_through_the_engine(run_dir)
     assert leftovers(sim_cluster, run_dir.name) == []
+
+
+# an inference sweep through a real run: swinTransformer's 2 x 2 grid (3 rounds more than its
+# one, ~7 s each on this machine); its points reach the case as --set, and the report draws them
+SWIN_SWEEP = {"batch_size": [4, 8], "precision": ["fp32", "bf16"]}
+
+
+def swept_through_the_engine(run_dir: Path) -> None:
+    case_dir = run_dir / "swinTransformer-pytorch_2.13-xeon-1x1"
+    for number, (batch, precision) in enumerate([(4, "fp32"), (4, "bf16"), (8, "fp32"),
+                                                 (8, "bf16")], 1):
+        (node,) = (case_dir / f"round{number}").iterdir()
+        events, _ = parse_lines((node / "rank0.out.log").read_text().splitlines())
+        (finished,) = [e.value for e in events if e.name == "FINISHED"]
+        (info,) = [e.value for e in events if e.name == "SUBMIT_INFO"]
+        assert (info["config"]["batch_size"], finished["precision"]) == (batch, precision)
+        assert finished["reference"]["within_bound"] is True, (number, finished["reference"])
+    rows = list(csv.DictReader(io.StringIO((run_dir / "sweep.csv").read_text())))
+    print(*(f"{r['point']}: {r['status']} {r['throughput']} {r['throughput_unit']} p50 "
+            f"{r['latency_p50_ms']} ms peak {r['peak_memory_bytes']} B" for r in rows), sep="\n")
+    assert [(r["batch_size"], r["precision"], r["status"]) for r in rows] == [
+        ("4", "fp32", "succeeded"), ("4", "bf16", "succeeded"), ("8", "fp32", "succeeded"),
+        ("8", "bf16", "succeeded")]
+    assert all(float(r["throughput"]) > 0 and float(r["latency_p50_ms"]) > 0
+               and int(r["peak_memory_bytes"]) > 0 and r["throughput_unit"] == "items/s"
+               for r in rows)
+    page = (run_dir / "report.html").read_text()
+    assert "Throughput vs batch_size (items/s), a line per precision" in page
+    assert "Peak memory vs batch_size, a line per precision" in page
+    for precision in SWIN_SWEEP["precision"]:
+        assert f"precision={precision}: batch_size 8 fits, none ran out of memory" in page

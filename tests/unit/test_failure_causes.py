@@ -186,3 +186,27 @@ def test_round_teardown_names_an_engine_stopped_normally(tmp_path, monkeypatch) 
     assert (tmp_path / "run" / Node.result_rel / "launcher.log").is_file()   # still collected
     assert "the container engine on 127.0.0.1 stopped or is gone" in \
         (tmp_path / "run" / Node.result_rel / "status").read_text()
+
+
+class Exited:
+    """A docker SDK container that exited 1, its State as Docker reports it."""
+
+    def __init__(self, oom_killed: bool):
+        self.attrs = {"State": {"ExitCode": 1, "Running": False, "OOMKilled": oom_killed}}
+
+    def reload(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("killed, start", [
+    (True, "out of memory: the container's memory limit was reached and the kernel killed a "
+           "process in it (OOMKilled); launcher exited with status 1; see case/round1/"),
+    (False, "launcher exited with status 1; see case/round1/127.0.0.1_noderank0/launcher.log"),
+])
+def test_a_container_the_kernel_oom_killed_is_named_out_of_memory(killed, start) -> None:
+    """docker --memory (a sweep's cap): the round's reason says so, not only the exit code."""
+    from chipperf.run.roundwait import _record_exit
+
+    st = NodeState(Node(), status="running", container=Exited(killed))  # type: ignore[arg-type]
+    assert _record_exit(st, 1, None) is False
+    assert st.status == "failed" and st.kind == "exited" and st.reason.startswith(start), st.reason

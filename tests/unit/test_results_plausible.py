@@ -8,7 +8,7 @@ from pathlib import Path
 
 from synthetic_results import SynthCase, SynthRound, write_run
 
-from chipperf.results.compute.plausible import Where, checked_round
+from chipperf.results.compute.plausible import Where, checked_round, window_notes
 from chipperf.results.compute.schema import RoundResult
 from chipperf.results.entry import check_main, report_main
 from chipperf.results.read.check import check
@@ -132,3 +132,11 @@ def test_a_window_shorter_than_one_monitor_interval_is_said_so_everywhere(tmp_pa
     long = write_run(tmp_path / "long", [SynthCase(seconds=6, rounds=(SynthRound(),))],
                      interval_s=5.0)
     assert "timed_window" not in collect(long).summary.cases[0].rounds[0].reasons
+
+
+def test_several_short_windows_are_one_note_with_their_span(tmp_path) -> None:
+    """A sweep's rounds (here 3) each shorter than an interval: one note, not one per round."""
+    run = write_run(tmp_path, [SynthCase(seconds=3, rounds=(SynthRound(),) * 3)], interval_s=5.0)
+    (note,) = window_notes(collect(run).summary.cases[0])
+    assert note.startswith("rounds 1-3: the timed window (3 s) is shorter than one monitor "
+                           "interval (5 s)"), note

@@ -198,6 +198,9 @@ def test_the_report_writes_sweep_csv_and_draws_the_charts(tmp_path: Path) -> Non
     assert "Peak memory vs seq_len, a line per global_batch_size" in page
     assert "<p>Peak memory: accelerator (framework&#x27;s peak).</p>" in page
     assert "seq_len=64: global_batch_size 8 fits, 16 ran out of memory" in page
+    # the workload table names the swept axes' values, not one point's (round 1's)
+    assert "swept (global_batch_size): 4, 8, 16; see the Sweep part" in page
+    assert "swept (seq_len): 16, 32, 64; see the Sweep part" in page
     assert "seq_len=16: global_batch_size 16 fits, none ran out of memory" in page
 
 
@@ -265,3 +268,22 @@ def test_a_slurm_allocation_holds_every_round_of_the_grid() -> None:
     cluster, test = configs(GRID, round_timeout_s=60.0)
     cluster = ClusterConfig(hosts=("slurm-node1",), executor="slurm", slurm=SlurmConfig(nodes=1))
     assert request(cluster, test, gpus=False).time_limit_min == math.ceil((9 * 60 + TIME_MARGIN_S) / 60)
+
+
+def test_an_axis_spanning_2x_or_more_is_drawn_on_a_log_scale() -> None:
+    """Batch 2, 8, 128 on a linear axis crowd 2 and 8 into its left edge: ticks at powers of 2."""
+    from chipperf.results.read.sweepread import CaseSweep
+    from chipperf.results.render.gridsweep import throughput_chart
+    from chipperf.results.render.svg import log2_ticks
+
+    assert log2_ticks(2, 128) == [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0]
+    assert log2_ticks(1, 4096) == [1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0]
+    assert log2_ticks(3, 12) == [2.0, 4.0, 8.0, 16.0]
+    axes = (Axis("global_batch_size", BATCH, (2, 8, 128)),)
+    rows = tuple(SweepRound(n, {"global_batch_size": b}, "succeeded", throughput=10.0 * b,
+                            throughput_unit="tokens/s") for n, b in enumerate((2, 8, 128), 1))
+    ticks = throughput_chart(CaseSweep("k", axes, rows, ())).split("text-anchor=\"middle\">")[1:8]
+    assert [t.split("<")[0] for t in ticks] == ["2", "4", "8", "16", "32", "64", "128"]
+    narrow = (Axis("global_batch_size", BATCH, (10, 12, 16)),)
+    ticks = throughput_chart(CaseSweep("k", narrow, rows, ())).split("text-anchor=\"middle\">")[1:3]
+    assert [t.split("<")[0] for t in ticks] == ["0", "20"]

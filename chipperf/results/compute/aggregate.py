@@ -121,10 +121,13 @@ def _descriptors(rounds: Sequence[RoundResult]) -> dict[str, Any]:
             out.setdefault("mfu_dtype", r.mfu_dtype)
         if r.engine:
             out.setdefault("engine", r.engine)
-        if r.precision:
-            out.setdefault("precision", r.precision)
         if r.run_mode:
             out.setdefault("run_mode", r.run_mode)
         if r.data_mode:
             out.setdefault("data_mode", r.data_mode)
+    # every precision the rounds ran (a sweep over precision: 'fp32, bf16'), so a case is
+    # labelled, and compared, as what it ran, not as its first round
+    precisions = ", ".join(dict.fromkeys(r.precision for r in rounds if r.precision))
+    if precisions:
+        out["precision"] = precisions
     return out

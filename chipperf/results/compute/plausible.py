@@ -156,9 +156,27 @@ def short_window_note(result: RoundResult, intervals: Mapping[str, float]) -> st
 
 
 def window_notes(case: CaseResult) -> list[str]:
-    """'round N: <why its window is too short>' for each such round of ``case``."""
-    return [f"round {r.number}: {r.reasons[WINDOW_NOTE]}" for r in case.rounds
-            if WINDOW_NOTE in r.reasons]
+    """'round N: <why its window is too short>' for the one such round of ``case``; one note
+    for several ('rounds 1-9: the timed window (0.017-0.45 s) is ...'): a sweep's nine rounds
+    would otherwise say it nine times."""
+    short = [r for r in case.rounds if WINDOW_NOTE in r.reasons]
+    each = [f"round {r.number}: {r.reasons[WINDOW_NOTE]}" for r in short]
+    seconds = [_window_s(r) for r in short]
+    first = short[0].reasons[WINDOW_NOTE] if short else ""
+    if len(short) < 2 or None in seconds or f"({seconds[0]:.3g} s)" not in first:
+        return each                     # a note that is not this module's text: kept whole
+    known = [s for s in seconds if s is not None]
+    low, high = f"{min(known):.3g}", f"{max(known):.3g}"
+    span = f"({low} s)" if low == high else f"({low}-{high} s)"
+    return [f"{_rounds_text([r.number for r in short])}: "
+            f"{first.replace(f'({seconds[0]:.3g} s)', span, 1)}"]
+
+
+def _rounds_text(numbers: list[int]) -> str:
+    """'rounds 1-9' (consecutive) or 'rounds 1, 3, 4'."""
+    if numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+        return f"rounds {numbers[0]}-{numbers[-1]}"
+    return "rounds " + ", ".join(map(str, numbers))
 
 
 def round_errors(result: RoundResult) -> dict[str, str]:

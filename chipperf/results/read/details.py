@@ -1,7 +1,8 @@
 """What report.html shows of a case besides its figures, read from the run directory:
 
 - the workload: the data dir (run.json) and its dataset card, image size or sequence length,
-  global batch, precision (the workload fingerprint) and steps (the last STEP_END);
+  global batch, precision (the workload fingerprint; a swept axis: its values, from run.json's
+  rounds' points) and steps (the last STEP_END);
 - the hardware and software of every node (``sys_info.json``: CPU, memory, accelerators and
   their driver, OS, Docker, framework versions) and the case's image;
 - the smoke-test label, when the dataset card says why its figures do not compare;
@@ -19,8 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chipperf.config.sweep import BATCH, PRECISION, SEQUENCE, axis_role
 from chipperf.results.compute.schema import CaseResult, RunSummary, suite_kind
 from chipperf.results.read.samples import read_lines
+from chipperf.results.read.tolerant import as_list
 from chipperf_runtime.perflog import Event, iter_records
 
 Points = tuple[tuple[float, float], ...]
@@ -137,14 +140,15 @@ def _workload(case: CaseResult, entry: Mapping[str, Any], config: Mapping[str, A
     size = fp.image_size if fp is not None else None
     if size is not None:
         rows.append(("image size", f"{size}x{size}"))
+    swept = _swept(entry)
     seq = fp.seq_len if fp is not None else None
-    if seq is not None:
-        rows.append(("sequence length", str(seq)))
+    if seq is not None or SEQUENCE in swept:
+        rows.append(("sequence length", swept.get(SEQUENCE) or str(seq)))
     batch = fp.global_batch if fp is not None else None
-    rows.append(("global batch", "" if batch is None else str(batch)))
+    rows.append(("global batch", swept.get(BATCH) or ("" if batch is None else str(batch))))
     dtypes = sorted({r.dtype for r in case.rounds if r.dtype}) or \
         [str(x) for x in ((fp.precision if fp is not None else None), config.get("dtype")) if x][:1]
-    rows.append(("precision", ", ".join(dtypes)))
+    rows.append(("precision", swept.get(PRECISION) or ", ".join(dtypes)))
     if case.inference:                  # no steps: its work is items and queries
         return tuple((k, v or "not in the logs") for k, v in rows)
     steps = [max((int(e.value["step"]) for e in evs if e.name == "STEP_END"
@@ -154,6 +158,18 @@ def _workload(case: CaseResult, entry: Mapping[str, Any], config: Mapping[str, A
     rows.append(("steps (per round, last logged)", ", ".join(shown)
                  + (f" (limits: {limits})" if limits else "")))
     return tuple((k, v or "not in the logs") for k, v in rows)
+
+
+def _swept(entry: Mapping[str, Any]) -> dict[str, str]:
+    """Role -> 'swept (seq_len): 16, 32, 128' for each axis of the case's sweep (its rounds'
+    points, run.json): the fingerprint holds one point's value, not the case's."""
+    values: dict[str, list[Any]] = {}
+    for rnd in as_list(entry.get("rounds")):
+        for param, value in as_dict(as_dict(rnd).get("point")).items():
+            seen = values.setdefault(str(param), [])
+            seen += [] if value in seen else [value]
+    return {role: f"swept ({param}): {', '.join(map(str, seen))}; see the Sweep part"
+            for param, seen in values.items() if (role := axis_role(param)) is not None}
 
 
 def _measured(case: CaseResult, config: Mapping[str, Any]) -> tuple:

@@ -87,7 +87,8 @@ def throughput_chart(sweep: CaseSweep) -> str:
         return ""
     unit = next((r.throughput_unit for r in sweep.rows if r.throughput_unit), "work/s")
     lines = _lines(point_means(sweep.rows, "throughput"), batch)
-    return line_chart(f"Throughput vs {batch} ({unit}){_per_line(sweep, batch)}", lines, batch, unit)
+    return line_chart(f"Throughput vs {batch} ({unit}){_per_line(sweep, batch)}", lines, batch, unit,
+                      xlog=_spread(sweep, batch))
 
 
 def memory_chart(sweep: CaseSweep) -> str:
@@ -96,7 +97,17 @@ def memory_chart(sweep: CaseSweep) -> str:
     if x is None:
         return ""
     lines = _lines(point_means(sweep.rows, "peak_memory_bytes"), x)
-    return line_chart(f"Peak memory vs {x}{_per_line(sweep, x)}", lines, x, "GiB", yscale=2.0**30)
+    return line_chart(f"Peak memory vs {x}{_per_line(sweep, x)}", lines, x, "GiB", yscale=2.0**30,
+                      xlog=_spread(sweep, x))
+
+
+def _spread(sweep: CaseSweep, param: str) -> bool:
+    """True when the axis's values span 2x or more: drawn on a log scale, ticks at powers of 2
+    (batch 2, 8, 128 on a linear one crowd the small batches into the left edge, and batch 4, 8
+    gets ticks at 4.5, 5, ...)."""
+    values = [v for a in sweep.axes if a.param == param for v in a.values
+              if isinstance(v, (int, float)) and v > 0]
+    return len(values) > 1 and max(values) >= 2 * min(values)
 
 
 def memory_kinds(sweep: CaseSweep) -> str:
@@ -118,7 +129,7 @@ def _lines(means: Mapping[tuple[tuple[str, Any], ...], float], x: str) -> list[L
         others = ", ".join(str(v) for k, v in values.items() if k != x) or "all"
         if isinstance(values.get(x), (int, float)):
             series.setdefault(others, []).append((float(values[x]), value))
-    return [Line(label, sorted(points)) for label, points in series.items()]
+    return [Line(label, sorted(points), markers=True) for label, points in series.items()]
 
 
 def _label(point: Mapping[str, Any]) -> str:

@@ -42,6 +42,13 @@ class Bar:
     note: str = ""
 
 
+def log2_ticks(lo: float, hi: float, count: int = 8) -> list[float]:
+    """Powers of 2 covering [lo, hi] (lo > 0), every second, fourth, ... one past ``count``."""
+    first, last = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
+    step = max(1, math.ceil((last - first + 1) / count))
+    return [2.0 ** k for k in range(first, last + step, step)]
+
+
 def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     """Round tick values covering [lo, hi]."""
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -74,15 +81,16 @@ def tick_label(value: float, scale: float = 1.0) -> str:
 class _Frame:
     """Maps data to pixels inside the plot area."""
 
-    def __init__(self, x: tuple[float, float], y: tuple[float, float]):
-        self.x0, self.x1 = x
+    def __init__(self, x: tuple[float, float], y: tuple[float, float], xlog: bool = False):
+        self.xlog = xlog                 # x on a log scale (x > 0), e.g. batch sizes 2 .. 128
+        self.x0, self.x1 = (math.log2(x[0]), math.log2(x[1])) if xlog else x
         self.y0, self.y1 = y
         self.w = WIDTH - LEFT - RIGHT
         self.h = HEIGHT - TOP - BOTTOM
 
     def px(self, x: float) -> float:
         span = (self.x1 - self.x0) or 1.0
-        return LEFT + (x - self.x0) / span * self.w
+        return LEFT + ((math.log2(x) if self.xlog else x) - self.x0) / span * self.w
 
     def py(self, y: float) -> float:
         span = (self.y1 - self.y0) or 1.0
@@ -119,19 +127,21 @@ def _axes(frame: _Frame, xticks: list[float], yticks: list[float], x_label: str,
 
 def line_chart(title: str, lines: Sequence[Line], x_label: str, y_label: str,
                shade: tuple[float, float] | None = None, yscale: float = 1.0,
-               y_from_zero: bool = True) -> str:
-    """A time-series chart; ``yscale`` divides the tick labels (e.g. 2**30 for GiB)."""
+               y_from_zero: bool = True, xlog: bool = False) -> str:
+    """A time-series chart; ``yscale`` divides the tick labels (e.g. 2**30 for GiB);
+    ``xlog``: x on a log scale, ticks at powers of 2 (when every x is above 0)."""
     drawn = [line for line in lines if line.points]
     xs = [p[0] for line in drawn for p in (*line.points, *line.others)] + (
         list(shade) if shade else [])
     ys = [p[1] for line in drawn for p in (*line.points, *line.others)]
     if not drawn:
         return ""
-    xticks = nice_ticks(min(xs), max(xs), 8)
+    xlog = xlog and min(xs) > 0
+    xticks = log2_ticks(min(xs), max(xs), 8) if xlog else nice_ticks(min(xs), max(xs), 8)
     ylo = 0.0 if y_from_zero else min(ys)
     top = max(ys) if max(ys) > ylo else ylo + yscale
     yticks = [t * yscale for t in nice_ticks(min(ylo, min(ys)) / yscale, top / yscale, 5)]
-    frame = _Frame((xticks[0], xticks[-1]), (yticks[0], yticks[-1]))
+    frame = _Frame((xticks[0], xticks[-1]), (yticks[0], yticks[-1]), xlog)
     out = _open(title, "line")
     if shade:
         a, b = frame.px(shade[0]), frame.px(shade[1])
