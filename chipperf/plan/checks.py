@@ -41,7 +41,7 @@ from chipperf.plan.sweep import sweep_problems
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf.suites.suite import Overrides
-from chipperf_runtime.device import torch_xla_framework
+from chipperf_runtime.device import TORCH_XLA_FRAMEWORK, torch_xla_framework
 from chipperf_runtime.inference.config import read_layers as read_inference_layers
 from chipperf_runtime.inference.loadgen_rules import scenario_problems
 from chipperf_runtime.vendors import get_vendor, vendor_names
@@ -178,7 +178,8 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                                      where)
     problems += _device_count(key, test.vendor, where)
     problems += [f"{where}: {p}" for p in
-                 get_vendor(test.vendor).plan_problems(key.chip, key.framework, key.nnodes, key.nproc)]
+                 get_vendor(test.vendor).plan_problems(key.chip, vendor_family(key), key.nnodes,
+                                                       key.nproc)]
     problems += [f"{where}: {p}" for p in
                  torch_xla_problems(key, test.vendor, catalogue.cases.get((key.model, key.family)))]
     choice = image_choice(key.framework, test, catalogue)
@@ -313,6 +314,11 @@ def _hosts_and_data(entry: CaseEntry, cluster: ClusterConfig, key: CaseKey,
         problems.append(f"{where}: data dir {entry.data_dir!r} is not an absolute path: give the "
                         "dataset's absolute path on the hosts")
     return problems
+
+
+def vendor_family(key: CaseKey) -> str:
+    """The family a vendor's plan check sees: ``pytorch_xla`` for PyTorch through torch_xla."""
+    return TORCH_XLA_FRAMEWORK if torch_xla_framework(key.framework) else key.family
 
 
 def torch_xla_problems(key: CaseKey, vendor: str, case_dir: Path | None) -> list[str]:

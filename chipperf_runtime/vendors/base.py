@@ -181,10 +181,10 @@ class Vendor:
     # The spec sheet a case key's chip stands for, where a chip name carries more than the
     # chip (tpu: a slice, "v5p-16" -> "v5p"); unknown names come back unchanged.
     sheet_name: Callable[[str], str] = lambda chip: chip
-    # What this vendor cannot run with a case key, said at plan time: (chip, framework as the
-    # key writes it, nnodes, nproc) -> problems ('what is wrong: how to fix'); [] by default.
-    plan_problems: Callable[[str, str, int, int], list[str]] = \
-        lambda chip, framework, nnodes, nproc: []
+    # What this vendor cannot run with a case key, said at plan time: (chip, framework family
+    # ("pytorch_xla" for a pytorch_xla_<version> framework), nnodes, nproc) -> problems
+    # ('what is wrong: how to fix'); [] for every key by default.
+    plan_problems: Callable[[str, str, int, int], list[str]] = lambda chip, family, nnodes, nproc: []
     # A vendor whose chip no framework reaches (no PyTorch device): the one inference engine
     # that drives it through the vendor's SDK (zixiao: zxrt). Its ``device`` is then the host
     # CPU, where that engine's case keeps PyTorch's part; any other engine is refused by name.

@@ -16,10 +16,8 @@ None of it has run on a TPU: chipperf's machines have none (``validated_on_hardw
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from chipperf_runtime.device import torch_xla_framework
 from chipperf_runtime.vendors._tpu_slices import TopologyError, parse_slice
 from chipperf_runtime.vendors.base import (
     ChipSpec,
@@ -67,9 +65,13 @@ CHIPS = {
 # gives pod-level figures only (all-reduce 1.1 PB/s, bisection 24 TB/s): not here.
 ICI_BIDIRECTIONAL = {"v5e": 400 * _G, "v5p": 1200 * _G, "v6e": 800 * _G, "v7": 1200 * _G}
 
-FAMILIES = ("tensorflow2", "jax", "pytorch")
+# "pytorch_xla": the family the plan names for a pytorch_xla_<version> framework
+FAMILIES = ("tensorflow2", "jax", "pytorch_xla")
 TORCH_XLA = "pytorch_xla_2.9"     # the image folder of PyTorch on TPUs (docker_image/)
 _REFUSED = {
+    "pytorch": f"PyTorch reaches TPUs only through torch_xla (PJRT), and this is eager PyTorch: "
+               f"use framework {TORCH_XLA!r} (torch 2.9.0 with torch_xla 2.9.0, the newest "
+               f"torch_xla; chipperf's eager torch 2.13 has none)",
     "deepspeed": "DeepSpeed has no TPU accelerator",
     "paddle": "PaddlePaddle has no TPU build",
 }
@@ -85,17 +87,12 @@ def sheet_name(chip: str) -> str:
         return chip
 
 
-def plan_problems(chip: str, framework: str, nnodes: int, nproc: int) -> list[str]:
+def plan_problems(chip: str, family: str, nnodes: int, nproc: int) -> list[str]:
     """What the tpu vendor cannot run with this case key (said at plan time)."""
-    family = re.split(r"[_-]", framework, maxsplit=1)[0]
     if family not in FAMILIES:
         why = _REFUSED.get(family, f"no {family} path exists for TPUs in chipperf")
         return [f"vendor 'tpu' runs {', '.join(FAMILIES)} cases only: {why}: use a "
                 f"{' or '.join(FAMILIES)} case"]
-    if family == "pytorch" and not torch_xla_framework(framework):
-        return [f"PyTorch reaches TPUs only through torch_xla (PJRT), and framework "
-                f"{framework!r} is eager PyTorch: use framework {TORCH_XLA!r} (torch 2.9.0 with "
-                "torch_xla 2.9.0, the newest torch_xla; chipperf's eager torch 2.13 has none)"]
     try:
         tpu_slice = parse_slice(chip)
     except TopologyError as e:
