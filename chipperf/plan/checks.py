@@ -38,10 +38,10 @@ from chipperf.plan.chipowner import foreign_chip_problem
 from chipperf.plan.engines import engine_image_problems, harness_image_problems
 from chipperf.plan.imageneeds import NeedFix, image_needs_problems
 from chipperf.plan.sweep import sweep_problems
+from chipperf.plan.torchxla import torch_xla_problems, vendor_family
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf.suites.suite import Overrides
-from chipperf_runtime.device import TORCH_XLA_FRAMEWORK, torch_xla_framework
 from chipperf_runtime.inference.config import read_layers as read_inference_layers
 from chipperf_runtime.inference.loadgen_rules import scenario_problems
 from chipperf_runtime.vendors import get_vendor, vendor_names
@@ -180,8 +180,7 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
     problems += [f"{where}: {p}" for p in
                  get_vendor(test.vendor).plan_problems(key.chip, vendor_family(key), key.nnodes,
                                                        key.nproc)]
-    problems += [f"{where}: {p}" for p in
-                 torch_xla_problems(key, test.vendor, catalogue.cases.get((key.model, key.family)))]
+    problems += [f"{where}: {p}" for p in torch_xla_problems(key, test, catalogue)]
     choice = image_choice(key.framework, test, catalogue)
     if choice.folder is None:
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"
@@ -313,32 +312,4 @@ def _hosts_and_data(entry: CaseEntry, cluster: ClusterConfig, key: CaseKey,
     if not entry.data_dir.startswith("/"):
         problems.append(f"{where}: data dir {entry.data_dir!r} is not an absolute path: give the "
                         "dataset's absolute path on the hosts")
-    return problems
-
-
-def vendor_family(key: CaseKey) -> str:
-    """The family a vendor's plan check sees: ``pytorch_xla`` for PyTorch through torch_xla."""
-    return TORCH_XLA_FRAMEWORK if torch_xla_framework(key.framework) else key.family
-
-
-def torch_xla_problems(key: CaseKey, vendor: str, case_dir: Path | None) -> list[str]:
-    """A pytorch_xla_<version> framework: a case whose loop marks XLA steps (case.yaml's
-    ``torch_xla: true``), a vendor with a PJRT device (cpu, tpu), one process (torch_xla's
-    multi-process launch is not written)."""
-    if not torch_xla_framework(key.framework) or vendor not in vendor_names():
-        return []
-    problems = []
-    if case_dir is not None and not read_case_meta(case_dir).get("torch_xla"):
-        problems.append(f"framework {key.framework!r} runs PyTorch through torch_xla, and case "
-                        f"{key.model!r} has no XLA loop (its case.yaml lacks torch_xla: true; "
-                        "resnet50 has one): use a PyTorch framework without xla")
-    if get_vendor(vendor).pjrt_device is None:
-        having = [v for v in vendor_names() if get_vendor(v).pjrt_device is not None]
-        problems.append(f"framework {key.framework!r} runs PyTorch through torch_xla (PJRT), "
-                        f"and vendor {vendor!r} has no PJRT device for it: use vendor "
-                        f"{' or '.join(having)}, or a PyTorch framework without xla")
-    if key.nnodes * key.nproc > 1:
-        problems.append(f"framework {key.framework!r} runs one process (nnodes=1, nproc=1): "
-                        "chipperf's torch_xla path has no multi-process launch (PJRT's "
-                        "torchrun/xmp.spawn) yet: use nnodes=1, nproc=1")
     return problems

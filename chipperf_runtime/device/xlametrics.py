@@ -27,8 +27,9 @@ def version_mismatch(torch_version: str, torch_xla_version: Optional[str]) -> Op
     """Why this torch_xla cannot run beside this torch, or None. torch_xla is built against
     one torch release and requires it exactly (torch_xla 2.9.0 requires torch 2.9.0)."""
     if torch_xla_version is None:
-        return (f"torch_xla is not installed beside torch {torch_version} (install the "
-                f"torch_xla release that matches it: torch_xla=={release(torch_version)}.*)")
+        return (f"torch_xla is not installed beside torch {torch_version} (each torch_xla "
+                "release needs its own torch release exactly: a pytorch_xla_<version> image "
+                "installs the pair)")
     if release(torch_version) != release(torch_xla_version):
         return (f"torch_xla {torch_xla_version} is built for torch {release(torch_xla_version)} "
                 f"and this image has torch {torch_version}: install the matching pair "

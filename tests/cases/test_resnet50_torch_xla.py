@@ -6,9 +6,10 @@ two train-step graphs compile there) and 6 timed ones, with the launch environme
 the key on the cpu vendor (CHIPPERF_DEVICE=xla, PJRT_DEVICE=CPU). The loss goes down, INIT_END
 and FINISHED carry what XLA compiled and ran, the timed steps compiled nothing new, and no op ran
 outside XLA. (The evaluation's XLA graphs are not run here, to keep the test short: they ran with
-no fallback in the case README's convergence-mode run.) In the same container, an op torch_xla does not lower stops the loop
-with one message naming it (xla_fallback_probe.py). On this host's torch (2.13, no torch_xla)
-the xla device is refused naming torch's version. Digits made by resnet50's prepare_digits.py."""
+no fallback in the case README's convergence-mode run.) In the same container, an op torch_xla
+does not lower stops the loop with one message naming it (xla_fallback_probe.py). On this
+host's torch (2.13, no torch_xla) the xla device is refused naming torch's version. Digits made
+by resnet50's prepare_digits.py."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from chipperf.commands.render_plan import render_plan
 from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
 from chipperf.frameworks import choose_folder
 from chipperf.plan import check, make_plan
+from chipperf.plan.torchxla import pinned_pair
 from chipperf.suites.catalogue import Catalogue
 from chipperf_runtime.device.xlametrics import (
     fallback_message,
@@ -125,3 +126,29 @@ def test_a_torch_xla_for_another_torch_is_named_with_both_versions() -> None:
         "torch_xla 2.9.0 is built for torch 2.9 and this image has torch 2.13.0+cpu")
     missing = version_mismatch("2.13.0+cpu", None)
     assert missing is not None and "torch_xla is not installed beside torch 2.13.0+cpu" in missing
+
+
+def test_requirements_pinning_another_torch_than_torch_xla_needs_are_refused_naming_both(
+        tmp_path) -> None:
+    """A case root whose tpu image folder pins torch 2.13 beside torch_xla 2.9 (the rest of the
+    tree linked from the repository's)."""
+    root = tmp_path / "training"
+    (root / "tpu" / "docker_image").mkdir(parents=True)
+    (root / "benchmarks").symlink_to(REPO / "training" / "benchmarks")
+    (root / "tpu" / "resnet50-pytorch").symlink_to(REPO / "training" / "tpu" / "resnet50-pytorch")
+    image = root / "tpu" / "docker_image" / "pytorch_xla_2.9"
+    image.mkdir()
+    (image / "Dockerfile").write_text("FROM scratch\n")
+    (image / "requirements.txt").write_text("torch==2.13.0\ntorch_xla[tpu]==2.9.0\nnumpy\n")
+    test = configs("tpu", "resnet50:pytorch_xla_2.9:v5e-1:1:1:1", tmp_path)
+    problems = check(CLUSTER, test, Catalogue.scan(root))
+    assert any(f"{image / 'requirements.txt'} pins torch_xla==2.9.0 beside torch==2.13.0: "
+               "torch_xla 2.9.0 is built for torch 2.9 and requires it exactly" in p
+               for p in problems), problems
+
+
+def test_the_shipped_xla_images_pin_a_matching_pair() -> None:
+    for vendor in ("cpu", "tpu"):
+        text = (REPO / "training" / vendor / "docker_image" / "pytorch_xla_2.9" /
+                "requirements.txt").read_text()
+        assert pinned_pair(text) == ("2.9.0", "2.9.0"), vendor
