@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from chipperf_runtime.device import torch_xla_framework
+
 MODES = ("nearest", "exact")
 _NGC_TORCH = re.compile(r"^ngctorch\d*$")
 _MEGATRON_CORE = re.compile(r"^megatron_core[\d.]*$")
@@ -60,10 +62,15 @@ def choose_folder(framework: str, folders: Iterable[str], mode: str) -> ImageCho
     if mode == "exact":
         return ImageChoice(None, f"FRAMEWORK_MATCH is 'exact' and there is no folder "
                                  f"{framework!r}: the vendor's folders are {listing}")
-    same = [f for f in folders if family(f) == family(framework)]
+    # torch_xla's folders (pytorch_xla_<version>) stand apart from the eager PyTorch ones:
+    # the nearest PyTorch folder of a FlagPerf key is never an XLA one, nor the reverse
+    same = [f for f in folders if family(f) == family(framework)
+            and torch_xla_framework(f) == torch_xla_framework(framework)]
     if not same:
-        return ImageChoice(None, f"no folder of the {family(framework)!r} family: the vendor's "
-                                 f"folders are {listing}")
+        kind = (("torch_xla " if torch_xla_framework(framework) else "eager ")
+                if family(framework) == "pytorch" else "")
+        return ImageChoice(None, f"no {kind}folder of the {family(framework)!r} family: the "
+                                 f"vendor's folders are {listing}")
     wanted = version(framework)
     best = min(same, key=lambda f: _distance(wanted, version(f))) if wanted else max(
         same, key=version)

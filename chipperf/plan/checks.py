@@ -39,6 +39,7 @@ from chipperf.plan.engines import engine_image_problems, harness_image_problems
 from chipperf.plan.imageneeds import NeedFix, image_needs_problems
 from chipperf.plan.libraries import LIBRARY_KEY, library_problems
 from chipperf.plan.sweep import sweep_problems
+from chipperf.plan.torchxla import torch_xla_problems, vendor_family
 from chipperf.results.compute.measured import read_measured_peaks
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf.suites.suite import Overrides
@@ -179,7 +180,9 @@ def _check_case(entry: CaseEntry, cluster: ClusterConfig, test: TestConfig,
                                      where)
     problems += _device_count(key, test.vendor, where)
     problems += [f"{where}: {p}" for p in
-                 get_vendor(test.vendor).plan_problems(key.chip, key.family, key.nnodes, key.nproc)]
+                 get_vendor(test.vendor).plan_problems(key.chip, vendor_family(key), key.nnodes,
+                                                       key.nproc)]
+    problems += [f"{where}: {p}" for p in torch_xla_problems(key, test, catalogue)]
     choice = image_choice(key.framework, test, catalogue)
     if choice.folder is None:
         problems.append(f"{where}: no image folder {catalogue.root}/{test.vendor}/docker_image/"

@@ -46,6 +46,7 @@ from chipperf.plan.sweep import point_args, round_points
 from chipperf.suites.catalogue import Catalogue, read_case_meta
 from chipperf_runtime.bench.peaks import plan_note
 from chipperf_runtime.device import launch_env as device_launch_env
+from chipperf_runtime.device import torch_xla_framework
 from chipperf_runtime.training.driver.config import IMPLEMENTATION_ENV
 from chipperf_runtime.vendors import get_vendor, vendor_names
 
@@ -165,7 +166,7 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
         output_dir=output_dir)
     launcher = get_launcher(key.family)
     env = {**adaptation(entry, test, catalogue).container_env(),
-           **_contract_env(ctx, test, run_id, str(key), number, code), **launcher.env(ctx),
+           **_contract_env(ctx, test, run_id, str(key), number, code, key.framework), **launcher.env(ctx),
            **({IMPLEMENTATION_ENV: entry.implementation} if entry.implementation else {})}
     name = f"chipperf-{run_id}-{key.slug}-r{number}-n{rank}".replace(".", "_").lower()
     command = tuple(launcher.command(ctx))
@@ -179,13 +180,13 @@ def _plan_node(entry: CaseEntry, number: int, rank: int, hosts: tuple[str, ...],
 
 
 def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, number: int,
-                  code: str) -> dict[str, str]:
+                  code: str, framework: str = "") -> dict[str, str]:
     env = {
         "MASTER_ADDR": ctx.master_addr, "MASTER_PORT": str(ctx.master_port),
         "NNODES": str(ctx.nnodes), "NODE_RANK": str(ctx.node_rank),
         "NPROC_PER_NODE": str(ctx.nproc_per_node), "WORLD_SIZE": str(ctx.world_size),
         "CHIPPERF_RUN_ID": run_id, "CHIPPERF_CASE": case, "CHIPPERF_ROUND": str(number),
-        **device_env(test.vendor),
+        **device_env(test.vendor, framework),
         "PYTHONPATH": code, "PYTHONUNBUFFERED": "1",
     }
     variable = test.visible_devices_env or _vendor_visible_env(test.vendor)
@@ -194,11 +195,15 @@ def _contract_env(ctx: LaunchContext, test: TestConfig, run_id: str, case: str, 
     return env
 
 
-def device_env(vendor: str) -> dict[str, str]:
-    """CHIPPERF_VENDOR and the device the vendor names (chipperf_runtime.device reads them in the case)."""
+def device_env(vendor: str, framework: str = "") -> dict[str, str]:
+    """CHIPPERF_VENDOR and the device the vendor names (chipperf_runtime.device reads them in
+    the case); a pytorch_xla_<version> framework runs on torch_xla's device, kind xla, on the
+    vendor's PJRT device (PJRT_DEVICE; the plan refuses a vendor without one)."""
     if vendor not in vendor_names():
         return {"CHIPPERF_VENDOR": vendor}
     v = get_vendor(vendor)
+    if torch_xla_framework(framework) and v.pjrt_device is not None:
+        return {**device_launch_env(vendor, "xla"), "PJRT_DEVICE": v.pjrt_device}
     return device_launch_env(vendor, v.device, v.device_plugin, v.dist_backend)
 
 

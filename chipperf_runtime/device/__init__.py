@@ -73,9 +73,20 @@ DEVICE_KINDS: Mapping[str, DeviceKind] = {k.name: k for k in (
     DeviceKind("hpu", "habana_frameworks.torch.core", "hccl", None, "HPU",
                "Intel Gaudi HPUs (habana_frameworks)"),
     # TPUs: TensorFlow's TPU devices appear once the TPU system is initialised
-    # (device.tensorflow); PyTorch would need torch_xla, which the tpu vendor refuses at plan time.
+    # (device.tensorflow); JAX's through its tpu backend. PyTorch reaches them as kind xla.
     DeviceKind("tpu", "torch_xla", "xla", None, "TPU", "Google TPUs (libtpu)"),
+    # torch_xla's lazy XLA device (device.xla) on the PJRT device PJRT_DEVICE names (TPU, or
+    # CPU: XLA's CPU backend); the engine names it for a pytorch_xla_<version> framework.
+    DeviceKind("xla", "torch_xla", "xla", None, None,
+               "XLA devices through torch_xla's PJRT runtime (PJRT_DEVICE)"),
 )}
+
+TORCH_XLA_FRAMEWORK = "pytorch_xla"     # the case key's framework: pytorch_xla_<version>
+
+
+def torch_xla_framework(framework: str) -> bool:
+    """Whether a case key's framework runs PyTorch through torch_xla (``pytorch_xla_2.9``)."""
+    return framework == TORCH_XLA_FRAMEWORK or framework.startswith(TORCH_XLA_FRAMEWORK + "_")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ from typing import Any, Optional
 import torch
 
 from chipperf_runtime.device import DeviceError, DeviceRequest
+from chipperf_runtime.device.xla import XlaModule, installed_torch_xla
+from chipperf_runtime.device.xlametrics import version_mismatch
 
 __all__ = ["DeviceError", "TorchDevice", "open_torch_device"]
 
@@ -59,8 +61,20 @@ class TorchDevice:
 
     @property
     def pin_memory(self) -> bool:
-        """Whether host batches should be pinned for copies to this device."""
-        return self.is_accelerator
+        """Whether host batches should be pinned for copies to this device (not for XLA's:
+        torch_xla copies from ordinary host memory)."""
+        return self.is_accelerator and not self.is_xla
+
+    @property
+    def is_xla(self) -> bool:
+        """Whether this is a torch_xla device: lazy tensors, one XLA graph per ``mark_step``."""
+        return isinstance(self.module, XlaModule)
+
+    def mark_step(self) -> None:
+        """End a step: on an XLA device its traced graph is cut, compiled when new and
+        launched (``torch_xla.sync()``); every other device ran the step eagerly."""
+        if isinstance(self.module, XlaModule):
+            self.module.mark_step()
 
     def synchronize(self) -> None:
         """Wait for all queued work on this device (nothing is queued on the CPU)."""
@@ -118,7 +132,8 @@ class TorchDevice:
 
     def _memory(self, reading: str) -> Optional[int]:
         read = getattr(self.module, reading, None)
-        return int(read(self.device)) if read is not None else None
+        value = read(self.device) if read is not None else None
+        return int(value) if value is not None else None
 
 
 def open_torch_device(local_rank: int = 0, environ: Mapping[str, str] | None = None) -> TorchDevice:
@@ -126,7 +141,10 @@ def open_torch_device(local_rank: int = 0, environ: Mapping[str, str] | None = N
 
     Raises ``DeviceError`` naming vendor, device and what is missing when the plug-in does not
     import, this PyTorch build has no such device, or fewer devices are visible than ranks."""
-    request = DeviceRequest.from_env(os.environ if environ is None else environ)
+    environ = os.environ if environ is None else environ
+    request = DeviceRequest.from_env(environ)
+    if request.kind.name == "xla":
+        return _open_xla(request, local_rank, environ)
     _import_plugin(request)
     if not request.kind.is_accelerator:
         return TorchDevice(request, torch.device("cpu"), None)
@@ -139,6 +157,27 @@ def open_torch_device(local_rank: int = 0, environ: Mapping[str, str] | None = N
     device = torch.device(request.kind.name, local_rank)
     module.set_device(device)
     return TorchDevice(request, device, module)
+
+
+def _open_xla(request: DeviceRequest, local_rank: int, environ: Mapping[str, str]) -> TorchDevice:
+    """torch_xla's device on the PJRT device that ``PJRT_DEVICE`` names (the engine sets it from
+    the vendor: CPU, TPU); torch_xla is checked against this torch before it is imported."""
+    problem = version_mismatch(torch.__version__, installed_torch_xla())
+    if problem is not None:
+        raise request.missing(problem)
+    wanted = environ.get("PJRT_DEVICE", "")
+    if not wanted:
+        raise request.missing("PJRT_DEVICE is not set (the engine sets it from the vendor: CPU "
+                              "for cpu, TPU for tpu), and torch_xla would choose a device itself")
+    _import_plugin(request)
+    module = XlaModule()
+    if module.pjrt_device() != wanted.upper():
+        raise request.missing(f"PJRT_DEVICE={wanted} and torch_xla's runtime is "
+                              f"{module.pjrt_device()}")
+    if local_rank >= module.device_count():
+        raise request.missing(f"local rank {local_rank} needs XLA device index {local_rank} and "
+                              f"the PJRT client has {module.device_count()}")
+    return TorchDevice(request, module.device(), module)
 
 
 def _import_plugin(request: DeviceRequest) -> None:

@@ -186,13 +186,17 @@ class Vendor:
     device: str = "cpu"
     device_plugin: Optional[str] = None
     dist_backend: Optional[str] = None
+    # torch_xla's PJRT device on this vendor's chips (PJRT_DEVICE: "CPU", "TPU"), for a
+    # pytorch_xla_<version> framework (device kind xla); None: torch_xla has no path here.
+    pjrt_device: Optional[str] = None
     # Honest status: has this path run on the vendor's real hardware here? (plan, cases, report)
     validated_on_hardware: HardwareValidation = HardwareValidation()
     # The spec sheet a case key's chip stands for, where a chip name carries more than the
     # chip (tpu: a slice, "v5p-16" -> "v5p"); unknown names come back unchanged.
     sheet_name: Callable[[str], str] = lambda chip: chip
-    # What this vendor cannot run with a case key, said at plan time: (chip, framework family,
-    # nnodes, nproc) -> problems ('what is wrong: how to fix'); [] for every key by default.
+    # What this vendor cannot run with a case key, said at plan time: (chip, framework family
+    # ("pytorch_xla" for a pytorch_xla_<version> framework), nnodes, nproc) -> problems
+    # ('what is wrong: how to fix'); [] for every key by default.
     plan_problems: Callable[[str, str, int, int], list[str]] = lambda chip, family, nnodes, nproc: []
     # A vendor whose chip no framework reaches (no PyTorch device): the one inference engine
     # that drives it through the vendor's SDK (zixiao: zxrt). Its ``device`` is then the host

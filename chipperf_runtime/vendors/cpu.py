@@ -20,6 +20,7 @@ VENDOR = Vendor(
         "x86": ChipSpec("x86", source="any x86-64 CPU"),
     },
     device="cpu",
+    pjrt_device="CPU",     # pytorch_xla_<version>: torch_xla on XLA's CPU backend
     # Every cpu case runs in CI on the build machine's own CPU (the simulated cluster's
     # hosts share it), whatever the chip label says: so for every chip.
     validated_on_hardware=HardwareValidation(

@@ -3,8 +3,9 @@
 One process per host drives every chip of its host (TensorFlow's ``TPUStrategy``; JAX's own
 model, one process per host joined by ``jax.distributed``), so a case runs with nproc=1 and
 nnodes = the slice's hosts; the case key's chip may name the slice (``v5p-16``, ``v6e-2x4``:
-``_tpu_slices``). Two paths: TensorFlow 2 and JAX (``jax[tpu]``: resnet50/jax); torch_xla has no
-wheel for chipperf's torch 2.13 (the plan refuses PyTorch with that reason). Container access
+``_tpu_slices``). Three paths: TensorFlow 2, JAX (``jax[tpu]``: resnet50/jax) and PyTorch through
+torch_xla 2.9 on PJRT (framework ``pytorch_xla_2.9``: device kind xla, ``PJRT_DEVICE=TPU``;
+eager PyTorch is refused at plan time, and chipperf's torch 2.13 has no torch_xla). Container access
 as Google's "Run TPU workloads in a Docker container" writes it (``--privileged --net=host``).
 Telemetry from libtpu's runtime metrics through the ``tpu-info`` library: HBM used/total and
 TensorCore duty cycle per device; libtpu exposes no power, temperature or clock, so those are
@@ -64,11 +65,13 @@ CHIPS = {
 # gives pod-level figures only (all-reduce 1.1 PB/s, bisection 24 TB/s): not here.
 ICI_BIDIRECTIONAL = {"v5e": 400 * _G, "v5p": 1200 * _G, "v6e": 800 * _G, "v7": 1200 * _G}
 
-FAMILIES = ("tensorflow2", "jax")
+# "pytorch_xla": the family the plan names for a pytorch_xla_<version> framework
+FAMILIES = ("tensorflow2", "jax", "pytorch_xla")
+TORCH_XLA = "pytorch_xla_2.9"     # the image folder of PyTorch on TPUs (docker_image/)
 _REFUSED = {
-    "pytorch": "PyTorch on TPUs needs torch_xla (PJRT), and torch_xla has no wheel for "
-               "chipperf's torch 2.13 (the PyPI mirror's newest is 2.9.0, `pip index versions "
-               "torch_xla`, 2026-12-02)",
+    "pytorch": f"PyTorch reaches TPUs only through torch_xla (PJRT), and this is eager PyTorch: "
+               f"use framework {TORCH_XLA!r} (torch 2.9.0 with torch_xla 2.9.0, the newest "
+               f"torch_xla; chipperf's eager torch 2.13 has none)",
     "deepspeed": "DeepSpeed has no TPU accelerator",
     "paddle": "PaddlePaddle has no TPU build",
 }
@@ -88,7 +91,7 @@ def plan_problems(chip: str, family: str, nnodes: int, nproc: int) -> list[str]:
     """What the tpu vendor cannot run with this case key (said at plan time)."""
     if family not in FAMILIES:
         why = _REFUSED.get(family, f"no {family} path exists for TPUs in chipperf")
-        return [f"vendor 'tpu' runs {' and '.join(FAMILIES)} cases only: {why}: use a "
+        return [f"vendor 'tpu' runs {', '.join(FAMILIES)} cases only: {why}: use a "
                 f"{' or '.join(FAMILIES)} case"]
     try:
         tpu_slice = parse_slice(chip)
@@ -99,7 +102,8 @@ def plan_problems(chip: str, family: str, nnodes: int, nproc: int) -> list[str]:
         problems.append("TensorFlow is not supported on TPU7x (v7; " + _DOCS + "tpu7x): "
                         "use a jax case there, or v4, v5e, v5p or v6e")
     if nproc != 1:
-        driver = "TPUStrategy" if family == "tensorflow2" else "JAX, one process per host"
+        driver = {"tensorflow2": "TPUStrategy", "jax": "JAX, one process per host"}.get(
+            family, "torch_xla, one process per host")
         problems.append(f"nproc={nproc}: one process per host drives all of its TPU chips "
                         f"({driver}): use nproc=1")
     if tpu_slice.shape or tpu_slice.chips > 1:
@@ -161,6 +165,7 @@ VENDOR = Vendor(
     container_options=_container_options,
     accelerator_sampler=TpuInfoSampler,
     device="tpu",
+    pjrt_device="TPU",     # pytorch_xla_<version>: torch_xla on the host's TPU chips
     sheet_name=sheet_name,
     plan_problems=plan_problems,
     validated_on_hardware=HardwareValidation(

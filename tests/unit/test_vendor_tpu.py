@@ -1,6 +1,7 @@
 """The tpu vendor: its spec sheets (the Cloud TPU pages' figures), the slice names a case key's
 chip may carry (``v5p-16``, ``v6e-2x4``) and the one message a slice that does not parse gets,
-what the plan refuses (PyTorch without torch_xla, nproc above 1, nnodes off the slice's hosts),
+what the plan refuses (eager PyTorch, not pytorch_xla_<version>; DeepSpeed; nproc above 1;
+nnodes off the slice's hosts),
 and its sampler without tpu-info."""
 
 from __future__ import annotations
@@ -78,11 +79,18 @@ def test_a_slice_name_finds_its_generations_spec_sheet() -> None:
 def test_plan_refuses_what_the_tpu_path_cannot_run() -> None:
     assert plan_problems("v5e-1", "tensorflow2", 1, 1) == []
     assert plan_problems("v5p-16", "tensorflow2", 2, 1) == []
-    torch = plan_problems("v5p", "pytorch", 1, 1)
-    assert torch == ["vendor 'tpu' runs tensorflow2 and jax cases only: PyTorch on TPUs needs "
-                     "torch_xla (PJRT), and torch_xla has no wheel for chipperf's torch 2.13 (the "
-                     "PyPI mirror's newest is 2.9.0, `pip index versions torch_xla`, 2026-12-02): "
-                     "use a tensorflow2 or jax case"]
+    assert plan_problems("v5p", "pytorch", 1, 1) == [
+        "vendor 'tpu' runs tensorflow2, jax, pytorch_xla cases only: PyTorch reaches TPUs only "
+        "through torch_xla (PJRT), and this is eager PyTorch: use framework 'pytorch_xla_2.9' "
+        "(torch 2.9.0 with torch_xla 2.9.0, the newest torch_xla; chipperf's eager torch 2.13 "
+        "has none): use a tensorflow2 or jax or pytorch_xla case"]
+    assert plan_problems("v5e-1", "pytorch_xla", 1, 1) == []
+    assert plan_problems("v5p-16", "pytorch_xla", 1, 2)[0] == (
+        "nproc=2: one process per host drives all of its TPU chips (torch_xla, one process per "
+        "host): use nproc=1")
+    assert plan_problems("v5p", "deepspeed", 1, 1)[0].startswith(
+        "vendor 'tpu' runs tensorflow2, jax, pytorch_xla cases only: DeepSpeed has no TPU "
+        "accelerator")
     assert plan_problems("v5p-16", "tensorflow2", 1, 4) == [
         "nproc=4: one process per host drives all of its TPU chips (TPUStrategy): use nproc=1",
         "TPU slice 'v5p-16' is 8 chips on 2 host(s), but nnodes=1: use nnodes=2"]

@@ -49,6 +49,9 @@ def compile_setting(cfg: Config, device: TorchDevice) -> CompileSetting:
     CPU builds C++ kernels: a missing compiler is a ``CaseError`` naming the fix."""
     if not cfg.get("compile", False):
         return CompileSetting(False)
+    if device.is_xla:
+        raise ConfigError("compile = True on an XLA device (torch_xla): XLA already compiles "
+                          "each step whole from its traced graph: set compile = False")
     mode, backend = str(cfg.get("compile_mode", "default")), str(cfg.get("compile_backend", INDUCTOR))
     modes = compile_modes()
     if mode not in modes:

@@ -33,6 +33,7 @@ from chipperf_runtime.training.driver.adapter import Adapter
 from chipperf_runtime.training.driver.dist import rank_threads
 from chipperf_runtime.training.driver.torchdist import all_reduce_sum, init_distributed
 from chipperf_runtime.training.driver.torchknobs import compile_for, fused_optimizer
+from chipperf_runtime.training.driver.torchxla import step_boundary, xla_record
 from chipperf_runtime.training.imagecls.data import ImageFolder, Split, read_splits
 from chipperf_runtime.training.imagecls.predecoded import (
     Batches,
@@ -215,7 +216,8 @@ def build_loop(cfg: Config, dist: DistEnv, rank_device: TorchDevice, net: nn.Mod
     scaler = adapter.step("create_grad_scaler", lambda: grad_scaler(cfg, rank_device), cfg)
     loop = Loop(model, opt, scheduler, nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing),
                 train_loader, val_loader, device, cfg.dtype, cfg.channels_last, scaler,
-                cfg.clip_grad_norm, adapter.bound("backward"), adapter.bound("train_step", cfg))
+                cfg.clip_grad_norm, adapter.bound("backward"), adapter.bound("train_step", cfg),
+                boundary=step_boundary(rank_device))
     return loop, set_epoch
 
 
@@ -235,6 +237,9 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
     split_batch(cfg.global_batch_size, dist.world_size)
     threads = configure_threads(cfg, dist)
     device = init_distributed(dist)
+    if device.is_xla and dist.distributed:
+        raise ConfigError(f"WORLD_SIZE={dist.world_size} on an XLA device: chipperf's torch_xla "
+                          "path runs one process (nnodes=1, nproc=1)")
     driver.set_sync(device.synchronize)
     torch.backends.cudnn.benchmark = bool(cfg.cudnn_benchmark)  # read by cuDNN builds only
     torch.manual_seed(cfg.seed)
@@ -247,13 +252,16 @@ def main(model_name: str, case_dir: Path, image_model: ImageModel,
     loop, set_epoch = build_loop(cfg, dist, device, net, data, driver.adapter)
     driver.executed(optimizer=type(loop.optimizer).__name__)
     train_images, val_images = data.images
+    xla = {"xla": xla_record(device)} if device.is_xla else {}
     driver.init_end(**device.describe(), threads=threads, classes=classes, data_mode=data.mode,
                     train_images=train_images, val_images=val_images,
                     parameters=sum(p.numel() for p in net.parameters()),
-                    forward_flops_per_sample=forward)
+                    forward_flops_per_sample=forward, **xla)
     progress = run(driver, loop, cfg.target_accuracy, cfg.max_epochs, cfg.eval_every_epochs,
                    cfg.max_steps, set_epoch)
     work_done = int(all_reduce_sum([float(progress.samples)], device.device)[0])
+    if device.is_xla:
+        driver.executed(xla=xla_record(device))
     driver.finish(work_done=work_done, work_unit="samples",
                   metric=Metric("top1", progress.accuracy, cfg.target_accuracy),
                   flops_per_unit=3 * forward, dtype=cfg.dtype,

@@ -21,6 +21,7 @@ from chipperf_runtime.training.driver.torchstep import (
     finite_loss,
     hook_loss,
 )
+from chipperf_runtime.training.driver.torchxla import Boundary, no_boundary
 
 
 @dataclass
@@ -43,6 +44,9 @@ class Loop:
     # the vendor adapter's train_step(model, batch, optimizer, scaler) -> loss: the whole step
     whole_step: Callable[..., Any] | None = None
     steps: int = 0                        # optimizer steps so far (the backward hook's step)
+    # where a step or an evaluation batch ends (driver.torchxla): an XLA device cuts its graph
+    # there and checks that no op ran outside XLA; nothing on an eager device
+    boundary: Boundary = no_boundary
 
 
 @dataclass
@@ -66,6 +70,7 @@ def train_step(loop: Loop, images: torch.Tensor, labels: torch.Tensor) -> torch.
         loss = hook_loss(loop.whole_step(loop.model, (images, labels), loop.optimizer,
                                          loop.scaler), "train_step")
         loop.scheduler.step()
+        loop.boundary(f"in training step {loop.steps}")
         return loss.detach()
     with autocast(loop.device, loop.dtype):
         loss = loop.criterion(loop.model(images), labels)
@@ -76,6 +81,7 @@ def train_step(loop: Loop, images: torch.Tensor, labels: torch.Tensor) -> torch.
     else:
         backward_and_step(loss, loop.optimizer, loop.scheduler, loop.model.parameters(),
                           scaler=loop.scaler, clip_grad_norm=loop.clip_grad_norm)
+    loop.boundary(f"in training step {loop.steps}")
     return loss.detach()
 
 
@@ -91,6 +97,7 @@ def evaluate(loop: Loop) -> float:
             logits = loop.model(images)
         correct += (logits.argmax(dim=1) == labels).sum()  # stays on the device: no sync
         total += labels.numel()
+        loop.boundary("in evaluation")
     loop.model.train()
     right, seen = all_reduce_sum([float(correct.item()), float(total)], loop.device)
     return right / seen if seen else float("nan")
