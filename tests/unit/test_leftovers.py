@@ -12,8 +12,8 @@ import pytest
 
 from chipperf.plan import host_work_dir
 from chipperf.remote import LocalHost
-from chipperf.run.lease import hold_argv, lease_path
 from chipperf.run.abandoned import close_abandoned
+from chipperf.run.lease import hold_argv, lease_path
 from chipperf.run.leftovers import CLEAN, describe, sweep_host
 
 
