@@ -68,8 +68,12 @@ def test_both_bert_cases_share_every_parameter_but_their_numerics() -> None:
     pytorch = load_case_config(BENCHMARKS / "bert" / "pytorch" / "config", None)
     paddle = load_case_config(BENCHMARKS / "bert" / "paddle" / "config", None)
     # bert/pytorch runs on hftext, whose schedule has two more knobs (set to bert_base's linear
-    # decay to 0); cpu_threads means the same in both, with each framework's "not set" value
-    assert set(pytorch) - set(paddle) == {"min_lr_ratio", "lr_decay"} and set(paddle) <= set(pytorch)
+    # decay to 0) and whose Gaudi path has two HPU-graph knobs (off, GaudiTrainer's defaults);
+    # cpu_threads means the same in both, with each framework's "not set" value
+    assert set(pytorch) - set(paddle) == {"min_lr_ratio", "lr_decay", "hpu_graphs_for_training",
+                                          "hpu_graphs_for_inference"}
+    assert set(paddle) <= set(pytorch)
+    assert not pytorch.hpu_graphs_for_training and not pytorch.hpu_graphs_for_inference
     assert {k: v for k, v in paddle.items() if k != "cpu_threads"} == \
         {k: pytorch[k] for k in paddle if k != "cpu_threads"}
     assert (pytorch.min_lr_ratio, pytorch.lr_decay, pytorch.cpu_threads) == (0.0, "linear", None)
