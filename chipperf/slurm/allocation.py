@@ -23,7 +23,11 @@ from chipperf.slurm.commands import Request
 
 log = logging.getLogger("chipperf")
 POLL_S = 1.0                # squeue at most this often; sooner at first (a free node starts at once)
-RELEASE_WAIT_S = 15.0
+RELEASE_WAIT_S = 15.0       # a released job Slurm has not said ended within this: unconfirmed,
+# unless Slurm says it is ending it (COMPLETING): a job whose node stopped answering ends when
+# slurmctld marks that node down (SlurmdTimeout: 300 s by default, the simulated cluster's 20 s;
+# a loaded controller took longer than 15 s in CI), so a COMPLETING job is waited for this long
+COMPLETING_WAIT_S = 120.0
 Runner = Callable[[Sequence[str]], CommandResult]
 
 
@@ -193,14 +197,17 @@ def _node_addresses(nodelist: str, run: Runner) -> dict[str, str]:
 
 def _ended_state(job_id: str, run: Runner) -> str:
     """The job's state once it leaves RUNNING/COMPLETING (GONE: Slurm no longer knows it);
-    '' when Slurm does not answer or the job has not ended within RELEASE_WAIT_S."""
-    deadline = time.monotonic() + RELEASE_WAIT_S
-    while time.monotonic() < deadline:
+    '' when Slurm does not answer or the job has not ended within RELEASE_WAIT_S
+    (COMPLETING_WAIT_S while Slurm says it is COMPLETING)."""
+    started = time.monotonic()
+    while True:
         state = commands.job_state(run(commands.scontrol_job_argv(job_id)))
         if state not in ("RUNNING", "COMPLETING", "CONFIGURING", ""):
             return state
+        wait = COMPLETING_WAIT_S if state == "COMPLETING" else RELEASE_WAIT_S
+        if time.monotonic() - started >= wait:
+            return ""
         time.sleep(0.2)
-    return ""
 
 
 def _said(result: CommandResult) -> str:

@@ -85,6 +85,21 @@ def test_a_release_slurm_did_not_confirm_is_recorded_unconfirmed(monkeypatch):
     assert "GONE" not in facts["states"]
 
 
+def test_a_job_slurm_is_still_completing_is_waited_for_past_the_release_wait(monkeypatch):
+    """A node that stopped answering keeps the cancelled job COMPLETING until slurmctld marks
+    it down (SlurmdTimeout): CI's loaded controller took longer than RELEASE_WAIT_S, and the
+    release was recorded unconfirmed though Slurm was ending the job."""
+    monkeypatch.setattr("chipperf.slurm.allocation.RELEASE_WAIT_S", 0.1)
+    answers = iter(["JobState=COMPLETING"] * 4 + ["JobState=NODE_FAIL"])
+    alloc = allocation()
+    alloc.release(Scheduler(scontrol_job=lambda: next(answers)))
+    assert alloc.facts()["release"] == "confirmed" and alloc.facts()["final_state"] == "NODE_FAIL"
+    monkeypatch.setattr("chipperf.slurm.allocation.COMPLETING_WAIT_S", 0.3)
+    stuck = allocation()
+    stuck.release(Scheduler(scontrol_job="JobState=COMPLETING"))
+    assert stuck.facts()["release"] == "unconfirmed"
+
+
 def test_a_release_of_a_job_slurm_ended_first_names_its_end():
     alloc = allocation()
     alloc.release(Scheduler(scancel=(1, "scancel: error: Kill job error on job id 41: Job/step "
