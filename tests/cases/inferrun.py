@@ -80,13 +80,6 @@ def run_entry(entry: Path, args: list[str], env: dict[str, str],
     return proc, events
 
 
-def prepare_digits(out: Path) -> Path:
-    """The image cases' CI data: the resnet50 training case's digits, as an ImageNet val folder."""
-    prepare = REPO / "training" / "benchmarks" / "resnet50" / "pytorch" / "prepare_digits.py"
-    subprocess.run([sys.executable, str(prepare), str(out)], check=True, timeout=300)
-    return out
-
-
 def finished_of(proc: subprocess.CompletedProcess, events: list[Event]) -> Mapping[str, Any]:
     """The FINISHED record of a run that exited 0 with every event in order."""
     assert proc.returncode == 0, proc.stderr[-3000:]

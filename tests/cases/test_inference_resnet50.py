@@ -18,7 +18,6 @@ from inferrun import (
     entry_env,
     finished_of,
     load_entry,
-    prepare_digits,
     run_entry,
 )
 
@@ -35,11 +34,6 @@ CI = ["image_size=32", "resize_size=32", "batch_size=8", "max_items=32", "latenc
 @pytest.fixture(autouse=True)
 def _cpu_vendor_device(monkeypatch):
     cpu_vendor(monkeypatch)
-
-
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory) -> Path:
-    return prepare_digits(tmp_path_factory.mktemp("digits"))
 
 
 def run_case(data: Path, out: Path, *sets: str, vendor: str = "cpu_configuration.yaml"):

@@ -29,11 +29,6 @@ def _cpu_vendor_device(monkeypatch):
     inferrun.cpu_vendor(monkeypatch)
 
 
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory) -> Path:
-    return inferrun.prepare_digits(tmp_path_factory.mktemp("digits"))
-
-
 def entry(model: str) -> Path:
     return BENCH / model / "pytorch" / "run_inference.py"
 

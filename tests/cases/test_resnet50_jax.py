@@ -11,7 +11,6 @@ is made by the resnet50/pytorch case's prepare_digits.py, run as a script."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,14 +20,6 @@ from chipperf.launchers import jax as jax_launcher
 from chipperf_runtime.perflog import Event
 
 CASE = Case("resnet50", "jax")
-PREPARE_DIGITS = Case("resnet50", "pytorch").dir / "prepare_digits.py"
-
-
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("digits")
-    subprocess.run([sys.executable, str(PREPARE_DIGITS), str(out)], check=True, timeout=120)
-    return out
 
 
 def launch(digits: Path, config: str, out: Path, nproc: int,

@@ -20,14 +20,6 @@ from chipperf.launchers import pytorch as pytorch_launcher
 CASE = Case("resnet50", "pytorch")
 
 
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("digits")
-    subprocess.run([sys.executable, str(CASE.dir / "prepare_digits.py"), str(out)], check=True,
-                   timeout=120)
-    return out
-
-
 def run_case(data_dir: Path, out_dir: Path, config_file: str, nproc: int,
              timeout: int) -> subprocess.CompletedProcess:
     """The launch contract on one node: chipperf's torchrun command line (python -m

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ from caserun import Case, assert_case_error, check_converged, init_end, perflog_
 from chipperf.launchers import tensorflow2 as tf_launcher
 
 CASE = Case("resnet50", "tensorflow2")
-PREPARE_DIGITS = Case("resnet50", "pytorch").dir / "prepare_digits.py"
 
 
 def free_port_block(count: int) -> int:
@@ -39,13 +37,6 @@ def _free(port: int) -> bool:
         except OSError:
             return False
     return True
-
-
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("digits")
-    subprocess.run([sys.executable, str(PREPARE_DIGITS), str(out)], check=True, timeout=120)
-    return out
 
 
 def run_launcher(data_dir: Path, out_dir: Path, config_file: str, nproc: int,

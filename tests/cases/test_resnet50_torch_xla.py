@@ -14,8 +14,6 @@ by resnet50's prepare_digits.py."""
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +31,6 @@ CASE = Case("resnet50", "pytorch")
 FRAMEWORK = "pytorch_xla_2.9"
 WARMUP, TIMED = 2, 6
 STEPS = WARMUP + TIMED
-
-
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("digits")
-    subprocess.run([sys.executable, str(CASE.dir / "prepare_digits.py"), str(out)], check=True,
-                   timeout=120)
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -145,14 +145,6 @@ def run_mthreads(case: Case, data: Path, tmp: Path) -> list:
     return perflog_events(result.stdout)
 
 
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("digits")
-    subprocess.run([sys.executable, str(RESNET50.dir / "prepare_digits.py"), str(out)],
-                   check=True, timeout=120)
-    return out
-
-
 def test_mthreads_resnet50_adapter_trains_the_digits(digits: Path, tmp_path: Path) -> None:
     """FlagPerf's mthreads resnet50 adapter as chipperf carries it: channels-last weights,
     the grad scaler hook and its own train_step, which every step of the run goes through; the

@@ -9,7 +9,6 @@ cpu CI ones. Needs torch, torchvision, timm, scikit-learn and Pillow (the test e
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,14 +18,6 @@ from chipperf.launchers import pytorch as pytorch_launcher
 
 CASES = {name: Case(name, "pytorch") for name in
          ("vit", "mobilenetv2", "efficientnet", "swin_transformer", "bigtransfer")}
-
-
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("digits")
-    prepare = Case("resnet50", "pytorch").dir / "prepare_digits.py"
-    subprocess.run([sys.executable, str(prepare), str(out)], check=True, timeout=120)
-    return out
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -5,33 +5,25 @@ H200, one GPU, eight and two hosts of eight: its jax_0.10 image, jax[cuda12], ne
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
+from shippedplan import CLUSTER, one_case, shipped_catalogue
 
 from chipperf.commands.render_plan import render_plan
-from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.config.model import ClusterConfig
 from chipperf.launchers import get_launcher
 from chipperf.plan import check, make_plan
 from chipperf.suites.catalogue import Catalogue
 
-REPO = Path(__file__).resolve().parents[2]
-CLUSTER = ClusterConfig(hosts=("10.0.0.1",))
-
 
 @pytest.fixture(scope="module")
 def catalogue() -> Catalogue:
-    return Catalogue.scan(REPO / "training")
-
-
-def configs(vendor: str, key: str, tmp_path: Path) -> TestConfig:
-    return TestConfig(vendor=vendor, cases=(CaseEntry(CaseKey.parse(key), "/data/digits"),),
-                      result_root=str(tmp_path / "result"))
+    return shipped_catalogue()
 
 
 def test_resnet50_jax_on_cpu_plans_with_its_image_and_launcher(catalogue, tmp_path) -> None:
-    test = configs("cpu", "resnet50:jax_0.10:xeon:1:1:1", tmp_path)
+    test = one_case("cpu", "resnet50:jax_0.10:xeon:1:1:1", tmp_path)
     assert check(CLUSTER, test, catalogue) == []
     case = make_plan(CLUSTER, test, catalogue, "run1", tmp_path / "r").cases[0]
     assert case.image_folder == "jax_0.10" and case.image_name == "chipperf/training-cpu-jax_0.10"
@@ -41,7 +33,7 @@ def test_resnet50_jax_on_cpu_plans_with_its_image_and_launcher(catalogue, tmp_pa
 
 
 def test_resnet50_jax_on_tpu_plans_and_says_it_never_ran(catalogue, tmp_path) -> None:
-    test = configs("tpu", "resnet50:jax_0.10:v5p:1:1:1", tmp_path)
+    test = one_case("tpu", "resnet50:jax_0.10:v5p:1:1:1", tmp_path)
     assert check(CLUSTER, test, catalogue) == []
     plan = make_plan(CLUSTER, test, catalogue, "run1", tmp_path / "r")
     assert plan.cases[0].image_folder == "jax_0.10"
@@ -50,9 +42,9 @@ def test_resnet50_jax_on_tpu_plans_and_says_it_never_ran(catalogue, tmp_path) ->
 
 
 def test_a_four_chip_v5p_host_plans_one_process(catalogue, tmp_path) -> None:
-    assert check(CLUSTER, configs("tpu", "resnet50:jax_0.10:v5p-8:1:1:1", tmp_path),
+    assert check(CLUSTER, one_case("tpu", "resnet50:jax_0.10:v5p-8:1:1:1", tmp_path),
                  catalogue) == []
-    two = check(CLUSTER, configs("tpu", "resnet50:jax_0.10:v5p-8:1:2:1", tmp_path), catalogue)
+    two = check(CLUSTER, one_case("tpu", "resnet50:jax_0.10:v5p-8:1:2:1", tmp_path), catalogue)
     assert any("nproc=2: one process per host drives all of its TPU chips (JAX, one process "
                "per host): use nproc=1" in p for p in two)
 
@@ -71,7 +63,7 @@ def config_file(case: Any) -> str:
 def test_two_processes_on_cpu_plan_one_jax_job(catalogue, tmp_path, key, hosts) -> None:
     """x1x2 and x2x1: two ranks of one job (jax.distributed from the launch environment)."""
     cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2")[:hosts])
-    test = configs("cpu", key, tmp_path)
+    test = one_case("cpu", key, tmp_path)
     assert check(cluster, test, catalogue) == []
     case = make_plan(cluster, test, catalogue, "run1", tmp_path / "r").cases[0]
     assert case.image_folder == "jax_0.10" and len(case.rounds[0].nodes) == hosts
@@ -83,7 +75,7 @@ def test_two_processes_on_cpu_plan_one_jax_job(catalogue, tmp_path, key, hosts) 
 def test_resnet50_jax_on_nvidia_plans_with_its_cuda_image(catalogue, tmp_path, chip, nnodes,
                                                            nproc) -> None:
     cluster = ClusterConfig(hosts=("10.0.0.1", "10.0.0.2")[:nnodes])
-    test = configs("nvidia", f"resnet50:jax_0.10:{chip}:{nnodes}:{nproc}:1", tmp_path)
+    test = one_case("nvidia", f"resnet50:jax_0.10:{chip}:{nnodes}:{nproc}:1", tmp_path)
     assert check(cluster, test, catalogue) == []
     plan = make_plan(cluster, test, catalogue, "run1", tmp_path / "r")
     case = plan.cases[0]

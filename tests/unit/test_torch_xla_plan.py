@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from shippedplan import CLUSTER, REPO, one_case, shipped_catalogue
 
 from chipperf.commands.render_plan import render_plan
-from chipperf.config.model import CaseEntry, CaseKey, ClusterConfig, TestConfig
+from chipperf.config.model import TestConfig
 from chipperf.frameworks import choose_folder
 from chipperf.plan import check, make_plan
 from chipperf.plan.torchxla import pinned_pair
@@ -25,18 +26,10 @@ from chipperf_runtime.device.xlametrics import (
     version_mismatch,
 )
 
-REPO = Path(__file__).resolve().parents[2]
-CLUSTER = ClusterConfig(hosts=("10.0.0.1",))
-
 
 @pytest.fixture(scope="module")
 def catalogue() -> Catalogue:
-    return Catalogue.scan(REPO / "training")
-
-
-def configs(vendor: str, key: str, tmp_path: Path) -> TestConfig:
-    return TestConfig(vendor=vendor, cases=(CaseEntry(CaseKey.parse(key), "/data/digits"),),
-                      result_root=str(tmp_path / "result"))
+    return shipped_catalogue()
 
 
 def node_env(catalogue: Catalogue, test: TestConfig, tmp_path: Path) -> dict[str, str]:
@@ -45,7 +38,7 @@ def node_env(catalogue: Catalogue, test: TestConfig, tmp_path: Path) -> dict[str
 
 
 def test_the_cpu_key_plans_on_the_xla_device_in_its_image(catalogue, tmp_path) -> None:
-    test = configs("cpu", "resnet50:pytorch_xla_2.9:xeon:1:1:1", tmp_path)
+    test = one_case("cpu", "resnet50:pytorch_xla_2.9:xeon:1:1:1", tmp_path)
     assert check(CLUSTER, test, catalogue) == []
     plan = make_plan(CLUSTER, test, catalogue, "run1", tmp_path / "r")
     case = plan.cases[0]
@@ -57,7 +50,7 @@ def test_the_cpu_key_plans_on_the_xla_device_in_its_image(catalogue, tmp_path) -
 
 @pytest.mark.parametrize("chip", ["v5e-1", "v6e-1"])
 def test_tpu_keys_plan_on_pjrt_tpu_and_say_they_never_ran(catalogue, tmp_path, chip) -> None:
-    test = configs("tpu", f"resnet50:pytorch_xla_2.9:{chip}:1:1:1", tmp_path)
+    test = one_case("tpu", f"resnet50:pytorch_xla_2.9:{chip}:1:1:1", tmp_path)
     assert check(CLUSTER, test, catalogue) == []
     plan = make_plan(CLUSTER, test, catalogue, "run1", tmp_path / "r")
     assert plan.cases[0].image_folder == "pytorch_xla_2.9"
@@ -68,14 +61,14 @@ def test_tpu_keys_plan_on_pjrt_tpu_and_say_they_never_ran(catalogue, tmp_path, c
 
 
 def test_eager_pytorch_on_a_tpu_is_refused_naming_the_xla_framework(catalogue, tmp_path) -> None:
-    problems = check(CLUSTER, configs("tpu", "resnet50:pytorch_2.13:v5e-1:1:1:1", tmp_path),
+    problems = check(CLUSTER, one_case("tpu", "resnet50:pytorch_2.13:v5e-1:1:1:1", tmp_path),
                      catalogue)
     assert any("PyTorch reaches TPUs only through torch_xla (PJRT), and this is eager "
                "PyTorch: use framework 'pytorch_xla_2.9'" in p for p in problems), problems
 
 
 def test_a_vendor_without_a_pjrt_device_is_refused(catalogue, tmp_path) -> None:
-    problems = check(CLUSTER, configs("nvidia", "resnet50:pytorch_xla_2.9:A100:1:1:1", tmp_path),
+    problems = check(CLUSTER, one_case("nvidia", "resnet50:pytorch_xla_2.9:A100:1:1:1", tmp_path),
                      catalogue)
     assert any("framework 'pytorch_xla_2.9' runs PyTorch through torch_xla (PJRT), and vendor "
                "'nvidia' has no PJRT device for it: use vendor cpu or tpu" in p
@@ -84,10 +77,10 @@ def test_a_vendor_without_a_pjrt_device_is_refused(catalogue, tmp_path) -> None:
 
 def test_more_than_one_process_and_a_case_without_an_xla_loop_are_refused(
         catalogue, tmp_path) -> None:
-    two = check(CLUSTER, configs("cpu", "resnet50:pytorch_xla_2.9:xeon:1:2:1", tmp_path),
+    two = check(CLUSTER, one_case("cpu", "resnet50:pytorch_xla_2.9:xeon:1:2:1", tmp_path),
                 catalogue)
     assert any("runs one process (nnodes=1, nproc=1)" in p for p in two), two
-    bert = check(CLUSTER, configs("cpu", "bert:pytorch_xla_2.9:xeon:1:1:1", tmp_path), catalogue)
+    bert = check(CLUSTER, one_case("cpu", "bert:pytorch_xla_2.9:xeon:1:1:1", tmp_path), catalogue)
     assert any("case 'bert' has no XLA loop (its case.yaml lacks torch_xla: true" in p
                for p in bert), bert
 
@@ -140,7 +133,7 @@ def test_requirements_pinning_another_torch_than_torch_xla_needs_are_refused_nam
     image.mkdir()
     (image / "Dockerfile").write_text("FROM scratch\n")
     (image / "requirements.txt").write_text("torch==2.13.0\ntorch_xla[tpu]==2.9.0\nnumpy\n")
-    test = configs("tpu", "resnet50:pytorch_xla_2.9:v5e-1:1:1:1", tmp_path)
+    test = one_case("tpu", "resnet50:pytorch_xla_2.9:v5e-1:1:1:1", tmp_path)
     problems = check(CLUSTER, test, Catalogue.scan(root))
     assert any(f"{image / 'requirements.txt'} pins torch_xla==2.9.0 beside torch==2.13.0: "
                "torch_xla 2.9.0 is built for torch 2.9 and requires it exactly" in p
