@@ -8,10 +8,14 @@
 #   OUT=/tmp/gc bash selfbench/gpu_check.sh 300 cpu        # the rehearsal on a CPU
 #
 # SELFTEST_S is the selftest's budget (default 480 s); VENDOR defaults to nvidia. The python
-# needs the selftest extra (numpy, Pillow, tokenizers) beside the vendor's torch and torchvision;
-# one without paramiko or docker gets them from .whl/gpu-check (git-ignored: `pip download
-# paramiko docker -d .whl/gpu-check --only-binary=:all: --python-version 3.12 --platform
-# manylinux2014_x86_64`), unpacked into a private folder on PYTHONPATH.
+# needs the selftest extra (pyproject.toml: numpy, Pillow, tokenizers, MLPerf LoadGen,
+# transformers) beside the vendor's torch and torchvision; what it lacks of those and of the
+# engine's paramiko and docker comes from .whl/gpu-check (git-ignored), each wheel unpacked into
+# a private folder on PYTHONPATH unless its module already imports. For the device machine
+# (python 3.12, no paramiko, docker or LoadGen):
+#   pip download paramiko docker 'mlcommons-loadgen==6.0.17' -d .whl/gpu-check --only-binary=:all:
+#       --python-version 3.12 --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64
+# and carry .whl/gpu-check with the run.
 # PHASES (default "selftest") picks what runs, in this order: selftest, int8 (base/'s INT8 GEMM
 # in a bare loop through torch._int_mm and through cuBLASLt called directly at INT8_SIZES, FP8
 # beside; then base/'s computation-INT8 through `chipperf run --suite base` with int8_kernel
@@ -95,14 +99,15 @@ import importlib, time
 t = time.time(); import torch
 print("torch", torch.__version__, "import", round(time.time() - t, 1), "s; cuda", torch.cuda.is_available(),
       torch.cuda.get_device_name() if torch.cuda.is_available() else "")
-for m in ("torchvision", "transformers", "pynvml", "paramiko", "docker", "yaml", "psutil", "numpy"):
+for m in ("torchvision", "transformers", "tokenizers", "PIL", "mlperf_loadgen", "pynvml", "paramiko",
+          "docker", "yaml", "psutil", "numpy", "packaging"):
     try:
         print(m, getattr(importlib.import_module(m), "__version__", "?"))
     except Exception as exc:
         print(m, "MISSING", exc)
 EOF
 } > "$OUT/env.txt" 2>&1
-declare -A MODULE=([pynacl]=nacl [cffi]=_cffi_backend)
+declare -A MODULE=([pynacl]=nacl [cffi]=_cffi_backend [mlcommons_loadgen]=mlperf_loadgen)
 for wheel in "$REPO"/.whl/gpu-check/*.whl; do
     [ -e "$wheel" ] || continue
     name=$(basename "$wheel" | cut -d- -f1 | tr 'A-Z' 'a-z')

@@ -371,11 +371,34 @@ def ship_image(source: Any, target: Any, tag: str, host: str) -> bool:
                  every.elapsed())
 
     try:
-        target.api.load_image(counted(source.api.get_image(tag), report, every))
+        # The engine answers as it loads and ends its answer when the image is in place (or
+        # names why not): read it to the end, or the image may not be there yet.
+        replies = list(target.api.load_image(counted(source.api.get_image(tag), report, every),
+                                             quiet=True) or ())
     except Exception as exc:
         raise ImageError(f"{host}: loading image {tag} failed ({exc}): check free disk space on "
                          "the host's Docker data root") from exc
+    refused = load_error(replies)
+    if refused:
+        raise ImageError(f"{host}: loading image {tag} failed, the engine said: {refused}: "
+                         "check free disk space on the host's Docker data root")
     if not _has_image(target, tag):
-        raise ImageError(f"{host}: image {tag} is missing after loading it")
+        raise ImageError(f"{host}: image {tag} is missing after loading it (the engine said: "
+                         f"{load_text(replies) or 'nothing'})")
     return True
+
+
+def load_error(replies: list[Any]) -> str:
+    """The error an engine's answer to ``docker load`` carries, or ""."""
+    for reply in replies:
+        if isinstance(reply, dict) and (reply.get("error") or reply.get("errorDetail")):
+            detail = reply.get("errorDetail") or {}
+            return str(reply.get("error") or detail.get("message") or detail)
+    return ""
+
+
+def load_text(replies: list[Any]) -> str:
+    """What an engine's answer to ``docker load`` says ("Loaded image: ..."), on one line."""
+    return " ".join(str(r.get("stream", "")).strip() for r in replies
+                    if isinstance(r, dict)).strip()[:300]
 

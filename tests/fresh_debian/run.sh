@@ -171,11 +171,16 @@ grep " /sys/fs/cgroup" /proc/self/mounts'
 
 # A real machine's /dev (devtmpfs) has the loop devices; docker's /dev for a container has none,
 # so `mount -o loop` (the e2e tier's read-only result root: an ext4 image on a loop device)
-# fails there with "Operation not permitted". Make the nodes a real machine has.
+# fails there with "Operation not permitted". Make the nodes a real machine has. And a real
+# machine's root writes sysfs, which docker mounts read-only in a container: the same test
+# turns its ext4 read-only as a failing disk does, through /sys/fs/ext4/<dev>/trigger_fs_error
+# ("Read-only file system" there otherwise). Mount /sys read-write as a real machine has it.
 DEV_SETUP='set -eu
 [ -e /dev/loop-control ] || mknod -m 660 /dev/loop-control c 10 237
 for i in 0 1 2 3 4 5 6 7; do [ -e /dev/loop$i ] || mknod -m 660 /dev/loop$i b 7 $i; done
-ls -l /dev/loop-control /dev/loop0'
+ls -l /dev/loop-control /dev/loop0
+mount -o remount,rw /sys
+grep " /sys " /proc/self/mounts'
 
 run_step() {  # run_step LOGNAME COMMAND: run COMMAND verbatim in /root/chipperf
     local t0 t1 rc=0
@@ -206,7 +211,7 @@ main() {
     docker exec "$NAME" sh -c "$CGROUP_SETUP" >"$OUT/cgroups.log" 2>&1 \
         || { cat "$OUT/cgroups.log" >&2; die "mounting the cgroup hierarchies inside failed"; }
     docker exec "$NAME" sh -c "$DEV_SETUP" >"$OUT/devices.log" 2>&1 \
-        || { cat "$OUT/devices.log" >&2; die "making the loop device nodes inside failed"; }
+        || { cat "$OUT/devices.log" >&2; die "making the loop device nodes or a writable /sys inside failed"; }
     docker exec "$NAME" git clone -q /mnt/src /root/chipperf
     docker exec "$NAME" git -C /root/chipperf checkout -q --detach "$SHA"
 

@@ -67,9 +67,10 @@ def test_debootstrap_logs_each_stage_and_returns_its_tail(
 
 
 class Api:
-    def __init__(self, stream: list[dict[str, str]] | None = None) -> None:
+    def __init__(self, stream: list[dict[str, str]] | None = None, refuse: str = "") -> None:
         self.stream = stream or []
         self.loaded = 0
+        self.refuse = refuse
 
     def build(self, **_: Any) -> list[dict[str, str]]:
         return self.stream
@@ -77,8 +78,14 @@ class Api:
     def get_image(self, tag: str) -> Any:
         yield from (b"y" * 4096 for _ in range(5))
 
-    def load_image(self, data: Any) -> None:
-        self.loaded = sum(len(chunk) for chunk in data)
+    def load_image(self, data: Any, quiet: bool = False) -> Any:
+        """As the engine answers: the image is in place only once the answer is read."""
+        sent = sum(len(chunk) for chunk in data)
+        if self.refuse:
+            yield {"errorDetail": {"message": self.refuse}, "error": self.refuse}
+            return
+        yield {"stream": "Loaded image: img:1\n"}
+        self.loaded = sent
 
 
 class Engine:
@@ -108,6 +115,14 @@ def test_shipping_logs_the_bytes_sent_to_each_host(caplog: pytest.LogCaptureFixt
     lines = [r.getMessage() for r in caplog.records]
     assert lines[0] == "[10.0.0.2] loading image img:1 (about 20.0 KiB)"
     assert lines[-1].startswith("[10.0.0.2] sent image img:1: 20.0 KiB of about 20.0 KiB in ")
+
+
+def test_shipping_reads_the_engine_s_answer_and_names_its_error() -> None:
+    target = Engine(has=False, api=Api(refuse="write /var/lib/docker/tmp/x: no space left on device"))
+    with pytest.raises(images.ImageError, match=r"^10.0.0.2: loading image img:1 failed, the "
+                       r"engine said: write /var/lib/docker/tmp/x: no space left on device: "
+                       r"check free disk space"):
+        images.ship_image(Engine(has=True), target, "img:1", "10.0.0.2")
 
 
 def test_a_long_build_step_shows_its_latest_line(monkeypatch: pytest.MonkeyPatch,

@@ -9,5 +9,7 @@ per_device_train_batch_size = 16   # one node x 1 process; config_xeonx1x2.py ha
 learning_rate = 1e-2
 min_learning_rate = 1e-3
 warmup_steps = 5
+max_steps = 300   # a cap: runs stop at the target (gpt3 tensor parallel: step 60 on the
+                  # development machine's corpus, 120 on a fresh Debian 12's; README.md)
 eval_steps = 10
 weight_decay = 0.01
