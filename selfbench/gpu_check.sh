@@ -10,11 +10,13 @@
 # SELFTEST_S is the selftest's budget (default 480 s); VENDOR defaults to nvidia. The python
 # needs the selftest extra (pyproject.toml: numpy, Pillow, tokenizers, MLPerf LoadGen,
 # transformers) beside the vendor's torch and torchvision; what it lacks of those and of the
-# engine's paramiko and docker comes from .whl/gpu-check (git-ignored), each wheel unpacked into
-# a private folder on PYTHONPATH unless its module already imports. For the device machine
-# (python 3.12, no paramiko, docker or LoadGen):
-#   pip download paramiko docker 'mlcommons-loadgen==6.0.17' -d .whl/gpu-check --only-binary=:all:
-#       --python-version 3.12 --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64
+# engine's own dependencies (pyproject.toml: paramiko, docker, SQLAlchemy, ...) comes from
+# .whl/gpu-check (git-ignored), each wheel unpacked into a venv over the machine's python
+# (below) unless its module already imports. For the device machine (python 3.12, torch, torchvision,
+# transformers; no paramiko, docker, SQLAlchemy or LoadGen):
+#   pip download paramiko docker PyYAML psutil SQLAlchemy packaging 'mlcommons-loadgen==6.0.17'
+#       -d .whl/gpu-check --only-binary=:all: --python-version 3.12
+#       --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64
 # and carry .whl/gpu-check with the run.
 # PHASES (default "selftest") picks what runs, in this order: selftest, int8 (base/'s INT8 GEMM
 # in a bare loop through torch._int_mm and through cuBLASLt called directly at INT8_SIZES, FP8
@@ -46,7 +48,7 @@ OUT=${OUT:?set OUT to an empty folder}
 mkdir -p "$OUT"
 WORK=/tmp/chipperf-gpu-check
 rm -rf "$WORK"
-mkdir -p "$WORK/site"
+mkdir -p "$WORK"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \
     TOKENIZERS_PARALLELISM=false
 export TORCHINDUCTOR_CACHE_DIR=$WORK/inductor-cache TRITON_CACHE_DIR=$WORK/triton-cache
@@ -100,25 +102,38 @@ t = time.time(); import torch
 print("torch", torch.__version__, "import", round(time.time() - t, 1), "s; cuda", torch.cuda.is_available(),
       torch.cuda.get_device_name() if torch.cuda.is_available() else "")
 for m in ("torchvision", "transformers", "tokenizers", "PIL", "mlperf_loadgen", "pynvml", "paramiko",
-          "docker", "yaml", "psutil", "numpy", "packaging"):
+          "docker", "sqlalchemy", "yaml", "psutil", "numpy", "packaging"):
     try:
         print(m, getattr(importlib.import_module(m), "__version__", "?"))
     except Exception as exc:
         print(m, "MISSING", exc)
 EOF
 } > "$OUT/env.txt" 2>&1
-declare -A MODULE=([pynacl]=nacl [cffi]=_cffi_backend [mlcommons_loadgen]=mlperf_loadgen)
+# The wheels go into a venv of its own that also sees every package folder of the machine's
+# python (a .pth file: that python may itself be a venv, whose packages --system-site-packages
+# would not see; pip is not needed): the selftest starts its case processes with the python it
+# runs on, so they see the wheels too (a PYTHONPATH would not reach them: the engine sets the
+# cases' own).
+OUTER_SITES=$(python3 -c 'import sys; print("\n".join(p for p in sys.path if p.endswith(("site-packages", "dist-packages"))))')
+python3 -m venv --without-pip "$WORK/venv" >> "$OUT/env.txt" 2>&1 \
+    || { echo "python3 -m venv --without-pip failed (see env.txt)"; cat "$OUT/env.txt"; exit 2; }
+export PATH=$WORK/venv/bin:$PATH
+SITE=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+printf '%s\n' "$OUTER_SITES" > "$SITE/machine-python.pth"
+echo "venv $WORK/venv over: $(echo "$OUTER_SITES" | tr '\n' ' ')" >> "$OUT/env.txt"
+declare -A MODULE=([pynacl]=nacl [cffi]=_cffi_backend [mlcommons_loadgen]=mlperf_loadgen [pyyaml]=yaml
+                  [typing_extensions]=typing_extensions)
 for wheel in "$REPO"/.whl/gpu-check/*.whl; do
     [ -e "$wheel" ] || continue
     name=$(basename "$wheel" | cut -d- -f1 | tr 'A-Z' 'a-z')
-    python3 -c "import ${MODULE[$name]:-$name}" 2>/dev/null || python3 -m zipfile -e "$wheel" "$WORK/site"
+    python3 -c "import ${MODULE[$name]:-$name}" 2>/dev/null && continue
+    python3 -m zipfile -e "$wheel" "$SITE" && echo "unpacked $(basename "$wheel") into $SITE" >> "$OUT/env.txt"
 done
-export PYTHONPATH=$WORK/site${PYTHONPATH:+:$PYTHONPATH}
+cd "$REPO" || exit 2      # the engine imports from the checkout (python -m chipperf.cli)
 python3 -c "import chipperf.cli, chipperf.remote.host" >> "$OUT/env.txt" 2>&1 \
     || { echo "chipperf's engine does not import (see env.txt)"; cat "$OUT/env.txt"; exit 2; }
 echo "engine imports at $(since)" | tee -a "$OUT/env.txt"
 
-cd "$REPO" || exit 2
 wants() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
 data() {  # the serving phases' data (llm-prompts), made once when a phase needs it
     [ -d "$WORK/data/llm-prompts" ] || python3 inference/prepare_data.py --root "$WORK/data" > "$WORK/data.log" 2>&1
