@@ -121,8 +121,7 @@ export PATH=$WORK/venv/bin:$PATH
 SITE=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 printf '%s\n' "$OUTER_SITES" > "$SITE/machine-python.pth"
 echo "venv $WORK/venv over: $(echo "$OUTER_SITES" | tr '\n' ' ')" >> "$OUT/env.txt"
-declare -A MODULE=([pynacl]=nacl [cffi]=_cffi_backend [mlcommons_loadgen]=mlperf_loadgen [pyyaml]=yaml
-                  [typing_extensions]=typing_extensions)
+declare -A MODULE=([pynacl]=nacl [cffi]=_cffi_backend [mlcommons_loadgen]=mlperf_loadgen [pyyaml]=yaml)
 for wheel in "$REPO"/.whl/gpu-check/*.whl; do
     [ -e "$wheel" ] || continue
     name=$(basename "$wheel" | cut -d- -f1 | tr 'A-Z' 'a-z')

@@ -378,27 +378,13 @@ def ship_image(source: Any, target: Any, tag: str, host: str) -> bool:
     except Exception as exc:
         raise ImageError(f"{host}: loading image {tag} failed ({exc}): check free disk space on "
                          "the host's Docker data root") from exc
-    refused = load_error(replies)
+    said = [r for r in replies if isinstance(r, dict)]
+    refused = next((str(r["error"]).strip() for r in said if r.get("error")), "")   # as _build reads it
     if refused:
         raise ImageError(f"{host}: loading image {tag} failed, the engine said: {refused}: "
                          "check free disk space on the host's Docker data root")
     if not _has_image(target, tag):
+        loaded = " ".join(str(r.get("stream", "")).strip() for r in said).strip()[:300]
         raise ImageError(f"{host}: image {tag} is missing after loading it (the engine said: "
-                         f"{load_text(replies) or 'nothing'})")
+                         f"{loaded or 'nothing'})")
     return True
-
-
-def load_error(replies: list[Any]) -> str:
-    """The error an engine's answer to ``docker load`` carries, or ""."""
-    for reply in replies:
-        if isinstance(reply, dict) and (reply.get("error") or reply.get("errorDetail")):
-            detail = reply.get("errorDetail") or {}
-            return str(reply.get("error") or detail.get("message") or detail)
-    return ""
-
-
-def load_text(replies: list[Any]) -> str:
-    """What an engine's answer to ``docker load`` says ("Loaded image: ..."), on one line."""
-    return " ".join(str(r.get("stream", "")).strip() for r in replies
-                    if isinstance(r, dict)).strip()[:300]
-

@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from caserun import Case
 
 from chipperf_runtime.models.tvision import prepare_torchvision
 
 prepare_torchvision()
 
-REPO = Path(__file__).resolve().parents[2]
-PREPARE_DIGITS = REPO / "training" / "benchmarks" / "resnet50" / "pytorch" / "prepare_digits.py"
+PREPARE_DIGITS = Case("resnet50", "pytorch").dir / "prepare_digits.py"
 
 
 @pytest.fixture(scope="session")
